@@ -1,0 +1,118 @@
+# tcpxo-agent - one hand-written Makefile. Sources and tests are discovered by directory.
+#   make            build build/tcpxo-agent
+#   make check      unit + integration tests (installs missing Debian packages first)
+#   make demo       run the agent on the bundled A3 Mega fixture inside a private netns
+#   make SAN=1 ...  address+undefined sanitizers (objects under build-san/)
+#   make WERROR=1   warnings are errors (CI)
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS      := libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson
+
+ifeq ($(SAN),1)
+BUILD     ?= build-san
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD     ?= build
+SANFLAGS  :=
+endif
+
+# Lazy (=): pkg-config runs when a recipe needs the flags, after `deps` has installed them.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
+CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
+
+WARN      := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+             -Wno-unused-parameter -Wswitch-enum -Wno-switch-default
+ifeq ($(WERROR),1)
+WARN      += -Werror
+endif
+OPT       ?= -O2 -g
+CPPFLAGS  += -I. -D_GNU_SOURCE -DTCPXO_VERSION='"$(VERSION)"'
+CFLAGS    += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -MMD -MP
+LDFLAGS   += $(SANFLAGS) -Wl,-z,relro,-z,now
+
+LIB_SRCS  := $(sort $(wildcard probes/*.c report/*.c) $(filter-out agent/main.c,$(wildcard agent/*.c)))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ  := $(BUILD)/obj/agent/main.o
+BIN       := $(BUILD)/tcpxo-agent
+LIBA      := $(BUILD)/libtcpxo.a
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
+TEST_HELPER_BINS := $(TEST_HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+
+.PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+deps:
+	@sh scripts/deps.sh build
+
+test-deps:
+	@sh scripts/deps.sh build test
+
+$(BUILD)/.deps-ok: scripts/deps.sh
+	@sh scripts/deps.sh build
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBA) $(PKG_LIBS) -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBA) | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) -lm
+
+check: test-deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)
+	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
+
+unit: test-deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)
+	@BUILD=$(BUILD) SAN=$(SAN) ONLY=unit sh tests/run.sh
+
+integration: test-deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)
+	@BUILD=$(BUILD) SAN=$(SAN) ONLY=integration sh tests/run.sh
+
+update-golden: test-deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@BUILD=$(BUILD) sh tests/integration/update-golden.sh
+
+fixtures:
+	@sh scripts/deps.sh build test
+	/usr/bin/python3 fixtures/gen.py
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh scripts/demo.sh $(BIN)
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tcpxo-agent
+	install -D -m 0644 docs/tcpxo-agent.8 $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/tcpxo-agent $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

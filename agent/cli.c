@@ -1,0 +1,268 @@
+/* cli.c - parse the command line of every command and dispatch to it. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/cli.h"
+
+static const char cli_usage[] =
+"Usage:\n"
+"  tcpxo-agent [OPTIONS]              run as the DaemonSet agent: observe, publish on change, repeat\n"
+"  tcpxo-agent --once [OPTIONS]       observe once, print the report, publish unless --no-publish\n"
+"  tcpxo-agent interfaces [OPTIONS]   check the TCPXO nodes' published mappings agree; print it\n"
+"  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
+"\n"
+"Observe whether this GKE a3-megagpu-8g node is attached to the GPUDirect-TCPXO fabric\n"
+"(GPUs, GPU NICs, PCIe pairing, links, LLCM aperture devices, device nodes, NVIDIA host\n"
+"path, NCCL plugin files, installer/daemon versions) and publish it on the Node.\n"
+"\n"
+"Options:\n"
+"  --once                 observe once, print the verdict and exit (0 ready, 1 not, 2 unknown)\n"
+"  --root DIR             host root prefix for sys/, dev/, proc/, home/ (default /)\n"
+"  --node NAME            this node's name (default $NODE_NAME)\n"
+"  --json                 print the JSON report instead of the human one\n"
+"  --no-publish           never write to the Kubernetes API\n"
+"  --api-server URL       API server (default in-cluster: KUBERNETES_SERVICE_HOST/_PORT)\n"
+"  --token-file F         bearer token file, re-read when it changes (default: service account)\n"
+"  --ca-file F            CA bundle for the API server (default: service account ca.crt)\n"
+"  --nodes-file F         interfaces: read a NodeList (kubectl get nodes -o json) from F or -\n"
+"  --selector S           interfaces: label selector for the API's node list\n"
+"  --format FMT           interfaces: flag (default), yaml or json\n"
+"  --interval SEC         daemon: resync period for API-derived facts (default 300)\n"
+"  --start-jitter SEC     daemon: random delay before the first API write (default 10)\n"
+"  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
+"  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
+"  --log-format FMT       daemon log lines on stderr: text (default) or json\n"
+"  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
+"  --releases F           installer<->daemon release table file (default: built in)\n"
+"  --cleanup              remove this agent's annotations from the node and exit\n"
+"  -v                     more log detail (repeat for debug)\n"
+"  --version              print the version and exit\n"
+"  --help                 print this help and exit\n"
+"\n"
+"Exit codes (--once, interfaces): 0 ready/coherent, 1 not ready/incoherent, 2 unknown.\n"
+"See tcpxo-agent(8).\n";
+
+enum {
+	OPT_ONCE = 256, OPT_ROOT, OPT_NODE, OPT_JSON, OPT_NO_PUBLISH, OPT_API_SERVER,
+	OPT_TOKEN_FILE, OPT_CA_FILE, OPT_NODES_FILE, OPT_SELECTOR, OPT_FORMAT, OPT_INTERVAL,
+	OPT_START_JITTER, OPT_HEALTH_FILE, OPT_MAX_AGE, OPT_LOG_FORMAT, OPT_PREFIX,
+	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP,
+};
+
+static const struct option cli_longopts[] = {
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "node", required_argument, NULL, OPT_NODE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-publish", no_argument, NULL, OPT_NO_PUBLISH },
+	{ "api-server", required_argument, NULL, OPT_API_SERVER },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "ca-file", required_argument, NULL, OPT_CA_FILE },
+	{ "nodes-file", required_argument, NULL, OPT_NODES_FILE },
+	{ "selector", required_argument, NULL, OPT_SELECTOR },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "start-jitter", required_argument, NULL, OPT_START_JITTER },
+	{ "health-file", required_argument, NULL, OPT_HEALTH_FILE },
+	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
+	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "releases", required_argument, NULL, OPT_RELEASES },
+	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ 0 },
+};
+
+static int cli_uint(const char *name, const char *s, unsigned max, unsigned *ret)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > max) {
+		fprintf(stderr, "tcpxo-agent: %s: expected a whole number of seconds from 0 to %u, got '%s'\n",
+			name, max, s);
+		return -EINVAL;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static int cli_check_prefix(const char *p)
+{
+	size_t n = strlen(p);
+
+	/* A DNS subdomain followed by '/': the qualified-name prefix of an annotation key. */
+	if (n < 2 || n > 254 || p[n - 1] != '/')
+		return -EINVAL;
+	for (size_t i = 0; i + 1 < n; i++) {
+		char c = p[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+			return -EINVAL;
+	}
+	if (p[0] == '.' || p[0] == '-' || p[n - 2] == '.' || p[n - 2] == '-')
+		return -EINVAL;
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli_options *ret)
+{
+	struct cli_options o = {
+		.cmd = CLI_CMD_DAEMON,
+		.root = "/",
+		.node = getenv("NODE_NAME"),
+		.interval = 300,
+		.start_jitter = 10,
+		.max_age = 60,
+		.prefix = "fabric.aicr.run/",
+	};
+	bool once = false, cleanup = false;
+	int c;
+
+	if (o.node && !*o.node)
+		o.node = NULL;
+	if (argc > 1 && argv[1][0] != '-') {
+		if (strcmp(argv[1], "interfaces") == 0)
+			o.cmd = CLI_CMD_INTERFACES;
+		else if (strcmp(argv[1], "health") == 0)
+			o.cmd = CLI_CMD_HEALTH;
+		else {
+			fprintf(stderr, "tcpxo-agent: unknown command '%s' (try --help)\n", argv[1]);
+			return -EINVAL;
+		}
+		argv++;
+		argc--;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":v", cli_longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ONCE: once = true; break;
+		case OPT_ROOT: o.root = optarg; break;
+		case OPT_NODE: o.node = optarg; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_NO_PUBLISH: o.no_publish = true; break;
+		case OPT_API_SERVER: o.api_server = optarg; break;
+		case OPT_TOKEN_FILE: o.token_file = optarg; break;
+		case OPT_CA_FILE: o.ca_file = optarg; break;
+		case OPT_NODES_FILE: o.nodes_file = optarg; break;
+		case OPT_SELECTOR: o.selector = optarg; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "flag") == 0)
+				o.format = CLI_FORMAT_FLAG;
+			else if (strcmp(optarg, "yaml") == 0)
+				o.format = CLI_FORMAT_YAML;
+			else if (strcmp(optarg, "json") == 0)
+				o.format = CLI_FORMAT_JSON;
+			else {
+				fprintf(stderr, "tcpxo-agent: --format: expected flag, yaml or json, got '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_INTERVAL:
+			if (cli_uint("--interval", optarg, 86400, &o.interval) < 0)
+				return -EINVAL;
+			if (o.interval < 10) {
+				fprintf(stderr, "tcpxo-agent: --interval: at least 10 seconds, got %u\n", o.interval);
+				return -EINVAL;
+			}
+			break;
+		case OPT_START_JITTER:
+			if (cli_uint("--start-jitter", optarg, 3600, &o.start_jitter) < 0)
+				return -EINVAL;
+			break;
+		case OPT_HEALTH_FILE: o.health_file = optarg; break;
+		case OPT_MAX_AGE:
+			if (cli_uint("--max-age", optarg, 86400, &o.max_age) < 0)
+				return -EINVAL;
+			break;
+		case OPT_LOG_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o.log_format = CLI_LOG_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o.log_format = CLI_LOG_JSON;
+			else {
+				fprintf(stderr, "tcpxo-agent: --log-format: expected text or json, got '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_PREFIX: o.prefix = optarg; break;
+		case OPT_RELEASES: o.releases = optarg; break;
+		case OPT_CLEANUP: cleanup = true; break;
+		case 'v': o.verbose++; break;
+		case OPT_VERSION:
+			printf("tcpxo-agent %s\n", TCPXO_VERSION);
+			return 1;
+		case OPT_HELP:
+			fputs(cli_usage, stdout);
+			return 1;
+		case ':':
+			fprintf(stderr, "tcpxo-agent: %s needs a value (try --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "tcpxo-agent: unknown option '%s' (try --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tcpxo-agent: unexpected argument '%s' (try --help)\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (once && cleanup) {
+		fprintf(stderr, "tcpxo-agent: --once and --cleanup exclude each other\n");
+		return -EINVAL;
+	}
+	if ((once || cleanup) && o.cmd != CLI_CMD_DAEMON) {
+		fprintf(stderr, "tcpxo-agent: --once and --cleanup do not apply to this command\n");
+		return -EINVAL;
+	}
+	if (once)
+		o.cmd = CLI_CMD_ONCE;
+	else if (cleanup)
+		o.cmd = CLI_CMD_CLEANUP;
+	if (!*o.root) {
+		fprintf(stderr, "tcpxo-agent: --root must not be empty\n");
+		return -EINVAL;
+	}
+	if (cli_check_prefix(o.prefix) < 0) {
+		fprintf(stderr, "tcpxo-agent: --prefix: expected a DNS subdomain ending in '/', got '%s'\n", o.prefix);
+		return -EINVAL;
+	}
+	if (o.node && strlen(o.node) > 253) {
+		fprintf(stderr, "tcpxo-agent: --node: a node name has at most 253 characters\n");
+		return -EINVAL;
+	}
+	if (o.cmd == CLI_CMD_HEALTH && !o.health_file) {
+		fprintf(stderr, "tcpxo-agent: health needs --health-file\n");
+		return -EINVAL;
+	}
+	*ret = o;
+	return 0;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct cli_options opt;
+	int r;
+
+	r = cli_parse(argc, argv, &opt);
+	if (r < 0)
+		return EXIT_UNKNOWN;
+	if (r > 0)
+		return 0;
+	switch (opt.cmd) {
+	case CLI_CMD_ONCE: return cmd_once(&opt);
+	case CLI_CMD_DAEMON: return cmd_daemon(&opt);
+	case CLI_CMD_INTERFACES: return cmd_interfaces(&opt);
+	case CLI_CMD_HEALTH: return cmd_health(&opt);
+	case CLI_CMD_CLEANUP: return cmd_cleanup(&opt);
+	}
+	return EXIT_UNKNOWN;
+}

@@ -1,0 +1,65 @@
+/* cli.h - command-line options of every tcpxo-agent command, and dispatch. */
+#pragma once
+
+#include <stdbool.h>
+
+enum cli_command {
+	CLI_CMD_DAEMON = 0,
+	CLI_CMD_ONCE,
+	CLI_CMD_INTERFACES,
+	CLI_CMD_HEALTH,
+	CLI_CMD_CLEANUP,
+};
+
+enum cli_format {
+	CLI_FORMAT_FLAG = 0,
+	CLI_FORMAT_YAML,
+	CLI_FORMAT_JSON,
+};
+
+enum cli_log_format {
+	CLI_LOG_TEXT = 0,
+	CLI_LOG_JSON,
+};
+
+struct cli_options {
+	enum cli_command cmd;
+	const char *root;               /* "/" by default */
+	const char *node;               /* --node or $NODE_NAME, may be NULL */
+	bool json;
+	bool no_publish;
+	const char *api_server, *token_file, *ca_file;
+	const char *nodes_file, *selector;
+	enum cli_format format;
+	unsigned interval;              /* seconds */
+	unsigned start_jitter;          /* seconds */
+	const char *health_file;
+	unsigned max_age;               /* health: seconds */
+	enum cli_log_format log_format;
+	const char *prefix;
+	const char *releases;
+	int verbose;
+};
+
+/* Exit codes of --once and interfaces (NPD custom-plugin convention). */
+enum {
+	EXIT_READY = 0,
+	EXIT_NOT_READY = 1,
+	EXIT_UNKNOWN = 2,
+};
+
+/**
+ * cli_parse() - parse argv into @ret (defaults filled in).
+ * Return: 0; 1 when --help or --version was printed (exit 0); -EINVAL after printing a
+ * usage error to stderr (exit 2).
+ */
+int cli_parse(int argc, char **argv, struct cli_options *ret);
+
+int cli_main(int argc, char **argv);
+
+/* Command implementations (agent/cmd_*.c); each returns the process exit code. */
+int cmd_once(const struct cli_options *opt);
+int cmd_daemon(const struct cli_options *opt);
+int cmd_interfaces(const struct cli_options *opt);
+int cmd_health(const struct cli_options *opt);
+int cmd_cleanup(const struct cli_options *opt);

@@ -1,0 +1,20 @@
+/* pcitopo.h - the PCI functions under <root>/sys/bus/pci, read with libpci. */
+#pragma once
+
+#include "report/observation.h"
+
+/**
+ * pcitopo_scan() - fill @ret with every PCI function under @root/sys/bus/pci/devices:
+ * BDF, vendor, device, class, kind, NUMA node, bound driver, bridge bus range (config
+ * bytes 0x19/0x1a of a type-1 header) and the interface in the function's net/ folder.
+ * Sorted by BDF. A malformed entry never exits the process: libpci's error hook is ours.
+ *
+ * Return: 0, or -errno (-ENOENT: no PCI bus under @root). The status in @ret says what
+ * failed and where.
+ */
+int pcitopo_scan(const char *root, struct obs_pci *ret);
+
+void pcitopo_free(struct obs_pci *p);
+
+/* Classify a function from its IDs and class (pure). */
+enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_code, int header_type);

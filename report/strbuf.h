@@ -1,0 +1,23 @@
+/* strbuf.h - a growable NUL-terminated string for building messages. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf {
+	char *s;        /* NUL-terminated; NULL until the first append */
+	size_t len;
+	size_t cap;
+	bool oom;       /* an append failed: the content is truncated */
+};
+
+/* Append formatted text. Return: 0 or -ENOMEM (then sb->oom stays set). */
+int strbuf_appendf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int strbuf_vappendf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+int strbuf_append(struct strbuf *sb, const char *s);
+
+/* Take the string (never NULL on success: "" for an empty buffer); the buffer is reset. NULL on OOM. */
+char *strbuf_take(struct strbuf *sb);
+
+void strbuf_free(struct strbuf *sb);
