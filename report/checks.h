@@ -33,3 +33,11 @@ int check_machine_type(const struct observation *o, struct profile *p, struct ch
 int check_networks(const struct observation *o, struct profile *p, struct check *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c);
 int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
+
+/*
+ * Fill NIC rows from the API facts before the checks run (report/check_kube.c): interface
+ * names of NICs not in this namespace (nic-info birthName by PCI address), their IPv4
+ * (birthIP), and each NIC's GKE Network (north-interfaces joined on IP). Never overwrites
+ * what the kernel showed. Return: 0 or -ENOMEM.
+ */
+int check_kube_enrich(const struct observation *o, struct profile *p);
