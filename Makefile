@@ -20,6 +20,12 @@ BUILD     ?= build
 SANFLAGS  :=
 endif
 
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 # Lazy (=): pkg-config runs when a recipe needs the flags, after `deps` has installed them.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
@@ -64,22 +70,27 @@ $(BUILD)/.deps-ok: scripts/deps.sh
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
 $(LIBA): $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(AR) rcs $@ $^
 
 $(BIN): $(MAIN_OBJ) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBA) $(PKG_LIBS) -lm
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) -lm
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) -lm
 
 check: test-deps
 	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)

@@ -5,3 +5,9 @@ void obs_kube_free(struct obs_kube *k)
 {
 	(void)k;
 }
+
+const char *obs_kube_machine_type(const struct obs_kube *k)
+{
+	(void)k;
+	return NULL;
+}

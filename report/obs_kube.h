@@ -10,3 +10,6 @@ struct obs_kube {
 };
 
 void obs_kube_free(struct obs_kube *k);
+
+/* The node's instance-type label, or NULL when unknown. */
+const char *obs_kube_machine_type(const struct obs_kube *k);

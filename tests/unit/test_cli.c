@@ -1,0 +1,105 @@
+/* test_cli.c - command-line parsing: defaults, every option, and clear errors for bad input. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "agent/cli.h"
+
+static int parse(struct cli_options *o, int argc, char **argv)
+{
+	return cli_parse(argc, argv, o);
+}
+
+#define PARSE(o, ...) ({ char *a_[] = { "tcpxo-agent", __VA_ARGS__, NULL }; \
+			 parse(o, (int)(sizeof(a_) / sizeof(a_[0])) - 1, a_); })
+
+static void test_defaults(void **state)
+{
+	char *argv[] = { "tcpxo-agent", NULL };
+	struct cli_options o;
+
+	unsetenv("NODE_NAME");
+	assert_int_equal(parse(&o, 1, argv), 0);
+	assert_int_equal(o.cmd, CLI_CMD_DAEMON);
+	assert_string_equal(o.root, "/");
+	assert_null(o.node);
+	assert_int_equal(o.interval, 300);
+	assert_int_equal(o.start_jitter, 10);
+	assert_string_equal(o.prefix, "fabric.aicr.run/");
+	setenv("NODE_NAME", "gke-n1", 1);
+	assert_int_equal(parse(&o, 1, argv), 0);
+	assert_string_equal(o.node, "gke-n1");
+	unsetenv("NODE_NAME");
+}
+
+static void test_once(void **state)
+{
+	struct cli_options o;
+
+	assert_int_equal(PARSE(&o, "--once", "--root", "/host", "--json", "--no-publish", "--node", "n"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_ONCE);
+	assert_string_equal(o.root, "/host");
+	assert_true(o.json);
+	assert_true(o.no_publish);
+	assert_string_equal(o.node, "n");
+}
+
+static void test_subcommands(void **state)
+{
+	struct cli_options o;
+
+	assert_int_equal(PARSE(&o, "interfaces", "--format", "yaml", "--nodes-file", "-"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_INTERFACES);
+	assert_int_equal(o.format, CLI_FORMAT_YAML);
+	assert_int_equal(PARSE(&o, "health", "--health-file", "/tmp/h", "--max-age", "30"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_HEALTH);
+	assert_int_equal(o.max_age, 30);
+	assert_int_equal(PARSE(&o, "--cleanup", "--node", "x"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_CLEANUP);
+}
+
+static void test_errors(void **state)
+{
+	struct cli_options o;
+
+	assert_int_equal(PARSE(&o, "--bogus"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--root"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--interval", "abc"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--interval", "-5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--interval", "5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--format", "xml"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--log-format", "xml"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--prefix", "Bad_Prefix/"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--prefix", "noslash"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "--cleanup"), -EINVAL);
+	assert_int_equal(PARSE(&o, "frobnicate"), -EINVAL);
+	assert_int_equal(PARSE(&o, "health"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "extra"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--root", ""), -EINVAL);
+	assert_int_equal(PARSE(&o, "interfaces", "--once"), -EINVAL);
+}
+
+static void test_prefix_ok(void **state)
+{
+	struct cli_options o;
+
+	assert_int_equal(PARSE(&o, "--prefix", "example.com/"), 0);
+	assert_string_equal(o.prefix, "example.com/");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_once),
+		cmocka_unit_test(test_subcommands),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_prefix_ok),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
