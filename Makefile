@@ -114,7 +114,7 @@ fixtures:
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@sh scripts/demo.sh $(BIN)
+	@SCENARIO=$(SCENARIO) sh scripts/demo.sh $(BIN)
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tcpxo-agent
