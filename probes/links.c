@@ -20,6 +20,11 @@
 
 #include "probes/links.h"
 
+struct links_index {
+	int ifindex;
+	size_t pos;
+};
+
 /* Everything one dump holds; links_dump_ctx_free() releases it on every path. */
 struct links_dump_ctx {
 	struct nl_sock *sk;
@@ -31,11 +36,6 @@ struct links_dump_ctx {
 	struct links_index *idx;        /* ifindex -> position in v, sorted by ifindex */
 	size_t n_idx;
 	int err;                        /* first -errno met inside a foreach callback */
-};
-
-struct links_index {
-	int ifindex;
-	size_t pos;
 };
 
 /* Translate a libnl error (negative NLE_*) to -errno. */
