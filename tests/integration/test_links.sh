@@ -10,7 +10,7 @@ DATA=$TOPDIR/tests/integration/data
 NETNS_LIB=$TOPDIR/tests/lib/netns.sh
 . "$NETNS_LIB"
 
-cases="links-basic in-pod pod-namespace-ends bad-spec-rejected refuses-unvouched-namespace host-untouched"
+cases="links-basic in-pod pod-namespace-ends bad-spec-rejected failed-apply-ends-pod refuses-unvouched-namespace host-untouched"
 if ! why=$(netns_can_run); then
 	for c in $cases; do echo "skip $c: $why"; done
 	exit 0
@@ -69,6 +69,16 @@ if [ "$rc" = 3 ] && grep -q 'bad.spec:3: .*needs a /prefix' "$tmp/err"; then
 	ok bad-spec-rejected
 else
 	notok bad-spec-rejected "rc $rc, stderr: $(cat "$tmp/err")"
+fi
+
+# ip -batch fails after the pod namespace started: netns_apply itself ends the pod.
+printf 'eth1 - - - in-pod\neth2 - 99999999 - up\n' >"$tmp/late.spec"
+if unshare -n sh -c '. "$0"; NETNS_PRIVATE=$(readlink /proc/self/ns/net); netns_apply "$1" 2>/dev/null
+	echo "rc $? pod [$NETNS_POD_PID] children [$(pgrep -P $$ -x sleep)]"' "$NETNS_LIB" "$tmp/late.spec" >"$tmp/late" 2>&1 &&
+   [ "$(cat "$tmp/late")" = "rc 1 pod [] children []" ]; then
+	ok failed-apply-ends-pod
+else
+	notok failed-apply-ends-pod "$(cat "$tmp/late")"
 fi
 
 # netns_apply without NETNS_PRIVATE vouching for the namespace refuses (run inside a throwaway one).

@@ -193,6 +193,7 @@ netns_apply() {
 		echo "netns_apply: $_na_spec: ip -batch failed:" >&2
 		sed 's/^/    /' "$_na_tmp/out" >&2
 		rm -rf "$_na_tmp"
+		netns_cleanup
 		return 1
 	fi
 
@@ -209,6 +210,7 @@ netns_apply() {
 				echo "netns_apply: $_na_spec: $_n oper state $_h, want $_w after 2 s" >&2
 			done
 			rm -rf "$_na_tmp"
+			netns_cleanup
 			return 1
 		fi
 		sleep 0.005
