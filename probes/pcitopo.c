@@ -369,8 +369,13 @@ static int pcitopo_list(const char *devices, struct pcitopo_name **ret, size_t *
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (pcitopo_parse_bdf(de->d_name, &nm) < 0) {
-			if ((*bad)++ == 0)
+			if ((*bad)++ == 0) {
+				/* it goes into the report: no control characters from a hostile name */
 				snprintf(first_bad, first_bad_len, "%.64s", de->d_name);
+				for (char *c = first_bad; *c; c++)
+					if (!isprint((unsigned char)*c))
+						*c = '?';
+			}
 			continue;
 		}
 		if (n == PCITOPO_MAX_FUNCS) {

@@ -554,7 +554,8 @@ static void test_bad_names(void **state)
 {
 	struct tree *t = *state;
 	static const char *bad[] = { "garbage", "0000:00:1.0", "0000:00:20.0", "0000:00:02.8", "0000:00:0A.0",
-				     "00:02.0", "0000:100:00.0", "0000:00:02.0x", ".hidden" };
+				     "00:02.0", "0000:100:00.0", "0000:00:02.0x", ".hidden",
+				     "escape\033[31m" };
 
 	tree_fn(t->root, &RP);
 	tree_fn(t->root, &NIC);
@@ -563,7 +564,7 @@ static void test_bad_names(void **state)
 
 		xsnprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", bad[i]);
 		tree_link(t->root, rel, "../../../devices/pci0000:00/0000:00:02.0");
-		expect_failed_keeping_nic(t->root, bad[i]);
+		expect_failed_keeping_nic(t->root, bad[i][0] == 'e' ? "escape?[31m" : bad[i]);
 		xsnprintf(path, sizeof(path), "%s/%s", t->root, rel);
 		assert_int_equal(unlink(path), 0);
 	}
