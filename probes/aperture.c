@@ -110,7 +110,8 @@ static void aperture_scan_resources(int entryfd, struct obs_aperture_entry *e)
 			continue;
 		e->n_resources++;
 		if ((st.st_mode & 0666) != 0666) {
-			if (e->n_narrow == 0)
+			/* Name the bytewise-first one, whatever the readdir order. */
+			if (e->n_narrow == 0 || strncmp(de->d_name, e->narrow, strcspn(e->narrow, " ")) < 0)
 				snprintf(e->narrow, sizeof(e->narrow), "%.32s %04o", de->d_name,
 					 (unsigned)(st.st_mode & 07777));
 			e->n_narrow++;
