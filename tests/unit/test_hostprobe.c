@@ -509,7 +509,7 @@ static void test_nvpath_hostile(void **state)
 
 static void test_read_at(void **state)
 {
-	char buf[8], p[1024];
+	char buf[16], p[1024];
 	size_t len = 99;
 	bool trunc = true;
 	int dfd;
