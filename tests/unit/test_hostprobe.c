@@ -66,6 +66,7 @@ static void wr(const void *data, size_t len, mode_t mode, const char *fmt, ...)
 		mk("%s", p + strlen(root) + 1);
 		*slash = '/';
 	}
+	unlink(p);      /* may be read-only from an earlier write */
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, data, len), (ssize_t)len);
