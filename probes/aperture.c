@@ -152,15 +152,15 @@ int aperture_scan(int rootfd, struct obs_aperture *ret)
 	fd = openat(rootfd, APERTURE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			a.status.state = OBS_HOST_OK;   /* absent: an observation */
+			a.status.state = PROBE_OK;   /* absent: an observation */
 		else
-			obs_host_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
+			probe_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
 		*ret = a;
 		return 0;
 	}
 	d = fdopendir(fd);
 	if (!d) {
-		obs_host_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
+		probe_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
 		close(fd);
 		*ret = a;
 		return 0;
@@ -191,7 +191,7 @@ int aperture_scan(int rootfd, struct obs_aperture *ret)
 	for (size_t i = 0; i < a.n; i++)
 		aperture_inspect(dirfd(d), &a.v[i]);
 	closedir(d);
-	a.status.state = OBS_HOST_OK;
+	a.status.state = PROBE_OK;
 	*ret = a;
 	return 0;
 }

@@ -49,7 +49,7 @@ int devnodes_scan(int rootfd, size_t n_gpus, struct obs_devnodes *ret)
 
 	devfd = openat(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0 && errno != ENOENT) {
-		obs_host_status_fail(&d.status, -errno, "/dev: %s", strerror(errno));
+		probe_status_fail(&d.status, -errno, "/dev: %s", strerror(errno));
 		*ret = d;
 		return 0;
 	}
@@ -57,7 +57,7 @@ int devnodes_scan(int rootfd, size_t n_gpus, struct obs_devnodes *ret)
 		devnodes_stat(devfd, &d.v[i]);
 	if (devfd >= 0)
 		close(devfd);
-	d.status.state = OBS_HOST_OK;
+	d.status.state = PROBE_OK;
 	*ret = d;
 	return 0;
 }

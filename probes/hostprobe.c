@@ -96,7 +96,7 @@ int hostprobe_observe(const char *root, const struct obs_pci *pci, struct obs_ho
 	if (rootfd < 0) {
 		int e = -errno;
 
-		obs_host_status_fail(&h.aperture.status, e, "%s: %s", root, strerror(-e));
+		probe_status_fail(&h.aperture.status, e, "%s: %s", root, strerror(-e));
 		h.devnodes.status = h.aperture.status;
 		h.nvpath.status = h.aperture.status;
 		h.procs.status = h.aperture.status;

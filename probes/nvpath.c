@@ -27,7 +27,7 @@ static int nvpath_scan_lib64(int basefd, struct obs_nvpath *n)
 		return 0;
 	fd = openat(basefd, "lib64", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
-		obs_host_status_fail(&n->status, -errno, "/%s/lib64: %s", NVPATH_DIR, strerror(errno));
+		probe_status_fail(&n->status, -errno, "/%s/lib64: %s", NVPATH_DIR, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 0;
@@ -64,17 +64,17 @@ int nvpath_scan(int rootfd, struct obs_nvpath *ret)
 	struct obs_nvpath n = {0};
 	int basefd, err;
 
-	n.status.state = OBS_HOST_OK;
+	n.status.state = PROBE_OK;
 	n.dir = hostprobe_type_at(rootfd, NVPATH_DIR, true, &err);
 	if (n.dir == OBS_FILE_ERROR)
-		obs_host_status_fail(&n.status, err, "/%s: %s", NVPATH_DIR, strerror(-err));
+		probe_status_fail(&n.status, err, "/%s: %s", NVPATH_DIR, strerror(-err));
 	if (n.dir != OBS_FILE_DIR) {
 		*ret = n;
 		return 0;
 	}
 	basefd = openat(rootfd, NVPATH_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (basefd < 0) {
-		obs_host_status_fail(&n.status, -errno, "/%s: %s", NVPATH_DIR, strerror(errno));
+		probe_status_fail(&n.status, -errno, "/%s: %s", NVPATH_DIR, strerror(errno));
 		*ret = n;
 		return 0;
 	}

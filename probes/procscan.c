@@ -88,7 +88,7 @@ int procscan_scan(int rootfd, struct obs_procs *ret)
 
 	fd = openat(rootfd, "proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
-		obs_host_status_fail(&p.status, -errno, "/proc: %s", strerror(errno));
+		probe_status_fail(&p.status, -errno, "/proc: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		*ret = p;
@@ -110,7 +110,7 @@ int procscan_scan(int rootfd, struct obs_procs *ret)
 	closedir(d);
 	free(buf);
 	qsort(p.v, p.n, sizeof(*p.v), procscan_cmp);
-	p.status.state = OBS_HOST_OK;
+	p.status.state = PROBE_OK;
 	*ret = p;
 	return 0;
 oom:

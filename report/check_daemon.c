@@ -22,12 +22,12 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct che
 	if (p->kind == PROFILE_NONE)
 		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
 	switch (ps->status.state) {
-	case OBS_HOST_NOT_RUN:
+	case PROBE_NOT_RUN:
 		return check_set(c, CHECK_SKIP, NULL, "daemon processes not observed");
-	case OBS_HOST_FAILED:
+	case PROBE_FAILED:
 		return check_set(c, CHECK_SKIP, "mount the host's /proc into the agent (read-only)",
 				 "daemon processes not observable: %s", ps->status.message);
-	case OBS_HOST_OK:
+	case PROBE_OK:
 		break;
 	}
 	if (ps->n == 0)

@@ -77,15 +77,15 @@ static int check_host_finish(struct check *c, struct check_host_list *l, enum ch
 }
 
 /* A probe part that did not run or failed decides the check alone. Return 1 when it did. */
-static int check_host_status(struct check *c, const struct obs_host_status *s, const char *what,
+static int check_host_status(struct check *c, const struct probe_status *s, const char *what,
 			     enum check_status on_fail, const char *remedy)
 {
 	switch (s->state) {
-	case OBS_HOST_NOT_RUN:
+	case PROBE_NOT_RUN:
 		return check_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
-	case OBS_HOST_FAILED:
+	case PROBE_FAILED:
 		return check_set(c, on_fail, remedy, "cannot read %s: %s", what, s->message) ?: 1;
-	case OBS_HOST_OK:
+	case PROBE_OK:
 		break;
 	}
 	return 0;

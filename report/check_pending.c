@@ -26,27 +26,3 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 	return pending(c, "needs the Kubernetes API probe");
 }
 
-int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c)
-{
-	return pending(c, "needs the host wiring probe");
-}
-
-int check_device_nodes(const struct observation *o, struct profile *p, struct check *c)
-{
-	return pending(c, "needs the host wiring probe");
-}
-
-int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c)
-{
-	return pending(c, "needs the host wiring probe");
-}
-
-int check_plugin_files(const struct observation *o, struct profile *p, struct check *c)
-{
-	return pending(c, "needs the host wiring probe");
-}
-
-int check_daemon_args(const struct observation *o, struct profile *p, struct check *c)
-{
-	return pending(c, "needs the host wiring probe");
-}

@@ -6,17 +6,6 @@
 
 #include "report/obs_host.h"
 
-void obs_host_status_fail(struct obs_host_status *s, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	s->state = OBS_HOST_FAILED;
-	s->err = err;
-	va_start(ap, fmt);
-	vsnprintf(s->message, sizeof(s->message), fmt, ap);
-	va_end(ap);
-}
-
 void obs_host_procs_free(struct obs_procs *p)
 {
 	if (!p)

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/probe_status.h"
+
 #define OBS_HOST_MSG_MAX 512
 #define OBS_HOST_NAME_MAX 256           /* NAME_MAX + NUL: a directory entry name fits whole */
 #define OBS_HOST_DEVNAME_MAX 32
@@ -15,22 +17,6 @@
 #define OBS_PROCS_MAX 64                /* daemon processes kept; more are only counted */
 #define OBS_CMDLINE_MAX (64 * 1024)     /* bytes of /proc/<pid>/cmdline read */
 #define OBS_ARGV_MAX 1024               /* arguments kept per process */
-
-/*
- * Status of one host sub-probe. Same shape as struct probe_status (observation.h), which this
- * header cannot use: observation.h includes it before defining probe_status.
- */
-enum obs_host_state {
-	OBS_HOST_NOT_RUN = 0,
-	OBS_HOST_OK,
-	OBS_HOST_FAILED,                /* attempted, could not observe: message says why */
-};
-
-struct obs_host_status {
-	enum obs_host_state state;
-	int err;                        /* -errno when FAILED */
-	char message[OBS_HOST_MSG_MAX];
-};
 
 /* What a path turned out to be (links are followed unless stated otherwise). */
 enum obs_file_type {
@@ -77,7 +63,7 @@ struct obs_aperture {
 	struct obs_aperture_entry *v;   /* sorted by name (bytewise) */
 	size_t n;
 	size_t n_dropped;               /* entries beyond OBS_APERTURE_MAX */
-	struct obs_host_status status;
+	struct probe_status status;
 };
 
 /* ---- device nodes under /dev (probes/devnodes.c), stat only ---- */
@@ -94,7 +80,7 @@ struct obs_devnodes {
 					   dmabuf_import_helper: in that order */
 	size_t n;
 	size_t n_gpus;                  /* N */
-	struct obs_host_status status;
+	struct probe_status status;
 };
 
 /* ---- /home/kubernetes/bin/nvidia (probes/nvpath.c) ---- */
@@ -111,7 +97,7 @@ struct obs_nvpath {
 	struct obs_host_file *lib64;    /* names in lib64 that hostfiles_relevant() keeps, sorted */
 	size_t n_lib64;
 	size_t n_dropped;
-	struct obs_host_status status;
+	struct probe_status status;
 };
 
 /* ---- TCPXO daemon processes in /proc (probes/procscan.c) ---- */
@@ -130,7 +116,7 @@ struct obs_procs {
 	size_t n;
 	size_t n_dropped;
 	size_t n_scanned;               /* numeric /proc entries looked at */
-	struct obs_host_status status;
+	struct probe_status status;
 };
 
 struct obs_host {
@@ -144,10 +130,6 @@ struct obs_host {
 void obs_host_free(struct obs_host *h);
 void obs_host_procs_free(struct obs_procs *p);
 void obs_host_nvpath_free(struct obs_nvpath *n);
-
-/* Set a host status to FAILED with a formatted message. */
-void obs_host_status_fail(struct obs_host_status *s, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /**
  * obs_host_quote() - a host-supplied name made safe for a one-line message.

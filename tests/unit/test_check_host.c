@@ -12,21 +12,6 @@
 
 #include "report/checks.h"
 
-/* Test-local check_set (the real one lives in report/evaluate.c, not linked here). */
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	free(c->message);
-	free(c->remedy);
-	c->status = status;
-	c->remedy = remedy ? strdup(remedy) : NULL;
-	va_start(ap, fmt);
-	n = vasprintf(&c->message, fmt, ap);
-	va_end(ap);
-	return n < 0 || (remedy && !c->remedy) ? -ENOMEM : 0;
-}
 
 struct fx {
 	struct observation o;
@@ -99,7 +84,7 @@ static struct fx *fx_new(enum profile_kind kind)
 	f->o.pci.n = np;
 	f->o.pci.status.state = PROBE_OK;
 	f->o.host.aperture.v = f->ap;
-	f->o.host.aperture.status.state = OBS_HOST_OK;
+	f->o.host.aperture.status.state = PROBE_OK;
 
 	for (size_t i = 0; i < 8; i++)
 		snprintf(f->dn[i].name, sizeof(f->dn[i].name), "nvidia%zu", i);
@@ -113,7 +98,7 @@ static struct fx *fx_new(enum profile_kind kind)
 	f->o.host.devnodes.v = f->dn;
 	f->o.host.devnodes.n = 11;
 	f->o.host.devnodes.n_gpus = 8;
-	f->o.host.devnodes.status.state = OBS_HOST_OK;
+	f->o.host.devnodes.status.state = PROBE_OK;
 
 	for (size_t i = 0; i < sizeof(lib64) / sizeof(lib64[0]); i++) {
 		f->files[i].name = (char *)lib64[i];
@@ -124,10 +109,10 @@ static struct fx *fx_new(enum profile_kind kind)
 	f->o.host.nvpath.lib64_dir = OBS_FILE_DIR;
 	f->o.host.nvpath.lib64 = f->files;
 	f->o.host.nvpath.n_lib64 = sizeof(lib64) / sizeof(lib64[0]);
-	f->o.host.nvpath.status.state = OBS_HOST_OK;
+	f->o.host.nvpath.status.state = PROBE_OK;
 
 	f->o.host.procs.v = f->procs;
-	f->o.host.procs.status.state = OBS_HOST_OK;
+	f->o.host.procs.status.state = PROBE_OK;
 	return f;
 }
 
@@ -225,7 +210,7 @@ static void test_aperture_missing(void **state)
 	       "/dev/aperture_devices is missing (8 LLCM functions on the bus)", NULL);
 	assert_non_null(strstr(f->c.remedy, "nccl-tcpxo-installer"));
 	assert_string_equal(f->nics[0].aperture, "");
-	f->o.host.aperture.status.state = OBS_HOST_FAILED;
+	f->o.host.aperture.status.state = PROBE_FAILED;
 	snprintf(f->o.host.aperture.status.message, OBS_HOST_MSG_MAX, "/dev/aperture_devices: Permission denied");
 	expect(f, check_aperture_devices, CHECK_FAIL,
 	       "cannot read /dev/aperture_devices: /dev/aperture_devices: Permission denied", NULL);
@@ -367,7 +352,7 @@ static void test_device_nodes(void **state)
 	fx_free(f);
 
 	f = fx_new(PROFILE_TCPXO);
-	f->o.host.devnodes.status.state = OBS_HOST_FAILED;
+	f->o.host.devnodes.status.state = PROBE_FAILED;
 	expect(f, check_device_nodes, CHECK_FAIL, "cannot read /dev", NULL);
 	fx_free(f);
 }
@@ -455,11 +440,11 @@ static void test_daemon_args(void **state)
 	expect(f, check_daemon_args, CHECK_SKIP,
 	       "TCPXO daemon running, pid 39 fastrak_gpumem_manager: arguments unreadable: Permission denied", NULL);
 
-	f->o.host.procs.status.state = OBS_HOST_FAILED;
+	f->o.host.procs.status.state = PROBE_FAILED;
 	snprintf(f->o.host.procs.status.message, OBS_HOST_MSG_MAX, "/proc: No such file or directory");
 	expect(f, check_daemon_args, CHECK_SKIP, "daemon processes not observable: /proc: No such file", NULL);
 
-	f->o.host.procs.status.state = OBS_HOST_OK;
+	f->o.host.procs.status.state = PROBE_OK;
 	f->o.host.procs.n = 0;
 	f->p.kind = PROFILE_TCPX;
 	expect(f, check_daemon_args, CHECK_SKIP, "no TCPXO daemon running", NULL);

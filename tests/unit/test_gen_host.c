@@ -17,21 +17,6 @@
 #include "probes/hostprobe.h"
 #include "report/checks.h"
 
-/* Test-local check_set (the real one lives in report/evaluate.c, not linked here). */
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	free(c->message);
-	free(c->remedy);
-	c->status = status;
-	c->remedy = remedy ? strdup(remedy) : NULL;
-	va_start(ap, fmt);
-	n = vasprintf(&c->message, fmt, ap);
-	va_end(ap);
-	return n < 0 || (remedy && !c->remedy) ? -ENOMEM : 0;
-}
 
 static const char *const status_names[] = { "skip", "pass", "warn", "fail" };
 static const char *const check_names[] = {

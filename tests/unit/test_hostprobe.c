@@ -204,7 +204,7 @@ static void test_healthy(void **state)
 	}
 	assert_int_equal(hostprobe_observe(root, &pci, &h), 0);
 
-	assert_int_equal(h.aperture.status.state, OBS_HOST_OK);
+	assert_int_equal(h.aperture.status.state, PROBE_OK);
 	assert_true(h.aperture.present);
 	assert_int_equal(h.aperture.n, 8);
 	for (size_t i = 0; i < 8; i++) {
@@ -222,7 +222,7 @@ static void test_healthy(void **state)
 		assert_int_equal(e->bar4_ipv4, nic_ip(i));
 	}
 
-	assert_int_equal(h.devnodes.status.state, OBS_HOST_OK);
+	assert_int_equal(h.devnodes.status.state, PROBE_OK);
 	assert_int_equal(h.devnodes.n, 11);
 	assert_int_equal(h.devnodes.n_gpus, 8);
 	assert_string_equal(h.devnodes.v[0].name, "nvidia0");
@@ -237,7 +237,7 @@ static void test_healthy(void **state)
 		assert_int_equal(h.devnodes.v[10].minor, 123);
 	}
 
-	assert_int_equal(h.nvpath.status.state, OBS_HOST_OK);
+	assert_int_equal(h.nvpath.status.state, PROBE_OK);
 	assert_int_equal(h.nvpath.dir, OBS_FILE_DIR);
 	assert_int_equal(h.nvpath.smi, OBS_FILE_REGULAR);
 	assert_int_equal(h.nvpath.lib64_dir, OBS_FILE_DIR);
@@ -246,7 +246,7 @@ static void test_healthy(void **state)
 	for (size_t i = 0; i < h.nvpath.n_lib64; i++)
 		assert_int_equal(h.nvpath.lib64[i].type, OBS_FILE_REGULAR);
 
-	assert_int_equal(h.procs.status.state, OBS_HOST_OK);
+	assert_int_equal(h.procs.status.state, PROBE_OK);
 	assert_int_equal(h.procs.n_scanned, 2);
 	assert_int_equal(h.procs.n, 1);
 	assert_int_equal(h.procs.v[0].pid, 4242);
@@ -266,14 +266,14 @@ static void test_empty_root(void **state)
 
 	/* Nothing at all under root: absent things are observations; /proc is a failure. */
 	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
-	assert_int_equal(h.aperture.status.state, OBS_HOST_OK);
+	assert_int_equal(h.aperture.status.state, PROBE_OK);
 	assert_false(h.aperture.present);
-	assert_int_equal(h.devnodes.status.state, OBS_HOST_OK);
+	assert_int_equal(h.devnodes.status.state, PROBE_OK);
 	assert_int_equal(h.devnodes.n, 3);
 	assert_int_equal(h.devnodes.v[0].type, OBS_FILE_ABSENT);
-	assert_int_equal(h.nvpath.status.state, OBS_HOST_OK);
+	assert_int_equal(h.nvpath.status.state, PROBE_OK);
 	assert_int_equal(h.nvpath.dir, OBS_FILE_ABSENT);
-	assert_int_equal(h.procs.status.state, OBS_HOST_FAILED);
+	assert_int_equal(h.procs.status.state, PROBE_FAILED);
 	assert_int_equal(h.procs.status.err, -ENOENT);
 	assert_string_equal(h.procs.status.message, "/proc: No such file or directory");
 	obs_host_free(&h);
@@ -286,10 +286,10 @@ static void test_missing_root(void **state)
 
 	snprintf(p, sizeof(p), "%s/nope", root);
 	assert_int_equal(hostprobe_observe(p, NULL, &h), 0);
-	assert_int_equal(h.aperture.status.state, OBS_HOST_FAILED);
-	assert_int_equal(h.devnodes.status.state, OBS_HOST_FAILED);
-	assert_int_equal(h.nvpath.status.state, OBS_HOST_FAILED);
-	assert_int_equal(h.procs.status.state, OBS_HOST_FAILED);
+	assert_int_equal(h.aperture.status.state, PROBE_FAILED);
+	assert_int_equal(h.devnodes.status.state, PROBE_FAILED);
+	assert_int_equal(h.nvpath.status.state, PROBE_FAILED);
+	assert_int_equal(h.procs.status.state, PROBE_FAILED);
 	assert_int_equal(h.procs.status.err, -ENOENT);
 	obs_host_free(&h);
 }
@@ -364,7 +364,7 @@ static void test_aperture_hostile_entries(void **state)
 	aperture_entry("new\nline", nic_ip(1), 0666);
 
 	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
-	assert_int_equal(h.aperture.status.state, OBS_HOST_OK);
+	assert_int_equal(h.aperture.status.state, PROBE_OK);
 	assert_int_equal(h.aperture.n, 5);
 	assert_int_equal(entry(&h, "loop")->type, OBS_FILE_BROKEN);
 	assert_int_equal(entry(&h, "loop")->err, -ELOOP);
@@ -430,7 +430,7 @@ static void test_proc_hostile(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	print_message("hostprobe_observe over 3000+ /proc entries: %.1f ms\n",
 		      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-	assert_int_equal(h.procs.status.state, OBS_HOST_OK);
+	assert_int_equal(h.procs.status.state, PROBE_OK);
 	assert_int_equal(h.procs.n_scanned, 3000 + 7);
 	assert_int_equal(h.procs.n, 4);
 	assert_int_equal(h.procs.v[0].pid, 90);
@@ -446,8 +446,8 @@ static void test_proc_hostile(void **state)
 	assert_int_equal(h.procs.v[3].pid, 301);
 	assert_int_equal(h.procs.v[3].cmdline_err, -ENOENT);
 	/* The other parts are still there. */
-	assert_int_equal(h.aperture.status.state, OBS_HOST_OK);
-	assert_int_equal(h.devnodes.status.state, OBS_HOST_OK);
+	assert_int_equal(h.aperture.status.state, PROBE_OK);
+	assert_int_equal(h.devnodes.status.state, PROBE_OK);
 	obs_host_free(&h);
 }
 
