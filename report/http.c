@@ -679,7 +679,7 @@ static const char *http_reason(long status)
 /* One request on the reused handle. Fills status, body, retry_after_s and error. */
 static int http_once(struct http_client *c, const char *method, const char *url, const char *path,
 		     const char *content_type, const char *body, unsigned timeout_ms,
-		     struct http_response *resp, bool *retryable)
+		     struct http_response *resp, bool *retryable, unsigned *retry_after_s)
 {
 	struct curl_slist *hdrs;
 	curl_off_t ra = 0;
@@ -688,6 +688,7 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 	int r;
 
 	*retryable = false;
+	*retry_after_s = 0;
 	hdrs = http_headers(c, content_type);
 	if (!hdrs) {
 		http_resp_err(c, resp, "%s %s: out of memory", method, path);
@@ -717,10 +718,11 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 	resp->attempts++;
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
 	resp->status = status;
-	if (curl_easy_getinfo(c->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
-		resp->retry_after_s = ra > HTTP_RETRY_AFTER_MAX_S ? HTTP_RETRY_AFTER_MAX_S : (unsigned)ra;
-	else
-		resp->retry_after_s = 0;
+	/* Seconds or an HTTP date (libcurl parses both); capped so a server cannot park us. */
+	if (curl_easy_getinfo(c->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0) {
+		*retry_after_s = ra > HTTP_RETRY_AFTER_MAX_S ? HTTP_RETRY_AFTER_MAX_S : (unsigned)ra;
+		resp->retry_after_s = *retry_after_s;
+	}
 
 	free(resp->body);
 	resp->body = NULL;
@@ -831,6 +833,7 @@ int http_request(struct http_client *c, const char *method, const char *path,
 	limit = c->max_attempts;
 	for (;;) {
 		uint64_t elapsed, wait;
+		unsigned retry_after_s;
 		bool retryable;
 
 		if (c->cancel) {
@@ -854,7 +857,7 @@ int http_request(struct http_client *c, const char *method, const char *path,
 		}
 		wait = c->max_total_ms - elapsed;
 		r = http_once(c, method, url, path, content_type, body,
-			      (unsigned)(wait < c->timeout_ms ? wait : c->timeout_ms), resp, &retryable);
+			      (unsigned)(wait < c->timeout_ms ? wait : c->timeout_ms), resp, &retryable, &retry_after_s);
 		if (r == 0 || r == -EINTR || r == -ENOMEM)
 			break;
 		if (resp->status == 401 && !reauthed) {
@@ -866,8 +869,8 @@ int http_request(struct http_client *c, const char *method, const char *path,
 		if (!retryable || resp->attempts >= limit)
 			break;
 		wait = http_backoff_ms(c, resp->attempts);
-		if (resp->retry_after_s && wait < resp->retry_after_s * 1000u)
-			wait = resp->retry_after_s * 1000u;
+		if (retry_after_s && wait < retry_after_s * 1000u)
+			wait = retry_after_s * 1000u;
 		elapsed = http_now_ms() - start;
 		if (elapsed + wait >= c->max_total_ms) {
 			size_t n = strlen(resp->error);
