@@ -157,6 +157,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
+        # Headers and body go out in separate writes: without this, Nagle + delayed ACK add 40 ms.
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # The TLS handshake runs here, in this connection's thread, not in accept().
         self.request.settimeout(10)
         self.request.do_handshake()
