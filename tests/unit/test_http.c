@@ -978,8 +978,21 @@ static void test_malformed_requests_refused(void **state)
 	http_client_free(c);
 }
 
+static void test_prerequisites_missing(void **state)
+{
+	print_message("skip: needs /usr/bin/python3 and openssl (scripts/deps.sh test)\n");
+	skip();
+}
+
+static bool have_prerequisites(void)
+{
+	return access("/usr/bin/python3", X_OK) == 0 &&
+	       (access("/usr/bin/openssl", X_OK) == 0 || access("/bin/openssl", X_OK) == 0);
+}
+
 int main(void)
 {
+	const struct CMUnitTest missing[] = { cmocka_unit_test(test_prerequisites_missing) };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_get_node, reset),
 		cmocka_unit_test_setup(test_keepalive, reset),
@@ -1011,5 +1024,7 @@ int main(void)
 		cmocka_unit_test_setup(test_malformed_requests_refused, reset),
 	};
 
+	if (!have_prerequisites())
+		return cmocka_run_group_tests_name("http", missing, NULL, NULL);
 	return cmocka_run_group_tests_name("http", tests, group_setup, group_teardown);
 }
