@@ -84,3 +84,16 @@ const struct kube_network *obs_kube_network(const struct obs_kube *k, const char
 			return &k->networks[i];
 	return NULL;
 }
+
+const char *obs_kube_ann_name(enum kube_ann_key key)
+{
+	switch (key) {
+	case KUBE_ANN_PROFILE: return "profile";
+	case KUBE_ANN_RUNTIME: return "runtime";
+	case KUBE_ANN_READY: return "ready";
+	case KUBE_ANN_INTERFACES: return "interfaces";
+	case KUBE_ANN_ATTACHMENT: return "attachment";
+	case KUBE_ANN__COUNT: break;
+	}
+	return NULL;
+}

@@ -165,3 +165,6 @@ const struct kube_nic *obs_kube_nic_by_name(const struct obs_kube *k, const char
 
 /* The Network object named @name, or NULL. */
 const struct kube_network *obs_kube_network(const struct obs_kube *k, const char *name);
+
+/* The key name of @key under the prefix: "profile", "runtime", "ready", "interfaces", "attachment". */
+const char *obs_kube_ann_name(enum kube_ann_key key);

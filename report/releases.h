@@ -9,7 +9,7 @@
 #define RELEASES_SCHEMA "fabric.aicr.run/releases/v1"
 #define RELEASES_ROWS_MAX 256
 #define RELEASES_FILE_MAX (256u << 10)  /* a release file larger than this is refused */
-#define RELEASES_TAG_MAX 64
+#define RELEASES_TAG_MAX 32            /* = sizeof(profile.installer) */
 
 enum releases_component {
 	RELEASES_INSTALLER = 0,         /* nccl-plugin-gpudirecttcpx-dev */
