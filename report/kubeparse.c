@@ -492,7 +492,7 @@ static const struct json *kubeparse_status_of(const struct json *statuses, const
 
 struct kubeparse_pods_acc {
 	struct kube_container *v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int kubeparse_pod_containers(const struct json *pod, size_t pi, bool init,
@@ -554,6 +554,17 @@ static int kubeparse_pod_containers(const struct json *pod, size_t pi, bool init
 		if (acc->n >= KUBE_CONTAINERS_MAX) {
 			kubeparse_err(err, errlen, "pods: more than %d installer or daemon containers", KUBE_CONTAINERS_MAX);
 			return -EINVAL;
+		}
+		if (acc->n == acc->cap) {
+			size_t cap = acc->cap ? acc->cap * 2 : 4;
+			struct kube_container *v = realloc(acc->v, cap * sizeof(*v));
+
+			if (!v) {
+				kubeparse_err(err, errlen, "pods: out of memory");
+				return -ENOMEM;
+			}
+			acc->v = v;
+			acc->cap = cap;
 		}
 		if (kubeparse_str(c, "name", out.name, sizeof(out.name), where, err, errlen) < 0 ||
 		    kubeparse_str(c, "restartPolicy", policy, sizeof(policy), where, err, errlen) < 0)
@@ -627,12 +638,6 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 		goto out;
 	if (json_size(items) > KUBEPARSE_PODS_MAX) {
 		kubeparse_err(err, errlen, "items: more than %d pods", KUBEPARSE_PODS_MAX);
-		goto out;
-	}
-	acc.v = calloc(KUBE_CONTAINERS_MAX, sizeof(*acc.v));
-	if (!acc.v) {
-		r = -ENOMEM;
-		kubeparse_err(err, errlen, "pods: out of memory");
 		goto out;
 	}
 	for (const struct json *pod = json_first(items); pod; pod = json_next(pod), pi++) {
