@@ -484,7 +484,7 @@ static void test_fuzz_fixtures(void **state)
 			assert_true(r == 0 || r == -EINVAL);
 			obs_kube_free(&k);
 		}
-		for (int i = 0; i < 1500; i++) {
+		for (int i = 0; i < 500; i++) {
 			struct obs_kube k = { 0 };
 			char *copy = malloc(len);
 			int r;
