@@ -415,6 +415,26 @@ static void test_bad_input(void **state)
 		{ "{\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}]}", "items[0] is a Pod, not a Node" },
 		{ "{\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"a\"}}]}",
 		  "node 'a' appears more than once in the list" },
+		/* The scanner is strict JSON: no trailing commas, garbage, bad escapes or numbers. */
+		{ "{\"items\":[]} x", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[{\"metadata\":{\"name\":\"a\"}},]}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":\"a\\qb\"}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":\"\\u12g4\"}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":\"a\tb\"}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":01}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":1.}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":-}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":+1}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":1e}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":tru}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\" 1}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[],\"x\":\"abc", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{items:[]}", "not valid JSON (or nested deeper than 64 levels)" },
+		{ "{\"items\":[{\"metadata\":{\"name\":\"a\"},\"status\":{\"x\":[}}]}",
+		  "not valid JSON (or nested deeper than 64 levels)" },
+		{ "\"just a string\"", "expected a NodeList object, got a JSON string" },
+		{ "{\"items\":\"x\"}", "\"items\" is a JSON string, not a list" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -423,6 +443,39 @@ static void test_bad_input(void **state)
 		assert_int_equal(run.r, -EINVAL);
 		assert_string_equal(run.err, cases[i].err);
 	}
+}
+
+/* Valid JSON the scanner must take: escapes decoded, numbers, nesting, first duplicate key wins. */
+static void test_scanner_accepts(void **state)
+{
+	char deep[400], *p = deep;
+	struct run run;
+
+	run = eval_text(P, " {\"kind\":\"List\",\"metadata\":{\"continue\":\"\"},\"items\":[{\"metadata\":"
+			"{\"name\":\"gke-\\u0061\\/b\",\"name\":\"ignored\",\"labels\":{\"node.kubernetes.io/instance-type\":"
+			"\"a3-megagpu-8g\"},\"x\":[-0.5e+3,1E2,0,true,false,null,{},[],\"\\\"\\\\\\b\\f\\n\\r\\t\\u00e9\"]}}]}\r\n\t");
+	assert_diag(&run, "not yet observed: 1 node (gke-a/b): labelled a3-megagpu-8g, no " P "profile annotation yet\n"
+		    "incoherent: 1 TCPXO node: 1 not yet observed; no mapping printed\n");
+	coherence_result_free(&run.res);
+
+	run = eval_text(P, "{\"items\":null}");
+	assert_diag(&run, "incoherent: no TCPXO nodes among 0 nodes; no mapping printed\n");
+	coherence_result_free(&run.res);
+
+	/* 60 levels deep inside a node is fine; 100 is refused. */
+	p += sprintf(p, "{\"items\":[{\"metadata\":{\"name\":\"a\"},\"x\":");
+	memset(p, '[', 60);
+	memset(p + 60, ']', 60);
+	strcpy(p + 120, "}]}");
+	run = eval_text(P, deep);
+	assert_int_equal(run.r, 0);
+	coherence_result_free(&run.res);
+	memset(p, '[', 100);
+	memset(p + 100, ']', 100);
+	strcpy(p + 200, "}]}");
+	run = eval_text(P, deep);
+	assert_int_equal(run.r, -EINVAL);
+	assert_string_equal(run.err, "not valid JSON (or nested deeper than 64 levels)");
 }
 
 /* Paging: continue tokens come back, a refused page adds nothing, reset forgets everything. */
@@ -499,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_scanner_accepts),
 		cmocka_unit_test(test_pages),
 		cmocka_unit_test(test_hostile_text),
 	};
