@@ -84,18 +84,18 @@ int kubenodes_list(struct http_client *c, const char *selector, const struct kub
 			continue;
 		}
 		if (r < 0) {
+			/* The client's message already names the request and status; never the token. */
 			if (r == -EFBIG)
 				strbuf_appendf(err, "GET /api/v1/nodes: a page of %u nodes is larger than %u bytes",
 					       limit, HTTP_BODY_MAX);
+			else if (resp.error[0])
+				strbuf_append(err, resp.error);
 			else if (resp.status)
-				strbuf_appendf(err, "GET /api/v1/nodes: HTTP %ld%s%s%s", resp.status,
-					       resp.error[0] && strncmp(resp.error, "HTTP", 4) ? ": " : "",
-					       resp.error[0] && strncmp(resp.error, "HTTP", 4) ? resp.error : "",
-					       resp.status == 401 || resp.status == 403 ?
-					       " (the credentials need get and list on nodes)" : "");
+				strbuf_appendf(err, "GET /api/v1/nodes: HTTP %ld", resp.status);
 			else
-				strbuf_appendf(err, "GET /api/v1/nodes: %s",
-					       resp.error[0] ? resp.error : strerror(-r));
+				strbuf_appendf(err, "GET /api/v1/nodes: %s", strerror(-r));
+			if (resp.status == 401 || resp.status == 403)
+				strbuf_append(err, " (the credentials need get and list on nodes)");
 			http_response_free(&resp);
 			break;
 		}
