@@ -1,4 +1,4 @@
-/* cmd_once.c - `tcpxo-agent --once`: observe, evaluate, print, exit with the verdict. */
+/* cmd_once.c - `tcpxo-agent --once` and `--cleanup`: observe, evaluate, print, publish. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,36 +6,58 @@
 
 #include "agent/cli.h"
 #include "agent/observe.h"
+#include "agent/publish.h"
 #include "report/profile.h"
 #include "report/render.h"
 
-int cmd_once(const struct cli_options *opt)
+static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p)
 {
-	struct observation o;
-	struct profile p;
-	int observed, code;
-
-	observed = observe_node(opt, &o);
-	if (profile_evaluate(&o, &p) < 0) {
-		fprintf(stderr, "tcpxo-agent: out of memory while evaluating the observation\n");
-		observation_free(&o);
-		return EXIT_UNKNOWN;
-	}
 	if (opt->json) {
-		char *text = render_json(&o, &p);
+		char *text = render_json(o, p);
 
 		if (!text) {
 			fprintf(stderr, "tcpxo-agent: out of memory while rendering JSON\n");
-			code = EXIT_UNKNOWN;
-			goto out;
+			return -ENOMEM;
 		}
 		fputs(text, stdout);
 		free(text);
 	} else {
-		render_human(&o, &p, stdout);
+		render_human(o, p, stdout);
 	}
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "tcpxo-agent: writing the report failed: %s\n", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+int cmd_once(const struct cli_options *opt)
+{
+	struct publisher pb;
+	struct observation o;
+	struct profile p;
+	bool api_ok = true;
+	int observed, code;
+
+	if (publisher_open(opt, true, &pb) < 0)
+		return EXIT_UNKNOWN;
+	observed = observe_node(opt, &o);
+	if (pb.http && !opt->node)
+		fprintf(stderr, "tcpxo-agent: no node name (--node or NODE_NAME): API facts not read\n");
+	if (publisher_read(&pb, opt->node, &o.kube) == -EIO) {
+		api_ok = false;
+		if (o.kube.node_fetch.state != KUBE_FETCH_OK)
+			fprintf(stderr, "tcpxo-agent: reading node %s: %s\n", opt->node, o.kube.node_fetch.message);
+		if (o.kube.pods_fetch.state != KUBE_FETCH_OK)
+			fprintf(stderr, "tcpxo-agent: listing the pods on %s: %s\n", opt->node, o.kube.pods_fetch.message);
+	}
+	if (profile_evaluate(&o, &p) < 0) {
+		fprintf(stderr, "tcpxo-agent: out of memory while evaluating the observation\n");
+		observation_free(&o);
+		publisher_close(&pb);
+		return EXIT_UNKNOWN;
+	}
+	if (once_print(opt, &o, &p) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
@@ -45,8 +67,58 @@ int cmd_once(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: links probe failed: %s\n", o.links.status.message);
 	/* A node whose PCI bus or links could not be read is unknown, not "not ready". */
 	code = observed < 0 ? EXIT_UNKNOWN : p.ready ? EXIT_READY : EXIT_NOT_READY;
+
+	if (!opt->no_publish) {
+		char err[512];
+		unsigned keys;
+
+		if (!pb.http) {
+			/* Nothing to publish to (a laptop, CI): the verdict stands, and we say so. */
+			fprintf(stderr, "tcpxo-agent: no Kubernetes API configured (%s): not published\n", pb.http_why);
+		} else if (!api_ok || !opt->node) {
+			fprintf(stderr, "tcpxo-agent: not published: the API facts could not be read\n");
+			code = EXIT_UNKNOWN;
+		} else if (publisher_write(&pb, &o, &p, &keys, err, sizeof(err)) < 0) {
+			fprintf(stderr, "tcpxo-agent: publish failed: %s\n", err);
+			code = EXIT_UNKNOWN;
+		} else if (keys) {
+			fprintf(stderr, "tcpxo-agent: published %u annotation%s on node %s\n", keys, keys == 1 ? "" : "s",
+				opt->node);
+		} else {
+			fprintf(stderr, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n",
+				opt->node);
+		}
+	}
 out:
 	profile_free(&p);
 	observation_free(&o);
+	publisher_close(&pb);
 	return code;
+}
+
+int cmd_cleanup(const struct cli_options *opt)
+{
+	struct publisher pb;
+	char err[512];
+	int r;
+
+	if (!opt->node) {
+		fprintf(stderr, "tcpxo-agent: --cleanup needs the node name (--node or NODE_NAME)\n");
+		return EXIT_UNKNOWN;
+	}
+	if (publisher_open(opt, true, &pb) < 0)
+		return EXIT_UNKNOWN;
+	if (!pb.http) {
+		fprintf(stderr, "tcpxo-agent: --cleanup: no Kubernetes API configured (%s)\n", pb.http_why);
+		publisher_close(&pb);
+		return EXIT_UNKNOWN;
+	}
+	r = publisher_cleanup(&pb, opt->node, err, sizeof(err));
+	publisher_close(&pb);
+	if (r < 0) {
+		fprintf(stderr, "tcpxo-agent: --cleanup failed: %s\n", err);
+		return EXIT_UNKNOWN;
+	}
+	fprintf(stderr, "tcpxo-agent: removed the %s annotations from node %s\n", opt->prefix, opt->node);
+	return 0;
 }

@@ -18,8 +18,3 @@ int cmd_health(const struct cli_options *opt)
 {
 	return cmd_pending("the health command");
 }
-
-int cmd_cleanup(const struct cli_options *opt)
-{
-	return cmd_pending("--cleanup");
-}

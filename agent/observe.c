@@ -7,6 +7,7 @@
 #include "probes/hostprobe.h"
 #include "probes/links.h"
 #include "probes/pcitopo.h"
+#include "report/cmdline.h"
 
 int observe_node(const struct cli_options *opt, struct observation *ret)
 {
@@ -23,6 +24,13 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	/* Host files and processes: each part carries its own status; only -ENOMEM is fatal. */
 	if (hostprobe_observe(o->root, &o->pci, &o->host) < 0)
 		return -ENOMEM;
+	/* version-pair warns when /proc shows more daemons than the pod list accounts for. */
+	for (size_t i = 0; i < o->host.procs.n; i++) {
+		const struct obs_process *p = &o->host.procs.v[i];
+
+		if (cmdline_daemon_kind(p->comm, (const char *const *)p->argv, p->argc) == CMDLINE_DAEMON_MANAGER)
+			o->kube.host_daemon_processes++;
+	}
 	if (o->pci.status.state != PROBE_OK || o->links.status.state != PROBE_OK)
 		return -EIO;
 	return 0;

@@ -23,7 +23,7 @@ bool kube_name_valid(const char *name)
 	if (!name || !*name)
 		return false;
 	for (const char *p = name; *p; p++, n++) {
-		if (n >= KUBE_NAME_MAX)
+		if (n >= KUBE_NODE_NAME_MAX)
 			return false;
 		if (*p == '.') {
 			if (label == 0 || prev == '-')
@@ -95,7 +95,7 @@ static int kube_node_check(const char *node, struct http_response *resp)
 
 int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
 {
-	char path[sizeof("/api/v1/nodes/") + KUBE_NAME_MAX];
+	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
 	int r = kube_node_check(node, resp);
 
 	if (r < 0)
@@ -106,7 +106,7 @@ int kube_get_node(struct http_client *c, const char *node, struct http_response 
 
 int kube_list_pods(struct http_client *c, const char *node, struct http_response *resp)
 {
-	char path[sizeof("/api/v1/pods?fieldSelector=spec.nodeName%3D") + KUBE_NAME_MAX];
+	char path[sizeof("/api/v1/pods?fieldSelector=spec.nodeName%3D") + KUBE_NODE_NAME_MAX];
 	int r = kube_node_check(node, resp);
 
 	if (r < 0)
@@ -119,7 +119,7 @@ int kube_list_pods(struct http_client *c, const char *node, struct http_response
 int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
 		    struct http_response *resp)
 {
-	char path[sizeof("/api/v1/nodes/") + KUBE_NAME_MAX];
+	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
 	int r = kube_node_check(node, resp);
 
 	if (r < 0)
@@ -170,4 +170,9 @@ refuse:
 	if (r == -ENOMEM)
 		return kube_refuse(resp, r, "out of memory");
 	return kube_refuse(resp, r, "label selector or continue token longer than 4096 bytes");
+}
+
+int kube_list_networks(struct http_client *c, struct http_response *resp)
+{
+	return http_request(c, "GET", "/apis/networking.gke.io/v1/networks", NULL, NULL, resp);
 }

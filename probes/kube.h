@@ -6,7 +6,7 @@
 
 #include "report/http.h"
 
-#define KUBE_NAME_MAX 253               /* a DNS subdomain (RFC 1123) */
+#define KUBE_NODE_NAME_MAX 253               /* a DNS subdomain (RFC 1123) */
 
 /**
  * kube_name_valid() - whether @name is a DNS subdomain (RFC 1123): 1..253 characters of
@@ -58,3 +58,10 @@ int kube_patch_node(struct http_client *c, const char *node, const char *merge_p
  */
 int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit, const char *cont,
 		    struct http_response *resp);
+
+/**
+ * kube_list_networks() - GET /apis/networking.gke.io/v1/networks (GKE multi-network Network
+ * objects; optional facts: a 403 means RBAC does not allow them, a 404 that the CRD is absent).
+ * Return: as http_request().
+ */
+int kube_list_networks(struct http_client *c, struct http_response *resp);

@@ -425,7 +425,7 @@ static void test_daemon_args(void **state)
 	f->procs[0] = (struct obs_process){ .pid = 40, .comm = "bash", .argv = ok_argv, .argc = 3 };
 	f->o.host.procs.n = 1;
 	expect(f, check_daemon_args, CHECK_PASS,
-	       "1 TCPXO daemon process, arguments as expected: pid 40 /bin/bash "
+	       "1 TCPXO daemon command line as expected: pid 40 /bin/bash "
 	       "/fts/entrypoint_rxdm_container.sh --num_hops=2", NULL);
 
 	f->procs[1] = (struct obs_process){ .pid = 41, .comm = "fastrak_gpumem_", .argv = nics_argv, .argc = 3 };
