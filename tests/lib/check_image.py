@@ -96,19 +96,24 @@ def run(argv):
 	return r.returncode, r.stdout
 
 
-def package_of(path):
-	"""Debian package owning @path, trying the usrmerge aliases (/lib <-> /usr/lib) and the link target."""
+def path_variants(path):
+	"""@path, its link target, and their usrmerge aliases (/lib <-> /usr/lib): dpkg knows one of them."""
 	cands = [path, os.path.realpath(path)]
 	for p in list(cands):
-		if p.startswith("/usr/"):
-			cands.append(p[4:])
-		else:
-			cands.append("/usr" + p)
-	for p in cands:
-		rc, out = run(["dpkg", "-S", p])
-		if rc == 0 and out:
-			return out.split(":")[0].split(",")[0].strip()
-	return None
+		cands.append(p[4:] if p.startswith("/usr/") else "/usr" + p)
+	return cands
+
+
+def packages_of(paths):
+	"""{path: Debian package owning it, or None}, with one dpkg -S over every variant (it is slow per call)."""
+	variants = {p: path_variants(p) for p in paths}
+	r = subprocess.run(["dpkg", "-S"] + sorted({v for vs in variants.values() for v in vs}),
+	                   capture_output=True, text=True)
+	owner = {}
+	for line in r.stdout.splitlines():
+		pkgs, _, f = line.partition(": ")
+		owner[f.strip()] = pkgs.split(",")[0].split(":")[0].strip()
+	return {p: next((owner[v] for v in vs if v in owner), None) for p, vs in variants.items()}
 
 
 def installed():
@@ -175,8 +180,9 @@ def cmd_libs(elf, dockerfile):
 	all_ok = closure(listed, db) | base
 	direct = needed(elf)
 	problems, used = [], set()
+	owners = packages_of(libs.values())
 	for soname, path in sorted(libs.items()):
-		pkg = package_of(path)
+		pkg = owners[path]
 		if pkg is None:
 			problems.append("%s (%s) belongs to no Debian package" % (soname, path))
 			continue
