@@ -33,7 +33,9 @@ else
 	bad image-libs-pkgconfig "cannot link a probe with $PKGS: $(head -3 "$tmp/cc.err")"
 fi
 
-if [ -x "$A" ]; then
+if [ -x "$A" ] && objdump -p "$A" | grep -Eq 'NEEDED +lib(asan|ubsan)'; then
+	echo "skip image-libs-binary: $A is a sanitizer build; the image ships the plain build"
+elif [ -x "$A" ]; then
 	$PY libs "$A" >"$tmp/out" || failed=1
 	sed 's/^\(not \)\{0,1\}ok image-libs/&-binary/' "$tmp/out"
 else
