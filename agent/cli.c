@@ -247,7 +247,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 	return 0;
 }
 
-int cli_main(int argc, char **argv)
+int cli_main_fds(int argc, char **argv, bool stdout_closed)
 {
 	struct cli_options opt;
 	int r;
@@ -256,7 +256,11 @@ int cli_main(int argc, char **argv)
 	if (r < 0)
 		return EXIT_UNKNOWN;
 	if (r > 0)
-		return 0;
+		return stdout_closed ? EXIT_UNKNOWN : 0;
+	if (stdout_closed && opt.cmd != CLI_CMD_DAEMON) {
+		fprintf(stderr, "tcpxo-agent: standard output is closed: nowhere to write the report\n");
+		return EXIT_UNKNOWN;
+	}
 	switch (opt.cmd) {
 	case CLI_CMD_ONCE: return cmd_once(&opt);
 	case CLI_CMD_DAEMON: return cmd_daemon(&opt);

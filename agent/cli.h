@@ -55,7 +55,8 @@ enum {
  */
 int cli_parse(int argc, char **argv, struct cli_options *ret);
 
-int cli_main(int argc, char **argv);
+/* Parse and dispatch. @stdout_closed: stdout was closed at start (reports have nowhere to go). */
+int cli_main_fds(int argc, char **argv, bool stdout_closed);
 
 /* Command implementations (agent/cmd_*.c); each returns the process exit code. */
 int cmd_once(const struct cli_options *opt);

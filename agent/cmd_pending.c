@@ -14,11 +14,6 @@ int cmd_daemon(const struct cli_options *opt)
 	return cmd_pending("the daemon mode");
 }
 
-int cmd_interfaces(const struct cli_options *opt)
-{
-	return cmd_pending("the interfaces command");
-}
-
 int cmd_health(const struct cli_options *opt)
 {
 	return cmd_pending("the health command");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent/observe.h"
+#include "probes/hostprobe.h"
 #include "probes/links.h"
 #include "probes/pcitopo.h"
 
@@ -19,6 +20,9 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 		o->pci.status.state = PROBE_OK;
 	if (links_dump(&o->links) >= 0)
 		o->links.status.state = PROBE_OK;
+	/* Host files and processes: each part carries its own status; only -ENOMEM is fatal. */
+	if (hostprobe_observe(o->root, &o->pci, &o->host) < 0)
+		return -ENOMEM;
 	if (o->pci.status.state != PROBE_OK || o->links.status.state != PROBE_OK)
 		return -EIO;
 	return 0;

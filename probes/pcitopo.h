@@ -9,8 +9,11 @@
  * bytes 0x19/0x1a of a type-1 header) and the interface in the function's net/ folder.
  * Sorted by BDF. A malformed entry never exits the process: libpci's error hook is ours.
  *
- * Return: 0, or -errno (-ENOENT: no PCI bus under @root). The status in @ret says what
- * failed and where.
+ * Return: 0, or -errno: -ENOENT/-ENOTDIR/-ELOOP/-EACCES (no readable devices/ under @root),
+ * -E2BIG (more than 8,192 functions), -EINVAL (an entry that is not a BDF), -EIO (some
+ * functions unreadable). @ret is always written and its status says what failed and where;
+ * on -EINVAL/-EIO the readable functions stay in @ret->v but the status is FAILED, so the
+ * PCI part counts as not observed.
  */
 int pcitopo_scan(const char *root, struct obs_pci *ret);
 

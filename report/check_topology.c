@@ -93,9 +93,19 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 		unbound += p->nics[i].state == NIC_STATE_MISSING;
 	if (p->n_nics == want && !unbound)
 		return check_set(c, CHECK_PASS, NULL, "%u GPU NICs (gVNIC 1ae0:0042) besides the primary NIC", want);
-	if (p->n_nics != want)
+	if (p->n_nics != want) {
+		size_t outside = 0;
+
 		strbuf_appendf(&sb, "found %zu GPU NICs (gVNIC 1ae0:0042 besides the primary NIC), expected %u",
 			       p->n_nics, want);
+		/* Name the likely culprit: a gVNIC outside every GPU switch (see pairing). */
+		for (size_t i = 0; i < p->n_nics; i++) {
+			if (p->nics[i].sw >= 0)
+				continue;
+			strbuf_append(&sb, outside++ ? ", " : "; outside every GPU PCIe switch: ");
+			topology_nic_label(&p->nics[i], &sb);
+		}
+	}
 	if (unbound) {
 		size_t named = 0;
 

@@ -28,11 +28,13 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct ch
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c);
 int check_plugin_files(const struct observation *o, struct profile *p, struct check *c);
 
+/* The daemon's arguments, from /proc and pod specs (report/check_daemon.c). */
+int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
+
 /* API-derived checks (report/check_kube.c). */
 int check_machine_type(const struct observation *o, struct profile *p, struct check *c);
 int check_networks(const struct observation *o, struct profile *p, struct check *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c);
-int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
 
 /*
  * Fill NIC rows from the API facts before the checks run (report/check_kube.c): interface

@@ -5,28 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/probe_status.h"
 #include "report/obs_host.h"
 #include "report/obs_kube.h"
 
 #define OBS_IFNAME_MAX 16       /* IFNAMSIZ */
 #define OBS_BDF_MAX 16          /* "dddd:bb:dd.f" + NUL, with room */
-#define OBS_MSG_MAX 512         /* one probe error or finding */
 #define OBS_IPV4_MAX 8          /* IPv4 addresses kept per link */
 #define OBS_IPV4_TEXT 19        /* "255.255.255.255/32" + NUL */
 #define OBS_DRIVER_MAX 32
-
-/* The result of running one probe: did it produce its part of the observation? */
-enum probe_state {
-	PROBE_NOT_RUN = 0,      /* not attempted (e.g. no API configured) */
-	PROBE_OK,
-	PROBE_FAILED,           /* attempted, could not observe: message says why */
-};
-
-struct probe_status {
-	enum probe_state state;
-	int err;                        /* -errno when FAILED */
-	char message[OBS_MSG_MAX];      /* path and reason, for the report */
-};
 
 /* ---- links (netlink, probes/links.c) ---- */
 
@@ -114,10 +101,6 @@ const struct obs_link *observation_link_find(const struct observation *o, const 
  * observation_pci_find() - the PCI function at @bdf, or NULL.
  */
 const struct obs_pci_func *observation_pci_find(const struct observation *o, const char *bdf);
-
-/* Set a probe status to FAILED with a formatted message. */
-void probe_status_fail(struct probe_status *s, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* Format an IPv4 address (network byte order) with prefix into buf (OBS_IPV4_TEXT bytes). */
 void obs_ipv4_format(uint32_t addr, int prefix, char *buf, size_t len);

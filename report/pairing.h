@@ -13,9 +13,10 @@ struct pairing_switch {
 };
 
 struct pairing {
-	struct pairing_switch *sw;      /* switches that hold at least one GPU or GPU NIC, by BDF */
+	struct pairing_switch *sw;      /* GPU switches (holding at least one H100), by BDF */
 	size_t n_sw;
-	int *sw_of;                     /* per obs_pci.v index: switch index, or -1 */
+	int *sw_of;                     /* per obs_pci.v index: GPU switch index, or -1 (also for NICs
+	                                 * in a switch without GPUs: outside every GPU switch) */
 	int *nic_of;                    /* per GPU index: obs_pci.v index of its NIC, or -1 */
 };
 

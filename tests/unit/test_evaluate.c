@@ -71,7 +71,8 @@ static void test_displaced_gvnic(void **state)
 	assert_non_null(strstr(p.checks[CHECK_PAIRING].message, "0000:00:0d.0 (eth9) sits outside every GPU PCIe switch"));
 	assert_non_null(strstr(p.checks[CHECK_PAIRING].remedy, "without a gVNIC additional network"));
 	assert_status(&p, CHECK_GPU_NICS, CHECK_FAIL);
-	assert_non_null(strstr(p.checks[CHECK_GPU_NICS].message, "found 9 GPU NICs"));
+	assert_string_equal(p.checks[CHECK_GPU_NICS].message, "found 9 GPU NICs (gVNIC 1ae0:0042 besides the primary NIC), "
+			    "expected 8; outside every GPU PCIe switch: 0000:00:0d.0 (eth9)");
 	assert_false(p.ready);
 	assert_non_null(strstr(p.summary, "tcpxo: not ready: gpu-nics: "));
 	profile_free(&p);

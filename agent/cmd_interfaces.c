@@ -1,0 +1,210 @@
+/* cmd_interfaces.c - `tcpxo-agent interfaces`: the TCPXO nodes' published mapping, checked, printed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/cli.h"
+#include "probes/kubenodes.h"
+#include "report/coherence.h"
+#include "report/http.h"
+#include "report/strbuf.h"
+
+#define INTERFACES_FILE_MAX ((size_t)256 << 20)        /* a NodeList of ~30,000 fat nodes */
+
+/* Read all of @path ("-": stdin), at most INTERFACES_FILE_MAX bytes. */
+static int interfaces_read(const char *path, char **ret, size_t *ret_len, struct strbuf *err)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	size_t len = 0, cap = 64 << 10;
+	struct stat st;
+	char *buf = NULL;
+	int fd, r;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		strbuf_appendf(err, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			r = -EISDIR;
+			strbuf_append(err, "is a directory, not a NodeList file");
+			goto out;
+		}
+		if (S_ISREG(st.st_mode) && (size_t)st.st_size > INTERFACES_FILE_MAX) {
+			r = -EFBIG;
+			goto too_big;
+		}
+		/* A regular file is read into one buffer of its size: no copies while growing. */
+		if (S_ISREG(st.st_mode) && st.st_size > 0)
+			cap = (size_t)st.st_size + 1;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap || !buf) {
+			char *nb;
+
+			if (buf)
+				cap = cap * 2 > INTERFACES_FILE_MAX + 1 ? INTERFACES_FILE_MAX + 1 : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				r = -ENOMEM;
+				strbuf_append(err, "out of memory");
+				goto out;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			strbuf_appendf(err, "cannot read: %s", strerror(-r));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > INTERFACES_FILE_MAX) {
+			r = -EFBIG;
+			goto too_big;
+		}
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	buf = NULL;
+	r = 0;
+	goto out;
+too_big:
+	strbuf_appendf(err, "larger than %zu MiB: not a NodeList this command reads", INTERFACES_FILE_MAX >> 20);
+out:
+	free(buf);
+	if (!is_stdin)
+		close(fd);
+	return r;
+}
+
+static int interfaces_page(void *userdata, const char *body, size_t len, char **ret_continue, struct strbuf *err)
+{
+	return coherence_add_nodelist(userdata, body, len, ret_continue, err);
+}
+
+static void interfaces_restart(void *userdata)
+{
+	coherence_reset(userdata);
+}
+
+static int interfaces_from_file(const struct cli_options *opt, struct coherence *c)
+{
+	const char *what = strcmp(opt->nodes_file, "-") == 0 ? "stdin" : opt->nodes_file;
+	struct strbuf err = { 0 };
+	size_t len = 0;
+	char *text = NULL;
+	int r;
+
+	if (opt->selector) {
+		fprintf(stderr, "tcpxo-agent: interfaces: --selector filters the API's node list; with --nodes-file, "
+			"select the nodes with kubectl get nodes -l SELECTOR -o json\n");
+		return -EINVAL;
+	}
+	r = interfaces_read(opt->nodes_file, &text, &len, &err);
+	if (r >= 0)
+		r = coherence_add_nodelist(c, text, len, NULL, &err);
+	if (r < 0)
+		fprintf(stderr, "tcpxo-agent: interfaces: %s: %s\n", what, err.s ? err.s : strerror(-r));
+	free(text);
+	strbuf_free(&err);
+	return r < 0 ? r : 0;
+}
+
+static int interfaces_from_api(const struct cli_options *opt, struct coherence *c)
+{
+	const struct http_config cfg = {
+		.server = opt->api_server,
+		.token_file = opt->token_file,
+		.ca_file = opt->ca_file,
+	};
+	const struct kubenodes_sink sink = { interfaces_page, interfaces_restart, c };
+	struct http_client *client = NULL;
+	struct strbuf err = { 0 };
+	char why[256] = "";
+	int r;
+
+	r = http_client_new(&cfg, &client, why, sizeof(why));
+	if (r == -ENOENT) {
+		fprintf(stderr, "tcpxo-agent: interfaces: no API server configured (not in a cluster, no --api-server); "
+			"or read kubectl get nodes -o json with --nodes-file F or -\n");
+		return r;
+	}
+	if (r < 0) {
+		fprintf(stderr, "tcpxo-agent: interfaces: API client: %s\n", why[0] ? why : strerror(-r));
+		return r;
+	}
+	r = kubenodes_list(client, opt->selector, &sink, &err);
+	if (r < 0)
+		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err.s ? err.s : strerror(-r));
+	strbuf_free(&err);
+	http_client_free(client);
+	return r;
+}
+
+static enum coherence_format interfaces_format(enum cli_format f)
+{
+	switch (f) {
+	case CLI_FORMAT_FLAG: return COHERENCE_FORMAT_FLAG;
+	case CLI_FORMAT_YAML: return COHERENCE_FORMAT_YAML;
+	case CLI_FORMAT_JSON: return COHERENCE_FORMAT_JSON;
+	}
+	return COHERENCE_FORMAT_FLAG;
+}
+
+int cmd_interfaces(const struct cli_options *opt)
+{
+	struct coherence_result res = { 0 };
+	struct coherence *c = NULL;
+	struct strbuf err = { 0 };
+	char *mapping = NULL;
+	int r, code = EXIT_UNKNOWN;
+
+	if (coherence_new(opt->prefix, &c) < 0) {
+		fprintf(stderr, "tcpxo-agent: interfaces: out of memory\n");
+		return EXIT_UNKNOWN;
+	}
+	r = opt->nodes_file ? interfaces_from_file(opt, c) : interfaces_from_api(opt, c);
+	if (r < 0)
+		goto out;
+	r = coherence_evaluate(c, &res, &err);
+	if (r < 0) {
+		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err.s ? err.s : strerror(-r));
+		goto out;
+	}
+	fputs(res.diagnostics, stderr);
+	if (!res.coherent) {
+		code = EXIT_NOT_READY;
+		goto out;
+	}
+	r = coherence_format_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);
+	if (r < 0) {
+		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", strerror(-r));
+		goto out;
+	}
+	if (fputs(mapping, stdout) < 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "tcpxo-agent: interfaces: writing the mapping: %s\n", strerror(errno));
+		goto out;
+	}
+	code = EXIT_READY;
+out:
+	free(mapping);
+	strbuf_free(&err);
+	coherence_result_free(&res);
+	coherence_free(c);
+	return code;
+}

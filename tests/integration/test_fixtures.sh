@@ -1,0 +1,124 @@
+#!/bin/sh
+# test_fixtures.sh - the committed fixture trees: lspci draws them, pcitopo+pairing agree with the
+# daemon's path rule, fixtures/gen.py reproduces them byte for byte, and each scenario's shape.
+# Env: TOPDIR (repo root), BUILD (build dir). Prints ok/not ok/skip per case.
+set -u
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOPDIR/$BUILD ;; esac
+PY=/usr/bin/python3
+DUMP=$BUILD/tests/helpers/pci-dump
+FIX=$TOPDIR/fixtures
+failed=0
+
+ok() { echo "ok $1"; }
+notok() { echo "not ok $1: $2"; failed=1; }
+skip() { echo "skip $1: $2"; }
+
+tmp=$(mktemp -d /dev/shm/tcpxo-fixtures.XXXXXX 2>/dev/null || mktemp -d /tmp/tcpxo-fixtures.XXXXXX) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+scenarios=$(cd "$FIX" && $PY -c 'import scenarios; print("\n".join(sorted(scenarios.SCENARIOS)))') || {
+	notok scenarios "cannot load fixtures/scenarios.py"; exit 1; }
+[ -x "$DUMP" ] || { notok pci-dump "$DUMP not built (make $BUILD/tests/helpers/pci-dump)"; exit 1; }
+
+for s in $scenarios; do
+	root=$FIX/$s
+	if [ ! -d "$root/sys/bus/pci/devices" ]; then
+		notok "tree-$s" "$root/sys/bus/pci/devices missing (run fixtures/gen.py)"
+		continue
+	fi
+
+	if ! command -v lspci >/dev/null 2>&1; then
+		skip "lspci-$s" "lspci not installed"
+	elif lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv >"$tmp/lspci.out" 2>"$tmp/lspci.err" \
+	     && [ ! -s "$tmp/lspci.err" ] && grep -q '^-\[0000:00\]' "$tmp/lspci.out"; then
+		ok "lspci-$s"
+	else
+		notok "lspci-$s" "$(head -c 300 "$tmp/lspci.err")"
+	fi
+
+	"$DUMP" --root "$root" >"$tmp/$s.dump" 2>"$tmp/$s.err"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -qx 'status ok' "$tmp/$s.dump"; then
+		notok "scan-$s" "pci-dump exit $rc: $(head -n1 "$tmp/$s.dump") $(head -c 200 "$tmp/$s.err")"
+		continue
+	fi
+	ok "scan-$s"
+
+	"$DUMP" --root "$root" --pairs >"$tmp/$s.ours" 2>&1
+	$PY "$TOPDIR/tests/lib/daemon_pairing.py" --root "$root" >"$tmp/$s.daemon" 2>&1
+	if [ $? -eq 0 ] && cmp -s "$tmp/$s.ours" "$tmp/$s.daemon"; then
+		ok "pairs-match-daemon-$s"
+	else
+		notok "pairs-match-daemon-$s" "$(diff "$tmp/$s.daemon" "$tmp/$s.ours" | head -n 8 | tr '\n' ' ')"
+	fi
+done
+
+# Scenario shapes, from pci-dump's lines (func ... kind=... switch=...; pair GPU NIC).
+count() { grep -c -- "$2" "$tmp/$1.dump"; }
+expect() {  # name, condition description, actual, expected
+	if [ "$3" = "$4" ]; then ok "$1"; else notok "$1" "$2: got '$3', want '$4'"; fi
+}
+pairs_of() { sed -n 's/^pair //p' "$tmp/$1.dump" | tr '\n' ' '; }
+
+if [ -f "$tmp/a3-mega.dump" ]; then
+	expect a3-mega-gpus "GPUs" "$(count a3-mega ' kind=gpu ')" 8
+	expect a3-mega-llcm "LLCM devices" "$(count a3-mega ' kind=llcm ')" 8
+	expect a3-mega-pairs "pairs" "$(pairs_of a3-mega)" \
+"0000:04:00.0 0000:06:00.0 0000:05:00.0 0000:07:00.0 0000:0b:00.0 0000:0d:00.0 0000:0c:00.0 0000:0e:00.0 \
+0000:84:00.0 0000:86:00.0 0000:85:00.0 0000:87:00.0 0000:8b:00.0 0000:8d:00.0 0000:8c:00.0 0000:8e:00.0 "
+	expect a3-mega-netdevs "GPU NIC names by BDF" \
+		"$(grep ' kind=gvnic ' "$tmp/a3-mega.dump" | sed 's/^func \([^ ]*\) .*netdev=\([^ ]*\).*/\1=\2/' | tr '\n' ' ')" \
+		"0000:00:0c.0=eth0 0000:06:00.0=eth1 0000:07:00.0=eth2 0000:0d:00.0=eth3 0000:0e:00.0=eth4 \
+0000:86:00.0=eth5 0000:87:00.0=eth6 0000:8d:00.0=eth7 0000:8e:00.0=eth8 "
+fi
+if [ -f "$tmp/a3-high.dump" ]; then
+	expect a3-high-shape "GPUs/gVNICs/LLCM" "$(count a3-high ' kind=gpu ')/$(count a3-high ' kind=gvnic ')/$(count a3-high ' kind=llcm ')" 8/5/0
+	expect a3-high-pairs "GPUs per NIC (2:1)" \
+		"$(sed -n 's/^pair [^ ]* //p' "$tmp/a3-high.dump" | uniq -c | awk '{print $1}' | tr '\n' ' ')" "2 2 2 2 "
+fi
+if [ -f "$tmp/a3-mega-displaced-gvnic.dump" ]; then
+	d=a3-mega-displaced-gvnic
+	expect displaced-outside "0000:00:0d.0 switch" \
+		"$(sed -n 's/^func 0000:00:0d\.0 .*netdev=\([^ ]*\) switch=\(.*\)$/\1 \2/p' "$tmp/$d.dump")" "eth1 -"
+	expect displaced-gvnics "gVNICs" "$(count $d ' kind=gvnic ')" 10
+	expect displaced-in-switches "gVNICs inside switches" "$(grep ' kind=gvnic ' "$tmp/$d.dump" | grep -vc 'switch=-$')" 8
+fi
+if [ -f "$tmp/cpu-node.dump" ]; then
+	expect cpu-node-no-gpu "GPUs/pairs" "$(count cpu-node ' kind=gpu ')/$(count cpu-node '^pair ')" 0/0
+fi
+if [ -f "$tmp/a3-mega-in-pod.dump" ]; then
+	expect in-pod-bound-no-netdev "0000:86/87 driver, netdev" \
+		"$(grep -E '^func 0000:8[67]:00\.0 ' "$tmp/a3-mega-in-pod.dump" | sed 's/.*driver=\([^ ]*\) netdev=\([^ ]*\).*/\1,\2/' | tr '\n' ' ')" "gve,- gve,- "
+fi
+if [ -f "$tmp/a3-mega-unbound-nic.dump" ]; then
+	expect unbound-nic "0000:8e:00.0 driver, netdev" \
+		"$(sed -n 's/^func 0000:8e:00\.0 .*driver=\([^ ]*\) netdev=\([^ ]*\).*/\1,\2/p' "$tmp/a3-mega-unbound-nic.dump")" "-,-"
+fi
+
+# Reproducible: regenerate every scenario elsewhere and compare with the committed trees.
+# git keeps no empty directories (the in-pod NICs' empty net/), so both sides drop them first.
+if $PY "$FIX/gen.py" --out "$tmp/gen" >"$tmp/gen.err" 2>&1; then
+	for s in $scenarios; do
+		mkdir -p "$tmp/have/$s"
+		for e in "$tmp/gen/$s"/* "$tmp/gen/$s"/.[!.]*; do
+			[ -e "$e" ] || [ -L "$e" ] || continue
+			b=$(basename "$e")
+			if [ -e "$FIX/$s/$b" ] || [ -L "$FIX/$s/$b" ]; then
+				cp -a "$FIX/$s/$b" "$tmp/have/$s/$b"
+			fi
+		done
+		find "$tmp/gen/$s" "$tmp/have/$s" -depth -type d -empty -delete 2>/dev/null
+		mkdir -p "$tmp/gen/$s" "$tmp/have/$s"
+		if diff -r --no-dereference "$tmp/gen/$s" "$tmp/have/$s" >"$tmp/diff.out" 2>&1; then
+			ok "reproducible-$s"
+		else
+			notok "reproducible-$s" "$(head -n 3 "$tmp/diff.out" | sed "s|$tmp/||g" | tr '\n' ' ')"
+		fi
+	done
+else
+	notok reproducible "fixtures/gen.py failed: $(head -c 300 "$tmp/gen.err")"
+fi
+
+exit $failed

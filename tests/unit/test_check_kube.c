@@ -1,0 +1,687 @@
+/* test_check_kube.c - machine-type, networks and version-pair checks, and the API enrichment. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/checks.h"
+#include "report/kubeparse.h"
+#include "report/releases.h"
+
+/*
+ * Test-local stand-ins for report/evaluate.c (the lead's), weak so the real ones win once
+ * they are in libtcpxo.a.
+ */
+#define D15 "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4"
+#define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
+
+static const char *const nic_bdfs[8] = {
+	"0000:06:00.0", "0000:07:00.0", "0000:0d:00.0", "0000:0e:00.0",
+	"0000:86:00.0", "0000:87:00.0", "0000:8d:00.0", "0000:8e:00.0",
+};
+static const char *const gpu_bdfs[8] = {
+	"0000:04:00.0", "0000:05:00.0", "0000:0b:00.0", "0000:0c:00.0",
+	"0000:84:00.0", "0000:85:00.0", "0000:8b:00.0", "0000:8c:00.0",
+};
+
+struct env {
+	struct observation o;
+	struct profile p;
+	struct check c;
+};
+
+static char *fixture(const char *name, size_t *len)
+{
+	const char *top = getenv("TOPDIR");
+	char path[4096];
+	char *buf;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/fixtures/kube/%s", top ? top : ".", name);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void load_node(struct env *e, const char *name)
+{
+	char err[512];
+	size_t len;
+	char *body = fixture(name, &len);
+
+	if (kubeparse_node(body, len, NULL, &e->o.kube, err, sizeof(err)) < 0)
+		fail_msg("%s: %s", name, err);
+	e->o.kube.node_fetch.state = KUBE_FETCH_OK;
+	free(body);
+}
+
+static void load_pods(struct env *e, const char *name)
+{
+	char err[512];
+	size_t len;
+	char *body = fixture(name, &len);
+
+	if (kubeparse_pods(body, len, &e->o.kube, err, sizeof(err)) < 0)
+		fail_msg("%s: %s", name, err);
+	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+	free(body);
+}
+
+static void load_networks(struct env *e, const char *name)
+{
+	char err[512];
+	size_t len;
+	char *body = fixture(name, &len);
+
+	if (kubeparse_networks(body, len, &e->o.kube, err, sizeof(err)) < 0)
+		fail_msg("%s: %s", name, err);
+	e->o.kube.networks_fetch.state = KUBE_FETCH_OK;
+	free(body);
+}
+
+/*
+ * An A3 Mega as evaluate.c would leave it: eth0 (primary) and eth1..eth8 in this namespace
+ * unless @in_pod, GPU NIC rows by BDF, the healthy node and pod lists from the API.
+ */
+static struct env *env_new(bool in_pod)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct observation *o;
+	struct profile *p;
+
+	assert_non_null(e);
+	o = &e->o;
+	p = &e->p;
+	o->pci.v = calloc(9, sizeof(*o->pci.v));
+	o->links.v = calloc(9, sizeof(*o->links.v));
+	p->gpus = calloc(8, sizeof(*p->gpus));
+	p->nics = calloc(8, sizeof(*p->nics));
+	assert_true(o->pci.v && o->links.v && p->gpus && p->nics);
+	o->pci.status.state = PROBE_OK;
+	o->links.status.state = PROBE_OK;
+
+	strcpy(o->pci.v[0].bdf, "0000:00:0c.0");
+	o->pci.v[0].kind = PCI_KIND_GVNIC;
+	strcpy(o->pci.v[0].netdev, "eth0");
+	strcpy(o->links.v[0].name, "eth0");
+	inet_pton(AF_INET, "10.128.0.41", &o->links.v[0].ipv4[0]);
+	o->links.v[0].n_ipv4 = 1;
+	o->links.v[0].ipv4_prefix[0] = 32;
+	o->pci.n = o->links.n = 1;
+	for (int i = 0; i < 8; i++) {
+		struct obs_pci_func *f = &o->pci.v[i + 1];
+		struct profile_nic *nic = &p->nics[i];
+		char ip[16];
+
+		snprintf(ip, sizeof(ip), "10.0.%d.3", 16 + i);
+		strcpy(f->bdf, nic_bdfs[i]);
+		f->kind = PCI_KIND_GVNIC;
+		strcpy(nic->bdf, nic_bdfs[i]);
+		nic->sw = i / 2;
+		nic->n_gpus = 1;
+		nic->gpus[0] = i;
+		strcpy(p->gpus[i].bdf, gpu_bdfs[i]);
+		p->gpus[i].nic = i;
+		if (in_pod) {
+			nic->state = NIC_STATE_IN_POD;
+			continue;
+		}
+		snprintf(f->netdev, sizeof(f->netdev), "eth%d", i + 1);
+		snprintf(nic->name, sizeof(nic->name), "eth%d", i + 1);
+		snprintf(nic->ipv4, sizeof(nic->ipv4), "%s/32", ip);
+		nic->state = NIC_STATE_UP;
+		nic->mtu = 8244;
+		snprintf(o->links.v[o->links.n].name, OBS_IFNAME_MAX, "eth%d", i + 1);
+		inet_pton(AF_INET, ip, &o->links.v[o->links.n].ipv4[0]);
+		o->links.v[o->links.n].n_ipv4 = 1;
+		o->links.v[o->links.n].ipv4_prefix[0] = 32;
+		o->links.n++;
+	}
+	o->pci.n = 9;
+	p->n_gpus = p->n_nics = p->n_paired = 8;
+	p->kind = PROFILE_TCPXO;
+
+	o->kube.configured = true;
+	load_node(e, "node-a3mega.json");
+	load_pods(e, "pods-healthy.json");
+	assert_int_equal(check_kube_enrich(o, p), 0);
+	return e;
+}
+
+static void env_free(struct env *e)
+{
+	observation_free(&e->o);
+	free(e->p.gpus);
+	free(e->p.nics);
+	free(e->p.ifaces);
+	for (size_t i = 0; i < e->p.n_daemons; i++)
+		free(e->p.daemons[i]);
+	free(e->p.daemons);
+	free(e->c.message);
+	free(e->c.remedy);
+	free(e);
+}
+
+#define assert_check(e, st, text) do { \
+		if ((e)->c.status != (st) || !(e)->c.message || !strstr((e)->c.message, (text))) \
+			fail_msg("status %d message '%s', expected %d with '%s'", (e)->c.status, \
+				 (e)->c.message ? (e)->c.message : "(null)", (st), (text)); \
+	} while (0)
+
+/* ---- machine-type ---- */
+
+static void test_machine_type_no_api(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->o.kube.configured = false;
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	assert_string_equal(e->c.message, "no API access: machine type not read");
+
+	e->o.kube.configured = true;
+	e->o.kube.node_fetch.state = KUBE_FETCH_FAILED;
+	strcpy(e->o.kube.node_fetch.message, "HTTP 403 Forbidden");
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_SKIP, "node not read from the API (HTTP 403 Forbidden)");
+	env_free(e);
+}
+
+static void test_machine_type_pass(void **state)
+{
+	struct env *e = env_new(false);
+
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->c.message, "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo");
+	assert_null(e->c.remedy);
+	env_free(e);
+}
+
+static void test_machine_type_accel_mismatch(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_node(e, "node-a3mega-accel-mismatch.json");
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL,
+		     "accelerator label nvidia-h100-80gb does not match a3-megagpu-8g (expects nvidia-h100-mega-80gb)");
+	assert_non_null(e->c.remedy);
+	env_free(e);
+}
+
+static void test_machine_type_hardware_mismatch(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->p.kind = PROFILE_NONE;
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "a3-megagpu-8g must observe profile tcpxo, observed none");
+
+	/* A3 High hardware shape under an A3 High label: fine. */
+	strcpy(e->o.kube.instance_type, "a3-highgpu-8g");
+	strcpy(e->o.kube.accelerator, "nvidia-h100-80gb");
+	e->p.kind = PROFILE_TCPX;
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	/* ...and A3 Mega hardware under an A3 Edge label is not. */
+	strcpy(e->o.kube.instance_type, "a3-edgegpu-8g");
+	e->p.kind = PROFILE_TCPXO;
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "a3-edgegpu-8g must observe profile tcpx, observed tcpxo");
+	env_free(e);
+}
+
+static void test_machine_type_other(void **state)
+{
+	struct env *e = env_new(false);
+
+	strcpy(e->o.kube.instance_type, "n2-standard-8");
+	e->o.kube.accelerator[0] = '\0';
+	e->p.kind = PROFILE_NONE;
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "n2-standard-8 is not a GPUDirect-TCPX(O) type; profile none agrees");
+
+	e->p.kind = PROFILE_TCPXO;
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "machine type n2-standard-8 is not one the agent knows, but the hardware looks like tcpxo");
+
+	/* No labels at all: warn, and the accelerator is judged against the hardware. */
+	e->o.kube.instance_type[0] = '\0';
+	strcpy(e->o.kube.accelerator, "nvidia-h100-80gb");
+	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "accelerator label nvidia-h100-80gb does not match tcpxo (expects nvidia-h100-mega-80gb)");
+	assert_non_null(strstr(e->c.message, "no node.kubernetes.io/instance-type label"));
+	env_free(e);
+}
+
+/* ---- networks ---- */
+
+static void test_networks_pass(void **state)
+{
+	struct env *e = env_new(false);
+
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "eth1=gpu-nic-0,eth2=gpu-nic-1,eth3=gpu-nic-2,eth4=gpu-nic-3,"
+		     "eth5=gpu-nic-4,eth6=gpu-nic-5,eth7=gpu-nic-6,eth8=gpu-nic-7");
+	assert_int_equal(e->p.n_ifaces, 8);
+	assert_string_equal(e->p.ifaces[0].name, "eth1");
+	assert_string_equal(e->p.ifaces[7].network, "gpu-nic-7");
+	/* The enrichment filled the network of every row. */
+	assert_string_equal(e->p.nics[3].network, "gpu-nic-3");
+
+	/* Network objects readable and healthy: still a pass. */
+	load_networks(e, "networks.json");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_int_equal(e->p.n_ifaces, 8);
+	env_free(e);
+}
+
+static void test_networks_no_api(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->o.kube.configured = false;
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_SKIP, "no API access: network mapping not read");
+	assert_int_equal(e->p.n_ifaces, 0);
+	env_free(e);
+}
+
+static void test_networks_non_gpu_nic(void **state)
+{
+	struct env *e = env_new(false);
+
+	/* A fresh profile row set: enrichment runs on the new node facts. */
+	for (int i = 0; i < 8; i++)
+		e->p.nics[i].network[0] = '\0';
+	load_node(e, "node-a3mega-non-gpu-nic-network.json");
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "eth5: network 'vpc-extra-subnet' does not contain 'gpu-nic'");
+	assert_int_equal(e->p.n_ifaces, 0);
+	assert_null(e->p.ifaces);
+	assert_non_null(e->c.remedy);
+	env_free(e);
+}
+
+static void test_networks_nic_info_disagrees(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_node(e, "node-a3mega-nicinfo-mismatch.json");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "nic-info puts eth1 at 0000:07:00.0, the kernel has it at 0000:06:00.0");
+	assert_non_null(strstr(e->c.message, "nic-info puts eth2 at 0000:06:00.0, the kernel has it at 0000:07:00.0"));
+	assert_int_equal(e->p.n_ifaces, 0);
+	env_free(e);
+}
+
+static void test_networks_ip_disagrees(void **state)
+{
+	struct env *e = env_new(false);
+
+	inet_pton(AF_INET, "10.9.9.9", &e->o.links.v[3].ipv4[0]);       /* eth3 */
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "nic-info gives eth3 the address 10.0.18.3, the kernel shows 10.9.9.9/32");
+	assert_int_equal(e->p.n_ifaces, 0);
+
+	/* No address at all is the links check's business, not a disagreement. */
+	e->o.links.v[3].n_ipv4 = 0;
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	env_free(e);
+}
+
+static void test_networks_in_pod(void **state)
+{
+	struct env *e = env_new(true);
+
+	/* Names, addresses and networks of NICs moved into a pod come from the API. */
+	assert_string_equal(e->p.nics[0].name, "eth1");
+	assert_string_equal(e->p.nics[0].ipv4, "10.0.16.3/32");
+	assert_string_equal(e->p.nics[7].network, "gpu-nic-7");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_int_equal(e->p.n_ifaces, 8);
+	env_free(e);
+}
+
+static void test_enrich_keeps_kernel_values(void **state)
+{
+	struct env *e = env_new(false);
+
+	strcpy(e->p.nics[0].name, "ens6");
+	strcpy(e->p.nics[0].ipv4, "192.168.0.2/24");
+	strcpy(e->p.nics[1].network, "set-by-someone");
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_string_equal(e->p.nics[0].name, "ens6");
+	assert_string_equal(e->p.nics[0].ipv4, "192.168.0.2/24");
+	assert_string_equal(e->p.nics[1].network, "set-by-someone");
+	env_free(e);
+}
+
+static void test_networks_missing_facts(void **state)
+{
+	struct env *e = env_new(true);
+	static const char body[] = "{\"metadata\":{\"name\":\"n\",\"annotations\":{\"networking.gke.io/nic-info\":\"[1]\"}}}";
+	char err[256];
+
+	/* A NIC in a pod with no nic-info: no name, no mapping. */
+	for (int i = 0; i < 8; i++)
+		e->p.nics[i].name[0] = e->p.nics[i].network[0] = '\0';
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &e->o.kube, err, sizeof(err)), 0);
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "nic-info[0]: expected an object, got number");
+	assert_non_null(strstr(e->c.message, "no networking.gke.io/north-interfaces annotation"));
+	assert_non_null(strstr(e->c.message, "GPU NIC 0000:06:00.0 has no interface name"));
+	assert_int_equal(e->p.n_ifaces, 0);
+	env_free(e);
+}
+
+static void test_networks_gpu_nic_not_on_bus(void **state)
+{
+	struct env *e = env_new(false);
+
+	/* eth8's function vanished from the bus (and from the rows evaluate.c builds). */
+	e->o.pci.n = 8;
+	e->p.n_nics = 7;
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "nic-info lists eth8 (network gpu-nic-7) at 0000:8e:00.0, which is not on the PCI bus");
+	assert_non_null(strstr(e->c.message, "eth8 is missing"));
+	assert_int_equal(e->p.n_ifaces, 0);
+	env_free(e);
+}
+
+static void test_networks_objects(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_networks(e, "networks-params-not-ready.json");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "Network gpu-nic-3 is not ParamsReady");
+	assert_int_equal(e->p.n_ifaces, 0);
+
+	/* Missing object, no parametersRef. */
+	load_networks(e, "networks.json");
+	e->o.kube.networks[2].has_params_ref = false;   /* sorted: default, gpu-nic-0, gpu-nic-1 */
+	e->o.kube.n_networks = 8;                       /* drop gpu-nic-7 */
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "Network gpu-nic-1 has no parametersRef (GKENetworkParamSet)");
+	assert_non_null(strstr(e->c.message, "Network gpu-nic-7 does not exist"));
+
+	/* Not readable (403): say so, do not fail. */
+	e->o.kube.networks_fetch.state = KUBE_FETCH_FORBIDDEN;
+	strcpy(e->o.kube.networks_fetch.message, "HTTP 403");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "eth8=gpu-nic-7; Network objects not readable (HTTP 403)");
+	assert_int_equal(e->p.n_ifaces, 8);
+	env_free(e);
+}
+
+static void test_networks_tcpx_and_none(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->p.kind = PROFILE_TCPX;
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	e->p.kind = PROFILE_NONE;
+	e->p.n_nics = 0;
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_SKIP, "no GPU NICs observed");
+	env_free(e);
+}
+
+/* ---- version-pair ---- */
+
+static void test_version_pair_pass(void **state)
+{
+	struct env *e = env_new(false);
+
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
+	assert_string_equal(e->p.installer, "v1.0.15");
+	assert_string_equal(e->p.expected_daemon, "v1.0.21");
+	assert_int_equal(e->p.n_daemons, 1);
+	assert_string_equal(e->p.daemons[0], "v1.0.21");
+	/* Re-running replaces, never appends. */
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->p.n_daemons, 1);
+	env_free(e);
+}
+
+static void test_version_pair_skew(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_pods(e, "pods-skew.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_string_equal(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
+	assert_non_null(e->c.remedy);
+	assert_non_null(strstr(e->c.remedy, "ml-team/llama-train-node-0-0-x2b9f"));
+	assert_non_null(strstr(e->c.remedy, "tcpgpudmarxd-dev:v1.0.21"));
+	assert_int_equal(e->p.n_daemons, 1);
+	assert_string_equal(e->p.daemons[0], "v1.0.20");
+	assert_string_equal(e->p.expected_daemon, "v1.0.21");
+	env_free(e);
+}
+
+static void test_version_pair_idle(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_pods(e, "pods-idle.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	assert_string_equal(e->c.message, "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15");
+	assert_int_equal(e->p.n_daemons, 0);
+	assert_string_equal(e->p.installer, "v1.0.15");
+
+	/* A daemon that is not running counts as none. */
+	load_pods(e, "pods-healthy.json");
+	e->o.kube.containers[1].running = false;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	env_free(e);
+}
+
+static void test_version_pair_digest_only(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_pods(e, "pods-digest-only.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "installer v1.0.15 and daemon v1.0.21 pair");
+	assert_string_equal(e->p.daemons[0], "v1.0.21");
+
+	/* With a release table that does not know the digests, both are unknown. */
+	{
+		static const char text[] = "{\"schema\":\"fabric.aicr.run/releases/v1\",\"releases\":"
+					   "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\"}]}";
+		struct releases *t;
+		char err[256];
+
+		assert_int_equal(releases_parse(text, strlen(text), &t, err, sizeof(err)), 0);
+		e->o.kube.releases = t;
+		assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+		assert_check(e, CHECK_WARN, "installer version unknown: its image digest is not in the release table (file)");
+		assert_non_null(strstr(e->c.message, "1 running daemon of unknown version"));
+		assert_int_equal(e->p.n_daemons, 0);
+		assert_string_equal(e->p.installer, "");
+		e->o.kube.releases = NULL;
+		releases_free(t);
+	}
+	env_free(e);
+}
+
+static void test_version_pair_running_digest_wins(void **state)
+{
+	struct env *e = env_new(false);
+
+	/* The tag says v1.0.20, but what runs is v1.0.21's known digest. */
+	load_pods(e, "pods-skew.json");
+	strcpy(e->o.kube.containers[1].image_id_digest, D21);
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->p.daemons[0], "v1.0.21");
+	env_free(e);
+}
+
+static void test_version_pair_installer_problems(void **state)
+{
+	struct env *e = env_new(false);
+
+	/* Not in the table. */
+	strcpy(e->o.kube.containers[0].tag, "v1.0.99");
+	e->o.kube.containers[0].image_id_digest[0] = '\0';
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "installer v1.0.99 is not in the release table (built-in)");
+	assert_string_equal(e->p.installer, "v1.0.99");
+	assert_string_equal(e->p.expected_daemon, "");
+	assert_string_equal(e->p.daemons[0], "v1.0.21");
+
+	/* No installer pod at all. */
+	load_pods(e, "pods-healthy.json");
+	e->o.kube.containers[0].role = KUBE_IMAGE_DAEMON;       /* pretend it is something else */
+	e->o.kube.containers[0].running = false;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-plugin-gpudirecttcpx-dev image");
+	env_free(e);
+}
+
+static void test_version_pair_normalised_tags(void **state)
+{
+	struct env *e = env_new(false);
+
+	/* v1.0.3 pairs with v1.0.09: written v1.0.9 it still pairs; the table's form is expected. */
+	strcpy(e->o.kube.containers[0].tag, "v1.0.3");
+	e->o.kube.containers[0].image_id_digest[0] = '\0';
+	strcpy(e->o.kube.containers[1].tag, "v1.0.9");
+	e->o.kube.containers[1].image_id_digest[0] = '\0';
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->p.expected_daemon, "v1.0.09");
+	assert_string_equal(e->p.daemons[0], "v1.0.9");    /* shown as written */
+	env_free(e);
+}
+
+static void test_version_pair_several_daemons(void **state)
+{
+	struct env *e = env_new(false);
+	struct obs_kube *k = &e->o.kube;
+	struct kube_container *v = realloc(k->containers, 4 * sizeof(*v));
+
+	assert_non_null(v);
+	k->containers = v;
+	/* Two more running daemons: one v1.0.21 (same as the first), one v1.0.20. */
+	for (int i = 2; i < 4; i++) {
+		v[i] = v[1];
+		v[i].argv = NULL;
+		v[i].argc = 0;
+		snprintf(v[i].pod, sizeof(v[i].pod), "other-%d", i);
+		v[i].image_id_digest[0] = '\0';
+	}
+	strcpy(v[3].tag, "v1.0.20");
+	k->n_containers = 4;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
+	assert_int_equal(e->p.n_daemons, 2);
+	assert_string_equal(e->p.daemons[0], "v1.0.20");   /* sorted as versions */
+	assert_string_equal(e->p.daemons[1], "v1.0.21");
+	assert_non_null(strstr(e->c.remedy, "ml-team/other-3"));
+	assert_null(strstr(e->c.remedy, "other-2"));
+	env_free(e);
+}
+
+static void test_version_pair_host_processes(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->o.kube.host_daemon_processes = 1;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	e->o.kube.host_daemon_processes = 2;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "2 daemon processes in /proc, but 1 running daemon container in this node's pods");
+
+	/* An idle node with a daemon process nobody accounts for: warn, not skip. */
+	load_pods(e, "pods-idle.json");
+	e->o.kube.host_daemon_processes = 1;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "1 daemon process in /proc, but 0 running daemon containers");
+	env_free(e);
+}
+
+static void test_version_pair_no_api(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->o.kube.configured = false;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_SKIP, "no API access: installer and daemon versions not read");
+	assert_int_equal(e->p.n_daemons, 0);
+	assert_string_equal(e->p.installer, "");
+
+	e->o.kube.configured = true;
+	e->o.kube.pods_fetch.state = KUBE_FETCH_FAILED;
+	strcpy(e->o.kube.pods_fetch.message, "connection refused");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_SKIP, "pods not read from the API (connection refused)");
+	env_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_machine_type_no_api),
+		cmocka_unit_test(test_machine_type_pass),
+		cmocka_unit_test(test_machine_type_accel_mismatch),
+		cmocka_unit_test(test_machine_type_hardware_mismatch),
+		cmocka_unit_test(test_machine_type_other),
+		cmocka_unit_test(test_networks_pass),
+		cmocka_unit_test(test_networks_no_api),
+		cmocka_unit_test(test_networks_non_gpu_nic),
+		cmocka_unit_test(test_networks_nic_info_disagrees),
+		cmocka_unit_test(test_networks_ip_disagrees),
+		cmocka_unit_test(test_networks_in_pod),
+		cmocka_unit_test(test_enrich_keeps_kernel_values),
+		cmocka_unit_test(test_networks_missing_facts),
+		cmocka_unit_test(test_networks_gpu_nic_not_on_bus),
+		cmocka_unit_test(test_networks_objects),
+		cmocka_unit_test(test_networks_tcpx_and_none),
+		cmocka_unit_test(test_version_pair_pass),
+		cmocka_unit_test(test_version_pair_skew),
+		cmocka_unit_test(test_version_pair_idle),
+		cmocka_unit_test(test_version_pair_digest_only),
+		cmocka_unit_test(test_version_pair_running_digest_wins),
+		cmocka_unit_test(test_version_pair_installer_problems),
+		cmocka_unit_test(test_version_pair_normalised_tags),
+		cmocka_unit_test(test_version_pair_several_daemons),
+		cmocka_unit_test(test_version_pair_host_processes),
+		cmocka_unit_test(test_version_pair_no_api),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1030 @@
+/* test_http.c - report/http.c and probes/kube.c against tests/lib/fakeapi.py (TLS on 127.0.0.1). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "probes/kube.h"
+#include "report/http.h"
+#include "report/json.h"
+
+/* Distinctive, so that any leak into a message is found by substring. */
+#define TOKEN "tcpxo-test-SECRET-7f3a9c2e51d04b8e"
+#define NODE "node-a"
+
+struct server {
+	pid_t pid;
+	unsigned port;
+};
+
+static char dir[64];
+static struct server srv, wrongname_srv;
+static char url[64], token_path[128], ca_path[256], other_ca_path[256];
+
+static const char NODE_JSON[] =
+	"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" NODE "\","
+	"\"resourceVersion\":\"7\",\"labels\":{\"node.kubernetes.io/instance-type\":\"a3-megagpu-8g\"},"
+	"\"annotations\":{\"keep\":\"1\",\"drop\":\"2\"}}}\n";
+static const char PODS_JSON[] =
+	"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":["
+	"{\"metadata\":{\"name\":\"installer\"},\"spec\":{\"nodeName\":\"" NODE "\"}},"
+	"{\"metadata\":{\"name\":\"elsewhere\"},\"spec\":{\"nodeName\":\"node-b\"}}]}\n";
+static const char NODES_JSON[] =
+	"{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":["
+	"{\"metadata\":{\"name\":\"n-c\",\"labels\":{\"pool\":\"x\"}}},"
+	"{\"metadata\":{\"name\":\"n-a\",\"labels\":{\"pool\":\"x\"}}},"
+	"{\"metadata\":{\"name\":\"n-b\",\"labels\":{\"pool\":\"y\"}}}]}\n";
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void path_of(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", dir, name);
+}
+
+static void write_file(const char *name, const char *data, size_t len)
+{
+	char path[256], tmp[300];
+	FILE *f;
+
+	path_of(path, sizeof(path), name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+static void write_str(const char *name, const char *s)
+{
+	write_file(name, s, strlen(s));
+}
+
+static void remove_file(const char *name)
+{
+	char path[256];
+
+	path_of(path, sizeof(path), name);
+	unlink(path);
+}
+
+static char *read_all(const char *name)
+{
+	char path[256];
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	FILE *f;
+
+	path_of(path, sizeof(path), name);
+	f = fopen(path, "r");
+	if (!f)
+		return strdup("");
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? 2 * cap : 8192;
+			buf = realloc(buf, cap + 1);
+			assert_non_null(buf);
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The request log: number of lines, and line @i parsed. */
+static unsigned log_count(void)
+{
+	char *s = read_all("requests.log");
+	unsigned n = 0;
+
+	for (char *p = s; *p; p++)
+		n += *p == '\n';
+	free(s);
+	return n;
+}
+
+static struct json *log_line(unsigned i)
+{
+	char *s = read_all("requests.log"), *p = s, *end;
+	struct json *v = NULL;
+
+	while (i-- > 0) {
+		p = strchr(p, '\n');
+		assert_non_null(p);
+		p++;
+	}
+	end = strchr(p, '\n');
+	assert_non_null(end);
+	assert_int_equal(json_parse(p, (size_t)(end - p), &v), 0);
+	free(s);
+	return v;
+}
+
+static void assert_log(unsigned i, const char *key, const char *want)
+{
+	struct json *v = log_line(i);
+	const char *got = json_get_string(v, key);
+
+	if (!want)
+		assert_int_equal(json_type(json_get(v, key)), JSON_NULL);
+	else
+		assert_string_equal(got ? got : "(absent)", want);
+	json_free(v);
+}
+
+static double log_peer(unsigned i)
+{
+	struct json *v = log_line(i);
+	double d = -1;
+
+	assert_true(json_number(json_get(v, "peer"), &d));
+	json_free(v);
+	return d;
+}
+
+static int run_sh(const char *script, const char *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", script, arg, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int server_start(struct server *s, const char *stem, const char *portfile)
+{
+	const char *top = getenv("TOPDIR") ? getenv("TOPDIR") : ".";
+	char script[512], cert[256], key[256], pf[256];
+	char *port;
+
+	snprintf(script, sizeof(script), "%s/tests/lib/fakeapi.py", top);
+	snprintf(cert, sizeof(cert), "%s/certs/%s.crt", dir, stem);
+	snprintf(key, sizeof(key), "%s/certs/%s.key", dir, stem);
+	path_of(pf, sizeof(pf), portfile);
+	s->pid = fork();
+	if (s->pid < 0)
+		return -errno;
+	if (s->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execl("/usr/bin/python3", "python3", script, "--state", dir, "--port-file", pf,
+		      "--cert", cert, "--key", key, "--max-seconds", "300", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {    /* up to 10 s */
+		int st;
+
+		if (access(pf, F_OK) == 0)
+			break;
+		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+			s->pid = 0;
+			return -ECHILD;
+		}
+		usleep(10000);
+	}
+	port = read_all(portfile);
+	s->port = (unsigned)strtoul(port, NULL, 10);
+	free(port);
+	return s->port ? 0 : -ETIMEDOUT;
+}
+
+static void server_stop(struct server *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGTERM);
+		waitpid(s->pid, NULL, 0);
+		s->pid = 0;
+	}
+}
+
+static int group_setup(void **state)
+{
+	const char *top = getenv("TOPDIR") ? getenv("TOPDIR") : ".";
+	char script[512], certs[128];
+
+	snprintf(dir, sizeof(dir), "/dev/shm/tcpxo-http.XXXXXX");
+	if (!mkdtemp(dir)) {
+		snprintf(dir, sizeof(dir), "/tmp/tcpxo-http.XXXXXX");
+		if (!mkdtemp(dir))
+			return -1;
+	}
+	snprintf(script, sizeof(script), "%s/tests/lib/certs.sh", top);
+	path_of(certs, sizeof(certs), "certs");
+	if (run_sh(script, certs) != 0)
+		return -1;
+	path_of(token_path, sizeof(token_path), "token");
+	snprintf(ca_path, sizeof(ca_path), "%s/ca.crt", certs);
+	snprintf(other_ca_path, sizeof(other_ca_path), "%s/other-ca.crt", certs);
+	write_str("token", TOKEN "\n");
+	write_str("node.json", NODE_JSON);
+	if (server_start(&srv, "server", "port") < 0 || server_start(&wrongname_srv, "wrongname", "port2") < 0)
+		return -1;
+	snprintf(url, sizeof(url), "https://127.0.0.1:%u", srv.port);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[128];
+
+	server_stop(&srv);
+	server_stop(&wrongname_srv);
+	if (strncmp(dir, "/dev/shm/tcpxo-http.", 20) == 0 || strncmp(dir, "/tmp/tcpxo-http.", 16) == 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Each test starts from the same scenario with an empty request log. */
+static int reset(void **state)
+{
+	write_str("token", TOKEN "\n");
+	write_str("node.json", NODE_JSON);
+	write_str("pods.json", PODS_JSON);
+	remove_file("nodes.json");
+	remove_file("faults");
+	write_str("requests.log", "");
+	return 0;
+}
+
+static struct http_client *client_with(unsigned max_attempts, unsigned max_total_ms, unsigned timeout_ms)
+{
+	struct http_config cfg = {
+		.server = url, .token_file = token_path, .ca_file = ca_path,
+		.max_attempts = max_attempts, .max_total_ms = max_total_ms, .timeout_ms = timeout_ms,
+	};
+	struct http_client *c = NULL;
+	char err[256] = "";
+
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), 0);
+	return c;
+}
+
+static struct http_client *client(void)
+{
+	return client_with(0, 0, 0);
+}
+
+static void assert_no_token(const struct http_response *r)
+{
+	assert_null(strstr(r->error, TOKEN));
+}
+
+static void get_ok(struct http_client *c)
+{
+	struct http_response r;
+
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.status, 200);
+	http_response_free(&r);
+}
+
+static void test_get_node(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+	struct json *v;
+
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.attempts, 1);
+	assert_string_equal(r.error, "");
+	assert_non_null(r.body);
+	assert_int_equal(strlen(r.body), r.len);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	assert_string_equal(json_get_string(json_get(v, "metadata"), "name"), NODE);
+	json_free(v);
+	assert_int_equal(log_count(), 1);
+	assert_log(0, "method", "GET");
+	assert_log(0, "path", "/api/v1/nodes/" NODE);
+	assert_log(0, "auth", "ok");        /* the trailing newline of the token file was stripped */
+	http_response_free(&r);
+	http_response_free(&r);             /* idempotent */
+	http_client_free(c);
+}
+
+static void test_keepalive(void **state)
+{
+	struct http_client *c = client();
+
+	get_ok(c);
+	get_ok(c);
+	get_ok(c);
+	assert_int_equal(log_count(), 3);
+	assert_true(log_peer(0) == log_peer(1) && log_peer(1) == log_peer(2));
+	http_client_free(c);
+}
+
+static void test_token_rotated_on_disk(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+
+	get_ok(c);
+	write_str("token", "rotated-" TOKEN "-v2\n");   /* new inode, as the kubelet swaps it */
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.attempts, 1);                /* noticed by stat, not by a 401 */
+	assert_int_equal(log_count(), 2);
+	assert_log(1, "auth", "ok");
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_token_401_rereads(void **state)
+{
+	struct http_client *c = client();
+	char path[256], tok[] = TOKEN "\n";
+	struct http_response r;
+	struct timespec times[2];
+	struct stat st;
+	int fd;
+
+	get_ok(c);
+	/* Rotate in place, same size, same mtime: invisible to stat, only the 401 reveals it. */
+	path_of(path, sizeof(path), "token");
+	assert_int_equal(stat(path, &st), 0);
+	tok[0] = 'X';
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, tok, strlen(tok)), (ssize_t)strlen(tok));
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	assert_int_equal(futimens(fd, times), 0);
+	close(fd);
+
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.attempts, 2);
+	assert_int_equal(log_count(), 3);
+	assert_log(1, "auth", "bad");
+	assert_log(2, "auth", "ok");
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_401_retried_once_only(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+
+	write_str("faults", "{\"mode\":\"401\"}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);
+	assert_int_equal(r.status, 401);
+	assert_int_equal(r.attempts, 2);
+	assert_non_null(strstr(r.error, "401"));
+	assert_no_token(&r);
+	http_response_free(&r);
+
+	write_str("faults", "{\"mode\":\"401\",\"count\":1}");
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.attempts, 2);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_403_404_not_retried(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+
+	write_str("faults", "{\"mode\":\"403\"}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);
+	assert_int_equal(r.status, 403);
+	assert_int_equal(r.attempts, 1);
+	assert_non_null(strstr(r.error, "HTTP 403 Forbidden: nodes is forbidden"));
+	assert_non_null(r.body);                /* the Status is the caller's to read */
+	http_response_free(&r);
+
+	remove_file("faults");
+	assert_int_equal(kube_get_node(c, "node-b", &r), -EIO);
+	assert_int_equal(r.status, 404);
+	assert_int_equal(r.attempts, 1);
+	assert_non_null(strstr(r.error, "nodes \"node-b\" not found"));
+	http_response_free(&r);
+	assert_int_equal(log_count(), 2);
+	http_client_free(c);
+}
+
+static void test_429_honours_retry_after(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+	uint64_t t0 = now_ms();
+
+	write_str("faults", "{\"mode\":\"429\",\"retry_after\":1,\"count\":1}");
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.attempts, 2);
+	assert_int_equal(r.retry_after_s, 1);
+	assert_true(now_ms() - t0 >= 950);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_retry_after_capped(void **state)
+{
+	struct http_client *c = client_with(3, 2000, 0);
+	struct http_response r;
+	uint64_t t0 = now_ms();
+
+	/* An hour is capped to 60 s, which exceeds the 2 s budget: give up at once, not sleep. */
+	write_str("faults", "{\"mode\":\"503\",\"retry_after\":3600}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);
+	assert_int_equal(r.status, 503);
+	assert_int_equal(r.attempts, 1);
+	assert_int_equal(r.retry_after_s, 60);
+	assert_non_null(strstr(r.error, "gave up"));
+	assert_true(now_ms() - t0 < 1000);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_500_three_times_then_ok(void **state)
+{
+	struct http_client *c = client_with(4, 0, 0);
+	struct http_response r;
+
+	write_str("faults", "{\"mode\":\"500\",\"count\":3}");
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.attempts, 4);
+	assert_int_equal(log_count(), 4);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_500_forever_within_budget(void **state)
+{
+	struct http_client *c = client_with(100, 1500, 0);
+	struct http_response r;
+	uint64_t t0 = now_ms(), dt;
+
+	write_str("faults", "{\"mode\":\"500\"}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);
+	dt = now_ms() - t0;
+	assert_int_equal(r.status, 500);
+	assert_true(r.attempts >= 2 && r.attempts < 100);
+	assert_int_equal(log_count(), r.attempts);
+	assert_true(dt <= 1500 + 500);
+	assert_non_null(strstr(r.error, "gave up"));
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_503_bounded_by_attempts(void **state)
+{
+	struct http_client *c = client_with(3, 0, 0);
+	struct http_response r;
+
+	write_str("faults", "{\"mode\":\"503\"}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);
+	assert_int_equal(r.status, 503);
+	assert_int_equal(r.attempts, 3);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_dropped_connection_retried(void **state)
+{
+	struct http_client *c = client_with(2, 0, 0);
+	struct http_response r;
+
+	write_str("faults", "{\"mode\":\"close\",\"count\":1}");
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	assert_int_equal(r.attempts, 2);
+	http_response_free(&r);
+
+	write_str("faults", "{\"mode\":\"short\"}");  /* Content-Length promises more than arrives */
+	assert_int_equal(kube_get_node(c, NODE, &r), -ECONNRESET);
+	assert_int_equal(r.attempts, 2);
+	assert_null(r.body);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_bad_json_reaches_the_parser(void **state)
+{
+	static const char *const modes[] = { "{\"mode\":\"truncated\"}", "{\"mode\":\"invalid\"}" };
+	struct http_client *c = client();
+
+	for (size_t i = 0; i < 2; i++) {
+		struct http_response r;
+		struct json *v = NULL;
+
+		write_str("faults", modes[i]);
+		assert_int_equal(kube_get_node(c, NODE, &r), 0);
+		assert_non_null(r.body);
+		assert_int_equal(json_parse(r.body, r.len, &v), -EINVAL);
+		http_response_free(&r);
+	}
+	http_client_free(c);
+}
+
+static void test_oversized_body(void **state)
+{
+	static const char *const modes[] = { "{\"mode\":\"oversized\"}", "{\"mode\":\"oversized_stream\"}" };
+	struct http_client *c = client();
+
+	for (size_t i = 0; i < 2; i++) {
+		struct http_response r;
+
+		write_str("faults", modes[i]);
+		assert_int_equal(kube_get_node(c, NODE, &r), -EFBIG);
+		assert_int_equal(r.attempts, 1);
+		assert_null(r.body);
+		assert_non_null(strstr(r.error, "larger than"));
+		http_response_free(&r);
+	}
+	remove_file("faults");
+	get_ok(c);                              /* the handle recovers */
+	http_client_free(c);
+}
+
+static void test_hang_times_out(void **state)
+{
+	struct http_client *c = client_with(1, 0, 300);
+	struct http_response r;
+	uint64_t t0 = now_ms();
+
+	write_str("faults", "{\"mode\":\"hang\",\"delay\":30}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -ETIMEDOUT);
+	assert_int_equal(r.status, 0);
+	assert_true(now_ms() - t0 < 3000);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static struct http_client *alarm_client;
+
+static void on_alarm(int sig)
+{
+	http_cancel(alarm_client);
+}
+
+static void arm_cancel(struct http_client *c, unsigned ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_sec = 0, .tv_usec = (long)ms * 1000 } };
+
+	alarm_client = c;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+}
+
+static void test_cancel(void **state)
+{
+	struct http_client *c = client_with(4, 60000, 20000);
+	struct http_response r;
+	uint64_t t0;
+
+	/* In flight: the progress callback sees the flag. */
+	write_str("faults", "{\"mode\":\"hang\",\"delay\":30}");
+	t0 = now_ms();
+	arm_cancel(c, 200);
+	assert_int_equal(kube_get_node(c, NODE, &r), -EINTR);
+	assert_true(now_ms() - t0 < 3000);
+	http_response_free(&r);
+
+	/* In the backoff wait. */
+	write_str("faults", "{\"mode\":\"503\",\"retry_after\":5}");
+	t0 = now_ms();
+	arm_cancel(c, 200);
+	assert_int_equal(kube_get_node(c, NODE, &r), -EINTR);
+	assert_int_equal(r.attempts, 1);
+	assert_true(now_ms() - t0 < 3000);
+	http_response_free(&r);
+
+	/* The cancellation was consumed by the call it stopped. */
+	remove_file("faults");
+	get_ok(c);
+	signal(SIGALRM, SIG_DFL);
+	http_client_free(c);
+}
+
+static void test_wrong_ca_refused(void **state)
+{
+	struct http_config cfg = { .server = url, .token_file = token_path, .ca_file = other_ca_path };
+	struct http_client *c = NULL;
+	struct http_response r;
+
+	assert_int_equal(http_client_new(&cfg, &c, NULL, 0), 0);
+	assert_int_equal(kube_get_node(c, NODE, &r), -EPROTO);
+	assert_int_equal(r.attempts, 1);       /* never retried, never downgraded */
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.error, "certificate"));
+	assert_int_equal(log_count(), 0);      /* the server never saw a request (nor the token) */
+	http_response_free(&r);
+	http_client_free(c);
+
+	cfg.ca_file = "/nonexistent/ca.crt";
+	assert_int_equal(http_client_new(&cfg, &c, NULL, 0), 0);
+	assert_int_equal(kube_get_node(c, NODE, &r), -EPROTO);
+	assert_int_equal(log_count(), 0);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_wrong_name_refused(void **state)
+{
+	char u[64];
+	struct http_config cfg = { .server = u, .token_file = token_path, .ca_file = ca_path };
+	struct http_client *c = NULL;
+	struct http_response r;
+
+	snprintf(u, sizeof(u), "https://127.0.0.1:%u", wrongname_srv.port);
+	assert_int_equal(http_client_new(&cfg, &c, NULL, 0), 0);
+	assert_int_equal(kube_get_node(c, NODE, &r), -EPROTO);
+	assert_int_equal(r.attempts, 1);
+	assert_non_null(strstr(r.error, "127.0.0.1"));
+	assert_int_equal(log_count(), 0);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_server_url_rules(void **state)
+{
+	static const char *const bad[] = {
+		"http://127.0.0.1:1", "HTTP://127.0.0.1", "ftp://127.0.0.1", "127.0.0.1:443", "",
+		"https://", "https://:443", "https://user:pw@127.0.0.1", "https://127.0.0.1:0",
+		"https://127.0.0.1:65536", "https://127.0.0.1:12a", "https://h/x?y=1", "https://h/#f",
+		"https://h/a b", "https://h\r\nX: y", "https://[::1", "https://[]:1", "https://[zz]:1",
+	};
+	static const char *const good[] = {
+		"https://127.0.0.1:6443", "HTTPS://kubernetes.default.svc", "https://[fd00::1]:443",
+		"https://api.example.test/prefix/", "https://h:1",
+	};
+	struct http_config cfg = { .token_file = token_path, .ca_file = ca_path };
+	struct http_client *c;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cfg.server = bad[i];
+		c = NULL;
+		err[0] = '\0';
+		assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
+		assert_null(c);
+		assert_true(err[0] != '\0');
+	}
+	cfg.server = "http://127.0.0.1:1";
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "https://"));
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cfg.server = good[i];
+		c = NULL;
+		assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), 0);
+		http_client_free(c);
+	}
+	http_client_free(NULL);
+}
+
+static void test_in_cluster_environment(void **state)
+{
+	struct http_config cfg = { .token_file = token_path, .ca_file = ca_path };
+	struct http_client *c = NULL;
+	struct http_response r;
+	char err[256] = "", port[16];
+
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -ENOENT);
+	assert_null(c);
+	assert_non_null(strstr(err, "KUBERNETES_SERVICE_HOST"));
+	assert_int_equal(http_client_new(NULL, &c, NULL, 0), -ENOENT);
+
+	setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);   /* bracketed; never contacted */
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), 0);
+	http_client_free(c);
+	setenv("KUBERNETES_SERVICE_HOST", "bad host", 1);
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
+
+	snprintf(port, sizeof(port), "%u", srv.port);
+	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", port, 1);
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(kube_get_node(c, NODE, &r), 0);
+	http_response_free(&r);
+	http_client_free(c);
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+}
+
+static void test_patch_node(void **state)
+{
+	static const char patch[] =
+		"{\"metadata\":{\"annotations\":{\"fabric.aicr.run/ready\":\"true\",\"drop\":null}}}";
+	struct http_client *c = client();
+	struct http_response r;
+	struct json *v;
+	const struct json *ann;
+	char *disk;
+
+	assert_int_equal(kube_patch_node(c, NODE, patch, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	assert_string_equal(json_get_string(json_get(v, "metadata"), "resourceVersion"), "8");
+	ann = json_get_path(v, "metadata", "annotations", NULL);
+	assert_string_equal(json_get_string(ann, "fabric.aicr.run/ready"), "true");
+	assert_string_equal(json_get_string(ann, "keep"), "1");
+	assert_null(json_get(ann, "drop"));
+	json_free(v);
+	http_response_free(&r);
+
+	assert_int_equal(log_count(), 1);
+	assert_log(0, "method", "PATCH");
+	assert_log(0, "path", "/api/v1/nodes/" NODE);
+	assert_log(0, "contentType", "application/merge-patch+json");
+	assert_log(0, "body", patch);
+	disk = read_all("node.json");
+	assert_int_equal(json_parse(disk, strlen(disk), &v), 0);
+	assert_null(json_get(json_get_path(v, "metadata", "annotations", NULL), "drop"));
+	json_free(v);
+	free(disk);
+
+	/* Any other content type is refused by the server (415), and not retried. */
+	assert_int_equal(http_request(c, "PATCH", "/api/v1/nodes/" NODE, "application/json", patch, &r), -EIO);
+	assert_int_equal(r.status, 415);
+	assert_int_equal(r.attempts, 1);
+	http_response_free(&r);
+
+	assert_int_equal(kube_patch_node(c, NODE, "", &r), -EINVAL);
+	assert_int_equal(kube_patch_node(c, NODE, NULL, &r), -EINVAL);
+	assert_int_equal(log_count(), 2);
+	http_client_free(c);
+}
+
+static void test_list_pods(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+	struct json *v;
+	const struct json *items;
+
+	assert_int_equal(kube_list_pods(c, NODE, &r), 0);
+	assert_log(0, "path", "/api/v1/pods");
+	assert_log(0, "query", "fieldSelector=spec.nodeName%3D" NODE);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	items = json_get(v, "items");
+	assert_int_equal(json_size(items), 1);
+	assert_string_equal(json_get_string(json_get(json_first(items), "metadata"), "name"), "installer");
+	json_free(v);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_list_nodes_paging(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+	struct json *v;
+	char *cont;
+
+	write_str("nodes.json", NODES_JSON);
+	assert_int_equal(kube_list_nodes(c, "pool=x", 1, NULL, &r), 0);
+	assert_log(0, "query", "labelSelector=pool%3Dx&limit=1");
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	assert_int_equal(json_size(json_get(v, "items")), 1);
+	assert_string_equal(json_get_string(json_get(json_first(json_get(v, "items")), "metadata"), "name"), "n-a");
+	cont = strdup(json_get_string(json_get(v, "metadata"), "continue"));
+	json_free(v);
+	http_response_free(&r);
+
+	assert_int_equal(kube_list_nodes(c, "pool=x", 1, cont, &r), 0);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	assert_string_equal(json_get_string(json_get(json_first(json_get(v, "items")), "metadata"), "name"), "n-c");
+	assert_null(json_get(json_get(v, "metadata"), "continue"));
+	json_free(v);
+	http_response_free(&r);
+	free(cont);
+
+	assert_int_equal(kube_list_nodes(c, NULL, 0, "garbage", &r), -EIO);
+	assert_int_equal(r.status, 410);
+	assert_int_equal(r.attempts, 1);
+	http_response_free(&r);
+
+	assert_int_equal(kube_list_nodes(c, NULL, 0, NULL, &r), 0);
+	assert_log(3, "query", "");
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	assert_int_equal(json_size(json_get(v, "items")), 3);
+	json_free(v);
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_node_names(void **state)
+{
+	static const char *const bad[] = {
+		"", "A", "node_a", "-a", "a-", "a..b", ".a", "a.", "../etc", "a/b", "a?b", "a%2Fb",
+		"a b", "a\nb", "nodé",
+	};
+	static const char *const good[] = { "a", "node-a", "gke-a3mega-pool-1a2b", "a.b-c.d9", "0" };
+	struct http_client *c = client();
+	struct http_response r;
+	char name[300];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(kube_name_valid(bad[i]));
+		assert_int_equal(kube_get_node(c, bad[i], &r), -EINVAL);
+		assert_int_equal(r.attempts, 0);
+		assert_non_null(strstr(r.error, "invalid node name"));
+		assert_int_equal(kube_list_pods(c, bad[i], &r), -EINVAL);
+		assert_int_equal(kube_patch_node(c, bad[i], "{}", &r), -EINVAL);
+	}
+	assert_false(kube_name_valid(NULL));
+	assert_int_equal(kube_get_node(c, NULL, &r), -EINVAL);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_true(kube_name_valid(good[i]));
+
+	memset(name, 'a', 64);              /* a 64-character label */
+	name[64] = '\0';
+	assert_false(kube_name_valid(name));
+	name[63] = '\0';
+	assert_true(kube_name_valid(name));
+	/* 63 + 1 + 63 + 1 + 63 + 1 + 61 = 253 characters: the longest valid name. */
+	memset(name, 'a', 253);
+	name[63] = name[127] = name[191] = '.';
+	name[253] = '\0';
+	assert_true(kube_name_valid(name));
+	strcat(name, "a");
+	assert_false(kube_name_valid(name));
+	assert_int_equal(log_count(), 0);   /* nothing was sent */
+	http_client_free(c);
+}
+
+static void test_query_escape(void **state)
+{
+	char *s, *big;
+
+	assert_int_equal(kube_query_escape("a=b,c!=d,!e,k8s.io/x~_-.", &s), 0);
+	assert_string_equal(s, "a%3Db%2Cc%21%3Dd%2C%21e%2Ck8s.io%2Fx~_-.");
+	free(s);
+	assert_int_equal(kube_query_escape("\xff &", &s), 0);
+	assert_string_equal(s, "%FF%20%26");
+	free(s);
+	big = malloc(5000);
+	memset(big, 'a', 4999);
+	big[4999] = '\0';
+	assert_int_equal(kube_query_escape(big, &s), -EINVAL);
+	free(big);
+}
+
+static void test_token_file_problems(void **state)
+{
+	struct http_client *c;
+	struct http_response r;
+	char *big;
+
+	remove_file("token");
+	c = client();
+	assert_int_equal(kube_get_node(c, NODE, &r), -ENOENT);
+	assert_int_equal(r.attempts, 0);
+	assert_non_null(strstr(r.error, "token file"));
+	http_client_free(c);
+
+	write_str("token", "ab\x01" "cd\n");
+	c = client();
+	assert_int_equal(kube_get_node(c, NODE, &r), -EINVAL);
+	assert_int_equal(r.attempts, 0);
+	http_client_free(c);
+
+	write_str("token", "\n\n");
+	c = client();
+	assert_int_equal(kube_get_node(c, NODE, &r), -EINVAL);
+	assert_non_null(strstr(r.error, "empty"));
+	http_client_free(c);
+
+	big = malloc((64u << 10) + 2);
+	memset(big, 'a', (64u << 10) + 1);
+	big[(64u << 10) + 1] = '\0';
+	write_str("token", big);
+	c = client();
+	assert_int_equal(kube_get_node(c, NODE, &r), -EFBIG);
+	assert_non_null(strstr(r.error, "64 KiB"));
+	http_client_free(c);
+	free(big);
+	assert_int_equal(log_count(), 0);
+
+	/* A token file that vanishes after a good read: the last good token stays in use. */
+	write_str("token", TOKEN "\r\n");
+	c = client();
+	get_ok(c);
+	remove_file("token");
+	write_str("faults", "{}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);    /* the server itself rejects now */
+	assert_int_equal(r.status, 401);
+	assert_log(1, "auth", "bad");                           /* but it was sent */
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_token_never_in_errors(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+
+	write_str("faults", "{\"mode\":\"leak\"}");
+	assert_int_equal(kube_get_node(c, NODE, &r), -EIO);
+	assert_non_null(strstr(r.body, TOKEN));                 /* the server echoed it ... */
+	assert_no_token(&r);                                    /* ... the message does not */
+	assert_non_null(strstr(r.error, "Bearer [token]"));
+	http_response_free(&r);
+	http_client_free(c);
+}
+
+static void test_malformed_requests_refused(void **state)
+{
+	struct http_client *c = client();
+	struct http_response r;
+
+	assert_int_equal(http_request(c, "GET", "api/v1/nodes", NULL, NULL, &r), -EINVAL);
+	assert_int_equal(http_request(c, "GET", "/a b", NULL, NULL, &r), -EINVAL);
+	assert_int_equal(http_request(c, "GET", "/a\r\nX-Injected: 1", NULL, NULL, &r), -EINVAL);
+	assert_int_equal(http_request(c, "get", "/api", NULL, NULL, &r), -EINVAL);
+	assert_int_equal(http_request(c, "TRACE", "/api", NULL, NULL, &r), -EINVAL);
+	assert_int_equal(http_request(c, "PATCH", "/api", "a\r\nX: y", "{}", &r), -EINVAL);
+	assert_int_equal(http_request(c, "GET", "/api", NULL, "{}", &r), -EINVAL);
+	assert_int_equal(http_request(NULL, "GET", "/api", NULL, NULL, &r), -EINVAL);
+	assert_int_equal(http_request(c, "GET", "/api", NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(r.attempts, 0);
+	assert_int_equal(log_count(), 0);
+	http_client_free(c);
+}
+
+static void test_prerequisites_missing(void **state)
+{
+	print_message("skip: needs /usr/bin/python3 and openssl (scripts/deps.sh test)\n");
+	skip();
+}
+
+static bool have_prerequisites(void)
+{
+	return access("/usr/bin/python3", X_OK) == 0 &&
+	       (access("/usr/bin/openssl", X_OK) == 0 || access("/bin/openssl", X_OK) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest missing[] = { cmocka_unit_test(test_prerequisites_missing) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_get_node, reset),
+		cmocka_unit_test_setup(test_keepalive, reset),
+		cmocka_unit_test_setup(test_token_rotated_on_disk, reset),
+		cmocka_unit_test_setup(test_token_401_rereads, reset),
+		cmocka_unit_test_setup(test_401_retried_once_only, reset),
+		cmocka_unit_test_setup(test_403_404_not_retried, reset),
+		cmocka_unit_test_setup(test_429_honours_retry_after, reset),
+		cmocka_unit_test_setup(test_retry_after_capped, reset),
+		cmocka_unit_test_setup(test_500_three_times_then_ok, reset),
+		cmocka_unit_test_setup(test_500_forever_within_budget, reset),
+		cmocka_unit_test_setup(test_503_bounded_by_attempts, reset),
+		cmocka_unit_test_setup(test_dropped_connection_retried, reset),
+		cmocka_unit_test_setup(test_bad_json_reaches_the_parser, reset),
+		cmocka_unit_test_setup(test_oversized_body, reset),
+		cmocka_unit_test_setup(test_hang_times_out, reset),
+		cmocka_unit_test_setup(test_cancel, reset),
+		cmocka_unit_test_setup(test_wrong_ca_refused, reset),
+		cmocka_unit_test_setup(test_wrong_name_refused, reset),
+		cmocka_unit_test_setup(test_server_url_rules, reset),
+		cmocka_unit_test_setup(test_in_cluster_environment, reset),
+		cmocka_unit_test_setup(test_patch_node, reset),
+		cmocka_unit_test_setup(test_list_pods, reset),
+		cmocka_unit_test_setup(test_list_nodes_paging, reset),
+		cmocka_unit_test_setup(test_node_names, reset),
+		cmocka_unit_test_setup(test_query_escape, reset),
+		cmocka_unit_test_setup(test_token_file_problems, reset),
+		cmocka_unit_test_setup(test_token_never_in_errors, reset),
+		cmocka_unit_test_setup(test_malformed_requests_refused, reset),
+	};
+
+	if (!have_prerequisites())
+		return cmocka_run_group_tests_name("http", missing, NULL, NULL);
+	return cmocka_run_group_tests_name("http", tests, group_setup, group_teardown);
+}

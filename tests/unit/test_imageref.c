@@ -1,0 +1,173 @@
+/* test_imageref.c - image reference parsing and release tag normalisation. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/imageref.h"
+
+#define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
+#define REG "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo"
+
+static void test_parse_tag(void **state)
+{
+	struct imageref r;
+
+	assert_int_equal(imageref_parse(REG "/tcpgpudmarxd-dev:v1.0.21", &r), 0);
+	assert_string_equal(r.registry, "us-docker.pkg.dev");
+	assert_string_equal(r.path, "gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev");
+	assert_string_equal(r.tag, "v1.0.21");
+	assert_string_equal(r.digest, "");
+	assert_string_equal(imageref_basename(&r), "tcpgpudmarxd-dev");
+}
+
+static void test_parse_tag_and_digest(void **state)
+{
+	struct imageref r;
+
+	assert_int_equal(imageref_parse(REG "/tcpgpudmarxd-dev:v1.0.21@" D21, &r), 0);
+	assert_string_equal(r.tag, "v1.0.21");
+	assert_string_equal(r.digest, D21);
+}
+
+static void test_parse_digest_only(void **state)
+{
+	struct imageref r;
+
+	assert_int_equal(imageref_parse(REG "/tcpgpudmarxd-dev@" D21, &r), 0);
+	assert_string_equal(r.tag, "");
+	assert_string_equal(r.digest, D21);
+	assert_string_equal(imageref_basename(&r), "tcpgpudmarxd-dev");
+}
+
+static void test_parse_registry_port(void **state)
+{
+	struct imageref r;
+
+	assert_int_equal(imageref_parse("registry.local:5000/team/tcpgpudmarxd-dev:v1.0.21", &r), 0);
+	assert_string_equal(r.registry, "registry.local:5000");
+	assert_string_equal(r.path, "team/tcpgpudmarxd-dev");
+	assert_string_equal(r.tag, "v1.0.21");
+
+	/* A port without a tag: the ':' belongs to the registry. */
+	assert_int_equal(imageref_parse("localhost:5000/tcpgpudmarxd-dev", &r), 0);
+	assert_string_equal(r.registry, "localhost:5000");
+	assert_string_equal(r.tag, "");
+
+	assert_int_equal(imageref_parse("localhost/repo", &r), 0);
+	assert_string_equal(r.registry, "localhost");
+	/* No registry: Docker Hub style. */
+	assert_int_equal(imageref_parse("library/busybox:1.36", &r), 0);
+	assert_string_equal(r.registry, "");
+	assert_string_equal(r.path, "library/busybox");
+	assert_int_equal(imageref_parse("busybox", &r), 0);
+	assert_string_equal(r.path, "busybox");
+}
+
+static void test_parse_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"", ":v1", "repo:", "repo@", "repo@sha256:abc", "Repo:v1", "repo:-v1", "repo::v1",
+		"repo@sha512:" "8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d",
+		"repo@" D21 "@" D21, "repo@SHA256:8D9E10FD589A34AB8A0AA64F7E70AD075C8F1C69BEA176350F8D211367697E3D",
+		"host:abc/repo", "host:123456/repo", "/repo", "repo/", "a//b", "a/-b", "a/b_", "re po:v1",
+		"repo:v1 ", "repo:v1\n", "host..x/repo", "-host.x/repo",
+	};
+	struct imageref r;
+	char longref[700];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = imageref_parse(bad[i], &r);
+
+		if (rc != -EINVAL)
+			fail_msg("'%s' parsed (%d)", bad[i], rc);
+	}
+	assert_int_equal(imageref_parse(NULL, &r), -EINVAL);
+	memset(longref, 'a', sizeof(longref) - 1);
+	longref[sizeof(longref) - 1] = '\0';
+	assert_int_equal(imageref_parse(longref, &r), -EINVAL);
+	/* A 129-character tag is one too many. */
+	strcpy(longref, "repo:");
+	memset(longref + 5, 't', 129);
+	longref[5 + 129] = '\0';
+	assert_int_equal(imageref_parse(longref, &r), -EINVAL);
+	longref[5 + 128] = '\0';
+	assert_int_equal(imageref_parse(longref, &r), 0);
+}
+
+static void test_digest_of(void **state)
+{
+	char buf[IMAGEREF_DIGEST_MAX];
+
+	assert_int_equal(imageref_digest_of(REG "/tcpgpudmarxd-dev@" D21, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, D21);
+	assert_int_equal(imageref_digest_of("docker-pullable://" REG "/x@" D21, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, D21);
+	/* A bare config digest is not a repository digest. */
+	assert_int_equal(imageref_digest_of(D21, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(imageref_digest_of("", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(imageref_digest_of(NULL, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(imageref_digest_of("x@sha256:12", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(imageref_digest_of("x@" D21, buf, 10), -ENOSPC);
+}
+
+static void test_normalize(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "v1.0.09", "v1.0.9" }, { "v1.0.9", "v1.0.9" }, { "v1.0.9-1", "v1.0.9" },
+		{ "v1.0.13_1", "v1.0.13" }, { "v1.0.6-sctp", "v1.0.6" }, { "1.0.4", "v1.0.4" },
+		{ "v1.0.21", "v1.0.21" }, { "V2", "v2" }, { "v1.2.3.4", "v1.2.3.4" },
+	};
+	static const char *const bad[] = {
+		"latest", "v1.0.x", "v1.0.9-rc1", "v", "", "v1..2", "v1.0.9-", "v1.0.9_", "v1.2.3.4.5",
+		"v1234567890.0", "v1.0.9-1-1", "v1.0.9-sctp-1",
+	};
+	char buf[IMAGEREF_VERSION_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(imageref_version_normalize(cases[i][0], buf, sizeof(buf)), 0);
+		assert_string_equal(buf, cases[i][1]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (imageref_version_normalize(bad[i], buf, sizeof(buf)) != -EINVAL)
+			fail_msg("'%s' normalised to '%s'", bad[i], buf);
+	assert_int_equal(imageref_version_normalize("v1.0.21", buf, 4), -ENOSPC);
+}
+
+static void test_equal_and_cmp(void **state)
+{
+	assert_true(imageref_version_equal("v1.0.09", "v1.0.9"));
+	assert_true(imageref_version_equal("v1.0.13_1", "v1.0.13"));
+	assert_true(imageref_version_equal("v1.0.9-1", "v1.0.9"));
+	assert_false(imageref_version_equal("v1.0.20", "v1.0.21"));
+	assert_false(imageref_version_equal("v1.0.2", "v1.0.20"));
+	assert_true(imageref_version_equal("latest", "latest"));
+	assert_false(imageref_version_equal("latest", "v1.0.1"));
+	assert_false(imageref_version_equal(NULL, "v1"));
+
+	assert_true(imageref_version_cmp("v1.0.9", "v1.0.10") < 0);
+	assert_true(imageref_version_cmp("v1.0.21", "v1.0.20") > 0);
+	assert_true(imageref_version_cmp("v1.0.21", "latest") < 0);
+	assert_true(imageref_version_cmp("v1.0", "v1.0.0") < 0);
+	assert_int_equal(imageref_version_cmp("v1.0.21", "v1.0.21"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_tag),
+		cmocka_unit_test(test_parse_tag_and_digest),
+		cmocka_unit_test(test_parse_digest_only),
+		cmocka_unit_test(test_parse_registry_port),
+		cmocka_unit_test(test_parse_rejects),
+		cmocka_unit_test(test_digest_of),
+		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_equal_and_cmp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,198 @@
+/* test_releases.c - the built-in release table, the release file format and its loader. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report/releases.h"
+
+#define D15 "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4"
+#define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
+
+static void test_builtin_pairs(void **state)
+{
+	/* Every row of REFERENCE §4 plus the source-only tags, queried as users write them. */
+	static const char *const pairs[][2] = {
+		{ "v1.0.15", "v1.0.21" }, { "v1.0.14", "v1.0.20" }, { "v1.0.12", "v1.0.18" },
+		{ "v1.0.11", "v1.0.17" }, { "v1.0.9-1", "v1.0.15" }, { "v1.0.9", "v1.0.15" },
+		{ "v1.0.8-1", "v1.0.14" }, { "v1.0.7", "v1.0.13_1" }, { "v1.0.6", "v1.0.12" },
+		{ "v1.0.5", "v1.0.11" }, { "v1.0.4", "v1.0.10" }, { "v1.0.03", "v1.0.09" },
+		{ "v1.0.2", "v1.0.8" }, { "v1.0.1", "v1.0.8" }, { "v1.0.0", "v1.0.6-sctp" },
+		{ "v1.0.13", "v1.0.19" }, { "v1.0.16", "v1.0.23" }, { "v1.0.17", "v1.0.23" },
+	};
+	const struct releases *t = releases_builtin();
+
+	assert_int_equal(t->n, 17);
+	assert_string_equal(t->source, "built-in");
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		const char *d = releases_expected_daemon(t, pairs[i][0]);
+
+		if (!d || strcmp(d, pairs[i][1]) != 0)
+			fail_msg("installer %s: expected daemon %s, got %s", pairs[i][0], pairs[i][1], d ? d : "(none)");
+	}
+	assert_null(releases_expected_daemon(t, "v1.0.99"));
+	assert_null(releases_expected_daemon(t, "latest"));
+	assert_null(releases_expected_daemon(t, ""));
+	assert_null(releases_expected_daemon(t, NULL));
+	/* v1.0.1 is not v1.0.10 or v1.0.15. */
+	assert_string_equal(releases_find_installer(t, "v1.0.1")->date, "2024-05-20");
+}
+
+static void test_builtin_digests(void **state)
+{
+	const struct releases *t = releases_builtin();
+
+	assert_string_equal(releases_tag_by_digest(t, RELEASES_INSTALLER, D15), "v1.0.15");
+	assert_string_equal(releases_tag_by_digest(t, RELEASES_DAEMON, D21), "v1.0.21");
+	/* A digest names one component only. */
+	assert_null(releases_tag_by_digest(t, RELEASES_DAEMON, D15));
+	assert_null(releases_tag_by_digest(t, RELEASES_INSTALLER, D21));
+	assert_null(releases_tag_by_digest(t, RELEASES_DAEMON, ""));
+	assert_null(releases_tag_by_digest(t, RELEASES_DAEMON, NULL));
+	releases_free((struct releases *)t);    /* ignored for the built-in table */
+}
+
+static const char good[] =
+	"{\"schema\":\"fabric.aicr.run/releases/v1\",\"releases\":["
+	"{\"date\":\"2026-03-01\",\"installer\":\"v1.0.18\",\"daemon\":\"v1.0.24\","
+	"\"installerDigest\":\"" D15 "\",\"daemonDigest\":\"" D21 "\"},"
+	"{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\"}]}";
+
+static void test_parse_good(void **state)
+{
+	struct releases *t = NULL;
+	char err[256] = "";
+
+	assert_int_equal(releases_parse(good, strlen(good), &t, err, sizeof(err)), 0);
+	assert_int_equal(t->n, 2);
+	assert_string_equal(t->rows[0].date, "2026-03-01");
+	assert_string_equal(releases_expected_daemon(t, "v1.0.18"), "v1.0.24");
+	assert_string_equal(releases_tag_by_digest(t, RELEASES_DAEMON, D21), "v1.0.24");
+	assert_null(releases_expected_daemon(t, "v1.0.14"));   /* the file replaces the built-in table */
+	releases_free(t);
+	releases_free(NULL);
+}
+
+static void expect_bad(const char *text, const char *needle)
+{
+	struct releases *t = NULL;
+	char err[256] = "";
+	int r = releases_parse(text, strlen(text), &t, err, sizeof(err));
+
+	if (r != -EINVAL)
+		fail_msg("accepted (%d): %s", r, text);
+	assert_null(t);
+	if (!strstr(err, needle))
+		fail_msg("error '%s' does not mention '%s'", err, needle);
+}
+
+#define S "{\"schema\":\"fabric.aicr.run/releases/v1\",\"releases\":"
+
+static void test_parse_bad(void **state)
+{
+	expect_bad("", "not valid JSON");
+	expect_bad("{\"schema\":", "not valid JSON");
+	expect_bad("[]", "expected a JSON object");
+	expect_bad("{\"schema\":\"fabric.aicr.run/releases/v2\",\"releases\":[]}", "schema");
+	expect_bad("{\"releases\":[]}", "schema");
+	expect_bad(S "[]}", "0 rows");
+	expect_bad(S "{}}", "releases: expected an array");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\"}],\"extra\":1}", "unknown member \"extra\"");
+	expect_bad(S "[1]}", "releases[0]: expected an object, got number");
+	expect_bad(S "[{\"installer\":\"v1.0.15\"}]}", "required");
+	expect_bad(S "[{\"installer\":15,\"daemon\":\"v1.0.21\"}]}", "releases[0].installer: expected a string");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"installerDigests\":\"x\"}]}",
+		   "unknown member \"installerDigests\"");
+	expect_bad(S "[{\"installer\":\"latest\",\"daemon\":\"v1.0.21\"}]}", "not release tags");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"date\":\"Jan 9\"}]}", "YYYY-MM-DD");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"daemonDigest\":\"sha256:abc\"}]}",
+		   "digests must be");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\"},{\"installer\":\"v1.0.015\",\"daemon\":\"v1.0.20\"}]}",
+		   "already listed");
+	expect_bad(S "[{\"installer\":\"v1.0.15555555555555555555555555555555\",\"daemon\":\"v1\"}]}", "longer than");
+}
+
+static void test_parse_row_limit(void **state)
+{
+	size_t cap = 64 + (RELEASES_ROWS_MAX + 1) * 64;
+	char *text = malloc(cap);
+	size_t o;
+
+	assert_non_null(text);
+	o = (size_t)snprintf(text, cap, "%s[", S);
+	for (int i = 0; i <= RELEASES_ROWS_MAX; i++)
+		o += (size_t)snprintf(text + o, cap - o, "%s{\"installer\":\"v2.%d\",\"daemon\":\"v3.%d\"}",
+				      i ? "," : "", i, i);
+	snprintf(text + o, cap - o, "]}");
+	expect_bad(text, "257 rows");
+	free(text);
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_load(void **state)
+{
+	char dir[] = "/tmp/test_releases.XXXXXX", path[64], err[512];
+	struct releases *t = NULL;
+	char *big;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/releases.json", dir);
+	write_file(path, good, strlen(good));
+	assert_int_equal(releases_load(path, &t, err, sizeof(err)), 0);
+	assert_string_equal(t->source, path);
+	assert_int_equal(t->n, 2);
+	releases_free(t);
+
+	/* Errors name the file. */
+	write_file(path, "{", 1);
+	assert_int_equal(releases_load(path, &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "not valid JSON"));
+
+	big = malloc(RELEASES_FILE_MAX + 10);
+	assert_non_null(big);
+	memset(big, ' ', RELEASES_FILE_MAX + 10);
+	write_file(path, big, RELEASES_FILE_MAX + 1);
+	assert_int_equal(releases_load(path, &t, err, sizeof(err)), -EFBIG);
+	/* Exactly the limit is read (and then parsed). */
+	memcpy(big, good, strlen(good));
+	write_file(path, big, RELEASES_FILE_MAX);
+	assert_int_equal(releases_load(path, &t, err, sizeof(err)), 0);
+	releases_free(t);
+	free(big);
+
+	assert_int_equal(releases_load(dir, &t, err, sizeof(err)), -EISDIR);
+	unlink(path);
+	assert_int_equal(releases_load(path, &t, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "No such file"));
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_pairs),
+		cmocka_unit_test(test_builtin_digests),
+		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_row_limit),
+		cmocka_unit_test(test_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
