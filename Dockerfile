@@ -1,0 +1,21 @@
+# Dockerfile - tcpxo-agent image: build on Debian 12, run on Debian 12 slim as 65532 with only the runtime libraries.
+#   docker build -t ghcr.io/aicr/tcpxo-agent:0.1.0 .
+# tests/integration/test_image_libs.sh checks that the runtime install line provides every library the binary links.
+
+FROM debian:12 AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends build-essential pkg-config \
+      libnl-3-dev libnl-route-3-dev libpci-dev libudev-dev libcurl4-openssl-dev libcjson-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN make WERROR=1 \
+ && install -D -m 0755 -s build/tcpxo-agent /out/usr/local/bin/tcpxo-agent
+
+FROM debian:12-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libnl-3-200 libnl-route-3-200 libpci3 libudev1 libcurl4 libcjson1 ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/usr/local/bin/tcpxo-agent /usr/local/bin/tcpxo-agent
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/tcpxo-agent"]

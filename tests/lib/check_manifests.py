@@ -1,0 +1,467 @@
+# check_manifests.py - check manifests/daemonset against the agent's contracts; prints ok/not ok/skip per case.
+# Usage: /usr/bin/python3 tests/lib/check_manifests.py TOPDIR [AGENT_BINARY]
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cel  # noqa: E402
+
+TOP = sys.argv[1]
+AGENT = sys.argv[2] if len(sys.argv) > 2 else ""
+MDIR = os.path.join(TOP, "manifests", "daemonset")
+IMAGE_REPO = "ghcr.io/aicr/tcpxo-agent"
+PREFIX = "fabric.aicr.run/"
+NODE_NAME_CLAIM = "authentication.kubernetes.io/node-name"
+HOST_MOUNTS = {"/sys", "/dev", "/proc", "/home/kubernetes/bin/nvidia"}
+BINARIES = ("tcpxo-agent", "/usr/local/bin/tcpxo-agent")
+
+failed = False
+
+
+def case(name):
+	def run(fn):
+		global failed
+		try:
+			res = fn()
+		except Exception as err:  # a broken manifest must be reported, never crash the run
+			failed = True
+			msg = str(err).replace("\n", " ") or type(err).__name__
+			print("not ok %s: %s" % (name, msg[:400]))
+			return fn
+		if isinstance(res, str) and res.startswith("skip"):
+			print("skip %s: %s" % (name, res[5:]))
+		else:
+			print("ok %s" % name)
+		return fn
+	return run
+
+
+def check(cond, msg):
+	if not cond:
+		raise AssertionError(msg)
+
+
+def load_all():
+	docs = {}
+	for dirpath, _, files in os.walk(MDIR):
+		for f in sorted(files):
+			if f.endswith((".yaml", ".yml")):
+				path = os.path.join(dirpath, f)
+				with open(path) as fh:
+					docs[os.path.relpath(path, MDIR)] = [d for d in yaml.safe_load_all(fh) if d is not None]
+	return docs
+
+
+DOCS = {}
+OBJS = []   # (file, object) of every Kubernetes object (kustomizations excluded)
+
+
+@case("yaml-parses")
+def _():
+	DOCS.update(load_all())
+	check(DOCS, "no YAML under manifests/daemonset")
+	for f, docs in DOCS.items():
+		for d in docs:
+			check(isinstance(d, dict), "%s: a document is not a mapping" % f)
+			if os.path.basename(f) == "kustomization.yaml":
+				continue
+			for key in ("apiVersion", "kind"):
+				check(key in d, "%s: a document without %s" % (f, key))
+			check(d.get("metadata", {}).get("name"), "%s: %s without metadata.name" % (f, d.get("kind")))
+			OBJS.append((f, d))
+
+
+def objs(kind, name=None):
+	return [o for _, o in OBJS if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)]
+
+
+def one(kind, name=None):
+	found = objs(kind, name)
+	check(len(found) == 1, "expected one %s %s, found %d" % (kind, name or "", len(found)))
+	return found[0]
+
+
+def makefile_version():
+	with open(os.path.join(TOP, "Makefile")) as fh:
+		m = re.search(r"^VERSION\s*:?=\s*(\S+)\s*$", fh.read(), re.M)
+	check(m, "no VERSION in the Makefile")
+	return m.group(1)
+
+
+def pod_specs():
+	"""(where, pod spec) of every pod the manifests create."""
+	out = []
+	for f, o in OBJS:
+		if o["kind"] == "Pod":
+			out.append(("%s Pod/%s" % (f, o["metadata"]["name"]), o["spec"]))
+		elif o["kind"] in ("DaemonSet", "Deployment", "Job"):
+			out.append(("%s %s/%s" % (f, o["kind"], o["metadata"]["name"]), o["spec"]["template"]["spec"]))
+	check(out, "no pods in the manifests")
+	return out
+
+
+def containers(spec):
+	return list(spec.get("initContainers", [])) + list(spec.get("containers", []))
+
+
+def agent_commands(spec):
+	"""argv lists of every tcpxo-agent invocation in a pod spec: container args and exec probes."""
+	out = []
+	for c in containers(spec):
+		cmd = c.get("command")
+		if cmd is None or cmd[0] in BINARIES:
+			out.append(list(cmd[1:] if cmd else []) + list(c.get("args", [])))
+		for p in ("livenessProbe", "readinessProbe", "startupProbe"):
+			ex = c.get(p, {}).get("exec")
+			if ex:
+				check(ex["command"][0] in BINARIES, "%s: %s does not run tcpxo-agent" % (c["name"], p))
+				out.append(ex["command"][1:])
+	return out
+
+
+def opt_value(argv, name):
+	"""Value of --name in argv (either --name=V or --name V), or None."""
+	for i, a in enumerate(argv):
+		if a == name and i + 1 < len(argv):
+			return argv[i + 1]
+		if a.startswith(name + "="):
+			return a[len(name) + 1:]
+	return None
+
+
+@case("kustomization-lists-every-file")
+def _():
+	for dirpath, dirs, files in os.walk(MDIR):
+		yamls = sorted(f for f in files if f.endswith((".yaml", ".yml")) and f != "kustomization.yaml")
+		rel = os.path.relpath(dirpath, MDIR)
+		if "kustomization.yaml" not in files:
+			# Standalone manifests (the debug pod) must not be in any kustomization's resources.
+			continue
+		k = DOCS[os.path.normpath(os.path.join(rel, "kustomization.yaml"))][0]
+		listed = list(k.get("resources", []))
+		for r in listed:
+			check(os.path.exists(os.path.join(dirpath, r)), "%s lists missing %s" % (rel, r))
+		local = sorted(r for r in listed if "/" not in r)
+		if k.get("kind") == "Component":
+			check(not yamls, "%s: component with loose files %s" % (rel, yamls))
+		else:
+			check(local == yamls, "%s: resources %s but files %s" % (rel, local, yamls))
+		for comp in k.get("components", []):
+			check(os.path.isfile(os.path.join(dirpath, comp, "kustomization.yaml")), "%s: no component %s" % (rel, comp))
+		# The commented "components:" hint must name a component that exists.
+		with open(os.path.join(dirpath, "kustomization.yaml")) as fh:
+			for m in re.finditer(r"^#\s+-\s+(\S+)\s*$", fh.read(), re.M):
+				check(os.path.isfile(os.path.join(dirpath, m.group(1), "kustomization.yaml")),
+				      "%s: commented component %s does not exist" % (rel, m.group(1)))
+	top = DOCS["kustomization.yaml"][0]
+	check("debug" not in " ".join(top.get("resources", [])), "the debug pod must not be installed")
+
+
+@case("kustomize-builds")
+def _():
+	kubectl = shutil.which("kubectl")
+	if not kubectl:
+		return "skip kubectl (with its built-in kustomize) is not installed"
+	with tempfile.TemporaryDirectory() as tmp:
+		shutil.copytree(MDIR, os.path.join(tmp, "daemonset"))
+		os.mkdir(os.path.join(tmp, "o"))
+		with open(os.path.join(tmp, "o", "kustomization.yaml"), "w") as fh:
+			fh.write("resources: [../daemonset]\ncomponents: [../daemonset/components/a3-high]\n")
+		outs = {}
+		for d in ("daemonset", "daemonset/uninstall", "o"):
+			r = subprocess.run([kubectl, "kustomize", os.path.join(tmp, d)], capture_output=True, text=True, timeout=60)
+			check(r.returncode == 0, "kubectl kustomize %s: %s" % (d, r.stderr.strip()[:300]))
+			outs[d] = list(yaml.safe_load_all(r.stdout))
+	kinds = sorted(o["kind"] for o in outs["daemonset"])
+	check(kinds == sorted(o["kind"] for f, o in OBJS if "/" not in f), "rendered kinds %s" % kinds)
+	ds = [o for o in outs["o"] if o["kind"] == "DaemonSet"][0]
+	vals = ds["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+		"requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"]
+	check(vals == ["a3-megagpu-8g", "a3-highgpu-8g", "a3-edgegpu-8g"], "a3-high component gives %s" % vals)
+
+
+@case("namespace-consistent")
+def _():
+	ns = one("Namespace")["metadata"]["name"]
+	check(one("Namespace")["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") == "privileged",
+	      "hostPath and hostNetwork need Pod Security level privileged on the namespace")
+	for f, o in OBJS:
+		if o["kind"] in ("ServiceAccount", "DaemonSet", "Pod"):
+			check(o["metadata"].get("namespace") == ns, "%s %s not in namespace %s" % (f, o["kind"], ns))
+	sa = one("ServiceAccount")["metadata"]["name"]
+	subj = one("ClusterRoleBinding")["subjects"]
+	check(subj == [{"kind": "ServiceAccount", "name": sa, "namespace": ns}], "binding subjects %s" % subj)
+	pol = one("ValidatingAdmissionPolicy")
+	user = "system:serviceaccount:%s:%s" % (ns, sa)
+	mcs = " ".join(m["expression"] for m in pol["spec"]["matchConditions"])
+	check("'%s'" % user in mcs, "policy matchConditions do not name %s" % user)
+	for where, spec in pod_specs():
+		if spec.get("automountServiceAccountToken", True):
+			check(spec.get("serviceAccountName") == sa, "%s runs with a token but not as %s" % (where, sa))
+
+
+@case("rbac-least-privilege")
+def _():
+	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "pods", "list"),
+	        ("networking.gke.io", "networks", "get"), ("networking.gke.io", "networks", "list")}
+	check(not objs("Role") and not objs("RoleBinding"), "unexpected namespaced Role/RoleBinding")
+	role = one("ClusterRole")
+	check("aggregationRule" not in role, "aggregated ClusterRole")
+	got = set()
+	for r in role["rules"]:
+		check(set(r) <= {"apiGroups", "resources", "verbs"}, "rule with %s" % sorted(set(r)))
+		for g in r["apiGroups"]:
+			for res in r["resources"]:
+				for v in r["verbs"]:
+					check("*" not in (g, res, v), "wildcard in %s" % r)
+					got.add((g, res, v))
+	check(got == want, "extra %s, missing %s" % (sorted(got - want), sorted(want - got)))
+	ref = one("ClusterRoleBinding")["roleRef"]
+	check(ref == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role["metadata"]["name"]},
+	      "roleRef %s" % ref)
+	check(not objs("Secret"), "the manifests hold a Secret")
+
+
+@case("image-tag-is-version")
+def _():
+	v = makefile_version()
+	for where, spec in pod_specs():
+		for c in containers(spec):
+			check(c["image"] == "%s:%s" % (IMAGE_REPO, v), "%s: image %s, Makefile VERSION %s" % (where, c["image"], v))
+	for f, o in OBJS:
+		lv = o["metadata"].get("labels", {}).get("app.kubernetes.io/version")
+		check(lv in (None, v), "%s: version label %s" % (f, lv))
+		tl = o.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {}).get("app.kubernetes.io/version")
+		check(tl in (None, v), "%s: template version label %s" % (f, tl))
+	doc = os.path.join(TOP, "docs", "deploy.md")
+	if os.path.exists(doc):
+		with open(doc) as fh:
+			for tag in re.findall(re.escape(IMAGE_REPO) + r":(\S+?)[`\s]", fh.read()):
+				check(tag == v, "docs/deploy.md names tag %s, Makefile VERSION %s" % (tag, v))
+
+
+@case("security-context")
+def _():
+	want = {"privileged": False, "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+	        "runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
+	        "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
+	for where, spec in pod_specs():
+		psc = spec.get("securityContext", {})
+		check(psc.get("runAsNonRoot") is True and psc.get("runAsUser") == 65532 and psc.get("runAsGroup") == 65532
+		      and psc.get("seccompProfile") == {"type": "RuntimeDefault"}, "%s: pod securityContext %s" % (where, psc))
+		check(not spec.get("hostPID") and not spec.get("hostIPC"), "%s: hostPID/hostIPC" % where)
+		for c in containers(spec):
+			check(c.get("securityContext") == want, "%s/%s: securityContext %s" % (where, c["name"], c.get("securityContext")))
+
+
+@case("hostpath-read-only")
+def _():
+	for where, spec in pod_specs():
+		vols = {v["name"]: v for v in spec.get("volumes", [])}
+		for name, v in vols.items():
+			check(set(v) - {"name"} <= {"hostPath", "emptyDir"}, "%s: volume %s of kind %s" % (where, name, sorted(v)))
+		for c in containers(spec):
+			for m in c.get("volumeMounts", []):
+				v = vols[m["name"]]
+				if "hostPath" not in v:
+					continue
+				check(m.get("readOnly") is True, "%s/%s: hostPath %s mounted writable" % (where, c["name"], v["hostPath"]["path"]))
+				check(m.get("mountPropagation", "None") == "None", "%s: mount propagation on %s" % (where, m["name"]))
+				check(m["mountPath"] == "/host" + v["hostPath"]["path"], "%s: %s mounted at %s, --root=/host expects /host%s"
+				      % (where, v["hostPath"]["path"], m["mountPath"], v["hostPath"]["path"]))
+				check(v["hostPath"].get("type") == "Directory", "%s: hostPath %s type %s would let the runtime create it"
+				      % (where, v["hostPath"]["path"], v["hostPath"].get("type")))
+		paths = {v["hostPath"]["path"] for v in vols.values() if "hostPath" in v}
+		check(paths in (set(), HOST_MOUNTS), "%s: host paths %s" % (where, sorted(paths)))
+
+
+@case("daemonset-matches-agent")
+def _():
+	ds = one("DaemonSet", "tcpxo-agent")
+	spec = ds["spec"]["template"]["spec"]
+	check(spec.get("hostNetwork") is True and spec.get("dnsPolicy") == "ClusterFirstWithHostNet",
+	      "netlink needs hostNetwork with dnsPolicy ClusterFirstWithHostNet")
+	check(spec.get("automountServiceAccountToken") is True, "the agent needs its token")
+	c = [x for x in spec["containers"] if x["name"] == "tcpxo-agent"][0]
+	args = c.get("args", [])
+	check("command" not in c, "the image ENTRYPOINT is the agent; set args only")
+	check("--root=/host" in args, "args %s lack --root=/host" % args)
+	check("--log-format=json" in args, "args %s lack --log-format=json" % args)
+	check(not {"--once", "--no-publish", "--cleanup"} & {a.split("=")[0] for a in args}, "daemon args %s" % args)
+	env = {e["name"]: e for e in c.get("env", [])}
+	check(env.get("NODE_NAME", {}).get("valueFrom") == {"fieldRef": {"fieldPath": "spec.nodeName"}},
+	      "NODE_NAME must come from fieldRef spec.nodeName")
+	hf = opt_value(args, "--health-file")
+	check(hf, "no --health-file in args")
+	probe = c["livenessProbe"]["exec"]["command"]
+	check(probe[1] == "health", "liveness probe %s is not `tcpxo-agent health`" % probe)
+	check(opt_value(probe, "--health-file") == hf, "probe checks %s, daemon touches %s" % (opt_value(probe, "--health-file"), hf))
+	age = int(opt_value(probe, "--max-age") or 60)
+	check(age >= 30, "--max-age %d leaves no slack over the 10 s loop" % age)
+	check(c["livenessProbe"].get("initialDelaySeconds", 0) >= 10 + 10, "liveness starts before the first loop can finish")
+	vols = {v["name"]: v for v in spec["volumes"]}
+	mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+	hdir = os.path.dirname(hf)
+	check(hdir in mounts and "emptyDir" in vols[mounts[hdir]["name"]] and not mounts[hdir].get("readOnly"),
+	      "health file dir %s is not a writable emptyDir (the root filesystem is read-only)" % hdir)
+	ro = [x for x in c["volumeMounts"] if x.get("readOnly")]
+	check({"/host" + vols[m["name"]]["hostPath"]["path"] for m in ro} == {"/host" + p for p in HOST_MOUNTS}, "host mounts")
+	aff = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+	check(len(aff) == 1 and aff[0]["matchExpressions"] == [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+	      "values": ["a3-megagpu-8g"]}], "node affinity %s" % aff)
+	tol = spec.get("tolerations", [])
+	check({"operator": "Exists"} in tol, "no blanket toleration: tainted/cordoned A3 Mega nodes go unobserved")
+	check(any(t.get("key") == "nvidia.com/gpu" for t in tol), "no nvidia.com/gpu toleration")
+	check(ds["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%"}},
+	      "updateStrategy %s" % ds["spec"]["updateStrategy"])
+	pc = spec.get("priorityClassName")
+	check(pc and (pc.startswith("system-") or objs("PriorityClass", pc)), "priorityClassName %s not defined" % pc)
+	r = c.get("resources", {})
+	check(r.get("requests", {}).get("cpu") and r.get("requests", {}).get("memory") and r.get("limits", {}).get("memory"),
+	      "resources %s" % r)
+	check("cpu" not in r.get("limits", {}), "a CPU limit throttles the agent's short bursts; set a request only")
+
+
+@case("flags-exist")
+def _():
+	used = set()
+	for _, spec in pod_specs():
+		for argv in agent_commands(spec):
+			used |= {a.split("=")[0] for a in argv if a.startswith("--")}
+			if argv and not argv[0].startswith("-"):
+				used.add(argv[0])
+	doc = os.path.join(TOP, "docs", "deploy.md")
+	if os.path.exists(doc):
+		with open(doc) as fh:
+			for line in fh:
+				for m in re.finditer(r"(?:^|[\s/])tcpxo-agent((?:\s+[-\w./=<>$]+)+)", line):
+					used |= {w.split("=")[0] for w in m.group(1).split() if w.startswith("--")}
+	check(used, "no flags found")
+	with open(os.path.join(TOP, "agent", "cli.c")) as fh:
+		src = fh.read()
+	known = {"--" + n for n in re.findall(r'\{\s*"([a-z-]+)",\s*(?:no|required|optional)_argument', src)}
+	known |= set(re.findall(r'strcmp\(argv\[1\], "([a-z]+)"\)', src)) | {"health", "interfaces"}
+	check(used - {"health"} <= known, "not in agent/cli.c: %s" % sorted(used - known))
+	if not (AGENT and os.access(AGENT, os.X_OK)):
+		return "skip %s is not built: flags checked against agent/cli.c only (%s)" % (AGENT or "binary", " ".join(sorted(used)))
+	r = subprocess.run([AGENT, "--help"], capture_output=True, text=True, timeout=10)
+	check(r.returncode == 0, "--help exit %d" % r.returncode)
+	missing = [f for f in sorted(used) if not re.search(r"(^|\s)" + re.escape(f) + r"(\s|=|$)", r.stdout, re.M)]
+	check(not missing, "not in --help: %s" % missing)
+
+
+# ---- the admission policy ----------------------------------------------------------------------
+
+SA_USER = "system:serviceaccount:tcpxo-agent:tcpxo-agent"
+BASE_NODE = {
+	"apiVersion": "v1", "kind": "Node",
+	"metadata": {
+		"name": "gke-a3mega-1",
+		"labels": {"node.kubernetes.io/instance-type": "a3-megagpu-8g", "kubernetes.io/hostname": "gke-a3mega-1"},
+		"annotations": {"node.alpha.kubernetes.io/ttl": "0", "networking.gke.io/nic-info": "[]",
+		                PREFIX + "ready": "false", PREFIX + "profile": "tcpxo"},
+	},
+	"spec": {"podCIDR": "10.4.0.0/24", "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+}
+
+
+def user(node="gke-a3mega-1", name=SA_USER, extra=None):
+	ex = {"authentication.kubernetes.io/pod-name": ["tcpxo-agent-x"]}
+	if node is not None:
+		ex[NODE_NAME_CLAIM] = node if isinstance(node, list) else [node]
+	ex.update(extra or {})
+	return {"username": name, "groups": ["system:serviceaccounts"], "extra": ex}
+
+
+def edit(fn, old=BASE_NODE):
+	new = copy.deepcopy(old)
+	fn(new)
+	return new
+
+
+def set_ann(k, v):
+	def f(n):
+		n["metadata"].setdefault("annotations", {})
+		if v is None:
+			n["metadata"]["annotations"].pop(k, None)
+		else:
+			n["metadata"]["annotations"][k] = v
+	return f
+
+
+NO_ANN = edit(lambda n: n["metadata"].pop("annotations"))
+NO_LABELS = edit(lambda n: n["metadata"].pop("labels"))
+
+# (name, userInfo, oldObject, object, applies, allowed)
+POLICY_CASES = [
+	("own-node-update-ours", user(), BASE_NODE, edit(set_ann(PREFIX + "ready", "true")), True, True),
+	("own-node-add-ours", user(), BASE_NODE, edit(set_ann(PREFIX + "interfaces", "[]")), True, True),
+	("own-node-cleanup", user(), BASE_NODE, edit(lambda n: [set_ann(PREFIX + k, None)(n) for k in ("ready", "profile")]), True, True),
+	("own-node-first-annotations", user(), NO_ANN, edit(set_ann(PREFIX + "ready", "true"), NO_ANN), True, True),
+	("own-node-no-labels", user(), NO_LABELS, edit(set_ann(PREFIX + "ready", "true"), NO_LABELS), True, True),
+	("own-node-no-change", user(), BASE_NODE, BASE_NODE, True, True),
+	("other-node", user("gke-a3mega-2"), BASE_NODE, edit(set_ann(PREFIX + "ready", "true")), True, False),
+	("no-node-claim", user(None), BASE_NODE, edit(set_ann(PREFIX + "ready", "true")), True, False),
+	("two-node-claims", user(["gke-a3mega-1", "gke-a3mega-2"]), BASE_NODE, edit(set_ann(PREFIX + "ready", "true")), True, False),
+	("empty-node-claim", user([]), BASE_NODE, edit(set_ann(PREFIX + "ready", "true")), True, False),
+	("label-change", user(), BASE_NODE, edit(lambda n: n["metadata"]["labels"].update({"x": "y"})), True, False),
+	("label-remove", user(), BASE_NODE, edit(lambda n: n["metadata"]["labels"].pop("kubernetes.io/hostname")), True, False),
+	("labels-added-to-none", user(), NO_LABELS, edit(lambda n: n["metadata"].update({"labels": {"x": "y"}}), NO_LABELS), True, False),
+	("taint-add", user(), BASE_NODE, edit(lambda n: n["spec"]["taints"].append({"key": "k", "effect": "NoSchedule"})), True, False),
+	("taint-remove", user(), BASE_NODE, edit(lambda n: n["spec"].pop("taints")), True, False),
+	("cordon", user(), BASE_NODE, edit(lambda n: n["spec"].update({"unschedulable": True})), True, False),
+	("finalizer-add", user(), BASE_NODE, edit(lambda n: n["metadata"].update({"finalizers": ["x/y"]})), True, False),
+	("other-annotation-change", user(), BASE_NODE, edit(set_ann("node.alpha.kubernetes.io/ttl", "30")), True, False),
+	("other-annotation-add", user(), BASE_NODE, edit(set_ann("example.com/x", "1")), True, False),
+	("other-annotation-remove", user(), BASE_NODE, edit(set_ann("networking.gke.io/nic-info", None)), True, False),
+	("all-annotations-removed", user(), BASE_NODE, edit(lambda n: n["metadata"].pop("annotations")), True, False),
+	("lookalike-prefix", user(), BASE_NODE, edit(set_ann("fabric.aicr.run.evil/x", "1")), True, False),
+	("prefix-not-at-start", user(), BASE_NODE, edit(set_ann("x.fabric.aicr.run/ready", "1")), True, False),
+	("ours-and-label", user(), BASE_NODE, edit(lambda n: [set_ann(PREFIX + "ready", "true")(n), n["metadata"]["labels"].update({"x": "y"})]), True, False),
+	("other-sa-not-matched", user(name="system:serviceaccount:kube-system:node-controller"), BASE_NODE,
+	 edit(lambda n: n["metadata"]["labels"].update({"x": "y"})), False, True),
+	("same-sa-name-other-namespace", user(name="system:serviceaccount:other:tcpxo-agent"), BASE_NODE,
+	 edit(set_ann("example.com/x", "1")), False, True),
+]
+
+
+@case("policy-static")
+def _():
+	pol = one("ValidatingAdmissionPolicy")
+	check(pol["apiVersion"] == "admissionregistration.k8s.io/v1", "policy apiVersion %s" % pol["apiVersion"])
+	spec = pol["spec"]
+	check(spec.get("failurePolicy") == "Fail", "failurePolicy must be Fail")
+	rr = spec["matchConstraints"]["resourceRules"]
+	check(rr == [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["UPDATE"], "resources": ["nodes"]}], "resourceRules %s" % rr)
+	text = " ".join(v["expression"] for v in spec["validations"])
+	check("'%s' in request.userInfo.extra" % NODE_NAME_CLAIM in text, "no `'%s' in request.userInfo.extra`" % NODE_NAME_CLAIM)
+	check("has(request.userInfo.extra" not in text.replace(" ", ""), "has() on userInfo.extra (a map key): use `in`")
+	check("startsWith('%s')" % PREFIX in text, "the prefix %s is not in the CEL" % PREFIX)
+	for v in spec["validations"] + spec["matchConditions"]:
+		cel.parse(v["expression"])
+	b = one("ValidatingAdmissionPolicyBinding")
+	check(b["apiVersion"] == "admissionregistration.k8s.io/v1", "binding apiVersion")
+	check(b["spec"]["policyName"] == pol["metadata"]["name"], "binding names %s" % b["spec"]["policyName"])
+	check(b["spec"]["validationActions"] == ["Deny"], "binding actions %s" % b["spec"]["validationActions"])
+
+
+def _policy_case(name, ui, old, new, applies, allowed):
+	@case("policy-" + name)
+	def _():
+		spec = one("ValidatingAdmissionPolicy")["spec"]
+		got = cel.admit(spec, {"userInfo": ui, "object": new, "oldObject": old})
+		check(got[0] == applies and got[1] == allowed,
+		      "expected applies=%s allowed=%s, got applies=%s allowed=%s %s" % (applies, allowed, got[0], got[1], got[2]))
+
+
+for _c in POLICY_CASES:
+	_policy_case(*_c)
+
+sys.exit(1 if failed else 0)
