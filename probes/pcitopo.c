@@ -105,6 +105,13 @@ static int pcitopo_parse_bdf(const char *s, struct pcitopo_name *ret)
 	return 0;
 }
 
+int pcitopo_bdf_canonical(const char *s)
+{
+	struct pcitopo_name n;
+
+	return pcitopo_parse_bdf(s, &n);
+}
+
 static int pcitopo_name_cmp(const void *pa, const void *pb)
 {
 	const struct pcitopo_name *a = pa, *b = pb;
@@ -169,20 +176,27 @@ static ssize_t pcitopo_read_text(const char *path, char *buf, size_t len)
 	return n;
 }
 
+int pcitopo_parse_numa(const char *text)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || (*end && strcmp(end, "\n") != 0) || v < -1 || v > 4095)
+		return -1;
+	return (int)v;
+}
+
 /* numa_node: a decimal integer and a newline; anything else (or absent) is -1. */
 static int pcitopo_read_numa(const char *devdir)
 {
-	char path[PATH_MAX], buf[32], *end;
-	long v;
+	char path[PATH_MAX], buf[32];
 
 	if (pcitopo_path(path, sizeof(path), devdir, "numa_node") < 0 ||
 	    pcitopo_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && strcmp(end, "\n") != 0) || v < -1 || v > 4095)
-		return -1;
-	return (int)v;
+	return pcitopo_parse_numa(buf);
 }
 
 /* The bound driver: basename of the `driver` link, "" when absent, dangling or odd. */

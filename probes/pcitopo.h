@@ -21,3 +21,19 @@ void pcitopo_free(struct obs_pci *p);
 
 /* Classify a function from its IDs and class (pure). */
 enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_code, int header_type);
+
+/**
+ * pcitopo_bdf_canonical() - whether @s is a canonical sysfs BDF name ("0000:06:00.0": lower-case
+ * hex, 4..6 domain digits), the test every devices/ entry passes (pure; exposed for fuzzing).
+ *
+ * Return: 0, or -EINVAL.
+ */
+int pcitopo_bdf_canonical(const char *s);
+
+/**
+ * pcitopo_parse_numa() - the text of a numa_node file: a decimal -1..4095, optionally followed
+ * by one newline (pure; exposed for fuzzing).
+ *
+ * Return: the NUMA node, or -1 for anything else (-1 is also the kernel's "none").
+ */
+int pcitopo_parse_numa(const char *text);
