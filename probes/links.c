@@ -1,6 +1,7 @@
 /* links.c - the links of the current network namespace, read with libnl-route-3 (the only libnl user). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <netlink/addr.h>
 #include <netlink/cache.h>
 #include <netlink/errno.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include <netlink/route/addr.h>
@@ -269,21 +271,9 @@ static void links_dump_ctx_free(struct links_dump_ctx *c)
 	free(c->v);
 }
 
-static int links_dump_into(struct links_dump_ctx *c, const char **what, int *nlerr)
+/* After the links are in: sort them by name and index them by ifindex for addresses and routes. */
+static int links_sort_index(struct links_dump_ctx *c, const char **what)
 {
-	int r;
-
-	r = links_open(c, what);
-	if (r < 0)
-		return r;
-
-	r = rtnl_link_alloc_cache(c->sk, AF_UNSPEC, &c->link_cache);
-	if (r < 0) {
-		*what = "dump links (RTM_GETLINK)";
-		*nlerr = r;
-		return links_nlerr(r);
-	}
-	nl_cache_foreach(c->link_cache, links_link_cb, c);
 	if (c->err < 0) {
 		*what = "store links";
 		return c->err;
@@ -301,6 +291,27 @@ static int links_dump_into(struct links_dump_ctx *c, const char **what, int *nle
 		c->n_idx = c->n;
 		qsort(c->idx, c->n_idx, sizeof(*c->idx), links_cmp_index);
 	}
+	return 0;
+}
+
+static int links_dump_into(struct links_dump_ctx *c, const char **what, int *nlerr)
+{
+	int r;
+
+	r = links_open(c, what);
+	if (r < 0)
+		return r;
+
+	r = rtnl_link_alloc_cache(c->sk, AF_UNSPEC, &c->link_cache);
+	if (r < 0) {
+		*what = "dump links (RTM_GETLINK)";
+		*nlerr = r;
+		return links_nlerr(r);
+	}
+	nl_cache_foreach(c->link_cache, links_link_cb, c);
+	r = links_sort_index(c, what);
+	if (r < 0)
+		return r;
 
 	r = rtnl_addr_alloc_cache(c->sk, &c->addr_cache);
 	if (r < 0) {
@@ -334,6 +345,102 @@ int links_dump(struct obs_links *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	r = links_dump_into(&c, &what, &nlerr);
+	if (r < 0) {
+		if (nlerr)
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
+		else
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
+		links_dump_ctx_free(&c);
+		return r;
+	}
+	ret->v = c.v;
+	ret->n = c.n;
+	ret->status.state = PROBE_OK;
+	c.v = NULL;     /* taken */
+	links_dump_ctx_free(&c);
+	return 0;
+}
+
+/* One pass of links_parse_msg(): which object type it hands to the dump's callbacks. */
+struct links_parse_pass {
+	struct links_dump_ctx *c;
+	bool links;                     /* true: route/link only; false: route/addr and route/route */
+};
+
+static void links_parse_obj(struct nl_object *obj, void *arg)
+{
+	struct links_parse_pass *p = arg;
+	const char *type = nl_object_get_type(obj);
+
+	if (!type)
+		return;
+	if (p->links) {
+		if (strcmp(type, "route/link") == 0)
+			links_link_cb(obj, p->c);
+	} else if (strcmp(type, "route/addr") == 0) {
+		links_addr_cb(obj, p->c);
+	} else if (strcmp(type, "route/route") == 0) {
+		links_route_cb(obj, p->c);
+	}
+}
+
+/* Run libnl's parser (the cache ops of NETLINK_ROUTE, as a dump does) over each message. */
+static int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p, int *nlerr)
+{
+	const struct nlmsghdr *h = buf;
+	int rem = (int)len;
+
+	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
+		struct nl_msg *m;
+		int r;
+
+		if (h->nlmsg_type < RTM_BASE)
+			continue;       /* NLMSG_DONE / ERROR / NOOP end or pace a dump, they hold no object */
+		m = nlmsg_convert((struct nlmsghdr *)h);
+		if (!m)
+			return -ENOMEM;
+		nlmsg_set_proto(m, NETLINK_ROUTE);
+		r = nl_msg_parse(m, links_parse_obj, p);
+		nlmsg_free(m);
+		/* A type no cache parses is skipped; any other parse error fails the dump, as in libnl. */
+		if (r < 0 && r != -NLE_MSGTYPE_NOSUPPORT) {
+			*nlerr = r;
+			return links_nlerr(r);
+		}
+		if (p->c->err < 0)
+			return p->c->err;
+	}
+	return 0;
+}
+
+/**
+ * links_parse_msg() - see links.h: the dump's parsing path over a buffer instead of a socket.
+ *
+ * Return: 0, or -errno: -E2BIG (@len over LINKS_PARSE_MAX), -ENOMEM, or libnl's parse error
+ * translated (-EINVAL, -ERANGE, ...). No errno means "absent".
+ */
+int links_parse_msg(const void *buf, size_t len, struct obs_links *ret)
+{
+	struct links_dump_ctx c = { 0 };
+	struct links_parse_pass p = { .c = &c, .links = true };
+	const char *what = "parse links";
+	int nlerr = 0, r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (len > LINKS_PARSE_MAX) {
+		probe_status_fail(&ret->status, -E2BIG, "netlink: %zu bytes of messages, more than %u",
+				  len, LINKS_PARSE_MAX);
+		return -E2BIG;
+	}
+	/* Links first, then addresses and routes against them: the dump's order. */
+	r = links_parse_msgs(buf, len, &p, &nlerr);
+	if (r == 0)
+		r = links_sort_index(&c, &what);
+	if (r == 0) {
+		p.links = false;
+		what = "parse addresses and routes";
+		r = links_parse_msgs(buf, len, &p, &nlerr);
+	}
 	if (r < 0) {
 		if (nlerr)
 			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
