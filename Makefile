@@ -4,6 +4,9 @@
 #   make demo       run the agent on the bundled A3 Mega fixture inside a private netns
 #   make SAN=1 ...  address+undefined sanitizers (objects under build-san/)
 #   make WERROR=1   warnings are errors (CI)
+#   make bench      measure the agent beside peer tools; writes bench/results.md
+#   make fuzz       libFuzzer run of every fuzz/fuzz_*.c target, FUZZ_SECONDS each (default 60)
+#   make FUZZ=1 ... clang build for libFuzzer (objects under build-fuzz/)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -12,7 +15,13 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS      := libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+BUILD     ?= build-fuzz
+CC        := clang
+SANFLAGS  := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_DRIVER := fuzz/libfuzzer.c
+FUZZ_LINK := -fsanitize=fuzzer
+else ifeq ($(SAN),1)
 BUILD     ?= build-san
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
@@ -52,8 +61,15 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 TEST_HELPER_BINS := $(TEST_HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+# Fuzz targets: libFuzzer binaries with FUZZ=1, else replay drivers that make check runs over fixtures/fuzz/.
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_DRIVER ?= fuzz/replay.c
+FUZZ_SECONDS ?= 60
+BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl
 
-.PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures
+.PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures \
+	fuzz fuzz-build bench
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -92,16 +108,45 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) -lm
 
+$(BUILD)/fuzz/%: fuzz/%.c fuzz/fuzz.c $(FUZZ_DRIVER) fuzz/fuzz.h $(LIBA) | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(PKG_CFLAGS) $< fuzz/fuzz.c $(FUZZ_DRIVER) -o $@ \
+		$(LDFLAGS) $(FUZZ_LINK) $(LIBA) $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz:
+	@sh scripts/deps.sh build fuzz
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	@BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_TARGETS)
+
+# The floor: do-nothing programs linked with the agent's libraries (with / without libcurl).
+$(BUILD)/bench/floor: bench/floor.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(PKG_CFLAGS) -DFLOOR_CURL $< -o $@ $(LDFLAGS) \
+		-Wl,--no-as-needed $(shell $(PKG_CONFIG) --libs $(PKGS)) -Wl,--as-needed -lm
+
+$(BUILD)/bench/floor-nocurl: bench/floor.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) \
+		-Wl,--no-as-needed $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS))) -Wl,--as-needed -lm
+
+bench:
+	@sh scripts/deps.sh build test bench
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS) $(TEST_HELPER_BINS)
+	@BUILD=$(BUILD) sh bench/run.sh
+
 check: test-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
 
 unit: test-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=unit sh tests/run.sh
 
 integration: test-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=integration sh tests/run.sh
 
 update-golden: test-deps
@@ -124,6 +169,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tcpxo-agent $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

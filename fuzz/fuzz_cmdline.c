@@ -1,0 +1,27 @@
+/* fuzz_cmdline.c - /proc/<pid>/cmdline bytes: split, classify, daemon findings, format. */
+#include <stdlib.h>
+
+#include "fuzz/fuzz.h"
+#include "report/cmdline.h"
+
+#define FUZZ_CMDLINE_ARGS 64    /* as small as a caller may choose, to reach truncation */
+
+int fuzz_one(const uint8_t *data, size_t size)
+{
+	struct strbuf out = { 0 };
+	bool truncated = false;
+	char **argv = NULL;
+	size_t argc = 0;
+
+	if (cmdline_split((const char *)data, size, FUZZ_CMDLINE_ARGS, &argv, &argc, &truncated) < 0)
+		return 0;
+	if (argc) {
+		cmdline_comm_candidate(argv[0]);
+		cmdline_daemon_name(cmdline_daemon_kind(argv[0], (const char *const *)argv, argc));
+	}
+	cmdline_daemon_findings((const char *const *)argv, argc, &out);
+	cmdline_format((const char *const *)argv, argc, 200, &out);
+	strbuf_free(&out);
+	cmdline_argv_free(argv, argc);
+	return 0;
+}

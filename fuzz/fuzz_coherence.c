@@ -1,0 +1,33 @@
+/* fuzz_coherence.c - a NodeList (kubectl get nodes -o json / one API page): collect, judge, format. */
+#include <stdlib.h>
+
+#include "fuzz/fuzz.h"
+#include "report/coherence.h"
+
+int fuzz_one(const uint8_t *data, size_t size)
+{
+	struct coherence_result res = { 0 };
+	struct coherence *c = NULL;
+	struct strbuf err = { 0 };
+	char *cont = NULL, *out;
+
+	if (coherence_new("fabric.aicr.run/", &c) < 0)
+		abort();        /* the default prefix is valid: failing here would fuzz nothing */
+	/* Twice: the second page adds the same node names again (duplicates across pages). */
+	if (coherence_add_nodelist(c, (const char *)data, size, &cont, &err) >= 0) {
+		free(cont);
+		cont = NULL;
+		coherence_add_nodelist(c, (const char *)data, size, &cont, &err);
+	}
+	if (coherence_evaluate(c, &res, &err) == 0 && res.coherent) {
+		for (int f = COHERENCE_FORMAT_FLAG; f <= COHERENCE_FORMAT_JSON; f++)
+			if (coherence_format_mapping(res.ifaces, res.n_ifaces, (enum coherence_format)f, &out) == 0)
+				free(out);
+	}
+	coherence_result_free(&res);
+	coherence_reset(c);
+	coherence_free(c);
+	free(cont);
+	strbuf_free(&err);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* fuzz_kubeparse_networks.c - a NetworkList body (networking.gke.io/v1) into obs_kube. */
+#include <string.h>
+
+#include "fuzz/fuzz.h"
+#include "report/kubeparse.h"
+
+int fuzz_one(const uint8_t *data, size_t size)
+{
+	struct obs_kube k;
+	char err[256];
+
+	memset(&k, 0, sizeof(k));
+	kubeparse_networks((const char *)data, size, &k, err, sizeof(err));
+	kubeparse_networks((const char *)data, size, &k, err, sizeof(err));
+	obs_kube_free(&k);
+	return 0;
+}

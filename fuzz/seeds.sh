@@ -1,0 +1,110 @@
+#!/bin/sh
+# seeds.sh - (re)build the seed corpora under fixtures/fuzz/<target>/ from the project's fixtures.
+# Crash regressions (crash-*, leak-*, timeout-*) beside them are kept. netlink seeds need root
+# (a private namespace per links.spec, dumped by fuzz/nldump.py); without it they are left as they are.
+set -eu
+cd "$(dirname "$0")/.."
+TOPDIR=$PWD
+export TOPDIR
+F=fixtures/fuzz
+
+fresh() {  # fresh TARGET: empty its seed-* files, keep regressions
+	mkdir -p "$F/$1"
+	rm -f "$F/$1"/seed-*
+}
+
+fresh kubeparse_node
+for f in fixtures/kube/node-*.json; do cp "$f" "$F/kubeparse_node/seed-$(basename "$f")"; done
+fresh kubeparse_pods
+for f in fixtures/kube/pods-*.json; do cp "$f" "$F/kubeparse_pods/seed-$(basename "$f")"; done
+fresh kubeparse_networks
+for f in fixtures/kube/networks*.json; do cp "$f" "$F/kubeparse_networks/seed-$(basename "$f")"; done
+# NodeLists cut to their first three nodes, compact: the fuzzer mutates small inputs faster.
+fresh coherence
+/usr/bin/python3 - "$F/coherence" <<'PY'
+import glob, json, os, sys
+for p in sorted(glob.glob("fixtures/nodelists/*.json")):
+    d = json.load(open(p))
+    d["items"] = d.get("items", [])[:3]
+    with open(os.path.join(sys.argv[1], "seed-" + os.path.basename(p)), "w") as f:
+        json.dump(d, f, separators=(",", ":"))
+PY
+
+fresh json
+for f in fixtures/kube/node-a3mega.json fixtures/kube/pods-healthy.json fixtures/kube/networks.json \
+	 fixtures/a3-mega/expected.json; do
+	cp "$f" "$F/json/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+
+# The interfaces annotation as the agent publishes it (compact list), and hand-made odd shapes.
+fresh ifacemap
+/usr/bin/python3 - "$F/ifacemap" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+seen = set()
+for p in sorted(glob.glob("fixtures/nodelists/*.json")):
+    for item in json.load(open(p)).get("items", []):
+        v = item.get("metadata", {}).get("annotations", {}).get("fabric.aicr.run/interfaces")
+        if v and v not in seen:
+            seen.add(v)
+            open(f"{out}/seed-{os.path.basename(p)[:-5]}-{len(seen)}", "w").write(v)
+open(f"{out}/seed-empty-list", "w").write("[]")
+open(f"{out}/seed-eth10", "w").write('[{"interfaceName":"eth10","network":"gpu-nic-9"},{"interfaceName":"eth2","network":"gpu-nic-1"}]')
+PY
+
+fresh imageref
+n=0
+for ref in \
+	us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21 \
+	us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.15@sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4 \
+	localhost:5000/tcpgpudmarxd-dev@sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d \
+	docker.io/library/busybox busybox:latest; do
+	n=$((n + 1)); printf '%s' "$ref" >"$F/imageref/seed-ref-$n"
+done
+for pair in 'v1.0.09
+v1.0.9' 'v1.0.9-1
+v1.0.13_1' 'v1.0.6-sctp
+v1.0.21' '1.0.21
+v1.0.100'; do
+	n=$((n + 1)); printf '%s' "$pair" >"$F/imageref/seed-tags-$n"
+done
+
+fresh releases
+sed -n '/^```json$/,/^```$/p' docs/releases-format.md | sed '1d;$d' >"$F/releases/seed-doc"
+printf '{"schema":"fabric.aicr.run/releases/v1","releases":[]}' >"$F/releases/seed-empty"
+
+fresh bar4
+for d in fixtures/a3-mega/dev/aperture_devices/0000:00:10.0 fixtures/a3-mega-stale-aperture/dev/aperture_devices/*; do
+	[ -f "$d/resource4" ] || continue
+	b=$(basename "$d")
+	cp "$d/resource4" "$F/bar4/seed-resource4-$b"
+done
+cp fixtures/a3-mega/dev/aperture_devices/0000:00:10.0/vendor "$F/bar4/seed-vendor"
+cp fixtures/a3-mega/dev/aperture_devices/0000:00:10.0/device "$F/bar4/seed-device"
+printf '10.0.16.3' >"$F/bar4/seed-ipv4-text"
+
+fresh cmdline
+for f in fixtures/*/proc/*/cmdline; do
+	s=$(echo "$f" | cut -d/ -f2,4 | tr / -)
+	cp "$f" "$F/cmdline/seed-$s"
+done
+printf '/fts/fastrak_gpumem_manager --num_hops 2 --num_nics=8' >"$F/cmdline/seed-setproctitle"
+
+fresh sysfs
+printf '0000:06:00.0' >"$F/sysfs/seed-bdf"
+printf '000000:8e:1f.7' >"$F/sysfs/seed-bdf-6digit"
+printf '1\n' >"$F/sysfs/seed-numa"
+printf -- '-1\n' >"$F/sysfs/seed-numa-none"
+printf '0x1ae0\n' >"$F/sysfs/seed-vendor"
+printf 'libnccl.so.2.28.7\nlibnccl.so.2.100.0' >"$F/sysfs/seed-nccl-pair"
+printf 'resource4_wc' >"$F/sysfs/seed-resource"
+printf 'libnvidia-ml.so.1' >"$F/sysfs/seed-lib64"
+
+if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
+	. tests/lib/netns.sh
+	fresh netlink
+	for s in a3-mega a3-mega-in-pod a3-mega-displaced-gvnic; do
+		netns_run "fixtures/$s/links.spec" /usr/bin/python3 fuzz/nldump.py "$F/netlink/seed-$s.bin"
+	done
+	netns_run tests/integration/data/links-basic.spec /usr/bin/python3 fuzz/nldump.py "$F/netlink/seed-links-basic.bin"
+fi
