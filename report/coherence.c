@@ -381,6 +381,8 @@ static const char *coherence_scan_object(struct coherence_scan *sc, const char *
 		if (v >= end || *v != ':')
 			return NULL;
 		v = coherence_ws(v + 1, end);
+		if (v >= end)
+			return NULL;    /* "key": at the end of input: callbacks may read *v */
 		p = fn ? fn(sc, key + 1, (size_t)(p - key - 2), v, end, depth + 1) :
 			coherence_scan_value(sc, v, end, depth + 1);
 		if (!p)
