@@ -37,7 +37,8 @@ endif
 
 # Lazy (=): pkg-config runs when a recipe needs the flags, after `deps` has installed them.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+# libcurl: cflags only. report/http.c dlopens libcurl.so.4 when a client is first made.
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS))) -ldl
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 

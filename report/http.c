@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The calls go through http_curl (dlopen'd): no compile-time wrappers around the real symbols. */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include "report/http.h"
 #include "report/json.h"
@@ -57,18 +61,82 @@ struct http_client {
 	char curl_err[CURL_ERROR_SIZE];
 };
 
+static void http_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 static pthread_mutex_t http_global_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned http_global_users;
 
+/*
+ * libcurl (with OpenSSL) is loaded only when a client is made: runs that never touch the API
+ * (--no-publish, the daemon between writes' first use) do not pay ~6 ms and ~2 MiB to load it.
+ * Once loaded it stays (dlclose under OpenSSL's atexit handlers is not safe), as systemd does.
+ */
+#define HTTP_CURL_SONAME "libcurl.so.4"
+
+static struct {
+	__typeof__(curl_global_init) *global_init;
+	__typeof__(curl_global_cleanup) *global_cleanup;
+	__typeof__(curl_easy_init) *easy_init;
+	__typeof__(curl_easy_cleanup) *easy_cleanup;
+	__typeof__(curl_easy_setopt) *easy_setopt;
+	__typeof__(curl_easy_perform) *easy_perform;
+	__typeof__(curl_easy_getinfo) *easy_getinfo;
+	__typeof__(curl_easy_strerror) *easy_strerror;
+	__typeof__(curl_slist_append) *slist_append;
+	__typeof__(curl_slist_free_all) *slist_free_all;
+} http_curl;
+static void *http_curl_handle;  /* under http_global_lock; never closed */
+
+/* dlopen libcurl and resolve every function we call; -ELIBACC with @err saying what is missing. */
+static int http_curl_load(char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} syms[] = {
+#define SYM(f) { "curl_" #f, offsetof(__typeof__(http_curl), f) }
+		SYM(global_init), SYM(global_cleanup), SYM(easy_init), SYM(easy_cleanup),
+		SYM(easy_setopt), SYM(easy_perform), SYM(easy_getinfo), SYM(easy_strerror),
+		SYM(slist_append), SYM(slist_free_all),
+#undef SYM
+	};
+	void *h;
+
+	if (http_curl_handle)
+		return 0;
+	h = dlopen(HTTP_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		http_errf(err, errlen, "cannot load %s (install libcurl4): %s", HTTP_CURL_SONAME, dlerror());
+		return -ELIBACC;
+	}
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f) {
+			http_errf(err, errlen, "%s has no %s: too old a libcurl", HTTP_CURL_SONAME, syms[i].name);
+			dlclose(h);
+			return -ELIBACC;
+		}
+		memcpy((char *)&http_curl + syms[i].offset, &f, sizeof(f));
+	}
+	http_curl_handle = h;
+	return 0;
+}
+
 /* curl_global_init() runs once while any client lives; the last free undoes it (valgrind clean). */
-static int http_global_ref(void)
+static int http_global_ref(char *err, size_t errlen)
 {
 	int r = 0;
 
 	pthread_mutex_lock(&http_global_lock);
-	if (http_global_users == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		r = -ENOMEM;
-	else
+	if (http_global_users == 0) {
+		r = http_curl_load(err, errlen);
+		if (r == 0 && http_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			http_errf(err, errlen, "libcurl initialisation failed");
+			r = -ENOMEM;
+		}
+	}
+	if (r == 0)
 		http_global_users++;
 	pthread_mutex_unlock(&http_global_lock);
 	return r;
@@ -78,7 +146,7 @@ static void http_global_unref(void)
 {
 	pthread_mutex_lock(&http_global_lock);
 	if (http_global_users > 0 && --http_global_users == 0)
-		curl_global_cleanup();
+		http_curl.global_cleanup();
 	pthread_mutex_unlock(&http_global_lock);
 }
 
@@ -249,7 +317,7 @@ static int http_easy_setup(struct http_client *c)
 	CURL *e = c->easy;
 	CURLcode r = CURLE_OK;
 
-#define SET(opt, val) do { if (r == CURLE_OK) r = curl_easy_setopt(e, opt, val); } while (0)
+#define SET(opt, val) do { if (r == CURLE_OK) r = http_curl.easy_setopt(e, opt, val); } while (0)
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_VERBOSE, 0L);
 	SET(CURLOPT_ERRORBUFFER, c->curl_err);
@@ -283,7 +351,7 @@ void http_client_free(struct http_client *c)
 	if (!c)
 		return;
 	if (c->easy)
-		curl_easy_cleanup(c->easy);
+		http_curl.easy_cleanup(c->easy);
 	if (c->token)
 		explicit_bzero(c->token, c->token_len);
 	free(c->token);
@@ -322,10 +390,9 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 	}
 	server[n] = '\0';
 
-	r = http_global_ref();
+	r = http_global_ref(err, errlen);
 	if (r < 0) {
 		free(server);
-		http_errf(err, errlen, "libcurl initialisation failed");
 		return r;
 	}
 	c = calloc(1, sizeof(*c));
@@ -344,7 +411,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 	if (getrandom(&c->rng, sizeof(c->rng), GRND_NONBLOCK) != (ssize_t)sizeof(c->rng))
 		c->rng = http_now_ms() ^ ((uint64_t)getpid() << 32);
 	c->rng |= 1;    /* xorshift state must not be zero */
-	c->easy = curl_easy_init();
+	c->easy = http_curl.easy_init();
 	if (!c->token_file || !c->ca_file || !c->easy) {
 		http_client_free(c);
 		return -ENOMEM;
@@ -536,7 +603,7 @@ static void http_slist_free_secret(struct curl_slist *l)
 	for (struct curl_slist *p = l; p; p = p->next)
 		if (p->data)
 			explicit_bzero(p->data, strlen(p->data));
-	curl_slist_free_all(l);
+	http_curl.slist_free_all(l);
 }
 
 static struct curl_slist *http_headers(const struct http_client *c, const char *content_type)
@@ -547,7 +614,7 @@ static struct curl_slist *http_headers(const struct http_client *c, const char *
 
 	if (asprintf(&auth, "Authorization: Bearer %s", c->token) < 0)
 		return NULL;
-	n = curl_slist_append(l, auth);
+	n = http_curl.slist_append(l, auth);
 	explicit_bzero(auth, strlen(auth));
 	free(auth);
 	if (!n)
@@ -555,8 +622,8 @@ static struct curl_slist *http_headers(const struct http_client *c, const char *
 	l = n;
 	snprintf(line, sizeof(line), "Content-Type: %s", content_type ? content_type : "");
 	/* "Content-Type:" with no value removes curl's default for bodies; "Expect:" disables 100-continue. */
-	if (!(n = curl_slist_append(l, "Accept: application/json")) ||
-	    !(n = curl_slist_append(l, line)) || !(n = curl_slist_append(l, "Expect:"))) {
+	if (!(n = http_curl.slist_append(l, "Accept: application/json")) ||
+	    !(n = http_curl.slist_append(l, line)) || !(n = http_curl.slist_append(l, "Expect:"))) {
 		http_slist_free_secret(l);
 		return NULL;
 	}
@@ -620,7 +687,7 @@ static int http_curl_errno(const struct http_client *c, CURLcode cc)
 	case CURLE_COULDNT_RESOLVE_HOST:
 		return -EHOSTUNREACH;
 	case CURLE_COULDNT_CONNECT:
-		curl_easy_getinfo(c->easy, CURLINFO_OS_ERRNO, &os);
+		http_curl.easy_getinfo(c->easy, CURLINFO_OS_ERRNO, &os);
 		return os == EHOSTUNREACH || os == ENETUNREACH || os == ETIMEDOUT ? -(int)os : -ECONNREFUSED;
 	case CURLE_GOT_NOTHING:
 	case CURLE_SEND_ERROR:
@@ -697,29 +764,29 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 	c->len = 0;
 	c->too_big = false;
 	c->curl_err[0] = '\0';
-	curl_easy_setopt(c->easy, CURLOPT_URL, url);
-	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	http_curl.easy_setopt(c->easy, CURLOPT_URL, url);
+	http_curl.easy_setopt(c->easy, CURLOPT_HTTPHEADER, hdrs);
+	http_curl.easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	if (body) {
-		curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+		http_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDS, body);
+		http_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
 	} else {
-		curl_easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
+		http_curl.easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
 	}
-	curl_easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, strcmp(method, body ? "POST" : "GET") ? method : NULL);
+	http_curl.easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, strcmp(method, body ? "POST" : "GET") ? method : NULL);
 
-	cc = curl_easy_perform(c->easy);
+	cc = http_curl.easy_perform(c->easy);
 
 	/* Never leave the token (in the list) or the caller's body reachable from the handle. */
-	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, NULL);
+	http_curl.easy_setopt(c->easy, CURLOPT_HTTPHEADER, NULL);
+	http_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDS, NULL);
 	http_slist_free_secret(hdrs);
 
 	resp->attempts++;
-	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+	http_curl.easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
 	resp->status = status;
 	/* Seconds or an HTTP date (libcurl parses both); capped so a server cannot park us. */
-	if (curl_easy_getinfo(c->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0) {
+	if (http_curl.easy_getinfo(c->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0) {
 		*retry_after_s = ra > HTTP_RETRY_AFTER_MAX_S ? HTTP_RETRY_AFTER_MAX_S : (unsigned)ra;
 		resp->retry_after_s = *retry_after_s;
 	}
@@ -737,7 +804,7 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 			http_resp_err(c, resp, "%s %s: cancelled", method, path);
 		else
 			http_resp_err(c, resp, "%s %s%s: %s", method, c->server, path,
-				      c->curl_err[0] ? c->curl_err : curl_easy_strerror(cc));
+				      c->curl_err[0] ? c->curl_err : http_curl.easy_strerror(cc));
 		return r;
 	}
 	if (c->len > 0) {
