@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""report.py - turn bench/run.sh's raw measurements into the results table (markdown on stdout).
+
+Usage: report.py OUTDIR RUNS EXTRA_LINKS EXTRA_PCI   (env BENCH_OTHER_LABEL names agent-other)
+Wall time: median (min..max) of hyperfine's runs. Peak RSS: median (min..max) of /usr/bin/time's
+%M. CPU (user+sys): /usr/bin/time prints it in 10 ms steps, too coarse for runs of a few ms, so
+the CPU column is hyperfine's mean (getrusage, microseconds) with /usr/bin/time's median beside it."""
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+OUT, RUNS, EXTRA_LINKS, EXTRA_PCI = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+RSS_TARGET_MIB = 12.0
+RATIO_TARGET, RATIO_GOAL = 1.0, 0.25
+LABELS = {
+    "agent": "tcpxo-agent --once --json",
+    "agent-other": os.environ.get("BENCH_OTHER_LABEL") or "other agent binary",
+    "peer": "peer: lspci -tv + ip -j addr",
+    "floor": "floor: libraries + curl initialised",
+    "floor-nocurl": "floor without libcurl/OpenSSL",
+    "true": "/bin/true",
+}
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def stats(values):
+    if not values:
+        return None
+    return statistics.median(values), min(values), max(values)
+
+
+def fmt(s, unit, digits=1):
+    if not s:
+        return "n/a"
+    return f"{s[0]:.{digits}f} ({s[1]:.{digits}f}..{s[2]:.{digits}f}) {unit}"
+
+
+def load_case(case):
+    d = os.path.join(OUT, case)
+    hf = json.load(open(os.path.join(d, "hyperfine.json")))
+    rows = {}
+    for r in hf["results"]:
+        name = r["command"]
+        wall = [t * 1000 for t in r["times"]]
+        cpu, rss = [], []
+        for line in read(os.path.join(d, f"time-{name}.txt")).splitlines():
+            parts = line.split()
+            if len(parts) == 4 and not parts[0].startswith("Command"):
+                cpu.append((float(parts[1]) + float(parts[2])) * 1000)
+                rss.append(int(parts[3]) / 1024)
+        rows[name] = {"wall": stats(wall), "cpu_time": stats(cpu), "rss": stats(rss),
+                      "cpu": (r["user"] + r["system"]) * 1000}
+    return rows
+
+
+def case_table(case, title):
+    rows = load_case(case)
+    exit_code = read(os.path.join(OUT, f"{case}.exit"), "?")
+    links = read(os.path.join(OUT, f"{case}.links"), "?")
+    pci = read(os.path.join(OUT, f"{case}.pci"), "?")
+    try:
+        rep = json.load(open(os.path.join(OUT, f"{case}.json")))
+        summary = rep.get("summary", "?")
+    except (OSError, ValueError):
+        summary = "NO JSON REPORT: " + read(os.path.join(OUT, f"{case}.err"))[:200]
+    lines = [f"### {title}", "",
+             f"{links} links in the namespace, {pci} PCI functions; agent exit {exit_code}: `{summary}`", "",
+             "| command | wall ms | CPU ms: mean (time(1) median) | peak RSS MiB |", "|---|---|---|---|"]
+    for name in ["agent", "agent-other", "peer", "floor", "floor-nocurl", "true"]:
+        if name in rows:
+            r = rows[name]
+            ct = f"{r['cpu_time'][0]:.0f}" if r["cpu_time"] else "n/a"
+            lines.append(f"| {LABELS[name]} | {fmt(r['wall'], '')} | {r['cpu']:.1f} ({ct}) | "
+                         f"{fmt(r['rss'], '', 2)} |")
+    a, p = rows.get("agent"), rows.get("peer")
+    verdicts = []
+    if a and p and a["wall"] and p["wall"]:
+        ratio = a["wall"][0] / p["wall"][0]
+        cratio = a["cpu"] / p["cpu"] if p["cpu"] else float("nan")
+        met = "met" if ratio <= RATIO_TARGET else "MISSED"
+        goal = "met" if ratio <= RATIO_GOAL else "not met"
+        lines += ["", f"ratio agent/peer (medians): wall **{ratio:.2f}** (target <= {RATIO_TARGET}: {met}; "
+                  f"goal <= {RATIO_GOAL}: {goal}), CPU {cratio:.2f}"]
+        verdicts.append(ratio)
+    if a and a["rss"]:
+        met = "met" if a["rss"][0] <= RSS_TARGET_MIB else "MISSED"
+        fl = rows.get("floor", {}).get("rss")
+        fln = rows.get("floor-nocurl", {}).get("rss")
+        lines.append(f"agent peak RSS {a['rss'][0]:.2f} MiB (target <= {RSS_TARGET_MIB:.0f} MiB: {met}); "
+                     f"floor {fl[0]:.2f} MiB with libcurl, {fln[0]:.2f} MiB without" if fl and fln else "")
+    return lines
+
+
+def main():
+    host = platform.uname()
+    load = read("/proc/loadavg").split()[:3]
+    out = ["# tcpxo-agent benchmark results", "",
+           f"Written by `make bench` (bench/run.sh) on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+           f"{host.machine}, kernel {host.release}, {os.cpu_count()} CPUs, load average before the "
+           f"report {' '.join(load)}. Each figure: median (min..max) of {RUNS} runs; wall time by "
+           "hyperfine (`-N`, 3 warm-up runs), CPU and peak RSS by `/usr/bin/time -f '%e %U %S %M'`. "
+           "All commands of a case run side by side in the same private network namespace on the "
+           "same tmpfs copy of the fixture.", ""]
+    if os.path.isdir(os.path.join(OUT, "small")):
+        out += case_table("small", "1. fixtures/a3-mega, `--no-publish`") + [""]
+    if os.path.isdir(os.path.join(OUT, "big")):
+        out += case_table("big", f"2. a3-mega + {EXTRA_LINKS} veth links (each with its peer) + "
+                          f"{EXTRA_PCI} PCI functions, `--no-publish`") + [""]
+    if os.path.isdir(os.path.join(OUT, "api")):
+        out += case_table("api", "3. fixtures/a3-mega with the API (fake server over TLS, publish on change)")
+        total = int(read(os.path.join(OUT, "api.requests"), "0") or 0)
+        runs = 2 * RUNS + 4      # sanity run + hyperfine warm-up and runs + /usr/bin/time runs
+        out += [f"API requests: {total} over {runs} agent runs = {total / runs:.1f} per run "
+                "(the peer and floor rows make none)."]
+    out += [""]
+    out += ["### 4. daemon (idle, reaction, rollout)", "",
+            read(os.path.join(OUT, "daemon.md"),
+                 "not measured: the daemon loop (agent/cmd_daemon.c) is not in this tree yet.")]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

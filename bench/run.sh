@@ -1,0 +1,123 @@
+#!/bin/sh
+# run.sh - make bench: the agent beside the peer tools and the library floor, in one run on the same
+# fixture, each figure the median (min..max) of RUNS runs; prints one table and writes bench/results.md.
+#   1. --once --no-publish --json on fixtures/a3-mega in its namespace, vs lspci -tv + ip -j addr
+#   2. the same node with EXTRA_LINKS veth links (each with its peer) and EXTRA_PCI PCI functions more
+#   3. --once --json against the fake API server (TLS, token) in the same namespace
+#   4. the daemon: see the section at the end (needs agent/cmd_daemon.c)
+# Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256),
+#      BENCH_CASES ("small big api"): which cases to run,
+#      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
+#      (e.g. a build of the previous commit), labelled TEXT.
+# Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip.
+set -eu
+cd "$(dirname "$0")/.."
+TOPDIR=$PWD
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-30}
+EXTRA_LINKS=${EXTRA_LINKS:-512}
+EXTRA_PCI=${EXTRA_PCI:-256}
+AGENT=$TOPDIR/$BUILD/tcpxo-agent
+FLOOR=$TOPDIR/$BUILD/bench/floor
+FLOOR_NOCURL=$TOPDIR/$BUILD/bench/floor-nocurl
+export TOPDIR TCPXO_AGENT="$AGENT"
+. tests/lib/netns.sh
+. tests/lib/devnodes.sh
+. tests/lib/scenario.sh
+
+for tool in hyperfine /usr/bin/time lspci ip openssl; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool missing (scripts/deps.sh bench test)" >&2; exit 1; }
+done
+for b in "$AGENT" "$FLOOR" "$FLOOR_NOCURL"; do
+	[ -x "$b" ] || { echo "bench: $b missing (make bench builds it)" >&2; exit 1; }
+done
+why=$(netns_can_run) || { echo "bench: needs private network namespaces: $why" >&2; exit 1; }
+
+T=$(mktemp -d /dev/shm/tcpxo-bench.XXXXXX)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+OUT=$T/out
+mkdir -p "$OUT"
+
+# The commands every case times, in its own namespace and tree ($1 root, $2 node name, $3 extra agent args).
+peer() {
+	echo "sh -c 'lspci -A linux-sysfs -O sysfs.path=$1/sys/bus/pci -tv >/dev/null; ip -j addr >/dev/null'"
+}
+cmds() {  # cmds ROOT EXTRA_AGENT_ARGS -> NAME CMD pairs on separate lines
+	printf '%s\n%s\n' agent "$AGENT --once --json --root $1 --node fixture-a3-mega $2"
+	if [ -n "${BENCH_OTHER_AGENT:-}" ]; then
+		printf '%s\n%s\n' agent-other "$BENCH_OTHER_AGENT --once --json --root $1 --node fixture-a3-mega $2"
+	fi
+	printf '%s\n%s\n' peer "$(peer "$1")"
+	printf '%s\n%s\n' floor "$FLOOR"
+	printf '%s\n%s\n' floor-nocurl "$FLOOR_NOCURL"
+	printf '%s\n%s\n' true /bin/true
+}
+measure() {  # measure CASE SPEC ROOT EXTRA_AGENT_ARGS [PRE-COMMAND]
+	_case=$1 _spec=$2 _root=$3 _extra=$4 _pre=${5:-}
+	cmds "$_root" "$_extra" >"$T/cmds-$_case"
+	# Sanity first: the agent must produce a JSON report here, or the timings mean nothing.
+	cat >"$T/run-$_case.sh" <<EOS
+set -e
+$_pre
+eval "\$(sed -n 2p "$T/cmds-$_case")" >"$OUT/$_case.json" 2>"$OUT/$_case.err" || echo \$? >"$OUT/$_case.exit"
+[ -f "$OUT/$_case.exit" ] || echo 0 >"$OUT/$_case.exit"
+set --
+while read -r n && read -r c; do set -- "\$@" "\$n" "\$c"; done <"$T/cmds-$_case"
+sh "$TOPDIR/bench/measure.sh" "$OUT/$_case" "$RUNS" "\$@"
+ip -o link | wc -l >"$OUT/$_case.links"
+EOS
+	netns_run "$_spec" sh "$T/run-$_case.sh"
+	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
+}
+
+CASES=${BENCH_CASES:-small big api}
+case " $CASES " in *" small "*)
+echo "bench: case 1: a3-mega, --no-publish" >&2
+R1=$(scenario_prepare a3-mega)
+measure small fixtures/a3-mega/links.spec "$R1" --no-publish
+;; esac
+
+case " $CASES " in *" big "*)
+echo "bench: case 2: a3-mega + $EXTRA_LINKS links + $EXTRA_PCI PCI functions, --no-publish" >&2
+R2=$(scenario_prepare a3-mega)
+sh bench/grow.sh "$R2" fixtures/a3-mega/links.spec "$T/big.spec" "$EXTRA_PCI" "$EXTRA_LINKS"
+measure big "$T/big.spec" "$R2" --no-publish
+;; esac
+
+case " $CASES " in *" api "*)
+echo "bench: case 3: a3-mega with the API (fake server, TLS)" >&2
+sh tests/lib/certs.sh "$T/certs"
+mkdir -p "$T/api"
+printf 'bench-token\n' >"$T/api/token"
+/usr/bin/python3 - "$T/api" <<'PY'
+import json, sys
+d = sys.argv[1]
+node = json.load(open("fixtures/kube/node-a3mega.json"))
+node["metadata"]["name"] = "fixture-a3-mega"
+json.dump(node, open(d + "/node.json", "w"))
+pods = json.load(open("fixtures/kube/pods-healthy.json"))
+for p in pods.get("items", []):
+    p.setdefault("spec", {})["nodeName"] = "fixture-a3-mega"
+json.dump(pods, open(d + "/pods.json", "w"))
+PY
+API_ARGS="--api-server https://127.0.0.1:__PORT__ --token-file $T/api/token --ca-file $T/certs/ca.crt"
+# The server must live in the agent's namespace: start it there, then substitute its port.
+PRE="ip link set lo up
+/usr/bin/python3 $TOPDIR/tests/lib/fakeapi.py --state $T/api --port-file $T/api/port --cert $T/certs/server.crt --key $T/certs/server.key --max-seconds 600 2>$T/api/server.err &
+i=0; while [ ! -s $T/api/port ] && [ \$i -lt 500 ]; do sleep 0.02; i=\$((i + 1)); done
+sed -i \"s/__PORT__/\$(cat $T/api/port)/g\" $T/cmds-api"
+R3=$(scenario_prepare a3-mega)
+measure api fixtures/a3-mega/links.spec "$R3" "$API_ARGS" "$PRE"
+grep -c . "$T/api/requests.log" >"$OUT/api.requests" 2>/dev/null || echo 0 >"$OUT/api.requests"
+[ -s "$T/api/server.err" ] && sed 's/^/fakeapi: /' "$T/api/server.err" >&2
+;; esac
+
+BENCH_OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \
+	/usr/bin/python3 bench/report.py "$OUT" "$RUNS" "$EXTRA_LINKS" "$EXTRA_PCI" >"$T/results.md"
+[ "$CASES" = "small big api" ] && cp "$T/results.md" bench/results.md
+cat "$T/results.md"
