@@ -1,0 +1,205 @@
+#!/bin/sh
+# test_faults_host.sh - corrupt host trees end to end: the agent (--once --no-publish) on broken
+# copies of fixtures/a3-mega under /dev/shm, in the fixture's namespace. The contract for every
+# case: no crash (exit 0, 1 or 2, never a signal or a sanitizer report), done within the time
+# bound, the first stdout line is the summary, and the fault is named where it matters.
+set -u
+: "${TOPDIR:?}" "${TCPXO_AGENT:?}"
+cd "$TOPDIR" || exit 2
+. tests/lib/netns.sh
+. tests/lib/devnodes.sh
+. tests/lib/scenario.sh
+
+LIMIT=${FAULTS_LIMIT:-20}       # seconds per agent run (the healthy fixture takes well under 1)
+G=fixtures/a3-mega
+AS65532="setpriv --reuid=65532 --regid=65532 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs"
+if ! why=$(netns_can_run); then
+	echo "skip faults-host: $why"
+	exit 0
+fi
+T=$(mktemp -d /dev/shm/tcpxo-faults.XXXXXX) && chmod 755 "$T" || exit 2  # 65532 must reach the trees
+bg=""
+trap 'for p in $bg; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT INT TERM
+rc_all=0
+ok() { echo "ok $1"; }
+bad() { echo "not ok $1: $2"; rc_all=1; }
+
+fresh() {  # fresh -> a private copy of the healthy tree in $R
+	rm -rf "$T/root"
+	R=$(SCENARIO_TMP=$T scenario_prepare a3-mega) || { echo "scenario_prepare failed" >&2; exit 2; }
+}
+
+# agent NAME [SPEC [WRAPPER...]]: run the agent on $R; sets $rc, $out, $err; checks the contract.
+agent() {
+	_name=$1 _spec=${2:-$G/links.spec}
+	shift; [ $# -gt 0 ] && shift
+	netns_run "$_spec" timeout -s KILL "$LIMIT" "$@" "$TCPXO_AGENT" --once --no-publish \
+		--root "$R" --node fixture-faults >"$T/out" 2>"$T/err"
+	rc=$?
+	out=$(cat "$T/out"); err=$(cat "$T/err")
+	case $rc in
+	0|1|2) ;;
+	137) bad "$_name" "no answer within ${LIMIT}s"; return 1 ;;
+	3) bad "$_name" "netns could not apply the spec: $err"; return 1 ;;
+	*) bad "$_name" "exit $rc (crash?): $(echo "$err" | tail -n 5)"; return 1 ;;
+	esac
+	if grep -q 'AddressSanitizer\|runtime error\|LeakSanitizer' "$T/err"; then
+		bad "$_name" "sanitizer: $(grep -m1 'ERROR\|runtime error' "$T/err")"
+		return 1
+	fi
+	case $(head -n1 "$T/out") in
+	"tcpxo: "*) ;;
+	*) bad "$_name" "first line is not the summary: $(head -n1 "$T/out")"; return 1 ;;
+	esac
+	return 0
+}
+
+# expect NAME RCS PATTERN: after agent(): exit code among RCS, PATTERN (grep -E) in stdout+stderr.
+expect() {
+	case " $2 " in *" $rc "*) ;; *) bad "$1" "exit $rc, expected one of: $2; $(head -n1 "$T/out")"; return ;; esac
+	if [ -n "$3" ] && ! cat "$T/out" "$T/err" | grep -Eq "$3"; then
+		bad "$1" "no message matching /$3/: $(head -n1 "$T/out") / $(head -n1 "$T/err")"
+		return
+	fi
+	ok "$1"
+}
+
+GPU=$(ls "$G/sys/bus/pci/drivers/nvidia" | head -n1)
+UPSTREAM=$(basename "$(dirname "$(dirname "$(readlink -f "$G/sys/bus/pci/devices/$GPU")")")")
+AP=$(ls "$G/dev/aperture_devices" | head -n1)
+
+fresh
+agent healthy && expect healthy "0" '^tcpxo: ready'
+
+# Garbage and empty sysfs values on a GPU: the PCI part is not observed (exit 2), and says where.
+fresh
+printf 'garbage\377\n' >"$R/sys/bus/pci/devices/$GPU/vendor"
+printf 'zz' >"$R/sys/bus/pci/devices/$GPU/class"
+printf 'x\n' >"$R/sys/bus/pci/devices/$GPU/numa_node"
+agent sysfs-garbage && expect sysfs-garbage "2" "$GPU"
+fresh
+: >"$R/sys/bus/pci/devices/$GPU/vendor"
+: >"$R/sys/bus/pci/devices/$GPU/device"
+: >"$R/sys/bus/pci/devices/$GPU/class"
+agent sysfs-empty && expect sysfs-empty "2" "$GPU"
+fresh
+: >"$R/sys/bus/pci/devices/$GPU/numa_node"
+printf '99999999999999999999999\n' >"$R/sys/bus/pci/devices/$UPSTREAM/numa_node"
+agent sysfs-numa-garbage && expect sysfs-numa-garbage "0 1" '^tcpxo: '
+
+# A 3-byte config on the switch above a GPU: no bus range from it; never a read past 3 bytes.
+fresh
+head -c 3 "$G/sys/bus/pci/devices/$UPSTREAM/config" >"$R/sys/bus/pci/devices/$UPSTREAM/config"
+agent config-3-bytes && expect config-3-bytes "0 1 2" '^tcpxo: '
+fresh
+: >"$R/sys/bus/pci/devices/$GPU/config"
+agent config-empty && expect config-empty "0 1 2" '^tcpxo: '
+
+# Dangling and looping links in devices/ and class/net, and a dangling driver link.
+fresh
+ln -s ../../../devices/pci0000:00/nowhere "$R/sys/bus/pci/devices/0000:00:1f.0"
+agent link-dangling-device && expect link-dangling-device "2" '0000:00:1f\.0.*(No such file|not found|unreadable)'
+fresh
+ln -s 0000:00:1e.0 "$R/sys/bus/pci/devices/0000:00:1e.0"
+agent link-looping-device && expect link-looping-device "2" '0000:00:1e\.0.*(symbolic links|loop)'
+fresh
+rm -f "$R/sys/class/net/eth1"
+ln -s eth1 "$R/sys/class/net/eth1"
+rm -rf "$R/sys/bus/pci/devices/0000:06:00.0/net"
+agent link-looping-classnet && expect link-looping-classnet "0 1" '^tcpxo: '
+fresh
+rm -f "$R/sys/bus/pci/devices/$GPU/driver"
+ln -s ../../../bus/pci/drivers/gone "$R/sys/bus/pci/devices/$GPU/driver"
+agent link-dangling-driver && expect link-dangling-driver "0 1" '^tcpxo: '
+fresh
+rm -rf "$R/dev/aperture_devices/$AP"
+ln -s "$R/dev/aperture_devices/$AP" "$R/dev/aperture_devices/$AP"
+agent link-looping-aperture && expect link-looping-aperture "1" "$AP"
+
+# Interface names of the kernel's full 15 characters, in place of eth1 and as extra links.
+fresh
+sed 's/^eth1 /eth123456789012 /' "$G/links.spec" >"$T/spec15"
+printf 'abcdefghijklmn5 02:00:00:00:00:01 1500 10.99.0.1/32 up\n' >>"$T/spec15"
+agent ifname-15-chars "$T/spec15" && expect ifname-15-chars "0 1" '^tcpxo: '
+
+# 2,000 interfaces: 1,000 more veth pairs. Bounded time, same verdict as the healthy node.
+fresh
+cp "$G/links.spec" "$T/spec2000"
+i=1
+while [ $i -le 1000 ]; do
+	printf 'xb%d - 1500 10.%d.%d.1/32 up\n' $i $((100 + i / 250)) $((i % 250)) >>"$T/spec2000"
+	i=$((i + 1))
+done
+agent interfaces-2000 "$T/spec2000" && expect interfaces-2000 "0" '^tcpxo: ready'
+
+# /proc: a cmdline that is a FIFO (a read would block), one unreadable as 65532, a vanished pid.
+fresh
+rm -f "$R/proc/4242/cmdline"
+mkfifo "$R/proc/4242/cmdline"
+agent proc-cmdline-fifo && expect proc-cmdline-fifo "0 1" '^tcpxo: '
+fresh
+chmod 000 "$R/proc/4242/cmdline" "$R/proc/4241/cmdline"
+agent proc-cmdline-unreadable-65532 "" $AS65532 && expect proc-cmdline-unreadable-65532 "0 1" '^tcpxo: '
+fresh
+chmod 000 "$R/proc/4242"
+agent proc-pid-unreadable-65532 "" $AS65532 && expect proc-pid-unreadable-65532 "0 1" '^tcpxo: '
+
+# Unreadable directories as uid 65532: each named in the report, never a crash.
+fresh
+chmod 700 "$R/sys/bus/pci/devices"
+agent unreadable-pci-devices-65532 "" $AS65532 && expect unreadable-pci-devices-65532 "2" 'Permission denied'
+fresh
+chmod 700 "$R/dev/aperture_devices"
+agent unreadable-aperture-65532 "" $AS65532 && expect unreadable-aperture-65532 "1" 'aperture_devices.*Permission denied'
+fresh
+chmod 700 "$R/home/kubernetes/bin/nvidia/lib64"
+agent unreadable-lib64-65532 "" $AS65532 && expect unreadable-lib64-65532 "1" 'lib64.*Permission denied'
+fresh
+chmod 700 "$R/sys/class/net"
+agent unreadable-class-net-65532 "" $AS65532 && expect unreadable-class-net-65532 "0 1 2" '^tcpxo: '
+
+# resource4 vanishing mid-read: a loop deletes and recreates (and truncates) it while the agent
+# runs again and again. Every run must end cleanly; exit 0 or 1 depending on what it saw.
+fresh
+F="$R/dev/aperture_devices/$AP/resource4"
+cp -p "$F" "$T/resource4.good"
+(
+	while :; do
+		rm -f "$F"; cp -p "$T/resource4.good" "$F"; : >"$F"; cp -p "$T/resource4.good" "$F"
+	done
+) 2>/dev/null &
+bg="$bg $!"
+n=0 fails=0 seen=""
+while [ $n -lt 30 ]; do
+	if agent resource4-vanishing; then
+		case " $seen " in *" $rc "*) ;; *) seen="$seen $rc" ;; esac
+		case $rc in 0|1) ;; *) fails=$((fails + 1)) ;; esac
+	else
+		fails=$((fails + 1)); break
+	fi
+	n=$((n + 1))
+done
+kill $bg 2>/dev/null; wait 2>/dev/null; bg=""
+if [ $fails -eq 0 ]; then ok "resource4-vanishing ($n runs, exits:$seen)"
+else bad resource4-vanishing "$fails of $n runs failed; last exit $rc: $(head -n1 "$T/out")"; fi
+
+# A host without libcurl: --no-publish never loads it; an API run says what is missing, exit 2.
+if unshare -m true 2>/dev/null; then
+	lib=$(ldconfig -p | sed -n 's/.*libcurl\.so\.4 (libc6,x86-64) => //p' | head -n1)
+	fresh
+	if [ -n "$lib" ]; then
+		agent no-libcurl-no-publish "" unshare -m sh -c "mount --bind /dev/null $lib && exec \"\$@\"" sh \
+			&& expect no-libcurl-no-publish "0" '^tcpxo: ready'
+		netns_run "$G/links.spec" unshare -m sh -c "mount --bind /dev/null $lib && exec \"\$@\"" sh \
+			timeout -s KILL "$LIMIT" "$TCPXO_AGENT" --once --root "$R" --node fixture-faults \
+			--api-server https://127.0.0.1:1 --token-file /dev/null --ca-file /dev/null >"$T/out" 2>"$T/err"
+		rc=$?
+		if [ $rc = 2 ] && grep -q 'libcurl.so.4' "$T/err"; then ok no-libcurl-api
+		else bad no-libcurl-api "exit $rc: $(head -n2 "$T/err")"; fi
+	else
+		echo "skip no-libcurl: libcurl.so.4 not in ldconfig's cache"
+	fi
+else
+	echo "skip no-libcurl: no mount namespaces (unshare -m)"
+fi
+exit $rc_all
