@@ -73,6 +73,24 @@ static unsigned http_global_users;
  */
 #define HTTP_CURL_SONAME "libcurl.so.4"
 
+/*
+ * The dependency, declared for packagers and image checks that read ELF notes rather than NEEDED
+ * entries: the FDO "ELF dlopen metadata" note (section .note.dlopen, as systemd writes them).
+ */
+#define HTTP_DLOPEN_JSON "[{\"feature\":\"kubernetes-api\",\"description\":\"HTTPS client for the Kubernetes API\"," \
+	"\"priority\":\"required\",\"soname\":[\"" HTTP_CURL_SONAME "\"]}]"
+__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
+	struct {
+		uint32_t n_namesz, n_descsz, n_type;
+	} nhdr;
+	char name[sizeof("FDO")];
+	_Alignas(4) char json[sizeof(HTTP_DLOPEN_JSON)];
+} http_dlopen_note = {
+	.nhdr = { .n_namesz = sizeof("FDO"), .n_descsz = sizeof(HTTP_DLOPEN_JSON), .n_type = 0x407c0c0a },
+	.name = "FDO",
+	.json = HTTP_DLOPEN_JSON,
+};
+
 static struct {
 	__typeof__(curl_global_init) *global_init;
 	__typeof__(curl_global_cleanup) *global_cleanup;

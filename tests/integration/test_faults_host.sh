@@ -184,6 +184,12 @@ if [ $fails -eq 0 ]; then ok "resource4-vanishing ($n runs, exits:$seen)"
 else bad resource4-vanishing "$fails of $n runs failed; last exit $rc: $(head -n1 "$T/out")"; fi
 
 # A host without libcurl: --no-publish never loads it; an API run says what is missing, exit 2.
+# The binary declares the dlopen'd library in an FDO .note.dlopen note, for image checks.
+if command -v objcopy >/dev/null 2>&1; then
+	if objcopy -O binary --only-section=.note.dlopen "$TCPXO_AGENT" "$T/note" 2>/dev/null &&
+	   grep -q '"soname":\["libcurl.so.4"\]' "$T/note"; then ok dlopen-note-libcurl
+	else bad dlopen-note-libcurl "no .note.dlopen naming libcurl.so.4 in $TCPXO_AGENT"; fi
+fi
 if unshare -m true 2>/dev/null; then
 	lib=$(ldconfig -p | sed -n 's/.*libcurl\.so\.4 (libc6,x86-64) => //p' | head -n1)
 	fresh
