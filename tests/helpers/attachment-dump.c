@@ -1,4 +1,4 @@
-/* attachment-dump.c - test helper: observe --root, evaluate, print the annotation values the agent would publish. */
+/* attachment-dump.c - test helper: observe --root, evaluate, print the attachment annotation value the agent would publish. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,9 +7,7 @@
 
 #include "agent/cli.h"
 #include "agent/observe.h"
-#include "agent/publish.h"
 #include "report/annotations.h"
-#include "report/json.h"
 #include "report/kubeparse.h"
 #include "report/profile.h"
 
@@ -17,11 +15,10 @@
 
 static const char dump_usage[] =
 "usage: attachment-dump --root DIR [--node NAME] [--node-json F] [--pods-json F]\n"
-"                       [--networks-json F] [--changed-at TIME] [--annotations]\n"
+"                       [--networks-json F] [--changed-at TIME]\n"
 "Runs the node probes under DIR (links from this network namespace), adds the API facts of\n"
 "the given Node / PodList / NetworkList files as if the API had answered, evaluates, and\n"
-"prints the attachment value (or, with --annotations, every key as publishing would set it:\n"
-"a JSON object of key -> value, null for a key publishing removes, absent when untouched).\n";
+"prints the attachment annotation value the agent would publish.\n";
 
 /* Read at most DUMP_FILE_MAX bytes of @path into a malloc'd, NUL-terminated buffer. */
 static int dump_read(const char *path, char **ret, size_t *ret_len)
@@ -83,38 +80,6 @@ static int dump_fact(const char *path, dump_parse_fn parse, struct kube_fetch *f
 	return 0;
 }
 
-static int dump_annotations(const struct observation *o, const struct profile *p, const char *changed_at)
-{
-	bool complete = publisher_complete(o);
-	struct annotations a = { 0 };
-	struct json *obj;
-	char key[300], *text = NULL;
-	int r;
-
-	r = annotations_build(p, complete, changed_at, &a);
-	if (r < 0)
-		return r;
-	obj = json_new_object();
-	r = obj ? 0 : -ENOMEM;
-	for (int i = 0; r >= 0 && i < KUBE_ANN__COUNT; i++) {
-		if (!a.set[i])
-			continue;
-		r = kubeparse_ann_key(NULL, (enum kube_ann_key)i, key, sizeof(key));
-		if (r >= 0)
-			r = json_add_string(obj, key, a.value[i]);
-	}
-	if (r >= 0) {
-		text = json_print(obj, true);
-		r = text ? 0 : -ENOMEM;
-	}
-	if (r >= 0)
-		printf("%s\n", text);
-	free(text);
-	json_free(obj);
-	annotations_free(&a);
-	return r;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -124,16 +89,15 @@ int main(int argc, char **argv)
 		{ "pods-json", required_argument, NULL, 'P' },
 		{ "networks-json", required_argument, NULL, 'W' },
 		{ "changed-at", required_argument, NULL, 't' },
-		{ "annotations", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct cli_options opt = { .root = NULL, .prefix = "fabric.aicr.run/" };
 	const char *node_json = NULL, *pods_json = NULL, *networks_json = NULL;
 	const char *changed_at = "2026-01-01T00:00:00Z";
-	bool all = false;
 	struct observation o;
 	struct profile p;
+	char *s = NULL;
 	int c, r, code = 2;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -144,7 +108,6 @@ int main(int argc, char **argv)
 		case 'P': pods_json = optarg; break;
 		case 'W': networks_json = optarg; break;
 		case 't': changed_at = optarg; break;
-		case 'a': all = true; break;
 		case 'h': fputs(dump_usage, stdout); return 0;
 		default: fputs(dump_usage, stderr); return 2;
 		}
@@ -171,16 +134,10 @@ int main(int argc, char **argv)
 		observation_free(&o);
 		return 2;
 	}
-	if (all) {
-		r = dump_annotations(&o, &p, changed_at);
-	} else {
-		char *s = NULL;
-
-		r = annotations_attachment(&p, changed_at, &s);
-		if (r >= 0)
-			printf("%s\n", s);
-		free(s);
-	}
+	r = annotations_attachment(&p, changed_at, &s);
+	if (r >= 0)
+		printf("%s\n", s);
+	free(s);
 	if (r < 0)
 		fprintf(stderr, "attachment-dump: %s\n", strerror(-r));
 	else if (fflush(stdout) == 0)
