@@ -102,6 +102,33 @@ def case_table(case, title):
     return lines
 
 
+def fuzz_table(path):
+    """Totals per target of every `make fuzz` run recorded in fuzz/run.sh's stats file, if any."""
+    tot = {}
+    for line in read(path).splitlines():
+        f = line.split("\t")
+        if len(f) < 7:
+            continue
+        t = tot.setdefault(f[1], {"runs": 0, "secs": 0, "execs": 0, "cov": 0, "ft": 0, "failed": 0})
+        t["runs"] += 1
+        t["secs"] += int(f[2])
+        t["execs"] += int(f[3])
+        t["cov"] = max(t["cov"], int(f[4]))
+        t["ft"] = max(t["ft"], int(f[5]))
+        t["failed"] += f[6] != "ok"
+    if not tot:
+        return []
+    lines = ["### Fuzzing (`make fuzz`, libFuzzer + ASan/UBSan, all runs so far on this machine)", "",
+             "| target | runs | seconds | executions | cov (max) | ft (max) | runs ending in a finding |",
+             "|---|---|---|---|---|---|---|"]
+    for name in sorted(tot):
+        t = tot[name]
+        lines.append(f"| {name} | {t['runs']} | {t['secs']} | {t['execs']:,} | {t['cov']} | {t['ft']} | "
+                     f"{t['failed']} |")
+    return lines + ["", "cov/ft count edges and features of the instrumented project code only "
+                    "(libnl, cJSON and libc are not instrumented).", ""]
+
+
 def main():
     host = platform.uname()
     load = read("/proc/loadavg").split()[:3]
@@ -120,10 +147,13 @@ def main():
     if os.path.isdir(os.path.join(OUT, "api")):
         out += case_table("api", "3. fixtures/a3-mega with the API (fake server over TLS, publish on change)")
         total = int(read(os.path.join(OUT, "api.requests"), "0") or 0)
-        runs = 2 * RUNS + 4      # sanity run + hyperfine warm-up and runs + /usr/bin/time runs
+        agents = 1 + os.path.exists(os.path.join(OUT, "api", "cmd-agent-other.txt"))
+        runs = 1 + agents * (3 + 2 * RUNS)   # sanity run; per agent binary: warm-up, hyperfine, time(1)
         out += [f"API requests: {total} over {runs} agent runs = {total / runs:.1f} per run "
-                "(the peer and floor rows make none)."]
+                "(GET node, GET pods, GET networks; the first run also PATCHes; the peer and floor "
+                "rows make none)."]
     out += [""]
+    out += fuzz_table(os.environ.get("FUZZ_STATS", "build-fuzz/fuzz-stats.tsv"))
     out += ["### 4. daemon (idle, reaction, rollout)", "",
             read(os.path.join(OUT, "daemon.md"),
                  "not measured: the daemon loop (agent/cmd_daemon.c) is not in this tree yet.")]
