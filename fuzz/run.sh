@@ -37,12 +37,12 @@ for t in "$@"; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 	secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n1)
 	# The last status line carries the coverage figures: "#N  DONE cov: C ft: F corp: ..."
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n1 | cut -d' ' -f2)
-	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n1 | cut -d' ' -f2)
+	cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -n1 | cut -d' ' -f2)
+	ft=$(grep -ao 'ft: [0-9]*' "$log" | tail -n1 | cut -d' ' -f2)
 	if [ "$rc" -eq 0 ]; then
 		res=ok
 	else
-		res="FAILED (exit $rc; see $log; artifact: $(grep -o "$seeds/[a-z]*-[0-9a-f]*" "$log" | tail -n1))"
+		res="FAILED (exit $rc; see $log; artifact: $(grep -ao "$seeds/[a-z]*-[0-9a-f]*" "$log" | tail -n1))"
 		failed="$failed $t"
 	fi
 	printf '%-20s %8s %12s %8s %8s %8s %s\n' "$t" "$took" "${execs:-?}" "${secs:-?}" \
