@@ -269,6 +269,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.handle_any("DELETE")
 
     def handle_any(self, method):
+        # One handler serves every request of a kept-alive connection: a cut is per request.
+        self._cut = None
         url = urllib.parse.urlsplit(self.path)
         path, query = url.path, url.query
         try:
@@ -342,7 +344,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return False
 
     def answer(self, code, value):
-        cut = getattr(self, "_cut", None)
+        cut = self._cut
         if cut is None:
             self.send_json(code, value)
             return
