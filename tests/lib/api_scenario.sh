@@ -6,15 +6,19 @@
 #   api_state NODE PODS [NETS] fresh state dir $API_STATE from fixtures/kube/NODE (.json), PODS and
 #                             optionally NETS (no networks.json when absent: the server answers 404);
 #                             a new token in $API_STATE/token; clears requests.log and faults
-#   api_root SCENARIO         prepare (once per scenario) a private copy of fixtures/SCENARIO: sets $API_ROOT
-#   api_run SCENARIO ARGS...  in a fresh namespace with SCENARIO's links (lo up), start fakeapi on 127.0.0.1
+#   api_root SCENARIO[:VARIANT]  prepare (once per name) a private copy of fixtures/SCENARIO: sets $API_ROOT;
+#                             a VARIANT is another copy the caller may change (e.g. a3-mega:idle)
+#   api_run SCENARIO[:VARIANT] ARGS...
+#                             in a fresh namespace with SCENARIO's links (lo up), start fakeapi on 127.0.0.1
 #                             there, run `$TCPXO_AGENT ARGS... --root $API_ROOT --api-server https://127.0.0.1:PORT
 #                             --token-file $API_STATE/token --ca-file $API_TMP/certs/ca.crt --node $API_NODE`,
 #                             stop the server. stdout -> $API_TMP/out, stderr -> $API_TMP/err,
 #                             exit status -> $API_RC, seconds (wall, agent only) -> $API_WALL.
 #                             API_NOSERVER=1: start no server (the port given is one nobody listens on).
-#   api_requests [FILTER]     the requests the server logged since api_state / api_log_reset, one JSON a line
-#   api_log_reset             forget the logged requests
+#                             API_WRAP="CMD ARGS": run the agent under CMD (e.g. strace), word-split.
+#   api_assert NAME <<'EOF'   python assertions about the last run (see below): prints ok / not ok NAME
+#   api_fault JSON            set (or with "" remove) the server's faults file
+#   api_token NEW             rotate the token; api_token_leaks prints output lines holding any token used
 #   api_describe              print the node's annotations the way `kubectl describe node` shows them
 #   api_done                  remove $API_TMP and every scenario root
 #
@@ -59,19 +63,20 @@ api_state() {
 	if [ -n "${3:-}" ]; then
 		cp "$_as_kube/$3.json" "$API_STATE/networks.json" || return 1
 	fi
+	cp "$_as_kube/$1.json" "$API_TMP/node.orig.json" || return 1
 	# A token unique per state, so a test can look for it in the agent's output.
-	printf 'tcpxo-e2e-token-%s-%s\n' "$$" "$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')" >"$API_STATE/token"
-	chmod 0600 "$API_STATE/token"
+	api_token "tcpxo-e2e-token-$$-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
 	API_NODE=$(_api_json "$API_STATE/node.json" 'd["metadata"]["name"]') || return 1
 }
 
 api_root() {
-	eval "API_ROOT=\${_api_root_$(echo "$1" | tr -c 'A-Za-z0-9\n' _):-}"
+	_ao_var=_api_root_$(printf '%s' "$1" | tr -c 'A-Za-z0-9' _)
+	eval "API_ROOT=\${$_ao_var:-}"
 	if [ -n "$API_ROOT" ] && [ -d "$API_ROOT" ]; then
 		return 0
 	fi
-	API_ROOT=$(SCENARIO_TMP=$API_TMP scenario_prepare "$1") || return 1
-	eval "_api_root_$(echo "$1" | tr -c 'A-Za-z0-9\n' _)=\$API_ROOT"
+	API_ROOT=$(SCENARIO_TMP=$API_TMP scenario_prepare "${1%%:*}") || return 1
+	eval "$_ao_var=\$API_ROOT"
 	_api_roots="$_api_roots $API_ROOT"
 }
 
@@ -99,7 +104,7 @@ else
 	port=$(cat "$work/port")
 fi
 t0=$(date +%s.%N)
-"$@" --api-server "https://127.0.0.1:$port" --token-file "$state/token" --ca-file "$certs/ca.crt" \
+${API_WRAP:-} "$@" --api-server "https://127.0.0.1:$port" --token-file "$state/token" --ca-file "$certs/ca.crt" \
 	>"$work/out" 2>"$work/err"
 rc=$?
 t1=$(date +%s.%N)
@@ -114,27 +119,140 @@ exit $rc
 api_run() {
 	_ar_name=$1
 	shift
-	api_root "$_ar_name" || { API_RC=125; return 125; }
-	rm -f "$API_TMP/out" "$API_TMP/err" "$API_TMP/wall"
-	netns_run "$TOPDIR/fixtures/$_ar_name/links.spec" sh -c "$_API_INNER" api-inner "$API_STATE" "$API_TMP/certs" "$API_TMP" "$API_FAKE" \
-		"$TCPXO_AGENT" "$@" --root "$API_ROOT" --node "$API_NODE"
+	rm -f "$API_TMP/out" "$API_TMP/err" "$API_TMP/wall" "$API_STATE/requests.log"
+	: >"$API_TMP/out"
+	: >"$API_TMP/err"
+	API_WALL=
+	API_RC=125
+	api_root "$_ar_name" || return 0
+	netns_run "$TOPDIR/fixtures/${_ar_name%%:*}/links.spec" sh -c "$_API_INNER" api-inner \
+		"$API_STATE" "$API_TMP/certs" "$API_TMP" "$API_FAKE" \
+		"$TCPXO_AGENT" "$@" --root "$API_ROOT" --node "$API_NODE" 2>>"$API_TMP/harness.err"
 	API_RC=$?
 	API_WALL=$(awk '{ printf "%.2f", $2 - $1 }' "$API_TMP/wall" 2>/dev/null)
+	# Everything the agent printed, for the token check at the end.
+	cat "$API_TMP/out" "$API_TMP/err" >>"$API_TMP/all"
 	return 0
 }
 
-api_log_reset() {
-	rm -f "$API_STATE/requests.log"
+# api_token NEW: rotate the token (the agent's token file is the server's); every token is
+# remembered for api_token_leaks.
+api_token() {
+	printf '%s\n' "$1" >"$API_STATE/token"
+	chmod 0600 "$API_STATE/token"
+	printf '%s\n' "$1" >>"$API_TMP/tokens"
 }
 
-# api_requests [METHOD]: the logged requests (all, or those of METHOD), one compact JSON a line.
-api_requests() {
-	[ -f "$API_STATE/requests.log" ] || return 0
-	if [ -n "${1:-}" ]; then
-		grep "\"method\": \"$1\"" "$API_STATE/requests.log"
+# api_token_leaks: print the lines of the agent's output (all runs) that contain any token used.
+api_token_leaks() {
+	[ -s "$API_TMP/tokens" ] && [ -f "$API_TMP/all" ] || return 0
+	grep -F -f "$API_TMP/tokens" "$API_TMP/all"
+}
+
+# api_fault JSON: the fake server's faults file (see fakeapi.py); api_fault "" removes it.
+api_fault() {
+	if [ -n "$1" ]; then
+		printf '%s\n' "$1" >"$API_STATE/faults"
 	else
-		cat "$API_STATE/requests.log"
+		rm -f "$API_STATE/faults"
 	fi
+}
+
+# The python side of api_assert: names the last run's facts, then runs the assertions.
+_API_ASSERT_PY='
+import json, os, re, sys
+tmp, state, rc, wall, name, orig_path = sys.argv[1:7]
+
+def read(p, default=""):
+    try:
+        with open(p) as f:
+            return f.read()
+    except FileNotFoundError:
+        return default
+
+harness = not os.path.exists(os.path.join(tmp, "wall"))
+rc = int(rc)
+wall = float(wall or 0)
+out = read(os.path.join(tmp, "out"))
+err = read(os.path.join(tmp, "err"))
+lines = out.splitlines()
+try:
+    j = json.loads(out)
+except ValueError:
+    j = None
+reqs = [json.loads(l) for l in read(os.path.join(state, "requests.log")).splitlines()]
+patches = [r for r in reqs if r["method"] == "PATCH"]
+node = json.loads(read(os.path.join(state, "node.json"), "{}"))
+ann = node.get("metadata", {}).get("annotations") or {}
+orig = json.loads(read(orig_path, "{}"))
+orig_ann = orig.get("metadata", {}).get("annotations") or {}
+NODE = orig.get("metadata", {}).get("name")
+PREFIX = "fabric.aicr.run/"
+KEYS = ["profile", "runtime", "ready", "interfaces", "attachment"]
+
+
+class Fail(Exception):
+    pass
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail("%s: got %r, want %r" % (what, got, want))
+
+
+def ok(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def check(cid):
+    ok(j is not None, "stdout is not JSON")
+    for c in j["checks"]:
+        if c["id"] == cid:
+            return c
+    raise Fail("no check %s" % cid)
+
+
+def patch_of(r):
+    """The annotations a PATCH sets, after checking it is a merge patch of annotations only."""
+    eq(r["contentType"], "application/merge-patch+json", "PATCH Content-Type")
+    body = json.loads(r["body"])
+    eq(list(body), ["metadata"], "PATCH top-level keys")
+    eq(list(body["metadata"]), ["annotations"], "PATCH metadata keys")
+    return body["metadata"]["annotations"]
+
+
+def methods():
+    return [(r["method"], r["path"]) for r in reqs]
+
+
+def others(a, prefix=PREFIX):
+    return {k: v for k, v in a.items() if not k.startswith(prefix)}
+
+
+try:
+    if harness:
+        raise Fail("the harness failed (exit %d): %s" % (rc, read(os.path.join(tmp, "harness.err"))[-300:]))
+    for r in reqs:
+        eq(r["auth"], "ok", "auth of %s %s" % (r["method"], r["path"]))
+    exec(compile(sys.stdin.read(), name, "exec"))
+except (Fail, AssertionError, KeyError, IndexError, TypeError, ValueError) as e:
+    why = str(e) if isinstance(e, Fail) else "%s: %s" % (type(e).__name__, e)
+    print("not ok %s: %s [exit %d, %.2f s, stderr: %s]" % (name, why, rc, wall,
+          err.strip().replace("\n", " | ")[:400]))
+    sys.exit(1)
+print("ok " + name)
+'
+
+# api_assert NAME: run the python assertions on stdin against the last api_run; print "ok NAME" or
+# "not ok NAME: why" and return 1. The assertions see: rc, wall, out, err, lines (stdout's), j (stdout
+# as JSON or None), reqs (this run's requests), patches, node (node.json now) and ann (its
+# annotations), orig and orig_ann (the node fixture), NODE, PREFIX, KEYS; eq(got, want, what),
+# ok(cond, what), check(id), patch_of(request) (the annotations it sets), methods(), others(ann).
+# Every request of the run must have carried the current token.
+api_assert() {
+	"$API_PY" -c "$_API_ASSERT_PY" "$API_TMP" "$API_STATE" "${API_RC:-125}" "${API_WALL:-0}" "$1" \
+		"$API_TMP/node.orig.json"
 }
 
 # Print the annotations of the node in $API_STATE/node.json as `kubectl describe node` does
