@@ -1,6 +1,8 @@
 /* aperture.c - the LLCM aperture entries in <root>/dev/aperture_devices and their BAR4. */
 #include <dirent.h>
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,37 @@ static int aperture_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct obs_aperture_entry *)a)->name,
 		      ((const struct obs_aperture_entry *)b)->name);
+}
+
+static sigjmp_buf aperture_bus_jmp;
+static volatile sig_atomic_t aperture_bus_armed;
+
+static void aperture_on_sigbus(int sig)
+{
+	if (aperture_bus_armed)
+		siglongjmp(aperture_bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int aperture_copy_mapped(void *dst, const void *src, size_t len)
+{
+	struct sigaction sa = { .sa_handler = aperture_on_sigbus }, old;
+	int r = 0;
+
+	/* A file truncated after mmap faults on access (SIGBUS): a finding, never a crash. */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old) < 0)
+		return -errno;
+	if (sigsetjmp(aperture_bus_jmp, 1) == 0) {
+		aperture_bus_armed = 1;
+		memcpy(dst, src, len);
+	} else {
+		r = -EFAULT;
+	}
+	aperture_bus_armed = 0;
+	sigaction(SIGBUS, &old, NULL);
+	return r;
 }
 
 /*
@@ -55,8 +88,14 @@ static void aperture_read_bar4(int entryfd, struct obs_aperture_entry *e)
 		void *m = mmap(NULL, map, PROT_READ, MAP_SHARED, fd, 0);
 
 		if (m != MAP_FAILED) {
-			memcpy(buf, m, map);
+			r = aperture_copy_mapped(buf, m, map);
 			munmap(m, map);
+			if (r < 0) {
+				/* It shrank under us (truncated mid-read): report what is there now. */
+				e->bar4 = OBS_BAR4_UNREADABLE;
+				e->bar4_err = r;
+				goto out;
+			}
 			len = map;
 			e->bar4_mapped = true;
 		}

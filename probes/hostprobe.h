@@ -48,3 +48,10 @@ int hostprobe_read_at(int dirfd, const char *name, char *buf, size_t size, size_
 
 /* The type of @name in @dirfd: stat following links, or lstat when @follow is false. */
 enum obs_file_type hostprobe_type_at(int dirfd, const char *name, bool follow, int *ret_err);
+
+/**
+ * aperture_copy_mapped() - memcpy from a file mapping, turning a SIGBUS (the file was
+ * truncated after it was mapped) into -EFAULT instead of a crash. Single-threaded use.
+ * Return: 0, -EFAULT, or -errno from sigaction().
+ */
+int aperture_copy_mapped(void *dst, const void *src, size_t len);

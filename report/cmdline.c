@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "report/cmdline.h"
+
+#define CMDLINE_SCRIPT_MAX (64 * 1024)  /* bytes of an `sh -c` script examined */
+#define CMDLINE_SCRIPT_WORDS 1024
 #include "report/obs_host.h"
 
 #define CMDLINE_MANAGER "fastrak_gpumem_manager"
@@ -168,6 +171,31 @@ static int cmdline_add(struct strbuf *out, int *count, const char *before, const
 	return strbuf_appendf(out, "%s%s%s", before, q, after);
 }
 
+/* Findings in a shell script's words (split on blanks; quoting is not interpreted). */
+static int cmdline_script_findings(const char *script, struct strbuf *out)
+{
+	char **words = NULL, **argv;
+	size_t n = 0;
+	bool trunc = false;
+	int r;
+
+	r = cmdline_split(script, strnlen(script, CMDLINE_SCRIPT_MAX), CMDLINE_SCRIPT_WORDS, &words, &n, &trunc);
+	if (r < 0)
+		return r;
+	argv = calloc(n + 1, sizeof(*argv));
+	if (!argv) {
+		cmdline_argv_free(words, n);
+		return -ENOMEM;
+	}
+	argv[0] = (char *)"sh";         /* argv[0] is never examined */
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = words[i];
+	r = cmdline_daemon_findings((const char *const *)argv, n + 1, out);
+	free(argv);
+	cmdline_argv_free(words, n);
+	return r;
+}
+
 int cmdline_daemon_findings(const char *const *argv, size_t argc, struct strbuf *out)
 {
 	int count = 0;
@@ -179,6 +207,15 @@ int cmdline_daemon_findings(const char *const *argv, size_t argc, struct strbuf 
 
 		if (strcmp(argv[i], "--") == 0)
 			break;
+		/* `sh -c "<script>"` (how GKE's manifests start the daemon): the script's words. */
+		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && cmdline_is_shell(cmdline_basename(argv[0]))) {
+			r = cmdline_script_findings(argv[i + 1], out);
+			if (r < 0)
+				return r;
+			count += r;
+			i++;
+			continue;
+		}
 		if (!cmdline_flag(argv[i], name, sizeof(name), &value))
 			continue;
 		if (strcmp(name, "num_nics") == 0) {

@@ -50,7 +50,8 @@ const char *cmdline_daemon_name(enum cmdline_daemon d);        /* NULL for NOT_D
  * Findings: --num_nics (retired in daemon v1.0.20: accepted, no effect), --num_hops other
  * than 2 or without a value, --enforce_kernel_ipv6_support in any form (absent from daemons
  * >= v1.0.18, believed to stop them at start). Flags take one or two dashes and "=value" or
- * a following value, as gflags does; "--" ends the flags.
+ * a following value, as gflags does; "--" ends the flags. When argv[0] is a shell (sh, bash,
+ * dash), the script after "-c" is split on blanks and examined the same way.
  *
  * Return: the number of findings (0 when none), or -ENOMEM.
  */

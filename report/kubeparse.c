@@ -121,6 +121,42 @@ static int kubeparse_nic_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+/*
+ * A GKE annotation holding a JSON array (nic-info, north-interfaces): bounded length, valid
+ * JSON, an array of at most KUBE_NICS_MAX entries. @ret_root is the caller's to free.
+ */
+static int kubeparse_ann_array(const char *text, const char *name, struct json **ret_root, size_t *ret_n,
+			       char *why, size_t whylen)
+{
+	struct json *root = NULL;
+	size_t n;
+	int r;
+
+	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX) {
+		kubeparse_err(why, whylen, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
+		return -EINVAL;
+	}
+	r = json_parse(text, strlen(text), &root);
+	if (r < 0) {
+		kubeparse_err(why, whylen, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
+		return r;
+	}
+	if (json_type(root) != JSON_ARRAY) {
+		kubeparse_err(why, whylen, "%s: expected an array, got %s", name, kubeparse_tname(root));
+		json_free(root);
+		return -EINVAL;
+	}
+	n = json_size(root);
+	if (n > KUBE_NICS_MAX) {
+		kubeparse_err(why, whylen, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
+		json_free(root);
+		return -EINVAL;
+	}
+	*ret_root = root;
+	*ret_n = n;
+	return 0;
+}
+
 /* Parse the nic-info value. Errors go to @why (a finding), never fatal to the node. */
 static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *ret_n,
 			      char *why, size_t whylen)
@@ -131,31 +167,16 @@ static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *r
 	char where[64];
 	int r;
 
-	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX) {
-		kubeparse_err(why, whylen, KUBEPARSE_NIC_INFO ": longer than %d bytes", KUBE_GKE_ANN_MAX - 1);
-		return -EINVAL;
-	}
-	r = json_parse(text, strlen(text), &root);
-	if (r < 0) {
-		kubeparse_err(why, whylen, KUBEPARSE_NIC_INFO ": %s", r == -ENOMEM ? "out of memory" : "not valid JSON");
+	r = kubeparse_ann_array(text, KUBEPARSE_NIC_INFO, &root, &n, why, whylen);
+	if (r < 0)
 		return r;
-	}
-	r = -EINVAL;
-	if (json_type(root) != JSON_ARRAY) {
-		kubeparse_err(why, whylen, KUBEPARSE_NIC_INFO ": expected an array, got %s", kubeparse_tname(root));
-		goto out;
-	}
-	n = json_size(root);
-	if (n > KUBE_NICS_MAX) {
-		kubeparse_err(why, whylen, KUBEPARSE_NIC_INFO ": %zu entries, at most %d are read", n, KUBE_NICS_MAX);
-		goto out;
-	}
+	r = -ENOMEM;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		r = -ENOMEM;
 		kubeparse_err(why, whylen, KUBEPARSE_NIC_INFO ": out of memory");
 		goto out;
 	}
+	r = -EINVAL;
 	for (const struct json *e = json_first(root); e; e = json_next(e), i++) {
 		struct kube_nic *nic = &v[i];
 
@@ -218,31 +239,16 @@ static int kubeparse_north(const char *text, struct kube_north **ret, size_t *re
 	char where[64];
 	int r;
 
-	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX) {
-		kubeparse_err(why, whylen, KUBEPARSE_NORTH ": longer than %d bytes", KUBE_GKE_ANN_MAX - 1);
-		return -EINVAL;
-	}
-	r = json_parse(text, strlen(text), &root);
-	if (r < 0) {
-		kubeparse_err(why, whylen, KUBEPARSE_NORTH ": %s", r == -ENOMEM ? "out of memory" : "not valid JSON");
+	r = kubeparse_ann_array(text, KUBEPARSE_NORTH, &root, &n, why, whylen);
+	if (r < 0)
 		return r;
-	}
-	r = -EINVAL;
-	if (json_type(root) != JSON_ARRAY) {
-		kubeparse_err(why, whylen, KUBEPARSE_NORTH ": expected an array, got %s", kubeparse_tname(root));
-		goto out;
-	}
-	n = json_size(root);
-	if (n > KUBE_NICS_MAX) {
-		kubeparse_err(why, whylen, KUBEPARSE_NORTH ": %zu entries, at most %d are read", n, KUBE_NICS_MAX);
-		goto out;
-	}
+	r = -ENOMEM;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		r = -ENOMEM;
 		kubeparse_err(why, whylen, KUBEPARSE_NORTH ": out of memory");
 		goto out;
 	}
+	r = -EINVAL;
 	for (const struct json *e = json_first(root); e; e = json_next(e), i++) {
 		snprintf(where, sizeof(where), KUBEPARSE_NORTH "[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {

@@ -5,7 +5,7 @@ set -eu
 
 need_pc="libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson"
 build_pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libpci-dev libudev-dev libcurl4-openssl-dev libcjson-dev"
-test_pkgs="libcmocka-dev umockdev libumockdev-dev iproute2 pciutils openssl python3 python3-jsonschema python3-yaml util-linux"
+test_pkgs="libcmocka-dev umockdev libumockdev-dev iproute2 pciutils openssl python3 python3-jsonschema python3-yaml util-linux groff-base man-db valgrind"
 bench_pkgs="hyperfine time"
 fuzz_pkgs="clang libclang-rt-14-dev"
 
@@ -23,6 +23,7 @@ for goal in "${@:-build}"; do
 		[ $ok = 1 ] || missing="$missing $build_pkgs" ;;
 	test)
 		have_pc cmocka && have_cmd umockdev-run && have_cmd ip && have_cmd lspci && have_cmd openssl \
+			&& have_cmd groff && have_cmd man && have_cmd valgrind \
 			&& /usr/bin/python3 -c 'import jsonschema, yaml' 2>/dev/null \
 			|| missing="$missing $test_pkgs" ;;
 	bench)

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/fixture.h"
+
 #include "report/checks.h"
 #include "report/kubeparse.h"
 #include "report/releases.h"
@@ -39,26 +41,10 @@ struct env {
 
 static char *fixture(const char *name, size_t *len)
 {
-	const char *top = getenv("TOPDIR");
-	char path[4096];
-	char *buf;
-	FILE *f;
-	long n;
+	char rel[256];
 
-	snprintf(path, sizeof(path), "%s/fixtures/kube/%s", top ? top : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	snprintf(rel, sizeof(rel), "kube/%s", name);
+	return fixture_read(rel, len);
 }
 
 static void load_node(struct env *e, const char *name)

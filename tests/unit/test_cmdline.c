@@ -164,6 +164,25 @@ static void test_format(void **state)
 	strbuf_free(&sb);
 }
 
+static void test_findings_shell_script(void **state)
+{
+	const char *spec[] = { "/bin/sh", "-c",
+		"set -ex\nchmod 755 /fts/entrypoint_rxdm_container.sh\n"
+		"/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=8 --uid= --alsologtostderr" };
+	const char *clean[] = { "bash", "-c", "/fts/entrypoint_rxdm_container.sh --num_hops=2" };
+	const char *not_shell[] = { "/fts/tool", "-c", "--num_nics=8" };
+	struct strbuf sb = { 0 };
+
+	assert_int_equal(cmdline_daemon_findings(spec, 3, &sb), 1);
+	assert_non_null(strstr(sb.s, "--num_nics=8: --num_nics was retired in daemon v1.0.20"));
+	strbuf_free(&sb);
+	assert_int_equal(cmdline_daemon_findings(clean, 3, &sb), 0);
+	strbuf_free(&sb);
+	/* "-c" is only a script for a shell; elsewhere the next argument is an ordinary flag. */
+	assert_int_equal(cmdline_daemon_findings(not_shell, 3, &sb), 1);
+	strbuf_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_split_megabyte),
 		cmocka_unit_test(test_daemon_kind),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_findings_shell_script),
 		cmocka_unit_test(test_format),
 	};
 

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -533,6 +535,32 @@ static void test_read_at(void **state)
 	close(dfd);
 }
 
+/* A file truncated after it was mapped: the copy reports -EFAULT instead of dying of SIGBUS. */
+static void test_copy_mapped_truncated(void **state)
+{
+	char path[] = "/dev/shm/tcpxo-bar4.XXXXXX";
+	uint8_t page[4096] = { 1, 2, 3, 4 }, out[16];
+	struct sigaction before, after;
+	int fd = mkstemp(path);
+	void *m;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	sigaction(SIGBUS, NULL, &before);
+	assert_int_equal(write(fd, page, sizeof(page)), (ssize_t)sizeof(page));
+	m = mmap(NULL, sizeof(page), PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(aperture_copy_mapped(out, m, sizeof(out)), 0);
+	assert_int_equal(out[3], 4);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(aperture_copy_mapped(out, m, sizeof(out)), -EFAULT);
+	/* And SIGBUS's disposition is what it was before (cmocka's own handler here). */
+	sigaction(SIGBUS, NULL, &after);
+	assert_true(after.sa_handler == before.sa_handler);
+	munmap(m, sizeof(page));
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +574,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_devnodes_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvpath_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_at, setup, teardown),
+		cmocka_unit_test(test_copy_mapped_truncated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

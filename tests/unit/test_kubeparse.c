@@ -10,34 +10,19 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/fixture.h"
+
 #include "report/kubeparse.h"
 
 #define D15 "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4"
 #define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
 
-/* Read fixtures/kube/@name (tests run from the repository root, or $TOPDIR). */
 static char *fixture(const char *name, size_t *len)
 {
-	const char *top = getenv("TOPDIR");
-	char path[4096];
-	char *buf;
-	FILE *f;
-	long n;
+	char rel[256];
 
-	snprintf(path, sizeof(path), "%s/fixtures/kube/%s", top ? top : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	snprintf(rel, sizeof(rel), "kube/%s", name);
+	return fixture_read(rel, len);
 }
 
 static int parse_node_fixture(const char *name, struct obs_kube *k)

@@ -1,0 +1,265 @@
+#!/bin/sh
+# test_docs.sh - the man page, the user guide and the README say what the code does (options, check ids, exit codes, sample output).
+# Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
+# The code is the reference: long options from agent/cli.c's table, check ids in the order the
+# binary prints them (fixtures/a3-mega/expected.json), exit codes from agent/cli.h, environment
+# variables from every getenv() in agent/ probes/ report/, remedies from the golden reports.
+set -u
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+AGENT=${TCPXO_AGENT:-$TOPDIR/$BUILD/tcpxo-agent}
+MAN=$TOPDIR/docs/tcpxo-agent.8
+failed=0
+base=/tmp
+[ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
+tmp=$(mktemp -d "$base/tcpxo-docs.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; failed=1; }
+
+# --- the man page renders without a warning ---
+if ! command -v groff >/dev/null 2>&1; then
+	echo "skip man/groff: groff not installed (Debian: groff-base)"
+elif groff -man -Tutf8 -ww -z "$MAN" >"$tmp/groff.out" 2>&1 && [ ! -s "$tmp/groff.out" ]; then
+	ok man/groff
+else
+	nok man/groff "groff -man -Tutf8 -ww: $(head -c 300 "$tmp/groff.out" | tr '\n' '|')"
+fi
+if ! command -v man >/dev/null 2>&1; then
+	echo "skip man/man-l: man not installed (the remaining man/* cases read groff's rendering)"
+	groff -man -Tascii -P-cbou -rLL=250n "$MAN" >"$tmp/man.txt" 2>/dev/null || : >"$tmp/man.txt"
+elif MANWIDTH=250 MAN_KEEP_FORMATTING= man --warnings -l "$MAN" >"$tmp/man.txt" 2>"$tmp/man.err" &&
+     [ ! -s "$tmp/man.err" ] && [ -s "$tmp/man.txt" ]; then
+	ok man/man-l
+else
+	nok man/man-l "man -l: $(head -c 300 "$tmp/man.err" | tr '\n' '|')"
+fi
+
+# --- the agent's own --help ---
+if [ -x "$AGENT" ]; then
+	"$AGENT" --help >"$tmp/help.txt" 2>&1 || nok help/exit "--help exited non-zero"
+	"$AGENT" health --health-file "$tmp/no-such-file" >/dev/null 2>"$tmp/health.err"
+else
+	nok help/options "$AGENT is not built"
+	: >"$tmp/help.txt"; : >"$tmp/health.err"
+fi
+
+/usr/bin/python3 - "$TOPDIR" "$tmp" <<'PYEOF' || failed=1
+import json, os, re, sys
+
+top, tmp = sys.argv[1], sys.argv[2]
+bad = 0
+
+
+def report(name, errs):
+    global bad
+    if errs:
+        bad = 1
+        print("not ok %s: %s" % (name, "; ".join(errs)[:700]))
+    else:
+        print("ok %s" % name)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# ---- the reference, from the code ----
+cli = read(os.path.join(top, "agent/cli.c"))
+table = re.search(r"struct option cli_longopts\[\] = \{(.*?)\n\};", cli, re.S)
+longopts = re.findall(r'\{\s*"([a-z][a-z-]*)"\s*,', table.group(1)) if table else []
+shortopts = ["-" + c for c in re.search(r'getopt_long\([^"]*"([^"]*)"', cli).group(1) if c.isalpha()]
+report("reference/options", [] if len(longopts) >= 10 else ["cannot read the long options of agent/cli.c"])
+ids = [c["id"] for c in json.loads(read(os.path.join(top, "fixtures/a3-mega/expected.json")))["checks"]]
+exits = {}
+for name, val in re.findall(r"\b(EXIT_[A-Z_]+)\s*=\s*(\d+)", read(os.path.join(top, "agent/cli.h"))):
+    exits[name] = int(val)
+envs = set()
+for d in ("agent", "probes", "report"):
+    for f in sorted(os.listdir(os.path.join(top, d))):
+        if f.endswith(".c"):
+            envs.update(re.findall(r'getenv\("([A-Z_]+)"\)', read(os.path.join(top, d, f))))
+version = re.search(r"^VERSION\s*:?=\s*(\S+)", read(os.path.join(top, "Makefile")), re.M).group(1)
+
+# ---- the man page ----
+src = read(os.path.join(top, "docs/tcpxo-agent.8"))
+text = read(os.path.join(tmp, "man.txt")).replace("\u2010", "-").replace("\u2212", "-").replace("\u2011", "-")
+text = re.sub(r".\x08", "", text)
+sections = {}
+cur = None
+for line in text.splitlines():
+    if re.match(r"^[A-Z][A-Z ]+$", line):
+        cur = line.strip()
+        sections[cur] = []
+    elif cur:
+        sections[cur].append(line)
+sec = {k: "\n".join(v) for k, v in sections.items()}
+rendered = bool(sections)
+
+
+def report_rendered(name, errs):
+    if rendered:
+        report(name, errs)
+    else:
+        print("skip %s: the page could not be rendered here (no man, no groff)" % name)
+
+want = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "CHECKS", "EXIT STATUS", "FILES", "ENVIRONMENT",
+        "EXAMPLES", "SEE ALSO"]
+report_rendered("man/sections", ["missing section %s" % s for s in want if s not in sec] +
+       ([] if [s for s in sections if s in want] == want else ["sections out of order: %s" % list(sections)]))
+th = re.search(r'^\.TH\s+\S+\s+8\s+\S+\s+"tcpxo-agent ([^"]+)"', src, re.M)
+report("man/version", [] if th and th.group(1) == version else
+       ["the .TH line must name tcpxo-agent %s (the Makefile's VERSION)" % version])
+syn = sec.get("SYNOPSIS", "")
+forms = [r"tcpxo-agent \[OPTIONS\]", r"tcpxo-agent --once \[OPTIONS\]", r"tcpxo-agent interfaces \[OPTIONS\]",
+         r"tcpxo-agent health --health-file"]
+report_rendered("man/synopsis", ["SYNOPSIS lacks the form %s" % f.replace("\\", "") for f in forms if not re.search(f, syn)])
+opts = sec.get("OPTIONS", "")
+report_rendered("man/options", ["OPTIONS does not describe --%s" % o for o in longopts
+                       if not re.search(r"^\s+--%s\b(?![-\w])" % re.escape(o), opts, re.M)] +
+       ["OPTIONS does not describe %s" % o for o in shortopts if not re.search(r"^\s+%s\b" % o, opts, re.M)])
+
+
+def tp_tags(section):
+    """The tags of the .TP paragraphs in one .SH section of the roff source, unescaped."""
+    part = re.split(r"^\.SH ", src, flags=re.M)
+    body = [p for p in part if p.startswith(section + "\n") or p.startswith('"%s"\n' % section)]
+    if not body:
+        return []
+    tags = re.findall(r"^\.TP\n(?:\.B[IR]? )?(.*)$", body[0], re.M)
+    return [re.sub(r"\\f[BIRP]", "", t).replace("\\-", "-").strip('"') for t in tags]
+
+
+found = tp_tags("CHECKS")
+report("man/checks", [] if found == ids else ["CHECKS lists %s, the agent prints %s" % (found, ids)] +
+       ["CHECKS in the rendered page lacks %s" % i for i in ids
+        if rendered and not re.search(r"^ +%s\b" % i, sec.get("CHECKS", ""), re.M)])
+tags = tp_tags("EXIT STATUS")
+report("man/exit-status", [] if tags == [str(v) for v in sorted(set(exits.values()))] and len(exits) >= 3 else
+       ["EXIT STATUS lists %s, agent/cli.h defines %s" % (tags, exits)])
+env = sec.get("ENVIRONMENT", "")
+report_rendered("man/environment", ["ENVIRONMENT does not describe %s (read with getenv)" % e for e in sorted(envs)
+                           if e not in env] + ([] if envs else ["no getenv() found in the sources"]))
+files = sec.get("FILES", "")
+report_rendered("man/files", ["FILES does not name %s" % p for p in
+                     ("ROOT/sys", "ROOT/dev/aperture_devices", "ROOT/proc", "ROOT/home/kubernetes/bin/nvidia")
+                     if p not in files])
+
+# ---- --help ----
+helptext = read(os.path.join(tmp, "help.txt"))
+if helptext:
+    report("help/options", ["--help does not mention --%s" % o for o in longopts
+                            if not re.search(r"--%s\b(?![-\w])" % re.escape(o), helptext)] +
+           ["--help does not mention %s" % o for o in shortopts if not re.search(r"(^|\s)%s\b" % o, helptext, re.M)])
+
+# ---- the user guide ----
+guide = read(os.path.join(top, "docs/user-guide.md"))
+heads = re.findall(r"^### `([a-z-]+)`\s*$", guide, re.M)
+report("guide/checks", [] if heads == ids else ["check sections %s, the agent prints %s" % (heads, ids)])
+errs = []
+for d in sorted(os.listdir(os.path.join(top, "fixtures"))):
+    f = os.path.join(top, "fixtures", d, "expected.json")
+    if not os.path.exists(f):
+        continue
+    for c in json.loads(read(f))["checks"]:
+        if c["remedy"] and c["remedy"] not in guide:
+            errs.append("the remedy %s prints for %s (fixtures/%s) is not quoted: %r" %
+                        (c["id"], c["status"], d, c["remedy"][:80]))
+report("guide/remedies", sorted(set(errs)))
+section_ok = []
+for i, cid in enumerate(heads):
+    body = guide.split("### `%s`" % cid, 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    if "**What**" not in body or "| Status |" not in body:
+        section_ok.append("the %s section has no **What** or no status table" % cid)
+report("guide/check-sections", section_ok)
+report("guide/daemon-flags", ["the daemon section does not describe %s" % o
+                              for o in ("--interval", "--start-jitter", "--health-file", "--max-age", "--log-format")
+                              if o not in guide.split("## The daemon mode", 1)[-1].split("\n## ", 1)[0]])
+
+
+def slug(h):
+    h = re.sub(r"[^\w\- ]", "", h.strip().lower())
+    return h.replace(" ", "-")
+
+
+def links(name, path):
+    doc = read(path)
+    here = os.path.dirname(path)
+    anchors = {slug(h) for h in re.findall(r"^#+ (.*)$", doc, re.M)}
+    errs = []
+    body = re.sub(r"```.*?```", "", doc, flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", body):
+        if re.match(r"[a-z]+:", target):
+            errs.append("external link %s" % target)
+            continue
+        file, _, frag = target.partition("#")
+        tpath = os.path.normpath(os.path.join(here, file)) if file else path
+        if not os.path.exists(tpath):
+            errs.append("%s: no such file" % target)
+        elif frag:
+            tdoc = read(tpath) if not os.path.isdir(tpath) else ""
+            if frag not in {slug(h) for h in re.findall(r"^#+ (.*)$", tdoc, re.M)}:
+                errs.append("%s: no such heading" % target)
+    report(name, errs)
+
+
+links("guide/links", os.path.join(top, "docs/user-guide.md"))
+links("readme/links", os.path.join(top, "README.md"))
+
+# ---- the README ----
+readme = read(os.path.join(top, "README.md"))
+report("readme/placeholder", ["SAMPLE_OUTPUT_PLACEHOLDER is still there"] if "SAMPLE_OUTPUT_PLACEHOLDER" in readme else [])
+rows = re.findall(r"^\| `([a-z-]+)` \|", readme, re.M)
+report("readme/checks", [] if rows == ids else ["the check table lists %s, the agent prints %s" % (rows, ids)])
+errs, samples = [], 0
+blocks, cur = [], None
+for line in readme.splitlines():
+    if line.startswith("```"):
+        if cur is None:
+            cur = []
+        else:
+            blocks.append("\n".join(cur))
+            cur = None
+    elif cur is not None:
+        cur.append(line)
+for block in blocks:
+    m = re.match(r"\$ tcpxo-agent --once --root fixtures/([a-z0-9-]+) ", block)
+    if not m:
+        continue
+    samples += 1
+    fx = os.path.join(top, "fixtures", m.group(1))
+    golden = read(os.path.join(fx, "expected.txt")).splitlines()
+    for line in block.splitlines()[1:]:
+        if not line.strip() or line.strip() == "...":
+            continue
+        ex = re.match(r"exit code: (\d+) ", line)
+        if ex:
+            if ex.group(1) != read(os.path.join(fx, "expected.exit")).strip():
+                errs.append("%s: %r, the golden exit is %s" % (m.group(1), line, read(os.path.join(fx, "expected.exit")).strip()))
+            continue
+        if line.endswith("; ...") or line.endswith(": ..."):
+            if not any(g.startswith(line[:-3]) for g in golden):
+                errs.append("%s: no golden line starts with %r" % (m.group(1), line[:-3][:60]))
+        elif line not in golden:
+            errs.append("%s: not in the golden output: %r" % (m.group(1), line[:80]))
+report("readme/sample", errs + ([] if samples else ["no sample block starting with '$ tcpxo-agent --once --root fixtures/NAME'"]))
+pending = "not available in this version" in read(os.path.join(tmp, "health.err"))
+for name, doc in (("readme/pending", readme), ("guide/pending", guide)):
+    says = "not available yet" in doc
+    report(name, [] if says == pending else
+           ["the binary %s the daemon and health commands, but %s says %s: update the 'not available yet' notes" %
+            ("lacks" if pending else "has", name.split("/")[0], "they are there" if not says else "they are not")])
+
+# ---- the schemas name the same checks ----
+sch = json.loads(read(os.path.join(top, "docs/schema/report.schema.json")))
+enum = sch["$defs"]["checkId"]["enum"]
+order = [p["properties"]["id"]["const"] for p in sch["$defs"]["checks"]["prefixItems"]]
+asch = json.loads(read(os.path.join(top, "docs/schema/attachment.schema.json")))
+aenum = asch["properties"]["checks"]["items"]["properties"]["id"]["enum"]
+report("schema/check-ids", [] if enum == ids and order == ids and aenum == ids else
+       ["schema check ids %s / order %s / attachment %s, the agent prints %s" % (enum, order, aenum, ids)])
+sys.exit(bad)
+PYEOF
+exit $failed
