@@ -30,12 +30,16 @@ unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
 a() { api_assert "$1" || failed=1; }
 
 # ---- healthy: installer v1.0.15, workload pod with the v1.0.21 native-sidecar daemon ----
+# The workload's sidecar runs Google's sample command, whose --num_nics=8 is retired: daemon-args warns
+# (a warning never makes a node not ready).
+NUM_NICS_WARN="pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: --num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it"
+export NUM_NICS_WARN
 api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --json
 a healthy-report <<'EOF'
 eq(rc, 0, "exit")
 eq(j["ready"], True, "ready")
-eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "summary")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
 eq(j["node"], NODE, "node")
 eq(j["machineType"], "a3-megagpu-8g", "machineType")
 eq((j["profile"], j["runtime"]), ("tcpxo", "torch-distributed-tcpxo"), "profile, runtime")
@@ -43,12 +47,12 @@ eq([c["id"] for c in j["checks"]],
    ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks", "aperture-devices",
     "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"], "check ids")
 # Every check observed something: with the API, nothing is skipped on a healthy node.
-eq([c["id"] for c in j["checks"] if c["status"] != "pass"], [], "checks not passing")
+eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [("daemon-args", "warn")],
+   "checks not passing")
+eq(check("daemon-args")["message"], os.environ["NUM_NICS_WARN"], "daemon-args")
 eq(check("version-pair")["message"], "installer v1.0.15 and daemon v1.0.21 pair (1 running)", "version-pair")
 eq(check("machine-type")["message"], "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo",
    "machine-type")
-ok("pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon" in check("daemon-args")["message"],
-   "daemon-args names the workload pod's sidecar")
 eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
 want = [{"interfaceName": "eth%d" % (i + 1), "network": "gpu-nic-%d" % i} for i in range(8)]
 eq(j["interfaces"], want, "interfaces")
@@ -80,7 +84,8 @@ att = json.loads(att)
 eq(att["schema"], "fabric.aicr.run/v1", "attachment schema")
 eq(att["versions"]["installer"], "v1.0.15", "attachment installer")
 eq(len(att["pairs"]), 8, "attachment pairs")
-eq(att["checks"], [], "attachment failed/warned checks")
+eq(att["checks"], [{"id": "daemon-args", "status": "warn", "message": os.environ["NUM_NICS_WARN"]}],
+   "attachment failed/warned checks")
 EOF
 a healthy-node-after <<'EOF'
 eq({k: ann[k] for k in ann if k.startswith(PREFIX)}, patch_of(patches[0]), "our annotations on the node")
@@ -104,7 +109,7 @@ sed 's/^/# describe: /' "$API_TMP/describe"
 api_run a3-mega --once
 a healthy-idempotent <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
                ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH)")
 eq(err, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n" % NODE, "stderr")
@@ -126,7 +131,7 @@ api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --no-publish
 a no-publish <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
 eq([m for m, _ in methods()], ["GET", "GET", "GET"], "requests")
 eq(err, "", "stderr")
 eq(ann, orig_ann, "annotations")
@@ -148,7 +153,8 @@ eq(p[PREFIX + "ready"], "false", "published ready")
 eq(ann[PREFIX + "ready"], "false", "node's ready")
 att = json.loads(p[PREFIX + "attachment"])
 ok(len(p[PREFIX + "attachment"].encode()) < 4096, "attachment under 4 KiB")
-eq([c["id"] for c in att["checks"]], ["version-pair"], "attachment checks")
+eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail"), ("daemon-args", "warn")],
+   "attachment checks")
 eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
 EOF
 
