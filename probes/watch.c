@@ -51,21 +51,27 @@ static bool watch_parent(char *path, size_t floor)
 {
 	char *slash = strrchr(path, '/');
 
-	if (!slash || (size_t)(slash - path) < floor || slash == path)
+	if (!slash || (size_t)(slash - path) < floor)
 		return false;
+	if (slash == path) {
+		if (!path[1])
+			return false;
+		path[1] = '\0';        /* up to "/" itself */
+		return true;
+	}
 	*slash = '\0';
 	return true;
 }
 
-/* @path cut to its nearest existing directory under the filesystem root. Return: false when none. */
-static bool watch_nearest(char *path)
+/* @path cut to its nearest existing directory, never above the root (@floor bytes). Return: false when none. */
+static bool watch_nearest(char *path, size_t floor)
 {
 	struct stat st;
 
 	for (;;) {
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return true;
-		if (!watch_parent(path, 1))
+		if (!watch_parent(path, floor ? floor : 1))
 			return false;
 	}
 }
@@ -83,7 +89,7 @@ static void watch_arm_all(struct watch *w)
 
 		old[i] = t->wd;
 		snprintf(t->watched, sizeof(t->watched), "%s", t->want);
-		if (!watch_nearest(t->watched))
+		if (!watch_nearest(t->watched, w->root_len))
 			t->watched[0] = '\0';
 		t->wd = -1;
 	}
@@ -170,20 +176,32 @@ const char *watch_watched(const struct watch *w, size_t i)
 	return i < w->n && w->t[i].wd >= 0 ? w->t[i].watched : NULL;
 }
 
-/* The target whose watch is @wd and is its own directory (not an ancestor stand-in), or the first with @wd. */
-static const struct watch_target *watch_by_wd(const struct watch *w, int wd)
+/*
+ * The target an event on @wd about entry @name (@nl bytes; 0 for the directory itself)
+ * matters to: one watching its own directory, or one whose stand-in ancestor saw the next
+ * step on the way down to it. NULL when none.
+ */
+static const struct watch_target *watch_relevant(const struct watch *w, int wd, const char *name, size_t nl)
 {
-	const struct watch_target *any = NULL;
+	const struct watch_target *hit = NULL;
 
 	for (size_t i = 0; i < w->n; i++) {
-		if (w->t[i].wd != wd)
+		const struct watch_target *t = &w->t[i];
+		size_t wl;
+
+		if (t->wd != wd)
 			continue;
-		if (strcmp(w->t[i].want, w->t[i].watched) == 0)
-			return &w->t[i];
-		if (!any)
-			any = &w->t[i];
+		if (strcmp(t->want, t->watched) == 0)
+			return t;
+		/* want is watched + "/" + the rest ("/" itself has the slash already). */
+		wl = strlen(t->watched);
+		wl += t->watched[wl - 1] != '/';
+		if (hit || !nl)
+			continue;
+		if (strncmp(t->want + wl, name, nl) == 0 && (t->want[wl + nl] == '/' || t->want[wl + nl] == '\0'))
+			hit = t;
 	}
-	return any;
+	return hit;
 }
 
 int watch_drain(struct watch *w, char *what, size_t whatlen)
@@ -224,17 +242,9 @@ int watch_drain(struct watch *w, char *what, size_t whatlen)
 				rearm = true;
 			if (ev->mask & IN_IGNORED)
 				continue;
-			t = watch_by_wd(w, ev->wd);
+			t = watch_relevant(w, ev->wd, ev->name, ev->len ? strnlen(ev->name, ev->len) : 0);
 			if (!t)
 				continue;
-			/* An ancestor stand-in only matters for the entry on the way to the directory we want. */
-			if (strcmp(t->want, t->watched) != 0 && ev->len) {
-				size_t wl = strlen(t->watched), nl = strnlen(ev->name, ev->len);
-
-				if (strncmp(t->want + wl + 1, ev->name, nl) != 0 ||
-				    (t->want[wl + 1 + nl] != '/' && t->want[wl + 1 + nl] != '\0'))
-					continue;
-			}
 			if (count++ == 0 && what && whatlen) {
 				const char *dir = t->watched + w->root_len + (t->watched[w->root_len] == '/');
 
