@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,8 +24,11 @@
 
 #define LOOP_WHAT_MAX 128
 
+#define LOOP_CANCEL_TICK_MS     20      /* SIGTERM during an API call: re-cancel this often */
+#define LOOP_CANCEL_GIVEUP_MS   900     /* ... and leave at once after this long */
+
 /* Set by the signal handler; read by the loop. */
-static volatile sig_atomic_t loop_sig_term, loop_sig_hup;
+static volatile sig_atomic_t loop_sig_term, loop_sig_hup, loop_in_api, loop_cancel_ticks;
 static volatile int loop_sig_fd = -1;
 static struct http_client *volatile loop_sig_http;
 
@@ -174,6 +178,24 @@ int loop_verdict_diff(const struct loop_verdict *old, const struct profile *p, s
 
 /* ---- signals ---- */
 
+/*
+ * http_cancel() stops the call in flight, but a publisher function makes several calls in a
+ * row and the flag is consumed by the first. So after SIGTERM during an API call, a timer
+ * cancels again every tick (its signal also interrupts the poll() inside libcurl, so the
+ * cancel is seen at once), and if the call still has not returned, the process leaves: the
+ * annotations stay as they are either way.
+ */
+static void loop_on_alarm(int sig)
+{
+	int saved = errno;
+
+	if (loop_sig_http)
+		http_cancel(loop_sig_http);
+	if (loop_in_api && ++loop_cancel_ticks * LOOP_CANCEL_TICK_MS >= LOOP_CANCEL_GIVEUP_MS)
+		_exit(0);
+	errno = saved;
+}
+
 static void loop_on_signal(int sig)
 {
 	int saved = errno;
@@ -182,9 +204,16 @@ static void loop_on_signal(int sig)
 		loop_sig_hup = 1;
 	} else {
 		loop_sig_term = sig;
-		/* Abandon the request in flight: its retries and waits end within a slice. */
 		if (loop_sig_http)
 			http_cancel(loop_sig_http);
+		if (loop_in_api) {
+			struct itimerval tick = {
+				.it_interval = { .tv_usec = LOOP_CANCEL_TICK_MS * 1000 },
+				.it_value = { .tv_usec = LOOP_CANCEL_TICK_MS * 1000 },
+			};
+
+			setitimer(ITIMER_REAL, &tick, NULL);
+		}
 	}
 	if (loop_sig_fd >= 0)
 		(void)!write(loop_sig_fd, "s", 1);
@@ -193,7 +222,7 @@ static void loop_on_signal(int sig)
 
 static int loop_signals(struct loop_state *st)
 {
-	struct sigaction sa = { .sa_handler = loop_on_signal };
+	struct sigaction sa = { .sa_handler = loop_on_signal }, alarm_sa = { .sa_handler = loop_on_alarm };
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 
 	if (pipe2(st->sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -201,16 +230,23 @@ static int loop_signals(struct loop_state *st)
 	loop_sig_fd = st->sig_pipe[1];
 	loop_sig_http = st->pb->http;
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&alarm_sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		if (sigaction(sigs[i], &sa, NULL) < 0)
 			return -errno;
 	}
+	if (sigaction(SIGALRM, &alarm_sa, NULL) < 0)
+		return -errno;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
 
 static void loop_signals_reset(struct loop_state *st)
 {
+	struct itimerval off = { 0 };
+
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -280,7 +316,9 @@ static int loop_read(struct loop_state *st, uint64_t now)
 	const struct kube_fetch *bad;
 	int r;
 
-	r = publisher_read(st->pb, st->opt->node, &k);
+	loop_in_api = 1;
+	r = !loop_sig_term ? publisher_read(st->pb, st->opt->node, &k) : -EINTR;
+	loop_in_api = 0;
 	if (loop_sig_term) {
 		obs_kube_free(&k);
 		return -EINTR;
@@ -365,7 +403,9 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
 		annotations_free(&want);
 		return 0;
 	}
-	r = publisher_write(st->pb, o, p, &keys, err, sizeof(err));
+	loop_in_api = 1;
+	r = !loop_sig_term ? publisher_write(st->pb, o, p, &keys, err, sizeof(err)) : -EINTR;
+	loop_in_api = 0;
 	if (loop_sig_term) {
 		annotations_free(&want);
 		return -EINTR;

@@ -3,7 +3,7 @@
 # Cases: first publish, an idle window (no PATCH, GETs only on the resync schedule, no log lines),
 # eth3 down/up (one PATCH each within 3 s), eth5 moved into a pod namespace (in-pod, still ready),
 # an aperture entry removed (inotify), the token file replaced, a wedged loop failing the health
-# probe, SIGTERM (exit 0 within 1 s, nothing removed), API 500 for 20 s at start (backoff, then
+# probe, SIGTERM idle and during a hanging request (exit 0 within 1 s, nothing removed), API 500 for 20 s at start (backoff, then
 # one publish), a synthesized uevent removing a gVNIC (umockdev).
 # LONG=1: the idle window is 60 s, and the reaction time (20 link changes) and idle CPU are measured.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
@@ -244,6 +244,21 @@ else
 fi
 if grep -q 'tok-' "$tmp/agent.log"; then
 	nok "daemon log" "the token appears in the log"
+fi
+
+# --- SIGTERM while a request hangs: the request is abandoned, exit 0 within 1 s ---
+echo '{"mode": "hang"}' >"$state/faults"
+m=$(mark)
+start_agent "$tmp/agenthang.log" --interval 10
+i=0
+while [ "$(reqs "$m" | wc -l)" = 0 ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+sleep 0.3
+stop_agent
+rm -f "$state/faults"
+if [ "$stop_rc" = 0 ] && [ "$stop_ms" -lt 1000 ] && ! reqs "$m" | grep -q '^PATCH'; then
+	ok "daemon SIGTERM during a hanging request: exit 0 after $stop_ms ms"
+else
+	nok "daemon SIGTERM during a hanging request" "exit $stop_rc after $stop_ms ms; requests: $(reqs "$m" | tr '\n' '|')"
 fi
 
 # --- API 500 for 20 s at start: back off, then publish once ---
