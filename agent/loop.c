@@ -326,9 +326,7 @@ static int loop_read(struct loop_state *st, uint64_t now)
 	if (r == 0) {
 		obs_kube_free(&st->facts);
 		st->facts = k;
-		if (!st->have_facts || st->sched.failures)
-			log_emit(st->sched.failures ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "API read",
-				 "node", st->opt->node, NULL);
+		log_emit(LOG_LEVEL_DEBUG, "API read", "node", st->opt->node, NULL);
 		st->have_facts = true;
 		return 0;
 	}
