@@ -277,8 +277,9 @@ sleep 1.5
 n=$(reqs "$m2" | grep -c '^PATCH')
 errs=$(grep -c 'API error' "$tmp/agent500.log")
 # No storm: the loop reads at most 5 times in 20 s (backoff 2.5..5 s, then 5..10 s with
-# --interval 10), each read being two GETs the HTTP client tries at most 4 times each.
-if [ "$during" -ge 2 ] && [ "$errs" -ge 2 ] && [ "$errs" -le 5 ] && [ "$during" -le $((errs * 8)) ] && [ "$n" = 1 ]; then
+# --interval 10), each read being two GETs the HTTP client tries at most 4 times each; one
+# more read may be under way at the 20 s mark (it then succeeds, logging no error).
+if [ "$during" -ge 2 ] && [ "$errs" -ge 2 ] && [ "$errs" -le 5 ] && [ "$during" -le $(((errs + 1) * 8)) ] && [ "$n" = 1 ]; then
 	ok "daemon API 500 at start: $during requests in 20 s, $errs backoffs logged, one PATCH $dt ms after recovery"
 else
 	nok "daemon API 500 at start" "$during requests in 20 s, $n PATCH after recovery, $errs errors logged: $(tail -n 3 "$tmp/agent500.log" | tr '\n' '|')"
