@@ -294,9 +294,9 @@ else
 	utmp=$(mktemp -d /tmp/tcpxo-uevent.XXXXXX) || exit 2
 	rm -rf "$root"; root=$(SCENARIO_TMP=$utmp scenario_prepare a3-mega)
 	cp "$tmp/certs/ca.crt" "$tmp/token" "$utmp/"
-	mkfifo "$utmp/ucmd"
+	mkdir "$tmp/umockdev"   # the testbed (tmpfs, removed with $tmp whatever happens)
 	# The preload library comes first: a sanitizer build must not insist on being first itself.
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 TMPDIR=/dev/shm umockdev-wrapper \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 TMPDIR=$tmp/umockdev umockdev-wrapper \
 		/usr/bin/python3 "$TOPDIR/tests/lib/umockdev/uevent.py" \
 		--device "$TOPDIR/tests/lib/umockdev/gvnic.umockdev" --commands "$utmp/ucmd" -- \
 		"$AGENT" --root "$root" --node "$NODE" --api-server "$SERVER" --token-file "$utmp/token" \
@@ -316,7 +316,8 @@ else
 		m2=$(mark)
 		sleep 1.2
 		before=$(reqs "$m2" | grep -c '^PATCH')
-		timeout 5 sh -c 'echo "remove /sys/devices/pci0000:00/0000:00:04.0/0000:06:00.0" >"$1"' sh "$utmp/ucmd"
+		echo "remove /sys/devices/pci0000:00/0000:00:04.0/0000:06:00.0" >"$utmp/ucmd.new"
+		mv "$utmp/ucmd.new" "$utmp/ucmd"
 		dt=$(wait_patches "$m2" 1 3)
 		n=$(reqs "$m2" | grep -c '^PATCH')
 		if [ "$before" = 0 ] && [ "$n" = 1 ] && grep -q 'source=uevent' "$tmp/agentu.log" &&
@@ -326,7 +327,14 @@ else
 			nok "daemon uevent" "$before PATCH before the uevent, $n after: $(reqs "$m2" | tr '\n' '|'); log: $(tail -n 3 "$tmp/agentu.log" | tr '\n' '|')"
 		fi
 	fi
-	kill -TERM "$agent_pid"; wait "$agent_pid"; agent_pid=""
+	kill -TERM "$agent_pid"
+	i=0
+	while kill -0 "$agent_pid" 2>/dev/null && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+	if kill -0 "$agent_pid" 2>/dev/null; then
+		nok "daemon uevent stop" "the umockdev driver did not exit within 5 s of SIGTERM"
+		kill -KILL "$agent_pid"
+	fi
+	wait "$agent_pid"; agent_pid=""
 	rm -rf "$root" "$utmp"; root=""
 fi
 exit $failed
