@@ -15,7 +15,7 @@ int cmd_daemon(const struct cli_options *opt)
 
 	log_setup(opt->log_format, opt->verbose, stderr);
 	/* Bad --releases or API settings are a configuration error: exit 2 before anything runs. */
-	if (publisher_open(opt, false, &pb) < 0)
+	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
 	if (!pb.http && !opt->no_publish)
 		log_emit(LOG_LEVEL_WARN, "no Kubernetes API configured: observing only", "why", pb.http_why, NULL);

@@ -49,7 +49,7 @@ int cmd_once(const struct cli_options *opt)
 	bool api_ok = true;
 	int observed, code;
 
-	if (publisher_open(opt, true, &pb) < 0)
+	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
 	observed = observe_node(opt, &o);
 	if (pb.http && !opt->node)
@@ -114,7 +114,7 @@ int cmd_cleanup(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: --cleanup needs the node name (--node or NODE_NAME)\n");
 		return EXIT_UNKNOWN;
 	}
-	if (publisher_open(opt, true, &pb) < 0)
+	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
 	if (!pb.http) {
 		fprintf(stderr, "tcpxo-agent: --cleanup: no Kubernetes API configured (%s)\n", pb.http_why);

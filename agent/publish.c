@@ -10,16 +10,20 @@
 #include "report/annotations.h"
 #include "report/kubeparse.h"
 
-int publisher_open(const struct cli_options *opt, bool once, struct publisher *ret)
+int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {
 	struct publisher pb = { .opt = opt };
 	struct http_config cfg = {
 		.server = opt->api_server,
 		.token_file = opt->token_file,
 		.ca_file = opt->ca_file,
-		/* --once: three calls of at most 15 s each, so the whole run ends within a minute. */
-		.max_total_ms = once ? 15000 : 0,
-		.max_attempts = once ? 3 : 0,
+		/*
+		 * At most 15 s per call: --once (three calls) ends within a minute, and a daemon
+		 * iteration stays shorter than the liveness probe's --max-age 60 even when the API
+		 * hangs; the daemon's own backoff retries later.
+		 */
+		.max_total_ms = 15000,
+		.max_attempts = 3,
 	};
 	char err[256];
 	int r;
