@@ -31,6 +31,16 @@ static int once_print(const struct cli_options *opt, const struct observation *o
 	return 0;
 }
 
+/* Say why an API read failed; a refusal also says which permissions the agent needs. */
+static void once_fetch_report(const char *what, const char *node, const struct kube_fetch *f)
+{
+	if (f->state == KUBE_FETCH_OK)
+		return;
+	fprintf(stderr, "tcpxo-agent: %s %s: %s%s\n", what, node, f->message,
+		f->http_status == 401 || f->http_status == 403 ?
+		" (the credentials need get and patch on nodes, list on pods)" : "");
+}
+
 int cmd_once(const struct cli_options *opt)
 {
 	struct publisher pb;
@@ -39,17 +49,15 @@ int cmd_once(const struct cli_options *opt)
 	bool api_ok = true;
 	int observed, code;
 
-	if (publisher_open(opt, true, &pb) < 0)
+	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
 	observed = observe_node(opt, &o);
 	if (pb.http && !opt->node)
 		fprintf(stderr, "tcpxo-agent: no node name (--node or NODE_NAME): API facts not read\n");
 	if (publisher_read(&pb, opt->node, &o.kube) == -EIO) {
 		api_ok = false;
-		if (o.kube.node_fetch.state != KUBE_FETCH_OK)
-			fprintf(stderr, "tcpxo-agent: reading node %s: %s\n", opt->node, o.kube.node_fetch.message);
-		if (o.kube.pods_fetch.state != KUBE_FETCH_OK)
-			fprintf(stderr, "tcpxo-agent: listing the pods on %s: %s\n", opt->node, o.kube.pods_fetch.message);
+		once_fetch_report("reading node", opt->node, &o.kube.node_fetch);
+		once_fetch_report("listing the pods on", opt->node, &o.kube.pods_fetch);
 	}
 	if (profile_evaluate(&o, &p) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while evaluating the observation\n");
@@ -106,7 +114,7 @@ int cmd_cleanup(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: --cleanup needs the node name (--node or NODE_NAME)\n");
 		return EXIT_UNKNOWN;
 	}
-	if (publisher_open(opt, true, &pb) < 0)
+	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
 	if (!pb.http) {
 		fprintf(stderr, "tcpxo-agent: --cleanup: no Kubernetes API configured (%s)\n", pb.http_why);

@@ -10,16 +10,20 @@
 #include "report/annotations.h"
 #include "report/kubeparse.h"
 
-int publisher_open(const struct cli_options *opt, bool once, struct publisher *ret)
+int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {
 	struct publisher pb = { .opt = opt };
 	struct http_config cfg = {
 		.server = opt->api_server,
 		.token_file = opt->token_file,
 		.ca_file = opt->ca_file,
-		/* --once: three calls of at most 15 s each, so the whole run ends within a minute. */
-		.max_total_ms = once ? 15000 : 0,
-		.max_attempts = once ? 3 : 0,
+		/*
+		 * At most 15 s per call: --once (three calls) ends within a minute, and a daemon
+		 * iteration stays shorter than the liveness probe's --max-age 60 even when the API
+		 * hangs; the daemon's own backoff retries later.
+		 */
+		.max_total_ms = 15000,
+		.max_attempts = 3,
 	};
 	char err[256];
 	int r;
@@ -61,14 +65,14 @@ static void publisher_fetch_set(struct kube_fetch *f, int r, const struct http_r
 	snprintf(f->message, sizeof(f->message), "%s", r >= 0 ? "" : resp->error);
 }
 
-/* Record how a GET went; a parse error afterwards turns the fetch into FAILED with the reason. */
-static void publisher_parsed(struct kube_fetch *f, const char *what, int r, const char *err)
+/* A parse error after a 2xx answer turns the fetch into FAILED; @err already names the object. */
+static void publisher_parsed(struct kube_fetch *f, size_t len, int r, const char *err)
 {
 	if (r >= 0)
 		return;
 	f->state = KUBE_FETCH_FAILED;
 	f->err = r;
-	snprintf(f->message, sizeof(f->message), "%s: %s", what, err);
+	snprintf(f->message, sizeof(f->message), "unusable answer (%zu bytes): %s", len, err);
 }
 
 int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
@@ -87,7 +91,7 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	publisher_fetch_set(&k->node_fetch, rn, &resp);
 	if (rn >= 0) {
 		rn = kubeparse_node(resp.body, resp.len, pb->opt->prefix, k, err, sizeof(err));
-		publisher_parsed(&k->node_fetch, "node", rn, err);
+		publisher_parsed(&k->node_fetch, resp.len, rn, err);
 	}
 	http_response_free(&resp);
 
@@ -96,7 +100,7 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	publisher_fetch_set(&k->pods_fetch, rp, &resp);
 	if (rp >= 0) {
 		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
-		publisher_parsed(&k->pods_fetch, "pods", rp, err);
+		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
 	}
 	http_response_free(&resp);
 
@@ -107,7 +111,7 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 		publisher_fetch_set(&k->networks_fetch, r, &resp);
 		if (r >= 0) {
 			r = kubeparse_networks(resp.body, resp.len, k, err, sizeof(err));
-			publisher_parsed(&k->networks_fetch, "networks", r, err);
+			publisher_parsed(&k->networks_fetch, resp.len, r, err);
 		}
 		http_response_free(&resp);
 	}

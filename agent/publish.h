@@ -18,12 +18,12 @@ struct publisher {
 };
 
 /**
- * publisher_open() - load the release table and set up API access from @opt.
- * @once: bounded retries for a one-shot run (ends within about a minute).
+ * publisher_open() - load the release table and set up API access from @opt. Each API call
+ * is bounded (3 attempts, 15 s in all) for --once and the daemon alike.
  * Return: 0 (ret->http NULL when no API is configured: not an error); -EINVAL for a bad
  * --releases file or API setting (message printed to stderr); -ENOMEM.
  */
-int publisher_open(const struct cli_options *opt, bool once, struct publisher *ret);
+int publisher_open(const struct cli_options *opt, struct publisher *ret);
 
 void publisher_close(struct publisher *pb);
 

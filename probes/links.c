@@ -1,9 +1,11 @@
 /* links.c - the links of the current network namespace, read with libnl-route-3 (the only libnl user). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -467,4 +469,132 @@ void links_free(struct obs_links *l)
 		return;
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+struct links_watch {
+	struct nl_sock *sk;
+	int count;
+	char *what;
+	size_t whatlen;
+};
+
+/* Count link and address notifications; name the first one for the log. */
+static int links_watch_cb(struct nl_msg *msg, void *arg)
+{
+	struct links_watch *w = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	const char *kind;
+	char name[OBS_IFNAME_MAX + 8] = "";
+
+	switch (h->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		kind = "link";
+		if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
+			const struct ifinfomsg *ifi = nlmsg_data(h);
+			struct nlattr *a = nlmsg_find_attr(h, sizeof(*ifi), IFLA_IFNAME);
+
+			if (a && nla_len(a) > 1 && nla_len(a) <= OBS_IFNAME_MAX)
+				snprintf(name, sizeof(name), "%.*s", (int)strnlen(nla_data(a), (size_t)nla_len(a)),
+					 (const char *)nla_data(a));
+			else
+				snprintf(name, sizeof(name), "#%d", ifi->ifi_index);
+		}
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		kind = "address";
+		if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
+			const struct ifaddrmsg *ifa = nlmsg_data(h);
+
+			snprintf(name, sizeof(name), "#%u", ifa->ifa_index);
+		}
+		break;
+	default:
+		return NL_SKIP;
+	}
+	if (w->count++ == 0 && w->what && w->whatlen)
+		snprintf(w->what, w->whatlen, "%s %s %s", kind,
+			 h->nlmsg_type == RTM_DELLINK || h->nlmsg_type == RTM_DELADDR ? "removed" : "changed", name);
+	return NL_SKIP;
+}
+
+/**
+ * links_watch_open() - see links.h.
+ * Return: 0; -ENOMEM; the socket's -errno. No errno means "absent": every namespace has netlink.
+ */
+int links_watch_open(struct links_watch **ret)
+{
+	struct links_watch *w = calloc(1, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w->sk = nl_socket_alloc();
+	if (!w->sk) {
+		free(w);
+		return -ENOMEM;
+	}
+	/* Notifications carry no sequence number of ours; every message is a valid one. */
+	nl_socket_disable_seq_check(w->sk);
+	nl_socket_disable_auto_ack(w->sk);
+	r = nl_socket_modify_cb(w->sk, NL_CB_VALID, NL_CB_CUSTOM, links_watch_cb, w);
+	if (r >= 0)
+		r = nl_connect(w->sk, NETLINK_ROUTE);
+	if (r >= 0)
+		r = nl_socket_add_memberships(w->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(w->sk);
+	if (r >= 0) {
+		/* A burst of veth or address changes must not overflow the default 208 KiB. */
+		r = nl_socket_set_buffer_size(w->sk, 1 << 20, 0);
+	}
+	if (r < 0) {
+		r = links_nlerr(r);
+		links_watch_free(w);
+		return r;
+	}
+	fcntl(nl_socket_get_fd(w->sk), F_SETFD, FD_CLOEXEC);
+	*ret = w;
+	return 0;
+}
+
+void links_watch_free(struct links_watch *w)
+{
+	if (!w)
+		return;
+	nl_socket_free(w->sk);
+	free(w);
+}
+
+int links_watch_fd(const struct links_watch *w)
+{
+	return nl_socket_get_fd(w->sk);
+}
+
+int links_watch_drain(struct links_watch *w, char *what, size_t whatlen)
+{
+	int r, rounds = 0;
+
+	w->count = 0;
+	w->what = what;
+	w->whatlen = whatlen;
+	if (what && whatlen)
+		what[0] = '\0';
+	/* Bounded: each round reads one datagram's worth; poll() reports the rest next turn. */
+	while (rounds++ < 256) {
+		r = nl_recvmsgs_default(w->sk);
+		if (r >= 0)
+			continue;
+		if (r == -NLE_AGAIN)
+			break;
+		if (r == -NLE_INTR)
+			continue;
+		/* ENOBUFS (lost notifications) or a malformed message: the caller re-dumps all links. */
+		if (w->count++ == 0 && what && whatlen)
+			snprintf(what, whatlen, "netlink: %s", nl_geterror(r));
+		break;
+	}
+	w->what = NULL;
+	return w->count;
 }

@@ -28,3 +28,25 @@ int links_dump(struct obs_links *ret);
 int links_parse_msg(const void *buf, size_t len, struct obs_links *ret);
 
 void links_free(struct obs_links *l);
+
+struct links_watch;             /* opaque: a route socket subscribed to link and IPv4 address changes */
+
+/**
+ * links_watch_open() - a non-blocking NETLINK_ROUTE socket of the current network namespace
+ * subscribed to RTNLGRP_LINK and RTNLGRP_IPV4_IFADDR.
+ * @ret: written on success; free with links_watch_free().
+ * Return: 0; -ENOMEM; -errno of the socket (-EMFILE, -EACCES, ...).
+ */
+int links_watch_open(struct links_watch **ret);
+
+void links_watch_free(struct links_watch *w);
+
+int links_watch_fd(const struct links_watch *w);
+
+/**
+ * links_watch_drain() - read every pending notification.
+ * @what: when not NULL, a short text about the first one ("link eth3", "address eth3"), for the log.
+ * Return: the number of link/address notifications (a lost-messages overflow counts one: the
+ * caller re-dumps anyway); 0 when none was pending.
+ */
+int links_watch_drain(struct links_watch *w, char *what, size_t whatlen);

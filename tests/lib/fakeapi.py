@@ -11,6 +11,8 @@ the state directory DIR (every file re-read per request, so a test changes them 
   nodes.json   optional NodeList for GET /api/v1/nodes (else the list is [node.json]);
                its nodes are also readable one by one
   pods.json    PodList for GET /api/v1/pods (fieldSelector spec.nodeName=<n> filters it)
+  networks.json  optional NetworkList for GET /apis/networking.gke.io/v1/networks (absent: 404,
+               as when GKE multi-networking is not enabled)
   faults       optional JSON: {"mode": M, "count": N, "retry_after": S, "delay": S,
                "method": "PATCH", "path": "/api/v1/nodes/"} where M is one of
                401 403 404 429 500 503 slow truncated short invalid hang oversized
@@ -267,6 +269,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.handle_any("DELETE")
 
     def handle_any(self, method):
+        # One handler serves every request of a kept-alive connection: a cut is per request.
+        self._cut = None
         url = urllib.parse.urlsplit(self.path)
         path, query = url.path, url.query
         try:
@@ -340,7 +344,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return False
 
     def answer(self, code, value):
-        cut = getattr(self, "_cut", None)
+        cut = self._cut
         if cut is None:
             self.send_json(code, value)
             return
@@ -355,6 +359,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def route(self, method, path, query, body, fault):
         q = urllib.parse.parse_qs(query, keep_blank_values=True)
         parts = path.strip("/").split("/")
+        if parts[:3] == ["apis", "networking.gke.io", "v1"] and parts[3:] == ["networks"]:
+            if method != "GET":
+                self.send_status(405, "MethodNotAllowed", "method %s not allowed here" % method)
+            else:
+                self.list_networks()
+            return
         if parts[:2] != ["api", "v1"] or len(parts) < 3:
             self.send_status(404, "NotFound", "the server could not find the requested resource")
             return
@@ -439,6 +449,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             items = [p for p in items if p.get("spec", {}).get("nodeName") == val]
         self.answer(200, {"kind": "PodList", "apiVersion": "v1",
                           "metadata": {"resourceVersion": "1"}, "items": items})
+
+    def list_networks(self):
+        """GKE's Network list from networks.json; 404 (the CRD is not installed) when absent."""
+        nets = read_json("networks.json")
+        if nets is None:
+            self.send_status(404, "NotFound", "the server could not find the requested resource")
+            return
+        self.answer(200, nets)
 
     def patch_node(self, name, body):
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()

@@ -13,7 +13,8 @@
 # Spec lines: name mac mtu ipv4/prefix state [default]; "#" comments and blank lines ignored;
 # mac, mtu, ipv4 may be "-"; state is up, down, lowerdown, in-pod or absent. Each link is a veth
 # whose peer is pN (N = the digits the name ends in, or a counter when there are none or they clash).
-# CMD sees NETNS_POD_PID (exported) while an in-pod namespace exists.
+# CMD sees NETNS_POD_PID (exported) while an in-pod namespace exists. Loopback (lo) stays down as
+# a fresh namespace has it, unless NETNS_LOOPBACK=up (for tests that serve on 127.0.0.1 inside).
 #
 # NETNS_LIB: path of this file, for the child shell of netns_run
 # (default: $TOPDIR/tests/lib/netns.sh).
@@ -188,6 +189,8 @@ netns_apply() {
 		done <"$_na_move" >>"$_na_route"
 	fi
 
+	# A test whose server (the fake API) listens on 127.0.0.1 in here asks for loopback up.
+	[ "${NETNS_LOOPBACK:-}" = up ] && echo "link set lo up" >>"$_na_up"
 	cat "$_na_add" "$_na_up" "$_na_route" >"$_na_tmp/batch"
 	if ! ip -batch "$_na_tmp/batch" >"$_na_tmp/out" 2>&1; then
 		echo "netns_apply: $_na_spec: ip -batch failed:" >&2

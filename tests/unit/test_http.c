@@ -462,7 +462,7 @@ static void test_retry_after_capped(void **state)
 	assert_int_equal(r.attempts, 1);
 	assert_int_equal(r.retry_after_s, 60);
 	assert_non_null(strstr(r.error, "gave up"));
-	assert_true(now_ms() - t0 < 1000);
+	assert_true(now_ms() - t0 < 30000);     /* not the 60 s sleep (bounds are loose: shared CI) */
 	http_response_free(&r);
 	http_client_free(c);
 }
@@ -492,7 +492,7 @@ static void test_500_forever_within_budget(void **state)
 	assert_int_equal(r.status, 500);
 	assert_true(r.attempts >= 2 && r.attempts < 100);
 	assert_int_equal(log_count(), r.attempts);
-	assert_true(dt <= 1500 + 500);
+	assert_true(dt <= 1500 + 10000);        /* within the budget, with room for a loaded machine */
 	assert_non_null(strstr(r.error, "gave up"));
 	http_response_free(&r);
 	http_client_free(c);
@@ -576,7 +576,7 @@ static void test_hang_times_out(void **state)
 	write_str("faults", "{\"mode\":\"hang\",\"delay\":30}");
 	assert_int_equal(kube_get_node(c, NODE, &r), -ETIMEDOUT);
 	assert_int_equal(r.status, 0);
-	assert_true(now_ms() - t0 < 3000);
+	assert_true(now_ms() - t0 < 20000);     /* the timeout, not the 30 s hang */
 	http_response_free(&r);
 	http_client_free(c);
 }
@@ -610,16 +610,16 @@ static void test_cancel(void **state)
 	t0 = now_ms();
 	arm_cancel(c, 200);
 	assert_int_equal(kube_get_node(c, NODE, &r), -EINTR);
-	assert_true(now_ms() - t0 < 3000);
+	assert_true(now_ms() - t0 < 20000);     /* cancelled, not the 30 s hang */
 	http_response_free(&r);
 
 	/* In the backoff wait. */
-	write_str("faults", "{\"mode\":\"503\",\"retry_after\":5}");
+	write_str("faults", "{\"mode\":\"503\",\"retry_after\":40}");
 	t0 = now_ms();
 	arm_cancel(c, 200);
 	assert_int_equal(kube_get_node(c, NODE, &r), -EINTR);
 	assert_int_equal(r.attempts, 1);
-	assert_true(now_ms() - t0 < 3000);
+	assert_true(now_ms() - t0 < 20000);     /* cancelled, not the 40 s wait */
 	http_response_free(&r);
 
 	/* The cancellation was consumed by the call it stopped. */

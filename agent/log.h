@@ -1,0 +1,40 @@
+/* log.h - the daemon's log lines on stderr: one line per decision, plain text or one JSON object. */
+#pragma once
+
+#include <stdio.h>
+
+#include "agent/cli.h"
+#include "report/strbuf.h"
+
+enum log_level {
+	LOG_LEVEL_ERROR = 0,
+	LOG_LEVEL_WARN,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG,
+};
+
+#define LOG_VALUE_MAX 1024      /* a field value longer than this is cut, ending in "..." */
+#define LOG_FIELDS_MAX 16       /* key/value pairs per line */
+
+/* Where and how lines go: @verbose 0 logs info and above, 1 or more adds debug. @out NULL: stderr. */
+void log_setup(enum cli_log_format format, int verbose, FILE *out);
+
+/**
+ * log_emit() - write one line at @level (dropped below the configured level): @msg then
+ * key, value string pairs, NULL-terminated (a NULL value is skipped). Never fails loudly: a
+ * line that cannot be built is dropped.
+ */
+void log_emit(enum log_level level, const char *msg, ...) __attribute__((sentinel));
+
+/**
+ * log_format_line() - pure: the line for @ts, @level, @msg and @n pairs in @kv (kv[2i] the
+ * key, kv[2i+1] the value; NULL values skipped), with its newline, appended to @out.
+ * Text: "TS LEVEL MSG key=value ..." where a value holding a space, quote, '=' or control
+ * character is quoted and escaped. JSON: {"ts":..,"level":..,"msg":..,"fields":{..}}.
+ * Control characters never pass through raw; values are cut at LOG_VALUE_MAX bytes.
+ * Return: 0; -ENOMEM.
+ */
+int log_format_line(enum cli_log_format format, const char *ts, enum log_level level, const char *msg,
+		    const char *const *kv, size_t n, struct strbuf *out);
+
+const char *log_level_name(enum log_level level);

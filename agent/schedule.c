@@ -1,0 +1,111 @@
+/* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter (pure). */
+#include "agent/schedule.h"
+
+void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, bool api,
+		   uint64_t rnd)
+{
+	uint64_t jitter_ms = (uint64_t)jitter_s * 1000u;
+
+	*s = (struct schedule){
+		.interval_ms = (uint64_t)interval_s * 1000u,
+		.observe_at = now ? now : 1,
+		.read_at = api ? (now ? now : 1) : 0,
+		.publish_after = now + rnd % (jitter_ms + 1),
+	};
+}
+
+void schedule_event(struct schedule *s, uint64_t now)
+{
+	if (!s->observe_at)
+		s->observe_at = now + SCHEDULE_DEBOUNCE_MS;
+}
+
+void schedule_observe_now(struct schedule *s, uint64_t now)
+{
+	s->observe_at = now ? now : 1;
+}
+
+unsigned schedule_due(const struct schedule *s, uint64_t now)
+{
+	unsigned due = 0;
+
+	if (s->observe_at && now >= s->observe_at)
+		due |= SCHEDULE_OBSERVE;
+	if (s->read_at && now >= s->read_at)
+		due |= SCHEDULE_READ;
+	if (s->publish_pending && now >= s->publish_after)
+		due |= SCHEDULE_PUBLISH;
+	return due;
+}
+
+static void schedule_min(uint64_t *best, uint64_t at)
+{
+	if (at && at < *best)
+		*best = at;
+}
+
+int schedule_timeout(const struct schedule *s, uint64_t now)
+{
+	uint64_t next = now + SCHEDULE_WAKE_MS;
+
+	schedule_min(&next, s->observe_at);
+	schedule_min(&next, s->read_at);
+	if (s->publish_pending)
+		schedule_min(&next, s->publish_after);
+	return next <= now ? 0 : (int)(next - now);
+}
+
+void schedule_observed(struct schedule *s)
+{
+	s->observe_at = 0;
+}
+
+bool schedule_may_publish(const struct schedule *s, uint64_t now)
+{
+	return now >= s->publish_after;
+}
+
+void schedule_hold_publish(struct schedule *s)
+{
+	s->publish_pending = true;
+}
+
+void schedule_api_ok(struct schedule *s, uint64_t now)
+{
+	s->failures = 0;
+	s->read_at = now + s->interval_ms;
+}
+
+void schedule_publish_done(struct schedule *s)
+{
+	s->publish_pending = false;
+}
+
+uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd)
+{
+	uint64_t cap = SCHEDULE_BACKOFF_CAP_MS, d;
+
+	if (interval_ms && interval_ms < cap)
+		cap = interval_ms;
+	if (status == 403 || status == 404) {
+		d = SCHEDULE_SLOW_RETRY_MS;
+	} else {
+		d = SCHEDULE_BACKOFF_BASE_MS;
+		for (unsigned i = 1; i < failures && d < cap; i++)
+			d *= 2;
+		if (d > cap)
+			d = cap;
+	}
+	return d / 2 + rnd % (d / 2 + 1);
+}
+
+uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint64_t rnd)
+{
+	uint64_t d;
+
+	if (s->failures < 64)
+		s->failures++;
+	d = schedule_backoff_ms(s->failures, status, s->interval_ms, rnd);
+	s->read_at = now + d;
+	return d;
+}

@@ -1,0 +1,83 @@
+/* schedule.h - the daemon loop's timers: debounce, API resync, backoff, start jitter (pure, times in ms). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SCHEDULE_DEBOUNCE_MS    1000u           /* events within this window make one re-observation */
+#define SCHEDULE_WAKE_MS        10000u          /* the loop wakes at least this often (health file) */
+#define SCHEDULE_BACKOFF_BASE_MS 5000u          /* first retry after an API failure, before jitter */
+#define SCHEDULE_BACKOFF_CAP_MS 300000u         /* transient failures are retried at least this often */
+#define SCHEDULE_SLOW_RETRY_MS  60000u          /* 403/404: a person must act; retry slowly */
+
+/* What an iteration of the loop must do now (a bit mask). */
+enum schedule_task {
+	SCHEDULE_OBSERVE = 1 << 0,      /* re-observe the node (debounced events, SIGHUP, start) */
+	SCHEDULE_READ = 1 << 1,         /* read the node and its pods from the API (resync or retry) */
+	SCHEDULE_PUBLISH = 1 << 2,      /* a write waited for the start jitter, which has passed */
+};
+
+/*
+ * All deadlines are on one monotonic clock in milliseconds; 0 means "none". The struct is
+ * plain data so that tests drive it with made-up times.
+ */
+struct schedule {
+	uint64_t interval_ms;           /* --interval */
+	uint64_t observe_at;            /* debounce deadline */
+	uint64_t read_at;               /* next API read: resync or retry */
+	uint64_t publish_after;         /* no API write before this (start jitter) */
+	bool publish_pending;           /* a write waits for publish_after */
+	unsigned failures;              /* API failures in a row */
+};
+
+/**
+ * schedule_init() - the schedule at start: observe now, read the API now when @api, and no
+ * write before @now + (@rnd mod (@jitter_s * 1000 + 1)) ms.
+ * @rnd: a random number (injected so tests are deterministic).
+ */
+void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, bool api,
+		   uint64_t rnd);
+
+/* An event arrived: re-observe at the end of the debounce window (opened by the first event). */
+void schedule_event(struct schedule *s, uint64_t now);
+
+/* Re-observe at once (SIGHUP). */
+void schedule_observe_now(struct schedule *s, uint64_t now);
+
+/* The tasks due at @now (enum schedule_task bits; 0: nothing, sleep). */
+unsigned schedule_due(const struct schedule *s, uint64_t now);
+
+/* The poll() timeout in ms until the next deadline, never more than SCHEDULE_WAKE_MS. */
+int schedule_timeout(const struct schedule *s, uint64_t now);
+
+/* The observation was made: the debounce window closes. */
+void schedule_observed(struct schedule *s);
+
+/* Whether an API write is allowed at @now (the start jitter has passed). */
+bool schedule_may_publish(const struct schedule *s, uint64_t now);
+
+/* A write was wanted but the start jitter holds it back: wake up for it at publish_after. */
+void schedule_hold_publish(struct schedule *s);
+
+/* The write held back by the start jitter happened (or is no longer needed). */
+void schedule_publish_done(struct schedule *s);
+
+/* The API read (and any write) succeeded: reset the backoff, resync after the interval. */
+void schedule_api_ok(struct schedule *s, uint64_t now);
+
+/**
+ * schedule_api_failed() - an API call failed with HTTP @status (0: no answer): read again
+ * (then write) after the backoff, and count the failure.
+ * @rnd: a random number for the jitter.
+ * Return: the delay chosen, in ms.
+ */
+uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint64_t rnd);
+
+/**
+ * schedule_backoff_ms() - the delay before retry number @failures (1 = the first) after an
+ * API failure with @status: 403 and 404 wait SCHEDULE_SLOW_RETRY_MS (a person has to fix
+ * RBAC or the node name); anything else doubles from SCHEDULE_BACKOFF_BASE_MS up to
+ * min(SCHEDULE_BACKOFF_CAP_MS, @interval_ms). Equal jitter: the result lies in [d/2, d], so
+ * nodes that failed together spread out, yet none retries at once.
+ */
+uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd);

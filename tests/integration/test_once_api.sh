@@ -1,0 +1,310 @@
+#!/bin/sh
+# test_once_api.sh - `--once` and `--cleanup` end to end: fixture trees + the fake API server in one namespace.
+# Scenarios (healthy, skew, idle, digests, bad mappings, accelerator) and publishing; the API's failure
+# modes are in test_once_api_faults.sh. Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only, in
+# namespaces it makes.
+set -u
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
+. "$TOPDIR/tests/lib/netns.sh"
+. "$TOPDIR/tests/lib/devnodes.sh"
+. "$TOPDIR/tests/lib/scenario.sh"
+. "$TOPDIR/tests/lib/api_scenario.sh"
+
+if ! why=$(netns_can_run 2>&1); then
+	echo "skip once-api: $why"
+	exit 0
+fi
+for tool in /usr/bin/python3 openssl; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "skip once-api: $tool not installed"; exit 0; }
+done
+if [ ! -x "$TCPXO_AGENT" ]; then
+	echo "not ok once-api: $TCPXO_AGENT is not built"
+	exit 1
+fi
+failed=0
+api_init || { echo "not ok once-api: api_init failed"; exit 1; }
+trap 'api_done' EXIT
+trap 'exit 1' INT TERM
+unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
+a() { api_assert "$1" || failed=1; }
+
+# ---- healthy: installer v1.0.15, workload pod with the v1.0.21 native-sidecar daemon ----
+# The workload's sidecar runs Google's sample command, whose --num_nics=8 is retired: daemon-args warns
+# (a warning never makes a node not ready).
+NUM_NICS_WARN="pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: --num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it"
+export NUM_NICS_WARN
+api_state node-fixture-a3mega pods-healthy networks
+api_run a3-mega --once --json
+a healthy-report <<'EOF'
+eq(rc, 0, "exit")
+eq(j["ready"], True, "ready")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+eq(j["node"], NODE, "node")
+eq(j["machineType"], "a3-megagpu-8g", "machineType")
+eq((j["profile"], j["runtime"]), ("tcpxo", "torch-distributed-tcpxo"), "profile, runtime")
+eq([c["id"] for c in j["checks"]],
+   ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks", "aperture-devices",
+    "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"], "check ids")
+# Every check observed something: with the API, nothing is skipped on a healthy node.
+eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [("daemon-args", "warn")],
+   "checks not passing")
+eq(check("daemon-args")["message"], os.environ["NUM_NICS_WARN"], "daemon-args")
+eq(check("version-pair")["message"], "installer v1.0.15 and daemon v1.0.21 pair (1 running)", "version-pair")
+eq(check("machine-type")["message"], "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo",
+   "machine-type")
+eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
+want = [{"interfaceName": "eth%d" % (i + 1), "network": "gpu-nic-%d" % i} for i in range(8)]
+eq(j["interfaces"], want, "interfaces")
+eq([(n["name"], n["network"]) for n in j["nics"]], [(w["interfaceName"], w["network"]) for w in want],
+   "nics[].network")
+eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+EOF
+cp "$API_TMP/out" "$API_TMP/healthy.json"
+a healthy-requests <<'EOF'
+eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
+               ("GET", "/apis/networking.gke.io/v1/networks"), ("PATCH", "/api/v1/nodes/" + NODE)],
+   "requests")
+eq(reqs[1]["query"], "fieldSelector=spec.nodeName%3D" + NODE, "pods query")
+eq(len(set(r["peer"] for r in reqs)), 1, "connections used (keep-alive)")
+EOF
+a healthy-patch <<'EOF'
+eq(len(patches), 1, "PATCH count")
+p = patch_of(patches[0])
+eq(sorted(p), sorted(PREFIX + k for k in KEYS), "patched keys")
+eq(p[PREFIX + "profile"], "tcpxo", "profile")
+eq(p[PREFIX + "runtime"], "torch-distributed-tcpxo", "runtime")
+eq(p[PREFIX + "ready"], "true", "ready")
+# Exactly the renderer's tcpxoInterfaces shape, compact.
+eq(p[PREFIX + "interfaces"], json.dumps([{"interfaceName": "eth%d" % (i + 1), "network": "gpu-nic-%d" % i}
+                                          for i in range(8)], separators=(",", ":")), "interfaces")
+att = p[PREFIX + "attachment"]
+ok(len(att.encode()) < 4096, "attachment is %d bytes" % len(att.encode()))
+att = json.loads(att)
+eq(att["schema"], "fabric.aicr.run/v1", "attachment schema")
+eq(att["versions"]["installer"], "v1.0.15", "attachment installer")
+eq(len(att["pairs"]), 8, "attachment pairs")
+eq(att["checks"], [{"id": "daemon-args", "status": "warn", "message": os.environ["NUM_NICS_WARN"]}],
+   "attachment failed/warned checks")
+EOF
+a healthy-node-after <<'EOF'
+eq({k: ann[k] for k in ann if k.startswith(PREFIX)}, patch_of(patches[0]), "our annotations on the node")
+eq(others(ann), orig_ann, "the node's other annotations")
+eq(node["metadata"]["labels"], orig["metadata"]["labels"], "labels")
+eq((node["spec"], node["status"]), (orig["spec"], orig["status"]), "spec and status")
+eq(int(node["metadata"]["resourceVersion"]), int(orig["metadata"]["resourceVersion"]) + 1, "resourceVersion")
+EOF
+api_describe >"$API_TMP/describe"
+if grep -q '^                    fabric.aicr.run/ready: true$' "$API_TMP/describe" &&
+   grep -q '^Annotations:        container.googleapis.com/instance_id: ' "$API_TMP/describe"; then
+	echo "ok healthy-describe"
+else
+	echo "not ok healthy-describe: $(head -c 400 "$API_TMP/describe" | tr '\n' '|')"
+	failed=1
+fi
+# For the README: what `kubectl describe node` shows after a publish (run.sh keeps it in its log).
+sed 's/^/# describe: /' "$API_TMP/describe"
+
+# A second run publishes nothing: the node already carries these values (no heartbeat).
+api_run a3-mega --once
+a healthy-idempotent <<'EOF'
+eq(rc, 0, "exit")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
+eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
+               ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH)")
+eq(err, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n" % NODE, "stderr")
+EOF
+
+# --prefix: the same values under other keys; ours from before are not touched.
+api_run a3-mega --once --prefix example.com/
+a prefix <<'EOF'
+eq(rc, 0, "exit")
+eq(len(patches), 1, "PATCH count")
+eq(sorted(patch_of(patches[0])), sorted("example.com/" + k for k in KEYS), "patched keys")
+eq(ann["example.com/ready"], "true", "example.com/ready")
+eq(ann[PREFIX + "ready"], "true", "fabric.aicr.run/ready kept")
+eq(others(others(ann), "example.com/"), orig_ann, "the node's other annotations")
+EOF
+
+# --no-publish with the API configured: the facts are read, nothing is written.
+api_state node-fixture-a3mega pods-healthy networks
+api_run a3-mega --once --no-publish
+a no-publish <<'EOF'
+eq(rc, 0, "exit")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
+eq([m for m, _ in methods()], ["GET", "GET", "GET"], "requests")
+eq(err, "", "stderr")
+eq(ann, orig_ann, "annotations")
+EOF
+
+# ---- skew: daemon v1.0.20 with installer v1.0.15 ----
+api_state node-fixture-a3mega pods-skew networks
+api_run a3-mega --once --json
+a skew <<'EOF'
+eq(rc, 1, "exit")
+msg = "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)"
+eq(j["summary"], "tcpxo: not ready: version-pair: " + msg, "summary")
+eq((check("version-pair")["status"], check("version-pair")["message"]), ("fail", msg), "version-pair")
+ok(check("version-pair")["remedy"], "version-pair has a remedy")
+eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.20"], "expectedDaemon": "v1.0.21"}, "versions")
+eq(len(patches), 1, "PATCH count")
+p = patch_of(patches[0])
+eq(p[PREFIX + "ready"], "false", "published ready")
+eq(ann[PREFIX + "ready"], "false", "node's ready")
+att = json.loads(p[PREFIX + "attachment"])
+ok(len(p[PREFIX + "attachment"].encode()) < 4096, "attachment under 4 KiB")
+eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail"), ("daemon-args", "warn")],
+   "attachment checks")
+eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+EOF
+
+# ---- idle: no workload pod, and no daemon process in /proc ----
+api_root a3-mega:idle && rm -rf "$API_ROOT/proc/4241" "$API_ROOT/proc/4242"
+api_state node-fixture-a3mega pods-idle networks
+api_run a3-mega:idle --once --json
+a idle <<'EOF'
+eq(rc, 0, "exit")
+c = check("version-pair")
+eq((c["status"], c["message"]),
+   ("skip", "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15"), "version-pair")
+eq(check("daemon-args")["status"], "skip", "daemon-args")
+eq(j["versions"], {"installer": "v1.0.15", "daemons": [], "expectedDaemon": "v1.0.21"}, "versions")
+eq(patch_of(patches[0])[PREFIX + "ready"], "true", "published ready")
+EOF
+# The stock tree still runs the daemon's processes: no pod accounts for them.
+api_run a3-mega --once --json
+a idle-unaccounted-process <<'EOF'
+eq(rc, 0, "exit")
+c = check("version-pair")
+eq(c["status"], "warn", "version-pair status")
+ok("1 daemon process in /proc" in c["message"] and "version unknown" in c["message"], "version-pair message")
+EOF
+
+# ---- digest-only images: versions come from the known digests ----
+api_state node-fixture-a3mega pods-digest-only networks
+api_run a3-mega --once --json
+a digest-only <<'EOF'
+pods = json.load(open(os.path.join(state, "pods.json")))["items"]
+images = [c["image"] for p in pods[:2] for c in p["spec"].get("initContainers", [])]
+ok(images and all("@sha256:" in i and ":v1" not in i for i in images), "fixture images are digest-only")
+eq(rc, 0, "exit")
+eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
+eq(check("version-pair")["status"], "pass", "version-pair")
+EOF
+
+# ---- a non-gpu-nic Network in north-interfaces: networks fails, no mapping published ----
+api_state node-fixture-a3mega-non-gpu-nic-network pods-healthy networks
+api_run a3-mega --once --json
+a non-gpu-nic <<'EOF'
+eq(rc, 1, "exit")
+c = check("networks")
+eq(c["status"], "fail", "networks")
+ok("eth5: network 'vpc-extra-subnet' does not contain 'gpu-nic'" in c["message"], "networks message")
+eq(j["interfaces"], None, "interfaces in the report")
+p = patch_of(patches[0])
+ok(PREFIX + "interfaces" not in p, "interfaces not in the patch")
+ok(PREFIX + "interfaces" not in ann, "interfaces not on the node")
+eq(p[PREFIX + "ready"], "false", "published ready")
+EOF
+# The node carried a mapping from before; the mapping turns bad: the key is removed (set to null).
+api_state node-fixture-a3mega pods-healthy networks
+api_run a3-mega --once
+/usr/bin/python3 - "$API_STATE/node.json" "$TOPDIR/fixtures/kube/node-fixture-a3mega-non-gpu-nic-network.json" <<'EOF'
+import json, sys
+node, bad = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+key = "networking.gke.io/north-interfaces"
+node["metadata"]["annotations"][key] = bad["metadata"]["annotations"][key]
+json.dump(node, open(sys.argv[1], "w"), indent=2)
+EOF
+api_run a3-mega --once
+a non-gpu-nic-clears-interfaces <<'EOF'
+eq(rc, 1, "exit")
+eq(len(patches), 1, "PATCH count")
+p = patch_of(patches[0])
+ok(PREFIX + "interfaces" in p and p[PREFIX + "interfaces"] is None, "interfaces set to null: %r" % p)
+eq(p[PREFIX + "ready"], "false", "published ready")
+ok(PREFIX + "interfaces" not in ann, "interfaces gone from the node")
+eq(ann[PREFIX + "profile"], "tcpxo", "profile kept")
+EOF
+
+# ---- nic-info disagreeing with the kernel (eth1/eth2 PCI addresses swapped) ----
+api_state node-fixture-a3mega-nicinfo-mismatch pods-healthy networks
+api_run a3-mega --once --json
+a nicinfo-mismatch <<'EOF'
+eq(rc, 1, "exit")
+c = check("networks")
+eq(c["status"], "fail", "networks")
+ok("nic-info puts eth1 at 0000:07:00.0, the kernel has it at 0000:06:00.0" in c["message"], "eth1 named")
+ok("nic-info puts eth2 at 0000:06:00.0, the kernel has it at 0000:07:00.0" in c["message"], "eth2 named")
+eq(j["interfaces"], None, "interfaces in the report")
+ok(PREFIX + "interfaces" not in patch_of(patches[0]), "interfaces not published")
+EOF
+
+# ---- accelerator nvidia-h100-80gb on A3 Mega hardware ----
+api_state node-fixture-a3mega-accel-mismatch pods-healthy networks
+api_run a3-mega --once --json
+a accelerator-mismatch <<'EOF'
+eq(rc, 1, "exit")
+c = check("machine-type")
+eq((c["status"], c["message"]), ("fail", "accelerator label nvidia-h100-80gb does not match a3-megagpu-8g "
+                                 "(expects nvidia-h100-mega-80gb)"), "machine-type")
+eq(j["summary"], "tcpxo: not ready: machine-type: " + c["message"], "summary")
+eq(patch_of(patches[0])[PREFIX + "ready"], "false", "published ready")
+EOF
+
+# ---- no Network API (GKE multi-networking off): said, not failed on ----
+api_state node-fixture-a3mega pods-healthy
+api_run a3-mega --once --json
+a networks-api-absent <<'EOF'
+eq(rc, 0, "exit")
+eq(check("networks")["status"], "pass", "networks")
+eq(reqs[2]["path"], "/apis/networking.gke.io/v1/networks", "third request")
+eq(len(patches), 1, "PATCH count")
+EOF
+
+# ---- --cleanup: one merge patch removing our five keys, nothing else ----
+api_state node-fixture-a3mega pods-healthy networks
+api_run a3-mega --once
+api_run a3-mega --cleanup
+a cleanup <<'EOF'
+eq(rc, 0, "exit")
+eq(methods(), [("PATCH", "/api/v1/nodes/" + NODE)], "requests")
+eq(patch_of(patches[0]), {PREFIX + k: None for k in KEYS}, "cleanup patch")
+eq(ann, orig_ann, "annotations after cleanup")
+eq(node["metadata"]["labels"], orig["metadata"]["labels"], "labels")
+eq(out, "", "stdout")
+eq(err, "tcpxo-agent: removed the fabric.aicr.run/ annotations from node %s\n" % NODE, "stderr")
+EOF
+API_NOSERVER=1 api_run a3-mega --cleanup
+a cleanup-api-down <<'EOF'
+eq(rc, 2, "exit")
+ok(err.startswith("tcpxo-agent: --cleanup failed: PATCH node %s: " % NODE), "stderr")
+ok("Couldn't connect to server" in err, "says why")
+EOF
+
+# ---- nothing but 127.0.0.1 is contacted (every connect() and sendto() address, under strace) ----
+if command -v strace >/dev/null 2>&1; then
+	api_state node-fixture-a3mega pods-healthy networks
+	# LeakSanitizer cannot run under ptrace: off for this run (SAN=1 builds).
+	API_WRAP="env ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -qq -e trace=connect,sendto,sendmsg -o $API_TMP/strace" \
+		api_run a3-mega --once
+	a loopback-only <<'EOF'
+import re
+eq(rc, 0, "exit")
+trace = open(os.path.join(tmp, "strace")).read()
+inet = re.findall(r'sa_family=AF_INET6?, [^}]*', trace)
+ok(inet, "no AF_INET connect seen (strace output: %r)" % trace[:200])
+bad = [a for a in inet if 'inet_addr("127.0.0.1")' not in a]
+eq(bad, [], "addresses other than 127.0.0.1")
+EOF
+else
+	echo "skip loopback-only: strace not installed"
+fi
+
+if [ -n "$(api_token_leaks)" ]; then
+	echo "not ok token-never-printed: $(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
+	failed=1
+else
+	echo "ok token-never-printed"
+fi
+exit $failed

@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""daemon_requests.py - summarise the fake API's requests.log for the daemon tests.
+
+Usage: daemon_requests.py LOG FROM [PREFIX]
+Prints one line per request after the first FROM lines of LOG:
+  METHOD PATH auth=ok|bad|none fault=MODE|- [ready=V] [nulls=k1,k2] [fail=id1,id2]
+ready/nulls/fail describe a PATCH body: the ready value written, the keys set to null (removed)
+and the ids of the failed checks in the attachment.
+"""
+import json
+import sys
+
+
+def main():
+    log, start = sys.argv[1], int(sys.argv[2])
+    prefix = sys.argv[3] if len(sys.argv) > 3 else "fabric.aicr.run/"
+    try:
+        lines = open(log).read().splitlines()
+    except FileNotFoundError:
+        return 0
+    for line in lines[start:]:
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        out = [r.get("method", "?"), r.get("path", "?"), "auth=%s" % r.get("auth"),
+               "fault=%s" % (r.get("fault") or "-")]
+        if r.get("method") == "PATCH" and r.get("body"):
+            try:
+                ann = json.loads(r["body"]).get("metadata", {}).get("annotations", {})
+            except ValueError:
+                ann = {}
+            if prefix + "ready" in ann:
+                out.append("ready=%s" % ann[prefix + "ready"])
+            nulls = sorted(k[len(prefix):] for k, v in ann.items() if v is None)
+            if nulls:
+                out.append("nulls=" + ",".join(nulls))
+            att = ann.get(prefix + "attachment")
+            if isinstance(att, str):
+                try:
+                    checks = json.loads(att).get("checks", [])
+                except ValueError:
+                    checks = []
+                fails = [c.get("id") for c in checks if isinstance(c, dict) and c.get("status") == "fail"]
+                if fails:
+                    out.append("fail=" + ",".join(fails))
+        print(" ".join(str(x) for x in out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

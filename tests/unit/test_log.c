@@ -1,0 +1,124 @@
+/* test_log.c - daemon log lines: text quoting, one JSON object per line, no raw control characters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent/log.h"
+#include "report/json.h"
+
+#define TS "2026-12-02T14:31:17.123Z"
+
+static char *test_log_line(enum cli_log_format f, enum log_level lvl, const char *msg, const char *const *kv,
+			   size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	assert_int_equal(log_format_line(f, TS, lvl, msg, kv, n, &sb), 0);
+	return strbuf_take(&sb);
+}
+
+static void test_text_plain_and_quoted(void **state)
+{
+	const char *kv[] = { "node", "gke-a", "changes", "ready true→false; links: eth3 is down", "skip", NULL,
+			     "empty", "" };
+	char *s = test_log_line(CLI_LOG_TEXT, LOG_LEVEL_INFO, "observed change", kv, 4);
+
+	assert_string_equal(s, TS " info observed change node=gke-a changes=\"ready true→false; links: eth3 is down\""
+			    " empty=\"\"\n");
+	free(s);
+}
+
+static void test_text_escapes_controls(void **state)
+{
+	const char *kv[] = { "error", "line1\nline2\t\"q\" \\ \x1b[31m" };
+	char *s = test_log_line(CLI_LOG_TEXT, LOG_LEVEL_ERROR, "API\nerror", kv, 1);
+
+	assert_string_equal(s, TS " error API\\x0aerror error=\"line1\\nline2\\t\\\"q\\\" \\\\ \\x1b[31m\"\n");
+	/* Exactly one line. */
+	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1);
+	free(s);
+}
+
+static void test_text_value_cut(void **state)
+{
+	char *big = malloc(LOG_VALUE_MAX * 3), *s;
+	const char *kv[] = { "body", big };
+
+	memset(big, 'x', LOG_VALUE_MAX * 3 - 1);
+	big[LOG_VALUE_MAX * 3 - 1] = '\0';
+	s = test_log_line(CLI_LOG_TEXT, LOG_LEVEL_INFO, "m", kv, 1);
+	assert_true(strlen(s) < LOG_VALUE_MAX + 64);
+	assert_non_null(strstr(s, "...\"\n"));
+	free(s);
+	free(big);
+}
+
+static void test_json_object_per_line(void **state)
+{
+	const char *kv[] = { "status", "500", "error", "HTTP 500\nInternal", "none", NULL };
+	char *s = test_log_line(CLI_LOG_JSON, LOG_LEVEL_WARN, "API error", kv, 3);
+	struct json *v;
+	const struct json *fields;
+
+	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1);
+	assert_int_equal(json_parse(s, strlen(s), &v), 0);
+	assert_string_equal(json_get_string(v, "ts"), TS);
+	assert_string_equal(json_get_string(v, "level"), "warn");
+	assert_string_equal(json_get_string(v, "msg"), "API error");
+	fields = json_get(v, "fields");
+	assert_int_equal(json_type(fields), JSON_OBJECT);
+	assert_int_equal(json_size(fields), 2);
+	assert_string_equal(json_get_string(fields, "status"), "500");
+	assert_string_equal(json_get_string(fields, "error"), "HTTP 500\nInternal");
+	json_free(v);
+	free(s);
+}
+
+static void test_json_utf8_cut_on_boundary(void **state)
+{
+	/* "é" is two bytes: a cut in the middle of one would make invalid UTF-8. */
+	char *big = malloc(LOG_VALUE_MAX * 2 + 1), *s;
+	const char *kv[] = { "v", big };
+	struct json *v;
+	const char *got;
+
+	for (size_t i = 0; i < LOG_VALUE_MAX; i++)
+		memcpy(big + 2 * i, "\xc3\xa9", 2);
+	big[LOG_VALUE_MAX * 2] = '\0';
+	s = test_log_line(CLI_LOG_JSON, LOG_LEVEL_INFO, "m", kv, 1);
+	assert_int_equal(json_parse(s, strlen(s), &v), 0);
+	got = json_get_string(json_get(v, "fields"), "v");
+	assert_non_null(got);
+	assert_true(strlen(got) <= LOG_VALUE_MAX);
+	assert_int_equal(strcmp(got + strlen(got) - 3, "..."), 0);
+	assert_int_equal((strlen(got) - 3) % 2, 0);
+	json_free(v);
+	free(s);
+	free(big);
+}
+
+static void test_levels(void **state)
+{
+	assert_string_equal(log_level_name(LOG_LEVEL_ERROR), "error");
+	assert_string_equal(log_level_name(LOG_LEVEL_WARN), "warn");
+	assert_string_equal(log_level_name(LOG_LEVEL_INFO), "info");
+	assert_string_equal(log_level_name(LOG_LEVEL_DEBUG), "debug");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_plain_and_quoted),
+		cmocka_unit_test(test_text_escapes_controls),
+		cmocka_unit_test(test_text_value_cut),
+		cmocka_unit_test(test_json_object_per_line),
+		cmocka_unit_test(test_json_utf8_cut_on_boundary),
+		cmocka_unit_test(test_levels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

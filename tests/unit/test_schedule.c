@@ -1,0 +1,181 @@
+/* test_schedule.c - the daemon's timers: debounce, resync, backoff with jitter, start jitter (pure). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "agent/schedule.h"
+
+#define T0 1000000u     /* an arbitrary monotonic start */
+
+static void test_init_observes_and_reads_now(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, true, 12345);
+	assert_int_equal(schedule_due(&s, T0), SCHEDULE_OBSERVE | SCHEDULE_READ);
+	assert_int_equal(schedule_timeout(&s, T0), 0);
+	assert_true(schedule_may_publish(&s, T0));       /* jitter 0: write at once */
+
+	schedule_init(&s, T0, 300, 0, false, 12345);
+	assert_int_equal(schedule_due(&s, T0), SCHEDULE_OBSERVE);    /* no API: never a read */
+}
+
+static void test_start_jitter_bounds(void **state)
+{
+	struct schedule s;
+
+	for (uint64_t rnd = 0; rnd < 50000; rnd += 997) {
+		schedule_init(&s, T0, 300, 10, true, rnd);
+		assert_true(s.publish_after >= T0 && s.publish_after <= T0 + 10000);
+		assert_int_equal(schedule_may_publish(&s, s.publish_after), 1);
+		if (s.publish_after > T0)
+			assert_false(schedule_may_publish(&s, s.publish_after - 1));
+	}
+	/* The whole range is reachable, ends included. */
+	schedule_init(&s, T0, 300, 10, true, 10000);
+	assert_int_equal(s.publish_after, T0 + 10000);
+	schedule_init(&s, T0, 300, 10, true, 10001);
+	assert_int_equal(s.publish_after, T0);
+}
+
+static void test_held_publish_wakes_at_jitter_end(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 10, true, 4000);
+	schedule_observed(&s);
+	schedule_api_ok(&s, T0);
+	assert_int_equal(schedule_due(&s, T0 + 100), 0);
+	schedule_hold_publish(&s);
+	assert_int_equal(schedule_timeout(&s, T0 + 100), 3900);
+	assert_int_equal(schedule_due(&s, T0 + 3999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 4000), SCHEDULE_PUBLISH);
+	schedule_publish_done(&s);
+	assert_int_equal(schedule_due(&s, T0 + 4000), 0);
+}
+
+static void test_debounce_coalesces(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_observed(&s);
+	assert_int_equal(schedule_due(&s, T0 + 5), 0);
+	schedule_event(&s, T0 + 10);
+	schedule_event(&s, T0 + 500);   /* within the window: does not push it back */
+	schedule_event(&s, T0 + 999);
+	assert_int_equal(schedule_timeout(&s, T0 + 500), 510);
+	assert_int_equal(schedule_due(&s, T0 + 1009), 0);
+	assert_int_equal(schedule_due(&s, T0 + 1010), SCHEDULE_OBSERVE);
+	schedule_observed(&s);
+	assert_int_equal(schedule_due(&s, T0 + 1011), 0);
+	/* The next event opens a new window. */
+	schedule_event(&s, T0 + 2000);
+	assert_int_equal(schedule_due(&s, T0 + 2999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 3000), SCHEDULE_OBSERVE);
+}
+
+static void test_observe_now(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_observed(&s);
+	schedule_event(&s, T0);
+	schedule_observe_now(&s, T0 + 1);       /* SIGHUP overrides the debounce */
+	assert_int_equal(schedule_due(&s, T0 + 1), SCHEDULE_OBSERVE);
+}
+
+static void test_idle_wakes_every_10s(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, true, 0);
+	schedule_observed(&s);
+	schedule_api_ok(&s, T0);
+	assert_int_equal(schedule_timeout(&s, T0), SCHEDULE_WAKE_MS);
+	assert_int_equal(schedule_timeout(&s, T0 + 295000), 5000);      /* the resync is nearer */
+	assert_int_equal(schedule_due(&s, T0 + 299999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 300000), SCHEDULE_READ);
+}
+
+static void test_backoff_doubles_to_cap(void **state)
+{
+	/* rnd = 0 gives the lower end d/2, rnd = d/2 the upper end d. */
+	assert_int_equal(schedule_backoff_ms(1, 500, 300000, 0), 2500);
+	assert_int_equal(schedule_backoff_ms(1, 500, 300000, 2500), 5000);
+	assert_int_equal(schedule_backoff_ms(2, 500, 300000, 5000), 10000);
+	assert_int_equal(schedule_backoff_ms(3, 0, 300000, 10000), 20000);
+	assert_int_equal(schedule_backoff_ms(7, 503, 300000, 150000), 300000);      /* 320 s capped */
+	assert_int_equal(schedule_backoff_ms(60, 429, 300000, 150000), 300000);
+	/* Never beyond the resync interval. */
+	assert_int_equal(schedule_backoff_ms(5, 500, 10000, 5000), 10000);
+	assert_int_equal(schedule_backoff_ms(5, 500, 10000, 0), 5000);
+}
+
+static void test_backoff_jitter_range(void **state)
+{
+	for (unsigned f = 1; f < 12; f++)
+		for (uint64_t rnd = 0; rnd < 1000000; rnd += 7919) {
+			uint64_t d = schedule_backoff_ms(f, 500, 300000, rnd), top = 5000;
+
+			for (unsigned i = 1; i < f && top < 300000; i++)
+				top *= 2;
+			if (top > 300000)
+				top = 300000;
+			assert_true(d >= top / 2 && d <= top);
+		}
+}
+
+static void test_backoff_slow_for_403_404(void **state)
+{
+	for (unsigned f = 1; f < 5; f++) {
+		assert_true(schedule_backoff_ms(f, 403, 300000, 0) == 30000);
+		assert_true(schedule_backoff_ms(f, 404, 300000, 30000) == 60000);
+		/* Slow even when the resync is shorter: a person has to act. */
+		assert_true(schedule_backoff_ms(f, 403, 10000, 30000) == 60000);
+	}
+}
+
+static void test_failures_then_recovery(void **state)
+{
+	struct schedule s;
+	uint64_t d1, d2;
+
+	schedule_init(&s, T0, 300, 0, true, 0);
+	schedule_observed(&s);
+	d1 = schedule_api_failed(&s, T0, 500, 0);
+	assert_int_equal(s.failures, 1);
+	assert_int_equal(d1, 2500);
+	assert_int_equal(schedule_due(&s, T0 + d1 - 1), 0);
+	assert_int_equal(schedule_due(&s, T0 + d1), SCHEDULE_READ);
+	d2 = schedule_api_failed(&s, T0 + d1, 0, 0);
+	assert_int_equal(s.failures, 2);
+	assert_int_equal(d2, 5000);
+	schedule_api_ok(&s, T0 + d1 + d2);
+	assert_int_equal(s.failures, 0);
+	assert_int_equal(s.read_at, T0 + d1 + d2 + 300000);
+	/* The next failure starts from the base again. */
+	assert_int_equal(schedule_api_failed(&s, T0 + 400000, 500, 0), 2500);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_observes_and_reads_now),
+		cmocka_unit_test(test_start_jitter_bounds),
+		cmocka_unit_test(test_held_publish_wakes_at_jitter_end),
+		cmocka_unit_test(test_debounce_coalesces),
+		cmocka_unit_test(test_observe_now),
+		cmocka_unit_test(test_idle_wakes_every_10s),
+		cmocka_unit_test(test_backoff_doubles_to_cap),
+		cmocka_unit_test(test_backoff_jitter_range),
+		cmocka_unit_test(test_backoff_slow_for_403_404),
+		cmocka_unit_test(test_failures_then_recovery),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
