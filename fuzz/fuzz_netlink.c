@@ -1,4 +1,4 @@
-/* fuzz_netlink.c - rtnetlink link/address/route messages through libnl's parsers and links.c's callbacks. */
+/* fuzz_netlink.c - rtnetlink messages through libnl's parsers, links.c's dump callbacks and its watch callback. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +20,13 @@ int fuzz_one(const uint8_t *data, size_t size)
 		if (l.v[i].n_ipv4 > OBS_IPV4_MAX || !l.v[i].name[0])
 			abort();
 	links_free(&l);
+	{
+		char what[128];
+
+		links_watch_parse(buf, size, what, sizeof(what));
+		if (memchr(what, '\0', sizeof(what)) == NULL)
+			abort();        /* the log line must stay a bounded string */
+	}
 	free(buf);
 	return 0;
 }

@@ -520,6 +520,31 @@ static int links_watch_cb(struct nl_msg *msg, void *arg)
 }
 
 /**
+ * links_watch_parse() - see links.h: the notification callback over messages in memory.
+ * Return: the number of link and address notifications; -E2BIG, -ENOMEM. No errno means "absent".
+ */
+int links_watch_parse(const void *buf, size_t len, char *what, size_t whatlen)
+{
+	struct links_watch w = { .what = what, .whatlen = whatlen };
+	const struct nlmsghdr *h = buf;
+	int rem = (int)len;
+
+	if (what && whatlen)
+		what[0] = '\0';
+	if (len > LINKS_PARSE_MAX)
+		return -E2BIG;
+	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
+		struct nl_msg *m = nlmsg_convert((struct nlmsghdr *)h);
+
+		if (!m)
+			return -ENOMEM;
+		links_watch_cb(m, &w);
+		nlmsg_free(m);
+	}
+	return w.count;
+}
+
+/**
  * links_watch_open() - see links.h.
  * Return: 0; -ENOMEM; the socket's -errno. No errno means "absent": every namespace has netlink.
  */

@@ -50,3 +50,13 @@ int links_watch_fd(const struct links_watch *w);
  * caller re-dumps anyway); 0 when none was pending.
  */
 int links_watch_drain(struct links_watch *w, char *what, size_t whatlen);
+
+/**
+ * links_watch_parse() - run links_watch_drain()'s notification callback over rtnetlink messages in
+ * memory (back to back, each a struct nlmsghdr), for tests and fuzzing: the bytes are hostile.
+ * @what: as for links_watch_drain(), the first notification in words.
+ *
+ * Return: the number of link and address notifications, or -errno: -E2BIG (@len over
+ * LINKS_PARSE_MAX), -ENOMEM.
+ */
+int links_watch_parse(const void *buf, size_t len, char *what, size_t whatlen);
