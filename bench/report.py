@@ -155,8 +155,7 @@ def main():
     out += [""]
     out += fuzz_table(os.environ.get("FUZZ_STATS", "build-fuzz/fuzz-stats.tsv"))
     out += ["### 4. daemon (idle, reaction, rollout)", "",
-            read(os.path.join(OUT, "daemon.md"),
-                 "not measured: the daemon loop (agent/cmd_daemon.c) is not in this tree yet.")]
+            read(os.path.join(OUT, "daemon", "daemon.md"), "not measured in this run (BENCH_CASES).")]
     print("\n".join(out))
 
 

@@ -4,9 +4,10 @@
 #   1. --once --no-publish --json on fixtures/a3-mega in its namespace, vs lspci -tv + ip -j addr
 #   2. the same node with EXTRA_LINKS veth links (each with its peer) and EXTRA_PCI PCI functions more
 #   3. --once --json against the fake API server (TLS, token) in the same namespace
-#   4. the daemon: see the section at the end (needs agent/cmd_daemon.c)
-# Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256),
-#      BENCH_CASES ("small big api"): which cases to run,
+#   4. the daemon (bench/daemon.sh): idle CPU and requests, reaction time, rollout of many agents
+# Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
+#      IDLE_SECONDS (120), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100), ROLLOUT_LIMIT (300 s),
+#      BENCH_CASES ("small big api daemon"): which cases to run,
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
 #      (e.g. a build of the previous commit), labelled TEXT.
 # Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip.
@@ -75,7 +76,7 @@ EOS
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-CASES=${BENCH_CASES:-small big api}
+CASES=${BENCH_CASES:-small big api daemon}
 case " $CASES " in *" small "*)
 echo "bench: case 1: a3-mega, --no-publish" >&2
 R1=$(scenario_prepare a3-mega)
@@ -117,7 +118,14 @@ grep -c . "$T/api/requests.log" >"$OUT/api.requests" 2>/dev/null || echo 0 >"$OU
 [ -s "$T/api/server.err" ] && sed 's/^/fakeapi: /' "$T/api/server.err" >&2
 ;; esac
 
+case " $CASES " in *" daemon "*)
+echo "bench: case 4: the daemon: idle ${IDLE_SECONDS:-120} s, reaction, rollout of ${ROLLOUT_AGENTS:-1000} agents" >&2
+R4=$(scenario_prepare a3-mega)
+AGENT=$AGENT netns_run fixtures/a3-mega/links.spec sh bench/daemon.sh "$OUT/daemon" "$R4" ||
+	echo "bench: the daemon case failed" >&2
+;; esac
+
 BENCH_OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \
 	/usr/bin/python3 bench/report.py "$OUT" "$RUNS" "$EXTRA_LINKS" "$EXTRA_PCI" >"$T/results.md"
-[ "$CASES" = "small big api" ] && cp "$T/results.md" bench/results.md
+[ "$CASES" = "small big api daemon" ] && cp "$T/results.md" bench/results.md
 cat "$T/results.md"
