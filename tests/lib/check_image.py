@@ -160,6 +160,23 @@ def needed(elf):
 	return set(re.findall(r"^\s*NEEDED\s+(\S+)", out, re.M))
 
 
+def dlopened(elf):
+	"""{soname: path} of the libraries the ELF declares it dlopens (FDO .note.dlopen, as systemd writes)."""
+	import tempfile
+	with tempfile.NamedTemporaryFile() as tmp:
+		rc, _ = run(["objcopy", "-O", "binary", "--only-section=.note.dlopen", elf, tmp.name])
+		data = open(tmp.name, "rb").read() if rc == 0 else b""
+	sonames = set(re.findall(r'"soname":\[([^\]]*)\]', data.decode("utf-8", "replace")))
+	names = {n for group in sonames for n in re.findall(r'"([^"]+)"', group)}
+	rc, out = run(["ldconfig", "-p"])
+	paths = {}
+	for n in names:
+		m = re.search(r"^\s*%s \(libc6,x86-64\) => (\S+)" % re.escape(n), out, re.M)
+		if m:
+			paths[n] = m.group(1)
+	return paths
+
+
 def cmd_libs(elf, dockerfile):
 	listed = runtime_packages(dockerfile)
 	if not listed:
@@ -172,13 +189,16 @@ def cmd_libs(elf, dockerfile):
 		libs[m.group(1)] = m.group(2)
 	if re.search(r"=>\s+not found", out):
 		fail("image-libs", "ldd: unresolved libraries on this host: %s" % out.strip())
+	# Libraries loaded on demand (dlopen) are not in ldd's list but the image must still ship them.
+	opened = dlopened(elf)
+	libs.update(opened)
 	db = installed()
 	# debian:12-slim is the required/essential set (and what it depends on, e.g. libc6): this host's
 	# view of it, which matches the image as long as both are Debian 12.
 	base = closure({p for p, (prio, ess, _, _) in db.items() if prio == "required" or ess}, db)
 	direct_ok = set(listed) | base
 	all_ok = closure(listed, db) | base
-	direct = needed(elf)
+	direct = needed(elf) | set(opened)
 	problems, used = [], set()
 	owners = packages_of(libs.values())
 	for soname, path in sorted(libs.items()):
