@@ -29,7 +29,7 @@ cpu_ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }      # CPU time of the process 
 sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1 || { echo "daemon: certs.sh failed" >&2; exit 1; }
 mkdir -p "$tmp/api"
 printf 'bench-token\n' >"$tmp/api/token"
-# The fixture node, with eth0 at the address the a3-mega links.spec gives it (as test_daemon.sh).
+# The fixture node, with eth0 at the address the a3-mega links.spec gives it (as test_daemon.sh), its pods and Networks.
 /usr/bin/python3 - "$tmp/api" "$NODE" <<'PY'
 import json, sys
 d, name = sys.argv[1], sys.argv[2]
@@ -40,6 +40,7 @@ pods = json.load(open("fixtures/kube/pods-healthy.json"))
 for p in pods.get("items", []):
     p.setdefault("spec", {})["nodeName"] = name
 json.dump(pods, open(d + "/pods.json", "w"))
+json.dump(json.load(open("fixtures/kube/networks.json")), open(d + "/networks.json", "w"))
 PY
 start_api() {  # start_api SCRIPT: the server on $tmp/api; sets $server
 	rm -f "$tmp/api/port"

@@ -131,11 +131,11 @@ def fuzz_table(path):
 
 def main():
     host = platform.uname()
-    load = read("/proc/loadavg").split()[:3]
+    load = (read(os.path.join(OUT, "loadavg")) or read("/proc/loadavg")).split()[:3]
     out = ["# tcpxo-agent benchmark results", "",
            f"Written by `make bench` (bench/run.sh) on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-           f"{host.machine}, kernel {host.release}, {os.cpu_count()} CPUs, load average before the "
-           f"report {' '.join(load)}. Each figure: median (min..max) of {RUNS} runs; wall time by "
+           f"{host.machine}, kernel {host.release}, {os.cpu_count()} CPUs (shared), load average at "
+           f"the start {' '.join(load)}. Each figure: median (min..max) of {RUNS} runs; wall time by "
            "hyperfine (`-N`, 3 warm-up runs), CPU and peak RSS by `/usr/bin/time -f '%e %U %S %M'`. "
            "All commands of a case run side by side in the same private network namespace on the "
            "same tmpfs copy of the fixture.", ""]

@@ -77,6 +77,7 @@ EOS
 }
 
 CASES=${BENCH_CASES:-small big api daemon}
+cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
 echo "bench: case 1: a3-mega, --no-publish" >&2
 R1=$(scenario_prepare a3-mega)
@@ -98,9 +99,11 @@ printf 'bench-token\n' >"$T/api/token"
 /usr/bin/python3 - "$T/api" <<'PY'
 import json, sys
 d = sys.argv[1]
-node = json.load(open("fixtures/kube/node-a3mega.json"))
+# The fixture's Node with eth0 at the address the a3-mega links.spec gives it, its pods and Networks.
+node = json.loads(open("fixtures/kube/node-a3mega.json").read().replace("10.128.0.41", "10.128.0.2"))
 node["metadata"]["name"] = "fixture-a3-mega"
 json.dump(node, open(d + "/node.json", "w"))
+json.dump(json.load(open("fixtures/kube/networks.json")), open(d + "/networks.json", "w"))
 pods = json.load(open("fixtures/kube/pods-healthy.json"))
 for p in pods.get("items", []):
     p.setdefault("spec", {})["nodeName"] = "fixture-a3-mega"
