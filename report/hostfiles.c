@@ -100,6 +100,7 @@ int hostfiles_nccl_version(const char *name, char *buf, size_t len)
 int hostfiles_version_cmp(const char *a, const char *b)
 {
 	while (*a || *b) {
+		const char *a0 = a, *b0 = b;
 		unsigned long x = strtoul(a, (char **)&a, 10);
 		unsigned long y = strtoul(b, (char **)&b, 10);
 
@@ -111,6 +112,12 @@ int hostfiles_version_cmp(const char *a, const char *b)
 			b++;
 		if (!*a != !*b)
 			return *a ? 1 : -1;
+		/* Not a number on either side: compare the rest as text (and never loop forever). */
+		if (a == a0 && b == b0) {
+			int c = strcmp(a, b);
+
+			return c < 0 ? -1 : c > 0;
+		}
 	}
 	return 0;
 }

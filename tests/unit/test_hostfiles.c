@@ -122,6 +122,16 @@ static void test_quote(void **state)
 	assert_string_equal(b, "");
 }
 
+static void test_version_cmp_non_numeric(void **state)
+{
+	/* Terminates and orders on text the parser would never pass, too (found by fuzzing review). */
+	assert_int_equal(hostfiles_version_cmp("a", "a"), 0);
+	assert_int_equal(hostfiles_version_cmp("1a", "1b"), -1);
+	assert_int_equal(hostfiles_version_cmp("x.1", "x.1"), 0);
+	assert_int_equal(hostfiles_version_cmp("2.28.7", "2.28.10"), -1);
+	assert_int_equal(hostfiles_version_cmp("2.28.7", "2.28.7"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_version_cmp),
 		cmocka_unit_test(test_nccl_versions),
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_version_cmp_non_numeric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
