@@ -31,7 +31,9 @@ struct http_response {
  * http_client_new() - set up a client. Resolves in-cluster defaults when fields are NULL.
  * Return: 0; -ENOENT when no API server is configured (nothing to contact: no in-cluster
  * environment and no --api-server); -EINVAL for a malformed server URL (only https:// is
- * accepted); -ENOMEM. On error, @err (when not NULL, @errlen bytes) says why.
+ * accepted); -ELIBACC when libcurl.so.4 cannot be loaded (it is dlopen'd on the first client,
+ * so runs that never use the API never load it); -ENOMEM. On error, @err (when not NULL,
+ * @errlen bytes) says why.
  */
 int http_client_new(const struct http_config *cfg, struct http_client **ret, char *err, size_t errlen);
 
@@ -45,7 +47,9 @@ void http_client_free(struct http_client *c);
  * @resp: filled in every case (free with http_response_free()).
  *
  * Return: 0 when a response with status 2xx arrived; -EIO for any other status (resp->status
- * says which); -ETIMEDOUT, -ECONNREFUSED or -EHOSTUNREACH style errors for transport failures;
+ * says which); -ETIMEDOUT, -ECONNREFUSED, -EHOSTUNREACH, -ENETUNREACH or -ECONNRESET for
+ * transport failures; -EPROTO for TLS or certificate failures (never retried); token-file
+ * errors before anything is sent (-ENOENT/-EACCES unreadable, -EINVAL empty or malformed);
  * -EFBIG for a body over HTTP_BODY_MAX; -EINTR when http_cancel() was called; -ENOMEM.
  */
 int http_request(struct http_client *c, const char *method, const char *path,
