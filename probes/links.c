@@ -339,6 +339,25 @@ static int links_dump_into(struct links_dump_ctx *c, const char **what, int *nle
  * Return: 0, or -errno: -ENOMEM, or the socket/netlink error (e.g. -EMFILE, -EACCES, -EINTR).
  * No errno means "absent" here: every namespace has at least lo, so a failure is a failure.
  */
+/* Hand the dumped links to @ret (or record why the dump failed) and free the context. */
+static int links_dump_finish(struct links_dump_ctx *c, struct obs_links *ret, int r, const char *what, int nlerr)
+{
+	if (r < 0) {
+		if (nlerr)
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
+		else
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
+		links_dump_ctx_free(c);
+		return r;
+	}
+	ret->v = c->v;
+	ret->n = c->n;
+	ret->status.state = PROBE_OK;
+	c->v = NULL;    /* taken */
+	links_dump_ctx_free(c);
+	return 0;
+}
+
 int links_dump(struct obs_links *ret)
 {
 	struct links_dump_ctx c = { 0 };
@@ -347,20 +366,7 @@ int links_dump(struct obs_links *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	r = links_dump_into(&c, &what, &nlerr);
-	if (r < 0) {
-		if (nlerr)
-			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
-		else
-			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
-		links_dump_ctx_free(&c);
-		return r;
-	}
-	ret->v = c.v;
-	ret->n = c.n;
-	ret->status.state = PROBE_OK;
-	c.v = NULL;     /* taken */
-	links_dump_ctx_free(&c);
-	return 0;
+	return links_dump_finish(&c, ret, r, what, nlerr);
 }
 
 /* One pass of links_parse_msg(): which object type it hands to the dump's callbacks. */
@@ -443,20 +449,7 @@ int links_parse_msg(const void *buf, size_t len, struct obs_links *ret)
 		what = "parse addresses and routes";
 		r = links_parse_msgs(buf, len, &p, &nlerr);
 	}
-	if (r < 0) {
-		if (nlerr)
-			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
-		else
-			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
-		links_dump_ctx_free(&c);
-		return r;
-	}
-	ret->v = c.v;
-	ret->n = c.n;
-	ret->status.state = PROBE_OK;
-	c.v = NULL;     /* taken */
-	links_dump_ctx_free(&c);
-	return 0;
+	return links_dump_finish(&c, ret, r, what, nlerr);
 }
 
 /**
