@@ -11,23 +11,7 @@ TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 . "$TOPDIR/tests/lib/scenario.sh"
 . "$TOPDIR/tests/lib/api_scenario.sh"
 
-if ! why=$(netns_can_run 2>&1); then
-	echo "skip once-api: $why"
-	exit 0
-fi
-for tool in /usr/bin/python3 openssl; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "skip once-api: $tool not installed"; exit 0; }
-done
-if [ ! -x "$TCPXO_AGENT" ]; then
-	echo "not ok once-api: $TCPXO_AGENT is not built"
-	exit 1
-fi
-failed=0
-api_init || { echo "not ok once-api: api_init failed"; exit 1; }
-trap 'api_done' EXIT
-trap 'exit 1' INT TERM
-unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
-a() { api_assert "$1" || failed=1; }
+api_test_begin once-api
 
 # ---- healthy: installer v1.0.15, workload pod with the v1.0.21 native-sidecar daemon ----
 # The workload's sidecar runs Google's sample command, whose --num_nics=8 is retired: daemon-args warns

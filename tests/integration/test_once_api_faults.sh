@@ -10,23 +10,7 @@ TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 . "$TOPDIR/tests/lib/scenario.sh"
 . "$TOPDIR/tests/lib/api_scenario.sh"
 
-if ! why=$(netns_can_run 2>&1); then
-	echo "skip once-api-faults: $why"
-	exit 0
-fi
-for tool in /usr/bin/python3 openssl; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "skip once-api-faults: $tool not installed"; exit 0; }
-done
-if [ ! -x "$TCPXO_AGENT" ]; then
-	echo "not ok once-api-faults: $TCPXO_AGENT is not built"
-	exit 1
-fi
-failed=0
-api_init || { echo "not ok once-api-faults: api_init failed"; exit 1; }
-trap 'api_done' EXIT
-trap 'exit 1' INT TERM
-unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
-a() { api_assert "$1" || failed=1; }
+api_test_begin once-api-faults
 
 # fresh: a healthy node whose annotations are not published yet, and no fault.
 fresh() {
