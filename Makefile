@@ -37,7 +37,7 @@ endif
 
 # Lazy (=): pkg-config runs when a recipe needs the flags, after `deps` has installed them.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
-# libcurl: cflags only. report/http.c dlopens libcurl.so.4 when a client is first made.
+# libcurl: cflags only. probes/kube/http.c dlopens libcurl.so.4 when a client is first made.
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS))) -ldl
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
@@ -52,7 +52,7 @@ CPPFLAGS  += -I. -D_GNU_SOURCE -DTCPXO_VERSION='"$(VERSION)"'
 CFLAGS    += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -MMD -MP
 LDFLAGS   += $(SANFLAGS) -Wl,-z,relro,-z,now
 
-LIB_SRCS  := $(sort $(wildcard probes/*.c report/*.c) $(filter-out agent/main.c,$(wildcard agent/*.c)))
+LIB_SRCS  := $(sort $(wildcard probes/*/*.c report/*/*.c) $(filter-out agent/main.c,$(wildcard agent/*.c)))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ  := $(BUILD)/obj/agent/main.o
 BIN       := $(BUILD)/tcpxo-agent

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "agent/cli.h"
-#include "probes/kubenodes.h"
-#include "report/coherence.h"
-#include "report/http.h"
-#include "report/strbuf.h"
+#include "probes/kube/http.h"
+#include "probes/kube/kubenodes.h"
+#include "probes/model/strbuf.h"
+#include "report/fleet/coherence.h"
 
 #define INTERFACES_FILE_MAX ((size_t)256 << 20)        /* a NodeList of ~30,000 fat nodes */
 

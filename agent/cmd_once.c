@@ -7,8 +7,8 @@
 #include "agent/cli.h"
 #include "agent/observe.h"
 #include "agent/publish.h"
-#include "report/profile.h"
-#include "report/render.h"
+#include "report/checks/profile.h"
+#include "report/render/render.h"
 
 static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p)
 {

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "agent/log.h"
-#include "report/json.h"
+#include "probes/model/json.h"
 
 static enum cli_log_format log_format = CLI_LOG_TEXT;
 static enum log_level log_max = LOG_LEVEL_INFO;

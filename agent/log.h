@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "agent/cli.h"
-#include "report/strbuf.h"
+#include "probes/model/strbuf.h"
 
 enum log_level {
 	LOG_LEVEL_ERROR = 0,

@@ -17,10 +17,10 @@
 #include "agent/loop.h"
 #include "agent/observe.h"
 #include "agent/schedule.h"
-#include "probes/links.h"
-#include "probes/uevents.h"
-#include "probes/watch.h"
-#include "report/annotations.h"
+#include "probes/host/links.h"
+#include "probes/host/uevents.h"
+#include "probes/host/watch.h"
+#include "report/render/annotations.h"
 
 #define LOOP_WHAT_MAX 128
 

@@ -6,8 +6,8 @@
 
 #include "agent/cli.h"
 #include "agent/publish.h"
-#include "report/profile.h"
-#include "report/strbuf.h"
+#include "probes/model/strbuf.h"
+#include "report/checks/profile.h"
 
 #define LOOP_NICS_MAX 32        /* NIC states remembered for change logs (a node has 8 or 4) */
 

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "agent/observe.h"
-#include "probes/hostprobe.h"
-#include "probes/links.h"
-#include "probes/pcitopo.h"
-#include "report/cmdline.h"
+#include "probes/host/cmdline.h"
+#include "probes/host/hostprobe.h"
+#include "probes/host/links.h"
+#include "probes/host/pcitopo.h"
 
 int observe_node(const struct cli_options *opt, struct observation *ret)
 {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "agent/cli.h"
-#include "report/observation.h"
+#include "probes/model/observation.h"
 
 /**
  * observe_node() - run the node-side probes (PCI, links, host files) under opt->root.

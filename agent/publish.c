@@ -6,9 +6,9 @@
 #include <time.h>
 
 #include "agent/publish.h"
-#include "probes/kube.h"
-#include "report/annotations.h"
-#include "report/kubeparse.h"
+#include "probes/kube/kube.h"
+#include "probes/kube/kubeparse.h"
+#include "report/render/annotations.h"
 
 int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {

@@ -5,9 +5,9 @@
 #include <stddef.h>
 
 #include "agent/cli.h"
-#include "report/http.h"
-#include "report/profile.h"
-#include "report/releases.h"
+#include "probes/kube/http.h"
+#include "report/checks/profile.h"
+#include "report/checks/releases.h"
 
 struct publisher {
 	const struct cli_options *opt;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "fuzz/fuzz.h"
-#include "report/bar4.h"
+#include "probes/host/bar4.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "fuzz/fuzz.h"
-#include "report/cmdline.h"
+#include "probes/host/cmdline.h"
 
 #define FUZZ_CMDLINE_ARGS 64    /* as small as a caller may choose, to reach truncation */
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "fuzz/fuzz.h"
-#include "report/coherence.h"
+#include "report/fleet/coherence.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

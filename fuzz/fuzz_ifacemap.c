@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "report/ifacemap.h"
+#include "report/checks/ifacemap.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "report/imageref.h"
+#include "probes/kube/imageref.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

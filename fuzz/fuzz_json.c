@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "report/json.h"
+#include "probes/model/json.h"
 
 /* Touch every value the way the parsers do (bounded: the adapter bounds depth). */
 static void fuzz_json_walk(const struct json *v)

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "report/kubeparse.h"
+#include "probes/kube/kubeparse.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

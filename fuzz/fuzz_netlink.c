@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "probes/links.h"
+#include "probes/host/links.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

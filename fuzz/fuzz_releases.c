@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "report/releases.h"
+#include "report/checks/releases.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

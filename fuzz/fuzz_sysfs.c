@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "probes/pcitopo.h"
-#include "report/bar4.h"
-#include "report/hostfiles.h"
+#include "probes/host/bar4.h"
+#include "probes/host/hostfiles.h"
+#include "probes/host/pcitopo.h"
 
 #define FUZZ_SYSFS_VERSION_MAX 64
 

@@ -7,9 +7,9 @@
 
 #include "agent/cli.h"
 #include "agent/observe.h"
-#include "report/annotations.h"
-#include "report/kubeparse.h"
-#include "report/profile.h"
+#include "probes/kube/kubeparse.h"
+#include "report/checks/profile.h"
+#include "report/render/annotations.h"
 
 #define DUMP_FILE_MAX (4u << 20)        /* an API body we accept from a file */
 

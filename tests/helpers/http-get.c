@@ -1,4 +1,4 @@
-/* http-get.c - a tiny client over report/http.c and probes/kube.c for the HTTP integration tests. */
+/* http-get.c - a tiny client over probes/kube/http.c and probes/kube/kube.c for the HTTP integration tests. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "probes/kube.h"
-#include "report/http.h"
+#include "probes/kube/http.h"
+#include "probes/kube/kube.h"
 
 static void usage(FILE *f)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "probes/links.h"
+#include "probes/host/links.h"
 
 /* name oper admin mtu mac ipv4[,ipv4...] default; "-" stands for an empty field. */
 static void links_dump_print(const struct obs_links *ls)

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probes/pcitopo.h"
-#include "report/pairing.h"
+#include "probes/host/pcitopo.h"
+#include "report/checks/pairing.h"
 
 /*
  * Output (sorted by BDF):

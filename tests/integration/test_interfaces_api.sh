@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_interfaces_api.sh - `tcpxo-agent interfaces` over the API: paging, selector, errors, against tests/lib/fakeapi.py.
-# NOTE: needs the HTTP client (report/http.c) and tests/lib/{fakeapi.py,certs.sh} from the http branch; until
+# NOTE: needs the HTTP client (probes/kube/http.c) and tests/lib/{fakeapi.py,certs.sh} from the http branch; until
 # those are merged every case is skipped (only when fakeapi.py is absent), never passed.
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
 set -u

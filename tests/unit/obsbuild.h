@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/observation.h"
+#include "probes/model/observation.h"
 
 static inline struct obs_pci_func *ob_pci_add(struct observation *o, unsigned bus, unsigned dev,
 					       uint16_t vendor, uint16_t device, enum pci_kind kind)

@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "report/annotations.h"
-#include "report/json.h"
-#include "report/kubeparse.h"
+#include "probes/kube/kubeparse.h"
+#include "probes/model/json.h"
+#include "report/render/annotations.h"
 
 #define T0 "2026-01-20T10:00:00Z"
 #define T1 "2026-01-20T11:30:00Z"

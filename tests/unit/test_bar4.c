@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/bar4.h"
+#include "probes/host/bar4.h"
 
 static void test_bar4_host_order(void **state)
 {

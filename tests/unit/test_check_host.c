@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/checks.h"
+#include "report/checks/checks.h"
 
 
 struct fx {

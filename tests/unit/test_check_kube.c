@@ -13,12 +13,12 @@
 
 #include "tests/unit/fixture.h"
 
-#include "report/checks.h"
-#include "report/kubeparse.h"
-#include "report/releases.h"
+#include "probes/kube/kubeparse.h"
+#include "report/checks/checks.h"
+#include "report/checks/releases.h"
 
 /*
- * Test-local stand-ins for report/evaluate.c (the lead's), weak so the real ones win once
+ * Test-local stand-ins for report/checks/evaluate.c (the lead's), weak so the real ones win once
  * they are in libtcpxo.a.
  */
 #define D15 "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4"

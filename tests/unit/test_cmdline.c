@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/cmdline.h"
+#include "probes/host/cmdline.h"
 
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__ }), \
 	(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))

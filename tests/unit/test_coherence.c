@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "report/coherence.h"
-#include "report/json.h"
+#include "probes/model/json.h"
+#include "report/fleet/coherence.h"
 
 #define P "fabric.aicr.run/"
 #define GOOD "[{\"interfaceName\":\"eth1\",\"network\":\"gpu-nic-0\"},{\"interfaceName\":\"eth2\",\"network\":\"gpu-nic-1\"}," \

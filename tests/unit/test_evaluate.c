@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "report/profile.h"
+#include "report/checks/profile.h"
 #include "tests/unit/obsbuild.h"
 
 static void evaluate(struct observation *o, struct profile *p)

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "probes/hostprobe.h"
-#include "report/checks.h"
+#include "probes/host/hostprobe.h"
+#include "report/checks/checks.h"
 
 
 static const char *const status_names[] = { "skip", "pass", "warn", "fail" };

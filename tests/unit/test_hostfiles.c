@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/hostfiles.h"
+#include "probes/host/hostfiles.h"
 
 static void test_relevant(void **state)
 {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "probes/hostprobe.h"
+#include "probes/host/hostprobe.h"
 
 static char root[256];
 

@@ -1,4 +1,4 @@
-/* test_http.c - report/http.c and probes/kube.c against tests/lib/fakeapi.py (TLS on 127.0.0.1). */
+/* test_http.c - probes/kube/http.c and probes/kube/kube.c against tests/lib/fakeapi.py (TLS on 127.0.0.1). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "probes/kube.h"
-#include "report/http.h"
-#include "report/json.h"
+#include "probes/kube/http.h"
+#include "probes/kube/kube.h"
+#include "probes/model/json.h"
 
 /* Distinctive, so that any leak into a message is found by substring. */
 #define TOKEN "tcpxo-test-SECRET-7f3a9c2e51d04b8e"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/ifacemap.h"
+#include "report/checks/ifacemap.h"
 
 static void good(struct profile_iface *v)
 {

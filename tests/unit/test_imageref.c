@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "report/imageref.h"
+#include "probes/kube/imageref.h"
 
 #define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
 #define REG "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/json.h"
+#include "probes/model/json.h"
 
 static void test_parse_lookup(void **state)
 {

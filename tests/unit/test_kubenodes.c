@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "probes/kubenodes.h"
+#include "probes/kube/kubenodes.h"
 
 /*
  * The fake client: this file defines the two http_* calls kubenodes.o makes, so the linker never

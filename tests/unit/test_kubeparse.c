@@ -12,7 +12,7 @@
 
 #include "tests/unit/fixture.h"
 
-#include "report/kubeparse.h"
+#include "probes/kube/kubeparse.h"
 
 #define D15 "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4"
 #define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "probes/links.h"
+#include "probes/host/links.h"
 
 static bool test_links_netns;           /* root, unshare(CLONE_NEWNET) and ip work */
 static char test_links_why[128];

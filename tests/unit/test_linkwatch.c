@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "probes/links.h"
+#include "probes/host/links.h"
 
 static bool test_lw_netns;
 static char test_lw_why[128];

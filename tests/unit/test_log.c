@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "agent/log.h"
-#include "report/json.h"
+#include "probes/model/json.h"
 
 #define TS "2026-12-02T14:31:17.123Z"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/pairing.h"
+#include "report/checks/pairing.h"
 
 #define MAXF 64
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "probes/pcitopo.h"
+#include "probes/host/pcitopo.h"
 
 /* ---- building trees ---- */
 

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "report/json.h"
-#include "report/render.h"
+#include "probes/model/json.h"
+#include "report/render/render.h"
 #include "tests/unit/obsbuild.h"
 
 static char *render_mega(bool human, void (*tweak)(struct observation *))

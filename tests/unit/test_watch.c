@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "probes/watch.h"
+#include "probes/host/watch.h"
 
 struct test_watch {
 	char root[64];

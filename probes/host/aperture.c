@@ -1,0 +1,236 @@
+/* aperture.c - the LLCM aperture entries in <root>/dev/aperture_devices and their BAR4. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probes/host/bar4.h"
+#include "probes/host/hostfiles.h"
+#include "probes/host/hostprobe.h"
+
+#define APERTURE_DIR "dev/aperture_devices"
+#define APERTURE_FILES_MAX 1024         /* files looked at per entry (a sysfs dir has ~30) */
+
+static int aperture_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct obs_aperture_entry *)a)->name,
+		      ((const struct obs_aperture_entry *)b)->name);
+}
+
+static sigjmp_buf aperture_bus_jmp;
+static volatile sig_atomic_t aperture_bus_armed;
+
+static void aperture_on_sigbus(int sig)
+{
+	if (aperture_bus_armed)
+		siglongjmp(aperture_bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int aperture_copy_mapped(void *dst, const void *src, size_t len)
+{
+	struct sigaction sa = { .sa_handler = aperture_on_sigbus }, old;
+	int r = 0;
+
+	/* A file truncated after mmap faults on access (SIGBUS): a finding, never a crash. */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old) < 0)
+		return -errno;
+	if (sigsetjmp(aperture_bus_jmp, 1) == 0) {
+		aperture_bus_armed = 1;
+		memcpy(dst, src, len);
+	} else {
+		r = -EFAULT;
+	}
+	aperture_bus_armed = 0;
+	sigaction(SIGBUS, &old, NULL);
+	return r;
+}
+
+/*
+ * Read BAR4 as the plugin does: mmap the first bytes read-only. Only what the file size
+ * allows is mapped (touching a page past EOF is SIGBUS); a file mmap refuses (0 bytes, or
+ * a filesystem without mmap) is read() instead.
+ */
+static void aperture_read_bar4(int entryfd, struct obs_aperture_entry *e)
+{
+	uint8_t buf[BAR4_MAP_LEN];
+	size_t len = 0;
+	struct stat st;
+	int fd, r;
+
+	fd = openat(entryfd, "resource4", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		e->bar4 = errno == ENOENT ? OBS_BAR4_MISSING :
+			  errno == ELOOP ? OBS_BAR4_NOT_FILE : OBS_BAR4_UNREADABLE;
+		e->bar4_err = -errno;
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		e->bar4 = OBS_BAR4_UNREADABLE;
+		e->bar4_err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e->bar4 = OBS_BAR4_NOT_FILE;
+		goto out;
+	}
+	if (st.st_size > 0) {
+		size_t map = st.st_size < BAR4_MAP_LEN ? (size_t)st.st_size : BAR4_MAP_LEN;
+		void *m = mmap(NULL, map, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (m != MAP_FAILED) {
+			r = aperture_copy_mapped(buf, m, map);
+			munmap(m, map);
+			if (r < 0) {
+				/* It shrank under us (truncated mid-read): report what is there now. */
+				e->bar4 = OBS_BAR4_UNREADABLE;
+				e->bar4_err = r;
+				goto out;
+			}
+			len = map;
+			e->bar4_mapped = true;
+		}
+	}
+	if (!e->bar4_mapped) {
+		ssize_t n = pread(fd, buf, sizeof(buf), 0);
+
+		if (n < 0) {
+			e->bar4 = OBS_BAR4_UNREADABLE;
+			e->bar4_err = -errno;
+			goto out;
+		}
+		len = (size_t)n;
+	}
+	r = bar4_parse(buf, len, &e->bar4_ipv4);
+	e->bar4 = r == 0 ? OBS_BAR4_OK : r == -ENODATA ? OBS_BAR4_EMPTY : OBS_BAR4_SHORT;
+out:
+	close(fd);
+}
+
+static void aperture_read_id(int entryfd, const char *name, uint16_t *ret, bool *ok)
+{
+	char buf[32];
+	size_t len;
+	bool trunc;
+
+	if (hostprobe_read_at(entryfd, name, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
+	    bar4_parse_id(buf, len, ret) < 0)
+		*ok = false;
+}
+
+static void aperture_scan_resources(int entryfd, struct obs_aperture_entry *e)
+{
+	struct dirent *de;
+	unsigned seen = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(entryfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) && seen++ < APERTURE_FILES_MAX) {
+		struct stat st;
+
+		if (!hostfiles_is_resource(de->d_name))
+			continue;
+		if (fstatat(entryfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		e->n_resources++;
+		if ((st.st_mode & 0666) != 0666) {
+			/* Name the bytewise-first one, whatever the readdir order. */
+			if (e->n_narrow == 0 || strncmp(de->d_name, e->narrow, strcspn(e->narrow, " ")) < 0)
+				snprintf(e->narrow, sizeof(e->narrow), "%.32s %04o", de->d_name,
+					 (unsigned)(st.st_mode & 07777));
+			e->n_narrow++;
+		}
+	}
+	closedir(d);
+}
+
+static void aperture_inspect(int dirfd, struct obs_aperture_entry *e)
+{
+	bool ok = true;
+	int fd;
+
+	e->type = hostprobe_type_at(dirfd, e->name, true, &e->err);
+	if (e->type != OBS_FILE_DIR)
+		return;
+	fd = openat(dirfd, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		e->err = -errno;
+		e->type = OBS_FILE_ERROR;
+		return;
+	}
+	aperture_read_id(fd, "vendor", &e->vendor, &ok);
+	aperture_read_id(fd, "device", &e->device, &ok);
+	e->ids_known = ok;
+	aperture_scan_resources(fd, e);
+	aperture_read_bar4(fd, e);
+	close(fd);
+}
+
+int aperture_scan(int rootfd, struct obs_aperture *ret)
+{
+	struct obs_aperture a = {0};
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fd = openat(rootfd, APERTURE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			a.status.state = PROBE_OK;   /* absent: an observation */
+		else
+			probe_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
+		*ret = a;
+		return 0;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		probe_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
+		close(fd);
+		*ret = a;
+		return 0;
+	}
+	a.present = true;
+	a.v = calloc(OBS_APERTURE_MAX, sizeof(*a.v));
+	if (!a.v) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (a.n < OBS_APERTURE_MAX) {
+			snprintf(a.v[a.n++].name, OBS_HOST_NAME_MAX, "%s", de->d_name);
+			continue;
+		}
+		/* Full: keep the smallest names, whatever the readdir order. */
+		a.n_dropped++;
+		size_t max = 0;
+		for (size_t i = 1; i < a.n; i++)
+			if (strcmp(a.v[i].name, a.v[max].name) > 0)
+				max = i;
+		if (strcmp(de->d_name, a.v[max].name) < 0)
+			snprintf(a.v[max].name, OBS_HOST_NAME_MAX, "%s", de->d_name);
+	}
+	qsort(a.v, a.n, sizeof(*a.v), aperture_cmp);
+	for (size_t i = 0; i < a.n; i++)
+		aperture_inspect(dirfd(d), &a.v[i]);
+	closedir(d);
+	a.status.state = PROBE_OK;
+	*ret = a;
+	return 0;
+}

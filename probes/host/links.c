@@ -1,0 +1,618 @@
+/* links.c - the links of the current network namespace, read with libnl-route-3 (the only libnl user). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <linux/if.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <netlink/addr.h>
+#include <netlink/cache.h>
+#include <netlink/errno.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/nexthop.h>
+#include <netlink/route/route.h>
+
+#include "probes/host/links.h"
+
+struct links_index {
+	int ifindex;
+	size_t pos;
+};
+
+/* Everything one dump holds; links_dump_ctx_free() releases it on every path. */
+struct links_dump_ctx {
+	struct nl_sock *sk;
+	struct nl_cache *link_cache;
+	struct nl_cache *addr_cache;
+	struct nl_cache *route_cache;
+	struct obs_link *v;
+	size_t n, cap;
+	struct links_index *idx;        /* ifindex -> position in v, sorted by ifindex */
+	size_t n_idx;
+	int err;                        /* first -errno met inside a foreach callback */
+};
+
+/* Translate a libnl error (negative NLE_*) to -errno. */
+static int links_nlerr(int nlerr)
+{
+	switch (nlerr < 0 ? -nlerr : nlerr) {
+	case NLE_SUCCESS: return 0;
+	case NLE_INTR: return -EINTR;
+	case NLE_BAD_SOCK: return -EBADF;
+	case NLE_AGAIN: return -EAGAIN;
+	case NLE_NOMEM: return -ENOMEM;
+	case NLE_EXIST: return -EEXIST;
+	case NLE_INVAL: return -EINVAL;
+	case NLE_RANGE: return -ERANGE;
+	case NLE_MSGSIZE: return -EMSGSIZE;
+	case NLE_OPNOTSUPP: return -EOPNOTSUPP;
+	case NLE_AF_NOSUPPORT: return -EAFNOSUPPORT;
+	case NLE_OBJ_NOTFOUND: return -ENOENT;
+	case NLE_MSG_TRUNC: return -EMSGSIZE;
+	case NLE_BUSY: return -EBUSY;
+	case NLE_PROTO_MISMATCH: return -EPROTONOSUPPORT;
+	case NLE_NOACCESS: return -EACCES;
+	case NLE_PERM: return -EPERM;
+	case NLE_NODEV: return -ENODEV;
+	case NLE_DUMP_INTR: return -EINTR;
+	default: return -EIO;
+	}
+}
+
+static enum link_oper links_oper_from_kernel(uint8_t op)
+{
+	switch (op) {
+	case IF_OPER_UP: return LINK_OPER_UP;
+	case IF_OPER_DOWN: return LINK_OPER_DOWN;
+	case IF_OPER_LOWERLAYERDOWN: return LINK_OPER_LOWERLAYERDOWN;
+	case IF_OPER_DORMANT: return LINK_OPER_DORMANT;
+	case IF_OPER_NOTPRESENT: return LINK_OPER_NOTPRESENT;
+	case IF_OPER_TESTING: return LINK_OPER_TESTING;
+	default: return LINK_OPER_UNKNOWN;
+	}
+}
+
+/* "aa:bb:cc:dd:ee:ff" for a 6-byte hardware address, "" for none or any other length. */
+static void links_format_mac(struct nl_addr *a, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *b;
+
+	buf[0] = '\0';
+	if (!a || nl_addr_get_len(a) != 6 || len < 18)
+		return;
+	b = nl_addr_get_binary_addr(a);
+	if (!b)
+		return;
+	for (int i = 0; i < 6; i++) {
+		buf[3 * i] = hex[b[i] >> 4];
+		buf[3 * i + 1] = hex[b[i] & 0xf];
+		buf[3 * i + 2] = i < 5 ? ':' : '\0';
+	}
+}
+
+static void links_link_cb(struct nl_object *obj, void *arg)
+{
+	struct links_dump_ctx *c = arg;
+	struct rtnl_link *link = (struct rtnl_link *)obj;
+	const char *name = rtnl_link_get_name(link);
+	struct obs_link *l;
+	size_t name_len;
+
+	if (c->err)
+		return;
+	/* The kernel bounds names to IFNAMSIZ; a nameless or oversized one is not ours to guess. */
+	if (!name || (name_len = strnlen(name, OBS_IFNAME_MAX)) == 0 || name_len >= OBS_IFNAME_MAX)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct obs_link *v = reallocarray(c->v, cap, sizeof(*v));
+
+		if (!v) {
+			c->err = -ENOMEM;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	l = &c->v[c->n++];
+	memset(l, 0, sizeof(*l));
+	memcpy(l->name, name, name_len + 1);
+	l->ifindex = rtnl_link_get_ifindex(link);
+	l->oper = links_oper_from_kernel(rtnl_link_get_operstate(link));
+	l->admin_up = (rtnl_link_get_flags(link) & IFF_UP) != 0;
+	l->mtu = rtnl_link_get_mtu(link);
+	links_format_mac(rtnl_link_get_addr(link), l->mac, sizeof(l->mac));
+}
+
+static int links_cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct obs_link *)a)->name, ((const struct obs_link *)b)->name);
+}
+
+static int links_cmp_index(const void *a, const void *b)
+{
+	int x = ((const struct links_index *)a)->ifindex, y = ((const struct links_index *)b)->ifindex;
+
+	return (x > y) - (x < y);
+}
+
+static struct obs_link *links_by_ifindex(struct links_dump_ctx *c, int ifindex)
+{
+	struct links_index key = { .ifindex = ifindex }, *hit;
+
+	if (ifindex <= 0 || !c->idx)
+		return NULL;
+	hit = bsearch(&key, c->idx, c->n_idx, sizeof(*c->idx), links_cmp_index);
+	return hit ? &c->v[hit->pos] : NULL;
+}
+
+/*
+ * Keep the OBS_IPV4_MAX lowest addresses in ascending order (host order of the address, then
+ * prefix), so the result does not depend on the kernel's dump order. Exact duplicates are kept once.
+ */
+static void links_add_ipv4(struct obs_link *l, uint32_t addr_be, uint8_t prefix)
+{
+	uint32_t h = ntohl(addr_be);
+	unsigned i, last;
+
+	for (i = 0; i < l->n_ipv4; i++) {
+		uint32_t hi = ntohl(l->ipv4[i]);
+
+		if (h == hi && prefix == l->ipv4_prefix[i])
+			return;
+		if (h < hi || (h == hi && prefix < l->ipv4_prefix[i]))
+			break;
+	}
+	if (i == OBS_IPV4_MAX)
+		return;
+	/* Shift the tail up by one; when full, the highest address falls off. */
+	last = l->n_ipv4 < OBS_IPV4_MAX ? l->n_ipv4 : OBS_IPV4_MAX - 1;
+
+	memmove(&l->ipv4[i + 1], &l->ipv4[i], (last - i) * sizeof(l->ipv4[0]));
+	memmove(&l->ipv4_prefix[i + 1], &l->ipv4_prefix[i], (last - i) * sizeof(l->ipv4_prefix[0]));
+	l->ipv4[i] = addr_be;
+	l->ipv4_prefix[i] = prefix;
+	if (l->n_ipv4 < OBS_IPV4_MAX)
+		l->n_ipv4++;
+}
+
+static void links_addr_cb(struct nl_object *obj, void *arg)
+{
+	struct links_dump_ctx *c = arg;
+	struct rtnl_addr *a = (struct rtnl_addr *)obj;
+	struct nl_addr *local;
+	struct obs_link *l;
+	const void *bin;
+	uint32_t be;
+	int prefix;
+
+	if (rtnl_addr_get_family(a) != AF_INET)
+		return;
+	l = links_by_ifindex(c, rtnl_addr_get_ifindex(a));
+	local = rtnl_addr_get_local(a);
+	if (!l || !local || nl_addr_get_len(local) != sizeof(be))
+		return;
+	bin = nl_addr_get_binary_addr(local);
+	prefix = rtnl_addr_get_prefixlen(a);
+	if (!bin || prefix < 0 || prefix > 32)
+		return;
+	memcpy(&be, bin, sizeof(be));
+	links_add_ipv4(l, be, (uint8_t)prefix);
+}
+
+/* An IPv4 default route of the main table marks every link it leaves through. */
+static void links_route_cb(struct nl_object *obj, void *arg)
+{
+	struct links_dump_ctx *c = arg;
+	struct rtnl_route *r = (struct rtnl_route *)obj;
+	struct nl_addr *dst = rtnl_route_get_dst(r);
+	int n;
+
+	if (rtnl_route_get_family(r) != AF_INET || rtnl_route_get_table(r) != RT_TABLE_MAIN ||
+	    rtnl_route_get_type(r) != RTN_UNICAST || (dst && nl_addr_get_prefixlen(dst) != 0))
+		return;
+	n = rtnl_route_get_nnexthops(r);
+	for (int i = 0; i < n; i++) {
+		struct rtnl_nexthop *nh = rtnl_route_nexthop_n(r, i);
+		struct obs_link *l = nh ? links_by_ifindex(c, rtnl_route_nh_get_ifindex(nh)) : NULL;
+
+		if (l)
+			l->default_route = true;
+	}
+}
+
+/* A NETLINK_ROUTE socket of our own, so a failure to open it keeps its real errno. */
+static int links_open(struct links_dump_ctx *c, const char **what)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd, r;
+
+	c->sk = nl_socket_alloc();
+	if (!c->sk) {
+		*what = "allocate a netlink socket";
+		return -ENOMEM;
+	}
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0) {
+		*what = "open a NETLINK_ROUTE socket";
+		return -errno;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(fd);
+		*what = "bind the NETLINK_ROUTE socket";
+		return r;
+	}
+	r = nl_socket_set_fd(c->sk, NETLINK_ROUTE, fd);
+	if (r < 0) {
+		close(fd);
+		*what = "set up the NETLINK_ROUTE socket";
+		return links_nlerr(r);
+	}
+	return 0;
+}
+
+static void links_dump_ctx_free(struct links_dump_ctx *c)
+{
+	nl_cache_free(c->route_cache);
+	nl_cache_free(c->addr_cache);
+	nl_cache_free(c->link_cache);
+	nl_socket_free(c->sk);   /* closes the fd */
+	free(c->idx);
+	free(c->v);
+}
+
+/* After the links are in: sort them by name and index them by ifindex for addresses and routes. */
+static int links_sort_index(struct links_dump_ctx *c, const char **what)
+{
+	if (c->err < 0) {
+		*what = "store links";
+		return c->err;
+	}
+	if (c->n > 1)
+		qsort(c->v, c->n, sizeof(*c->v), links_cmp_name);
+	if (c->n) {
+		c->idx = calloc(c->n, sizeof(*c->idx));
+		if (!c->idx) {
+			*what = "index links";
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < c->n; i++)
+			c->idx[i] = (struct links_index){ .ifindex = c->v[i].ifindex, .pos = i };
+		c->n_idx = c->n;
+		qsort(c->idx, c->n_idx, sizeof(*c->idx), links_cmp_index);
+	}
+	return 0;
+}
+
+static int links_dump_into(struct links_dump_ctx *c, const char **what, int *nlerr)
+{
+	int r;
+
+	r = links_open(c, what);
+	if (r < 0)
+		return r;
+
+	r = rtnl_link_alloc_cache(c->sk, AF_UNSPEC, &c->link_cache);
+	if (r < 0) {
+		*what = "dump links (RTM_GETLINK)";
+		*nlerr = r;
+		return links_nlerr(r);
+	}
+	nl_cache_foreach(c->link_cache, links_link_cb, c);
+	r = links_sort_index(c, what);
+	if (r < 0)
+		return r;
+
+	r = rtnl_addr_alloc_cache(c->sk, &c->addr_cache);
+	if (r < 0) {
+		*what = "dump addresses (RTM_GETADDR)";
+		*nlerr = r;
+		return links_nlerr(r);
+	}
+	nl_cache_foreach(c->addr_cache, links_addr_cb, c);
+
+	r = rtnl_route_alloc_cache(c->sk, AF_INET, 0, &c->route_cache);
+	if (r < 0) {
+		*what = "dump IPv4 routes (RTM_GETROUTE)";
+		*nlerr = r;
+		return links_nlerr(r);
+	}
+	nl_cache_foreach(c->route_cache, links_route_cb, c);
+	return 0;
+}
+
+/**
+ * links_dump() - see links.h. @ret's previous contents are overwritten, not freed.
+ *
+ * Return: 0, or -errno: -ENOMEM, or the socket/netlink error (e.g. -EMFILE, -EACCES, -EINTR).
+ * No errno means "absent" here: every namespace has at least lo, so a failure is a failure.
+ */
+/* Hand the dumped links to @ret (or record why the dump failed) and free the context. */
+static int links_dump_finish(struct links_dump_ctx *c, struct obs_links *ret, int r, const char *what, int nlerr)
+{
+	if (r < 0) {
+		if (nlerr)
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
+		else
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
+		links_dump_ctx_free(c);
+		return r;
+	}
+	ret->v = c->v;
+	ret->n = c->n;
+	ret->status.state = PROBE_OK;
+	c->v = NULL;    /* taken */
+	links_dump_ctx_free(c);
+	return 0;
+}
+
+int links_dump(struct obs_links *ret)
+{
+	struct links_dump_ctx c = { 0 };
+	const char *what = "read links";
+	int nlerr = 0, r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = links_dump_into(&c, &what, &nlerr);
+	return links_dump_finish(&c, ret, r, what, nlerr);
+}
+
+/* One pass of links_parse_msg(): which object type it hands to the dump's callbacks. */
+struct links_parse_pass {
+	struct links_dump_ctx *c;
+	bool links;                     /* true: route/link only; false: route/addr and route/route */
+};
+
+static void links_parse_obj(struct nl_object *obj, void *arg)
+{
+	struct links_parse_pass *p = arg;
+	const char *type = nl_object_get_type(obj);
+
+	if (!type)
+		return;
+	if (p->links) {
+		if (strcmp(type, "route/link") == 0)
+			links_link_cb(obj, p->c);
+	} else if (strcmp(type, "route/addr") == 0) {
+		links_addr_cb(obj, p->c);
+	} else if (strcmp(type, "route/route") == 0) {
+		links_route_cb(obj, p->c);
+	}
+}
+
+/* Run libnl's parser (the cache ops of NETLINK_ROUTE, as a dump does) over each message. */
+static int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p, int *nlerr)
+{
+	const struct nlmsghdr *h = buf;
+	int rem = (int)len;
+
+	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
+		struct nl_msg *m;
+		int r;
+
+		if (h->nlmsg_type < RTM_BASE)
+			continue;       /* NLMSG_DONE / ERROR / NOOP end or pace a dump, they hold no object */
+		m = nlmsg_convert((struct nlmsghdr *)h);
+		if (!m)
+			return -ENOMEM;
+		nlmsg_set_proto(m, NETLINK_ROUTE);
+		r = nl_msg_parse(m, links_parse_obj, p);
+		nlmsg_free(m);
+		/* A type no cache parses is skipped; any other parse error fails the dump, as in libnl. */
+		if (r < 0 && r != -NLE_MSGTYPE_NOSUPPORT) {
+			*nlerr = r;
+			return links_nlerr(r);
+		}
+		if (p->c->err < 0)
+			return p->c->err;
+	}
+	return 0;
+}
+
+/**
+ * links_parse_msg() - see links.h: the dump's parsing path over a buffer instead of a socket.
+ *
+ * Return: 0, or -errno: -E2BIG (@len over LINKS_PARSE_MAX), -ENOMEM, or libnl's parse error
+ * translated (-EINVAL, -ERANGE, ...). No errno means "absent".
+ */
+int links_parse_msg(const void *buf, size_t len, struct obs_links *ret)
+{
+	struct links_dump_ctx c = { 0 };
+	struct links_parse_pass p = { .c = &c, .links = true };
+	const char *what = "parse links";
+	int nlerr = 0, r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (len > LINKS_PARSE_MAX) {
+		probe_status_fail(&ret->status, -E2BIG, "netlink: %zu bytes of messages, more than %u",
+				  len, LINKS_PARSE_MAX);
+		return -E2BIG;
+	}
+	/* Links first, then addresses and routes against them: the dump's order. */
+	r = links_parse_msgs(buf, len, &p, &nlerr);
+	if (r == 0)
+		r = links_sort_index(&c, &what);
+	if (r == 0) {
+		p.links = false;
+		what = "parse addresses and routes";
+		r = links_parse_msgs(buf, len, &p, &nlerr);
+	}
+	return links_dump_finish(&c, ret, r, what, nlerr);
+}
+
+/**
+ * links_free() - free @l's array and reset it to empty with status PROBE_NOT_RUN.
+ * @l: may be NULL.
+ */
+void links_free(struct obs_links *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+struct links_watch {
+	struct nl_sock *sk;
+	int count;
+	char *what;
+	size_t whatlen;
+};
+
+/* Count link and address notifications; name the first one for the log. */
+static int links_watch_cb(struct nl_msg *msg, void *arg)
+{
+	struct links_watch *w = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	const char *kind;
+	char name[OBS_IFNAME_MAX + 8] = "";
+
+	switch (h->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		kind = "link";
+		if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
+			const struct ifinfomsg *ifi = nlmsg_data(h);
+			struct nlattr *a = nlmsg_find_attr(h, sizeof(*ifi), IFLA_IFNAME);
+
+			if (a && nla_len(a) > 1 && nla_len(a) <= OBS_IFNAME_MAX)
+				snprintf(name, sizeof(name), "%.*s", (int)strnlen(nla_data(a), (size_t)nla_len(a)),
+					 (const char *)nla_data(a));
+			else
+				snprintf(name, sizeof(name), "#%d", ifi->ifi_index);
+		}
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		kind = "address";
+		if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
+			const struct ifaddrmsg *ifa = nlmsg_data(h);
+
+			snprintf(name, sizeof(name), "#%u", ifa->ifa_index);
+		}
+		break;
+	default:
+		return NL_SKIP;
+	}
+	if (w->count++ == 0 && w->what && w->whatlen)
+		snprintf(w->what, w->whatlen, "%s %s %s", kind,
+			 h->nlmsg_type == RTM_DELLINK || h->nlmsg_type == RTM_DELADDR ? "removed" : "changed", name);
+	return NL_SKIP;
+}
+
+/**
+ * links_watch_parse() - see links.h: the notification callback over messages in memory.
+ * Return: the number of link and address notifications; -E2BIG, -ENOMEM. No errno means "absent".
+ */
+int links_watch_parse(const void *buf, size_t len, char *what, size_t whatlen)
+{
+	struct links_watch w = { .what = what, .whatlen = whatlen };
+	const struct nlmsghdr *h = buf;
+	int rem = (int)len;
+
+	if (what && whatlen)
+		what[0] = '\0';
+	if (len > LINKS_PARSE_MAX)
+		return -E2BIG;
+	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
+		struct nl_msg *m = nlmsg_convert((struct nlmsghdr *)h);
+
+		if (!m)
+			return -ENOMEM;
+		links_watch_cb(m, &w);
+		nlmsg_free(m);
+	}
+	return w.count;
+}
+
+/**
+ * links_watch_open() - see links.h.
+ * Return: 0; -ENOMEM; the socket's -errno. No errno means "absent": every namespace has netlink.
+ */
+int links_watch_open(struct links_watch **ret)
+{
+	struct links_watch *w = calloc(1, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w->sk = nl_socket_alloc();
+	if (!w->sk) {
+		free(w);
+		return -ENOMEM;
+	}
+	/* Notifications carry no sequence number of ours; every message is a valid one. */
+	nl_socket_disable_seq_check(w->sk);
+	nl_socket_disable_auto_ack(w->sk);
+	r = nl_socket_modify_cb(w->sk, NL_CB_VALID, NL_CB_CUSTOM, links_watch_cb, w);
+	if (r >= 0)
+		r = nl_connect(w->sk, NETLINK_ROUTE);
+	if (r >= 0)
+		r = nl_socket_add_memberships(w->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(w->sk);
+	if (r >= 0) {
+		/* A burst of veth or address changes must not overflow the default 208 KiB. */
+		r = nl_socket_set_buffer_size(w->sk, 1 << 20, 0);
+	}
+	if (r < 0) {
+		r = links_nlerr(r);
+		links_watch_free(w);
+		return r;
+	}
+	fcntl(nl_socket_get_fd(w->sk), F_SETFD, FD_CLOEXEC);
+	*ret = w;
+	return 0;
+}
+
+void links_watch_free(struct links_watch *w)
+{
+	if (!w)
+		return;
+	nl_socket_free(w->sk);
+	free(w);
+}
+
+int links_watch_fd(const struct links_watch *w)
+{
+	return nl_socket_get_fd(w->sk);
+}
+
+int links_watch_drain(struct links_watch *w, char *what, size_t whatlen)
+{
+	int r, rounds = 0;
+
+	w->count = 0;
+	w->what = what;
+	w->whatlen = whatlen;
+	if (what && whatlen)
+		what[0] = '\0';
+	/* Bounded: each round reads one datagram's worth; poll() reports the rest next turn. */
+	while (rounds++ < 256) {
+		r = nl_recvmsgs_default(w->sk);
+		if (r >= 0)
+			continue;
+		if (r == -NLE_AGAIN)
+			break;
+		if (r == -NLE_INTR)
+			continue;
+		/* ENOBUFS (lost notifications) or a malformed message: the caller re-dumps all links. */
+		if (w->count++ == 0 && what && whatlen)
+			snprintf(what, whatlen, "netlink: %s", nl_geterror(r));
+		break;
+	}
+	w->what = NULL;
+	return w->count;
+}

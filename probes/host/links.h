@@ -1,0 +1,62 @@
+/* links.h - the links of the current network namespace, read with libnl-route-3. */
+#pragma once
+
+#include "probes/model/observation.h"
+
+/**
+ * links_dump() - fill @ret with every link of the current network namespace: name, ifindex,
+ * oper state, admin state, MTU, MAC, IPv4 addresses with prefix length, and whether the
+ * link carries an IPv4 default route. Sorted by name.
+ *
+ * Return: 0, or -errno (the status in @ret says what failed). @ret is always safe to free
+ * with observation_free()/links_free().
+ */
+int links_dump(struct obs_links *ret);
+
+#define LINKS_PARSE_MAX (1u << 20)       /* bytes of messages links_parse_msg() takes */
+
+/**
+ * links_parse_msg() - fill @ret from rtnetlink messages in memory (RTM_NEWLINK, RTM_NEWADDR,
+ * RTM_NEWROUTE, each a struct nlmsghdr, back to back as a dump's replies arrive) through the
+ * same libnl parsers and callbacks links_dump() uses on the socket. For tests and fuzzing: the
+ * bytes are hostile. Messages of other types are skipped; a message libnl refuses fails the
+ * whole parse, as it fails a dump.
+ *
+ * Return: 0, or -errno (the status in @ret says what failed): -E2BIG, -ENOMEM, or libnl's parse
+ * error translated. @ret is always safe to free with links_free().
+ */
+int links_parse_msg(const void *buf, size_t len, struct obs_links *ret);
+
+void links_free(struct obs_links *l);
+
+struct links_watch;             /* opaque: a route socket subscribed to link and IPv4 address changes */
+
+/**
+ * links_watch_open() - a non-blocking NETLINK_ROUTE socket of the current network namespace
+ * subscribed to RTNLGRP_LINK and RTNLGRP_IPV4_IFADDR.
+ * @ret: written on success; free with links_watch_free().
+ * Return: 0; -ENOMEM; -errno of the socket (-EMFILE, -EACCES, ...).
+ */
+int links_watch_open(struct links_watch **ret);
+
+void links_watch_free(struct links_watch *w);
+
+int links_watch_fd(const struct links_watch *w);
+
+/**
+ * links_watch_drain() - read every pending notification.
+ * @what: when not NULL, a short text about the first one ("link eth3", "address eth3"), for the log.
+ * Return: the number of link/address notifications (a lost-messages overflow counts one: the
+ * caller re-dumps anyway); 0 when none was pending.
+ */
+int links_watch_drain(struct links_watch *w, char *what, size_t whatlen);
+
+/**
+ * links_watch_parse() - run links_watch_drain()'s notification callback over rtnetlink messages in
+ * memory (back to back, each a struct nlmsghdr), for tests and fuzzing: the bytes are hostile.
+ * @what: as for links_watch_drain(), the first notification in words.
+ *
+ * Return: the number of link and address notifications, or -errno: -E2BIG (@len over
+ * LINKS_PARSE_MAX), -ENOMEM.
+ */
+int links_watch_parse(const void *buf, size_t len, char *what, size_t whatlen);

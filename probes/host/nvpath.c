@@ -1,0 +1,90 @@
+/* nvpath.c - the NVIDIA driver and TCPXO plugin files in <root>/home/kubernetes/bin/nvidia. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probes/host/hostfiles.h"
+#include "probes/host/hostprobe.h"
+
+#define NVPATH_DIR "home/kubernetes/bin/nvidia"
+
+static int nvpath_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct obs_host_file *)a)->name, ((const struct obs_host_file *)b)->name);
+}
+
+static int nvpath_scan_lib64(int basefd, struct obs_nvpath *n)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, err;
+
+	n->lib64_dir = hostprobe_type_at(basefd, "lib64", true, &err);
+	if (n->lib64_dir != OBS_FILE_DIR)
+		return 0;
+	fd = openat(basefd, "lib64", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		probe_status_fail(&n->status, -errno, "/%s/lib64: %s", NVPATH_DIR, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	n->lib64 = calloc(OBS_HOST_FILES_MAX, sizeof(*n->lib64));
+	if (!n->lib64)
+		goto oom;
+	while ((de = readdir(d))) {
+		struct obs_host_file *f;
+
+		if (!hostfiles_relevant(de->d_name))
+			continue;
+		if (n->n_lib64 == OBS_HOST_FILES_MAX) {
+			n->n_dropped++;
+			continue;
+		}
+		f = &n->lib64[n->n_lib64];
+		f->name = strdup(de->d_name);
+		if (!f->name)
+			goto oom;
+		f->type = hostprobe_type_at(dirfd(d), f->name, true, &err);
+		n->n_lib64++;
+	}
+	closedir(d);
+	qsort(n->lib64, n->n_lib64, sizeof(*n->lib64), nvpath_cmp);
+	return 0;
+oom:
+	closedir(d);
+	return -ENOMEM;
+}
+
+int nvpath_scan(int rootfd, struct obs_nvpath *ret)
+{
+	struct obs_nvpath n = {0};
+	int basefd, err;
+
+	n.status.state = PROBE_OK;
+	n.dir = hostprobe_type_at(rootfd, NVPATH_DIR, true, &err);
+	if (n.dir == OBS_FILE_ERROR)
+		probe_status_fail(&n.status, err, "/%s: %s", NVPATH_DIR, strerror(-err));
+	if (n.dir != OBS_FILE_DIR) {
+		*ret = n;
+		return 0;
+	}
+	basefd = openat(rootfd, NVPATH_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (basefd < 0) {
+		probe_status_fail(&n.status, -errno, "/%s: %s", NVPATH_DIR, strerror(errno));
+		*ret = n;
+		return 0;
+	}
+	n.smi = hostprobe_type_at(basefd, "bin/nvidia-smi", true, &err);
+	if (nvpath_scan_lib64(basefd, &n) < 0) {
+		close(basefd);
+		obs_host_nvpath_free(&n);
+		return -ENOMEM;
+	}
+	close(basefd);
+	*ret = n;
+	return 0;
+}

@@ -1,0 +1,121 @@
+/* procscan.c - TCPXO daemon processes in <root>/proc: comm first, cmdline only for candidates. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probes/host/cmdline.h"
+#include "probes/host/hostprobe.h"
+
+static int procscan_pid(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return -1;
+	for (const char *p = name; *p; p++) {
+		if (*p < '0' || *p > '9' || p - name >= 9)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return v > 0 ? (int)v : -1;
+}
+
+static int procscan_cmp(const void *a, const void *b)
+{
+	int x = ((const struct obs_process *)a)->pid, y = ((const struct obs_process *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* Look at one /proc/<pid>: 1 when it is a daemon (appended to @p), 0 when not, -ENOMEM. */
+static int procscan_one(int procfd, const char *name, int pid, struct obs_procs *p, char *buf)
+{
+	struct obs_process proc = { .pid = pid };
+	char comm[64];
+	size_t len;
+	bool trunc = false;
+	int fd, r;
+
+	fd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;       /* exited since readdir */
+	if (hostprobe_read_at(fd, "comm", comm, sizeof(comm) - 1, &len, &trunc) < 0)
+		goto not_daemon;
+	comm[len] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	if (!cmdline_comm_candidate(comm))
+		goto not_daemon;
+	snprintf(proc.comm, sizeof(proc.comm), "%.15s", comm);
+
+	r = hostprobe_read_at(fd, "cmdline", buf, OBS_CMDLINE_MAX, &len, &proc.cmdline_truncated);
+	if (r < 0) {
+		proc.cmdline_err = r;
+		len = 0;
+	}
+	if (cmdline_split(buf, len, OBS_ARGV_MAX, &proc.argv, &proc.argc, &proc.cmdline_truncated) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (cmdline_daemon_kind(proc.comm, (const char *const *)proc.argv, proc.argc) ==
+	    CMDLINE_NOT_DAEMON) {
+		cmdline_argv_free(proc.argv, proc.argc);
+		goto not_daemon;
+	}
+	close(fd);
+	if (p->n == OBS_PROCS_MAX) {
+		p->n_dropped++;
+		cmdline_argv_free(proc.argv, proc.argc);
+		return 1;
+	}
+	p->v[p->n++] = proc;
+	return 1;
+not_daemon:
+	close(fd);
+	return 0;
+}
+
+int procscan_scan(int rootfd, struct obs_procs *ret)
+{
+	struct obs_procs p = {0};
+	struct dirent *de;
+	char *buf = NULL;
+	DIR *d;
+	int fd;
+
+	fd = openat(rootfd, "proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		probe_status_fail(&p.status, -errno, "/proc: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		*ret = p;
+		return 0;
+	}
+	p.v = calloc(OBS_PROCS_MAX, sizeof(*p.v));
+	buf = malloc(OBS_CMDLINE_MAX);
+	if (!p.v || !buf)
+		goto oom;
+	while ((de = readdir(d))) {
+		int pid = procscan_pid(de->d_name);
+
+		if (pid < 0)
+			continue;
+		p.n_scanned++;
+		if (procscan_one(dirfd(d), de->d_name, pid, &p, buf) < 0)
+			goto oom;
+	}
+	closedir(d);
+	free(buf);
+	qsort(p.v, p.n, sizeof(*p.v), procscan_cmp);
+	p.status.state = PROBE_OK;
+	*ret = p;
+	return 0;
+oom:
+	closedir(d);
+	free(buf);
+	obs_host_procs_free(&p);
+	return -ENOMEM;
+}

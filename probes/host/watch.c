@@ -1,0 +1,261 @@
+/* watch.c - inotify on the host directories whose entries the observation reads (dev, aperture, lib64). */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probes/host/watch.h"
+
+/*
+ * Entries appearing, vanishing, renamed or changing mode, and the directory itself going away.
+ * Never IN_CLOSE_WRITE on dev/: every process that writes /dev/null would wake us.
+ */
+#define WATCH_DIR_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | \
+			IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+/* Library files are rewritten in place by the installer: a finished write counts too. */
+#define WATCH_FILES_MASK (WATCH_DIR_MASK | IN_CLOSE_WRITE)
+/* An ancestor standing in for a missing directory: only the way down to it matters. */
+#define WATCH_STANDIN_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+static const struct {
+	const char *rel;
+	uint32_t mask;
+} watch_rel[] = {
+	{ "dev/aperture_devices", WATCH_DIR_MASK },
+	{ "dev", WATCH_DIR_MASK },
+	{ "home/kubernetes/bin/nvidia/lib64", WATCH_FILES_MASK },
+};
+
+struct watch_target {
+	char want[PATH_MAX];            /* the directory we care about */
+	char watched[PATH_MAX];         /* what is watched now: want or its nearest existing ancestor */
+	uint32_t mask;                  /* for want itself */
+	int wd;                         /* -1 when nothing is watched */
+};
+
+struct watch {
+	int fd;
+	size_t root_len;                /* of the prefix shared by every path, without the slash */
+	size_t n;
+	struct watch_target t[WATCH_TARGETS_MAX];
+};
+
+/* Cut @path at its last '/' (never above @floor bytes). Return: false when nothing is left to cut. */
+static bool watch_parent(char *path, size_t floor)
+{
+	char *slash = strrchr(path, '/');
+
+	if (!slash || (size_t)(slash - path) < floor)
+		return false;
+	if (slash == path) {
+		if (!path[1])
+			return false;
+		path[1] = '\0';        /* up to "/" itself */
+		return true;
+	}
+	*slash = '\0';
+	return true;
+}
+
+/* @path cut to its nearest existing directory, never above the root (@floor bytes). Return: false when none. */
+static bool watch_nearest(char *path, size_t floor)
+{
+	struct stat st;
+
+	for (;;) {
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return true;
+		if (!watch_parent(path, floor ? floor : 1))
+			return false;
+	}
+}
+
+/*
+ * Point every target's watch at its directory or nearest existing ancestor. Targets sharing a
+ * directory share one watch, with the union of their masks; watches no target uses are removed.
+ */
+static void watch_arm_all(struct watch *w)
+{
+	int old[WATCH_TARGETS_MAX];
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct watch_target *t = &w->t[i];
+
+		old[i] = t->wd;
+		snprintf(t->watched, sizeof(t->watched), "%s", t->want);
+		if (!watch_nearest(t->watched, w->root_len))
+			t->watched[0] = '\0';
+		t->wd = -1;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		struct watch_target *t = &w->t[i];
+		uint32_t mask = 0;
+		int wd;
+
+		if (!t->watched[0] || t->wd >= 0)
+			continue;
+		for (size_t j = i; j < w->n; j++)
+			if (strcmp(w->t[j].watched, t->watched) == 0)
+				mask |= strcmp(w->t[j].want, t->watched) == 0 ? w->t[j].mask : WATCH_STANDIN_MASK;
+		/* Without IN_MASK_ADD the mask replaces the previous one: exactly what we want. */
+		wd = inotify_add_watch(w->fd, t->watched, mask);
+		for (size_t j = i; j < w->n; j++)
+			if (strcmp(w->t[j].watched, t->watched) == 0) {
+				w->t[j].wd = wd;
+				if (wd < 0)
+					w->t[j].watched[0] = '\0';
+			}
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		bool used = false;
+
+		if (old[i] < 0)
+			continue;
+		for (size_t j = 0; j < w->n; j++)
+			used |= w->t[j].wd == old[i];
+		for (size_t j = 0; j < i; j++)
+			used |= old[j] == old[i];       /* removed once */
+		if (!used)
+			inotify_rm_watch(w->fd, old[i]);
+	}
+}
+
+int watch_open(const char *root, struct watch **ret)
+{
+	struct watch *w;
+	size_t rl = strlen(root);
+
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (rl + 64 >= PATH_MAX)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0) {
+		int r = -errno;
+
+		free(w);
+		return r;
+	}
+	w->root_len = rl == 1 && root[0] == '/' ? 0 : rl;
+	for (size_t i = 0; i < sizeof(watch_rel) / sizeof(watch_rel[0]); i++) {
+		struct watch_target *t = &w->t[w->n++];
+
+		snprintf(t->want, sizeof(t->want), "%.*s/%s", (int)w->root_len, root, watch_rel[i].rel);
+		t->mask = watch_rel[i].mask;
+		t->wd = -1;
+	}
+	watch_arm_all(w);
+	*ret = w;
+	return 0;
+}
+
+void watch_free(struct watch *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	free(w);
+}
+
+int watch_fd(const struct watch *w)
+{
+	return w->fd;
+}
+
+const char *watch_watched(const struct watch *w, size_t i)
+{
+	return i < w->n && w->t[i].wd >= 0 ? w->t[i].watched : NULL;
+}
+
+/*
+ * The target an event on @wd about entry @name (@nl bytes; 0 for the directory itself)
+ * matters to: one watching its own directory, or one whose stand-in ancestor saw the next
+ * step on the way down to it. NULL when none.
+ */
+static const struct watch_target *watch_relevant(const struct watch *w, int wd, const char *name, size_t nl)
+{
+	const struct watch_target *hit = NULL;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct watch_target *t = &w->t[i];
+		size_t wl;
+
+		if (t->wd != wd)
+			continue;
+		if (strcmp(t->want, t->watched) == 0)
+			return t;
+		/* want is watched + "/" + the rest ("/" itself has the slash already). */
+		wl = strlen(t->watched);
+		wl += t->watched[wl - 1] != '/';
+		if (hit || !nl)
+			continue;
+		if (strncmp(t->want + wl, name, nl) == 0 && (t->want[wl + nl] == '/' || t->want[wl + nl] == '\0'))
+			hit = t;
+	}
+	return hit;
+}
+
+int watch_drain(struct watch *w, char *what, size_t whatlen)
+{
+	/* Aligned as the kernel's struct inotify_event wants; room for many events per read. */
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int count = 0;
+	bool rearm = false;
+
+	if (what && whatlen)
+		what[0] = '\0';
+	for (;;) {
+		ssize_t n = read(w->fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			const struct watch_target *t;
+
+			if ((size_t)(buf + n - p) < sizeof(*ev) || (size_t)(buf + n - p) < sizeof(*ev) + ev->len)
+				break;  /* the kernel never splits an event; a short tail is not ours to parse */
+			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				count++;
+				rearm = true;
+				continue;
+			}
+			if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_CREATE | IN_MOVED_TO |
+					IN_DELETE | IN_MOVED_FROM))
+				rearm = true;
+			if (ev->mask & IN_IGNORED)
+				continue;
+			t = watch_relevant(w, ev->wd, ev->name, ev->len ? strnlen(ev->name, ev->len) : 0);
+			if (!t)
+				continue;
+			if (count++ == 0 && what && whatlen) {
+				const char *dir = t->watched + w->root_len + (t->watched[w->root_len] == '/');
+
+				if (ev->len)
+					snprintf(what, whatlen, "%s/%.*s", dir, (int)strnlen(ev->name, ev->len), ev->name);
+				else
+					snprintf(what, whatlen, "%s", dir);
+			}
+		}
+	}
+	if (rearm)
+		watch_arm_all(w);
+	return count;
+}

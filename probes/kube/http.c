@@ -1,0 +1,983 @@
+/* http.c - the HTTP client for the Kubernetes API over libcurl (the only file that includes curl). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The calls go through http_curl (dlopen'd): no compile-time wrappers around the real symbols. */
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
+#include <dlfcn.h>
+
+#include "probes/kube/http.h"
+#include "probes/model/json.h"
+
+#define HTTP_SA_DIR             "/var/run/secrets/kubernetes.io/serviceaccount/"
+#define HTTP_TOKEN_MAX          (64u << 10)
+#define HTTP_URL_MAX            2048u
+#define HTTP_PATH_MAX           4096u
+#define HTTP_CTYPE_MAX          128u
+#define HTTP_BACKOFF_BASE_MS    250u
+#define HTTP_BACKOFF_CAP_MS     8000u
+#define HTTP_RETRY_AFTER_MAX_S  60u
+#define HTTP_SLEEP_SLICE_MS     20u
+
+struct http_client {
+	CURL *easy;                     /* reused: its connection cache keeps the TLS session alive */
+	char *server;                   /* "https://host[:port][/prefix]", no trailing '/' */
+	char *token_file;
+	char *ca_file;
+	unsigned connect_timeout_ms;
+	unsigned timeout_ms;
+	unsigned max_attempts;
+	unsigned max_total_ms;
+
+	char *token;                    /* NULL until read; zeroed before it is freed */
+	size_t token_len;
+	dev_t token_dev;                /* identity of the file the token came from */
+	ino_t token_ino;
+	off_t token_size;
+	struct timespec token_mtime;
+
+	uint64_t rng;
+	volatile sig_atomic_t cancel;
+
+	/* The body of the transfer in progress. */
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool too_big;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+static void http_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static pthread_mutex_t http_global_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned http_global_users;
+
+/*
+ * libcurl (with OpenSSL) is loaded only when a client is made: runs that never touch the API
+ * (--no-publish, the daemon between writes' first use) do not pay ~6 ms and ~2 MiB to load it.
+ * Once loaded it stays (dlclose under OpenSSL's atexit handlers is not safe), as systemd does.
+ */
+#define HTTP_CURL_SONAME "libcurl.so.4"
+
+/*
+ * The dependency, declared for packagers and image checks that read ELF notes rather than NEEDED
+ * entries: the FDO "ELF dlopen metadata" note (section .note.dlopen, as systemd writes them).
+ */
+#define HTTP_DLOPEN_JSON "[{\"feature\":\"kubernetes-api\",\"description\":\"HTTPS client for the Kubernetes API\"," \
+	"\"priority\":\"required\",\"soname\":[\"" HTTP_CURL_SONAME "\"]}]"
+__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
+	struct {
+		uint32_t n_namesz, n_descsz, n_type;
+	} nhdr;
+	char name[sizeof("FDO")];
+	_Alignas(4) char json[sizeof(HTTP_DLOPEN_JSON)];
+} http_dlopen_note = {
+	.nhdr = { .n_namesz = sizeof("FDO"), .n_descsz = sizeof(HTTP_DLOPEN_JSON), .n_type = 0x407c0c0a },
+	.name = "FDO",
+	.json = HTTP_DLOPEN_JSON,
+};
+
+static struct {
+	__typeof__(curl_global_init) *global_init;
+	__typeof__(curl_global_cleanup) *global_cleanup;
+	__typeof__(curl_easy_init) *easy_init;
+	__typeof__(curl_easy_cleanup) *easy_cleanup;
+	__typeof__(curl_easy_setopt) *easy_setopt;
+	__typeof__(curl_easy_perform) *easy_perform;
+	__typeof__(curl_easy_getinfo) *easy_getinfo;
+	__typeof__(curl_easy_strerror) *easy_strerror;
+	__typeof__(curl_slist_append) *slist_append;
+	__typeof__(curl_slist_free_all) *slist_free_all;
+} http_curl;
+static void *http_curl_handle;  /* under http_global_lock; never closed */
+
+/* dlopen libcurl and resolve every function we call; -ELIBACC with @err saying what is missing. */
+static int http_curl_load(char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} syms[] = {
+#define SYM(f) { "curl_" #f, offsetof(__typeof__(http_curl), f) }
+		SYM(global_init), SYM(global_cleanup), SYM(easy_init), SYM(easy_cleanup),
+		SYM(easy_setopt), SYM(easy_perform), SYM(easy_getinfo), SYM(easy_strerror),
+		SYM(slist_append), SYM(slist_free_all),
+#undef SYM
+	};
+	void *h;
+
+	if (http_curl_handle)
+		return 0;
+	h = dlopen(HTTP_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		http_errf(err, errlen, "cannot load %s (install libcurl4): %s", HTTP_CURL_SONAME, dlerror());
+		return -ELIBACC;
+	}
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f) {
+			http_errf(err, errlen, "%s has no %s: too old a libcurl", HTTP_CURL_SONAME, syms[i].name);
+			dlclose(h);
+			return -ELIBACC;
+		}
+		memcpy((char *)&http_curl + syms[i].offset, &f, sizeof(f));
+	}
+	http_curl_handle = h;
+	return 0;
+}
+
+/* curl_global_init() runs once while any client lives; the last free undoes it (valgrind clean). */
+static int http_global_ref(char *err, size_t errlen)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&http_global_lock);
+	if (http_global_users == 0) {
+		r = http_curl_load(err, errlen);
+		if (r == 0 && http_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			http_errf(err, errlen, "libcurl initialisation failed");
+			r = -ENOMEM;
+		}
+	}
+	if (r == 0)
+		http_global_users++;
+	pthread_mutex_unlock(&http_global_lock);
+	return r;
+}
+
+static void http_global_unref(void)
+{
+	pthread_mutex_lock(&http_global_lock);
+	if (http_global_users > 0 && --http_global_users == 0)
+		http_curl.global_cleanup();
+	pthread_mutex_unlock(&http_global_lock);
+}
+
+static void http_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void http_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t http_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* xorshift64*: jitter only, no security role. */
+static uint64_t http_random(struct http_client *c)
+{
+	c->rng ^= c->rng >> 12;
+	c->rng ^= c->rng << 25;
+	c->rng ^= c->rng >> 27;
+	return c->rng * 0x2545F4914F6CDD1DULL;
+}
+
+static bool http_host_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '.' || ch == '-' || ch == '_';
+}
+
+/*
+ * Validate an API server URL: https only, a host (DNS name, IPv4, or [IPv6]), an optional
+ * port, an optional path prefix; no user info, query, fragment, space or control characters.
+ * Returns the length without trailing slashes, or -EINVAL.
+ */
+static int http_server_check(const char *url, char *why, size_t whylen)
+{
+	size_t n = strnlen(url, HTTP_URL_MAX + 1);
+	const char *p, *host_end;
+
+	if (n > HTTP_URL_MAX) {
+		http_errf(why, whylen, "API server URL longer than %u characters", HTTP_URL_MAX);
+		return -EINVAL;
+	}
+	if (strncasecmp(url, "https://", 8) != 0) {
+		http_errf(why, whylen, "API server URL must start with https:// (TLS is mandatory)");
+		return -EINVAL;
+	}
+	p = url + 8;
+	if (*p == '[') {
+		host_end = strchr(p, ']');
+		if (!host_end || host_end == p + 1)
+			goto bad_host;
+		for (const char *q = p + 1; q < host_end; q++)
+			if (!isxdigit((unsigned char)*q) && *q != ':' && *q != '.' && *q != '%')
+				goto bad_host;
+		p = host_end + 1;
+	} else {
+		const char *q = p;
+
+		while (http_host_char(*q))
+			q++;
+		if (q == p)
+			goto bad_host;
+		p = q;
+	}
+	if (*p == ':') {
+		unsigned long port = 0;
+		const char *q = ++p;
+
+		while (isdigit((unsigned char)*p) && p - q < 6)
+			port = port * 10 + (unsigned long)(*p++ - '0');
+		if (p == q || port == 0 || port > 65535)
+			goto bad_port;
+	}
+	if (*p && *p != '/')
+		goto bad_host;
+	for (; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || *p == '?' || *p == '#' || *p == '\\')
+			goto bad_path;
+	while (n > 8 && url[n - 1] == '/')
+		n--;
+	return (int)n;
+
+bad_host:
+	http_errf(why, whylen, "API server URL has a malformed host (want https://HOST[:PORT])");
+	return -EINVAL;
+bad_port:
+	http_errf(why, whylen, "API server URL has a malformed port");
+	return -EINVAL;
+bad_path:
+	http_errf(why, whylen, "API server URL path may not contain spaces, controls, '?' or '#'");
+	return -EINVAL;
+}
+
+/* The in-cluster server from KUBERNETES_SERVICE_HOST/_PORT; -ENOENT when not in a cluster. */
+static int http_server_from_env(char **ret, char *err, size_t errlen)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+	const char *port = getenv("KUBERNETES_SERVICE_PORT");
+	char *url;
+	int n;
+
+	if (!host || !*host) {
+		http_errf(err, errlen, "no API server: KUBERNETES_SERVICE_HOST is not set and no --api-server given");
+		return -ENOENT;
+	}
+	if (!port || !*port)
+		port = "443";
+	if (strlen(host) > 255 || strlen(port) > 5) {
+		http_errf(err, errlen, "KUBERNETES_SERVICE_HOST/_PORT too long");
+		return -EINVAL;
+	}
+	n = asprintf(&url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
+	if (n < 0)
+		return -ENOMEM;
+	*ret = url;
+	return 0;
+}
+
+static size_t http_write_cb(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct http_client *c = userdata;
+	size_t n = size * nmemb;
+
+	if (n > HTTP_BODY_MAX || c->len + n > HTTP_BODY_MAX) {
+		c->too_big = true;
+		return 0;       /* aborts the transfer with CURLE_WRITE_ERROR */
+	}
+	if (c->len + n + 1 > c->cap) {
+		size_t cap = c->cap ? c->cap : 16384;
+		char *b;
+
+		while (cap < c->len + n + 1)
+			cap *= 2;
+		if (cap > HTTP_BODY_MAX + 1)
+			cap = HTTP_BODY_MAX + 1;
+		b = realloc(c->buf, cap);
+		if (!b)
+			return 0;
+		c->buf = b;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, data, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+	return n;
+}
+
+static int http_xferinfo_cb(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+			    curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct http_client *c = userdata;
+
+	return c->cancel ? 1 : 0;
+}
+
+/* Options that never change for the life of the client. */
+static int http_easy_setup(struct http_client *c)
+{
+	CURL *e = c->easy;
+	CURLcode r = CURLE_OK;
+
+#define SET(opt, val) do { if (r == CURLE_OK) r = http_curl.easy_setopt(e, opt, val); } while (0)
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_VERBOSE, 0L);
+	SET(CURLOPT_ERRORBUFFER, c->curl_err);
+	SET(CURLOPT_PROTOCOLS_STR, "https");
+	SET(CURLOPT_REDIR_PROTOCOLS_STR, "https");
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(CURLOPT_PROXY, "");
+	SET(CURLOPT_NOPROXY, "*");
+	SET(CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	SET(CURLOPT_SSL_VERIFYPEER, 1L);
+	SET(CURLOPT_SSL_VERIFYHOST, 2L);
+	SET(CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+	SET(CURLOPT_CAINFO, c->ca_file);
+	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_timeout_ms);
+	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HTTP_BODY_MAX);
+	SET(CURLOPT_TCP_KEEPALIVE, 1L);
+	SET(CURLOPT_USERAGENT, "tcpxo-agent/" TCPXO_VERSION);
+	SET(CURLOPT_WRITEFUNCTION, http_write_cb);
+	SET(CURLOPT_WRITEDATA, c);
+	SET(CURLOPT_NOPROGRESS, 0L);
+	SET(CURLOPT_XFERINFOFUNCTION, http_xferinfo_cb);
+	SET(CURLOPT_XFERINFODATA, c);
+#undef SET
+	if (r == CURLE_OUT_OF_MEMORY)
+		return -ENOMEM;
+	return r == CURLE_OK ? 0 : -EINVAL;
+}
+
+void http_client_free(struct http_client *c)
+{
+	if (!c)
+		return;
+	if (c->easy)
+		http_curl.easy_cleanup(c->easy);
+	if (c->token)
+		explicit_bzero(c->token, c->token_len);
+	free(c->token);
+	free(c->server);
+	free(c->token_file);
+	free(c->ca_file);
+	free(c->buf);
+	free(c);
+	http_global_unref();
+}
+
+int http_client_new(const struct http_config *cfg, struct http_client **ret, char *err, size_t errlen)
+{
+	static const struct http_config defaults = { 0 };
+	struct http_client *c;
+	char *server = NULL;
+	int r, n;
+
+	if (!ret)
+		return -EINVAL;
+	if (!cfg)
+		cfg = &defaults;
+	if (cfg->server) {
+		server = strdup(cfg->server);
+		if (!server)
+			return -ENOMEM;
+	} else {
+		r = http_server_from_env(&server, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	n = http_server_check(server, err, errlen);
+	if (n < 0) {
+		free(server);
+		return n;
+	}
+	server[n] = '\0';
+
+	r = http_global_ref(err, errlen);
+	if (r < 0) {
+		free(server);
+		return r;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		free(server);
+		http_global_unref();
+		return -ENOMEM;
+	}
+	c->server = server;
+	c->token_file = strdup(cfg->token_file ? cfg->token_file : HTTP_SA_DIR "token");
+	c->ca_file = strdup(cfg->ca_file ? cfg->ca_file : HTTP_SA_DIR "ca.crt");
+	c->connect_timeout_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms : 5000;
+	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : 15000;
+	c->max_attempts = cfg->max_attempts ? cfg->max_attempts : 4;
+	c->max_total_ms = cfg->max_total_ms ? cfg->max_total_ms : 45000;
+	if (getrandom(&c->rng, sizeof(c->rng), GRND_NONBLOCK) != (ssize_t)sizeof(c->rng))
+		c->rng = http_now_ms() ^ ((uint64_t)getpid() << 32);
+	c->rng |= 1;    /* xorshift state must not be zero */
+	c->easy = http_curl.easy_init();
+	if (!c->token_file || !c->ca_file || !c->easy) {
+		http_client_free(c);
+		return -ENOMEM;
+	}
+	r = http_easy_setup(c);
+	if (r < 0) {
+		http_errf(err, errlen, "libcurl rejected an option (built without HTTPS support?)");
+		http_client_free(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+void http_cancel(struct http_client *c)
+{
+	if (c)
+		c->cancel = 1;
+}
+
+void http_response_free(struct http_response *r)
+{
+	if (!r)
+		return;
+	free(r->body);
+	r->body = NULL;
+	r->len = 0;
+}
+
+/* Replace every occurrence of the token in @s (in place: @s never grows) so that no message carries it. */
+static void http_scrub(const struct http_client *c, char *s)
+{
+	static const char mark[] = "[token]";
+	const size_t mlen = sizeof(mark) - 1;
+	char *p = s;
+
+	if (!c->token || c->token_len == 0)
+		return;
+	while ((p = strstr(p, c->token))) {
+		if (c->token_len >= mlen) {
+			memcpy(p, mark, mlen);
+			memmove(p + mlen, p + c->token_len, strlen(p + c->token_len) + 1);
+			p += mlen;
+		} else {
+			memset(p, '*', c->token_len);
+			p += c->token_len;
+		}
+	}
+}
+
+static void http_resp_err(const struct http_client *c, struct http_response *resp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void http_resp_err(const struct http_client *c, struct http_response *resp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(resp->error, sizeof(resp->error), fmt, ap);
+	va_end(ap);
+	for (char *p = resp->error; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = ' ';
+	http_scrub(c, resp->error);
+}
+
+/*
+ * Pure: the token from the bytes of a token file. Trailing whitespace (the newline editors and
+ * `kubectl create token > f` leave) is stripped; anything else outside visible ASCII would
+ * corrupt the header and is refused.
+ */
+static int http_token_parse(const char *buf, size_t len, char **ret)
+{
+	char *t;
+
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
+			   buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return -ENODATA;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] >= 0x7f)
+			return -EBADMSG;
+	t = malloc(len + 1);
+	if (!t)
+		return -ENOMEM;
+	memcpy(t, buf, len);
+	t[len] = '\0';
+	*ret = t;
+	return 0;
+}
+
+static bool http_token_same_file(const struct http_client *c, const struct stat *st)
+{
+	return c->token && st->st_dev == c->token_dev && st->st_ino == c->token_ino &&
+	       st->st_size == c->token_size && st->st_mtim.tv_sec == c->token_mtime.tv_sec &&
+	       st->st_mtim.tv_nsec == c->token_mtime.tv_nsec;
+}
+
+/*
+ * Read the token file when it changed since the last read (or always with @force). A file
+ * that vanished or turned unreadable keeps the last good token (projected tokens are swapped
+ * by symlink; the next call sees the new one).
+ */
+static int http_token_refresh(struct http_client *c, bool force, struct http_response *resp)
+{
+	struct stat st;
+	char *buf = NULL, *tok = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	if (stat(c->token_file, &st) < 0) {
+		r = -errno;
+		if (c->token)
+			return 0;
+		http_resp_err(c, resp, "token file %s: %s", c->token_file, strerror(-r));
+		return r;
+	}
+	if (!force && http_token_same_file(c, &st))
+		return 0;
+
+	fd = open(c->token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		goto fail;
+	}
+	buf = malloc(HTTP_TOKEN_MAX + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	while (len <= HTTP_TOKEN_MAX) {
+		ssize_t k = read(fd, buf + len, HTTP_TOKEN_MAX + 1 - len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	if (len > HTTP_TOKEN_MAX) {
+		r = -EFBIG;
+		goto fail;
+	}
+	r = http_token_parse(buf, len, &tok);
+	if (r < 0)
+		goto fail;
+	explicit_bzero(buf, len);
+	free(buf);
+	close(fd);
+
+	if (c->token)
+		explicit_bzero(c->token, c->token_len);
+	free(c->token);
+	c->token = tok;
+	c->token_len = strlen(tok);
+	c->token_dev = st.st_dev;
+	c->token_ino = st.st_ino;
+	c->token_size = st.st_size;
+	c->token_mtime = st.st_mtim;
+	return 0;
+
+fail:
+	if (buf) {
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (c->token && r != -ENOMEM)
+		return 0;
+	http_resp_err(c, resp, "token file %s: %s", c->token_file,
+		      r == -EFBIG ? "larger than 64 KiB" :
+		      r == -ENODATA ? "empty" :
+		      r == -EBADMSG ? "contains characters a bearer token cannot hold" :
+		      r == -EINVAL ? "not a regular file" : strerror(-r));
+	return r == -ENODATA || r == -EBADMSG ? -EINVAL : r;
+}
+
+static void http_slist_free_secret(struct curl_slist *l)
+{
+	for (struct curl_slist *p = l; p; p = p->next)
+		if (p->data)
+			explicit_bzero(p->data, strlen(p->data));
+	http_curl.slist_free_all(l);
+}
+
+static struct curl_slist *http_headers(const struct http_client *c, const char *content_type)
+{
+	struct curl_slist *l = NULL, *n;
+	char line[HTTP_CTYPE_MAX + 32];
+	char *auth;
+
+	if (asprintf(&auth, "Authorization: Bearer %s", c->token) < 0)
+		return NULL;
+	n = http_curl.slist_append(l, auth);
+	explicit_bzero(auth, strlen(auth));
+	free(auth);
+	if (!n)
+		return NULL;
+	l = n;
+	snprintf(line, sizeof(line), "Content-Type: %s", content_type ? content_type : "");
+	/* "Content-Type:" with no value removes curl's default for bodies; "Expect:" disables 100-continue. */
+	if (!(n = http_curl.slist_append(l, "Accept: application/json")) ||
+	    !(n = http_curl.slist_append(l, line)) || !(n = http_curl.slist_append(l, "Expect:"))) {
+		http_slist_free_secret(l);
+		return NULL;
+	}
+	return l;
+}
+
+static bool http_method_ok(const char *m)
+{
+	static const char *const allowed[] = { "GET", "POST", "PUT", "PATCH", "DELETE" };
+
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (strcmp(m, allowed[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool http_text_ok(const char *s, size_t max, bool allow_space)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if (n >= max || (unsigned char)*s < (allow_space ? ' ' : '!') || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static bool http_curl_retryable(CURLcode cc)
+{
+	switch ((int)cc) {  /* int: libcurl's enum is open-ended, the rest maps to default */
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int http_curl_errno(const struct http_client *c, CURLcode cc)
+{
+	long os = 0;
+
+	switch ((int)cc) {  /* int: libcurl's enum is open-ended, the rest maps to default */
+	case CURLE_OUT_OF_MEMORY:
+		return -ENOMEM;
+	case CURLE_ABORTED_BY_CALLBACK:
+		return c->cancel ? -EINTR : -ECANCELED;
+	case CURLE_WRITE_ERROR:
+		return c->too_big ? -EFBIG : -ENOMEM;
+	case CURLE_FILESIZE_EXCEEDED:
+		return -EFBIG;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return -EHOSTUNREACH;
+	case CURLE_COULDNT_CONNECT:
+		http_curl.easy_getinfo(c->easy, CURLINFO_OS_ERRNO, &os);
+		return os == EHOSTUNREACH || os == ENETUNREACH || os == ETIMEDOUT ? -(int)os : -ECONNREFUSED;
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+		return -ECONNRESET;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		return -EPROTO;
+	default:
+		return -EIO;
+	}
+}
+
+/* The "message" of a Kubernetes Status body, for the error text; NULL when there is none. */
+static char *http_status_message(const char *body, size_t len)
+{
+	struct json *v = NULL;
+	const char *m;
+	char *s = NULL;
+
+	if (!body || len == 0 || json_parse(body, len, &v) < 0)
+		return NULL;
+	m = json_get_string(v, "message");
+	if (m)
+		s = strndup(m, 160);
+	json_free(v);
+	return s;
+}
+
+static const char *http_reason(long status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 409: return "Conflict";
+	case 410: return "Gone";
+	case 415: return "Unsupported Media Type";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return "";
+	}
+}
+
+/* One request on the reused handle. Fills status, body, retry_after_s and error. */
+static int http_once(struct http_client *c, const char *method, const char *url, const char *path,
+		     const char *content_type, const char *body, unsigned timeout_ms,
+		     struct http_response *resp, bool *retryable, unsigned *retry_after_s)
+{
+	struct curl_slist *hdrs;
+	curl_off_t ra = 0;
+	CURLcode cc;
+	long status = 0;
+	int r;
+
+	*retryable = false;
+	*retry_after_s = 0;
+	hdrs = http_headers(c, content_type);
+	if (!hdrs) {
+		http_resp_err(c, resp, "%s %s: out of memory", method, path);
+		return -ENOMEM;
+	}
+	c->len = 0;
+	c->too_big = false;
+	c->curl_err[0] = '\0';
+	http_curl.easy_setopt(c->easy, CURLOPT_URL, url);
+	http_curl.easy_setopt(c->easy, CURLOPT_HTTPHEADER, hdrs);
+	http_curl.easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	if (body) {
+		http_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDS, body);
+		http_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	} else {
+		http_curl.easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
+	}
+	http_curl.easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, strcmp(method, body ? "POST" : "GET") ? method : NULL);
+
+	cc = http_curl.easy_perform(c->easy);
+
+	/* Never leave the token (in the list) or the caller's body reachable from the handle. */
+	http_curl.easy_setopt(c->easy, CURLOPT_HTTPHEADER, NULL);
+	http_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDS, NULL);
+	http_slist_free_secret(hdrs);
+
+	resp->attempts++;
+	http_curl.easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+	resp->status = status;
+	/* Seconds or an HTTP date (libcurl parses both); capped so a server cannot park us. */
+	if (http_curl.easy_getinfo(c->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0) {
+		*retry_after_s = ra > HTTP_RETRY_AFTER_MAX_S ? HTTP_RETRY_AFTER_MAX_S : (unsigned)ra;
+		resp->retry_after_s = *retry_after_s;
+	}
+
+	free(resp->body);
+	resp->body = NULL;
+	resp->len = 0;
+	if (cc != CURLE_OK) {
+		r = http_curl_errno(c, cc);
+		*retryable = http_curl_retryable(cc);
+		if (r == -EFBIG)
+			http_resp_err(c, resp, "%s %s: response body larger than %u bytes", method, path,
+				      HTTP_BODY_MAX);
+		else if (r == -EINTR)
+			http_resp_err(c, resp, "%s %s: cancelled", method, path);
+		else
+			http_resp_err(c, resp, "%s %s%s: %s", method, c->server, path,
+				      c->curl_err[0] ? c->curl_err : http_curl.easy_strerror(cc));
+		return r;
+	}
+	if (c->len > 0) {
+		resp->body = c->buf;
+		resp->len = c->len;
+		c->buf = NULL;
+		c->cap = 0;
+		c->len = 0;
+	}
+	if (status >= 200 && status < 300)
+		return 0;
+
+	*retryable = status == 429 || (status >= 500 && status <= 599);
+	{
+		char *msg = http_status_message(resp->body, resp->len);
+
+		http_resp_err(c, resp, "%s %s: HTTP %ld%s%s%s%s", method, path, status,
+			      *http_reason(status) ? " " : "", http_reason(status),
+			      msg ? ": " : "", msg ? msg : "");
+		free(msg);
+	}
+	return -EIO;
+}
+
+/* Sleep @ms in slices so that http_cancel() ends the wait early. Return: 0 or -EINTR. */
+static int http_sleep(struct http_client *c, uint64_t ms)
+{
+	uint64_t end = http_now_ms() + ms;
+
+	for (;;) {
+		uint64_t now = http_now_ms(), step;
+		struct timespec ts;
+
+		if (c->cancel)
+			return -EINTR;
+		if (now >= end)
+			return 0;
+		step = end - now < HTTP_SLEEP_SLICE_MS ? end - now : HTTP_SLEEP_SLICE_MS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(step * 1000000u);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Full jitter: uniform in [0, min(cap, base * 2^(n-1))]. */
+static uint64_t http_backoff_ms(struct http_client *c, unsigned n)
+{
+	uint64_t ceiling = HTTP_BACKOFF_BASE_MS;
+
+	while (n-- > 1 && ceiling < HTTP_BACKOFF_CAP_MS)
+		ceiling *= 2;
+	if (ceiling > HTTP_BACKOFF_CAP_MS)
+		ceiling = HTTP_BACKOFF_CAP_MS;
+	return http_random(c) % (ceiling + 1);
+}
+
+/*
+ * Transport errors map to: -ECONNREFUSED/-EHOSTUNREACH/-ENETUNREACH (cannot connect),
+ * -ETIMEDOUT, -ECONNRESET (connection dropped, response cut short), -EPROTO (TLS handshake or
+ * certificate verification failed: never retried, never downgraded). A missing or malformed
+ * token file gives its -errno (-EINVAL for an empty or malformed token) before anything is sent.
+ */
+int http_request(struct http_client *c, const char *method, const char *path,
+		 const char *content_type, const char *body, struct http_response *resp)
+{
+	uint64_t start = http_now_ms();
+	bool reauth = false, reauthed = false;
+	unsigned limit;
+	char *url = NULL;
+	int r;
+
+	if (!resp)
+		return -EINVAL;
+	memset(resp, 0, sizeof(*resp));
+	if (!c || !method || !path) {
+		snprintf(resp->error, sizeof(resp->error), "http_request: missing argument");
+		return -EINVAL;
+	}
+	if (!http_method_ok(method) || path[0] != '/' || !http_text_ok(path, HTTP_PATH_MAX, false) ||
+	    (content_type && !http_text_ok(content_type, HTTP_CTYPE_MAX, true))) {
+		snprintf(resp->error, sizeof(resp->error), "refusing a malformed request (method, path or content type)");
+		return -EINVAL;
+	}
+	if (body && strcmp(method, "GET") == 0) {
+		snprintf(resp->error, sizeof(resp->error), "GET with a body");
+		return -EINVAL;
+	}
+	if (asprintf(&url, "%s%s", c->server, path) < 0) {
+		snprintf(resp->error, sizeof(resp->error), "out of memory");
+		return -ENOMEM;
+	}
+
+	limit = c->max_attempts;
+	for (;;) {
+		uint64_t elapsed, wait;
+		unsigned retry_after_s;
+		bool retryable;
+
+		if (c->cancel) {
+			http_resp_err(c, resp, "%s %s: cancelled", method, path);
+			r = -EINTR;
+			break;
+		}
+		r = http_token_refresh(c, reauth, resp);
+		if (r < 0)
+			break;
+		reauth = false;
+
+		elapsed = http_now_ms() - start;
+		if (elapsed >= c->max_total_ms) {
+			/* Reachable only before a 401 retry: then the 401 answer stands. */
+			if (resp->attempts == 0)
+				http_resp_err(c, resp, "%s %s: no time left in the %u ms budget",
+					      method, path, c->max_total_ms);
+			r = resp->status ? -EIO : -ETIMEDOUT;
+			break;
+		}
+		wait = c->max_total_ms - elapsed;
+		r = http_once(c, method, url, path, content_type, body,
+			      (unsigned)(wait < c->timeout_ms ? wait : c->timeout_ms), resp, &retryable, &retry_after_s);
+		if (r == 0 || r == -EINTR || r == -ENOMEM)
+			break;
+		if (resp->status == 401 && !reauthed) {
+			/* The token may have rotated under an unchanged stat; read it again, retry once. */
+			reauthed = reauth = true;
+			limit++;
+			continue;
+		}
+		if (!retryable || resp->attempts >= limit)
+			break;
+		wait = http_backoff_ms(c, resp->attempts);
+		if (retry_after_s && wait < retry_after_s * 1000u)
+			wait = retry_after_s * 1000u;
+		elapsed = http_now_ms() - start;
+		if (elapsed + wait >= c->max_total_ms) {
+			size_t n = strlen(resp->error);
+
+			snprintf(resp->error + n, sizeof(resp->error) - n,
+				 " (gave up after %u attempts: next wait %llu ms exceeds the %u ms budget)",
+				 resp->attempts, (unsigned long long)wait, c->max_total_ms);
+			break;
+		}
+		if (http_sleep(c, wait) < 0) {
+			http_resp_err(c, resp, "%s %s: cancelled", method, path);
+			r = -EINTR;
+			break;
+		}
+	}
+	if (r == -EINTR)
+		c->cancel = 0;  /* consumed: the cancelled call reports it, the next call runs */
+	else if (r < 0 && resp->attempts > 1 && !strstr(resp->error, "gave up")) {
+		size_t n = strlen(resp->error);
+
+		snprintf(resp->error + n, sizeof(resp->error) - n, " (after %u attempts)", resp->attempts);
+	}
+	free(url);
+	return r;
+}

@@ -1,0 +1,178 @@
+/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node patch, node list. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/kube.h"
+#include "probes/model/strbuf.h"
+
+#define KUBE_QUERY_MAX  4096u
+#define KUBE_PATCH_MAX  (1u << 20)
+
+static bool kube_label_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+}
+
+bool kube_name_valid(const char *name)
+{
+	size_t label = 0, n = 0;
+	char prev = '.';
+
+	if (!name || !*name)
+		return false;
+	for (const char *p = name; *p; p++, n++) {
+		if (n >= KUBE_NODE_NAME_MAX)
+			return false;
+		if (*p == '.') {
+			if (label == 0 || prev == '-')
+				return false;
+			label = 0;
+		} else if (kube_label_char(*p)) {
+			if (label == 0 && *p == '-')
+				return false;
+			if (++label > 63)
+				return false;
+		} else {
+			return false;
+		}
+		prev = *p;
+	}
+	return prev != '.' && prev != '-';
+}
+
+int kube_query_escape(const char *s, char **ret)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strnlen(s, KUBE_QUERY_MAX + 1), k = 0;
+	char *out;
+
+	if (n > KUBE_QUERY_MAX)
+		return -EINVAL;
+	out = malloc(3 * n + 1);
+	if (!out)
+		return -ENOMEM;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+			out[k++] = (char)*p;
+		} else {
+			out[k++] = '%';
+			out[k++] = hex[*p >> 4];
+			out[k++] = hex[*p & 15];
+		}
+	}
+	out[k] = '\0';
+	*ret = out;
+	return 0;
+}
+
+/* Refuse before sending: @resp still says why, as http_request() would. */
+static int kube_refuse(struct http_response *resp, int r, const char *msg)
+{
+	if (resp) {
+		memset(resp, 0, sizeof(*resp));
+		snprintf(resp->error, sizeof(resp->error), "%s", msg);
+	}
+	return r;
+}
+
+static int kube_node_check(const char *node, struct http_response *resp)
+{
+	char shown[64], msg[128];
+
+	if (kube_name_valid(node))
+		return 0;
+	/* Show a bounded, printable prefix of what was refused. */
+	snprintf(shown, sizeof(shown), "%s", node ? node : "(none)");
+	for (char *p = shown; *p; p++)
+		if ((unsigned char)*p < ' ' || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	snprintf(msg, sizeof(msg), "invalid node name \"%s\": not a DNS subdomain", shown);
+	return kube_refuse(resp, -EINVAL, msg);
+}
+
+int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
+{
+	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
+	int r = kube_node_check(node, resp);
+
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", node);
+	return http_request(c, "GET", path, NULL, NULL, resp);
+}
+
+int kube_list_pods(struct http_client *c, const char *node, struct http_response *resp)
+{
+	char path[sizeof("/api/v1/pods?fieldSelector=spec.nodeName%3D") + KUBE_NODE_NAME_MAX];
+	int r = kube_node_check(node, resp);
+
+	if (r < 0)
+		return r;
+	/* A valid name needs no escaping: [a-z0-9.-] are all unreserved. */
+	snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
+	return http_request(c, "GET", path, NULL, NULL, resp);
+}
+
+int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
+		    struct http_response *resp)
+{
+	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
+	int r = kube_node_check(node, resp);
+
+	if (r < 0)
+		return r;
+	if (!merge_patch || !*merge_patch || strnlen(merge_patch, KUBE_PATCH_MAX + 1) > KUBE_PATCH_MAX)
+		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long merge patch");
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", node);
+	return http_request(c, "PATCH", path, "application/merge-patch+json", merge_patch, resp);
+}
+
+int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit, const char *cont,
+		    struct http_response *resp)
+{
+	struct strbuf sb = { 0 };
+	char *esc = NULL, *path;
+	char sep = '?';
+	int r = 0;
+
+	strbuf_append(&sb, "/api/v1/nodes");
+	if (selector && *selector) {
+		r = kube_query_escape(selector, &esc);
+		if (r < 0)
+			goto refuse;
+		strbuf_appendf(&sb, "%clabelSelector=%s", sep, esc);
+		sep = '&';
+		free(esc);
+	}
+	if (limit) {
+		strbuf_appendf(&sb, "%climit=%u", sep, limit);
+		sep = '&';
+	}
+	if (cont && *cont) {
+		r = kube_query_escape(cont, &esc);
+		if (r < 0)
+			goto refuse;
+		strbuf_appendf(&sb, "%ccontinue=%s", sep, esc);
+		free(esc);
+	}
+	path = strbuf_take(&sb);
+	if (!path)
+		return kube_refuse(resp, -ENOMEM, "out of memory");
+	r = http_request(c, "GET", path, NULL, NULL, resp);
+	free(path);
+	return r;
+
+refuse:
+	strbuf_free(&sb);
+	if (r == -ENOMEM)
+		return kube_refuse(resp, r, "out of memory");
+	return kube_refuse(resp, r, "label selector or continue token longer than 4096 bytes");
+}
+
+int kube_list_networks(struct http_client *c, struct http_response *resp)
+{
+	return http_request(c, "GET", "/apis/networking.gke.io/v1/networks", NULL, NULL, resp);
+}

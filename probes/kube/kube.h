@@ -1,0 +1,67 @@
+/* kube.h - the Kubernetes API calls the agent makes (fetching only; parsing lives elsewhere). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probes/kube/http.h"
+
+#define KUBE_NODE_NAME_MAX 253               /* a DNS subdomain (RFC 1123) */
+
+/**
+ * kube_name_valid() - whether @name is a DNS subdomain (RFC 1123): 1..253 characters of
+ * [a-z0-9.-], dot-separated labels of 1..63 characters that start and end with [a-z0-9].
+ * Every Node name is one; nothing else is ever put into a request path.
+ */
+bool kube_name_valid(const char *name);
+
+/**
+ * kube_query_escape() - percent-encode @s for a URL query value: everything except
+ * [A-Za-z0-9-._~] becomes %XX. @ret: malloc'd, caller frees.
+ * Return: 0; -EINVAL when @s is longer than 4,096 bytes; -ENOMEM.
+ */
+int kube_query_escape(const char *s, char **ret);
+
+/**
+ * kube_get_node() - GET /api/v1/nodes/<node>.
+ * @resp: filled in every case (see http_request()); free with http_response_free().
+ * Return: 0 with the Node JSON in resp->body; -EINVAL for a name that is not a DNS subdomain
+ * (nothing is sent); otherwise as http_request(): -EIO with resp->status 404 means the node
+ * does not exist (absent), 403 that RBAC does not allow reading it.
+ */
+int kube_get_node(struct http_client *c, const char *node, struct http_response *resp);
+
+/**
+ * kube_list_pods() - GET /api/v1/pods?fieldSelector=spec.nodeName%3D<node>: the pods of
+ * every namespace bound to @node.
+ * Return: 0 with the PodList JSON in resp->body; -EINVAL for a bad node name; otherwise as
+ * http_request().
+ */
+int kube_list_pods(struct http_client *c, const char *node, struct http_response *resp);
+
+/**
+ * kube_patch_node() - PATCH /api/v1/nodes/<node> with @merge_patch (an RFC 7386 JSON merge
+ * patch, sent as application/merge-patch+json; not validated here beyond being non-empty and
+ * at most 1 MiB).
+ * Return: 0 with the updated Node JSON in resp->body; -EINVAL for a bad node name or patch;
+ * otherwise as http_request() (-EIO with status 404: no such node; 403: not allowed).
+ */
+int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
+		    struct http_response *resp);
+
+/**
+ * kube_list_nodes() - one page of GET /api/v1/nodes, for `interfaces`.
+ * @selector: a label selector (escaped here) or NULL; @limit: page size, 0 for the server's
+ * default; @cont: the metadata.continue token of the previous page, or NULL for the first.
+ * Return: 0 with the NodeList JSON in resp->body; -EINVAL for an over-long selector or token;
+ * otherwise as http_request() (-EIO with status 410: the continue token expired, start over).
+ */
+int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit, const char *cont,
+		    struct http_response *resp);
+
+/**
+ * kube_list_networks() - GET /apis/networking.gke.io/v1/networks (GKE multi-network Network
+ * objects; optional facts: a 403 means RBAC does not allow them, a 404 that the CRD is absent).
+ * Return: as http_request().
+ */
+int kube_list_networks(struct http_client *c, struct http_response *resp);

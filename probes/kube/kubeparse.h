@@ -1,0 +1,62 @@
+/* kubeparse.h - Node, PodList and NetworkList JSON -> struct obs_kube (pure parsers, no I/O). */
+#pragma once
+
+#include <stddef.h>
+
+#include "probes/model/obs_kube.h"
+
+#define KUBEPARSE_PODS_MAX 4096                 /* pods in one list */
+#define KUBEPARSE_POD_CONTAINERS_MAX 256        /* containers (or init containers) of one pod */
+#define KUBEPARSE_ANN_PREFIX_MAX 254            /* DNS subdomain + '/' */
+
+/* The repository basenames that identify our two images (never the pod or container name). */
+#define KUBEPARSE_INSTALLER_REPO "nccl-plugin-gpudirecttcpx-dev"
+#define KUBEPARSE_DAEMON_REPO "tcpgpudmarxd-dev"
+
+/**
+ * kubeparse_node() - parse a Node (GET /api/v1/nodes/<node>) into the node part of @k:
+ * name, instance-type and gke-accelerator labels, networking.gke.io/nic-info and
+ * north-interfaces (joined on IP), and the current values of our keys under @prefix.
+ * A malformed nic-info or north-interfaces value is a finding, not a parse error: it is
+ * recorded in k->nic_info_error / k->north_error and the rest is still read.
+ * The node part of @k is replaced only on success; fetch states are the caller's.
+ * @prefix: annotation key prefix ending in '/'; NULL for "fabric.aicr.run/".
+ * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
+ *
+ * Return: 0; -EINVAL for malformed JSON, a body that is not a Node, a wrong type or an
+ * over-long value in a field we read, or a bad @prefix; -ENOMEM.
+ */
+int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
+		   char *err, size_t errlen);
+
+/**
+ * kubeparse_pods() - parse a PodList (GET /api/v1/pods?fieldSelector=spec.nodeName=...) into
+ * k->containers: every container and init container whose image repository ends in
+ * nccl-plugin-gpudirecttcpx-dev (installer) or tcpgpudmarxd-dev (daemon), with its pod,
+ * tag, digests (spec image and status imageID), native-sidecar flag, running state
+ * (status state.running, matched by container name) and, for daemons, command + args.
+ * Containers with unparsable images are not ours and are skipped.
+ * The pod part of @k is replaced only on success.
+ *
+ * Return: 0; -EINVAL for malformed JSON, not a PodList, wrong types or over-long values in
+ * the fields read, or more than KUBEPARSE_PODS_MAX pods / KUBE_CONTAINERS_MAX of ours;
+ * -ENOMEM.
+ */
+int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
+
+/**
+ * kubeparse_networks() - parse a NetworkList (GET /apis/networking.gke.io/v1/networks) into
+ * k->networks: name, spec.type, spec.parametersRef, Ready and ParamsReady conditions.
+ * The network part of @k is replaced only on success.
+ *
+ * Return: 0; -EINVAL for malformed JSON, wrong types, over-long names or more than
+ * KUBE_NETWORKS_MAX items; -ENOMEM.
+ */
+int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
+
+/**
+ * kubeparse_ann_key() - "<prefix><name>" of one of our keys into @buf.
+ * Return: 0; -EINVAL for a prefix that is empty, over-long or does not end in '/';
+ * -ENOSPC when @len is too small.
+ */
+int kubeparse_ann_key(const char *prefix, enum kube_ann_key key, char *buf, size_t len);

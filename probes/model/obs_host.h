@@ -1,0 +1,145 @@
+/* obs_host.h - host files, device nodes and processes seen under --root (filled by probes/hostprobe*). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes/model/probe_status.h"
+
+#define OBS_HOST_MSG_MAX 512
+#define OBS_HOST_NAME_MAX 256           /* NAME_MAX + NUL: a directory entry name fits whole */
+#define OBS_HOST_DEVNAME_MAX 32
+#define OBS_HOST_COMM_MAX 16            /* TASK_COMM_LEN, NUL included */
+#define OBS_APERTURE_MAX 64             /* aperture entries kept; more are only counted */
+#define OBS_DEVNODES_MAX 72             /* nvidia0..63 + nvidiactl, nvidia-uvm, dmabuf_import_helper */
+#define OBS_HOST_FILES_MAX 512          /* relevant lib64 names kept; more are only counted */
+#define OBS_PROCS_MAX 64                /* daemon processes kept; more are only counted */
+#define OBS_CMDLINE_MAX (64 * 1024)     /* bytes of /proc/<pid>/cmdline read */
+#define OBS_ARGV_MAX 1024               /* arguments kept per process */
+
+/* What a path turned out to be (links are followed unless stated otherwise). */
+enum obs_file_type {
+	OBS_FILE_ABSENT = 0,
+	OBS_FILE_REGULAR,
+	OBS_FILE_DIR,
+	OBS_FILE_CHAR,
+	OBS_FILE_BLOCK,
+	OBS_FILE_SYMLINK,               /* only where links are not followed (device nodes) */
+	OBS_FILE_OTHER,                 /* fifo, socket */
+	OBS_FILE_BROKEN,                /* dangling or looping link */
+	OBS_FILE_ERROR,                 /* stat failed otherwise: see err */
+};
+
+/* ---- /dev/aperture_devices (probes/host/aperture.c) ---- */
+
+enum obs_bar4_state {
+	OBS_BAR4_NOT_READ = 0,          /* the entry is not a readable directory */
+	OBS_BAR4_OK,
+	OBS_BAR4_MISSING,               /* no resource4 */
+	OBS_BAR4_NOT_FILE,              /* resource4 is not a regular file */
+	OBS_BAR4_EMPTY,                 /* 0 bytes */
+	OBS_BAR4_SHORT,                 /* fewer than 4 bytes */
+	OBS_BAR4_UNREADABLE,            /* open/mmap/read failed: bar4_err */
+};
+
+struct obs_aperture_entry {
+	char name[OBS_HOST_NAME_MAX];   /* raw entry name: escape before printing */
+	enum obs_file_type type;        /* links followed; BROKEN for a symlink loop */
+	int err;                        /* -errno when type is BROKEN/ERROR or the dir can't be opened */
+	bool ids_known;                 /* vendor and device files parsed */
+	uint16_t vendor, device;
+	unsigned n_resources;           /* resourceN / resourceN_wc files */
+	unsigned n_narrow;              /* of those, not readable and writable by all */
+	char narrow[48];                /* the first narrow one, "resource4 0644" */
+	enum obs_bar4_state bar4;
+	int bar4_err;                   /* -errno for UNREADABLE */
+	bool bar4_mapped;               /* read with mmap (else read() fallback) */
+	uint32_t bar4_ipv4;             /* network byte order, when bar4 == OBS_BAR4_OK */
+};
+
+struct obs_aperture {
+	bool present;                   /* the folder exists */
+	struct obs_aperture_entry *v;   /* sorted by name (bytewise) */
+	size_t n;
+	size_t n_dropped;               /* entries beyond OBS_APERTURE_MAX */
+	struct probe_status status;
+};
+
+/* ---- device nodes under /dev (probes/host/devnodes.c), stat only ---- */
+
+struct obs_devnode {
+	char name[OBS_HOST_DEVNAME_MAX];        /* relative to /dev: "nvidia0", "nvidia-uvm" */
+	enum obs_file_type type;                /* links are NOT followed: a link is SYMLINK */
+	int err;                                /* -errno for ERROR */
+	unsigned major, minor;                  /* CHAR/BLOCK */
+};
+
+struct obs_devnodes {
+	struct obs_devnode *v;          /* nvidia0..N-1 (N = GPUs on the bus), nvidiactl, nvidia-uvm,
+					   dmabuf_import_helper: in that order */
+	size_t n;
+	size_t n_gpus;                  /* N */
+	struct probe_status status;
+};
+
+/* ---- /home/kubernetes/bin/nvidia (probes/host/nvpath.c) ---- */
+
+struct obs_host_file {
+	char *name;                     /* owned; raw bytes */
+	enum obs_file_type type;        /* links followed */
+};
+
+struct obs_nvpath {
+	enum obs_file_type dir;         /* home/kubernetes/bin/nvidia itself */
+	enum obs_file_type smi;         /* bin/nvidia-smi */
+	enum obs_file_type lib64_dir;   /* lib64 */
+	struct obs_host_file *lib64;    /* names in lib64 that hostfiles_relevant() keeps, sorted */
+	size_t n_lib64;
+	size_t n_dropped;
+	struct probe_status status;
+};
+
+/* ---- TCPXO daemon processes in /proc (probes/host/procscan.c) ---- */
+
+struct obs_process {
+	int pid;
+	char comm[OBS_HOST_COMM_MAX];
+	char **argv;                    /* owned, argc strings; argc 0 when cmdline is empty */
+	size_t argc;
+	bool cmdline_truncated;         /* longer than OBS_CMDLINE_MAX or OBS_ARGV_MAX arguments */
+	int cmdline_err;                /* -errno when cmdline could not be read */
+};
+
+struct obs_procs {
+	struct obs_process *v;          /* daemon processes only, sorted by pid */
+	size_t n;
+	size_t n_dropped;
+	size_t n_scanned;               /* numeric /proc entries looked at */
+	struct probe_status status;
+};
+
+struct obs_host {
+	struct obs_aperture aperture;
+	struct obs_devnodes devnodes;
+	struct obs_nvpath nvpath;
+	struct obs_procs procs;
+};
+
+/* Release everything @h owns and zero it. @h may be NULL. */
+void obs_host_free(struct obs_host *h);
+void obs_host_procs_free(struct obs_procs *p);
+void obs_host_nvpath_free(struct obs_nvpath *n);
+
+/**
+ * obs_host_quote() - a host-supplied name made safe for a one-line message.
+ * @s: raw bytes, NUL-terminated.
+ * @buf, @len: output, always NUL-terminated (truncated with "..." when too small).
+ *
+ * Printable ASCII is kept; backslash, quote and every other byte become C escapes
+ * (\n, \t, \xHH). The result is wrapped in double quotes when it had to be escaped or
+ * contains a space, so "a b" and a\nb read as one name.
+ */
+void obs_host_quote(const char *s, char *buf, size_t len);
+
+const char *obs_file_type_name(enum obs_file_type t);

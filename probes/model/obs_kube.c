@@ -1,0 +1,104 @@
+/* obs_kube.c - lifetime and lookups of the API part of the observation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/obs_kube.h"
+
+void obs_kube_container_clear(struct kube_container *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->argc; i++)
+		free(c->argv[i]);
+	free(c->argv);
+	c->argv = NULL;
+	c->argc = 0;
+}
+
+void obs_kube_free_node(struct obs_kube *k)
+{
+	free(k->nics);
+	k->nics = NULL;
+	k->n_nics = 0;
+	free(k->north);
+	k->north = NULL;
+	k->n_north = 0;
+	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
+		free(k->ours[i].value);
+		k->ours[i].value = NULL;
+		k->ours[i].present = false;
+	}
+}
+
+void obs_kube_free_pods(struct obs_kube *k)
+{
+	for (size_t i = 0; i < k->n_containers; i++)
+		obs_kube_container_clear(&k->containers[i]);
+	free(k->containers);
+	k->containers = NULL;
+	k->n_containers = 0;
+}
+
+void obs_kube_free_networks(struct obs_kube *k)
+{
+	free(k->networks);
+	k->networks = NULL;
+	k->n_networks = 0;
+}
+
+void obs_kube_free(struct obs_kube *k)
+{
+	if (!k)
+		return;
+	obs_kube_free_node(k);
+	obs_kube_free_pods(k);
+	obs_kube_free_networks(k);
+}
+
+const struct kube_nic *obs_kube_nic_by_bdf(const struct obs_kube *k, const char *bdf)
+{
+	if (!bdf || !*bdf)
+		return NULL;
+	for (size_t i = 0; i < k->n_nics; i++)
+		if (strcmp(k->nics[i].bdf, bdf) == 0)
+			return &k->nics[i];
+	return NULL;
+}
+
+const struct kube_nic *obs_kube_nic_by_name(const struct obs_kube *k, const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	for (size_t i = 0; i < k->n_nics; i++)
+		if (strcmp(k->nics[i].name, name) == 0)
+			return &k->nics[i];
+	return NULL;
+}
+
+const struct kube_network *obs_kube_network(const struct obs_kube *k, const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	for (size_t i = 0; i < k->n_networks; i++)
+		if (strcmp(k->networks[i].name, name) == 0)
+			return &k->networks[i];
+	return NULL;
+}
+
+const char *obs_kube_ann_name(enum kube_ann_key key)
+{
+	switch (key) {
+	case KUBE_ANN_PROFILE: return "profile";
+	case KUBE_ANN_RUNTIME: return "runtime";
+	case KUBE_ANN_READY: return "ready";
+	case KUBE_ANN_INTERFACES: return "interfaces";
+	case KUBE_ANN_ATTACHMENT: return "attachment";
+	case KUBE_ANN__COUNT: break;
+	}
+	return NULL;
+}
+
+const char *obs_kube_machine_type(const struct obs_kube *k)
+{
+	return k && k->node_fetch.state == KUBE_FETCH_OK && *k->instance_type ? k->instance_type : NULL;
+}

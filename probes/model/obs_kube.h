@@ -1,0 +1,173 @@
+/* obs_kube.h - node and pod facts read from the Kubernetes API (filled by probes/kube + report/kubeparse). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KUBE_NAME_MAX 254               /* DNS subdomain (253) + NUL: node, pod, Network names */
+#define KUBE_LABEL_MAX 64               /* label values are at most 63 characters */
+#define KUBE_CNAME_MAX 64               /* container names and namespaces: DNS labels */
+#define KUBE_IFNAME_MAX 16              /* IFNAMSIZ */
+#define KUBE_BDF_MAX 16
+#define KUBE_IPV4_MAX 16                /* "255.255.255.255" + NUL */
+#define KUBE_IPV6_MAX 46                /* INET6_ADDRSTRLEN */
+#define KUBE_NET_MAX 64                 /* = PROFILE_NET_MAX */
+#define KUBE_NICS_MAX 64                /* nic-info / north-interfaces entries */
+#define KUBE_IMAGE_MAX 512              /* a whole image reference */
+#define KUBE_TAG_MAX 129                /* OCI tags are at most 128 characters */
+#define KUBE_DIGEST_MAX 72              /* "sha256:" + 64 hex + NUL */
+#define KUBE_CONTAINERS_MAX 256         /* installer/daemon containers kept from one pod list */
+#define KUBE_ARGS_MAX 128               /* command + args entries of one daemon container */
+#define KUBE_ARG_LEN 4096
+#define KUBE_ANN_VALUE_MAX 16384        /* our own annotation values; larger ones are rewritten */
+#define KUBE_GKE_ANN_MAX 65536          /* nic-info / north-interfaces values */
+#define KUBE_NETWORKS_MAX 256
+#define KUBE_MSG_MAX 512
+
+/* How one API read went. The probe (probes/kube/kube.c) sets it; the parsers set FAILED on bad bodies. */
+enum kube_fetch_state {
+	KUBE_FETCH_NOT_RUN = 0,         /* not attempted (no API configured, or not needed) */
+	KUBE_FETCH_OK,
+	KUBE_FETCH_FAILED,              /* transport error, bad status or unparsable body */
+	KUBE_FETCH_FORBIDDEN,           /* 403: RBAC does not allow it (optional facts only) */
+};
+
+struct kube_fetch {
+	enum kube_fetch_state state;
+	int err;                        /* -errno when FAILED */
+	long http_status;               /* 0 when no response */
+	char message[KUBE_MSG_MAX];
+};
+
+/* One networking.gke.io/nic-info entry, joined with north-interfaces on its IPv4 address. */
+struct kube_nic {
+	char name[KUBE_IFNAME_MAX];     /* birthName, "" when absent */
+	char bdf[KUBE_BDF_MAX];         /* pciAddress, "" when absent */
+	char ipv4[KUBE_IPV4_MAX];       /* birthIP, dotted quad, "" when absent */
+	char ipv6[KUBE_IPV6_MAX];       /* birthIPv6, "" when absent */
+	char network[KUBE_NET_MAX];     /* GKE Network carrying ipv4 (north-interfaces), "" unknown */
+};
+
+/* One networking.gke.io/north-interfaces entry. */
+struct kube_north {
+	char network[KUBE_NET_MAX];
+	char ip[KUBE_IPV6_MAX];
+};
+
+/* Our own keys under the prefix, in the DESIGN table's order. */
+enum kube_ann_key {
+	KUBE_ANN_PROFILE = 0,
+	KUBE_ANN_RUNTIME,
+	KUBE_ANN_READY,
+	KUBE_ANN_INTERFACES,
+	KUBE_ANN_ATTACHMENT,
+	KUBE_ANN__COUNT,
+};
+
+struct kube_annotation {
+	bool present;                   /* the node carries the key */
+	char *value;                    /* owned; NULL when absent or over KUBE_ANN_VALUE_MAX */
+};
+
+enum kube_image_role {
+	KUBE_IMAGE_INSTALLER = 0,       /* .../nccl-plugin-gpudirecttcpx-dev */
+	KUBE_IMAGE_DAEMON,              /* .../tcpgpudmarxd-dev */
+};
+
+/* A container (or init container) of a pod on this node running one of our two images. */
+struct kube_container {
+	enum kube_image_role role;
+	char pod[KUBE_NAME_MAX];
+	char ns[KUBE_CNAME_MAX];
+	char name[KUBE_CNAME_MAX];
+	bool init;                      /* from spec.initContainers */
+	bool sidecar;                   /* init container with restartPolicy: Always (native sidecar) */
+	bool running;                   /* its status has state.running */
+	char image[KUBE_IMAGE_MAX];     /* as written in the spec */
+	char tag[KUBE_TAG_MAX];         /* "" when the image has none */
+	char digest[KUBE_DIGEST_MAX];   /* from the spec image, "" none */
+	char image_id_digest[KUBE_DIGEST_MAX]; /* from status imageID ("...@sha256:..."), "" none */
+	char **argv;                    /* command then args, owned (daemon containers only) */
+	size_t argc;
+};
+
+/* A networks.networking.gke.io object (cluster-scoped). */
+struct kube_network {
+	char name[KUBE_NAME_MAX];
+	char type[32];                  /* spec.type, e.g. "Device"; "" absent */
+	bool has_params_ref;            /* spec.parametersRef names a GKENetworkParamSet */
+	bool ready;                     /* status condition Ready=True */
+	bool params_ready;              /* status condition ParamsReady=True */
+};
+
+struct releases;
+
+struct obs_kube {
+	bool configured;                /* API settings present: the kube probe may run */
+
+	/* GET /api/v1/nodes/<node> (kubeparse_node) */
+	struct kube_fetch node_fetch;
+	char node_name[KUBE_NAME_MAX];
+	char instance_type[KUBE_LABEL_MAX];     /* node.kubernetes.io/instance-type, "" absent */
+	char accelerator[KUBE_LABEL_MAX];       /* cloud.google.com/gke-accelerator, "" absent */
+	bool has_nic_info;                      /* annotation present and well-formed */
+	char nic_info_error[KUBE_MSG_MAX];      /* present but malformed: why; "" otherwise */
+	struct kube_nic *nics;                  /* sorted by bdf */
+	size_t n_nics;
+	bool has_north;
+	char north_error[KUBE_MSG_MAX];
+	struct kube_north *north;
+	size_t n_north;
+	struct kube_annotation ours[KUBE_ANN__COUNT];   /* current values of our keys */
+
+	/* GET /api/v1/pods?fieldSelector=spec.nodeName=<node> (kubeparse_pods) */
+	struct kube_fetch pods_fetch;
+	struct kube_container *containers;      /* sorted by namespace, pod, name */
+	size_t n_containers;
+
+	/* GET /apis/networking.gke.io/v1/networks (kubeparse_networks): optional facts */
+	struct kube_fetch networks_fetch;
+	struct kube_network *networks;          /* sorted by name */
+	size_t n_networks;
+
+	/*
+	 * Release table in effect (--releases), not owned: the caller keeps it alive as long
+	 * as the observation. NULL means releases_builtin().
+	 */
+	const struct releases *releases;
+
+	/*
+	 * Hook for the host process scan: the number of daemon processes seen in /proc
+	 * (comm "fastrak_gpumem_", counting each daemon once, not its threads or children).
+	 * check_version_pair warns when it exceeds the running daemon containers of the pod
+	 * list. 0 when not counted.
+	 */
+	unsigned host_daemon_processes;
+};
+
+/**
+ * obs_kube_free() - release what @k owns (not @k itself); leaves the arrays empty.
+ * @k: may be NULL.
+ */
+void obs_kube_free(struct obs_kube *k);
+
+/* Parts of obs_kube_free(), used by the parsers before they replace a part. */
+void obs_kube_free_node(struct obs_kube *k);
+void obs_kube_free_pods(struct obs_kube *k);
+void obs_kube_free_networks(struct obs_kube *k);
+
+/* Free one container's argv. */
+void obs_kube_container_clear(struct kube_container *c);
+
+/* The nic-info entry with PCI address @bdf / birth name @name, or NULL. */
+const struct kube_nic *obs_kube_nic_by_bdf(const struct obs_kube *k, const char *bdf);
+const struct kube_nic *obs_kube_nic_by_name(const struct obs_kube *k, const char *name);
+
+/* The Network object named @name, or NULL. */
+const struct kube_network *obs_kube_network(const struct obs_kube *k, const char *name);
+
+/* The key name of @key under the prefix: "profile", "runtime", "ready", "interfaces", "attachment". */
+const char *obs_kube_ann_name(enum kube_ann_key key);
+
+/* The node's instance-type label, or NULL when unknown. */
+const char *obs_kube_machine_type(const struct obs_kube *k);

@@ -1,0 +1,88 @@
+/* strbuf.c - a growable NUL-terminated string for building messages. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/strbuf.h"
+
+static int strbuf_reserve(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	size_t cap;
+	char *s;
+
+	if (need <= sb->cap)
+		return 0;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	s = realloc(sb->s, cap);
+	if (!s) {
+		sb->oom = true;
+		return -ENOMEM;
+	}
+	sb->s = s;
+	sb->cap = cap;
+	return 0;
+}
+
+int strbuf_vappendf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return -EINVAL;
+	if (strbuf_reserve(sb, (size_t)n) < 0)
+		return -ENOMEM;
+	vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+	return 0;
+}
+
+int strbuf_appendf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = strbuf_vappendf(sb, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int strbuf_append(struct strbuf *sb, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strbuf_reserve(sb, n) < 0)
+		return -ENOMEM;
+	memcpy(sb->s + sb->len, s, n + 1);
+	sb->len += n;
+	return 0;
+}
+
+char *strbuf_take(struct strbuf *sb)
+{
+	char *s;
+
+	if (sb->oom) {
+		strbuf_free(sb);
+		return NULL;
+	}
+	s = sb->s ? sb->s : strdup("");
+	*sb = (struct strbuf){ 0 };
+	return s;
+}
+
+void strbuf_free(struct strbuf *sb)
+{
+	if (!sb)
+		return;
+	free(sb->s);
+	*sb = (struct strbuf){ 0 };
+}

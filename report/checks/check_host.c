@@ -1,0 +1,500 @@
+/* check_host.c - host wiring checks: aperture devices, device nodes, NVIDIA host path, plugin files. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/host/bar4.h"
+#include "probes/host/hostfiles.h"
+#include "probes/model/strbuf.h"
+#include "report/checks/checks.h"
+
+#define CHECK_HOST_LIST_MAX 8           /* findings named in one message; the rest are counted */
+#define CHECK_HOST_NVIDIA "/home/kubernetes/bin/nvidia"
+
+#define CHECK_HOST_NO_HW "no TCPX/TCPXO hardware"
+#define CHECK_HOST_REMEDY_INSTALLER \
+	"re-run the nccl-tcpxo-installer on this node (delete its pod in kube-system, label " \
+	"k8s-app=nccl-tcpxo-installer): it bind-mounts each LLCM function's sysfs directory into " \
+	"/dev/aperture_devices with resource* files a+rw; mounts taken before a PCI reset go stale"
+#define CHECK_HOST_REMEDY_DRIVER \
+	"GKE's NVIDIA driver installer writes " CHECK_HOST_NVIDIA ": check its pod on this node " \
+	"(kube-system, nvidia-driver-installer) and the node pool's gpu-driver-version"
+#define CHECK_HOST_REMEDY_PLUGIN \
+	"check the nccl-tcpxo-installer pod on this node (kubectl -n kube-system logs -l " \
+	"k8s-app=nccl-tcpxo-installer -c nccl-tcpxo-installer); it writes nccl-env-profile.sh last"
+
+/* A "; "-separated list of findings that names the first few and counts the rest. */
+struct check_host_list {
+	struct strbuf sb;
+	unsigned n;
+};
+
+static int check_host_add(struct check_host_list *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int check_host_add(struct check_host_list *l, const char *fmt, ...)
+{
+	va_list ap;
+	int r = 0;
+
+	if (l->n++ >= CHECK_HOST_LIST_MAX)
+		return 0;
+	if (l->n > 1)
+		r = strbuf_append(&l->sb, "; ");
+	if (r == 0) {
+		va_start(ap, fmt);
+		r = strbuf_vappendf(&l->sb, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+/* Close the list ("and N more") and hand back its text; NULL on -ENOMEM. */
+static char *check_host_take(struct check_host_list *l)
+{
+	if (l->n > CHECK_HOST_LIST_MAX)
+		strbuf_appendf(&l->sb, "; and %u more", l->n - CHECK_HOST_LIST_MAX);
+	if (l->sb.oom) {
+		strbuf_free(&l->sb);
+		return NULL;
+	}
+	return strbuf_take(&l->sb);
+}
+
+static int check_host_finish(struct check *c, struct check_host_list *l, enum check_status st,
+			     const char *remedy, const char *prefix)
+{
+	char *text = check_host_take(l);
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	r = check_set(c, st, remedy, "%s%s", prefix, text);
+	free(text);
+	return r;
+}
+
+/* A probe part that did not run or failed decides the check alone. Return 1 when it did. */
+static int check_host_status(struct check *c, const struct probe_status *s, const char *what,
+			     enum check_status on_fail, const char *remedy)
+{
+	switch (s->state) {
+	case PROBE_NOT_RUN:
+		return check_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
+	case PROBE_FAILED:
+		return check_set(c, on_fail, remedy, "cannot read %s: %s", what, s->message) ?: 1;
+	case PROBE_OK:
+		break;
+	}
+	return 0;
+}
+
+/* ---- aperture-devices ---- */
+
+static const struct obs_aperture_entry *check_host_entry(const struct obs_aperture *a, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].name, name) == 0)
+			return &a->v[i];
+	return NULL;
+}
+
+static bool check_host_live(const struct observation *o, const char *name)
+{
+	const struct obs_pci_func *f = observation_pci_find(o, name);
+
+	return f && f->kind == PCI_KIND_LLCM;
+}
+
+static const char *check_host_nic_label(const struct profile_nic *n)
+{
+	return n->name[0] ? n->name : n->bdf;
+}
+
+static int check_host_entry_findings(const struct obs_aperture_entry *e, bool live, bool pci_ok,
+				     struct check_host_list *l)
+{
+	char q[OBS_HOST_NAME_MAX * 4 + 8];
+	int r = 0;
+
+	obs_host_quote(e->name, q, sizeof(q));
+	if (e->type != OBS_FILE_DIR) {
+		if (e->err)
+			return check_host_add(l, "/dev/aperture_devices/%s is %s (%s)", q,
+					      obs_file_type_name(e->type), strerror(-e->err));
+		return check_host_add(l, "/dev/aperture_devices/%s is %s, not a directory", q,
+				      obs_file_type_name(e->type));
+	}
+	if (pci_ok && !live)
+		r = check_host_add(l, "%s has no live LLCM function behind it (stale bind mount "
+				   "after a PCI reset?)", q);
+	if (r == 0 && !e->ids_known)
+		r = check_host_add(l, "%s: vendor/device unreadable", q);
+	else if (r == 0 && (e->vendor != 0x1ae0 || e->device != 0x0084))
+		r = check_host_add(l, "%s shows %04x:%04x, not an LLCM function (1ae0:0084)", q,
+				   e->vendor, e->device);
+	if (r == 0 && e->n_resources == 0)
+		r = check_host_add(l, "%s has no resource files", q);
+	else if (r == 0 && e->n_narrow > 0)
+		r = check_host_add(l, "%s: %u resource file%s not readable and writable by all (%s)",
+				   q, e->n_narrow, e->n_narrow == 1 ? "" : "s", e->narrow);
+	if (r)
+		return r;
+	switch (e->bar4) {
+	case OBS_BAR4_OK:
+	case OBS_BAR4_NOT_READ:
+		return 0;
+	case OBS_BAR4_MISSING:
+		return check_host_add(l, "%s has no resource4 (BAR4)", q);
+	case OBS_BAR4_NOT_FILE:
+		return check_host_add(l, "%s: resource4 is not a regular file", q);
+	case OBS_BAR4_EMPTY:
+		return check_host_add(l, "%s: resource4 is empty", q);
+	case OBS_BAR4_SHORT:
+		return check_host_add(l, "%s: resource4 holds fewer than 4 bytes", q);
+	case OBS_BAR4_UNREADABLE:
+		return check_host_add(l, "%s: cannot read resource4: %s", q, strerror(-e->bar4_err));
+	}
+	return 0;
+}
+
+int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c)
+{
+	const struct obs_aperture *a = &o->host.aperture;
+	struct check_host_list bad = {0}, unknown = {0};
+	bool pci_ok = o->pci.status.state == PROBE_OK;
+	size_t n_live = 0, n_claimed = 0;
+	const struct obs_aperture_entry **claim = NULL;
+	bool *dup = NULL;
+	char *unk = NULL;
+	int r;
+
+	if (p->kind == PROFILE_NONE)
+		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+	if (p->kind == PROFILE_TCPX)
+		return check_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
+	r = check_host_status(c, &a->status, "/dev/aperture_devices", CHECK_FAIL,
+			      CHECK_HOST_REMEDY_INSTALLER);
+	if (r)
+		return r < 0 ? r : 0;
+	for (size_t i = 0; i < o->pci.n; i++)
+		n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
+	if (!a->present)
+		return check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER,
+				 "/dev/aperture_devices is missing (%zu LLCM function%s on the bus)",
+				 n_live, n_live == 1 ? "" : "s");
+
+	claim = calloc(p->n_nics ? p->n_nics : 1, sizeof(*claim));
+	dup = calloc(p->n_nics ? p->n_nics : 1, sizeof(*dup));
+	if (!claim || !dup) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = 0;
+	if (pci_ok && n_live != a->n + a->n_dropped)
+		r = check_host_add(&bad, "%zu entr%s for %zu LLCM function%s", a->n + a->n_dropped,
+				   a->n + a->n_dropped == 1 ? "y" : "ies", n_live, n_live == 1 ? "" : "s");
+	for (size_t i = 0; r == 0 && i < o->pci.n; i++)
+		if (o->pci.v[i].kind == PCI_KIND_LLCM && !check_host_entry(a, o->pci.v[i].bdf))
+			r = check_host_add(&bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
+	if (r == 0 && a->n_dropped)
+		r = check_host_add(&bad, "%zu more entries not examined", a->n_dropped);
+	for (size_t i = 0; r == 0 && i < a->n; i++)
+		r = check_host_entry_findings(&a->v[i], check_host_live(o, a->v[i].name), pci_ok, &bad);
+
+	/* BAR4 -> NIC: each live entry's address must be one GPU NIC's, each NIC claimed once. */
+	bool all_known = true;
+	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+		uint32_t ip;
+
+		if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0) {
+			all_known = false;
+			r = check_host_add(&unknown, "%s", check_host_nic_label(&p->nics[j]));
+		}
+	}
+	for (size_t i = 0; r == 0 && i < a->n; i++) {
+		const struct obs_aperture_entry *e = &a->v[i];
+		bool matched = false;
+		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
+
+		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (pci_ok && !check_host_live(o, e->name)))
+			continue;
+		for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+			uint32_t ip;
+
+			if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0 || ip != e->bar4_ipv4)
+				continue;
+			matched = true;
+			if (claim[j]) {
+				char q1[OBS_HOST_NAME_MAX * 4 + 8];
+
+				obs_host_quote(claim[j]->name, q1, sizeof(q1));
+				obs_host_quote(e->name, q, sizeof(q));
+				if (!dup[j])
+					r = check_host_add(&bad, "%s (%s) is claimed by more than one entry: %s "
+							   "and %s", check_host_nic_label(&p->nics[j]),
+							   p->nics[j].ipv4, q1, q);
+				dup[j] = true;
+			} else {
+				claim[j] = e;
+			}
+		}
+		if (r == 0 && !matched && all_known) {
+			obs_ipv4_format(e->bar4_ipv4, -1, ipt, sizeof(ipt));
+			obs_host_quote(e->name, q, sizeof(q));
+			r = check_host_add(&bad, "%s: BAR4 holds %s, the address of no GPU NIC", q, ipt);
+		}
+	}
+	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+		uint32_t ip;
+
+		if (claim[j] && !dup[j] && strlen(claim[j]->name) < sizeof(p->nics[j].aperture)) {
+			snprintf(p->nics[j].aperture, sizeof(p->nics[j].aperture), "%s", claim[j]->name);
+			n_claimed++;
+		} else if (!claim[j] && bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) == 0) {
+			r = check_host_add(&bad, "%s (%s) has no aperture entry",
+					   check_host_nic_label(&p->nics[j]), p->nics[j].ipv4);
+		}
+	}
+	if (r < 0 || bad.sb.oom || unknown.sb.oom) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	if (unknown.n) {
+		unk = check_host_take(&unknown);
+		if (!unk) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	if (bad.n) {
+		if (unk) {
+			r = check_host_add(&bad, "cannot match BAR4 to %s: IPv4 unknown", unk);
+			if (r < 0)
+				goto out;
+		}
+		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER, "");
+	} else if (unk) {
+		r = check_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
+			      "names the NICs' addresses) or look again when the NICs are back in the host "
+			      "network namespace",
+			      "%zu entries match the LLCM functions, but cannot match BAR4 to %s: IPv4 "
+			      "unknown (NIC in a pod, no API facts)", a->n, unk);
+	} else {
+		r = check_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
+			      "the %zu GPU NICs has one (BAR4 = NIC address)", a->n, n_live, n_claimed);
+	}
+out:
+	strbuf_free(&bad.sb);
+	strbuf_free(&unknown.sb);
+	free(unk);
+	free(claim);
+	free(dup);
+	return r;
+}
+
+/* ---- device-nodes ---- */
+
+int check_device_nodes(const struct observation *o, struct profile *p, struct check *c)
+{
+	const struct obs_devnodes *d = &o->host.devnodes;
+	struct check_host_list bad = {0};
+	bool need_dmabuf = p->kind == PROFILE_TCPXO;
+	bool nv = false, uvm = false, dmabuf = false;
+	struct strbuf remedy = {0};
+	size_t n_ok = 0;
+	int r;
+
+	if (p->kind == PROFILE_NONE)
+		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+	r = check_host_status(c, &d->status, "/dev", CHECK_FAIL, NULL);
+	if (r)
+		return r < 0 ? r : 0;
+	for (size_t i = 0; r == 0 && i < d->n; i++) {
+		const struct obs_devnode *n = &d->v[i];
+		bool is_dmabuf = strcmp(n->name, "dmabuf_import_helper") == 0;
+
+		if (is_dmabuf && !need_dmabuf)
+			continue;
+		if (n->type == OBS_FILE_CHAR) {
+			n_ok++;
+			continue;
+		}
+		if (is_dmabuf)
+			dmabuf = true;
+		else if (strcmp(n->name, "nvidia-uvm") == 0)
+			uvm = true;
+		else
+			nv = true;
+		if (n->type == OBS_FILE_ABSENT)
+			r = check_host_add(&bad, "/dev/%s is missing", n->name);
+		else if (n->type == OBS_FILE_ERROR)
+			r = check_host_add(&bad, "cannot stat /dev/%s: %s", n->name, strerror(-n->err));
+		else
+			r = check_host_add(&bad, "/dev/%s is %s, not a character device", n->name,
+					   obs_file_type_name(n->type));
+	}
+	if (r == 0 && d->n_gpus < p->n_gpus)
+		r = check_host_add(&bad, "only /dev/nvidia0..%zu examined for %zu GPUs",
+				   d->n_gpus ? d->n_gpus - 1 : 0, p->n_gpus);
+	if (r < 0)
+		goto out;
+	if (!bad.n) {
+		r = check_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, "
+			      "nvidiactl, nvidia-uvm%s", n_ok, d->n_gpus ? d->n_gpus - 1 : 0,
+			      need_dmabuf ? ", dmabuf_import_helper" :
+			      " (dmabuf_import_helper is not used on TCPX nodes)");
+		goto out;
+	}
+	if (nv)
+		strbuf_append(&remedy, "re-run GKE's NVIDIA driver installer on this node "
+			      "(kube-system, nvidia-driver-installer), which creates /dev/nvidia*");
+	if (uvm)
+		strbuf_appendf(&remedy, "%sload the nvidia-uvm module (nvidia-modprobe -u -c=0 on the "
+			       "host)", remedy.len ? "; " : "");
+	if (dmabuf)
+		strbuf_appendf(&remedy, "%sload the import-helper kernel module (re-running the "
+			       "nccl-tcpxo-installer loads it)", remedy.len ? "; " : "");
+	if (remedy.oom || !remedy.s) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = check_host_finish(c, &bad, CHECK_FAIL, remedy.s,
+			      "the daemon container's device injection will fail: ");
+out:
+	strbuf_free(&bad.sb);
+	strbuf_free(&remedy);
+	return r;
+}
+
+/* ---- nvidia-host-path ---- */
+
+static int check_host_want(struct check_host_list *l, const struct obs_nvpath *n, const char *pattern,
+			   struct strbuf *found)
+{
+	const char *name = NULL;
+	enum obs_file_type t = hostfiles_find(n->lib64, n->n_lib64, pattern, &name);
+	char q[OBS_HOST_NAME_MAX * 4 + 8];
+
+	if (t == OBS_FILE_REGULAR) {
+		obs_host_quote(name, q, sizeof(q));
+		return strbuf_appendf(found, "%s%s", found->len ? ", " : "", q);
+	}
+	if (t == OBS_FILE_ABSENT)
+		return check_host_add(l, "lib64/%s is missing", pattern);
+	obs_host_quote(name, q, sizeof(q));
+	return check_host_add(l, "lib64/%s is %s", q, obs_file_type_name(t));
+}
+
+static int check_host_base(struct check *c, const struct obs_nvpath *n)
+{
+	if (n->dir != OBS_FILE_DIR)
+		return check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
+				 obs_file_type_name(n->dir)) ?: 1;
+	return 0;
+}
+
+int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c)
+{
+	const struct obs_nvpath *n = &o->host.nvpath;
+	struct check_host_list bad = {0};
+	struct strbuf found = {0};
+	int r;
+
+	if (p->kind == PROFILE_NONE)
+		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
+	if (!r)
+		r = check_host_base(c, n);
+	if (r)
+		return r < 0 ? r : 0;
+	if (n->smi != OBS_FILE_REGULAR)
+		r = check_host_add(&bad, "bin/nvidia-smi is %s", obs_file_type_name(n->smi));
+	if (r == 0 && n->lib64_dir != OBS_FILE_DIR)
+		r = check_host_add(&bad, "lib64 is %s", obs_file_type_name(n->lib64_dir));
+	for (size_t i = 0; r == 0 && n->lib64_dir == OBS_FILE_DIR && hostfiles_nvidia_lib64[i]; i++)
+		r = check_host_want(&bad, n, hostfiles_nvidia_lib64[i], &found);
+	if (r < 0 || found.oom) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (bad.n)
+		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER,
+				      CHECK_HOST_NVIDIA ": ");
+	else
+		r = check_set(c, CHECK_PASS, NULL, "%s holds bin/nvidia-smi, %s", CHECK_HOST_NVIDIA,
+			      found.s ? found.s : "");
+out:
+	strbuf_free(&bad.sb);
+	strbuf_free(&found);
+	return r;
+}
+
+/* ---- plugin-files ---- */
+
+int check_plugin_files(const struct observation *o, struct profile *p, struct check *c)
+{
+	const struct obs_nvpath *n = &o->host.nvpath;
+	struct check_host_list bad = {0};
+	struct strbuf found = {0}, nccl = {0};
+	size_t n_found = 0, n_want = 0;
+	bool done = false;
+	int r, versions;
+
+	if (p->kind == PROFILE_NONE)
+		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+	if (p->kind == PROFILE_TCPX)
+		return check_set(c, CHECK_SKIP, NULL, "the plugin file list is known for TCPXO only");
+	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_PLUGIN);
+	if (!r)
+		r = check_host_base(c, n);
+	if (r)
+		return r < 0 ? r : 0;
+	if (n->lib64_dir != OBS_FILE_DIR)
+		return check_set(c, CHECK_FAIL, "deploy the nccl-tcpxo-installer DaemonSet (kube-system)",
+				 "TCPXO plugin not installed: %s/lib64 is %s", CHECK_HOST_NVIDIA,
+				 obs_file_type_name(n->lib64_dir));
+	for (size_t i = 0; r == 0 && hostfiles_plugin_lib64[i]; i++) {
+		size_t before = bad.n;
+
+		n_want++;
+		r = check_host_want(&bad, n, hostfiles_plugin_lib64[i], &found);
+		if (bad.n == before) {
+			n_found++;
+			if (strcmp(hostfiles_plugin_lib64[i], HOSTFILES_PLUGIN_DONE) == 0)
+				done = true;
+		}
+	}
+	if (r < 0)
+		goto oom;
+	versions = hostfiles_nccl_versions(n->lib64, n->n_lib64, &nccl);
+	if (versions < 0 || found.oom)
+		goto oom;
+	if (n_found == 0) {
+		r = check_set(c, CHECK_FAIL, "deploy the nccl-tcpxo-installer DaemonSet (kube-system)",
+			      "TCPXO plugin not installed: none of its %zu files in %s/lib64", n_want,
+			      CHECK_HOST_NVIDIA);
+	} else if (!done) {
+		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_PLUGIN,
+				      "TCPXO plugin installation not finished (no " HOSTFILES_PLUGIN_DONE
+				      "): ");
+	} else if (bad.n) {
+		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_PLUGIN,
+				      "TCPXO plugin install incomplete: ");
+	} else {
+		r = check_set(c, CHECK_PASS, NULL, "TCPXO plugin installed (%zu files), NCCL %s%s",
+			      n_found, nccl.s ? nccl.s : "version unknown",
+			      versions > 1 ? " (older versions linger: the installer deletes nothing)" : "");
+	}
+	goto out;
+oom:
+	r = -ENOMEM;
+out:
+	strbuf_free(&bad.sb);
+	strbuf_free(&found);
+	strbuf_free(&nccl);
+	return r;
+}

@@ -1,0 +1,580 @@
+/* check_kube.c - API-derived checks: machine type, the network mapping, the version pair. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/imageref.h"
+#include "probes/model/strbuf.h"
+#include "report/checks/checks.h"
+#include "report/checks/ifacemap.h"
+#include "report/checks/releases.h"
+
+/* The worst status seen and every finding, "; "-joined; the remedy of the first worst one. */
+struct check_kube_acc {
+	enum check_status status;
+	struct strbuf msg;
+	const char *remedy;
+};
+
+static void check_kube_add(struct check_kube_acc *a, enum check_status st, const char *remedy,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void check_kube_add(struct check_kube_acc *a, enum check_status st, const char *remedy,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->msg.len)
+		strbuf_append(&a->msg, "; ");
+	va_start(ap, fmt);
+	strbuf_vappendf(&a->msg, fmt, ap);
+	va_end(ap);
+	if (st > a->status) {
+		a->status = st;
+		a->remedy = remedy;
+	} else if (st == a->status && !a->remedy) {
+		a->remedy = remedy;
+	}
+}
+
+/* Write the accumulated result into @c (or @pass_msg when nothing was found). */
+static int check_kube_finish(struct check_kube_acc *a, struct check *c, const char *pass_msg)
+{
+	int r;
+
+	if (a->msg.oom) {
+		strbuf_free(&a->msg);
+		return -ENOMEM;
+	}
+	if (a->status <= CHECK_PASS && !a->msg.len)
+		r = check_set(c, CHECK_PASS, NULL, "%s", pass_msg ? pass_msg : "");
+	else
+		r = check_set(c, a->status, a->status >= CHECK_WARN ? a->remedy : NULL, "%s",
+			      a->msg.s ? a->msg.s : "");
+	strbuf_free(&a->msg);
+	return r;
+}
+
+/*
+ * Skip @c when the node facts are not available. Return: 1 when @c was set (skipped),
+ * 0 when the facts are there, -ENOMEM.
+ */
+static int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct check *c,
+			   const char *what, const char *object)
+{
+	int r;
+
+	if (!k->configured || f->state == KUBE_FETCH_NOT_RUN)
+		r = check_set(c, CHECK_SKIP, NULL, "no API access: %s not read", what);
+	else if (f->state != KUBE_FETCH_OK)
+		r = check_set(c, CHECK_SKIP, NULL, "%s not read from the API (%s): %s not read", object,
+			      f->message[0] ? f->message : "failed", what);
+	else
+		return 0;
+	return r < 0 ? r : 1;
+}
+
+static const struct releases *check_kube_releases(const struct obs_kube *k)
+{
+	return k->releases ? k->releases : releases_builtin();
+}
+
+/* ---- enrichment ---- */
+
+int check_kube_enrich(const struct observation *o, struct profile *p)
+{
+	const struct obs_kube *k = &o->kube;
+
+	if (k->node_fetch.state != KUBE_FETCH_OK || !k->has_nic_info)
+		return 0;
+	for (size_t i = 0; i < p->n_nics; i++) {
+		struct profile_nic *nic = &p->nics[i];
+		const struct kube_nic *kn = obs_kube_nic_by_bdf(k, nic->bdf);
+
+		if (!kn)
+			continue;
+		/* The kernel's view wins: fill only what it did not show. */
+		if (!nic->name[0] && kn->name[0])
+			snprintf(nic->name, sizeof(nic->name), "%s", kn->name);
+		if (!nic->ipv4[0] && kn->ipv4[0])
+			snprintf(nic->ipv4, sizeof(nic->ipv4), "%s/32", kn->ipv4);
+		if (!nic->network[0] && kn->network[0])
+			snprintf(nic->network, sizeof(nic->network), "%s", kn->network);
+	}
+	return 0;
+}
+
+/* ---- machine-type ---- */
+
+/*
+ * The machine types whose hardware the agent knows. Another machine type with no fabric
+ * observed agrees with itself (pass). Another machine type whose hardware looks like tcpx
+ * or tcpxo is only a warning: Google adds A3 variants, and the hardware checks already
+ * decide readiness, so an unknown name alone must never fail a node.
+ */
+static const struct {
+	const char *machine;
+	enum profile_kind kind;
+	const char *accelerator;
+} check_kube_types[] = {
+	{ "a3-megagpu-8g", PROFILE_TCPXO, "nvidia-h100-mega-80gb" },
+	{ "a3-highgpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
+	{ "a3-edgegpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
+};
+
+static const char *check_kube_accel_of_kind(enum profile_kind kind)
+{
+	switch (kind) {
+	case PROFILE_TCPXO: return "nvidia-h100-mega-80gb";
+	case PROFILE_TCPX: return "nvidia-h100-80gb";
+	case PROFILE_NONE: break;
+	}
+	return NULL;
+}
+
+int check_machine_type(const struct observation *o, struct profile *p, struct check *c)
+{
+	const struct obs_kube *k = &o->kube;
+	struct check_kube_acc a = { 0 };
+	const char *mt = k->instance_type, *accel = k->accelerator, *want_accel, *ref;
+	char pass[256];
+	size_t t;
+	int r;
+
+	r = check_kube_need(k, &k->node_fetch, c, "machine type", "node");
+	if (r)
+		return r < 0 ? r : 0;
+
+	for (t = 0; t < sizeof(check_kube_types) / sizeof(check_kube_types[0]); t++)
+		if (strcmp(mt, check_kube_types[t].machine) == 0)
+			break;
+	if (!mt[0]) {
+		check_kube_add(&a, CHECK_WARN, "check that the node carries the node.kubernetes.io/instance-type label",
+			       "node has no node.kubernetes.io/instance-type label");
+		want_accel = check_kube_accel_of_kind(p->kind);
+		ref = profile_kind_name(p->kind);
+	} else if (t < sizeof(check_kube_types) / sizeof(check_kube_types[0])) {
+		if (p->kind != check_kube_types[t].kind)
+			check_kube_add(&a, CHECK_FAIL,
+				       "the hardware does not have this machine type's shape: see the gpus, gpu-nics and pairing checks",
+				       "%s must observe profile %s, observed %s", mt,
+				       profile_kind_name(check_kube_types[t].kind), profile_kind_name(p->kind));
+		want_accel = check_kube_types[t].accelerator;
+		ref = mt;
+	} else {
+		if (p->kind != PROFILE_NONE)
+			check_kube_add(&a, CHECK_WARN, NULL,
+				       "machine type %s is not one the agent knows, but the hardware looks like %s",
+				       mt, profile_kind_name(p->kind));
+		want_accel = NULL;
+		ref = mt;
+	}
+	if (want_accel && !accel[0])
+		check_kube_add(&a, CHECK_WARN, NULL, "node has no cloud.google.com/gke-accelerator label (%s expects %s)",
+			       ref, want_accel);
+	else if (want_accel && strcmp(accel, want_accel) != 0)
+		check_kube_add(&a, CHECK_FAIL,
+			       "the node pool's accelerator does not match its machine type: re-create the node pool with the accelerator its machine type carries",
+			       "accelerator label %s does not match %s (expects %s)", accel, ref, want_accel);
+	if (want_accel)
+		snprintf(pass, sizeof(pass), "%s (%s) observes profile %s", mt, accel, profile_kind_name(p->kind));
+	else
+		snprintf(pass, sizeof(pass), "machine type %s is not a GPUDirect-TCPX(O) type; profile %s agrees",
+			 mt, profile_kind_name(p->kind));
+	return check_kube_finish(&a, c, pass);
+}
+
+/* ---- networks ---- */
+
+/* The kernel's interface name on the PCI function @bdf and the function carrying @name. */
+static const struct obs_pci_func *check_kube_pci_by_netdev(const struct observation *o, const char *name)
+{
+	for (size_t i = 0; i < o->pci.n; i++)
+		if (o->pci.v[i].netdev[0] && strcmp(o->pci.v[i].netdev, name) == 0)
+			return &o->pci.v[i];
+	return NULL;
+}
+
+static bool check_kube_link_has_ipv4(const struct obs_link *l, const char *ip)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, ip, &a) != 1)
+		return false;
+	for (unsigned i = 0; i < l->n_ipv4 && i < OBS_IPV4_MAX; i++)
+		if (l->ipv4[i] == a.s_addr)
+			return true;
+	return false;
+}
+
+/* nic-info against the kernel: same PCI address for each name, same IPv4 where visible. */
+static void check_kube_cross(const struct observation *o, struct check_kube_acc *a)
+{
+	const struct obs_kube *k = &o->kube;
+	static const char remedy[] =
+		"GKE's nic-info no longer describes this node's NICs: drain and re-create the node (or its node pool)";
+
+	for (size_t i = 0; i < k->n_nics; i++) {
+		const struct kube_nic *kn = &k->nics[i];
+		const struct obs_pci_func *f;
+		const struct obs_link *l;
+
+		if (!kn->name[0])
+			continue;
+		f = o->pci.status.state == PROBE_OK ? check_kube_pci_by_netdev(o, kn->name) : NULL;
+		if (f && kn->bdf[0] && strcmp(f->bdf, kn->bdf) != 0)
+			check_kube_add(a, CHECK_FAIL, remedy, "nic-info puts %s at %s, the kernel has it at %s",
+				       kn->name, kn->bdf, f->bdf);
+		l = o->links.status.state == PROBE_OK ? observation_link_find(o, kn->name) : NULL;
+		/* A link without IPv4 is the links check's finding, not a disagreement. */
+		if (l && l->n_ipv4 && kn->ipv4[0] && !check_kube_link_has_ipv4(l, kn->ipv4)) {
+			char have[OBS_IPV4_TEXT];
+
+			obs_ipv4_format(l->ipv4[0], l->ipv4_prefix[0], have, sizeof(have));
+			check_kube_add(a, CHECK_FAIL, remedy, "nic-info gives %s the address %s, the kernel shows %s",
+				       kn->name, kn->ipv4, have);
+		}
+	}
+	/* GPU NICs GKE knows of that are not on the bus (their row, if any, is the lead's "missing"). */
+	if (o->pci.status.state != PROBE_OK)
+		return;
+	for (size_t i = 0; i < k->n_nics; i++) {
+		const struct kube_nic *kn = &k->nics[i];
+
+		if (kn->bdf[0] && strstr(kn->network, "gpu-nic") && !observation_pci_find(o, kn->bdf))
+			check_kube_add(a, CHECK_FAIL, remedy,
+				       "nic-info lists %s (network %s) at %s, which is not on the PCI bus",
+				       kn->name[0] ? kn->name : "a NIC", kn->network, kn->bdf);
+	}
+}
+
+/* Networks CRs of the mapping: exist, Ready, ParamsReady, a GKENetworkParamSet. */
+static void check_kube_network_objects(const struct obs_kube *k, const struct profile_iface *v, size_t n,
+				       struct check_kube_acc *a)
+{
+	static const char remedy[] =
+		"each gpu-nic Network needs a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
+
+	switch (k->networks_fetch.state) {
+	case KUBE_FETCH_NOT_RUN:
+		return;
+	case KUBE_FETCH_FORBIDDEN:
+	case KUBE_FETCH_FAILED:
+		check_kube_add(a, CHECK_PASS, NULL, "Network objects not readable%s%s%s",
+			       k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
+			       k->networks_fetch.message[0] ? ")" : "");
+		return;
+	case KUBE_FETCH_OK:
+		break;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct kube_network *net = obs_kube_network(k, v[i].network);
+
+		if (!v[i].network[0])
+			continue;
+		if (!net) {
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
+			continue;
+		}
+		if (net->type[0] && strcmp(net->type, "Device") != 0)
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", net->name, net->type);
+		if (!net->ready)
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not Ready", net->name);
+		if (!net->params_ready)
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not ParamsReady", net->name);
+		if (!net->has_params_ref)
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no parametersRef (GKENetworkParamSet)",
+				       net->name);
+	}
+}
+
+int check_networks(const struct observation *o, struct profile *p, struct check *c)
+{
+	static const char remedy_map[] =
+		"each GPU NIC must be on its own Device-type gpu-nic Network: re-create the node pool with the eight "
+		"gpu-nic additional networks and no other gVNIC additional network";
+	const struct obs_kube *k = &o->kube;
+	struct check_kube_acc a = { 0 };
+	struct profile_iface *v = NULL;
+	struct strbuf why = { 0 }, pass = { 0 };
+	size_t n = 0;
+	int r;
+
+	free(p->ifaces);
+	p->ifaces = NULL;
+	p->n_ifaces = 0;
+	r = check_kube_need(k, &k->node_fetch, c, "network mapping", "node");
+	if (r)
+		return r < 0 ? r : 0;
+	if (p->kind == PROFILE_TCPX)
+		return check_set(c, CHECK_SKIP, NULL,
+				 "profile tcpx: the eth1..eth8 mapping is the tcpxo runtime's input");
+	if (p->n_nics == 0)
+		return check_set(c, CHECK_SKIP, NULL, "no GPU NICs observed: nothing to map");
+
+	if (!k->has_nic_info)
+		check_kube_add(&a, CHECK_FAIL, remedy_map, "%s",
+			       k->nic_info_error[0] ? k->nic_info_error :
+			       "node has no networking.gke.io/nic-info annotation: the mapping cannot be observed");
+	if (!k->has_north)
+		check_kube_add(&a, CHECK_FAIL, remedy_map, "%s",
+			       k->north_error[0] ? k->north_error :
+			       "node has no networking.gke.io/north-interfaces annotation: the mapping cannot be observed");
+	check_kube_cross(o, &a);
+
+	v = calloc(p->n_nics, sizeof(*v));
+	if (!v) {
+		strbuf_free(&a.msg);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *nic = &p->nics[i];
+
+		if (!nic->name[0]) {
+			check_kube_add(&a, CHECK_FAIL, remedy_map, "GPU NIC %s has no interface name (not in the kernel, not in nic-info)",
+				       nic->bdf);
+			continue;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", nic->name);
+		snprintf(v[n].network, sizeof(v[n].network), "%s", nic->network);
+		n++;
+	}
+	ifacemap_sort(v, n);
+	if (k->has_nic_info && k->has_north) {
+		r = ifacemap_validate(v, n, &why);
+		if (r == -ENOMEM)
+			goto oom;
+		if (r < 0)
+			check_kube_add(&a, CHECK_FAIL, remedy_map, "%s", why.s ? why.s : "invalid mapping");
+	}
+	check_kube_network_objects(k, v, n, &a);
+
+	for (size_t i = 0; i < n; i++)
+		strbuf_appendf(&pass, "%s%s=%s", i ? "," : "", v[i].name, v[i].network);
+	if (pass.oom)
+		goto oom;
+	if (a.status == CHECK_FAIL) {
+		/* Fail closed: an incomplete or invalid mapping is never published. */
+		free(v);
+	} else {
+		p->ifaces = v;
+		p->n_ifaces = n;
+		/* Informational notes (Network objects not readable) ride along with the pass. */
+		if (a.msg.len) {
+			struct strbuf m = { 0 };
+
+			strbuf_appendf(&m, "%s; %s", pass.s, a.msg.s);
+			strbuf_free(&a.msg);
+			a.msg = m;
+			a.status = CHECK_PASS;
+		}
+	}
+	v = NULL;
+	r = check_kube_finish(&a, c, pass.s);
+	strbuf_free(&why);
+	strbuf_free(&pass);
+	return r;
+oom:
+	free(v);
+	strbuf_free(&a.msg);
+	strbuf_free(&why);
+	strbuf_free(&pass);
+	return -ENOMEM;
+}
+
+/* ---- version-pair ---- */
+
+/*
+ * The release of a container's image: a digest the table knows (the running imageID
+ * first: it is what actually runs), else the tag as written, else "" (unknown).
+ */
+static const char *check_kube_version_of(const struct kube_container *ct, const struct releases *t)
+{
+	enum releases_component comp = ct->role == KUBE_IMAGE_INSTALLER ? RELEASES_INSTALLER : RELEASES_DAEMON;
+	const char *v;
+
+	if ((v = releases_tag_by_digest(t, comp, ct->image_id_digest)))
+		return v;
+	if ((v = releases_tag_by_digest(t, comp, ct->digest)))
+		return v;
+	return ct->tag;
+}
+
+static int check_kube_strcmp_version(const void *a, const void *b)
+{
+	return imageref_version_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void check_kube_free_daemons(struct profile *p)
+{
+	for (size_t i = 0; i < p->n_daemons; i++)
+		free(p->daemons[i]);
+	free(p->daemons);
+	p->daemons = NULL;
+	p->n_daemons = 0;
+}
+
+int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
+{
+	const struct obs_kube *k = &o->kube;
+	const struct releases *t = check_kube_releases(k);
+	struct check_kube_acc a = { 0 };
+	struct strbuf installers = { 0 }, remedy = { 0 };
+	const char *installer = NULL, *expected = NULL;
+	size_t n_inst = 0, n_running = 0, n_unknown = 0, n_bad_pods = 0;
+	bool installer_unknown_digest = false;
+	char pass[256];
+	int r;
+
+	check_kube_free_daemons(p);
+	p->installer[0] = '\0';
+	p->expected_daemon[0] = '\0';
+	r = check_kube_need(k, &k->pods_fetch, c, "installer and daemon versions", "pods");
+	if (r)
+		return r < 0 ? r : 0;
+
+	/* Installer: every distinct release among the installer containers. */
+	for (size_t i = 0; i < k->n_containers; i++) {
+		const struct kube_container *ct = &k->containers[i];
+		const char *ver;
+		bool seen = false;
+
+		if (ct->role != KUBE_IMAGE_INSTALLER)
+			continue;
+		ver = check_kube_version_of(ct, t);
+		if (!ver[0]) {
+			installer_unknown_digest = true;
+			continue;
+		}
+		for (size_t j = 0; j < i && !seen; j++)
+			if (k->containers[j].role == KUBE_IMAGE_INSTALLER &&
+			    imageref_version_equal(check_kube_version_of(&k->containers[j], t), ver))
+				seen = true;
+		if (seen)
+			continue;
+		strbuf_appendf(&installers, "%s%s", n_inst ? ", " : "", ver);
+		if (!n_inst)
+			installer = ver;
+		n_inst++;
+	}
+
+	/* Daemons: the distinct releases of running daemon containers. */
+	p->daemons = calloc(k->n_containers ? k->n_containers : 1, sizeof(*p->daemons));
+	if (!p->daemons)
+		goto oom;
+	for (size_t i = 0; i < k->n_containers; i++) {
+		const struct kube_container *ct = &k->containers[i];
+		const char *ver;
+		bool seen = false;
+
+		if (ct->role != KUBE_IMAGE_DAEMON || !ct->running)
+			continue;
+		n_running++;
+		ver = check_kube_version_of(ct, t);
+		if (!ver[0]) {
+			n_unknown++;
+			continue;
+		}
+		for (size_t j = 0; j < p->n_daemons && !seen; j++)
+			seen = strcmp(p->daemons[j], ver) == 0;
+		if (seen)
+			continue;
+		p->daemons[p->n_daemons] = strdup(ver);
+		if (!p->daemons[p->n_daemons])
+			goto oom;
+		p->n_daemons++;
+	}
+	if (p->n_daemons > 1)
+		qsort(p->daemons, p->n_daemons, sizeof(*p->daemons), check_kube_strcmp_version);
+
+	if (n_inst > 1) {
+		check_kube_add(&a, CHECK_WARN, "let the nccl-tcpxo-installer DaemonSet finish its rollout on this node",
+			       "installer pods disagree: %s", installers.s);
+		installer = NULL;
+	} else if (n_inst == 0) {
+		check_kube_add(&a, CHECK_WARN, "check that the nccl-tcpxo-installer DaemonSet runs on this node",
+			       installer_unknown_digest ?
+			       "installer version unknown: its image digest is not in the release table (%s)" :
+			       "installer version unknown: no " "nccl-plugin-gpudirecttcpx-dev" " image in this node's pods%s",
+			       installer_unknown_digest ? t->source : "");
+	} else if (strlen(installer) >= sizeof(p->installer)) {
+		check_kube_add(&a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
+			       installer, sizeof(p->installer) - 1);
+		installer = NULL;
+	} else {
+		snprintf(p->installer, sizeof(p->installer), "%s", installer);
+		expected = releases_expected_daemon(t, installer);
+		if (expected)
+			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", expected);
+		else
+			check_kube_add(&a, CHECK_WARN, "pass --releases FILE with a row for this installer",
+				       "installer %s is not in the release table (%s): the daemon it pairs with is unknown",
+				       installer, t->source);
+	}
+
+	if (expected) {
+		for (size_t i = 0; i < p->n_daemons; i++)
+			if (!imageref_version_equal(p->daemons[i], expected))
+				check_kube_add(&a, CHECK_FAIL, NULL, "daemon %s does not pair with installer %s (expects %s)",
+					       p->daemons[i], installer, expected);
+		/* Name the pods to fix in the remedy. */
+		for (size_t i = 0; i < k->n_containers && a.status == CHECK_FAIL; i++) {
+			const struct kube_container *ct = &k->containers[i];
+			const char *ver;
+
+			if (ct->role != KUBE_IMAGE_DAEMON || !ct->running)
+				continue;
+			ver = check_kube_version_of(ct, t);
+			if (!ver[0] || imageref_version_equal(ver, expected))
+				continue;
+			if (n_bad_pods < 3)
+				strbuf_appendf(&remedy, "%s%s/%s", n_bad_pods ? ", " : "", ct->ns, ct->pod);
+			n_bad_pods++;
+		}
+		if (n_bad_pods) {
+			if (n_bad_pods > 3)
+				strbuf_appendf(&remedy, " and %zu more", n_bad_pods - 3);
+			strbuf_appendf(&remedy, ": run tcpgpudmarxd-dev:%s as the tcpxo-daemon sidecar "
+				       "(upgrade the installer first, then the daemon)", expected);
+			if (remedy.oom)
+				goto oom;
+			a.remedy = remedy.s;
+		}
+	}
+	if (n_unknown)
+		check_kube_add(&a, CHECK_WARN, "use tagged daemon images, or a --releases file with their digests",
+			       "%zu running daemon%s of unknown version (digest not in the release table)",
+			       n_unknown, n_unknown == 1 ? "" : "s");
+	if (k->host_daemon_processes > n_running)
+		check_kube_add(&a, CHECK_WARN, "find the process with: ps -e -o pid,comm | grep fastrak_gpumem_",
+			       "%u daemon process%s in /proc, but %zu running daemon container%s in this node's pods: "
+			       "version unknown", k->host_daemon_processes, k->host_daemon_processes == 1 ? "" : "es",
+			       n_running, n_running == 1 ? "" : "s");
+
+	if (n_running == 0 && a.status < CHECK_WARN) {
+		r = check_set(c, CHECK_SKIP, NULL,
+			      "no daemon running: workloads must run daemon %s with installer %s",
+			      expected ? expected : "?", installer ? installer : "?");
+		goto out;
+	}
+	if (expected && p->n_daemons)
+		snprintf(pass, sizeof(pass), "installer %s and daemon %s pair (%zu running)", installer,
+			 expected, n_running);
+	else
+		snprintf(pass, sizeof(pass), "installer %s", installer ? installer : "unknown");
+	r = check_kube_finish(&a, c, pass);
+out:
+	strbuf_free(&a.msg);
+	strbuf_free(&installers);
+	strbuf_free(&remedy);
+	return r;
+oom:
+	strbuf_free(&a.msg);
+	strbuf_free(&installers);
+	strbuf_free(&remedy);
+	check_kube_free_daemons(p);
+	return -ENOMEM;
+}

@@ -1,0 +1,237 @@
+/* check_topology.c - the gpus, gpu-nics, pairing and links checks (pure). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probes/model/strbuf.h"
+#include "report/checks/checks.h"
+
+#define TOPOLOGY_GPUS 8
+#define TOPOLOGY_MTU 8244
+#define TOPOLOGY_LIST_MAX 8     /* items named in one message before "and N more" */
+
+static const char *const remedy_machine =
+	"run tcpxo-agent on an a3-megagpu-8g node (8 x H100, 8 GPU NICs); check --root points at the host";
+static const char *const remedy_displaced =
+	"re-create the node pool without a gVNIC additional network: an extra gVNIC took a GPU NIC's PCIe slot, "
+	"so the TCPXO daemon cannot pair every GPU";
+
+static unsigned topology_expected_nics(enum profile_kind k)
+{
+	switch (k) {
+	case PROFILE_TCPXO: return 8;
+	case PROFILE_TCPX: return 4;
+	case PROFILE_NONE: return 0;
+	}
+	return 0;
+}
+
+/* "0000:06:00.0 (eth1)" or "0000:06:00.0" when the name is unknown. */
+static void topology_nic_label(const struct profile_nic *n, struct strbuf *sb)
+{
+	if (*n->name)
+		strbuf_appendf(sb, "%s (%s)", n->bdf, n->name);
+	else
+		strbuf_appendf(sb, "%s", n->bdf);
+}
+
+static int topology_done(struct check *c, enum check_status st, const char *remedy, struct strbuf *sb)
+{
+	int r;
+
+	if (sb->oom) {
+		strbuf_free(sb);
+		return -ENOMEM;
+	}
+	r = check_set(c, st, remedy, "%s", sb->s ? sb->s : "");
+	strbuf_free(sb);
+	return r;
+}
+
+int check_gpus(const struct observation *o, struct profile *p, struct check *c)
+{
+	size_t other = 0;
+
+	if (o->pci.status.state != PROBE_OK)
+		return check_set(c, CHECK_FAIL, "check that --root holds the host's sys/ (read-only mount of /sys)",
+				 "could not read the PCI bus: %s", o->pci.status.message);
+	for (size_t i = 0; i < o->pci.n; i++)
+		other += o->pci.v[i].kind == PCI_KIND_OTHER_GPU;
+	if (p->n_gpus == TOPOLOGY_GPUS)
+		return check_set(c, CHECK_PASS, NULL, "8 NVIDIA H100 GPUs (10de:2330)");
+	if (p->n_gpus == 0 && other)
+		return check_set(c, CHECK_FAIL, remedy_machine,
+				 "no NVIDIA H100 GPU (10de:2330) on the PCI bus; %zu other NVIDIA GPU(s) found", other);
+	if (p->n_gpus == 0)
+		return check_set(c, CHECK_FAIL, remedy_machine, "no NVIDIA H100 GPU (10de:2330) on the PCI bus");
+	return check_set(c, CHECK_FAIL,
+			 "a GPU has fallen off the bus or the node is not an 8-GPU shape: check `nvidia-smi` and the node's events",
+			 "found %zu NVIDIA H100 GPUs (10de:2330), expected %d", p->n_gpus, TOPOLOGY_GPUS);
+}
+
+int check_gpu_nics(const struct observation *o, struct profile *p, struct check *c)
+{
+	unsigned want = topology_expected_nics(p->kind);
+	struct strbuf sb = { 0 };
+	size_t unbound = 0;
+
+	if (o->pci.status.state != PROBE_OK)
+		return check_set(c, CHECK_SKIP, NULL, "PCI bus not read");
+	if (p->n_gpus == 0)
+		return check_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
+	if (p->kind == PROFILE_NONE) {
+		size_t in_sw = 0;
+
+		for (size_t i = 0; i < p->n_nics; i++)
+			in_sw += p->nics[i].sw >= 0;
+		return check_set(c, CHECK_FAIL, remedy_machine,
+				 "%zu H100 GPUs with %zu GPU NICs in their PCIe switches and no LLCM (1ae0:0084) functions: "
+				 "neither the TCPXO shape (8 GPU NICs 1:1 + LLCM devices) nor TCPX (4 GPU NICs, 2 GPUs each)",
+				 p->n_gpus, in_sw);
+	}
+	for (size_t i = 0; i < p->n_nics; i++)
+		unbound += p->nics[i].state == NIC_STATE_MISSING;
+	if (p->n_nics == want && !unbound)
+		return check_set(c, CHECK_PASS, NULL, "%u GPU NICs (gVNIC 1ae0:0042) besides the primary NIC", want);
+	if (p->n_nics != want) {
+		size_t outside = 0;
+
+		strbuf_appendf(&sb, "found %zu GPU NICs (gVNIC 1ae0:0042 besides the primary NIC), expected %u",
+			       p->n_nics, want);
+		/* Name the likely culprit: a gVNIC outside every GPU switch (see pairing). */
+		for (size_t i = 0; i < p->n_nics; i++) {
+			if (p->nics[i].sw >= 0)
+				continue;
+			strbuf_append(&sb, outside++ ? ", " : "; outside every GPU PCIe switch: ");
+			topology_nic_label(&p->nics[i], &sb);
+		}
+	}
+	if (unbound) {
+		size_t named = 0;
+
+		strbuf_appendf(&sb, "%snot bound to a driver: ", sb.len ? "; " : "");
+		for (size_t i = 0; i < p->n_nics; i++) {
+			if (p->nics[i].state != NIC_STATE_MISSING)
+				continue;
+			if (named++ < TOPOLOGY_LIST_MAX) {
+				strbuf_append(&sb, named > 1 ? ", " : "");
+				topology_nic_label(&p->nics[i], &sb);
+			}
+		}
+		if (named > TOPOLOGY_LIST_MAX)
+			strbuf_appendf(&sb, " and %zu more", named - TOPOLOGY_LIST_MAX);
+	}
+	return topology_done(c, CHECK_FAIL,
+			     unbound ? "load the gve driver (modprobe gve) or bind the function to it; check dmesg for gve errors"
+				     : "check the node pool's additional networks: an A3 Mega node needs 8 GPU NIC networks",
+			     &sb);
+}
+
+int check_pairing(const struct observation *o, struct profile *p, struct check *c)
+{
+	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
+	struct strbuf sb = { 0 };
+	size_t outside = 0, unpaired = 0, wrong = 0;
+
+	if (p->kind == PROFILE_NONE)
+		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+
+		if (n->sw >= 0)
+			continue;
+		strbuf_append(&sb, outside++ ? "; " : "");
+		strbuf_append(&sb, "GPU NIC ");
+		topology_nic_label(n, &sb);
+		strbuf_append(&sb, " sits outside every GPU PCIe switch");
+	}
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		if (p->gpus[i].nic >= 0)
+			continue;
+		if (unpaired++ < TOPOLOGY_LIST_MAX)
+			strbuf_appendf(&sb, "%sGPU %s has no GPU NIC in its PCIe switch", sb.len ? "; " : "",
+				       p->gpus[i].bdf);
+	}
+	if (unpaired > TOPOLOGY_LIST_MAX)
+		strbuf_appendf(&sb, " (and %zu more GPUs)", unpaired - TOPOLOGY_LIST_MAX);
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+
+		if (n->sw < 0 || n->n_gpus == per)
+			continue;
+		if (wrong++ < TOPOLOGY_LIST_MAX) {
+			strbuf_append(&sb, sb.len ? "; " : "");
+			topology_nic_label(n, &sb);
+			strbuf_appendf(&sb, " serves %zu GPUs, expected %u", n->n_gpus, per);
+		}
+	}
+	if (outside || unpaired || wrong)
+		return topology_done(c, CHECK_FAIL,
+				     outside ? remedy_displaced
+					     : "check the node's PCIe topology (lspci -tv): each GPU needs a GPU NIC under its switch",
+				     &sb);
+	strbuf_free(&sb);
+	return check_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired %s with a GPU NIC under the same PCIe switch",
+			 p->n_paired, p->n_gpus, per == 1 ? "1:1" : "2:1");
+}
+
+int check_links(const struct observation *o, struct profile *p, struct check *c)
+{
+	struct strbuf sb = { 0 };
+	size_t up = 0, in_pod = 0, bad = 0;
+	bool down = false, mtu = false;
+
+	if (p->kind == PROFILE_NONE)
+		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
+	if (o->links.status.state != PROBE_OK)
+		return check_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
+				 "could not read the network links: %s", o->links.status.message);
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+		const struct obs_link *l = observation_link_find(o, n->name);
+		const char *label = *n->name ? n->name : n->bdf;
+		size_t before = sb.len;
+
+		switch (n->state) {
+		case NIC_STATE_IN_POD:
+			in_pod++;
+			continue;
+		case NIC_STATE_MISSING:         /* gpu-nics names it */
+		case NIC_STATE_UNKNOWN:
+			continue;
+		case NIC_STATE_DOWN:
+			strbuf_appendf(&sb, "%s%s is down (%s%s)", sb.len ? "; " : "", label,
+				       l && !l->admin_up ? "admin down" : "oper ",
+				       l && !l->admin_up ? "" : link_oper_name(l ? l->oper : LINK_OPER_UNKNOWN));
+			down = true;
+			break;
+		case NIC_STATE_UP:
+			break;
+		}
+		if (n->mtu != TOPOLOGY_MTU) {
+			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu, TOPOLOGY_MTU);
+			mtu = true;
+		}
+		if (!*n->ipv4) {
+			strbuf_appendf(&sb, "%s%s has no IPv4 address", sb.len ? "; " : "", label);
+		}
+		if (sb.len != before)
+			bad++;
+		else
+			up++;
+	}
+	if (bad) {
+		const char *remedy = down ? "bring the interface up and check its network attachment (`ip link`, "
+					    "the node's gVNIC and the GPU NIC network)"
+				   : mtu ? "the GPU NIC networks must use MTU 8244: fix the VPC's MTU and re-create the node pool"
+				   : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";
+
+		return topology_done(c, CHECK_FAIL, remedy, &sb);
+	}
+	strbuf_free(&sb);
+	if (in_pod)
+		return check_set(c, CHECK_PASS, NULL,
+				 "%zu GPU NICs up with MTU %d and an IPv4 address; %zu in use by a pod (not in the host namespace)",
+				 up, TOPOLOGY_MTU, in_pod);
+	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, TOPOLOGY_MTU);
+}

@@ -1,0 +1,45 @@
+/* checks.h - the check table: one function per check id, each pure over (observation, profile). */
+#pragma once
+
+#include "report/checks/profile.h"
+
+/*
+ * A check function fills p->checks[id] with check_set(). It may read the observation and
+ * the rows evaluate.c already built (gpus, nics, pairing). It returns 0 or -ENOMEM.
+ */
+typedef int (*check_fn)(const struct observation *o, struct profile *p, struct check *c);
+
+/**
+ * check_set() - set a check's status, remedy (may be NULL) and formatted message.
+ * Return: 0 or -ENOMEM.
+ */
+int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Topology checks (report/checks/check_topology.c). */
+int check_gpus(const struct observation *o, struct profile *p, struct check *c);
+int check_gpu_nics(const struct observation *o, struct profile *p, struct check *c);
+int check_pairing(const struct observation *o, struct profile *p, struct check *c);
+int check_links(const struct observation *o, struct profile *p, struct check *c);
+
+/* Host wiring checks (report/checks/check_host.c). */
+int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c);
+int check_device_nodes(const struct observation *o, struct profile *p, struct check *c);
+int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c);
+int check_plugin_files(const struct observation *o, struct profile *p, struct check *c);
+
+/* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
+int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
+
+/* API-derived checks (report/checks/check_kube.c). */
+int check_machine_type(const struct observation *o, struct profile *p, struct check *c);
+int check_networks(const struct observation *o, struct profile *p, struct check *c);
+int check_version_pair(const struct observation *o, struct profile *p, struct check *c);
+
+/*
+ * Fill NIC rows from the API facts before the checks run (report/checks/check_kube.c): interface
+ * names of NICs not in this namespace (nic-info birthName by PCI address), their IPv4
+ * (birthIP), and each NIC's GKE Network (north-interfaces joined on IP). Never overwrites
+ * what the kernel showed. Return: 0 or -ENOMEM.
+ */
+int check_kube_enrich(const struct observation *o, struct profile *p);

@@ -1,0 +1,343 @@
+/* evaluate.c - pure evaluation: observation -> profile rows, checks in fixed order, verdict. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/strbuf.h"
+#include "report/checks/checks.h"
+#include "report/checks/pairing.h"
+
+#define EVALUATE_GPUS_EXPECTED 8
+
+static const struct {
+	const char *name;
+	check_fn fn;
+} evaluate_checks[CHECK__COUNT] = {
+	[CHECK_MACHINE_TYPE] = { "machine-type", check_machine_type },
+	[CHECK_GPUS] = { "gpus", check_gpus },
+	[CHECK_GPU_NICS] = { "gpu-nics", check_gpu_nics },
+	[CHECK_PAIRING] = { "pairing", check_pairing },
+	[CHECK_LINKS] = { "links", check_links },
+	[CHECK_NETWORKS] = { "networks", check_networks },
+	[CHECK_APERTURE_DEVICES] = { "aperture-devices", check_aperture_devices },
+	[CHECK_DEVICE_NODES] = { "device-nodes", check_device_nodes },
+	[CHECK_NVIDIA_HOST_PATH] = { "nvidia-host-path", check_nvidia_host_path },
+	[CHECK_PLUGIN_FILES] = { "plugin-files", check_plugin_files },
+	[CHECK_VERSION_PAIR] = { "version-pair", check_version_pair },
+	[CHECK_DAEMON_ARGS] = { "daemon-args", check_daemon_args },
+};
+
+const char *check_id_name(enum check_id id)
+{
+	if ((unsigned)id >= CHECK__COUNT)
+		return "unknown";
+	return evaluate_checks[id].name;
+}
+
+const char *check_status_name(enum check_status s)
+{
+	switch (s) {
+	case CHECK_SKIP: return "skip";
+	case CHECK_PASS: return "pass";
+	case CHECK_WARN: return "warn";
+	case CHECK_FAIL: return "fail";
+	}
+	return "skip";
+}
+
+const char *profile_kind_name(enum profile_kind k)
+{
+	switch (k) {
+	case PROFILE_NONE: return "none";
+	case PROFILE_TCPX: return "tcpx";
+	case PROFILE_TCPXO: return "tcpxo";
+	}
+	return "none";
+}
+
+const char *profile_runtime_name(enum profile_kind k)
+{
+	switch (k) {
+	case PROFILE_NONE: return NULL;
+	case PROFILE_TCPX: return "torch-distributed-tcpx";
+	case PROFILE_TCPXO: return "torch-distributed-tcpxo";
+	}
+	return NULL;
+}
+
+const char *nic_state_name(enum nic_state s)
+{
+	switch (s) {
+	case NIC_STATE_UNKNOWN: return NULL;
+	case NIC_STATE_UP: return "up";
+	case NIC_STATE_DOWN: return "down";
+	case NIC_STATE_IN_POD: return "in-pod";
+	case NIC_STATE_MISSING: return "missing";
+	}
+	return NULL;
+}
+
+int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
+{
+	char *msg = NULL, *rem = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	if (remedy && !(rem = strdup(remedy))) {
+		free(msg);
+		return -ENOMEM;
+	}
+	free(c->message);
+	free(c->remedy);
+	c->status = status;
+	c->message = msg;
+	c->remedy = rem;
+	return 0;
+}
+
+const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (strcmp(p->nics[i].name, name) == 0)
+			return &p->nics[i];
+	return NULL;
+}
+
+const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf)
+{
+	if (!bdf || !*bdf)
+		return NULL;
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (strcmp(p->nics[i].bdf, bdf) == 0)
+			return &p->nics[i];
+	return NULL;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->summary);
+	free(p->gpus);
+	free(p->nics);
+	free(p->ifaces);
+	for (size_t i = 0; i < p->n_daemons; i++)
+		free(p->daemons[i]);
+	free(p->daemons);
+	for (size_t i = 0; i < CHECK__COUNT; i++) {
+		free(p->checks[i].message);
+		free(p->checks[i].remedy);
+	}
+	*p = (struct profile){ 0 };
+}
+
+/*
+ * The primary NIC is the gVNIC outside every GPU switch that carries the default route; without
+ * route information, the one named eth0; failing that, the lowest BDF outside the switches.
+ */
+static int evaluate_primary_nic(const struct observation *o, const struct pairing *pr)
+{
+	int by_route = -1, by_name = -1, first = -1;
+
+	for (size_t i = 0; i < o->pci.n; i++) {
+		const struct obs_pci_func *f = &o->pci.v[i];
+		const struct obs_link *l;
+
+		if (f->kind != PCI_KIND_GVNIC || pr->sw_of[i] >= 0)
+			continue;
+		if (first < 0)
+			first = (int)i;
+		l = observation_link_find(o, f->netdev);
+		if (l && l->default_route && by_route < 0)
+			by_route = (int)i;
+		if (strcmp(f->netdev, "eth0") == 0 && by_name < 0)
+			by_name = (int)i;
+	}
+	return by_route >= 0 ? by_route : by_name >= 0 ? by_name : first;
+}
+
+static enum nic_state evaluate_nic_state(const struct obs_pci_func *f, const struct obs_link *l)
+{
+	if (!*f->driver)
+		return NIC_STATE_MISSING;
+	if (!l)
+		return NIC_STATE_IN_POD;
+	return l->oper == LINK_OPER_UP ? NIC_STATE_UP : NIC_STATE_DOWN;
+}
+
+static void evaluate_nic_row(const struct observation *o, const struct obs_pci_func *f, int sw,
+			     struct profile_nic *n)
+{
+	const struct obs_link *l = NULL;
+
+	memcpy(n->bdf, f->bdf, sizeof(n->bdf));
+	n->vendor = f->vendor;
+	n->device = f->device;
+	n->numa = f->numa;
+	n->sw = sw;
+	if (*f->netdev)
+		l = observation_link_find(o, f->netdev);
+	/* Only a name the kernel confirms in this namespace is used; an in-pod NIC's name comes from the API. */
+	if (l)
+		memcpy(n->name, l->name, sizeof(n->name));
+	n->state = o->links.status.state == PROBE_OK ? evaluate_nic_state(f, l) : NIC_STATE_UNKNOWN;
+	if (!*f->driver)
+		n->state = NIC_STATE_MISSING;
+	if (l) {
+		n->mtu = l->mtu;
+		memcpy(n->mac, l->mac, sizeof(n->mac));
+		if (l->n_ipv4)
+			obs_ipv4_format(l->ipv4[0], l->ipv4_prefix[0], n->ipv4, sizeof(n->ipv4));
+	}
+}
+
+static enum profile_kind evaluate_kind(const struct observation *o, const struct profile *p)
+{
+	size_t llcm = 0, in_sw = 0;
+
+	if (o->pci.status.state != PROBE_OK || p->n_gpus == 0)
+		return PROFILE_NONE;
+	for (size_t i = 0; i < o->pci.n; i++)
+		if (o->pci.v[i].kind == PCI_KIND_LLCM)
+			llcm++;
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (p->nics[i].sw >= 0)
+			in_sw++;
+	/* LLCM functions are what TCPXO adds; TCPX shares one GPU NIC between two GPUs. */
+	if (llcm > 0)
+		return PROFILE_TCPXO;
+	if (in_sw > 0 && in_sw * 2 == p->n_gpus)
+		return PROFILE_TCPX;
+	return PROFILE_NONE;
+}
+
+static int evaluate_rows(const struct observation *o, struct profile *p)
+{
+	struct pairing pr = { 0 };
+	int primary, r;
+
+	r = pairing_compute(&o->pci, &pr);
+	if (r < 0)
+		return r;
+	primary = evaluate_primary_nic(o, &pr);
+	r = -ENOMEM;
+	p->gpus = calloc(o->pci.n ? o->pci.n : 1, sizeof(*p->gpus));
+	p->nics = calloc(o->pci.n ? o->pci.n : 1, sizeof(*p->nics));
+	if (!p->gpus || !p->nics)
+		goto out;
+	for (size_t i = 0; i < o->pci.n; i++) {
+		const struct obs_pci_func *f = &o->pci.v[i];
+
+		if (f->kind == PCI_KIND_GPU) {
+			struct profile_gpu *g = &p->gpus[p->n_gpus++];
+
+			memcpy(g->bdf, f->bdf, sizeof(g->bdf));
+			g->vendor = f->vendor;
+			g->device = f->device;
+			g->numa = f->numa;
+			g->nic = -1;
+		} else if (f->kind == PCI_KIND_GVNIC && (int)i != primary) {
+			evaluate_nic_row(o, f, pr.sw_of[i], &p->nics[p->n_nics++]);
+		}
+	}
+	/* Link each GPU to its NIC row, and each NIC row to its GPUs (both lists in BDF order). */
+	for (size_t i = 0, g = 0; i < o->pci.n; i++) {
+		const struct profile_nic *n;
+
+		if (o->pci.v[i].kind != PCI_KIND_GPU)
+			continue;
+		if (pr.nic_of[i] >= 0 && (n = profile_nic_by_bdf(p, o->pci.v[pr.nic_of[i]].bdf))) {
+			struct profile_nic *nic = &p->nics[n - p->nics];
+
+			p->gpus[g].nic = (int)(n - p->nics);
+			if (nic->n_gpus < PROFILE_MAX_GPUS_PER_NIC)
+				nic->gpus[nic->n_gpus++] = (int)g;
+			p->n_paired++;
+		}
+		g++;
+	}
+	p->kind = evaluate_kind(o, p);
+	r = 0;
+out:
+	pairing_free(&pr);
+	return r;
+}
+
+static int evaluate_summary(struct profile *p)
+{
+	const struct check *first_fail = NULL;
+	size_t warn = 0, skip = 0;
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < CHECK__COUNT; i++) {
+		const struct check *c = &p->checks[i];
+
+		if (c->status == CHECK_FAIL && !first_fail)
+			first_fail = c;
+		warn += c->status == CHECK_WARN;
+		skip += c->status == CHECK_SKIP;
+	}
+	if (p->ready) {
+		strbuf_append(&sb, "tcpxo: ready (");
+		if (p->kind != PROFILE_TCPXO)
+			strbuf_appendf(&sb, "profile %s, ", profile_kind_name(p->kind));
+		strbuf_appendf(&sb, "%zu/%zu GPUs paired, %d checks", p->n_paired, p->n_gpus, CHECK__COUNT);
+		if (warn)
+			strbuf_appendf(&sb, ", %zu warn", warn);
+		if (skip)
+			strbuf_appendf(&sb, ", %zu skipped", skip);
+		strbuf_append(&sb, ")");
+	} else if (first_fail) {
+		strbuf_appendf(&sb, "tcpxo: not ready: %s: %s", check_id_name(first_fail->id), first_fail->message);
+	} else {
+		/* Unreachable by construction (profile none always fails gpus or gpu-nics); say so if not. */
+		strbuf_appendf(&sb, "tcpxo: not ready: profile %s", profile_kind_name(p->kind));
+	}
+	p->summary = strbuf_take(&sb);
+	return p->summary ? 0 : -ENOMEM;
+}
+
+int profile_evaluate(const struct observation *o, struct profile *ret)
+{
+	struct profile p = { 0 };
+	bool failed = false;
+	int r;
+
+	r = evaluate_rows(o, &p);
+	if (r < 0)
+		goto fail;
+	r = check_kube_enrich(o, &p);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < CHECK__COUNT; i++) {
+		struct check *c = &p.checks[i];
+
+		c->id = (enum check_id)i;
+		r = evaluate_checks[i].fn(o, &p, c);
+		if (r < 0)
+			goto fail;
+		if (!c->message && check_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		failed |= c->status == CHECK_FAIL;
+	}
+	p.ready = p.kind != PROFILE_NONE && !failed;
+	r = evaluate_summary(&p);
+	if (r < 0)
+		goto fail;
+	*ret = p;
+	return 0;
+fail:
+	profile_free(&p);
+	return r;
+}

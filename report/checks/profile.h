@@ -1,0 +1,123 @@
+/* profile.h - the evaluated verdict: profile, GPU<->NIC rows, checks, mapping (pure data). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes/model/observation.h"
+
+/* Check ids in their fixed report order (DESIGN.md). New ids go at the end; never reuse one. */
+enum check_id {
+	CHECK_MACHINE_TYPE = 0,
+	CHECK_GPUS,
+	CHECK_GPU_NICS,
+	CHECK_PAIRING,
+	CHECK_LINKS,
+	CHECK_NETWORKS,
+	CHECK_APERTURE_DEVICES,
+	CHECK_DEVICE_NODES,
+	CHECK_NVIDIA_HOST_PATH,
+	CHECK_PLUGIN_FILES,
+	CHECK_VERSION_PAIR,
+	CHECK_DAEMON_ARGS,
+	CHECK__COUNT,
+};
+
+enum check_status {
+	CHECK_SKIP = 0,         /* not applicable or not observable; message says why */
+	CHECK_PASS,
+	CHECK_WARN,
+	CHECK_FAIL,
+};
+
+struct check {
+	enum check_id id;
+	enum check_status status;
+	char *message;          /* owned; never NULL after evaluation */
+	char *remedy;           /* owned; NULL when there is nothing to do */
+};
+
+enum profile_kind {
+	PROFILE_NONE = 0,
+	PROFILE_TCPX,           /* A3 High/Edge: 8 GPUs, 4 GPU NICs 2:1, no LLCM */
+	PROFILE_TCPXO,          /* A3 Mega: 8 GPUs, 8 GPU NICs 1:1, LLCM devices */
+};
+
+enum nic_state {
+	NIC_STATE_UNKNOWN = 0,  /* rendered as null */
+	NIC_STATE_UP,
+	NIC_STATE_DOWN,
+	NIC_STATE_IN_POD,       /* bound to its driver, not in this network namespace */
+	NIC_STATE_MISSING,      /* function or driver absent */
+};
+
+#define PROFILE_MAX_GPUS_PER_NIC 8
+#define PROFILE_NET_MAX 64
+
+struct profile_gpu {
+	char bdf[OBS_BDF_MAX];
+	uint16_t vendor, device;
+	int numa;               /* -1 unknown */
+	int nic;                /* index into profile.nics, -1 when unpaired */
+};
+
+struct profile_nic {
+	char name[OBS_IFNAME_MAX];      /* "" when unknown (in a pod, no API) */
+	char bdf[OBS_BDF_MAX];
+	uint16_t vendor, device;
+	int numa;
+	enum nic_state state;
+	unsigned mtu;                   /* 0 unknown */
+	char mac[18];                   /* "" unknown */
+	char ipv4[OBS_IPV4_TEXT];       /* first IPv4 with prefix, "" unknown */
+	char network[PROFILE_NET_MAX];  /* GKE Network name, "" unknown */
+	char aperture[OBS_BDF_MAX];     /* LLCM function serving this NIC, "" unknown */
+	int sw;                         /* PCIe switch index (pairing), -1 outside every GPU switch */
+	size_t n_gpus;
+	int gpus[PROFILE_MAX_GPUS_PER_NIC];     /* indices into profile.gpus */
+};
+
+struct profile_iface {
+	char name[OBS_IFNAME_MAX];      /* "eth1" */
+	char network[PROFILE_NET_MAX];
+};
+
+struct profile {
+	enum profile_kind kind;
+	bool ready;
+	char *summary;                  /* owned: the first line of the human report */
+	struct profile_gpu *gpus;       /* sorted by BDF */
+	size_t n_gpus;
+	struct profile_nic *nics;       /* GPU NICs only (not the primary), sorted by BDF */
+	size_t n_nics;
+	size_t n_paired;                /* GPUs paired with a NIC in their switch */
+	struct profile_iface *ifaces;   /* eth1..eth8 -> Network, only when fully observed */
+	size_t n_ifaces;
+	char installer[32];             /* plugin installer version, "" unknown */
+	char expected_daemon[32];       /* daemon version that pairs with the installer, "" unknown */
+	char **daemons;                 /* running daemon versions, sorted, owned */
+	size_t n_daemons;
+	struct check checks[CHECK__COUNT];      /* indexed by enum check_id */
+};
+
+/**
+ * profile_evaluate() - pure evaluation of an observation into a verdict.
+ * @o: the observation (not modified).
+ * @ret: written on success; free with profile_free().
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int profile_evaluate(const struct observation *o, struct profile *ret);
+
+void profile_free(struct profile *p);
+
+const char *check_id_name(enum check_id id);
+const char *check_status_name(enum check_status s);
+const char *profile_kind_name(enum profile_kind k);
+const char *profile_runtime_name(enum profile_kind k);   /* NULL for PROFILE_NONE */
+const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
+
+/* Find a NIC row by interface name or BDF; NULL when absent. */
+const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name);
+const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);

@@ -1,0 +1,345 @@
+/* releases.c - the installer <-> daemon release table: built-in rows and the file format. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probes/model/json.h"
+#include "report/checks/releases.h"
+
+/* REFERENCE §4 (GKE release notes), newest first, then the source-only tags. */
+static struct releases_row releases_builtin_rows[] = {
+	{ "2026-01-09", "v1.0.15", "v1.0.21",
+	  "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4",
+	  "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d" },
+	{ "2025-11-19", "v1.0.14", "v1.0.20", "", "" },
+	{ "2025-08-21", "v1.0.12", "v1.0.18", "", "" },
+	{ "2025-06-27", "v1.0.11", "v1.0.17", "", "" },
+	{ "2025-05-01", "v1.0.9-1", "v1.0.15", "", "" },
+	{ "2025-02-06", "v1.0.8-1", "v1.0.14", "", "" },
+	{ "2024-11-27", "v1.0.7", "v1.0.13_1", "", "" },
+	{ "2024-10-18", "v1.0.6", "v1.0.12", "", "" },
+	{ "2024-09-19", "v1.0.5", "v1.0.11", "", "" },
+	{ "2024-08-06", "v1.0.4", "v1.0.10", "", "" },
+	{ "2024-06-27", "v1.0.3", "v1.0.09", "", "" },
+	{ "2024-05-30", "v1.0.2", "v1.0.8", "", "" },
+	{ "2024-05-20", "v1.0.1", "v1.0.8", "", "" },
+	{ "2024-04-17", "v1.0.0", "v1.0.6-sctp", "", "" },
+	{ "", "v1.0.13", "v1.0.19", "", "" },
+	{ "", "v1.0.16", "v1.0.23", "", "" },
+	{ "", "v1.0.17", "v1.0.23", "", "" },
+};
+
+static const struct releases releases_builtin_table = {
+	.rows = releases_builtin_rows,
+	.n = sizeof(releases_builtin_rows) / sizeof(releases_builtin_rows[0]),
+	.source = "built-in",
+};
+
+const struct releases *releases_builtin(void)
+{
+	return &releases_builtin_table;
+}
+
+void releases_free(struct releases *t)
+{
+	if (!t || t == &releases_builtin_table)
+		return;
+	free(t->rows);
+	free(t);
+}
+
+static void releases_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void releases_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool releases_date_ok(const char *s)
+{
+	static const char shape[] = "dddd-dd-dd";
+
+	if (strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != '-')
+			return false;
+	return true;
+}
+
+/* A tag that is a release version: parses as "x:<tag>" and normalises. */
+static bool releases_tag_ok(const char *s)
+{
+	char ref[RELEASES_TAG_MAX + 8], norm[IMAGEREF_VERSION_MAX];
+	struct imageref r;
+
+	if (strlen(s) >= RELEASES_TAG_MAX)
+		return false;
+	snprintf(ref, sizeof(ref), "x:%s", s);
+	return imageref_parse(ref, &r) == 0 && imageref_version_normalize(s, norm, sizeof(norm)) == 0;
+}
+
+static bool releases_digest_ok(const char *s)
+{
+	char ref[IMAGEREF_DIGEST_MAX + 8];
+	struct imageref r;
+
+	if (strlen(s) >= IMAGEREF_DIGEST_MAX)
+		return false;
+	snprintf(ref, sizeof(ref), "x@%s", s);
+	return imageref_parse(ref, &r) == 0;
+}
+
+static int releases_parse_row(const struct json *e, size_t i, struct releases_row *row,
+			      char *err, size_t errlen)
+{
+	static const char *const keys[] = { "date", "installer", "daemon", "installerDigest", "daemonDigest" };
+	struct { char *dst; size_t size; } slots[] = {
+		{ row->date, sizeof(row->date) }, { row->installer, sizeof(row->installer) },
+		{ row->daemon, sizeof(row->daemon) },
+		{ row->installer_digest, sizeof(row->installer_digest) },
+		{ row->daemon_digest, sizeof(row->daemon_digest) },
+	};
+
+	if (json_type(e) != JSON_OBJECT) {
+		releases_err(err, errlen, "releases[%zu]: expected an object, got %s", i,
+			     json_type_name(json_type(e)));
+		return -EINVAL;
+	}
+	for (const struct json *m = json_first(e); m; m = json_next(m)) {
+		const char *key = json_key(m), *v = json_string(m);
+		size_t k;
+
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strcmp(key, keys[k]) == 0)
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0])) {
+			releases_err(err, errlen, "releases[%zu]: unknown member \"%.64s\"", i, key);
+			return -EINVAL;
+		}
+		if (!v) {
+			releases_err(err, errlen, "releases[%zu].%s: expected a string, got %s", i, key,
+				     json_type_name(json_type(m)));
+			return -EINVAL;
+		}
+		if (strlen(v) >= slots[k].size) {
+			releases_err(err, errlen, "releases[%zu].%s: longer than %zu characters", i, key,
+				     slots[k].size - 1);
+			return -EINVAL;
+		}
+		strcpy(slots[k].dst, v);
+	}
+	if (!row->installer[0] || !row->daemon[0]) {
+		releases_err(err, errlen, "releases[%zu]: \"installer\" and \"daemon\" are required", i);
+		return -EINVAL;
+	}
+	if (row->date[0] && !releases_date_ok(row->date)) {
+		releases_err(err, errlen, "releases[%zu].date: expected YYYY-MM-DD, got \"%s\"", i, row->date);
+		return -EINVAL;
+	}
+	if (!releases_tag_ok(row->installer) || !releases_tag_ok(row->daemon)) {
+		releases_err(err, errlen, "releases[%zu]: \"%s\" / \"%s\" are not release tags like v1.0.15",
+			     i, row->installer, row->daemon);
+		return -EINVAL;
+	}
+	if ((row->installer_digest[0] && !releases_digest_ok(row->installer_digest)) ||
+	    (row->daemon_digest[0] && !releases_digest_ok(row->daemon_digest))) {
+		releases_err(err, errlen, "releases[%zu]: digests must be sha256:<64 lowercase hex>", i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int releases_parse(const char *text, size_t len, struct releases **ret, char *err, size_t errlen)
+{
+	struct releases *t = NULL;
+	struct json *root = NULL;
+	const struct json *rows;
+	const char *schema;
+	size_t n, i = 0;
+	int r;
+
+	r = json_parse(text, len, &root);
+	if (r < 0) {
+		releases_err(err, errlen, r == -ENOMEM ? "out of memory" : "not valid JSON");
+		return r;
+	}
+	r = -EINVAL;
+	if (json_type(root) != JSON_OBJECT) {
+		releases_err(err, errlen, "expected a JSON object, got %s", json_type_name(json_type(root)));
+		goto out;
+	}
+	schema = json_get_string(root, "schema");
+	if (!schema || strcmp(schema, RELEASES_SCHEMA) != 0) {
+		releases_err(err, errlen, "schema: expected \"%s\"", RELEASES_SCHEMA);
+		goto out;
+	}
+	for (const struct json *m = json_first(root); m; m = json_next(m))
+		if (strcmp(json_key(m), "schema") != 0 && strcmp(json_key(m), "releases") != 0) {
+			releases_err(err, errlen, "unknown member \"%.64s\"", json_key(m));
+			goto out;
+		}
+	rows = json_get(root, "releases");
+	if (json_type(rows) != JSON_ARRAY) {
+		releases_err(err, errlen, "releases: expected an array, got %s",
+			     rows ? json_type_name(json_type(rows)) : "nothing");
+		goto out;
+	}
+	n = json_size(rows);
+	if (n == 0 || n > RELEASES_ROWS_MAX) {
+		releases_err(err, errlen, "releases: %zu rows, expected 1 to %d", n, RELEASES_ROWS_MAX);
+		goto out;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t)
+		t->rows = calloc(n, sizeof(*t->rows));
+	if (!t || !t->rows) {
+		r = -ENOMEM;
+		releases_err(err, errlen, "out of memory");
+		goto out;
+	}
+	for (const struct json *e = json_first(rows); e; e = json_next(e), i++) {
+		r = releases_parse_row(e, i, &t->rows[i], err, errlen);
+		if (r < 0)
+			goto out;
+		for (size_t j = 0; j < i; j++)
+			if (imageref_version_equal(t->rows[j].installer, t->rows[i].installer)) {
+				releases_err(err, errlen, "releases[%zu]: installer %s is already listed in releases[%zu]",
+					     i, t->rows[i].installer, j);
+				r = -EINVAL;
+				goto out;
+			}
+	}
+	t->n = n;
+	snprintf(t->source, sizeof(t->source), "file");
+	*ret = t;
+	t = NULL;
+	r = 0;
+out:
+	if (t) {
+		free(t->rows);
+		free(t);
+	}
+	json_free(root);
+	return r;
+}
+
+int releases_load(const char *path, struct releases **ret, char *err, size_t errlen)
+{
+	struct releases *t;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		releases_err(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		releases_err(err, errlen, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		releases_err(err, errlen, "%s: not a regular file", path);
+		goto out;
+	}
+	buf = malloc(RELEASES_FILE_MAX + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		releases_err(err, errlen, "out of memory");
+		goto out;
+	}
+	/* Read one byte past the limit to tell "exactly the limit" from "too large". */
+	for (;;) {
+		ssize_t k = read(fd, buf + len, RELEASES_FILE_MAX + 1 - len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			releases_err(err, errlen, "%s: %s", path, strerror(-r));
+			goto out;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+		if (len > RELEASES_FILE_MAX) {
+			r = -EFBIG;
+			releases_err(err, errlen, "%s: larger than %u bytes", path, RELEASES_FILE_MAX);
+			goto out;
+		}
+	}
+	r = releases_parse(buf, len, &t, err, errlen);
+	if (r < 0) {
+		/* Prefix the parser's message with the path. */
+		if (err && errlen) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "%s", err);
+			releases_err(err, errlen, "%s: %s", path, msg);
+		}
+		goto out;
+	}
+	snprintf(t->source, sizeof(t->source), "%s", path);
+	*ret = t;
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+const struct releases_row *releases_find_installer(const struct releases *t, const char *installer_tag)
+{
+	if (!t || !installer_tag || !*installer_tag)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (imageref_version_equal(t->rows[i].installer, installer_tag))
+			return &t->rows[i];
+	return NULL;
+}
+
+const char *releases_expected_daemon(const struct releases *t, const char *installer_tag)
+{
+	const struct releases_row *row = releases_find_installer(t, installer_tag);
+
+	return row ? row->daemon : NULL;
+}
+
+const char *releases_tag_by_digest(const struct releases *t, enum releases_component component,
+				   const char *digest)
+{
+	if (!t || !digest || !*digest)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct releases_row *row = &t->rows[i];
+
+		switch (component) {
+		case RELEASES_INSTALLER:
+			if (strcmp(row->installer_digest, digest) == 0)
+				return row->installer;
+			break;
+		case RELEASES_DAEMON:
+			if (strcmp(row->daemon_digest, digest) == 0)
+				return row->daemon;
+			break;
+		}
+	}
+	return NULL;
+}

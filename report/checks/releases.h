@@ -1,0 +1,64 @@
+/* releases.h - the installer <-> daemon release table: built-in, or loaded from a file. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probes/kube/imageref.h"
+
+#define RELEASES_SCHEMA "fabric.aicr.run/releases/v1"
+#define RELEASES_ROWS_MAX 256
+#define RELEASES_FILE_MAX (256u << 10)  /* a release file larger than this is refused */
+#define RELEASES_TAG_MAX 32            /* = sizeof(profile.installer) */
+
+enum releases_component {
+	RELEASES_INSTALLER = 0,         /* nccl-plugin-gpudirecttcpx-dev */
+	RELEASES_DAEMON,                /* tcpgpudmarxd-dev */
+};
+
+struct releases_row {
+	char date[11];                          /* "YYYY-MM-DD", "" when not dated */
+	char installer[RELEASES_TAG_MAX];       /* tag as written, e.g. "v1.0.9-1" */
+	char daemon[RELEASES_TAG_MAX];
+	char installer_digest[IMAGEREF_DIGEST_MAX];     /* "sha256:...", "" unknown */
+	char daemon_digest[IMAGEREF_DIGEST_MAX];
+};
+
+struct releases {
+	struct releases_row *rows;
+	size_t n;
+	char source[256];               /* "built-in" or the file it came from */
+};
+
+/* The table compiled in (REFERENCE §4 plus source tags and known digests). Never freed. */
+const struct releases *releases_builtin(void);
+
+/**
+ * releases_parse() - parse a release file's text (docs/releases-format.md).
+ * @ret: written on success; free with releases_free().
+ * @err: when not NULL, @errlen bytes saying what is wrong (naming the field).
+ *
+ * Return: 0; -EINVAL for malformed JSON, another schema, a wrong type, a bad tag or digest,
+ * an installer listed twice, or more than RELEASES_ROWS_MAX rows; -ENOMEM.
+ */
+int releases_parse(const char *text, size_t len, struct releases **ret, char *err, size_t errlen);
+
+/**
+ * releases_load() - read and parse the release file @path (at most RELEASES_FILE_MAX bytes).
+ * Return: 0; -ENOENT when @path does not exist; -EFBIG when it is too large; other -errno
+ * from open/read; what releases_parse() returns. @err says why.
+ */
+int releases_load(const char *path, struct releases **ret, char *err, size_t errlen);
+
+/* Free a loaded table; NULL and the built-in table are ignored. */
+void releases_free(struct releases *t);
+
+/* The row whose installer is @installer_tag (normalised comparison), or NULL. */
+const struct releases_row *releases_find_installer(const struct releases *t, const char *installer_tag);
+
+/* The daemon tag (as written in the table) that pairs with @installer_tag, or NULL. */
+const char *releases_expected_daemon(const struct releases *t, const char *installer_tag);
+
+/* The tag of @component whose known digest is @digest ("sha256:..."), or NULL. */
+const char *releases_tag_by_digest(const struct releases *t, enum releases_component component,
+				   const char *digest);

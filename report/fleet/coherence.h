@@ -1,0 +1,80 @@
+/* coherence.h - do the TCPXO nodes of a NodeList publish one renderer mapping? (pure) */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probes/model/strbuf.h"
+#include "report/checks/ifacemap.h"
+#include "report/checks/profile.h"
+
+#define COHERENCE_MAX_NODES 200000      /* more nodes than any cluster holds: refuse the input */
+#define COHERENCE_NAMES_SHOWN 3         /* node names listed per diagnostic before "…" */
+#define COHERENCE_INSTANCE_TYPE "a3-megagpu-8g"
+
+enum coherence_format {
+	COHERENCE_FORMAT_FLAG = 0,      /* eth1=<net>,...,eth8=<net> (--gke-tcpxo-interfaces) */
+	COHERENCE_FORMAT_YAML,          /* tcpxoInterfaces: list (Helm values) */
+	COHERENCE_FORMAT_JSON,          /* the compact JSON list */
+};
+
+struct coherence;                       /* opaque: the nodes collected so far */
+
+struct coherence_result {
+	bool coherent;                  /* at least one TCPXO node, all observed, ready, agreeing */
+	size_t n_nodes;                 /* nodes in the input */
+	size_t n_tcpxo;                 /* TCPXO nodes among them (incl. not yet observed) */
+	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* the mapping, only when coherent */
+	size_t n_ifaces;
+	char *diagnostics;              /* owned: lines for stderr, each ending in '\n' */
+};
+
+/**
+ * coherence_new() - an empty collection reading annotations under @prefix ("fabric.aicr.run/").
+ * @ret: written on success; free with coherence_free().
+ *
+ * Return: 0; -EINVAL for an empty or over-long prefix; -ENOMEM.
+ */
+int coherence_new(const char *prefix, struct coherence **ret);
+
+void coherence_free(struct coherence *c);
+
+/* Forget every node collected so far (the API listing restarted after 410 Gone). */
+void coherence_reset(struct coherence *c);
+
+/**
+ * coherence_add_nodelist() - parse one NodeList (a whole `kubectl get nodes -o json`, or one
+ * API page) and collect its nodes. Only the facts the verdict needs are kept.
+ * @ret_continue: when not NULL, receives metadata.continue (malloc'd, caller frees) or NULL
+ *                when the list has no further page.
+ * @err: when not NULL, receives why the input was refused.
+ *
+ * Return: the number of nodes added; -EINVAL for malformed JSON or a document that is not a
+ * NodeList (an item without metadata.name, a non-array items, too many nodes); -ENOMEM.
+ */
+int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
+			   struct strbuf *err);
+
+/**
+ * coherence_evaluate() - the verdict over every node collected: which nodes are TCPXO, whether
+ * each is observed, ready and carries a mapping the renderer accepts, and whether all agree.
+ * Diagnostics name counts and at most COHERENCE_NAMES_SHOWN node names (sorted), majority
+ * first; the result does not depend on the order the nodes came in.
+ * @ret: written on success; free with coherence_result_free().
+ * @err: when not NULL, receives why the input was refused.
+ *
+ * Return: 0 (coherent or not: see ret->coherent); -EINVAL when a node name appears twice;
+ * -ENOMEM.
+ */
+int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, struct strbuf *err);
+
+void coherence_result_free(struct coherence_result *r);
+
+/**
+ * coherence_format_mapping() - the mapping as the renderer takes it, ending in a newline.
+ * @ret: malloc'd text (caller frees).
+ *
+ * Return: 0; -EINVAL when @v breaks the renderer's rules (nothing is printed for such a
+ * mapping); -ENOMEM.
+ */
+int coherence_format_mapping(const struct profile_iface *v, size_t n, enum coherence_format f, char **ret);

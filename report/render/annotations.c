@@ -1,0 +1,360 @@
+/* annotations.c - build our Node annotation values and the merge patch that publishes them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/kubeparse.h"
+#include "probes/model/json.h"
+#include "report/checks/ifacemap.h"
+#include "report/render/annotations.h"
+
+/* How much of the attachment survives one size tier. */
+struct annotations_tier {
+	size_t msg_max;         /* bytes of each message kept; 0 drops the message member */
+	size_t n_checks;        /* first n of the ordered failed/warned checks */
+	bool pairs;             /* GPU<->NIC pairs */
+	bool daemons;           /* the running daemons list */
+};
+
+/* Copy at most @max bytes of @s, cut on a UTF-8 boundary, "..." marking a cut. */
+static char *annotations_cut(const char *s, size_t max)
+{
+	size_t n = strlen(s), k;
+	char *out;
+
+	if (n <= max)
+		return strdup(s);
+	k = max > 3 ? max - 3 : 0;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	out = malloc(k + 4);
+	if (!out)
+		return NULL;
+	memcpy(out, s, k);
+	memcpy(out + k, "...", 4);
+	return out;
+}
+
+static int annotations_add_opt(struct json *obj, const char *key, const char *s)
+{
+	return json_add_string(obj, key, s && *s ? s : NULL);
+}
+
+static int annotations_render(const struct profile *p, const char *changed_at,
+			      const enum check_id *ids, size_t n_ids,
+			      const struct annotations_tier *tier, char **ret)
+{
+	struct json *root = json_new_object(), *ver, *arr;
+	bool truncated = n_ids > tier->n_checks || (!tier->pairs && p->n_gpus) ||
+			 (!tier->daemons && p->n_daemons);
+	int r = -ENOMEM;
+
+	if (!root)
+		return -ENOMEM;
+	if (json_add_string(root, "schema", ANNOTATIONS_SCHEMA) < 0 ||
+	    json_add_string(root, "agentVersion", TCPXO_VERSION) < 0 ||
+	    json_add_string(root, "changedAt", changed_at) < 0)
+		goto out;
+
+	ver = json_new_object();
+	if (json_add(root, "versions", ver) < 0 ||
+	    annotations_add_opt(ver, "installer", p->installer) < 0)
+		goto out;
+	if (tier->daemons) {
+		arr = json_new_array();
+		if (json_add(ver, "daemons", arr) < 0)
+			goto out;
+		for (size_t i = 0; i < p->n_daemons; i++)
+			if (json_append_string(arr, p->daemons[i]) < 0)
+				goto out;
+	}
+	if (annotations_add_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
+		goto out;
+
+	if (tier->pairs) {
+		arr = json_new_array();
+		if (json_add(root, "pairs", arr) < 0)
+			goto out;
+		for (size_t i = 0; i < p->n_gpus; i++) {
+			const struct profile_gpu *g = &p->gpus[i];
+			const struct profile_nic *nic = g->nic >= 0 && (size_t)g->nic < p->n_nics ? &p->nics[g->nic] : NULL;
+			struct json *e = json_new_object();
+
+			if (json_append(arr, e) < 0 || json_add_string(e, "gpu", g->bdf) < 0 ||
+			    annotations_add_opt(e, "nic", nic ? nic->name : NULL) < 0 ||
+			    annotations_add_opt(e, "nicPci", nic ? nic->bdf : NULL) < 0)
+				goto out;
+		}
+	}
+
+	arr = json_new_array();
+	if (json_add(root, "checks", arr) < 0)
+		goto out;
+	for (size_t i = 0; i < n_ids && i < tier->n_checks; i++) {
+		const struct check *c = &p->checks[ids[i]];
+		struct json *e = json_new_object();
+
+		if (json_append(arr, e) < 0 || json_add_string(e, "id", check_id_name(ids[i])) < 0 ||
+		    json_add_string(e, "status", check_status_name(c->status)) < 0)
+			goto out;
+		if (tier->msg_max) {
+			char *m = annotations_cut(c->message ? c->message : "", tier->msg_max);
+
+			if (!m)
+				goto out;
+			int ra = json_add_string(e, "message", m);
+
+			free(m);
+			if (ra < 0)
+				goto out;
+		}
+	}
+	if (truncated && json_add_bool(root, "truncated", true) < 0)
+		goto out;
+	*ret = json_print(root, false);
+	r = *ret ? 0 : -ENOMEM;
+out:
+	json_free(root);
+	return r;
+}
+
+int annotations_attachment(const struct profile *p, const char *changed_at, char **ret)
+{
+	struct annotations_tier tier = { .msg_max = ANNOTATIONS_MESSAGE_MAX, .pairs = true, .daemons = true };
+	enum check_id ids[CHECK__COUNT];
+	size_t n = 0;
+	int r;
+
+	if (!changed_at || strlen(changed_at) >= ANNOTATIONS_CHANGED_AT_MAX)
+		return -EINVAL;
+	/* Failures first, then warnings, each in check order: dropping from the end keeps failures. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < CHECK__COUNT; i++)
+			if (p->checks[i].status == (pass ? CHECK_WARN : CHECK_FAIL))
+				ids[n++] = (enum check_id)i;
+	tier.n_checks = n;
+
+	/*
+	 * Shrink until it fits: shorter messages, then fewer checks, then no pairs, then no
+	 * daemon list. What is left (schema, version, time, two tags of at most 31 characters)
+	 * is a few hundred bytes, so the loop always ends with a value.
+	 */
+	for (;;) {
+		char *s = NULL;
+
+		r = annotations_render(p, changed_at, ids, n, &tier, &s);
+		if (r < 0)
+			return r;
+		if (strlen(s) < ANNOTATIONS_ATTACHMENT_MAX) {
+			*ret = s;
+			return 0;
+		}
+		free(s);
+		if (tier.msg_max > ANNOTATIONS_MESSAGE_MAX / 4)
+			tier.msg_max /= 2;
+		else if (tier.n_checks > 0)
+			tier.n_checks--;
+		else if (tier.pairs)
+			tier.pairs = false;
+		else if (tier.daemons)
+			tier.daemons = false;
+		else
+			return -E2BIG;
+	}
+}
+
+int annotations_build(const struct profile *p, bool complete, const char *changed_at,
+		      struct annotations *ret)
+{
+	struct annotations a = { 0 };
+	const char *runtime = profile_runtime_name(p->kind);
+	bool networks_ok = p->checks[CHECK_NETWORKS].status == CHECK_PASS && p->n_ifaces > 0;
+	int r;
+
+	r = annotations_attachment(p, changed_at, &a.value[KUBE_ANN_ATTACHMENT]);
+	if (r < 0)
+		return r;
+	a.set[KUBE_ANN_ATTACHMENT] = true;
+
+	a.set[KUBE_ANN_READY] = true;
+	a.value[KUBE_ANN_READY] = strdup(p->ready ? "true" : "false");
+
+	/* Incomplete: "none" and null may only mean a probe failed; never write them then. */
+	if (complete || p->kind != PROFILE_NONE) {
+		a.set[KUBE_ANN_PROFILE] = true;
+		a.value[KUBE_ANN_PROFILE] = strdup(profile_kind_name(p->kind));
+		if (!a.value[KUBE_ANN_PROFILE])
+			goto oom;
+	}
+	if (runtime) {
+		a.set[KUBE_ANN_RUNTIME] = true;
+		a.value[KUBE_ANN_RUNTIME] = strdup(runtime);
+		if (!a.value[KUBE_ANN_RUNTIME])
+			goto oom;
+	} else if (complete) {
+		a.set[KUBE_ANN_RUNTIME] = true;
+	}
+	if (networks_ok) {
+		a.set[KUBE_ANN_INTERFACES] = true;
+		a.value[KUBE_ANN_INTERFACES] = ifacemap_to_json(p->ifaces, p->n_ifaces);
+		if (!a.value[KUBE_ANN_INTERFACES])
+			goto oom;
+	} else if (complete) {
+		a.set[KUBE_ANN_INTERFACES] = true;
+	}
+	if (!a.value[KUBE_ANN_READY])
+		goto oom;
+	*ret = a;
+	return 0;
+oom:
+	annotations_free(&a);
+	return -ENOMEM;
+}
+
+void annotations_free(struct annotations *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
+		free(a->value[i]);
+		a->value[i] = NULL;
+		a->set[i] = false;
+	}
+}
+
+/* A JSON object's compact text without the member @skip (NULL: none); NULL when not JSON. */
+static char *annotations_canonical(const char *text, const char *skip)
+{
+	struct json *v = NULL, *copy = NULL;
+	char *out = NULL;
+
+	if (json_parse(text, strlen(text), &v) < 0)
+		return NULL;
+	if (skip && json_type(v) == JSON_OBJECT) {
+		copy = json_new_object();
+		if (!copy)
+			goto out;
+		for (const struct json *m = json_first(v); m; m = json_next(m))
+			if (strcmp(json_key(m), skip) != 0 && json_add(copy, json_key(m), json_dup(m)) < 0)
+				goto out;
+		out = json_print(copy, false);
+	} else {
+		out = json_print(v, false);
+	}
+out:
+	json_free(copy);
+	json_free(v);
+	return out;
+}
+
+/* Does the node's value @have equal @want for @key? Return: 1 equal, 0 not, -ENOMEM. */
+static int annotations_equal(enum kube_ann_key key, const char *have, const char *want)
+{
+	const char *skip = NULL;
+	char *a, *b;
+	int r;
+
+	switch (key) {
+	case KUBE_ANN_PROFILE:
+	case KUBE_ANN_RUNTIME:
+	case KUBE_ANN_READY:
+	case KUBE_ANN__COUNT:
+		return strcmp(have, want) == 0;
+	case KUBE_ANN_INTERFACES:
+		break;
+	case KUBE_ANN_ATTACHMENT:
+		skip = "changedAt";
+		break;
+	}
+	if (strcmp(have, want) == 0)
+		return 1;
+	b = annotations_canonical(want, skip);
+	if (!b)
+		return -ENOMEM;         /* we built @want: it is JSON */
+	a = annotations_canonical(have, skip);
+	r = a && strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	return r;
+}
+
+static struct json *annotations_patch_root(struct json **ret_ann)
+{
+	struct json *root = json_new_object(), *meta = json_new_object(), *ann = json_new_object();
+
+	if (!root || json_add(root, "metadata", meta) < 0) {
+		json_free(ann);
+		json_free(root);
+		return NULL;
+	}
+	if (json_add(meta, "annotations", ann) < 0) {
+		json_free(root);
+		return NULL;
+	}
+	*ret_ann = ann;
+	return root;
+}
+
+int annotations_diff(const struct annotations *want, const struct kube_annotation cur[KUBE_ANN__COUNT],
+		     const char *prefix, char **ret_patch)
+{
+	struct json *root, *ann = NULL;
+	char key[KUBEPARSE_ANN_PREFIX_MAX + 16];
+	int n = 0, r;
+
+	for (int i = 0; i < KUBE_ANN__COUNT; i++)
+		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0)
+			return -EINVAL;
+	root = annotations_patch_root(&ann);
+	if (!root)
+		return -ENOMEM;
+	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
+		const char *w = want->value[i];
+
+		if (!want->set[i])
+			continue;
+		kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key));
+		if (!w) {
+			if (!cur[i].present)
+				continue;
+			r = json_add_null(ann, key);
+		} else {
+			/* A present key without a value was too long to keep: it differs. */
+			if (cur[i].present && cur[i].value) {
+				r = annotations_equal((enum kube_ann_key)i, cur[i].value, w);
+				if (r < 0)
+					goto out;
+				if (r)
+					continue;
+			}
+			r = json_add_string(ann, key, w);
+		}
+		if (r < 0)
+			goto out;
+		n++;
+	}
+	r = n;
+	*ret_patch = NULL;
+	if (n) {
+		*ret_patch = json_print(root, false);
+		if (!*ret_patch)
+			r = -ENOMEM;
+	}
+out:
+	json_free(root);
+	return r;
+}
+
+int annotations_cleanup_patch(const char *prefix, char **ret)
+{
+	struct annotations none = { 0 };
+	struct kube_annotation all[KUBE_ANN__COUNT] = { { 0 } };
+	int r;
+
+	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
+		none.set[i] = true;
+		all[i].present = true;  /* remove whatever the node carries */
+	}
+	r = annotations_diff(&none, all, prefix, ret);
+	return r < 0 ? r : 0;
+}

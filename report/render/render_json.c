@@ -1,0 +1,163 @@
+/* render_json.c - the JSON report of DESIGN.md (schema fabric.aicr.run/v1). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/json.h"
+#include "report/render/render.h"
+
+void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t len)
+{
+	snprintf(buf, len, "%04x:%04x", vendor, device);
+}
+
+/* A string, or null when empty (unknown). */
+static int render_opt(struct json *obj, const char *key, const char *s)
+{
+	return json_add_string(obj, key, s && *s ? s : NULL);
+}
+
+static int render_numa(struct json *obj, int numa)
+{
+	return numa >= 0 ? json_add_int(obj, "numa", numa) : json_add_null(obj, "numa");
+}
+
+static struct json *render_gpus(const struct profile *p)
+{
+	struct json *arr = json_new_array();
+	char id[10];
+
+	for (size_t i = 0; arr && i < p->n_gpus; i++) {
+		const struct profile_gpu *g = &p->gpus[i];
+		const struct profile_nic *n = g->nic >= 0 ? &p->nics[g->nic] : NULL;
+		struct json *e = json_new_object();
+
+		render_pci_id(g->vendor, g->device, id, sizeof(id));
+		if (json_add_string(e, "pci", g->bdf) < 0 || json_add_string(e, "device", id) < 0 ||
+		    render_numa(e, g->numa) < 0 || render_opt(e, "nic", n ? n->name : NULL) < 0 ||
+		    json_append(arr, e) < 0) {
+			json_free(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static struct json *render_nics(const struct profile *p)
+{
+	struct json *arr = json_new_array();
+	char id[10];
+
+	for (size_t i = 0; arr && i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+		struct json *e = json_new_object(), *gpus = json_new_array();
+		int r = 0;
+
+		for (size_t k = 0; gpus && k < n->n_gpus; k++)
+			r |= json_append_string(gpus, p->gpus[n->gpus[k]].bdf);
+		render_pci_id(n->vendor, n->device, id, sizeof(id));
+		r |= render_opt(e, "name", n->name);
+		r |= json_add_string(e, "pci", n->bdf);
+		r |= json_add_string(e, "device", id);
+		r |= render_numa(e, n->numa);
+		r |= json_add_string(e, "state", nic_state_name(n->state));
+		r |= n->mtu ? json_add_int(e, "mtu", n->mtu) : json_add_null(e, "mtu");
+		r |= render_opt(e, "mac", n->mac);
+		r |= render_opt(e, "ipv4", n->ipv4);
+		r |= render_opt(e, "network", n->network);
+		r |= json_add(e, "gpus", gpus);
+		r |= render_opt(e, "aperture", n->aperture);
+		r |= json_append(arr, e);
+		if (r) {
+			json_free(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static struct json *render_ifaces(const struct profile *p)
+{
+	struct json *arr;
+
+	if (!p->n_ifaces)
+		return json_new_string(NULL);
+	arr = json_new_array();
+	for (size_t i = 0; arr && i < p->n_ifaces; i++) {
+		struct json *e = json_new_object();
+
+		if (json_add_string(e, "interfaceName", p->ifaces[i].name) < 0 ||
+		    json_add_string(e, "network", p->ifaces[i].network) < 0 || json_append(arr, e) < 0) {
+			json_free(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static struct json *render_versions(const struct profile *p)
+{
+	struct json *v = json_new_object(), *d = json_new_array();
+	int r = 0;
+
+	for (size_t i = 0; d && i < p->n_daemons; i++)
+		r |= json_append_string(d, p->daemons[i]);
+	r |= render_opt(v, "installer", p->installer);
+	r |= json_add(v, "daemons", d);
+	r |= render_opt(v, "expectedDaemon", p->expected_daemon);
+	if (r) {
+		json_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static struct json *render_checks(const struct profile *p)
+{
+	struct json *arr = json_new_array();
+
+	for (size_t i = 0; arr && i < CHECK__COUNT; i++) {
+		const struct check *c = &p->checks[i];
+		struct json *e = json_new_object();
+
+		if (json_add_string(e, "id", check_id_name(c->id)) < 0 ||
+		    json_add_string(e, "status", check_status_name(c->status)) < 0 ||
+		    json_add_string(e, "message", c->message ? c->message : "") < 0 ||
+		    json_add_string(e, "remedy", c->remedy) < 0 || json_append(arr, e) < 0) {
+			json_free(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+char *render_json(const struct observation *o, const struct profile *p)
+{
+	struct json *root = json_new_object();
+	char *text = NULL, *out = NULL;
+	int r = 0;
+
+	if (!root)
+		return NULL;
+	r |= json_add_string(root, "schema", RENDER_SCHEMA);
+	r |= render_opt(root, "node", o->node);
+	r |= json_add_string(root, "agentVersion", TCPXO_VERSION);
+	r |= render_opt(root, "machineType", obs_kube_machine_type(&o->kube));
+	r |= json_add_string(root, "profile", profile_kind_name(p->kind));
+	r |= json_add_string(root, "runtime", profile_runtime_name(p->kind));
+	r |= json_add_bool(root, "ready", p->ready);
+	r |= json_add_string(root, "summary", p->summary);
+	r |= json_add(root, "gpus", render_gpus(p));
+	r |= json_add(root, "nics", render_nics(p));
+	r |= json_add(root, "interfaces", render_ifaces(p));
+	r |= json_add(root, "versions", render_versions(p));
+	r |= json_add(root, "checks", render_checks(p));
+	if (!r)
+		text = json_print(root, true);
+	json_free(root);
+	if (text && asprintf(&out, "%s\n", text) < 0)
+		out = NULL;
+	free(text);
+	return out;
+}
