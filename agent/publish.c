@@ -8,6 +8,7 @@
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
+#include "probes/kube/kubeparse_pods.h"
 #include "report/render/annotations.h"
 
 int publisher_open(const struct cli_options *opt, struct publisher *ret)

@@ -3,6 +3,7 @@
 
 #include "fuzz/fuzz.h"
 #include "probes/kube/kubeparse.h"
+#include "probes/kube/kubeparse_pods.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {

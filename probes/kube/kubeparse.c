@@ -1,12 +1,11 @@
-/* kubeparse.c - Node, PodList and NetworkList JSON -> struct obs_kube (pure, bounded). */
+/* kubeparse.c - Node and NetworkList JSON -> struct obs_kube (pure, bounded). */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/kube/imageref.h"
+#include "probes/kube/kubejson.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/model/json.h"
 
@@ -15,71 +14,6 @@
 #define KUBEPARSE_NORTH "networking.gke.io/north-interfaces"
 #define KUBEPARSE_LABEL_TYPE "node.kubernetes.io/instance-type"
 #define KUBEPARSE_LABEL_ACCEL "cloud.google.com/gke-accelerator"
-
-static void kubeparse_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void kubeparse_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static const char *kubeparse_tname(const struct json *v)
-{
-	return v ? json_type_name(json_type(v)) : "nothing";
-}
-
-/*
- * Copy the optional string member @key of @obj into @dst (@size bytes). Absent or null
- * leaves "". Return: 0, or -EINVAL (wrong type, too long) with @err naming @where.@key.
- */
-static int kubeparse_str(const struct json *obj, const char *key, char *dst, size_t size,
-			 const char *where, char *err, size_t errlen)
-{
-	const struct json *v = json_get(obj, key);
-	const char *s;
-	size_t n;
-
-	dst[0] = '\0';
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	s = json_string(v);
-	if (!s) {
-		kubeparse_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubeparse_tname(v));
-		return -EINVAL;
-	}
-	n = strnlen(s, size);
-	if (n >= size) {
-		kubeparse_err(err, errlen, "%s.%s: longer than %zu characters", where, key, size - 1);
-		return -EINVAL;
-	}
-	memcpy(dst, s, n + 1);
-	return 0;
-}
-
-/* An optional member that must be an object (or array) when present. */
-static int kubeparse_opt(const struct json *obj, const char *key, enum json_type type,
-			 const struct json **ret, const char *where, char *err, size_t errlen)
-{
-	const struct json *v = json_get(obj, key);
-
-	*ret = NULL;
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	if (json_type(v) != type) {
-		kubeparse_err(err, errlen, "%s%s%s: expected an %s, got %s", where, *where ? "." : "", key,
-			      json_type_name(type), kubeparse_tname(v));
-		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
 
 static bool kubeparse_bdf_ok(const char *s)
 {
@@ -133,22 +67,22 @@ static int kubeparse_ann_array(const char *text, const char *name, struct json *
 	int r;
 
 	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX) {
-		kubeparse_err(why, whylen, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
+		kubejson_err(why, whylen, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
 		return -EINVAL;
 	}
 	r = json_parse(text, strlen(text), &root);
 	if (r < 0) {
-		kubeparse_err(why, whylen, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
+		kubejson_err(why, whylen, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
 		return r;
 	}
 	if (json_type(root) != JSON_ARRAY) {
-		kubeparse_err(why, whylen, "%s: expected an array, got %s", name, kubeparse_tname(root));
+		kubejson_err(why, whylen, "%s: expected an array, got %s", name, kubejson_tname(root));
 		json_free(root);
 		return -EINVAL;
 	}
 	n = json_size(root);
 	if (n > KUBE_NICS_MAX) {
-		kubeparse_err(why, whylen, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
+		kubejson_err(why, whylen, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
 		json_free(root);
 		return -EINVAL;
 	}
@@ -173,7 +107,7 @@ static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *r
 	r = -ENOMEM;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		kubeparse_err(why, whylen, KUBEPARSE_NIC_INFO ": out of memory");
+		kubejson_err(why, whylen, KUBEPARSE_NIC_INFO ": out of memory");
 		goto out;
 	}
 	r = -EINVAL;
@@ -182,38 +116,38 @@ static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *r
 
 		snprintf(where, sizeof(where), KUBEPARSE_NIC_INFO "[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {
-			kubeparse_err(why, whylen, "%s: expected an object, got %s", where, kubeparse_tname(e));
+			kubejson_err(why, whylen, "%s: expected an object, got %s", where, kubejson_tname(e));
 			goto out;
 		}
-		if (kubeparse_str(e, "birthName", nic->name, sizeof(nic->name), where, why, whylen) < 0 ||
-		    kubeparse_str(e, "pciAddress", nic->bdf, sizeof(nic->bdf), where, why, whylen) < 0 ||
-		    kubeparse_str(e, "birthIP", nic->ipv4, sizeof(nic->ipv4), where, why, whylen) < 0 ||
-		    kubeparse_str(e, "birthIPv6", nic->ipv6, sizeof(nic->ipv6), where, why, whylen) < 0)
+		if (kubejson_str(e, "birthName", nic->name, sizeof(nic->name), where, why, whylen) < 0 ||
+		    kubejson_str(e, "pciAddress", nic->bdf, sizeof(nic->bdf), where, why, whylen) < 0 ||
+		    kubejson_str(e, "birthIP", nic->ipv4, sizeof(nic->ipv4), where, why, whylen) < 0 ||
+		    kubejson_str(e, "birthIPv6", nic->ipv6, sizeof(nic->ipv6), where, why, whylen) < 0)
 			goto out;
 		if (nic->name[0] && !kubeparse_ifname_ok(nic->name)) {
-			kubeparse_err(why, whylen, "%s.birthName: '%s' is not an interface name", where, nic->name);
+			kubejson_err(why, whylen, "%s.birthName: '%s' is not an interface name", where, nic->name);
 			goto out;
 		}
 		if (nic->bdf[0] && !kubeparse_bdf_ok(nic->bdf)) {
-			kubeparse_err(why, whylen, "%s.pciAddress: '%s' is not a PCI address like 0000:06:00.0",
+			kubejson_err(why, whylen, "%s.pciAddress: '%s' is not a PCI address like 0000:06:00.0",
 				      where, nic->bdf);
 			goto out;
 		}
 		if (nic->ipv4[0] && !kubeparse_ip_ok(AF_INET, nic->ipv4)) {
-			kubeparse_err(why, whylen, "%s.birthIP: '%s' is not an IPv4 address", where, nic->ipv4);
+			kubejson_err(why, whylen, "%s.birthIP: '%s' is not an IPv4 address", where, nic->ipv4);
 			goto out;
 		}
 		if (nic->ipv6[0] && !kubeparse_ip_ok(AF_INET6, nic->ipv6)) {
-			kubeparse_err(why, whylen, "%s.birthIPv6: '%s' is not an IPv6 address", where, nic->ipv6);
+			kubejson_err(why, whylen, "%s.birthIPv6: '%s' is not an IPv6 address", where, nic->ipv6);
 			goto out;
 		}
 		for (size_t j = 0; j < i; j++) {
 			if (nic->bdf[0] && strcmp(v[j].bdf, nic->bdf) == 0) {
-				kubeparse_err(why, whylen, "%s.pciAddress: %s is listed twice", where, nic->bdf);
+				kubejson_err(why, whylen, "%s.pciAddress: %s is listed twice", where, nic->bdf);
 				goto out;
 			}
 			if (nic->name[0] && strcmp(v[j].name, nic->name) == 0) {
-				kubeparse_err(why, whylen, "%s.birthName: %s is listed twice", where, nic->name);
+				kubejson_err(why, whylen, "%s.birthName: %s is listed twice", where, nic->name);
 				goto out;
 			}
 		}
@@ -245,21 +179,21 @@ static int kubeparse_north(const char *text, struct kube_north **ret, size_t *re
 	r = -ENOMEM;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		kubeparse_err(why, whylen, KUBEPARSE_NORTH ": out of memory");
+		kubejson_err(why, whylen, KUBEPARSE_NORTH ": out of memory");
 		goto out;
 	}
 	r = -EINVAL;
 	for (const struct json *e = json_first(root); e; e = json_next(e), i++) {
 		snprintf(where, sizeof(where), KUBEPARSE_NORTH "[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {
-			kubeparse_err(why, whylen, "%s: expected an object, got %s", where, kubeparse_tname(e));
+			kubejson_err(why, whylen, "%s: expected an object, got %s", where, kubejson_tname(e));
 			goto out;
 		}
-		if (kubeparse_str(e, "network", v[i].network, sizeof(v[i].network), where, why, whylen) < 0 ||
-		    kubeparse_str(e, "ipAddress", v[i].ip, sizeof(v[i].ip), where, why, whylen) < 0)
+		if (kubejson_str(e, "network", v[i].network, sizeof(v[i].network), where, why, whylen) < 0 ||
+		    kubejson_str(e, "ipAddress", v[i].ip, sizeof(v[i].ip), where, why, whylen) < 0)
 			goto out;
 		if (v[i].ip[0] && !kubeparse_ip_ok(AF_INET, v[i].ip) && !kubeparse_ip_ok(AF_INET6, v[i].ip)) {
-			kubeparse_err(why, whylen, "%s.ipAddress: '%s' is not an IP address", where, v[i].ip);
+			kubejson_err(why, whylen, "%s.ipAddress: '%s' is not an IP address", where, v[i].ip);
 			goto out;
 		}
 	}
@@ -293,7 +227,7 @@ int kubeparse_ann_key(const char *prefix, enum kube_ann_key key, char *buf, size
 /* A label we read: optional string of at most 63 characters. */
 static int kubeparse_label(const struct json *labels, const char *key, char *dst, char *err, size_t errlen)
 {
-	return kubeparse_str(labels, key, dst, KUBE_LABEL_MAX, "metadata.labels", err, errlen);
+	return kubejson_str(labels, key, dst, KUBE_LABEL_MAX, "metadata.labels", err, errlen);
 }
 
 int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
@@ -308,38 +242,38 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 
 	for (int i = 0; i < KUBE_ANN__COUNT; i++)
 		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0) {
-			kubeparse_err(err, errlen, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
+			kubejson_err(err, errlen, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
 				      prefix ? prefix : "");
 			return -EINVAL;
 		}
 	r = json_parse(body, len, &root);
 	if (r < 0) {
-		kubeparse_err(err, errlen, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
+		kubejson_err(err, errlen, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
 		return r;
 	}
 	r = -EINVAL;
 	if (json_type(root) != JSON_OBJECT) {
-		kubeparse_err(err, errlen, "node: expected an object, got %s", kubeparse_tname(root));
+		kubejson_err(err, errlen, "node: expected an object, got %s", kubejson_tname(root));
 		goto out;
 	}
 	kind = json_get_string(root, "kind");
 	if (json_get(root, "kind") && (!kind || strcmp(kind, "Node") != 0)) {
-		kubeparse_err(err, errlen, "kind: expected \"Node\", got %.32s", kind ? kind : kubeparse_tname(json_get(root, "kind")));
+		kubejson_err(err, errlen, "kind: expected \"Node\", got %.32s", kind ? kind : kubejson_tname(json_get(root, "kind")));
 		goto out;
 	}
 	meta = json_get(root, "metadata");
 	if (json_type(meta) != JSON_OBJECT) {
-		kubeparse_err(err, errlen, "metadata: expected an object, got %s", kubeparse_tname(meta));
+		kubejson_err(err, errlen, "metadata: expected an object, got %s", kubejson_tname(meta));
 		goto out;
 	}
-	if (kubeparse_str(meta, "name", n.node_name, sizeof(n.node_name), "metadata", err, errlen) < 0)
+	if (kubejson_str(meta, "name", n.node_name, sizeof(n.node_name), "metadata", err, errlen) < 0)
 		goto out;
 	if (!n.node_name[0]) {
-		kubeparse_err(err, errlen, "metadata.name: missing");
+		kubejson_err(err, errlen, "metadata.name: missing");
 		goto out;
 	}
-	if (kubeparse_opt(meta, "labels", JSON_OBJECT, &labels, "metadata", err, errlen) < 0 ||
-	    kubeparse_opt(meta, "annotations", JSON_OBJECT, &ann, "metadata", err, errlen) < 0)
+	if (kubejson_opt(meta, "labels", JSON_OBJECT, &labels, "metadata", err, errlen) < 0 ||
+	    kubejson_opt(meta, "annotations", JSON_OBJECT, &ann, "metadata", err, errlen) < 0)
 		goto out;
 	if (kubeparse_label(labels, KUBEPARSE_LABEL_TYPE, n.instance_type, err, errlen) < 0 ||
 	    kubeparse_label(labels, KUBEPARSE_LABEL_ACCEL, n.accelerator, err, errlen) < 0)
@@ -349,7 +283,7 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 	if (v) {
 		if (!(s = json_string(v)))
 			snprintf(n.nic_info_error, sizeof(n.nic_info_error),
-				 KUBEPARSE_NIC_INFO ": expected a string, got %s", kubeparse_tname(v));
+				 KUBEPARSE_NIC_INFO ": expected a string, got %s", kubejson_tname(v));
 		else if (kubeparse_nic_info(s, &n.nics, &n.n_nics, n.nic_info_error, sizeof(n.nic_info_error)) == 0)
 			n.has_nic_info = true;
 		else if (!n.nic_info_error[0])
@@ -359,7 +293,7 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 	if (v) {
 		if (!(s = json_string(v)))
 			snprintf(n.north_error, sizeof(n.north_error),
-				 KUBEPARSE_NORTH ": expected a string, got %s", kubeparse_tname(v));
+				 KUBEPARSE_NORTH ": expected a string, got %s", kubejson_tname(v));
 		else if (kubeparse_north(s, &n.north, &n.n_north, n.north_error, sizeof(n.north_error)) == 0)
 			n.has_north = true;
 		else if (!n.north_error[0])
@@ -382,8 +316,8 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 		if (!v)
 			continue;
 		if (!(s = json_string(v))) {
-			kubeparse_err(err, errlen, "metadata.annotations[%s]: expected a string, got %s", key,
-				      kubeparse_tname(v));
+			kubejson_err(err, errlen, "metadata.annotations[%s]: expected a string, got %s", key,
+				      kubejson_tname(v));
 			goto out;
 		}
 		n.ours[i].present = true;
@@ -392,7 +326,7 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 			n.ours[i].value = strdup(s);
 			if (!n.ours[i].value) {
 				r = -ENOMEM;
-				kubeparse_err(err, errlen, "node: out of memory");
+				kubejson_err(err, errlen, "node: out of memory");
 				goto out;
 			}
 		}
@@ -419,275 +353,6 @@ out:
 	return r;
 }
 
-/* ---- pods ---- */
-
-static int kubeparse_container_cmp(const void *a, const void *b)
-{
-	const struct kube_container *x = a, *y = b;
-	int c;
-
-	if ((c = strcmp(x->ns, y->ns)) || (c = strcmp(x->pod, y->pod)))
-		return c;
-	if (x->init != y->init)
-		return x->init ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int kubeparse_args(const struct json *c, struct kube_container *out, const char *where,
-			  char *err, size_t errlen)
-{
-	static const char *const keys[] = { "command", "args" };
-	const struct json *arr[2];
-	size_t total = 0;
-
-	for (int i = 0; i < 2; i++) {
-		if (kubeparse_opt(c, keys[i], JSON_ARRAY, &arr[i], where, err, errlen) < 0)
-			return -EINVAL;
-		total += json_size(arr[i]);
-	}
-	if (total > KUBE_ARGS_MAX) {
-		kubeparse_err(err, errlen, "%s: %zu command and args entries, at most %d are read", where,
-			      total, KUBE_ARGS_MAX);
-		return -EINVAL;
-	}
-	if (!total)
-		return 0;
-	out->argv = calloc(total, sizeof(*out->argv));
-	if (!out->argv) {
-		kubeparse_err(err, errlen, "pods: out of memory");
-		return -ENOMEM;
-	}
-	for (int i = 0; i < 2; i++) {
-		size_t j = 0;
-
-		for (const struct json *e = json_first(arr[i]); e; e = json_next(e), j++) {
-			const char *s = json_string(e);
-
-			if (!s) {
-				kubeparse_err(err, errlen, "%s.%s[%zu]: expected a string, got %s", where, keys[i], j,
-					      kubeparse_tname(e));
-				return -EINVAL;
-			}
-			if (strnlen(s, KUBE_ARG_LEN) >= KUBE_ARG_LEN) {
-				kubeparse_err(err, errlen, "%s.%s[%zu]: longer than %d characters", where, keys[i], j,
-					      KUBE_ARG_LEN - 1);
-				return -EINVAL;
-			}
-			out->argv[out->argc] = strdup(s);
-			if (!out->argv[out->argc]) {
-				kubeparse_err(err, errlen, "pods: out of memory");
-				return -ENOMEM;
-			}
-			out->argc++;
-		}
-	}
-	return 0;
-}
-
-/* The status entry named @name in @statuses (an array or NULL). */
-static const struct json *kubeparse_status_of(const struct json *statuses, const char *name)
-{
-	for (const struct json *s = json_first(statuses); s; s = json_next(s)) {
-		const char *sn = json_get_string(s, "name");
-
-		if (sn && strcmp(sn, name) == 0)
-			return s;
-	}
-	return NULL;
-}
-
-struct kubeparse_pods_acc {
-	struct kube_container *v;
-	size_t n, cap;
-};
-
-static int kubeparse_pod_containers(const struct json *pod, size_t pi, bool init,
-				    const char *pod_name, const char *ns,
-				    struct kubeparse_pods_acc *acc, char *err, size_t errlen)
-{
-	const char *list_key = init ? "initContainers" : "containers";
-	const char *status_key = init ? "initContainerStatuses" : "containerStatuses";
-	const struct json *spec = json_get(pod, "spec"), *status = json_get(pod, "status");
-	const struct json *list, *statuses;
-	char where[192];
-	size_t ci = 0;
-	int r;
-
-	snprintf(where, sizeof(where), "items[%zu].spec", pi);
-	if (kubeparse_opt(spec, list_key, JSON_ARRAY, &list, where, err, errlen) < 0)
-		return -EINVAL;
-	snprintf(where, sizeof(where), "items[%zu].status", pi);
-	if (kubeparse_opt(status, status_key, JSON_ARRAY, &statuses, where, err, errlen) < 0)
-		return -EINVAL;
-	if (json_size(list) > KUBEPARSE_POD_CONTAINERS_MAX) {
-		kubeparse_err(err, errlen, "items[%zu].spec.%s: more than %d entries", pi, list_key,
-			      KUBEPARSE_POD_CONTAINERS_MAX);
-		return -EINVAL;
-	}
-	for (const struct json *c = json_first(list); c; c = json_next(c), ci++) {
-		struct kube_container out = { 0 };
-		const struct json *st, *state;
-		char image[KUBE_IMAGE_MAX], policy[16], image_id[KUBE_IMAGE_MAX];
-		struct imageref ref;
-		const char *base;
-
-		snprintf(where, sizeof(where), "items[%zu].spec.%s[%zu]", pi, list_key, ci);
-		if (json_type(c) != JSON_OBJECT) {
-			kubeparse_err(err, errlen, "%s: expected an object, got %s", where, kubeparse_tname(c));
-			return -EINVAL;
-		}
-		/* Images of other containers are not ours: only their type matters. */
-		if (json_get(c, "image") && !json_get_string(c, "image")) {
-			kubeparse_err(err, errlen, "%s.image: expected a string, got %s", where,
-				      kubeparse_tname(json_get(c, "image")));
-			return -EINVAL;
-		}
-		{
-			const char *img = json_get_string(c, "image");
-
-			if (!img || strnlen(img, sizeof(image)) >= sizeof(image) || imageref_parse(img, &ref) < 0)
-				continue;
-			strcpy(image, img);
-		}
-		base = imageref_basename(&ref);
-		if (strcmp(base, KUBEPARSE_INSTALLER_REPO) == 0)
-			out.role = KUBE_IMAGE_INSTALLER;
-		else if (strcmp(base, KUBEPARSE_DAEMON_REPO) == 0)
-			out.role = KUBE_IMAGE_DAEMON;
-		else
-			continue;
-
-		if (acc->n >= KUBE_CONTAINERS_MAX) {
-			kubeparse_err(err, errlen, "pods: more than %d installer or daemon containers", KUBE_CONTAINERS_MAX);
-			return -EINVAL;
-		}
-		if (acc->n == acc->cap) {
-			size_t cap = acc->cap ? acc->cap * 2 : 4;
-			struct kube_container *v = realloc(acc->v, cap * sizeof(*v));
-
-			if (!v) {
-				kubeparse_err(err, errlen, "pods: out of memory");
-				return -ENOMEM;
-			}
-			acc->v = v;
-			acc->cap = cap;
-		}
-		if (kubeparse_str(c, "name", out.name, sizeof(out.name), where, err, errlen) < 0 ||
-		    kubeparse_str(c, "restartPolicy", policy, sizeof(policy), where, err, errlen) < 0)
-			return -EINVAL;
-		if (!out.name[0]) {
-			kubeparse_err(err, errlen, "%s.name: missing", where);
-			return -EINVAL;
-		}
-		snprintf(out.pod, sizeof(out.pod), "%s", pod_name);
-		snprintf(out.ns, sizeof(out.ns), "%s", ns);
-		out.init = init;
-		out.sidecar = init && strcmp(policy, "Always") == 0;
-		snprintf(out.image, sizeof(out.image), "%s", image);
-		snprintf(out.tag, sizeof(out.tag), "%s", ref.tag);
-		snprintf(out.digest, sizeof(out.digest), "%s", ref.digest);
-
-		st = kubeparse_status_of(statuses, out.name);
-		if (st) {
-			snprintf(where, sizeof(where), "items[%zu].status.%s[%s]", pi, status_key, out.name);
-			if (json_type(st) != JSON_OBJECT ||
-			    kubeparse_str(st, "imageID", image_id, sizeof(image_id), where, err, errlen) < 0 ||
-			    kubeparse_opt(st, "state", JSON_OBJECT, &state, where, err, errlen) < 0) {
-				if (json_type(st) != JSON_OBJECT)
-					kubeparse_err(err, errlen, "%s: expected an object", where);
-				return -EINVAL;
-			}
-			out.running = json_type(json_get(state, "running")) == JSON_OBJECT;
-			/* An imageID without a repository digest (or a malformed one) tells nothing. */
-			if (imageref_digest_of(image_id, out.image_id_digest, sizeof(out.image_id_digest)) < 0)
-				out.image_id_digest[0] = '\0';
-		}
-		if (out.role == KUBE_IMAGE_DAEMON) {
-			snprintf(where, sizeof(where), "items[%zu].spec.%s[%zu]", pi, list_key, ci);
-			r = kubeparse_args(c, &out, where, err, errlen);
-			if (r < 0) {
-				obs_kube_container_clear(&out);
-				return r;
-			}
-		}
-		acc->v[acc->n++] = out;
-	}
-	return 0;
-}
-
-int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
-{
-	struct kubeparse_pods_acc acc = { 0 };
-	const struct json *items;
-	struct json *root = NULL;
-	const char *kind;
-	size_t pi = 0;
-	int r;
-
-	r = json_parse(body, len, &root);
-	if (r < 0) {
-		kubeparse_err(err, errlen, r == -ENOMEM ? "pods: out of memory" : "pods: not valid JSON");
-		return r;
-	}
-	r = -EINVAL;
-	if (json_type(root) != JSON_OBJECT) {
-		kubeparse_err(err, errlen, "pods: expected an object, got %s", kubeparse_tname(root));
-		goto out;
-	}
-	kind = json_get_string(root, "kind");
-	if (json_get(root, "kind") && (!kind || strcmp(kind, "PodList") != 0)) {
-		kubeparse_err(err, errlen, "kind: expected \"PodList\", got %.32s",
-			      kind ? kind : kubeparse_tname(json_get(root, "kind")));
-		goto out;
-	}
-	if (kubeparse_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
-		goto out;
-	if (json_size(items) > KUBEPARSE_PODS_MAX) {
-		kubeparse_err(err, errlen, "items: more than %d pods", KUBEPARSE_PODS_MAX);
-		goto out;
-	}
-	for (const struct json *pod = json_first(items); pod; pod = json_next(pod), pi++) {
-		const struct json *meta, *tmp;
-		char where[48], name[KUBE_NAME_MAX], ns[KUBE_CNAME_MAX];
-
-		snprintf(where, sizeof(where), "items[%zu]", pi);
-		if (json_type(pod) != JSON_OBJECT) {
-			kubeparse_err(err, errlen, "%s: expected an object, got %s", where, kubeparse_tname(pod));
-			goto out;
-		}
-		if (kubeparse_opt(pod, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
-		    kubeparse_opt(pod, "spec", JSON_OBJECT, &tmp, where, err, errlen) < 0 ||
-		    kubeparse_opt(pod, "status", JSON_OBJECT, &tmp, where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].metadata", pi);
-		if (kubeparse_str(meta, "name", name, sizeof(name), where, err, errlen) < 0 ||
-		    kubeparse_str(meta, "namespace", ns, sizeof(ns), where, err, errlen) < 0)
-			goto out;
-		r = kubeparse_pod_containers(pod, pi, true, name, ns, &acc, err, errlen);
-		if (r == 0)
-			r = kubeparse_pod_containers(pod, pi, false, name, ns, &acc, err, errlen);
-		if (r < 0)
-			goto out;
-		r = -EINVAL;
-	}
-	if (acc.n > 1)
-		qsort(acc.v, acc.n, sizeof(*acc.v), kubeparse_container_cmp);
-	obs_kube_free_pods(k);
-	k->containers = acc.v;
-	k->n_containers = acc.n;
-	acc.v = NULL;
-	acc.n = 0;
-	r = 0;
-out:
-	for (size_t i = 0; i < acc.n; i++)
-		obs_kube_container_clear(&acc.v[i]);
-	free(acc.v);
-	json_free(root);
-	return r;
-}
-
-/* ---- networks ---- */
-
 static int kubeparse_network_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct kube_network *)a)->name, ((const struct kube_network *)b)->name);
@@ -703,25 +368,25 @@ int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *e
 
 	r = json_parse(body, len, &root);
 	if (r < 0) {
-		kubeparse_err(err, errlen, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
+		kubejson_err(err, errlen, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
 		return r;
 	}
 	r = -EINVAL;
 	if (json_type(root) != JSON_OBJECT) {
-		kubeparse_err(err, errlen, "networks: expected an object, got %s", kubeparse_tname(root));
+		kubejson_err(err, errlen, "networks: expected an object, got %s", kubejson_tname(root));
 		goto out;
 	}
-	if (kubeparse_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
+	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
 		goto out;
 	n = json_size(items);
 	if (n > KUBE_NETWORKS_MAX) {
-		kubeparse_err(err, errlen, "items: more than %d Networks", KUBE_NETWORKS_MAX);
+		kubejson_err(err, errlen, "items: more than %d Networks", KUBE_NETWORKS_MAX);
 		goto out;
 	}
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
 		r = -ENOMEM;
-		kubeparse_err(err, errlen, "networks: out of memory");
+		kubejson_err(err, errlen, "networks: out of memory");
 		goto out;
 	}
 	for (const struct json *e = json_first(items); e; e = json_next(e), i++) {
@@ -730,26 +395,26 @@ int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *e
 
 		snprintf(where, sizeof(where), "items[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {
-			kubeparse_err(err, errlen, "%s: expected an object, got %s", where, kubeparse_tname(e));
+			kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(e));
 			goto out;
 		}
-		if (kubeparse_opt(e, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
-		    kubeparse_opt(e, "spec", JSON_OBJECT, &spec, where, err, errlen) < 0 ||
-		    kubeparse_opt(e, "status", JSON_OBJECT, &status, where, err, errlen) < 0)
+		if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
+		    kubejson_opt(e, "spec", JSON_OBJECT, &spec, where, err, errlen) < 0 ||
+		    kubejson_opt(e, "status", JSON_OBJECT, &status, where, err, errlen) < 0)
 			goto out;
 		snprintf(where, sizeof(where), "items[%zu].metadata", i);
-		if (kubeparse_str(meta, "name", v[i].name, sizeof(v[i].name), where, err, errlen) < 0)
+		if (kubejson_str(meta, "name", v[i].name, sizeof(v[i].name), where, err, errlen) < 0)
 			goto out;
 		snprintf(where, sizeof(where), "items[%zu].spec", i);
-		if (kubeparse_str(spec, "type", v[i].type, sizeof(v[i].type), where, err, errlen) < 0 ||
-		    kubeparse_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
+		if (kubejson_str(spec, "type", v[i].type, sizeof(v[i].type), where, err, errlen) < 0 ||
+		    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
 			goto out;
 		snprintf(where, sizeof(where), "items[%zu].spec.parametersRef", i);
-		if (kubeparse_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
+		if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
 			goto out;
 		v[i].has_params_ref = pname[0] != '\0';
 		snprintf(where, sizeof(where), "items[%zu].status", i);
-		if (kubeparse_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
+		if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
 			goto out;
 		for (const struct json *c = json_first(conds); c; c = json_next(c)) {
 			const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");

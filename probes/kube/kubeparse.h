@@ -1,17 +1,11 @@
-/* kubeparse.h - Node, PodList and NetworkList JSON -> struct obs_kube (pure parsers, no I/O). */
+/* kubeparse.h - Node and NetworkList JSON -> struct obs_kube (pure parsers, no I/O). */
 #pragma once
 
 #include <stddef.h>
 
 #include "probes/model/obs_kube.h"
 
-#define KUBEPARSE_PODS_MAX 4096                 /* pods in one list */
-#define KUBEPARSE_POD_CONTAINERS_MAX 256        /* containers (or init containers) of one pod */
 #define KUBEPARSE_ANN_PREFIX_MAX 254            /* DNS subdomain + '/' */
-
-/* The repository basenames that identify our two images (never the pod or container name). */
-#define KUBEPARSE_INSTALLER_REPO "nccl-plugin-gpudirecttcpx-dev"
-#define KUBEPARSE_DAEMON_REPO "tcpgpudmarxd-dev"
 
 /**
  * kubeparse_node() - parse a Node (GET /api/v1/nodes/<node>) into the node part of @k:
@@ -28,21 +22,6 @@
  */
 int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
 		   char *err, size_t errlen);
-
-/**
- * kubeparse_pods() - parse a PodList (GET /api/v1/pods?fieldSelector=spec.nodeName=...) into
- * k->containers: every container and init container whose image repository ends in
- * nccl-plugin-gpudirecttcpx-dev (installer) or tcpgpudmarxd-dev (daemon), with its pod,
- * tag, digests (spec image and status imageID), native-sidecar flag, running state
- * (status state.running, matched by container name) and, for daemons, command + args.
- * Containers with unparsable images are not ours and are skipped.
- * The pod part of @k is replaced only on success.
- *
- * Return: 0; -EINVAL for malformed JSON, not a PodList, wrong types or over-long values in
- * the fields read, or more than KUBEPARSE_PODS_MAX pods / KUBE_CONTAINERS_MAX of ours;
- * -ENOMEM.
- */
-int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
 
 /**
  * kubeparse_networks() - parse a NetworkList (GET /apis/networking.gke.io/v1/networks) into

@@ -10,6 +10,7 @@
 #include "probes/kube/kubeparse.h"
 #include "report/checks/profile.h"
 #include "report/render/annotations.h"
+#include "probes/kube/kubeparse_pods.h"
 
 #define DUMP_FILE_MAX (4u << 20)        /* an API body we accept from a file */
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/fixture.h"
+#include "probes/kube/kubeparse_pods.h"
 
 #include "probes/kube/kubeparse.h"
 #include "report/checks/checks.h"

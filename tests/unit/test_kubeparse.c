@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/fixture.h"
+#include "probes/kube/kubeparse_pods.h"
 
 #include "probes/kube/kubeparse.h"
 

@@ -1,0 +1,27 @@
+/* kubejson.h - typed reads of Kubernetes API JSON whose errors name the field (shared by the parsers). */
+#pragma once
+
+#include <stddef.h>
+
+#include "probes/model/json.h"
+
+/* Format into @err (@errlen bytes); nothing when @err is NULL. */
+void kubejson_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The JSON type name of @v, or "nothing" when absent. */
+const char *kubejson_tname(const struct json *v);
+
+/*
+ * kubejson_str() - copy the optional string member @key of @obj into @dst (@size bytes).
+ * Absent or null leaves "". Return: 0, or -EINVAL (wrong type, too long) with @err naming
+ * @where.@key.
+ */
+int kubejson_str(const struct json *obj, const char *key, char *dst, size_t size,
+		 const char *where, char *err, size_t errlen);
+
+/*
+ * kubejson_opt() - an optional member that must be of @type (object or array) when present:
+ * *@ret is it, or NULL when absent or null. Return: 0, or -EINVAL with @err naming the field.
+ */
+int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
+		 const struct json **ret, const char *where, char *err, size_t errlen);
