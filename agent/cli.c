@@ -1,4 +1,4 @@
-/* cli.c - parse the command line of every command and dispatch to it. */
+/* cli.c - parse the command line of every command into struct cli_options. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -245,28 +245,4 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 	}
 	*ret = o;
 	return 0;
-}
-
-int cli_main_fds(int argc, char **argv, bool stdout_closed)
-{
-	struct cli_options opt;
-	int r;
-
-	r = cli_parse(argc, argv, &opt);
-	if (r < 0)
-		return EXIT_UNKNOWN;
-	if (r > 0)
-		return stdout_closed ? EXIT_UNKNOWN : 0;
-	if (stdout_closed && opt.cmd != CLI_CMD_DAEMON) {
-		fprintf(stderr, "tcpxo-agent: standard output is closed: nowhere to write the report\n");
-		return EXIT_UNKNOWN;
-	}
-	switch (opt.cmd) {
-	case CLI_CMD_ONCE: return cmd_once(&opt);
-	case CLI_CMD_DAEMON: return cmd_daemon(&opt);
-	case CLI_CMD_INTERFACES: return cmd_interfaces(&opt);
-	case CLI_CMD_HEALTH: return cmd_health(&opt);
-	case CLI_CMD_CLEANUP: return cmd_cleanup(&opt);
-	}
-	return EXIT_UNKNOWN;
 }

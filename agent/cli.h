@@ -1,4 +1,4 @@
-/* cli.h - command-line options of every tcpxo-agent command, and dispatch. */
+/* cli.h - command-line options of every tcpxo-agent command, and the exit codes. */
 #pragma once
 
 #include <stdbool.h>
@@ -54,13 +54,3 @@ enum {
  * usage error to stderr (exit 2).
  */
 int cli_parse(int argc, char **argv, struct cli_options *ret);
-
-/* Parse and dispatch. @stdout_closed: stdout was closed at start (reports have nowhere to go). */
-int cli_main_fds(int argc, char **argv, bool stdout_closed);
-
-/* Command implementations (agent/cmd_*.c); each returns the process exit code. */
-int cmd_once(const struct cli_options *opt);
-int cmd_daemon(const struct cli_options *opt);
-int cmd_interfaces(const struct cli_options *opt);
-int cmd_health(const struct cli_options *opt);
-int cmd_cleanup(const struct cli_options *opt);

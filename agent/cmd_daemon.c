@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent/cli.h"
+#include "agent/cmd.h"
 #include "agent/log.h"
 #include "agent/loop.h"
 #include "agent/publish.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/cli.h"
+#include "agent/cmd.h"
 #include "agent/cmd_health.h"
 
 int cmd_health_verdict(const struct timespec *now, const struct timespec *mtime, unsigned max_age,

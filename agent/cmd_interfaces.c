@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/cli.h"
+#include "agent/cmd.h"
 #include "probes/kube/http.h"
 #include "probes/kube/kubenodes.h"
 #include "probes/model/strbuf.h"

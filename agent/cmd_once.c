@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "agent/cli.h"
+#include "agent/cmd.h"
 #include "agent/observe.h"
 #include "agent/publish.h"
+#include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
 #include "report/render/render.h"
 

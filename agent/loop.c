@@ -20,6 +20,7 @@
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
 #include "probes/host/watch.h"
+#include "report/checks/evaluate.h"
 #include "report/render/annotations.h"
 
 #define LOOP_WHAT_MAX 128

@@ -1,9 +1,11 @@
 /* main.c - tcpxo-agent entry point: make fds 0-2 safe, parse the command line and dispatch. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "agent/cli.h"
+#include "agent/cmd.h"
 
 /*
  * A closed stdin/stdout/stderr would be taken by the next open() (a sysfs file, a socket) and
@@ -28,11 +30,36 @@ static int main_guard_fds(void)
 	return stdout_closed;
 }
 
+/* Parse and dispatch. @stdout_closed: stdout was closed at start (reports have nowhere to go). */
+static int main_dispatch(int argc, char **argv, bool stdout_closed)
+{
+	struct cli_options opt;
+	int r;
+
+	r = cli_parse(argc, argv, &opt);
+	if (r < 0)
+		return EXIT_UNKNOWN;
+	if (r > 0)
+		return stdout_closed ? EXIT_UNKNOWN : 0;
+	if (stdout_closed && opt.cmd != CLI_CMD_DAEMON) {
+		fprintf(stderr, "tcpxo-agent: standard output is closed: nowhere to write the report\n");
+		return EXIT_UNKNOWN;
+	}
+	switch (opt.cmd) {
+	case CLI_CMD_ONCE: return cmd_once(&opt);
+	case CLI_CMD_DAEMON: return cmd_daemon(&opt);
+	case CLI_CMD_INTERFACES: return cmd_interfaces(&opt);
+	case CLI_CMD_HEALTH: return cmd_health(&opt);
+	case CLI_CMD_CLEANUP: return cmd_cleanup(&opt);
+	}
+	return EXIT_UNKNOWN;
+}
+
 int main(int argc, char **argv)
 {
 	int closed = main_guard_fds();
 
 	if (closed < 0)
 		return EXIT_UNKNOWN;
-	return cli_main_fds(argc, argv, closed > 0);
+	return main_dispatch(argc, argv, closed > 0);
 }

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probes/host/aperture.h"
 #include "probes/host/bar4.h"
 #include "probes/host/hostfiles.h"
-#include "probes/host/hostprobe.h"
+#include "probes/host/hostfs.h"
 
 #define APERTURE_DIR "dev/aperture_devices"
 #define APERTURE_FILES_MAX 1024         /* files looked at per entry (a sysfs dir has ~30) */
@@ -122,7 +123,7 @@ static void aperture_read_id(int entryfd, const char *name, uint16_t *ret, bool 
 	size_t len;
 	bool trunc;
 
-	if (hostprobe_read_at(entryfd, name, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
+	if (hostfs_read_at(entryfd, name, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
 	    bar4_parse_id(buf, len, ret) < 0)
 		*ok = false;
 }
@@ -164,7 +165,7 @@ static void aperture_inspect(int dirfd, struct obs_aperture_entry *e)
 	bool ok = true;
 	int fd;
 
-	e->type = hostprobe_type_at(dirfd, e->name, true, &e->err);
+	e->type = hostfs_type_at(dirfd, e->name, true, &e->err);
 	if (e->type != OBS_FILE_DIR)
 		return;
 	fd = openat(dirfd, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

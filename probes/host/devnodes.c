@@ -8,7 +8,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "probes/host/hostprobe.h"
+#include "probes/host/devnodes.h"
+#include "probes/host/hostfs.h"
 
 static const char *const devnodes_fixed[] = { "nvidiactl", "nvidia-uvm", "dmabuf_import_helper" };
 
@@ -23,7 +24,7 @@ static void devnodes_stat(int devfd, struct obs_devnode *n)
 		n->type = OBS_FILE_ABSENT;
 		return;
 	}
-	n->type = hostprobe_type_at(devfd, n->name, false, &n->err);
+	n->type = hostfs_type_at(devfd, n->name, false, &n->err);
 	if ((n->type == OBS_FILE_CHAR || n->type == OBS_FILE_BLOCK) &&
 	    fstatat(devfd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		n->major = major(st.st_rdev);

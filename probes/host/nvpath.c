@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "probes/host/hostfiles.h"
-#include "probes/host/hostprobe.h"
+#include "probes/host/hostfs.h"
+#include "probes/host/nvpath.h"
 
 #define NVPATH_DIR "home/kubernetes/bin/nvidia"
 
@@ -22,7 +23,7 @@ static int nvpath_scan_lib64(int basefd, struct obs_nvpath *n)
 	DIR *d;
 	int fd, err;
 
-	n->lib64_dir = hostprobe_type_at(basefd, "lib64", true, &err);
+	n->lib64_dir = hostfs_type_at(basefd, "lib64", true, &err);
 	if (n->lib64_dir != OBS_FILE_DIR)
 		return 0;
 	fd = openat(basefd, "lib64", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -48,7 +49,7 @@ static int nvpath_scan_lib64(int basefd, struct obs_nvpath *n)
 		f->name = strdup(de->d_name);
 		if (!f->name)
 			goto oom;
-		f->type = hostprobe_type_at(dirfd(d), f->name, true, &err);
+		f->type = hostfs_type_at(dirfd(d), f->name, true, &err);
 		n->n_lib64++;
 	}
 	closedir(d);
@@ -65,7 +66,7 @@ int nvpath_scan(int rootfd, struct obs_nvpath *ret)
 	int basefd, err;
 
 	n.status.state = PROBE_OK;
-	n.dir = hostprobe_type_at(rootfd, NVPATH_DIR, true, &err);
+	n.dir = hostfs_type_at(rootfd, NVPATH_DIR, true, &err);
 	if (n.dir == OBS_FILE_ERROR)
 		probe_status_fail(&n.status, err, "/%s: %s", NVPATH_DIR, strerror(-err));
 	if (n.dir != OBS_FILE_DIR) {
@@ -78,7 +79,7 @@ int nvpath_scan(int rootfd, struct obs_nvpath *ret)
 		*ret = n;
 		return 0;
 	}
-	n.smi = hostprobe_type_at(basefd, "bin/nvidia-smi", true, &err);
+	n.smi = hostfs_type_at(basefd, "bin/nvidia-smi", true, &err);
 	if (nvpath_scan_lib64(basefd, &n) < 0) {
 		close(basefd);
 		obs_host_nvpath_free(&n);

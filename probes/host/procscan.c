@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "probes/host/cmdline.h"
-#include "probes/host/hostprobe.h"
+#include "probes/host/hostfs.h"
+#include "probes/host/procscan.h"
 
 static int procscan_pid(const char *name)
 {
@@ -43,7 +44,7 @@ static int procscan_one(int procfd, const char *name, int pid, struct obs_procs 
 	fd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;       /* exited since readdir */
-	if (hostprobe_read_at(fd, "comm", comm, sizeof(comm) - 1, &len, &trunc) < 0)
+	if (hostfs_read_at(fd, "comm", comm, sizeof(comm) - 1, &len, &trunc) < 0)
 		goto not_daemon;
 	comm[len] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
@@ -51,7 +52,7 @@ static int procscan_one(int procfd, const char *name, int pid, struct obs_procs 
 		goto not_daemon;
 	snprintf(proc.comm, sizeof(proc.comm), "%.15s", comm);
 
-	r = hostprobe_read_at(fd, "cmdline", buf, OBS_CMDLINE_MAX, &len, &proc.cmdline_truncated);
+	r = hostfs_read_at(fd, "cmdline", buf, OBS_CMDLINE_MAX, &len, &proc.cmdline_truncated);
 	if (r < 0) {
 		proc.cmdline_err = r;
 		len = 0;

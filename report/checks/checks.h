@@ -9,13 +9,6 @@
  */
 typedef int (*check_fn)(const struct observation *o, struct profile *p, struct check *c);
 
-/**
- * check_set() - set a check's status, remedy (may be NULL) and formatted message.
- * Return: 0 or -ENOMEM.
- */
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* Topology checks (report/checks/check_topology.c). */
 int check_gpus(const struct observation *o, struct profile *p, struct check *c);
 int check_gpu_nics(const struct observation *o, struct profile *p, struct check *c);

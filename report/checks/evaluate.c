@@ -1,144 +1,30 @@
 /* evaluate.c - pure evaluation: observation -> profile rows, checks in fixed order, verdict. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
+#include "report/checks/evaluate.h"
 #include "report/checks/pairing.h"
 
 #define EVALUATE_GPUS_EXPECTED 8
 
-static const struct {
-	const char *name;
-	check_fn fn;
-} evaluate_checks[CHECK__COUNT] = {
-	[CHECK_MACHINE_TYPE] = { "machine-type", check_machine_type },
-	[CHECK_GPUS] = { "gpus", check_gpus },
-	[CHECK_GPU_NICS] = { "gpu-nics", check_gpu_nics },
-	[CHECK_PAIRING] = { "pairing", check_pairing },
-	[CHECK_LINKS] = { "links", check_links },
-	[CHECK_NETWORKS] = { "networks", check_networks },
-	[CHECK_APERTURE_DEVICES] = { "aperture-devices", check_aperture_devices },
-	[CHECK_DEVICE_NODES] = { "device-nodes", check_device_nodes },
-	[CHECK_NVIDIA_HOST_PATH] = { "nvidia-host-path", check_nvidia_host_path },
-	[CHECK_PLUGIN_FILES] = { "plugin-files", check_plugin_files },
-	[CHECK_VERSION_PAIR] = { "version-pair", check_version_pair },
-	[CHECK_DAEMON_ARGS] = { "daemon-args", check_daemon_args },
+static const check_fn evaluate_checks[CHECK__COUNT] = {
+	[CHECK_MACHINE_TYPE] = check_machine_type,
+	[CHECK_GPUS] = check_gpus,
+	[CHECK_GPU_NICS] = check_gpu_nics,
+	[CHECK_PAIRING] = check_pairing,
+	[CHECK_LINKS] = check_links,
+	[CHECK_NETWORKS] = check_networks,
+	[CHECK_APERTURE_DEVICES] = check_aperture_devices,
+	[CHECK_DEVICE_NODES] = check_device_nodes,
+	[CHECK_NVIDIA_HOST_PATH] = check_nvidia_host_path,
+	[CHECK_PLUGIN_FILES] = check_plugin_files,
+	[CHECK_VERSION_PAIR] = check_version_pair,
+	[CHECK_DAEMON_ARGS] = check_daemon_args,
 };
-
-const char *check_id_name(enum check_id id)
-{
-	if ((unsigned)id >= CHECK__COUNT)
-		return "unknown";
-	return evaluate_checks[id].name;
-}
-
-const char *check_status_name(enum check_status s)
-{
-	switch (s) {
-	case CHECK_SKIP: return "skip";
-	case CHECK_PASS: return "pass";
-	case CHECK_WARN: return "warn";
-	case CHECK_FAIL: return "fail";
-	}
-	return "skip";
-}
-
-const char *profile_kind_name(enum profile_kind k)
-{
-	switch (k) {
-	case PROFILE_NONE: return "none";
-	case PROFILE_TCPX: return "tcpx";
-	case PROFILE_TCPXO: return "tcpxo";
-	}
-	return "none";
-}
-
-const char *profile_runtime_name(enum profile_kind k)
-{
-	switch (k) {
-	case PROFILE_NONE: return NULL;
-	case PROFILE_TCPX: return "torch-distributed-tcpx";
-	case PROFILE_TCPXO: return "torch-distributed-tcpxo";
-	}
-	return NULL;
-}
-
-const char *nic_state_name(enum nic_state s)
-{
-	switch (s) {
-	case NIC_STATE_UNKNOWN: return NULL;
-	case NIC_STATE_UP: return "up";
-	case NIC_STATE_DOWN: return "down";
-	case NIC_STATE_IN_POD: return "in-pod";
-	case NIC_STATE_MISSING: return "missing";
-	}
-	return NULL;
-}
-
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-{
-	char *msg = NULL, *rem = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	if (remedy && !(rem = strdup(remedy))) {
-		free(msg);
-		return -ENOMEM;
-	}
-	free(c->message);
-	free(c->remedy);
-	c->status = status;
-	c->message = msg;
-	c->remedy = rem;
-	return 0;
-}
-
-const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)
-{
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < p->n_nics; i++)
-		if (strcmp(p->nics[i].name, name) == 0)
-			return &p->nics[i];
-	return NULL;
-}
-
-const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf)
-{
-	if (!bdf || !*bdf)
-		return NULL;
-	for (size_t i = 0; i < p->n_nics; i++)
-		if (strcmp(p->nics[i].bdf, bdf) == 0)
-			return &p->nics[i];
-	return NULL;
-}
-
-void profile_free(struct profile *p)
-{
-	if (!p)
-		return;
-	free(p->summary);
-	free(p->gpus);
-	free(p->nics);
-	free(p->ifaces);
-	for (size_t i = 0; i < p->n_daemons; i++)
-		free(p->daemons[i]);
-	free(p->daemons);
-	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		free(p->checks[i].message);
-		free(p->checks[i].remedy);
-	}
-	*p = (struct profile){ 0 };
-}
 
 /*
  * The primary NIC is the gVNIC outside every GPU switch that carries the default route; without
@@ -322,7 +208,7 @@ int profile_evaluate(const struct observation *o, struct profile *ret)
 		struct check *c = &p.checks[i];
 
 		c->id = (enum check_id)i;
-		r = evaluate_checks[i].fn(o, &p, c);
+		r = evaluate_checks[i](o, &p, c);
 		if (r < 0)
 			goto fail;
 		if (!c->message && check_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {

@@ -101,16 +101,7 @@ struct profile {
 	struct check checks[CHECK__COUNT];      /* indexed by enum check_id */
 };
 
-/**
- * profile_evaluate() - pure evaluation of an observation into a verdict.
- * @o: the observation (not modified).
- * @ret: written on success; free with profile_free().
- *
- * Return: 0, or -ENOMEM.
- */
-int profile_evaluate(const struct observation *o, struct profile *ret);
-
-void profile_free(struct profile *p);
+void profile_free(struct profile *p);      /* accepts NULL; leaves *p zeroed */
 
 const char *check_id_name(enum check_id id);
 const char *check_status_name(enum check_status s);
@@ -121,3 +112,10 @@ const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 /* Find a NIC row by interface name or BDF; NULL when absent. */
 const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name);
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);
+
+/**
+ * check_set() - set a check's status, remedy (may be NULL) and formatted message.
+ * Return: 0 or -ENOMEM.
+ */
+int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));

@@ -8,6 +8,7 @@
 #include "agent/cli.h"
 #include "agent/observe.h"
 #include "probes/kube/kubeparse.h"
+#include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
 #include "report/render/annotations.h"
 #include "probes/kube/kubeparse_pods.h"

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
 #include "tests/unit/obsbuild.h"
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "probes/model/json.h"
+#include "report/checks/evaluate.h"
 #include "report/render/render.h"
 #include "tests/unit/obsbuild.h"
 
