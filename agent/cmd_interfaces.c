@@ -14,6 +14,7 @@
 #include "probes/kube/kubenodes.h"
 #include "probes/model/strbuf.h"
 #include "report/fleet/coherence.h"
+#include "report/render/render_mapping.h"
 
 #define INTERFACES_FILE_MAX ((size_t)256 << 20)        /* a NodeList of ~30,000 fat nodes */
 
@@ -157,14 +158,14 @@ static int interfaces_from_api(const struct cli_options *opt, struct coherence *
 	return r;
 }
 
-static enum coherence_format interfaces_format(enum cli_format f)
+static enum render_mapping_format interfaces_format(enum cli_format f)
 {
 	switch (f) {
-	case CLI_FORMAT_FLAG: return COHERENCE_FORMAT_FLAG;
-	case CLI_FORMAT_YAML: return COHERENCE_FORMAT_YAML;
-	case CLI_FORMAT_JSON: return COHERENCE_FORMAT_JSON;
+	case CLI_FORMAT_FLAG: return RENDER_MAPPING_FLAG;
+	case CLI_FORMAT_YAML: return RENDER_MAPPING_YAML;
+	case CLI_FORMAT_JSON: return RENDER_MAPPING_JSON;
 	}
-	return COHERENCE_FORMAT_FLAG;
+	return RENDER_MAPPING_FLAG;
 }
 
 int cmd_interfaces(const struct cli_options *opt)
@@ -192,7 +193,7 @@ int cmd_interfaces(const struct cli_options *opt)
 		code = EXIT_NOT_READY;
 		goto out;
 	}
-	r = coherence_format_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);
+	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);
 	if (r < 0) {
 		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", strerror(-r));
 		goto out;

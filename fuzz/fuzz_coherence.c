@@ -3,6 +3,7 @@
 
 #include "fuzz/fuzz.h"
 #include "report/fleet/coherence.h"
+#include "report/render/render_mapping.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {
@@ -20,8 +21,8 @@ int fuzz_one(const uint8_t *data, size_t size)
 		coherence_add_nodelist(c, (const char *)data, size, &cont, &err);
 	}
 	if (coherence_evaluate(c, &res, &err) == 0 && res.coherent) {
-		for (int f = COHERENCE_FORMAT_FLAG; f <= COHERENCE_FORMAT_JSON; f++)
-			if (coherence_format_mapping(res.ifaces, res.n_ifaces, (enum coherence_format)f, &out) == 0)
+		for (int f = RENDER_MAPPING_FLAG; f <= RENDER_MAPPING_JSON; f++)
+			if (render_mapping(res.ifaces, res.n_ifaces, (enum render_mapping_format)f, &out) == 0)
 				free(out);
 	}
 	coherence_result_free(&res);

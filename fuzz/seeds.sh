@@ -20,14 +20,17 @@ for f in fixtures/kube/pods-*.json; do cp "$f" "$F/kubeparse_pods/seed-$(basenam
 fresh kubeparse_networks
 for f in fixtures/kube/networks*.json; do cp "$f" "$F/kubeparse_networks/seed-$(basename "$f")"; done
 # NodeLists cut to their first three nodes, compact: the fuzzer mutates small inputs faster.
+# The scanner alone (nodelist) gets six: its fuzz target refuses the fifth item now and then.
 fresh coherence
-/usr/bin/python3 - "$F/coherence" <<'PY'
+fresh nodelist
+/usr/bin/python3 - "$F/coherence" "$F/nodelist" <<'PY'
 import glob, json, os, sys
-for p in sorted(glob.glob("fixtures/nodelists/*.json")):
-    d = json.load(open(p))
-    d["items"] = d.get("items", [])[:3]
-    with open(os.path.join(sys.argv[1], "seed-" + os.path.basename(p)), "w") as f:
-        json.dump(d, f, separators=(",", ":"))
+for out, keep in ((sys.argv[1], 3), (sys.argv[2], 6)):
+    for p in sorted(glob.glob("fixtures/nodelists/*.json")):
+        d = json.load(open(p))
+        d["items"] = d.get("items", [])[:keep]
+        with open(os.path.join(out, "seed-" + os.path.basename(p)), "w") as f:
+            json.dump(d, f, separators=(",", ":"))
 PY
 
 fresh json

@@ -86,3 +86,25 @@ void strbuf_free(struct strbuf *sb)
 	free(sb->s);
 	*sb = (struct strbuf){ 0 };
 }
+
+char *strbuf_printable(const char *s, size_t max)
+{
+	size_t n = strlen(s), keep = n > max ? max : n;
+	char *out;
+
+	/* Never leave half a character before the "…". */
+	while (keep < n && keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+		keep--;
+	out = malloc(keep + sizeof("…"));
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < keep; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		out[i] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
+	}
+	out[keep] = '\0';
+	if (keep < n)
+		strcat(out, "…");
+	return out;
+}

@@ -21,3 +21,9 @@ int strbuf_append(struct strbuf *sb, const char *s);
 char *strbuf_take(struct strbuf *sb);
 
 void strbuf_free(struct strbuf *sb);
+
+/*
+ * strbuf_printable() - a printable copy of hostile text: control bytes become '?', at most
+ * @max bytes (cut at a UTF-8 character boundary), then "…" when cut. Caller frees; NULL on OOM.
+ */
+char *strbuf_printable(const char *s, size_t max);

@@ -1,19 +1,18 @@
-/* coherence.c - collect the TCPXO nodes of NodeLists, judge whether their mappings agree, print it. */
+/* coherence.c - collect the TCPXO nodes of NodeLists and judge whether their published mappings agree. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/kube/nodelist.h"
 #include "probes/model/json.h"
 #include "report/fleet/coherence.h"
 
 #define COHERENCE_PREFIX_MAX 254
-#define COHERENCE_NAME_MAX 253          /* a Node name is a DNS subdomain */
 #define COHERENCE_TEXT_MAX 240          /* bytes of one message from an annotation we print */
 #define COHERENCE_ID_MAX 64
 #define COHERENCE_ATTACH_MAX (64u << 10)
 #define COHERENCE_FAILS_MAX 32          /* failed checks kept per node */
-#define COHERENCE_CONTINUE_MAX (16u << 10)
 
 enum coherence_kind {
 	COHERENCE_KIND_TCPXO = 0,       /* profile annotation "tcpxo" */
@@ -68,29 +67,6 @@ struct coherence {
 	struct coherence_node *nodes;
 	size_t n, cap;
 };
-
-/* A printable copy of hostile text: control bytes become '?', at most @max bytes, then "…". */
-static char *coherence_clean(const char *s, size_t max)
-{
-	size_t n = strlen(s), keep = n > max ? max : n;
-	char *out;
-
-	/* Cut at a UTF-8 character boundary: never leave half a character before the "…". */
-	while (keep < n && keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
-		keep--;
-	out = malloc(keep + sizeof("…"));
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < keep; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		out[i] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
-	}
-	out[keep] = '\0';
-	if (keep < n)
-		strcat(out, "…");
-	return out;
-}
 
 static char *coherence_key(const char *prefix, const char *name)
 {
@@ -207,8 +183,8 @@ static int coherence_parse_attachment(struct coherence_node *n, const char *text
 			}
 		}
 		f = &n->fails[n->n_fails];
-		f->id = coherence_clean(id, COHERENCE_ID_MAX);
-		f->message = coherence_clean(msg ? msg : "", COHERENCE_TEXT_MAX);
+		f->id = strbuf_printable(id, COHERENCE_ID_MAX);
+		f->message = strbuf_printable(msg ? msg : "", COHERENCE_TEXT_MAX);
 		n->n_fails++;
 		if (!f->id || !f->message) {
 			r = -ENOMEM;
@@ -221,13 +197,7 @@ out:
 	return r < 0 && r != -EINVAL ? r : 0;
 }
 
-struct coherence_field {
-	bool present;
-	char *s;                        /* the string value; NULL when present but not a string */
-	char type;                      /* first byte of the value: its JSON type */
-};
-
-static int coherence_parse_interfaces(struct coherence_node *n, const struct coherence_field *v)
+static int coherence_parse_interfaces(struct coherence_node *n, const struct jsonscan_field *v)
 {
 	struct strbuf why = { 0 };
 	struct profile_iface *m = NULL;
@@ -256,7 +226,7 @@ static int coherence_parse_interfaces(struct coherence_node *n, const struct coh
 		memcpy(n->ifaces, m, sizeof(n->ifaces));
 	} else if (r == -EINVAL) {
 		n->map = COHERENCE_MAP_INVALID;
-		n->map_why = coherence_clean(why.s ? why.s : "", 4 * COHERENCE_TEXT_MAX);
+		n->map_why = strbuf_printable(why.s ? why.s : "", 4 * COHERENCE_TEXT_MAX);
 		r = n->map_why ? 0 : -ENOMEM;
 	}
 	free(m);
@@ -264,394 +234,18 @@ static int coherence_parse_interfaces(struct coherence_node *n, const struct coh
 	return r;
 }
 
-/*
- * A NodeList is mostly bytes we never look at (status, images, GKE's own annotations): a full
- * tree of 5,000 nodes costs half a second and 130 MiB. So the list is walked once by a strict
- * validating scanner (RFC 8259 grammar, depth-limited) that keeps only the few values the verdict
- * needs, and only those are handed to the JSON adapter. Keys are matched byte for byte (a key
- * written with escapes is not recognised); the first of duplicate keys wins, as in json_get().
- */
-struct coherence_raw {
-	struct coherence_field kind, name, itype, profile, ready, interfaces, attachment;
-};
-
-struct coherence_scan {
-	struct coherence *c;
-	struct strbuf *err;
-	bool refused;                   /* err says why: not a NodeList (the JSON itself may be fine) */
-	bool oom;
-	struct coherence_field kind, items_type, cont;
-	bool items;
-	size_t idx;
-	struct coherence_raw raw;       /* the item being read */
-};
-
-typedef const char *(*coherence_member_fn)(struct coherence_scan *sc, const char *key, size_t klen,
-					   const char *v, const char *end, int depth);
-typedef const char *(*coherence_element_fn)(struct coherence_scan *sc, const char *v, const char *end, int depth);
-
-static const char *coherence_ws(const char *p, const char *end)
+/* Keep one node's facts: only TCPXO nodes keep more than their name and kind. */
+static int coherence_parse_node(struct coherence_node *n, const struct nodelist_item *it)
 {
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
-}
-
-static bool coherence_hex(char ch)
-{
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
-/* @p at '"': the byte after the closing quote, or NULL. */
-static const char *coherence_scan_string(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		unsigned char ch = (unsigned char)*p;
-
-		if (ch == '"')
-			return p + 1;
-		if (ch < 0x20)
-			return NULL;
-		if (ch != '\\')
-			continue;
-		if (++p >= end)
-			return NULL;
-		switch (*p) {
-		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-			break;
-		case 'u':
-			if (end - p < 5 || !coherence_hex(p[1]) || !coherence_hex(p[2]) ||
-			    !coherence_hex(p[3]) || !coherence_hex(p[4]))
-				return NULL;
-			p += 4;
-			break;
-		default:
-			return NULL;
-		}
-	}
-	return NULL;
-}
-
-static const char *coherence_scan_digits(const char *p, const char *end)
-{
-	const char *s = p;
-
-	while (p < end && *p >= '0' && *p <= '9')
-		p++;
-	return p > s ? p : NULL;
-}
-
-static const char *coherence_scan_number(const char *p, const char *end)
-{
-	if (p < end && *p == '-')
-		p++;
-	if (p < end && *p == '0')
-		p++;
-	else if (!(p = coherence_scan_digits(p, end)))
-		return NULL;
-	if (p < end && *p == '.' && !(p = coherence_scan_digits(p + 1, end)))
-		return NULL;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			p++;
-		if (!(p = coherence_scan_digits(p, end)))
-			return NULL;
-	}
-	return p;
-}
-
-static const char *coherence_scan_value(struct coherence_scan *sc, const char *p, const char *end, int depth);
-
-/* @p at '{': walk the members, @fn (NULL: skip) reads each value; the byte after '}' or NULL. */
-static const char *coherence_scan_object(struct coherence_scan *sc, const char *p, const char *end, int depth,
-					 coherence_member_fn fn)
-{
-	if (depth >= JSON_MAX_DEPTH)
-		return NULL;
-	p = coherence_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return p + 1;
-	for (;;) {
-		const char *key = p, *v;
-
-		if (p >= end || *p != '"' || !(p = coherence_scan_string(p, end)))
-			return NULL;
-		v = coherence_ws(p, end);
-		if (v >= end || *v != ':')
-			return NULL;
-		v = coherence_ws(v + 1, end);
-		if (v >= end)
-			return NULL;    /* "key": at the end of input: callbacks may read *v */
-		p = fn ? fn(sc, key + 1, (size_t)(p - key - 2), v, end, depth + 1) :
-			coherence_scan_value(sc, v, end, depth + 1);
-		if (!p)
-			return NULL;
-		p = coherence_ws(p, end);
-		if (p < end && *p == ',') {
-			p = coherence_ws(p + 1, end);
-			continue;
-		}
-		return p < end && *p == '}' ? p + 1 : NULL;
-	}
-}
-
-static const char *coherence_scan_array(struct coherence_scan *sc, const char *p, const char *end, int depth,
-					coherence_element_fn fn)
-{
-	if (depth >= JSON_MAX_DEPTH)
-		return NULL;
-	p = coherence_ws(p + 1, end);
-	if (p < end && *p == ']')
-		return p + 1;
-	for (;;) {
-		p = fn ? fn(sc, p, end, depth + 1) : coherence_scan_value(sc, p, end, depth + 1);
-		if (!p)
-			return NULL;
-		p = coherence_ws(p, end);
-		if (p < end && *p == ',') {
-			p = coherence_ws(p + 1, end);
-			continue;
-		}
-		return p < end && *p == ']' ? p + 1 : NULL;
-	}
-}
-
-static const char *coherence_scan_value(struct coherence_scan *sc, const char *p, const char *end, int depth)
-{
-	if (p >= end)
-		return NULL;
-	switch (*p) {
-	case '"': return coherence_scan_string(p, end);
-	case '{': return coherence_scan_object(sc, p, end, depth, NULL);
-	case '[': return coherence_scan_array(sc, p, end, depth, NULL);
-	case 't': return end - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL;
-	case 'f': return end - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL;
-	case 'n': return end - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL;
-	default: return coherence_scan_number(p, end);
-	}
-}
-
-static const char *coherence_type_name(char type)
-{
-	switch (type) {
-	case '"': return "string";
-	case '{': return "object";
-	case '[': return "array";
-	case 't': case 'f': return "boolean";
-	case 'n': return "null";
-	default: return "number";
-	}
-}
-
-/* Keep a value (the first of duplicate keys): its string decoded by the JSON adapter. */
-static const char *coherence_scan_field(struct coherence_scan *sc, struct coherence_field *f, const char *v,
-					const char *end, int depth)
-{
-	const char *e = coherence_scan_value(sc, v, end, depth);
-	struct json *str = NULL;
-
-	if (!e || f->present)
-		return e;
-	f->present = true;
-	f->type = *v;
-	if (*v != '"')
-		return e;
-	if (!memchr(v, '\\', (size_t)(e - v)))
-		f->s = strndup(v + 1, (size_t)(e - v - 2));
-	else if (json_parse(v, (size_t)(e - v), &str) == 0 && json_string(str))
-		f->s = strdup(json_string(str));
-	json_free(str);
-	if (!f->s) {
-		sc->oom = sc->refused = true;
-		return NULL;
-	}
-	return e;
-}
-
-#define COHERENCE_KEY(k, klen, lit) ((klen) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
-
-static bool coherence_key_is(const char *k, size_t klen, const char *want)
-{
-	return strlen(want) == klen && memcmp(k, want, klen) == 0;
-}
-
-static const char *coherence_on_label(struct coherence_scan *sc, const char *k, size_t klen,
-				      const char *v, const char *end, int depth)
-{
-	if (COHERENCE_KEY(k, klen, "node.kubernetes.io/instance-type"))
-		return coherence_scan_field(sc, &sc->raw.itype, v, end, depth);
-	return coherence_scan_value(sc, v, end, depth);
-}
-
-static const char *coherence_on_annotation(struct coherence_scan *sc, const char *k, size_t klen,
-					   const char *v, const char *end, int depth)
-{
-	const struct coherence *c = sc->c;
-	struct coherence_field *f = NULL;
-
-	/* Every one of ours starts with the prefix: one compare rejects GKE's own. */
-	if (klen > strlen(c->prefix) && memcmp(k, c->prefix, strlen(c->prefix)) == 0) {
-		if (coherence_key_is(k, klen, c->key_profile))
-			f = &sc->raw.profile;
-		else if (coherence_key_is(k, klen, c->key_ready))
-			f = &sc->raw.ready;
-		else if (coherence_key_is(k, klen, c->key_interfaces))
-			f = &sc->raw.interfaces;
-		else if (coherence_key_is(k, klen, c->key_attachment))
-			f = &sc->raw.attachment;
-	}
-	return f ? coherence_scan_field(sc, f, v, end, depth) : coherence_scan_value(sc, v, end, depth);
-}
-
-static const char *coherence_on_node_meta(struct coherence_scan *sc, const char *k, size_t klen,
-					  const char *v, const char *end, int depth)
-{
-	if (COHERENCE_KEY(k, klen, "name"))
-		return coherence_scan_field(sc, &sc->raw.name, v, end, depth);
-	if (COHERENCE_KEY(k, klen, "labels") && *v == '{')
-		return coherence_scan_object(sc, v, end, depth, coherence_on_label);
-	if (COHERENCE_KEY(k, klen, "annotations") && *v == '{')
-		return coherence_scan_object(sc, v, end, depth, coherence_on_annotation);
-	return coherence_scan_value(sc, v, end, depth);
-}
-
-static const char *coherence_on_node(struct coherence_scan *sc, const char *k, size_t klen,
-				     const char *v, const char *end, int depth)
-{
-	if (COHERENCE_KEY(k, klen, "kind"))
-		return coherence_scan_field(sc, &sc->raw.kind, v, end, depth);
-	if (COHERENCE_KEY(k, klen, "metadata") && *v == '{')
-		return coherence_scan_object(sc, v, end, depth, coherence_on_node_meta);
-	return coherence_scan_value(sc, v, end, depth);
-}
-
-static void coherence_raw_clear(struct coherence_raw *raw)
-{
-	struct coherence_field *f[] = { &raw->kind, &raw->name, &raw->itype, &raw->profile, &raw->ready,
-					&raw->interfaces, &raw->attachment };
-
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		free(f[i]->s);
-	memset(raw, 0, sizeof(*raw));
-}
-
-static int coherence_parse_node(struct coherence_scan *sc, struct coherence_node *n);
-
-static const char *coherence_on_item(struct coherence_scan *sc, const char *v, const char *end, int depth)
-{
-	struct coherence *c = sc->c;
-	struct coherence_node *n;
-	const char *e;
-	size_t idx = sc->idx++;
+	const char *p = it->profile.s, *ready = it->ready.s;
 	int r;
 
-	if (v >= end)
-		return NULL;
-	if (*v != '{') {
-		e = coherence_scan_value(sc, v, end, depth);
-		if (e) {
-			strbuf_appendf(sc->err, "items[%zu] is a JSON %s, not a Node object", idx, coherence_type_name(*v));
-			sc->refused = true;
-		}
-		return NULL;
-	}
-	coherence_raw_clear(&sc->raw);
-	e = coherence_scan_object(sc, v, end, depth, coherence_on_node);
-	if (!e)
-		return NULL;
-	if (c->n >= COHERENCE_MAX_NODES) {
-		strbuf_appendf(sc->err, "more than %d nodes", COHERENCE_MAX_NODES);
-		sc->refused = true;
-		return NULL;
-	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct coherence_node *nn = realloc(c->nodes, cap * sizeof(*nn));
-
-		if (!nn) {
-			sc->oom = sc->refused = true;
-			return NULL;
-		}
-		c->nodes = nn;
-		c->cap = cap;
-	}
-	n = &c->nodes[c->n++];
-	memset(n, 0, sizeof(*n));
-	r = coherence_parse_node(sc, n);
-	if (r < 0) {
-		sc->oom = r == -ENOMEM;
-		sc->refused = true;
-		return NULL;
-	}
-	return e;
-}
-
-static const char *coherence_on_list_meta(struct coherence_scan *sc, const char *k, size_t klen,
-					  const char *v, const char *end, int depth)
-{
-	if (COHERENCE_KEY(k, klen, "continue"))
-		return coherence_scan_field(sc, &sc->cont, v, end, depth);
-	return coherence_scan_value(sc, v, end, depth);
-}
-
-static const char *coherence_on_list(struct coherence_scan *sc, const char *k, size_t klen,
-				     const char *v, const char *end, int depth)
-{
-	if (COHERENCE_KEY(k, klen, "kind")) {
-		const char *e = coherence_scan_field(sc, &sc->kind, v, end, depth);
-
-		/* Refuse a PodList before reading its items as nodes. */
-		if (e && sc->kind.s && strcmp(sc->kind.s, "NodeList") != 0 && strcmp(sc->kind.s, "List") != 0) {
-			char *kind = coherence_clean(sc->kind.s, COHERENCE_ID_MAX);
-
-			strbuf_appendf(sc->err, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'",
-				       kind ? kind : "?");
-			free(kind);
-			sc->refused = true;
-			return NULL;
-		}
-		return e;
-	}
-	if (COHERENCE_KEY(k, klen, "metadata") && *v == '{')
-		return coherence_scan_object(sc, v, end, depth, coherence_on_list_meta);
-	if (COHERENCE_KEY(k, klen, "items") && !sc->items) {
-		sc->items = true;
-		sc->items_type.type = *v;
-		if (*v == '[')
-			return coherence_scan_array(sc, v, end, depth, coherence_on_item);
-	}
-	return coherence_scan_value(sc, v, end, depth);
-}
-
-static int coherence_parse_node(struct coherence_scan *sc, struct coherence_node *n)
-{
-	struct coherence_raw *raw = &sc->raw;
-	size_t idx = sc->idx - 1;
-	const char *p = raw->profile.s, *ready = raw->ready.s;
-	int r;
-
-	if (raw->kind.s && strcmp(raw->kind.s, "Node") != 0) {
-		char *k = coherence_clean(raw->kind.s, COHERENCE_ID_MAX);
-
-		strbuf_appendf(sc->err, "items[%zu] is a %s, not a Node", idx, k ? k : "?");
-		free(k);
-		return -EINVAL;
-	}
-	if (!raw->name.s || !*raw->name.s) {
-		strbuf_appendf(sc->err, "items[%zu] has no metadata.name", idx);
-		return -EINVAL;
-	}
-	if (strlen(raw->name.s) > COHERENCE_NAME_MAX) {
-		strbuf_appendf(sc->err, "items[%zu]: a node name has at most %d characters", idx, COHERENCE_NAME_MAX);
-		return -EINVAL;
-	}
-	n->name = coherence_clean(raw->name.s, COHERENCE_NAME_MAX);
+	n->name = strbuf_printable(it->name.s, NODELIST_NAME_MAX);
 	if (!n->name)
 		return -ENOMEM;
 
-	if (!raw->profile.present)
-		n->kind = raw->itype.s && strcmp(raw->itype.s, COHERENCE_INSTANCE_TYPE) == 0 ?
+	if (!it->profile.present)
+		n->kind = it->itype.s && strcmp(it->itype.s, COHERENCE_INSTANCE_TYPE) == 0 ?
 			COHERENCE_KIND_UNOBSERVED : COHERENCE_KIND_OTHER;
 	else if (p && strcmp(p, "tcpxo") == 0)
 		n->kind = COHERENCE_KIND_TCPXO;
@@ -664,7 +258,7 @@ static int coherence_parse_node(struct coherence_scan *sc, struct coherence_node
 	if (n->kind != COHERENCE_KIND_TCPXO)
 		return 0;
 
-	if (!raw->ready.present) {
+	if (!it->ready.present) {
 		n->ready = COHERENCE_READY_MISSING;
 	} else if (ready && strcmp(ready, "true") == 0) {
 		n->ready = COHERENCE_READY_TRUE;
@@ -672,78 +266,56 @@ static int coherence_parse_node(struct coherence_scan *sc, struct coherence_node
 		n->ready = COHERENCE_READY_FALSE;
 	} else {
 		n->ready = COHERENCE_READY_BAD;
-		n->ready_value = coherence_clean(ready ? ready : "(not a string)", COHERENCE_ID_MAX);
+		n->ready_value = strbuf_printable(ready ? ready : "(not a string)", COHERENCE_ID_MAX);
 		if (!n->ready_value)
 			return -ENOMEM;
 	}
 
-	r = coherence_parse_interfaces(n, &raw->interfaces);
+	r = coherence_parse_interfaces(n, &it->interfaces);
 	if (r < 0)
 		return r;
 
-	if (!raw->attachment.present)
+	if (!it->attachment.present)
 		n->attach = COHERENCE_ATTACH_MISSING;
-	else if (!raw->attachment.s)
+	else if (!it->attachment.s)
 		n->attach = COHERENCE_ATTACH_BAD;
-	else if ((r = coherence_parse_attachment(n, raw->attachment.s)) < 0)
+	else if ((r = coherence_parse_attachment(n, it->attachment.s)) < 0)
 		return r;
 	return 0;
+}
+
+static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+{
+	struct coherence *c = ctx;
+	struct coherence_node *n;
+
+	if (c->n >= COHERENCE_MAX_NODES) {
+		strbuf_appendf(err, "more than %d nodes", COHERENCE_MAX_NODES);
+		return -EINVAL;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct coherence_node *nn = realloc(c->nodes, cap * sizeof(*nn));
+
+		if (!nn)
+			return -ENOMEM;
+		c->nodes = nn;
+		c->cap = cap;
+	}
+	n = &c->nodes[c->n++];
+	memset(n, 0, sizeof(*n));
+	return coherence_parse_node(n, it);
 }
 
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
 			   struct strbuf *err)
 {
-	struct strbuf local = { 0 };
-	struct coherence_scan sc = { .c = c, .err = err ? err : &local };
-	const char *p, *end = text + len;
 	size_t start = c->n;
-	int r = -EINVAL;
+	int r;
 
-	p = coherence_ws(text, end);
-	if (p < end && *p != '{') {
-		if (coherence_scan_value(&sc, p, end, 0) && coherence_ws(coherence_scan_value(&sc, p, end, 0), end) == end)
-			strbuf_appendf(sc.err, "expected a NodeList object, got a JSON %s", coherence_type_name(*p));
-		else
-			strbuf_appendf(sc.err, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
-		goto out;
-	}
-	p = p < end ? coherence_scan_object(&sc, p, end, 0, coherence_on_list) : NULL;
-	if (p)
-		p = coherence_ws(p, end);
-	if (!p || p != end) {
-		if (sc.oom) {
-			strbuf_append(sc.err, "out of memory");
-			r = -ENOMEM;
-		} else if (!sc.refused) {
-			strbuf_appendf(sc.err, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
-		}
-		goto out;
-	}
-	if (!sc.items) {
-		strbuf_append(sc.err, "no \"items\" list: not a NodeList");
-		goto out;
-	}
-	if (sc.items_type.type != '[' && sc.items_type.type != 'n') {
-		strbuf_appendf(sc.err, "\"items\" is a JSON %s, not a list", coherence_type_name(sc.items_type.type));
-		goto out;
-	}
-	if (sc.cont.s && strlen(sc.cont.s) > COHERENCE_CONTINUE_MAX) {
-		strbuf_appendf(sc.err, "metadata.continue is longer than %u bytes", COHERENCE_CONTINUE_MAX);
-		goto out;
-	}
-	if (ret_continue) {
-		*ret_continue = sc.cont.s && *sc.cont.s ? sc.cont.s : NULL;
-		if (*ret_continue)
-			sc.cont.s = NULL;
-	}
-	r = (int)(c->n - start);
-out:
+	r = nodelist_scan(text, len, c->prefix, coherence_on_item, c, ret_continue, err);
 	if (r < 0)
 		coherence_truncate(c, start);   /* a refused page adds nothing */
-	coherence_raw_clear(&sc.raw);
-	free(sc.kind.s);
-	free(sc.cont.s);
-	strbuf_free(&local);
 	return r;
 }
 
@@ -1166,43 +738,4 @@ void coherence_result_free(struct coherence_result *r)
 		return;
 	free(r->diagnostics);
 	r->diagnostics = NULL;
-}
-
-int coherence_format_mapping(const struct profile_iface *v, size_t n, enum coherence_format f, char **ret)
-{
-	struct profile_iface s[IFACEMAP_ENTRIES];
-	struct strbuf sb = { 0 };
-	char *json, *text;
-	int r;
-
-	r = ifacemap_validate(v, n, NULL);
-	if (r < 0)
-		return r;
-	memcpy(s, v, sizeof(s));
-	ifacemap_sort(s, IFACEMAP_ENTRIES);
-	switch (f) {
-	case COHERENCE_FORMAT_FLAG:
-		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
-			strbuf_appendf(&sb, "%s%s=%s", i ? "," : "", s[i].name, s[i].network);
-		strbuf_append(&sb, "\n");
-		break;
-	case COHERENCE_FORMAT_YAML:
-		/* Networks passed the renderer's rules: DNS labels, safe unquoted in YAML. */
-		strbuf_append(&sb, "tcpxoInterfaces:\n");
-		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
-			strbuf_appendf(&sb, "  - interfaceName: %s\n    network: %s\n", s[i].name, s[i].network);
-		break;
-	case COHERENCE_FORMAT_JSON:
-		json = ifacemap_to_json(s, IFACEMAP_ENTRIES);
-		if (!json)
-			return -ENOMEM;
-		strbuf_appendf(&sb, "%s\n", json);
-		free(json);
-		break;
-	}
-	text = strbuf_take(&sb);
-	if (!text)
-		return -ENOMEM;
-	*ret = text;
-	return 0;
 }

@@ -12,12 +12,6 @@
 #define COHERENCE_NAMES_SHOWN 3         /* node names listed per diagnostic before "…" */
 #define COHERENCE_INSTANCE_TYPE "a3-megagpu-8g"
 
-enum coherence_format {
-	COHERENCE_FORMAT_FLAG = 0,      /* eth1=<net>,...,eth8=<net> (--gke-tcpxo-interfaces) */
-	COHERENCE_FORMAT_YAML,          /* tcpxoInterfaces: list (Helm values) */
-	COHERENCE_FORMAT_JSON,          /* the compact JSON list */
-};
-
 struct coherence;                       /* opaque: the nodes collected so far */
 
 struct coherence_result {
@@ -69,12 +63,3 @@ int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, ch
 int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, struct strbuf *err);
 
 void coherence_result_free(struct coherence_result *r);
-
-/**
- * coherence_format_mapping() - the mapping as the renderer takes it, ending in a newline.
- * @ret: malloc'd text (caller frees).
- *
- * Return: 0; -EINVAL when @v breaks the renderer's rules (nothing is printed for such a
- * mapping); -ENOMEM.
- */
-int coherence_format_mapping(const struct profile_iface *v, size_t n, enum coherence_format f, char **ret);

@@ -12,6 +12,7 @@
 
 #include "probes/model/json.h"
 #include "report/fleet/coherence.h"
+#include "report/render/render_mapping.h"
 
 #define P "fabric.aicr.run/"
 #define GOOD "[{\"interfaceName\":\"eth1\",\"network\":\"gpu-nic-0\"},{\"interfaceName\":\"eth2\",\"network\":\"gpu-nic-1\"}," \
@@ -149,7 +150,7 @@ static void test_coherent(void **state)
 	assert_int_equal(run.res.n_ifaces, 8);
 	assert_string_equal(run.res.ifaces[0].name, "eth1");
 	assert_string_equal(run.res.ifaces[7].network, "gpu-nic-7");
-	assert_int_equal(coherence_format_mapping(run.res.ifaces, run.res.n_ifaces, COHERENCE_FORMAT_FLAG, &out), 0);
+	assert_int_equal(render_mapping(run.res.ifaces, run.res.n_ifaces, RENDER_MAPPING_FLAG, &out), 0);
 	assert_string_equal(out, "eth1=gpu-nic-0,eth2=gpu-nic-1,eth3=gpu-nic-2,eth4=gpu-nic-3,"
 			    "eth5=gpu-nic-4,eth6=gpu-nic-5,eth7=gpu-nic-6,eth8=gpu-nic-7\n");
 	free(out);
@@ -166,7 +167,7 @@ static void test_formats(void **state)
 		snprintf(m[i].name, sizeof(m[i].name), "eth%d", 8 - i);
 		snprintf(m[i].network, sizeof(m[i].network), "gpu-nic-%d", 7 - i);
 	}
-	assert_int_equal(coherence_format_mapping(m, 8, COHERENCE_FORMAT_YAML, &out), 0);
+	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_YAML, &out), 0);
 	assert_string_equal(out,
 		"tcpxoInterfaces:\n"
 		"  - interfaceName: eth1\n    network: gpu-nic-0\n"
@@ -178,15 +179,15 @@ static void test_formats(void **state)
 		"  - interfaceName: eth7\n    network: gpu-nic-6\n"
 		"  - interfaceName: eth8\n    network: gpu-nic-7\n");
 	free(out);
-	assert_int_equal(coherence_format_mapping(m, 8, COHERENCE_FORMAT_JSON, &out), 0);
+	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_JSON, &out), 0);
 	assert_string_equal(out, GOOD "\n");
 	free(out);
 	/* Never print a mapping the renderer would refuse. */
 	strcpy(m[2].network, "default");
 	out = NULL;
-	assert_int_equal(coherence_format_mapping(m, 8, COHERENCE_FORMAT_FLAG, &out), -EINVAL);
+	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_FLAG, &out), -EINVAL);
 	assert_null(out);
-	assert_int_equal(coherence_format_mapping(m, 7, COHERENCE_FORMAT_FLAG, &out), -EINVAL);
+	assert_int_equal(render_mapping(m, 7, RENDER_MAPPING_FLAG, &out), -EINVAL);
 }
 
 static void test_disagree(void **state)

@@ -1,0 +1,275 @@
+/* nodelist.c - a NodeList read in one pass: each item's name, instance type and our annotations. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/nodelist.h"
+#include "probes/model/json.h"
+
+#define NODELIST_PREFIX_MAX 254
+#define NODELIST_KIND_SHOWN 64          /* bytes of a refused kind we print */
+
+struct nodelist_scan {
+	const char *prefix;
+	char key_profile[NODELIST_PREFIX_MAX + 16], key_ready[NODELIST_PREFIX_MAX + 16];
+	char key_interfaces[NODELIST_PREFIX_MAX + 16], key_attachment[NODELIST_PREFIX_MAX + 16];
+	nodelist_item_fn fn;
+	void *ctx;
+	struct strbuf *err;
+	bool refused;                   /* err says why: not a NodeList (the JSON itself may be fine) */
+	bool oom;
+	struct jsonscan_field kind, cont;
+	struct jsonscan_field item_kind;
+	char items_type;
+	bool items;
+	size_t idx;
+	struct nodelist_item item;      /* the item being read */
+};
+
+#define NODELIST_KEY(k, klen, lit) ((klen) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+static const char *nodelist_field(struct nodelist_scan *sc, struct jsonscan_field *f, const char *v,
+				  const char *end, int depth)
+{
+	const char *e = jsonscan_field(f, v, end, depth, &sc->oom);
+
+	if (!e && sc->oom)
+		sc->refused = true;
+	return e;
+}
+
+static const char *nodelist_on_label(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+				     int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (NODELIST_KEY(k, klen, "node.kubernetes.io/instance-type"))
+		return nodelist_field(sc, &sc->item.itype, v, end, depth);
+	return jsonscan_value(v, end, depth);
+}
+
+static const char *nodelist_on_annotation(void *ctx, const char *k, size_t klen, const char *v,
+					  const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+	struct jsonscan_field *f = NULL;
+	size_t plen = strlen(sc->prefix);
+
+	/* Every one of ours starts with the prefix: one compare rejects GKE's own. */
+	if (klen > plen && memcmp(k, sc->prefix, plen) == 0) {
+		if (jsonscan_key_is(k, klen, sc->key_profile))
+			f = &sc->item.profile;
+		else if (jsonscan_key_is(k, klen, sc->key_ready))
+			f = &sc->item.ready;
+		else if (jsonscan_key_is(k, klen, sc->key_interfaces))
+			f = &sc->item.interfaces;
+		else if (jsonscan_key_is(k, klen, sc->key_attachment))
+			f = &sc->item.attachment;
+	}
+	return f ? nodelist_field(sc, f, v, end, depth) : jsonscan_value(v, end, depth);
+}
+
+static const char *nodelist_on_node_meta(void *ctx, const char *k, size_t klen, const char *v,
+					 const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (NODELIST_KEY(k, klen, "name"))
+		return nodelist_field(sc, &sc->item.name, v, end, depth);
+	if (NODELIST_KEY(k, klen, "labels") && *v == '{')
+		return jsonscan_object(sc, v, end, depth, nodelist_on_label);
+	if (NODELIST_KEY(k, klen, "annotations") && *v == '{')
+		return jsonscan_object(sc, v, end, depth, nodelist_on_annotation);
+	return jsonscan_value(v, end, depth);
+}
+
+static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+				    int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (NODELIST_KEY(k, klen, "kind"))
+		return nodelist_field(sc, &sc->item_kind, v, end, depth);
+	if (NODELIST_KEY(k, klen, "metadata") && *v == '{')
+		return jsonscan_object(sc, v, end, depth, nodelist_on_node_meta);
+	return jsonscan_value(v, end, depth);
+}
+
+static void nodelist_item_clear(struct nodelist_scan *sc)
+{
+	struct jsonscan_field *f[] = { &sc->item_kind, &sc->item.name, &sc->item.itype, &sc->item.profile,
+				       &sc->item.ready, &sc->item.interfaces, &sc->item.attachment };
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		jsonscan_field_clear(f[i]);
+}
+
+/* The item read is a Node with a usable name: hand it on. */
+static int nodelist_check_item(struct nodelist_scan *sc, size_t idx)
+{
+	const struct nodelist_item *it = &sc->item;
+
+	if (sc->item_kind.s && strcmp(sc->item_kind.s, "Node") != 0) {
+		char *k = strbuf_printable(sc->item_kind.s, NODELIST_KIND_SHOWN);
+
+		strbuf_appendf(sc->err, "items[%zu] is a %s, not a Node", idx, k ? k : "?");
+		free(k);
+		return -EINVAL;
+	}
+	if (!it->name.s || !*it->name.s) {
+		strbuf_appendf(sc->err, "items[%zu] has no metadata.name", idx);
+		return -EINVAL;
+	}
+	if (strlen(it->name.s) > NODELIST_NAME_MAX) {
+		strbuf_appendf(sc->err, "items[%zu]: a node name has at most %d characters", idx, NODELIST_NAME_MAX);
+		return -EINVAL;
+	}
+	return sc->fn(sc->ctx, idx, it, sc->err);
+}
+
+static const char *nodelist_on_item(void *ctx, const char *v, const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+	size_t idx = sc->idx++;
+	const char *e;
+	int r;
+
+	if (v >= end)
+		return NULL;
+	if (*v != '{') {
+		e = jsonscan_value(v, end, depth);
+		if (e) {
+			strbuf_appendf(sc->err, "items[%zu] is a JSON %s, not a Node object", idx, jsonscan_type_name(*v));
+			sc->refused = true;
+		}
+		return NULL;
+	}
+	nodelist_item_clear(sc);
+	e = jsonscan_object(sc, v, end, depth, nodelist_on_node);
+	if (!e)
+		return NULL;
+	r = nodelist_check_item(sc, idx);
+	if (r < 0) {
+		sc->oom = r == -ENOMEM;
+		sc->refused = true;
+		return NULL;
+	}
+	return e;
+}
+
+static const char *nodelist_on_list_meta(void *ctx, const char *k, size_t klen, const char *v,
+					 const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (NODELIST_KEY(k, klen, "continue"))
+		return nodelist_field(sc, &sc->cont, v, end, depth);
+	return jsonscan_value(v, end, depth);
+}
+
+static const char *nodelist_on_list(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+				    int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (NODELIST_KEY(k, klen, "kind")) {
+		const char *e = nodelist_field(sc, &sc->kind, v, end, depth);
+
+		/* Refuse a PodList before reading its items as nodes. */
+		if (e && sc->kind.s && strcmp(sc->kind.s, "NodeList") != 0 && strcmp(sc->kind.s, "List") != 0) {
+			char *kind = strbuf_printable(sc->kind.s, NODELIST_KIND_SHOWN);
+
+			strbuf_appendf(sc->err, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'",
+				       kind ? kind : "?");
+			free(kind);
+			sc->refused = true;
+			return NULL;
+		}
+		return e;
+	}
+	if (NODELIST_KEY(k, klen, "metadata") && *v == '{')
+		return jsonscan_object(sc, v, end, depth, nodelist_on_list_meta);
+	if (NODELIST_KEY(k, klen, "items") && !sc->items) {
+		sc->items = true;
+		sc->items_type = *v;
+		if (*v == '[')
+			return jsonscan_array(sc, v, end, depth, nodelist_on_item);
+	}
+	return jsonscan_value(v, end, depth);
+}
+
+static int nodelist_keys(struct nodelist_scan *sc, const char *prefix)
+{
+	const struct { char *buf; const char *name; } k[] = {
+		{ sc->key_profile, "profile" }, { sc->key_ready, "ready" },
+		{ sc->key_interfaces, "interfaces" }, { sc->key_attachment, "attachment" },
+	};
+
+	if (!prefix || !*prefix || strlen(prefix) > NODELIST_PREFIX_MAX)
+		return -EINVAL;
+	sc->prefix = prefix;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		snprintf(k[i].buf, NODELIST_PREFIX_MAX + 16, "%s%s", prefix, k[i].name);
+	return 0;
+}
+
+int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_item_fn fn, void *ctx,
+		  char **ret_continue, struct strbuf *err)
+{
+	struct strbuf local = { 0 };
+	struct nodelist_scan sc = { .fn = fn, .ctx = ctx, .err = err ? err : &local };
+	const char *p, *end = text + len;
+	int r = -EINVAL;
+
+	if (nodelist_keys(&sc, prefix) < 0) {
+		strbuf_append(sc.err, "the annotation prefix is empty or too long");
+		goto out;
+	}
+	p = jsonscan_ws(text, end);
+	if (p < end && *p != '{') {
+		const char *e = jsonscan_value(p, end, 0);
+
+		if (e && jsonscan_ws(e, end) == end)
+			strbuf_appendf(sc.err, "expected a NodeList object, got a JSON %s", jsonscan_type_name(*p));
+		else
+			strbuf_appendf(sc.err, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
+		goto out;
+	}
+	p = p < end ? jsonscan_object(&sc, p, end, 0, nodelist_on_list) : NULL;
+	if (p)
+		p = jsonscan_ws(p, end);
+	if (!p || p != end) {
+		if (sc.oom) {
+			strbuf_append(sc.err, "out of memory");
+			r = -ENOMEM;
+		} else if (!sc.refused) {
+			strbuf_appendf(sc.err, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
+		}
+		goto out;
+	}
+	if (!sc.items) {
+		strbuf_append(sc.err, "no \"items\" list: not a NodeList");
+		goto out;
+	}
+	if (sc.items_type != '[' && sc.items_type != 'n') {
+		strbuf_appendf(sc.err, "\"items\" is a JSON %s, not a list", jsonscan_type_name(sc.items_type));
+		goto out;
+	}
+	if (sc.cont.s && strlen(sc.cont.s) > NODELIST_CONTINUE_MAX) {
+		strbuf_appendf(sc.err, "metadata.continue is longer than %u bytes", NODELIST_CONTINUE_MAX);
+		goto out;
+	}
+	if (ret_continue) {
+		*ret_continue = sc.cont.s && *sc.cont.s ? sc.cont.s : NULL;
+		if (*ret_continue)
+			sc.cont.s = NULL;
+	}
+	r = (int)sc.idx;
+out:
+	nodelist_item_clear(&sc);
+	jsonscan_field_clear(&sc.kind);
+	jsonscan_field_clear(&sc.cont);
+	strbuf_free(&local);
+	return r;
+}

@@ -1,0 +1,189 @@
+/* jsonscan.c - a strict single-pass JSON scanner with member and element callbacks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/json.h"
+#include "probes/model/jsonscan.h"
+
+const char *jsonscan_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static bool jsonscan_hex(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+/* @p at '"': the byte after the closing quote, or NULL. */
+static const char *jsonscan_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (ch == '"')
+			return p + 1;
+		if (ch < 0x20)
+			return NULL;
+		if (ch != '\\')
+			continue;
+		if (++p >= end)
+			return NULL;
+		switch (*p) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			break;
+		case 'u':
+			if (end - p < 5 || !jsonscan_hex(p[1]) || !jsonscan_hex(p[2]) ||
+			    !jsonscan_hex(p[3]) || !jsonscan_hex(p[4]))
+				return NULL;
+			p += 4;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *jsonscan_digits(const char *p, const char *end)
+{
+	const char *s = p;
+
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p > s ? p : NULL;
+}
+
+static const char *jsonscan_number(const char *p, const char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p < end && *p == '0')
+		p++;
+	else if (!(p = jsonscan_digits(p, end)))
+		return NULL;
+	if (p < end && *p == '.' && !(p = jsonscan_digits(p + 1, end)))
+		return NULL;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (!(p = jsonscan_digits(p, end)))
+			return NULL;
+	}
+	return p;
+}
+
+const char *jsonscan_object(void *ctx, const char *p, const char *end, int depth, jsonscan_member_fn fn)
+{
+	if (depth >= JSON_MAX_DEPTH)
+		return NULL;
+	p = jsonscan_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return p + 1;
+	for (;;) {
+		const char *key = p, *v;
+
+		if (p >= end || *p != '"' || !(p = jsonscan_string(p, end)))
+			return NULL;
+		v = jsonscan_ws(p, end);
+		if (v >= end || *v != ':')
+			return NULL;
+		v = jsonscan_ws(v + 1, end);
+		if (v >= end)
+			return NULL;    /* "key": at the end of input: callbacks may read *v */
+		p = fn ? fn(ctx, key + 1, (size_t)(p - key - 2), v, end, depth + 1) :
+			jsonscan_value(v, end, depth + 1);
+		if (!p)
+			return NULL;
+		p = jsonscan_ws(p, end);
+		if (p < end && *p == ',') {
+			p = jsonscan_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == '}' ? p + 1 : NULL;
+	}
+}
+
+const char *jsonscan_array(void *ctx, const char *p, const char *end, int depth, jsonscan_element_fn fn)
+{
+	if (depth >= JSON_MAX_DEPTH)
+		return NULL;
+	p = jsonscan_ws(p + 1, end);
+	if (p < end && *p == ']')
+		return p + 1;
+	for (;;) {
+		p = fn ? fn(ctx, p, end, depth + 1) : jsonscan_value(p, end, depth + 1);
+		if (!p)
+			return NULL;
+		p = jsonscan_ws(p, end);
+		if (p < end && *p == ',') {
+			p = jsonscan_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == ']' ? p + 1 : NULL;
+	}
+}
+
+const char *jsonscan_value(const char *p, const char *end, int depth)
+{
+	if (p >= end)
+		return NULL;
+	switch (*p) {
+	case '"': return jsonscan_string(p, end);
+	case '{': return jsonscan_object(NULL, p, end, depth, NULL);
+	case '[': return jsonscan_array(NULL, p, end, depth, NULL);
+	case 't': return end - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL;
+	case 'f': return end - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL;
+	case 'n': return end - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL;
+	default: return jsonscan_number(p, end);
+	}
+}
+
+const char *jsonscan_type_name(char type)
+{
+	switch (type) {
+	case '"': return "string";
+	case '{': return "object";
+	case '[': return "array";
+	case 't': case 'f': return "boolean";
+	case 'n': return "null";
+	default: return "number";
+	}
+}
+
+const char *jsonscan_field(struct jsonscan_field *f, const char *v, const char *end, int depth, bool *ret_oom)
+{
+	const char *e = jsonscan_value(v, end, depth);
+	struct json *str = NULL;
+
+	if (!e || f->present)
+		return e;
+	f->present = true;
+	f->type = *v;
+	if (*v != '"')
+		return e;
+	if (!memchr(v, '\\', (size_t)(e - v)))
+		f->s = strndup(v + 1, (size_t)(e - v - 2));
+	else if (json_parse(v, (size_t)(e - v), &str) == 0 && json_string(str))
+		f->s = strdup(json_string(str));
+	json_free(str);
+	if (!f->s) {
+		*ret_oom = true;
+		return NULL;
+	}
+	return e;
+}
+
+void jsonscan_field_clear(struct jsonscan_field *f)
+{
+	free(f->s);
+	memset(f, 0, sizeof(*f));
+}
+
+bool jsonscan_key_is(const char *k, size_t klen, const char *want)
+{
+	return strlen(want) == klen && memcmp(k, want, klen) == 0;
+}

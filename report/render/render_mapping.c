@@ -1,0 +1,47 @@
+/* render_mapping.c - the eth1..eth8 -> Network mapping as the runtime renderer takes it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/strbuf.h"
+#include "report/checks/ifacemap.h"
+#include "report/render/render_mapping.h"
+
+int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_format f, char **ret)
+{
+	struct profile_iface s[IFACEMAP_ENTRIES];
+	struct strbuf sb = { 0 };
+	char *json, *text;
+	int r;
+
+	r = ifacemap_validate(v, n, NULL);
+	if (r < 0)
+		return r;
+	memcpy(s, v, sizeof(s));
+	ifacemap_sort(s, IFACEMAP_ENTRIES);
+	switch (f) {
+	case RENDER_MAPPING_FLAG:
+		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
+			strbuf_appendf(&sb, "%s%s=%s", i ? "," : "", s[i].name, s[i].network);
+		strbuf_append(&sb, "\n");
+		break;
+	case RENDER_MAPPING_YAML:
+		/* Networks passed the renderer's rules: DNS labels, safe unquoted in YAML. */
+		strbuf_append(&sb, "tcpxoInterfaces:\n");
+		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
+			strbuf_appendf(&sb, "  - interfaceName: %s\n    network: %s\n", s[i].name, s[i].network);
+		break;
+	case RENDER_MAPPING_JSON:
+		json = ifacemap_to_json(s, IFACEMAP_ENTRIES);
+		if (!json)
+			return -ENOMEM;
+		strbuf_appendf(&sb, "%s\n", json);
+		free(json);
+		break;
+	}
+	text = strbuf_take(&sb);
+	if (!text)
+		return -ENOMEM;
+	*ret = text;
+	return 0;
+}
