@@ -1,15 +1,12 @@
 /* cmd_interfaces.c - `tcpxo-agent interfaces`: the TCPXO nodes' published mapping, checked, printed. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
+#include "agent/infile.h"
 #include "probes/kube/http.h"
 #include "probes/kube/kubenodes.h"
 #include "probes/model/strbuf.h"
@@ -17,82 +14,6 @@
 #include "report/render/render_mapping.h"
 
 #define INTERFACES_FILE_MAX ((size_t)256 << 20)        /* a NodeList of ~30,000 fat nodes */
-
-/* Read all of @path ("-": stdin), at most INTERFACES_FILE_MAX bytes. */
-static int interfaces_read(const char *path, char **ret, size_t *ret_len, struct strbuf *err)
-{
-	bool is_stdin = strcmp(path, "-") == 0;
-	size_t len = 0, cap = 64 << 10;
-	struct stat st;
-	char *buf = NULL;
-	int fd, r;
-
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		strbuf_appendf(err, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			r = -EISDIR;
-			strbuf_append(err, "is a directory, not a NodeList file");
-			goto out;
-		}
-		if (S_ISREG(st.st_mode) && (size_t)st.st_size > INTERFACES_FILE_MAX) {
-			r = -EFBIG;
-			goto too_big;
-		}
-		/* A regular file is read into one buffer of its size: no copies while growing. */
-		if (S_ISREG(st.st_mode) && st.st_size > 0)
-			cap = (size_t)st.st_size + 1;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap || !buf) {
-			char *nb;
-
-			if (buf)
-				cap = cap * 2 > INTERFACES_FILE_MAX + 1 ? INTERFACES_FILE_MAX + 1 : cap * 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				r = -ENOMEM;
-				strbuf_append(err, "out of memory");
-				goto out;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			strbuf_appendf(err, "cannot read: %s", strerror(-r));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > INTERFACES_FILE_MAX) {
-			r = -EFBIG;
-			goto too_big;
-		}
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	buf = NULL;
-	r = 0;
-	goto out;
-too_big:
-	strbuf_appendf(err, "larger than %zu MiB: not a NodeList this command reads", INTERFACES_FILE_MAX >> 20);
-out:
-	free(buf);
-	if (!is_stdin)
-		close(fd);
-	return r;
-}
 
 static int interfaces_page(void *userdata, const char *body, size_t len, char **ret_continue, struct strbuf *err)
 {
@@ -117,7 +38,9 @@ static int interfaces_from_file(const struct cli_options *opt, struct coherence 
 			"select the nodes with kubectl get nodes -l SELECTOR -o json\n");
 		return -EINVAL;
 	}
-	r = interfaces_read(opt->nodes_file, &text, &len, &err);
+	r = infile_read(opt->nodes_file, INTERFACES_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, &err);
+	if (r == -EISDIR || r == -EFBIG)
+		strbuf_append(&err, r == -EISDIR ? ", not a NodeList file" : ": not a NodeList this command reads");
 	if (r >= 0)
 		r = coherence_add_nodelist(c, text, len, NULL, &err);
 	if (r < 0)

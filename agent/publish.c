@@ -5,11 +5,32 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/infile.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "report/render/annotations.h"
+
+/* The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed. */
+static int publish_load_releases(const char *path, struct releases **ret)
+{
+	struct strbuf why = { 0 };
+	char err[256] = "", *text = NULL;
+	size_t len = 0;
+	int r;
+
+	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, &why);
+	if (r >= 0)
+		r = releases_parse(text, len, ret, err, sizeof(err));
+	if (r >= 0)
+		snprintf((*ret)->source, sizeof((*ret)->source), "%s", path);
+	else
+		fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", path, why.s ? why.s : err[0] ? err : strerror(-r));
+	free(text);
+	strbuf_free(&why);
+	return r;
+}
 
 int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {
@@ -26,15 +47,12 @@ int publisher_open(const struct cli_options *opt, struct publisher *ret)
 		.max_total_ms = 15000,
 		.max_attempts = 3,
 	};
-	char err[256];
 	int r;
 
 	if (opt->releases) {
-		r = releases_load(opt->releases, &pb.releases, err, sizeof(err));
-		if (r < 0) {
-			fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", opt->releases, err);
+		r = publish_load_releases(opt->releases, &pb.releases);
+		if (r < 0)
 			return r == -ENOMEM ? r : -EINVAL;
-		}
 	}
 	r = http_client_new(&cfg, &pb.http, pb.http_why, sizeof(pb.http_why));
 	if (r == -ENOENT) {

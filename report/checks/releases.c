@@ -1,12 +1,9 @@
 /* releases.c - the installer <-> daemon release table: built-in rows and the file format. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "probes/model/json.h"
 #include "report/checks/releases.h"
@@ -233,75 +230,6 @@ out:
 		free(t);
 	}
 	json_free(root);
-	return r;
-}
-
-int releases_load(const char *path, struct releases **ret, char *err, size_t errlen)
-{
-	struct releases *t;
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int fd, r;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		releases_err(err, errlen, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		releases_err(err, errlen, "%s: %s", path, strerror(-r));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		releases_err(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	buf = malloc(RELEASES_FILE_MAX + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		releases_err(err, errlen, "out of memory");
-		goto out;
-	}
-	/* Read one byte past the limit to tell "exactly the limit" from "too large". */
-	for (;;) {
-		ssize_t k = read(fd, buf + len, RELEASES_FILE_MAX + 1 - len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = -errno;
-			releases_err(err, errlen, "%s: %s", path, strerror(-r));
-			goto out;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-		if (len > RELEASES_FILE_MAX) {
-			r = -EFBIG;
-			releases_err(err, errlen, "%s: larger than %u bytes", path, RELEASES_FILE_MAX);
-			goto out;
-		}
-	}
-	r = releases_parse(buf, len, &t, err, errlen);
-	if (r < 0) {
-		/* Prefix the parser's message with the path. */
-		if (err && errlen) {
-			char msg[512];
-
-			snprintf(msg, sizeof(msg), "%s", err);
-			releases_err(err, errlen, "%s: %s", path, msg);
-		}
-		goto out;
-	}
-	snprintf(t->source, sizeof(t->source), "%s", path);
-	*ret = t;
-out:
-	free(buf);
-	close(fd);
 	return r;
 }
 

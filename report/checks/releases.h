@@ -43,13 +43,6 @@ const struct releases *releases_builtin(void);
  */
 int releases_parse(const char *text, size_t len, struct releases **ret, char *err, size_t errlen);
 
-/**
- * releases_load() - read and parse the release file @path (at most RELEASES_FILE_MAX bytes).
- * Return: 0; -ENOENT when @path does not exist; -EFBIG when it is too large; other -errno
- * from open/read; what releases_parse() returns. @err says why.
- */
-int releases_load(const char *path, struct releases **ret, char *err, size_t errlen);
-
 /* Free a loaded table; NULL and the built-in table are ignored. */
 void releases_free(struct releases *t);
 
