@@ -5,6 +5,7 @@
 #   make SAN=1 ...  address+undefined sanitizers (objects under build-san/)
 #   make WERROR=1   warnings are errors (CI)
 #   make bench      measure the agent beside peer tools; writes bench/results.md
+#   make lint-layers  includes point down (agent -> report -> probes), one adapter per library, no cycles
 #   make fuzz       libFuzzer run of every fuzz/fuzz_*.c target, FUZZ_SECONDS each (default 60)
 #   make FUZZ=1 ... clang build for libFuzzer (objects under build-fuzz/)
 
@@ -70,7 +71,7 @@ FUZZ_SECONDS ?= 60
 BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl
 
 .PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures \
-	fuzz fuzz-build bench
+	fuzz fuzz-build bench lint-layers
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -138,8 +139,13 @@ bench:
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS) $(TEST_HELPER_BINS)
 	@BUILD=$(BUILD) sh bench/run.sh
 
+# The objects too: who calls whom (nm) catches a circle that no #include line shows.
+lint-layers: $(LIB_OBJS)
+	@/usr/bin/python3 scripts/lint-layers.py --objects $(BUILD)/obj
+
 check: test-deps
 	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory lint-layers
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
 
 unit: test-deps

@@ -1,0 +1,116 @@
+#!/bin/sh
+# test_lint_layers.sh - scripts/lint-layers.py passes on the tree and fails, naming file and line,
+# on each kind of mistake planted in a copy: an upward include, a sibling include, a library
+# header outside its adapter, an include cycle, and (from the objects) a call that goes up a layer
+# or closes a circle with no #include line at all.
+# Env: TOPDIR (repo root), BUILD (build dir). Prints ok/not ok per case.
+set -u
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOPDIR/$BUILD ;; esac
+PY=/usr/bin/python3
+LINT=$TOPDIR/scripts/lint-layers.py
+failed=0
+
+ok() { echo "ok $1"; }
+notok() { echo "not ok $1: $2"; failed=1; }
+
+tmp=$(mktemp -d /dev/shm/tcpxo-lint.XXXXXX 2>/dev/null || mktemp -d /tmp/tcpxo-lint.XXXXXX) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# The tree as it is, with its objects.
+if out=$($PY "$LINT" --root "$TOPDIR" --objects "$BUILD/obj" 2>&1); then
+	ok tree-passes
+else
+	notok tree-passes "$(echo "$out" | tail -5)"
+fi
+
+fresh() {  # a pristine copy of the sources (include lines are all the lint reads without objects)
+	rm -rf "$tmp/t"
+	mkdir -p "$tmp/t"
+	(cd "$TOPDIR" && tar cf - agent probes report tests/unit tests/helpers fuzz) | (cd "$tmp/t" && tar xf -)
+}
+
+# expect NAME PATTERN [lint args...]: the lint fails and prints a line matching PATTERN.
+expect() {
+	name=$1 pat=$2
+	shift 2
+	if out=$($PY "$LINT" --root "$tmp/t" "$@" 2>&1); then
+		notok "$name" "lint passed a planted mistake"
+	elif echo "$out" | grep -q -- "$pat"; then
+		ok "$name"
+	else
+		notok "$name" "expected /$pat/, got: $(echo "$out" | head -3)"
+	fi
+}
+
+plant() {  # plant FILE LINE-TEXT: add a line after the file's first line
+	sed -i "1a $2" "$tmp/t/$1"
+}
+
+fresh
+plant probes/host/links.c '#include "report/checks/profile.h"'
+expect upward-include 'probes/host/links.c:2: "report/checks/profile.h" goes up a layer'
+
+fresh
+plant report/checks/pairing.c '#include "agent/cli.h"'
+expect report-includes-agent 'report/checks/pairing.c:2: "agent/cli.h" goes up a layer'
+
+fresh
+plant probes/kube/kube.c '#include "probes/host/links.h"'
+expect sibling-include 'probes/kube/kube.c:2: "probes/host/links.h" probes/kube/ and probes/host/ are siblings'
+
+fresh
+plant report/render/render_json.c '#include <cjson/cJSON.h>'
+expect library-outside-adapter 'report/render/render_json.c:2: <cjson/cJSON.h> is cJSON, which only probes/model/json.c includes'
+
+fresh
+plant tests/unit/test_links.c '#include <netlink/netlink.h>'
+expect library-in-a-test 'tests/unit/test_links.c:2: <netlink/netlink.h> is libnl'
+
+fresh
+plant probes/model/strbuf.h '#include "probes/model/json.h"'
+plant probes/model/json.h '#include "probes/model/strbuf.h"'
+expect include-cycle 'include cycle: probes/model/json.h -> probes/model/strbuf.h -> probes/model/json.h'
+
+fresh
+plant report/checks/profile.c '#include "report/checks/evaluate.h"'
+expect module-cycle 'modules depend on each other in a circle: .*-> report/checks/evaluate \[includes evaluate.h (report/checks/profile.c:2)\]'
+
+fresh
+plant agent/log.c '#include "agent/nowhere.h"'
+expect missing-header 'agent/log.c:2: "agent/nowhere.h" does not exist'
+
+# Calls seen only in the objects: a probe calling a check through a hand-written prototype, and
+# two files of one layer calling each other (the shape of the old hostprobe <-> aperture circle).
+fresh
+mkdir -p "$tmp/o/probes/host" "$tmp/o/report/checks"
+cat >"$tmp/t/probes/host/planted.c" <<'EOF'
+int check_planted(void);
+int planted_probe(void) { return check_planted(); }
+EOF
+cat >"$tmp/t/report/checks/planted_check.c" <<'EOF'
+int check_planted(void) { return 1; }
+EOF
+cat >"$tmp/t/probes/host/ring_a.c" <<'EOF'
+int ring_b(void);
+int ring_a(void) { return ring_b(); }
+EOF
+cat >"$tmp/t/probes/host/ring_b.c" <<'EOF'
+int ring_a(void);
+int ring_b(void) { return ring_a() + 1; }
+EOF
+built=1
+for f in probes/host/planted probes/host/ring_a probes/host/ring_b report/checks/planted_check; do
+	cc -c "$tmp/t/$f.c" -o "$tmp/o/$f.o" 2>"$tmp/cc.err" || { built=0; notok objects "$(head -3 "$tmp/cc.err")"; }
+done
+if [ $built = 1 ]; then
+	expect call-goes-up 'probes/host/planted.c: calls check_planted() of report/checks/planted_check.c, which goes up a layer' \
+		--objects "$tmp/o"
+	expect call-circle 'probes/host/ring_a \[calls ring_a()\]' --objects "$tmp/o"
+	# Without the objects the include lines alone are clean: the circle is visible only to nm.
+	if $PY "$LINT" --root "$tmp/t" >/dev/null 2>&1; then ok calls-need-objects; else
+		notok calls-need-objects "the planted calls failed the include-only lint"; fi
+fi
+
+exit $failed
