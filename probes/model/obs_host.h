@@ -1,4 +1,4 @@
-/* obs_host.h - host files, device nodes and processes seen under --root (filled by probes/hostprobe*). */
+/* obs_host.h - host files, device nodes and processes seen under --root (filled by probes/host/hostprobe.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* obs_kube.h - node and pod facts read from the Kubernetes API (filled by probes/kube + report/kubeparse). */
+/* obs_kube.h - node and pod facts read from the Kubernetes API (filled by probes/kube/kube.c and the kubeparse parsers). */
 #pragma once
 
 #include <stdbool.h>

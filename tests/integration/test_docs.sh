@@ -260,6 +260,19 @@ asch = json.loads(read(os.path.join(top, "docs/schema/attachment.schema.json")))
 aenum = asch["properties"]["checks"]["items"]["properties"]["id"]["enum"]
 report("schema/check-ids", [] if enum == ids and order == ids and aenum == ids else
        ["schema check ids %s / order %s / attachment %s, the agent prints %s" % (enum, order, aenum, ids)])
+
+# ---- docs/ARCHITECTURE.md maps every source file (by name, or as stem.{c,h}) ----
+arch = read(os.path.join(top, "docs/ARCHITECTURE.md"))
+missing = []
+for d in ("agent", "probes", "report"):
+    for dirpath, _, files in os.walk(os.path.join(top, d)):
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            stem = f.rsplit(".", 1)[0]
+            if "`%s`" % f not in arch and "`%s.{c,h}`" % stem not in arch:
+                missing.append(os.path.relpath(os.path.join(dirpath, f), top))
+report("architecture/every-file", ["docs/ARCHITECTURE.md does not list %s" % m for m in missing])
 sys.exit(bad)
 PYEOF
 exit $failed
