@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes/kube/kubejson.h"
@@ -61,4 +62,81 @@ int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
 	}
 	*ret = v;
 	return 0;
+}
+
+int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret,
+		 const char *where, char *err, size_t errlen)
+{
+	const struct json *v = json_get(obj, key);
+	const char *s;
+
+	*ret = NULL;
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	s = json_string(v);
+	if (!s) {
+		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
+		return -EINVAL;
+	}
+	if (strnlen(s, max + 1) > max) {
+		kubejson_err(err, errlen, "%s.%s: longer than %zu characters", where, key, max);
+		return -EINVAL;
+	}
+	*ret = strdup(s);
+	if (!*ret) {
+		kubejson_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
+		     char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen)
+{
+	const struct json *arr;
+	char **v = NULL;
+	size_t n = 0, i = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = kubejson_opt(obj, key, JSON_ARRAY, &arr, where, err, errlen);
+	if (r < 0 || !arr || json_size(arr) == 0)
+		return r;
+	if (json_size(arr) > max_n) {
+		kubejson_err(err, errlen, "%s.%s: %zu entries, at most %zu are read", where, key, json_size(arr), max_n);
+		return -EINVAL;
+	}
+	v = calloc(json_size(arr), sizeof(*v));
+	if (!v)
+		goto oom;
+	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
+		const char *s = json_string(e);
+
+		if (!s) {
+			kubejson_err(err, errlen, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
+			r = -EINVAL;
+			goto fail;
+		}
+		if (strnlen(s, max_len + 1) > max_len) {
+			kubejson_err(err, errlen, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
+			r = -EINVAL;
+			goto fail;
+		}
+		v[n] = strdup(s);
+		if (!v[n])
+			goto oom;
+		n++;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+oom:
+	kubejson_err(err, errlen, "out of memory");
+	r = -ENOMEM;
+fail:
+	for (size_t j = 0; j < n; j++)
+		free(v[j]);
+	free(v);
+	return r;
 }

@@ -25,3 +25,19 @@ int kubejson_str(const struct json *obj, const char *key, char *dst, size_t size
  */
 int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
 		 const struct json **ret, const char *where, char *err, size_t errlen);
+
+/*
+ * kubejson_dup() - a malloc'd copy of the optional string member @key of @obj, of at most @max
+ * bytes. Absent or null gives *@ret = NULL. Return: 0; -EINVAL (wrong type, too long) with @err
+ * naming @where.@key; -ENOMEM.
+ */
+int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret,
+		 const char *where, char *err, size_t errlen);
+
+/*
+ * kubejson_strings() - the optional member @key of @obj as an array of at most @max_n strings of
+ * at most @max_len bytes each: *@ret (malloc'd, each element too) and *@ret_n; absent gives NULL
+ * and 0. Return: 0; -EINVAL with @err naming the element; -ENOMEM (nothing is left allocated).
+ */
+int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
+		     char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen);

@@ -1,4 +1,4 @@
-/* kubeparse_pods.c - PodList JSON -> the installer and daemon containers of struct obs_kube (pure, bounded). */
+/* kubeparse_pods.c - PodList JSON -> the pods of struct obs_kube and their installer/daemon containers (pure). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,16 @@
 #include "probes/kube/imageref.h"
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubeparse_pods.h"
+#include "probes/kube/kubepod.h"
 #include "probes/model/json.h"
+
+static int kubeparse_pod_cmp(const void *a, const void *b)
+{
+	const struct pod *x = a, *y = b;
+	int c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
+
+	return c ? c : strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
 
 static int kubeparse_container_cmp(const void *a, const void *b)
 {
@@ -21,195 +30,129 @@ static int kubeparse_container_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int kubeparse_args(const struct json *c, struct kube_container *out, const char *where,
+/* The role of an image by its repository basename, or -1 when it is not one of ours. */
+static int kubeparse_role(const char *image, struct imageref *ref)
+{
+	const char *base;
+
+	if (!image || imageref_parse(image, ref) < 0)
+		return -1;
+	base = imageref_basename(ref);
+	if (strcmp(base, KUBEPARSE_INSTALLER_REPO) == 0)
+		return KUBE_IMAGE_INSTALLER;
+	if (strcmp(base, KUBEPARSE_DAEMON_REPO) == 0)
+		return KUBE_IMAGE_DAEMON;
+	return -1;
+}
+
+/* A daemon's command then args, copied. */
+static int kubeparse_argv(const struct pod_container *pc, struct kube_container *out, const char *where,
 			  char *err, size_t errlen)
 {
-	static const char *const keys[] = { "command", "args" };
-	const struct json *arr[2];
-	size_t total = 0;
+	size_t total = pc->n_command + pc->n_args;
 
-	for (int i = 0; i < 2; i++) {
-		if (kubejson_opt(c, keys[i], JSON_ARRAY, &arr[i], where, err, errlen) < 0)
-			return -EINVAL;
-		total += json_size(arr[i]);
-	}
 	if (total > KUBE_ARGS_MAX) {
-		kubejson_err(err, errlen, "%s: %zu command and args entries, at most %d are read", where,
-			      total, KUBE_ARGS_MAX);
+		kubejson_err(err, errlen, "%s: %zu command and args entries, at most %d are read", where, total,
+			     KUBE_ARGS_MAX);
 		return -EINVAL;
 	}
 	if (!total)
 		return 0;
 	out->argv = calloc(total, sizeof(*out->argv));
-	if (!out->argv) {
-		kubejson_err(err, errlen, "pods: out of memory");
-		return -ENOMEM;
-	}
-	for (int i = 0; i < 2; i++) {
-		size_t j = 0;
+	if (!out->argv)
+		goto oom;
+	for (size_t i = 0; i < total; i++) {
+		const char *s = i < pc->n_command ? pc->command[i] : pc->args[i - pc->n_command];
 
-		for (const struct json *e = json_first(arr[i]); e; e = json_next(e), j++) {
-			const char *s = json_string(e);
-
-			if (!s) {
-				kubejson_err(err, errlen, "%s.%s[%zu]: expected a string, got %s", where, keys[i], j,
-					      kubejson_tname(e));
-				return -EINVAL;
-			}
-			if (strnlen(s, KUBE_ARG_LEN) >= KUBE_ARG_LEN) {
-				kubejson_err(err, errlen, "%s.%s[%zu]: longer than %d characters", where, keys[i], j,
-					      KUBE_ARG_LEN - 1);
-				return -EINVAL;
-			}
-			out->argv[out->argc] = strdup(s);
-			if (!out->argv[out->argc]) {
-				kubejson_err(err, errlen, "pods: out of memory");
-				return -ENOMEM;
-			}
-			out->argc++;
-		}
+		if (!(out->argv[out->argc] = strdup(s)))
+			goto oom;
+		out->argc++;
 	}
 	return 0;
+oom:
+	kubejson_err(err, errlen, "pods: out of memory");
+	return -ENOMEM;
 }
 
-/* The status entry named @name in @statuses (an array or NULL). */
-static const struct json *kubeparse_status_of(const struct json *statuses, const char *name)
+/* The installer and daemon containers of every pod, as the node checks read them. */
+static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, struct obs_kube *k, char *err,
+				     size_t errlen)
 {
-	for (const struct json *s = json_first(statuses); s; s = json_next(s)) {
-		const char *sn = json_get_string(s, "name");
+	struct kube_container *v = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
 
-		if (sn && strcmp(sn, name) == 0)
-			return s;
-	}
-	return NULL;
-}
+	for (size_t pi = 0; pi < n_pods; pi++) {
+		const struct pod *p = &pods[pi];
 
-struct kubeparse_pods_acc {
-	struct kube_container *v;
-	size_t n, cap;
-};
+		for (size_t ci = 0; ci < p->n_containers; ci++) {
+			const struct pod_container *pc = &p->containers[ci];
+			struct kube_container *out;
+			struct imageref ref;
+			int role = kubeparse_role(pc->image, &ref);
+			char where[KUBE_NAME_MAX + KUBE_CNAME_MAX * 2 + 16];
 
-static int kubeparse_pod_containers(const struct json *pod, size_t pi, bool init,
-				    const char *pod_name, const char *ns,
-				    struct kubeparse_pods_acc *acc, char *err, size_t errlen)
-{
-	const char *list_key = init ? "initContainers" : "containers";
-	const char *status_key = init ? "initContainerStatuses" : "containerStatuses";
-	const struct json *spec = json_get(pod, "spec"), *status = json_get(pod, "status");
-	const struct json *list, *statuses;
-	char where[192];
-	size_t ci = 0;
-	int r;
-
-	snprintf(where, sizeof(where), "items[%zu].spec", pi);
-	if (kubejson_opt(spec, list_key, JSON_ARRAY, &list, where, err, errlen) < 0)
-		return -EINVAL;
-	snprintf(where, sizeof(where), "items[%zu].status", pi);
-	if (kubejson_opt(status, status_key, JSON_ARRAY, &statuses, where, err, errlen) < 0)
-		return -EINVAL;
-	if (json_size(list) > KUBEPARSE_POD_CONTAINERS_MAX) {
-		kubejson_err(err, errlen, "items[%zu].spec.%s: more than %d entries", pi, list_key,
-			      KUBEPARSE_POD_CONTAINERS_MAX);
-		return -EINVAL;
-	}
-	for (const struct json *c = json_first(list); c; c = json_next(c), ci++) {
-		struct kube_container out = { 0 };
-		const struct json *st, *state;
-		char image[KUBE_IMAGE_MAX], policy[16], image_id[KUBE_IMAGE_MAX];
-		struct imageref ref;
-		const char *base;
-
-		snprintf(where, sizeof(where), "items[%zu].spec.%s[%zu]", pi, list_key, ci);
-		if (json_type(c) != JSON_OBJECT) {
-			kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(c));
-			return -EINVAL;
-		}
-		/* Images of other containers are not ours: only their type matters. */
-		if (json_get(c, "image") && !json_get_string(c, "image")) {
-			kubejson_err(err, errlen, "%s.image: expected a string, got %s", where,
-				      kubejson_tname(json_get(c, "image")));
-			return -EINVAL;
-		}
-		{
-			const char *img = json_get_string(c, "image");
-
-			if (!img || strnlen(img, sizeof(image)) >= sizeof(image) || imageref_parse(img, &ref) < 0)
+			if (role < 0 || strlen(pc->image) >= KUBE_IMAGE_MAX)
 				continue;
-			strcpy(image, img);
-		}
-		base = imageref_basename(&ref);
-		if (strcmp(base, KUBEPARSE_INSTALLER_REPO) == 0)
-			out.role = KUBE_IMAGE_INSTALLER;
-		else if (strcmp(base, KUBEPARSE_DAEMON_REPO) == 0)
-			out.role = KUBE_IMAGE_DAEMON;
-		else
-			continue;
-
-		if (acc->n >= KUBE_CONTAINERS_MAX) {
-			kubejson_err(err, errlen, "pods: more than %d installer or daemon containers", KUBE_CONTAINERS_MAX);
-			return -EINVAL;
-		}
-		if (acc->n == acc->cap) {
-			size_t cap = acc->cap ? acc->cap * 2 : 4;
-			struct kube_container *v = realloc(acc->v, cap * sizeof(*v));
-
-			if (!v) {
-				kubejson_err(err, errlen, "pods: out of memory");
-				return -ENOMEM;
+			if (n >= KUBE_CONTAINERS_MAX) {
+				kubejson_err(err, errlen, "pods: more than %d installer or daemon containers",
+					     KUBE_CONTAINERS_MAX);
+				r = -EINVAL;
+				goto out;
 			}
-			acc->v = v;
-			acc->cap = cap;
-		}
-		if (kubejson_str(c, "name", out.name, sizeof(out.name), where, err, errlen) < 0 ||
-		    kubejson_str(c, "restartPolicy", policy, sizeof(policy), where, err, errlen) < 0)
-			return -EINVAL;
-		if (!out.name[0]) {
-			kubejson_err(err, errlen, "%s.name: missing", where);
-			return -EINVAL;
-		}
-		snprintf(out.pod, sizeof(out.pod), "%s", pod_name);
-		snprintf(out.ns, sizeof(out.ns), "%s", ns);
-		out.init = init;
-		out.sidecar = init && strcmp(policy, "Always") == 0;
-		snprintf(out.image, sizeof(out.image), "%s", image);
-		snprintf(out.tag, sizeof(out.tag), "%s", ref.tag);
-		snprintf(out.digest, sizeof(out.digest), "%s", ref.digest);
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 4;
+				struct kube_container *nv = realloc(v, nc * sizeof(*nv));
 
-		st = kubeparse_status_of(statuses, out.name);
-		if (st) {
-			snprintf(where, sizeof(where), "items[%zu].status.%s[%s]", pi, status_key, out.name);
-			if (json_type(st) != JSON_OBJECT ||
-			    kubejson_str(st, "imageID", image_id, sizeof(image_id), where, err, errlen) < 0 ||
-			    kubejson_opt(st, "state", JSON_OBJECT, &state, where, err, errlen) < 0) {
-				if (json_type(st) != JSON_OBJECT)
-					kubejson_err(err, errlen, "%s: expected an object", where);
-				return -EINVAL;
+				if (!nv) {
+					kubejson_err(err, errlen, "pods: out of memory");
+					r = -ENOMEM;
+					goto out;
+				}
+				v = nv;
+				cap = nc;
 			}
-			out.running = json_type(json_get(state, "running")) == JSON_OBJECT;
+			out = &v[n++];
+			memset(out, 0, sizeof(*out));
+			out->role = (enum kube_image_role)role;
+			snprintf(out->pod, sizeof(out->pod), "%s", p->name ? p->name : "");
+			snprintf(out->ns, sizeof(out->ns), "%s", p->ns ? p->ns : "");
+			snprintf(out->name, sizeof(out->name), "%s", pc->name);
+			out->init = pc->init;
+			out->sidecar = pc->sidecar;
+			out->running = pc->status.state == POD_CSTATE_RUNNING;
+			snprintf(out->image, sizeof(out->image), "%s", pc->image);
+			snprintf(out->tag, sizeof(out->tag), "%s", ref.tag);
+			snprintf(out->digest, sizeof(out->digest), "%s", ref.digest);
 			/* An imageID without a repository digest (or a malformed one) tells nothing. */
-			if (imageref_digest_of(image_id, out.image_id_digest, sizeof(out.image_id_digest)) < 0)
-				out.image_id_digest[0] = '\0';
+			if (!pc->status.image_id ||
+			    imageref_digest_of(pc->status.image_id, out->image_id_digest, sizeof(out->image_id_digest)) < 0)
+				out->image_id_digest[0] = '\0';
+			snprintf(where, sizeof(where), "%s/%s container %s", out->ns, out->pod, out->name);
+			if (out->role == KUBE_IMAGE_DAEMON && (r = kubeparse_argv(pc, out, where, err, errlen)) < 0)
+				goto out;
 		}
-		if (out.role == KUBE_IMAGE_DAEMON) {
-			snprintf(where, sizeof(where), "items[%zu].spec.%s[%zu]", pi, list_key, ci);
-			r = kubeparse_args(c, &out, where, err, errlen);
-			if (r < 0) {
-				obs_kube_container_clear(&out);
-				return r;
-			}
-		}
-		acc->v[acc->n++] = out;
 	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), kubeparse_container_cmp);
+	k->containers = v;
+	k->n_containers = n;
 	return 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		obs_kube_container_clear(&v[i]);
+	free(v);
+	return r;
 }
 
 int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
 {
-	struct kubeparse_pods_acc acc = { 0 };
 	const struct json *items;
 	struct json *root = NULL;
+	struct obs_kube fresh = { 0 };
+	struct pod *pods = NULL;
 	const char *kind;
-	size_t pi = 0;
+	size_t n = 0;
 	int r;
 
 	r = json_parse(body, len, &root);
@@ -225,7 +168,7 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	kind = json_get_string(root, "kind");
 	if (json_get(root, "kind") && (!kind || strcmp(kind, "PodList") != 0)) {
 		kubejson_err(err, errlen, "kind: expected \"PodList\", got %.32s",
-			      kind ? kind : kubejson_tname(json_get(root, "kind")));
+			     kind ? kind : kubejson_tname(json_get(root, "kind")));
 		goto out;
 	}
 	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
@@ -234,42 +177,37 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 		kubejson_err(err, errlen, "items: more than %d pods", KUBEPARSE_PODS_MAX);
 		goto out;
 	}
-	for (const struct json *pod = json_first(items); pod; pod = json_next(pod), pi++) {
-		const struct json *meta, *tmp;
-		char where[48], name[KUBE_NAME_MAX], ns[KUBE_CNAME_MAX];
-
-		snprintf(where, sizeof(where), "items[%zu]", pi);
-		if (json_type(pod) != JSON_OBJECT) {
-			kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(pod));
+	if (json_size(items)) {
+		pods = calloc(json_size(items), sizeof(*pods));
+		if (!pods) {
+			kubejson_err(err, errlen, "pods: out of memory");
+			r = -ENOMEM;
 			goto out;
 		}
-		if (kubejson_opt(pod, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
-		    kubejson_opt(pod, "spec", JSON_OBJECT, &tmp, where, err, errlen) < 0 ||
-		    kubejson_opt(pod, "status", JSON_OBJECT, &tmp, where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].metadata", pi);
-		if (kubejson_str(meta, "name", name, sizeof(name), where, err, errlen) < 0 ||
-		    kubejson_str(meta, "namespace", ns, sizeof(ns), where, err, errlen) < 0)
-			goto out;
-		r = kubeparse_pod_containers(pod, pi, true, name, ns, &acc, err, errlen);
-		if (r == 0)
-			r = kubeparse_pod_containers(pod, pi, false, name, ns, &acc, err, errlen);
+	}
+	for (const struct json *item = json_first(items); item; item = json_next(item), n++) {
+		char where[32];
+
+		snprintf(where, sizeof(where), "items[%zu]", n);
+		r = kubepod_parse(item, where, &pods[n], err, errlen);
 		if (r < 0)
 			goto out;
-		r = -EINVAL;
 	}
-	if (acc.n > 1)
-		qsort(acc.v, acc.n, sizeof(*acc.v), kubeparse_container_cmp);
+	if (n > 1)
+		qsort(pods, n, sizeof(*pods), kubeparse_pod_cmp);
+	r = kubeparse_pods_containers(pods, n, &fresh, err, errlen);
+	if (r < 0)
+		goto out;
 	obs_kube_free_pods(k);
-	k->containers = acc.v;
-	k->n_containers = acc.n;
-	acc.v = NULL;
-	acc.n = 0;
+	k->pods = pods;
+	k->n_pods = n;
+	k->containers = fresh.containers;
+	k->n_containers = fresh.n_containers;
+	pods = NULL;
+	n = 0;
 	r = 0;
 out:
-	for (size_t i = 0; i < acc.n; i++)
-		obs_kube_container_clear(&acc.v[i]);
-	free(acc.v);
+	obs_pods_free(pods, n);
 	json_free(root);
 	return r;
 }

@@ -1,4 +1,4 @@
-/* kubeparse_pods.h - PodList JSON -> the installer and daemon containers of struct obs_kube (pure, no I/O). */
+/* kubeparse_pods.h - PodList JSON -> the pods of struct obs_kube and their installer/daemon containers (pure). */
 #pragma once
 
 #include <stddef.h>
@@ -6,7 +6,6 @@
 #include "probes/model/obs_kube.h"
 
 #define KUBEPARSE_PODS_MAX 4096                 /* pods in one list */
-#define KUBEPARSE_POD_CONTAINERS_MAX 256        /* containers (or init containers) of one pod */
 
 /* The repository basenames that identify our two images (never the pod or container name). */
 #define KUBEPARSE_INSTALLER_REPO "nccl-plugin-gpudirecttcpx-dev"
@@ -14,6 +13,7 @@
 
 /**
  * kubeparse_pods() - parse a PodList (GET /api/v1/pods?fieldSelector=spec.nodeName=...) into
+ * k->pods (every pod, as probes/kube/kubepod.c reads one, sorted by namespace and name) and
  * k->containers: every container and init container whose image repository ends in
  * nccl-plugin-gpudirecttcpx-dev (installer) or tcpgpudmarxd-dev (daemon), with its pod,
  * tag, digests (spec image and status imageID), native-sidecar flag, running state

@@ -32,6 +32,9 @@ void obs_kube_free_node(struct obs_kube *k)
 
 void obs_kube_free_pods(struct obs_kube *k)
 {
+	obs_pods_free(k->pods, k->n_pods);
+	k->pods = NULL;
+	k->n_pods = 0;
 	for (size_t i = 0; i < k->n_containers; i++)
 		obs_kube_container_clear(&k->containers[i]);
 	free(k->containers);

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "probes/model/obs_pod.h"
+
 #define KUBE_NAME_MAX 254               /* DNS subdomain (253) + NUL: node, pod, Network names */
 #define KUBE_LABEL_MAX 64               /* label values are at most 63 characters */
 #define KUBE_CNAME_MAX 64               /* container names and namespaces: DNS labels */
@@ -122,7 +124,9 @@ struct obs_kube {
 
 	/* GET /api/v1/pods?fieldSelector=spec.nodeName=<node> (kubeparse_pods) */
 	struct kube_fetch pods_fetch;
-	struct kube_container *containers;      /* sorted by namespace, pod, name */
+	struct pod *pods;                       /* every pod on the node, sorted by namespace, name */
+	size_t n_pods;
+	struct kube_container *containers;      /* ours among them, sorted by namespace, pod, name */
 	size_t n_containers;
 
 	/* GET /apis/networking.gke.io/v1/networks (kubeparse_networks): optional facts */

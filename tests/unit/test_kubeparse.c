@@ -12,6 +12,7 @@
 
 #include "tests/unit/fixture.h"
 #include "probes/kube/kubeparse_pods.h"
+#include "probes/kube/kubepod.h"
 
 #include "probes/kube/kubeparse.h"
 
@@ -394,11 +395,16 @@ static void test_pods_errors(void **state)
 		o += (size_t)snprintf(big + o, cap - o, "%s\"a\"", i ? "," : "");
 	snprintf(big + o, cap - o, "]}]}}]}");
 	expect_pods_error(big, "129 command and args entries");
+	free(big);
+	/* One entry may be a whole shell script, up to KUBEPOD_ARG_MAX bytes. */
+	cap = KUBEPOD_ARG_MAX + 256;
+	big = malloc(cap);
+	assert_non_null(big);
 	o = (size_t)snprintf(big, cap, "{\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"d\"," DAEMON ",\"args\":[\"");
-	memset(big + o, 'a', KUBE_ARG_LEN);
-	o += KUBE_ARG_LEN;
+	memset(big + o, 'a', KUBEPOD_ARG_MAX + 1);
+	o += KUBEPOD_ARG_MAX + 1;
 	snprintf(big + o, cap - o, "\"]}]}}]}");
-	expect_pods_error(big, "args[0]: longer than 4095");
+	expect_pods_error(big, "items[0].spec.containers[0].args[0]: longer than 65536 characters");
 	free(big);
 }
 
