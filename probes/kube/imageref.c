@@ -282,3 +282,33 @@ int imageref_version_cmp(const char *a, const char *b)
 	}
 	return strcmp(a, b);
 }
+
+enum imageref_component imageref_component(const struct imageref *r)
+{
+	const char *base = imageref_basename(r);
+
+	if (strcmp(base, "nccl-plugin-gpudirecttcpx-dev") == 0)
+		return IMAGEREF_INSTALLER;
+	if (strcmp(base, "tcpgpudmarxd-dev") == 0)
+		return IMAGEREF_DAEMON;
+	return IMAGEREF_OTHER;
+}
+
+enum imageref_fabric imageref_fabric(const struct imageref *r)
+{
+	const char *base = imageref_basename(r), *dir;
+	size_t len;
+
+	if (base == r->path)
+		return IMAGEREF_FABRIC_UNKNOWN;
+	/* The folder component: from after the '/' before it (or the start) to the '/' at base - 1. */
+	dir = base - 1;
+	while (dir > r->path && dir[-1] != '/')
+		dir--;
+	len = (size_t)(base - 1 - dir);
+	if (len == strlen("gpudirect-tcpxo") && memcmp(dir, "gpudirect-tcpxo", len) == 0)
+		return IMAGEREF_FABRIC_TCPXO;
+	if (len == strlen("gpudirect-tcpx") && memcmp(dir, "gpudirect-tcpx", len) == 0)
+		return IMAGEREF_FABRIC_TCPX;
+	return IMAGEREF_FABRIC_UNKNOWN;
+}

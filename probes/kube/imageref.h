@@ -66,3 +66,22 @@ bool imageref_version_equal(const char *a, const char *b);
  * the written form; non-versions after versions, by strcmp. For sorting.
  */
 int imageref_version_cmp(const char *a, const char *b);
+
+/* Which of Google's GPUDirect images a reference names, by its repository's last component. */
+enum imageref_component {
+	IMAGEREF_OTHER = 0,
+	IMAGEREF_INSTALLER,             /* .../nccl-plugin-gpudirecttcpx-dev (the NCCL plugin installer) */
+	IMAGEREF_DAEMON,                /* .../tcpgpudmarxd-dev (RxDM for TCPXO, tcpgpudmarxd for TCPX) */
+};
+
+/* The fabric an image belongs to, by the folder that holds it: both use the same basenames. */
+enum imageref_fabric {
+	IMAGEREF_FABRIC_UNKNOWN = 0,    /* neither folder (a mirror that flattened the path) */
+	IMAGEREF_FABRIC_TCPXO,          /* .../gpudirect-tcpxo/<basename> (A3 Mega) */
+	IMAGEREF_FABRIC_TCPX,           /* .../gpudirect-tcpx/<basename> (A3 High, A3 Edge) */
+};
+
+enum imageref_component imageref_component(const struct imageref *r);
+
+/* The path component right before the basename decides; anything else is UNKNOWN. */
+enum imageref_fabric imageref_fabric(const struct imageref *r);

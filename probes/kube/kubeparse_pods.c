@@ -33,16 +33,24 @@ static int kubeparse_container_cmp(const void *a, const void *b)
 /* The role of an image by its repository basename, or -1 when it is not one of ours. */
 static int kubeparse_role(const char *image, struct imageref *ref)
 {
-	const char *base;
-
 	if (!image || imageref_parse(image, ref) < 0)
 		return -1;
-	base = imageref_basename(ref);
-	if (strcmp(base, KUBEPARSE_INSTALLER_REPO) == 0)
-		return KUBE_IMAGE_INSTALLER;
-	if (strcmp(base, KUBEPARSE_DAEMON_REPO) == 0)
-		return KUBE_IMAGE_DAEMON;
+	switch (imageref_component(ref)) {
+	case IMAGEREF_INSTALLER: return KUBE_IMAGE_INSTALLER;
+	case IMAGEREF_DAEMON: return KUBE_IMAGE_DAEMON;
+	case IMAGEREF_OTHER: break;
+	}
 	return -1;
+}
+
+static enum kube_fabric kubeparse_fabric(const struct imageref *ref)
+{
+	switch (imageref_fabric(ref)) {
+	case IMAGEREF_FABRIC_TCPXO: return KUBE_FABRIC_TCPXO;
+	case IMAGEREF_FABRIC_TCPX: return KUBE_FABRIC_TCPX;
+	case IMAGEREF_FABRIC_UNKNOWN: break;
+	}
+	return KUBE_FABRIC_UNKNOWN;
 }
 
 /* A daemon's command then args, copied. */
@@ -115,6 +123,7 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 			out = &v[n++];
 			memset(out, 0, sizeof(*out));
 			out->role = (enum kube_image_role)role;
+			out->fabric = kubeparse_fabric(&ref);
 			snprintf(out->pod, sizeof(out->pod), "%s", p->name ? p->name : "");
 			snprintf(out->ns, sizeof(out->ns), "%s", p->ns ? p->ns : "");
 			snprintf(out->name, sizeof(out->name), "%s", pc->name);

@@ -7,10 +7,6 @@
 
 #define KUBEPARSE_PODS_MAX 4096                 /* pods in one list */
 
-/* The repository basenames that identify our two images (never the pod or container name). */
-#define KUBEPARSE_INSTALLER_REPO "nccl-plugin-gpudirecttcpx-dev"
-#define KUBEPARSE_DAEMON_REPO "tcpgpudmarxd-dev"
-
 /**
  * kubeparse_pods() - parse a PodList (GET /api/v1/pods?fieldSelector=spec.nodeName=...) into
  * k->pods (every pod, as probes/kube/kubepod.c reads one, sorted by namespace and name) and

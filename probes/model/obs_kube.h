@@ -76,9 +76,16 @@ enum kube_image_role {
 	KUBE_IMAGE_DAEMON,              /* .../tcpgpudmarxd-dev */
 };
 
+enum kube_fabric {
+	KUBE_FABRIC_UNKNOWN = 0,        /* an image path in neither folder (a flattened mirror) */
+	KUBE_FABRIC_TCPXO,
+	KUBE_FABRIC_TCPX,
+};
+
 /* A container (or init container) of a pod on this node running one of our two images. */
 struct kube_container {
 	enum kube_image_role role;
+	enum kube_fabric fabric;        /* by the image's folder (gpudirect-tcpxo/ or gpudirect-tcpx/) */
 	char pod[KUBE_NAME_MAX];
 	char ns[KUBE_CNAME_MAX];
 	char name[KUBE_CNAME_MAX];

@@ -156,6 +156,36 @@ static void test_equal_and_cmp(void **state)
 	assert_int_equal(imageref_version_cmp("v1.0.21", "v1.0.21"), 0);
 }
 
+static void expect_kind(const char *ref, enum imageref_component c, enum imageref_fabric f)
+{
+	struct imageref r;
+
+	assert_int_equal(imageref_parse(ref, &r), 0);
+	if (imageref_component(&r) != c || imageref_fabric(&r) != f)
+		fail_msg("%s: component %d fabric %d, expected %d %d", ref, imageref_component(&r),
+			 imageref_fabric(&r), c, f);
+}
+
+/* TCPX and TCPXO images share basenames: the folder tells them apart. */
+static void test_component_and_fabric(void **state)
+{
+	expect_kind("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21",
+		    IMAGEREF_DAEMON, IMAGEREF_FABRIC_TCPXO);
+	expect_kind("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12",
+		    IMAGEREF_DAEMON, IMAGEREF_FABRIC_TCPX);
+	expect_kind("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.15",
+		    IMAGEREF_INSTALLER, IMAGEREF_FABRIC_TCPXO);
+	expect_kind("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9",
+		    IMAGEREF_INSTALLER, IMAGEREF_FABRIC_TCPX);
+	/* A mirror that flattened or renamed the folder: ours, fabric unknown. */
+	expect_kind("registry.local:5000/tcpgpudmarxd-dev:v1.0.21", IMAGEREF_DAEMON, IMAGEREF_FABRIC_UNKNOWN);
+	expect_kind("registry.local/mirror/tcpgpudmarxd-dev:v1.0.21", IMAGEREF_DAEMON, IMAGEREF_FABRIC_UNKNOWN);
+	expect_kind("r.io/x-gpudirect-tcpxo/tcpgpudmarxd-dev:v1", IMAGEREF_DAEMON, IMAGEREF_FABRIC_UNKNOWN);
+	expect_kind("gpudirect-tcpxo/tcpgpudmarxd-dev", IMAGEREF_DAEMON, IMAGEREF_FABRIC_TCPXO);
+	expect_kind("nvcr.io/nvidia/pytorch:24.07-py3", IMAGEREF_OTHER, IMAGEREF_FABRIC_UNKNOWN);
+	expect_kind("tcpgpudmarxd-dev-extra", IMAGEREF_OTHER, IMAGEREF_FABRIC_UNKNOWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_digest_of),
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_equal_and_cmp),
+		cmocka_unit_test(test_component_and_fabric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

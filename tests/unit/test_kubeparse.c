@@ -274,6 +274,7 @@ static void test_pods_healthy(void **state)
 	assert_string_equal(inst->tag, "v1.0.15");
 	assert_string_equal(inst->image_id_digest, D15);
 	assert_int_equal(inst->argc, 0);        /* args are kept for daemons only */
+	assert_int_equal(inst->fabric, KUBE_FABRIC_TCPXO);
 
 	assert_int_equal(d->role, KUBE_IMAGE_DAEMON);
 	assert_string_equal(d->ns, "ml-team");
@@ -285,6 +286,12 @@ static void test_pods_healthy(void **state)
 	assert_string_equal(d->digest, "");
 	assert_string_equal(d->image_id_digest, D21);
 	assert_int_equal(d->argc, 3);
+	assert_int_equal(d->fabric, KUBE_FABRIC_TCPXO);
+	/* Every pod is kept, sorted by namespace and name. */
+	assert_int_equal(k.n_pods, 4);
+	assert_string_equal(k.pods[0].ns, "kube-system");
+	assert_string_equal(k.pods[3].name, "llama-train-node-0-0-x2b9f");
+	assert_int_equal(obs_pod_gpus(&k.pods[3]), 8);
 	assert_string_equal(d->argv[0], "/bin/sh");
 	assert_string_equal(d->argv[1], "-c");
 	assert_non_null(strstr(d->argv[2], "/fts/entrypoint_rxdm_container.sh --num_hops=2"));
@@ -333,6 +340,7 @@ static void test_pods_identify_by_image(void **state)
 	assert_false(k.containers[0].init);
 	assert_false(k.containers[0].running);
 	assert_string_equal(k.containers[0].image_id_digest, "");       /* a config ID, not a repo digest */
+	assert_int_equal(k.containers[0].fabric, KUBE_FABRIC_UNKNOWN);  /* not in a gpudirect-* folder */
 	obs_kube_free(&k);
 
 	/* Empty lists. */
