@@ -7,6 +7,7 @@
 #                  rejected (tests/k8s/manifests.mjs); planted/*: the same check names planted mistakes
 #   capture/*      the real agent's writes against tests/lib/fakeapi.py (netns, root): first publish,
 #                  a republish after the daemon pair went out of step, --cleanup
+#   vap/*          the policy evaluator on small policies (tests/k8s/vap-selftest.mjs)
 #   admission/*    the rendered policy decided by @bufbuild/cel (cel-spec) over the AdmissionRequest
 #                  cases in tests/k8s/admission/ (tests/k8s/admission.mjs)
 # Env: TOPDIR, BUILD, TCPXO_AGENT. The npm packages come from `sh scripts/deps.sh test` (npm ci).
@@ -161,6 +162,8 @@ else
 fi
 
 # ---- the admission policy, decided like the API server over the case table ----
+# First the evaluator itself, on features the policy may start to use (variables, selectors, Warn...).
+node "$K8S/vap-selftest.mjs" || failed=1
 # shellcheck disable=SC2086
 node "$K8S/admission.mjs" --top "$TOPDIR" --manifests "$policy_file" --cases "$K8S/admission" $captures || failed=1
 exit $failed
