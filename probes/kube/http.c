@@ -267,7 +267,10 @@ bad_path:
 	return -EINVAL;
 }
 
-/* The in-cluster server from KUBERNETES_SERVICE_HOST/_PORT; -ENOENT when not in a cluster. */
+/*
+ * The in-cluster server from KUBERNETES_SERVICE_HOST/_PORT; -ENOENT when not in a cluster. Like
+ * client-go's InClusterConfig, both must be set: a missing port is refused, never guessed.
+ */
 static int http_server_from_env(char **ret, char *err, size_t errlen)
 {
 	const char *host = getenv("KUBERNETES_SERVICE_HOST");
@@ -279,10 +282,17 @@ static int http_server_from_env(char **ret, char *err, size_t errlen)
 		http_errf(err, errlen, "no API server: KUBERNETES_SERVICE_HOST is not set and no --api-server given");
 		return -ENOENT;
 	}
-	if (!port || !*port)
-		port = "443";
+	if (!port || !*port) {
+		http_errf(err, errlen, "in-cluster API: KUBERNETES_SERVICE_HOST is set but KUBERNETES_SERVICE_PORT "
+			  "is not (both must be set, as for client-go); set it or give --api-server");
+		return -EINVAL;
+	}
 	if (strlen(host) > 255 || strlen(port) > 5) {
 		http_errf(err, errlen, "KUBERNETES_SERVICE_HOST/_PORT too long");
+		return -EINVAL;
+	}
+	if (strspn(port, "0123456789") != strlen(port) || atoi(port) < 1 || atoi(port) > 65535) {
+		http_errf(err, errlen, "KUBERNETES_SERVICE_PORT is not a port number (1-65535)");
 		return -EINVAL;
 	}
 	n = asprintf(&url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
@@ -329,6 +339,26 @@ static int http_xferinfo_cb(void *userdata, curl_off_t dltotal, curl_off_t dlnow
 	return c->cancel ? 1 : 0;
 }
 
+/* client-go's form, <program>/<version> (<os>/<arch>), with Go's architecture names. */
+#if defined(__x86_64__)
+#define HTTP_ARCH "amd64"
+#elif defined(__aarch64__)
+#define HTTP_ARCH "arm64"
+#elif defined(__i386__)
+#define HTTP_ARCH "386"
+#elif defined(__arm__)
+#define HTTP_ARCH "arm"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HTTP_ARCH "ppc64le"
+#elif defined(__s390x__)
+#define HTTP_ARCH "s390x"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define HTTP_ARCH "riscv64"
+#else
+#define HTTP_ARCH "unknown"
+#endif
+#define HTTP_USER_AGENT "tcpxo-agent/" TCPXO_VERSION " (linux/" HTTP_ARCH ")"
+
 /* Options that never change for the life of the client. */
 static int http_easy_setup(struct http_client *c)
 {
@@ -352,7 +382,7 @@ static int http_easy_setup(struct http_client *c)
 	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_timeout_ms);
 	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HTTP_BODY_MAX);
 	SET(CURLOPT_TCP_KEEPALIVE, 1L);
-	SET(CURLOPT_USERAGENT, "tcpxo-agent/" TCPXO_VERSION);
+	SET(CURLOPT_USERAGENT, HTTP_USER_AGENT);
 	SET(CURLOPT_WRITEFUNCTION, http_write_cb);
 	SET(CURLOPT_WRITEDATA, c);
 	SET(CURLOPT_NOPROGRESS, 0L);

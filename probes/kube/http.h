@@ -31,7 +31,8 @@ struct http_response {
  * http_client_new() - set up a client. Resolves in-cluster defaults when fields are NULL.
  * Return: 0; -ENOENT when no API server is configured (nothing to contact: no in-cluster
  * environment and no --api-server); -EINVAL for a malformed server URL (only https:// is
- * accepted); -ELIBACC when libcurl.so.4 cannot be loaded (it is dlopen'd on the first client,
+ * accepted) or an incomplete in-cluster environment (KUBERNETES_SERVICE_HOST without a valid
+ * KUBERNETES_SERVICE_PORT: refused, as client-go does, never assumed 443); -ELIBACC when libcurl.so.4 cannot be loaded (it is dlopen'd on the first client,
  * so runs that never use the API never load it); -ENOMEM. On error, @err (when not NULL,
  * @errlen bytes) says why.
  */

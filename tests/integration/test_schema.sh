@@ -2,10 +2,11 @@
 # test_schema.sh - docs/schema/*.schema.json against every golden report, the attachment of every scenario and what --once publishes.
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
 #   report/*        each fixtures/*/expected.json is valid and sorted as DESIGN.md says
-#   negative/*      broken reports and attachments are rejected (the schemas are strict)
+#   negative/*      broken reports, attachments and annotation values are rejected (the schemas are strict)
 #   attachment/*    tests/helpers/attachment-dump on each scenario (netns, root): valid, < 4 KiB, and
 #                   the same failed/warned checks as the golden report, failures first
-#   published/*     --once against tests/lib/fakeapi.py (netns, root): the node's annotations and
+#   published/*     --once against tests/lib/fakeapi.py (netns, root): every annotation value the agent
+#                   published (annotations.schema.json, the JSON ones through their contentSchema) and
 #                   the --once --json report are valid and agree with each other
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -32,6 +33,7 @@ unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
 
 cat >"$tmp/v.py" <<'PYEOF'
 import copy, json, os, sys
+import warnings
 from jsonschema import Draft202012Validator
 
 DOCS = os.path.join(os.environ["TOPDIR"], "docs", "schema")
@@ -62,9 +64,40 @@ def report(name, errs):
         print("ok %s" % name)
 
 
-def errors(schema, value):
+def errors(schema, value, resolver=None):
+    v = Draft202012Validator(schema, resolver=resolver) if resolver else Draft202012Validator(schema)
     return ["%s: %s" % ("/".join(map(str, e.absolute_path)) or "(top)", e.message[:160])
-            for e in Draft202012Validator(schema).iter_errors(value)]
+            for e in v.iter_errors(value)]
+
+
+ANN = None
+
+
+def annotation_errors(ours):
+    """annotations.schema.json over the published values (keyed without the prefix), and each JSON
+    value through its contentSchema, which JSON Schema validators leave unchecked by default."""
+    global ANN
+    if ANN is None:
+        from jsonschema import RefResolver
+        s = load_schema("annotations.schema.json")
+        store = {x["$id"]: x for x in (s, load_schema("report.schema.json"), load_schema("attachment.schema.json"))}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ANN = (s, RefResolver.from_schema(s, store=store))
+    s, res = ANN
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        errs = errors(s, ours, res)
+        for k, sub in s["properties"].items():
+            if "contentSchema" not in sub or not isinstance(ours.get(k), str):
+                continue
+            try:
+                val = json.loads(ours[k])
+            except ValueError as e:
+                errs.append("%s: not JSON: %s" % (k, e))
+                continue
+            errs += ["%s: %s" % (k, e) for e in errors(sub["contentSchema"], val, res)]
+    return errs
 
 
 def report_rules(r):
@@ -182,6 +215,42 @@ def cmd_negative(golden, attach):
     ]
     for name, a in acases:
         report("negative/" + name, [] if errors(sa, a) else ["accepted by attachment.schema.json"])
+    ifaces = [{"interfaceName": "eth%d" % i, "network": "gpu-nic-%d" % (i - 1)} for i in range(1, 9)]
+    good = {"profile": "tcpxo", "ready": "true", "runtime": "torch-distributed-tcpxo",
+            "interfaces": json.dumps(ifaces, separators=(",", ":")),
+            "attachment": json.dumps(abase, separators=(",", ":"))}
+    errs = annotation_errors(good)
+    report("negative/annotations-baseline", ["the unmutated values are rejected: %s" % errs] if errs else [])
+
+    def nmut(**kw):
+        v = dict(good)
+        for k, x in kw.items():
+            if x is None:
+                v.pop(k, None)
+            else:
+                v[k] = x
+        return v
+
+    ncases = [
+        ("annotations-ready-capitalised", nmut(ready="True")),
+        ("annotations-ready-bool", nmut(ready=True)),
+        ("annotations-bad-profile", nmut(profile="tcpxo2")),
+        ("annotations-runtime-of-other-profile", nmut(runtime="torch-distributed-tcpx")),
+        ("annotations-no-runtime", nmut(runtime=None)),
+        ("annotations-none-with-runtime", nmut(profile="none", ready="false")),
+        ("annotations-none-ready", nmut(profile="none", runtime=None, interfaces=None)),
+        ("annotations-interfaces-not-json", nmut(interfaces="eth1=gpu-nic-0")),
+        ("annotations-interfaces-seven", nmut(interfaces=json.dumps(ifaces[:7], separators=(",", ":")))),
+        ("annotations-interfaces-default-network", nmut(interfaces=json.dumps(
+            [dict(x, network="default") if x["interfaceName"] == "eth1" else x for x in ifaces],
+            separators=(",", ":")))),
+        ("annotations-interfaces-pretty", nmut(interfaces=json.dumps(ifaces, indent=1))),
+        ("annotations-attachment-extra-key", nmut(attachment=json.dumps(dict(abase, ready=True)))),
+        ("annotations-unknown-key", nmut(probe="1")),
+        ("annotations-no-attachment", nmut(attachment=None)),
+    ]
+    for name, v in ncases:
+        report("negative/" + name, [] if annotation_errors(v) else ["accepted by annotations.schema.json"])
 
 
 def cmd_attachments(listfile):
@@ -208,14 +277,12 @@ def cmd_published(listfile):
 
 
 def published_one(name, node_file, report_file, want_ready):
-    s, sa = load_schema("report.schema.json"), load_schema("attachment.schema.json")
+    s = load_schema("report.schema.json")
     ann = load(node_file)["metadata"].get("annotations", {})
     r = load(report_file)
     errs = ["report: " + e for e in errors(s, r)] or report_rules(r)
     ours = {k[len(PREFIX):]: v for k, v in ann.items() if k.startswith(PREFIX)}
-    extra = set(ours) - {"profile", "runtime", "ready", "interfaces", "attachment"}
-    if extra:
-        errs.append("unknown keys published: %s" % sorted(extra))
+    errs += ["annotations: " + e for e in annotation_errors(ours)]
     if ours.get("profile") != r["profile"]:
         errs.append("profile %r, report says %r" % (ours.get("profile"), r["profile"]))
     if ours.get("runtime") != r["runtime"]:
@@ -229,14 +296,11 @@ def published_one(name, node_file, report_file, want_ready):
         errs.append("interfaces not published")
     else:
         iface = json.loads(ours["interfaces"])
-        errs += ["interfaces: " + e for e in errors({"$defs": s["$defs"], "$ref": "#/$defs/interfaceList"}, iface)]
         if iface != r["interfaces"]:
             errs.append("interfaces annotation differs from the report's")
-    if "attachment" not in ours:
-        errs.append("no attachment published")
-    else:
+    if "attachment" in ours and not errs:
         a = json.loads(ours["attachment"])
-        errs += ["attachment: " + e for e in errors(sa, a)] or attachment_rules(a, ours["attachment"], r)
+        errs += attachment_rules(a, ours["attachment"], r)
     report(name, errs)
 
 
@@ -294,9 +358,14 @@ for d in "$TOPDIR"/fixtures/*/; do
 	else
 		echo "not ok attachment/$d: attachment-dump failed: $(head -c 300 "$tmp/err")"; failed=1
 	fi
-	[ "$d" = a3-mega ] && mega=$root || rm -rf "$root"
+	case $d in
+	a3-mega) mega=$root ;;
+	cpu-node) cpu=$root ;;
+	*) rm -rf "$root" ;;
+	esac
 done
 [ -n "${mega:-}" ] || { echo "not ok attachment: no a3-mega scenario"; exit 1; }
+[ -n "${cpu:-}" ] || { echo "not ok attachment: no cpu-node scenario"; exit 1; }
 
 # With API facts: GKE's node (eth0's birth address made the fixture's own) and the pod lists.
 KUBE=$TOPDIR/fixtures/kube
@@ -347,15 +416,19 @@ exit 0
 SHEOF
 
 : >"$tmp/published"
-for pods in pods-healthy:true:0 pods-skew:false:1; do
-	p=${pods%%:*}; rest=${pods#*:}; want_ready=${rest%%:*}; want_rc=${rest#*:}
-	name=published/a3-mega+$p
-	state=$tmp/state-$p out=$tmp/out-$p
+# SCENARIO:PODS:READY:EXIT; cpu-node: GKE's A3 Mega node served to a host without the fabric
+# (profile none: ready false, runtime and interfaces absent).
+for run in a3-mega:pods-healthy:true:0 a3-mega:pods-skew:false:1 cpu-node:pods-healthy:false:1; do
+	scen=${run%%:*}; rest=${run#*:}; p=${rest%%:*}; rest=${rest#*:}; want_ready=${rest%%:*}; want_rc=${rest#*:}
+	root=$mega
+	[ "$scen" = cpu-node ] && root=$cpu
+	name=published/$scen+$p
+	state=$tmp/state-$scen-$p out=$tmp/out-$scen-$p
 	mkdir -p "$state" "$out"
 	cp "$tmp/node-a3mega.json" "$state/node.json"
 	cp "$KUBE/$p.json" "$state/pods.json"
 	printf 'tok-%s\n' "$$" >"$state/token"
-	if ! netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$tmp/publish.sh" "$TOPDIR" "$AGENT" "$mega" \
+	if ! netns_run "$TOPDIR/fixtures/$scen/links.spec" sh "$tmp/publish.sh" "$TOPDIR" "$AGENT" "$root" \
 		"$state" "$tmp/certs" "$NODE" "$out" >"$out/run.out" 2>&1; then
 		echo "not ok $name: could not run the fake API in the namespace: $(cat "$out/fakeapi.err" "$out/run.out" 2>/dev/null | head -c 300)"
 		failed=1; continue

@@ -246,6 +246,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         line = json.dumps({"method": method, "path": path, "query": query,
                            "contentType": self.headers.get("Content-Type"), "body": text,
                            "auth": auth, "fault": fault.get("mode") if fault else None,
+                           "userAgent": self.headers.get("User-Agent"),
                            "peer": self.client_address[1]},
                           sort_keys=True)
         with LOCK:

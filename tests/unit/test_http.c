@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -329,6 +330,44 @@ static void test_get_node(void **state)
 	assert_log(0, "auth", "ok");        /* the trailing newline of the token file was stripped */
 	http_response_free(&r);
 	http_response_free(&r);             /* idempotent */
+	http_client_free(c);
+}
+
+/* Go's name for this machine's architecture, from uname(2): what client-go puts in its User-Agent. */
+static const char *go_arch(void)
+{
+	static const struct { const char *machine, *go; } names[] = {
+		{ "x86_64", "amd64" }, { "aarch64", "arm64" }, { "i686", "386" }, { "i386", "386" },
+		{ "armv7l", "arm" }, { "ppc64le", "ppc64le" }, { "s390x", "s390x" }, { "riscv64", "riscv64" },
+	};
+	static struct utsname u;
+
+	assert_int_equal(uname(&u), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(u.machine, names[i].machine) == 0)
+			return names[i].go;
+	return "unknown";
+}
+
+/* Every request, GET and PATCH, retried or not, says who sends it the way client-go does. */
+static void test_user_agent(void **state)
+{
+	static const char patch[] = "{\"metadata\":{\"annotations\":{\"fabric.aicr.run/ready\":\"true\"}}}";
+	struct http_client *c = client();
+	struct http_response r;
+	char want[128];
+	unsigned n;
+
+	snprintf(want, sizeof(want), "tcpxo-agent/%s (linux/%s)", TCPXO_VERSION, go_arch());
+	get_ok(c);
+	assert_int_equal(kube_patch_node(c, NODE, patch, &r), 0);
+	http_response_free(&r);
+	write_str("faults", "{\"mode\": \"503\", \"count\": 1}");
+	get_ok(c);                                  /* a 503, then the retry */
+	n = log_count();
+	assert_int_equal(n, 4);
+	for (unsigned i = 0; i < n; i++)
+		assert_log(i, "userAgent", want);
 	http_client_free(c);
 }
 
@@ -726,6 +765,23 @@ static void test_in_cluster_environment(void **state)
 	setenv("KUBERNETES_SERVICE_HOST", "bad host", 1);
 	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
 
+	/* A host without a port is refused, as client-go refuses it: never a guessed 443. */
+	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
+	unsetenv("KUBERNETES_SERVICE_PORT");
+	err[0] = '\0';
+	c = NULL;
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err, "KUBERNETES_SERVICE_PORT is not"));
+	setenv("KUBERNETES_SERVICE_PORT", "", 1);
+	assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
+	for (const char *const *p = (const char *const[]){ "https", "0", "65536", "-1", "44 3", NULL }; *p; p++) {
+		setenv("KUBERNETES_SERVICE_PORT", *p, 1);
+		err[0] = '\0';
+		assert_int_equal(http_client_new(&cfg, &c, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "KUBERNETES_SERVICE_PORT"));
+	}
+
 	snprintf(port, sizeof(port), "%u", srv.port);
 	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
 	setenv("KUBERNETES_SERVICE_PORT", port, 1);
@@ -1014,6 +1070,7 @@ int main(void)
 		cmocka_unit_test_setup(test_wrong_name_refused, reset),
 		cmocka_unit_test_setup(test_server_url_rules, reset),
 		cmocka_unit_test_setup(test_in_cluster_environment, reset),
+		cmocka_unit_test_setup(test_user_agent, reset),
 		cmocka_unit_test_setup(test_patch_node, reset),
 		cmocka_unit_test_setup(test_list_pods, reset),
 		cmocka_unit_test_setup(test_list_nodes_paging, reset),
