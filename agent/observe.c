@@ -1,17 +1,22 @@
 /* observe.c - run every probe into one observation; one failing probe never drops the rest. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/log.h"
 #include "agent/observe.h"
 #include "probes/host/cmdline.h"
 #include "probes/host/hostprobe.h"
 #include "probes/host/links.h"
 #include "probes/host/pcitopo.h"
 
+static bool observe_said_full_dump;
+
 int observe_node(const struct cli_options *opt, struct observation *ret)
 {
 	struct observation *o = ret;
+	struct links_stats ls;
 
 	memset(o, 0, sizeof(*o));
 	snprintf(o->root, sizeof(o->root), "%s", opt->root);
@@ -19,8 +24,13 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 		snprintf(o->node, sizeof(o->node), "%s", opt->node);
 	if (pcitopo_scan(o->root, &o->pci) >= 0)
 		o->pci.status.state = PROBE_OK;
-	if (links_dump(&o->links) >= 0)
+	/* Only the links the PCI functions name: the cost does not grow with the pods' veths. */
+	if (links_observe(&o->pci, &o->links, &ls) >= 0)
 		o->links.status.state = PROBE_OK;
+	if (ls.full_dump && !observe_said_full_dump) {
+		observe_said_full_dump = true;  /* once per process: the kernel does not change */
+		log_emit(LOG_LEVEL_DEBUG, "netlink: full dumps", "why", ls.full_dump, NULL);
+	}
 	/* Host files and processes: each part carries its own status; only -ENOMEM is fatal. */
 	if (hostprobe_observe(o->root, &o->pci, &o->host) < 0)
 		return -ENOMEM;

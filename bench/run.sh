@@ -3,14 +3,16 @@
 # fixture, each figure the median (min..max) of RUNS runs; prints one table and writes bench/results.md.
 #   1. --once --no-publish --json on fixtures/a3-mega in its namespace, vs lspci -tv + ip -j addr
 #   2. the same node with EXTRA_LINKS veth links (each with its peer) and EXTRA_PCI PCI functions more
+#   2b. ("veths") the same node with the EXTRA_LINKS veth links alone, vs ip -j addr by itself
 #   3. --once --json against the fake API server (TLS, token) in the same namespace
 #   4. the daemon (bench/daemon.sh): idle CPU and requests, reaction time, rollout of many agents
 # Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
 #      IDLE_SECONDS (120), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100), ROLLOUT_LIMIT (300 s),
-#      BENCH_CASES ("small big api daemon"): which cases to run,
+#      BENCH_CASES ("small big veths api daemon"): which cases to run,
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
 #      (e.g. a build of the previous commit), labelled TEXT.
-# Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip.
+# Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip; with
+# strace installed, each case also counts the recvmsg calls of one run of the agent and its peer.
 set -eu
 cd "$(dirname "$0")/.."
 TOPDIR=$PWD
@@ -43,24 +45,29 @@ cleanup() {
 trap cleanup EXIT INT TERM
 OUT=$T/out
 mkdir -p "$OUT"
+SCENARIO_TMP=$T     # the fixture copies go with $T
 
 # The commands every case times, in its own namespace and tree ($1 root, $2 node name, $3 extra agent args).
 peer() {
 	echo "sh -c 'lspci -A linux-sysfs -O sysfs.path=$1/sys/bus/pci -tv >/dev/null; ip -j addr >/dev/null'"
 }
-cmds() {  # cmds ROOT EXTRA_AGENT_ARGS -> NAME CMD pairs on separate lines
+cmds() {  # cmds ROOT EXTRA_AGENT_ARGS [PEER] -> NAME CMD pairs on separate lines (PEER ip-addr: ip -j addr alone)
 	printf '%s\n%s\n' agent "$AGENT --once --json --root $1 --node fixture-a3-mega $2"
 	if [ -n "${BENCH_OTHER_AGENT:-}" ]; then
 		printf '%s\n%s\n' agent-other "$BENCH_OTHER_AGENT --once --json --root $1 --node fixture-a3-mega $2"
 	fi
-	printf '%s\n%s\n' peer "$(peer "$1")"
+	if [ "${3:-}" = ip-addr ]; then
+		printf '%s\n%s\n' peer-addr "ip -j addr"
+	else
+		printf '%s\n%s\n' peer "$(peer "$1")"
+	fi
 	printf '%s\n%s\n' floor "$FLOOR"
 	printf '%s\n%s\n' floor-nocurl "$FLOOR_NOCURL"
 	printf '%s\n%s\n' true /bin/true
 }
-measure() {  # measure CASE SPEC ROOT EXTRA_AGENT_ARGS [PRE-COMMAND]
-	_case=$1 _spec=$2 _root=$3 _extra=$4 _pre=${5:-}
-	cmds "$_root" "$_extra" >"$T/cmds-$_case"
+measure() {  # measure CASE SPEC ROOT EXTRA_AGENT_ARGS [PRE-COMMAND [PEER]]
+	_case=$1 _spec=$2 _root=$3 _extra=$4 _pre=${5:-} _peer=${6:-}
+	cmds "$_root" "$_extra" "$_peer" >"$T/cmds-$_case"
 	# Sanity first: the agent must produce a JSON report here, or the timings mean nothing.
 	cat >"$T/run-$_case.sh" <<EOS
 set -e
@@ -71,12 +78,20 @@ set --
 while read -r n && read -r c; do set -- "\$@" "\$n" "\$c"; done <"$T/cmds-$_case"
 sh "$TOPDIR/bench/measure.sh" "$OUT/$_case" "$RUNS" "\$@"
 ip -o link | wc -l >"$OUT/$_case.links"
+# recvmsg calls of one run of each agent and of the peer (the netlink cost that grows with links).
+if command -v strace >/dev/null 2>&1; then
+	while read -r n && read -r c; do
+		case \$n in agent|agent-other|peer|peer-addr) ;; *) continue ;; esac
+		eval "strace -f -c -e trace=recvmsg,recvfrom -o '$OUT/$_case.strace-\$n' \$c" >/dev/null 2>&1 || true
+	done <"$T/cmds-$_case"
+fi
 EOS
 	netns_run "$_spec" sh "$T/run-$_case.sh"
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-CASES=${BENCH_CASES:-small big api daemon}
+ALL_CASES="small big veths api daemon"
+CASES=${BENCH_CASES:-$ALL_CASES}
 cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
 echo "bench: case 1: a3-mega, --no-publish" >&2
@@ -89,6 +104,13 @@ echo "bench: case 2: a3-mega + $EXTRA_LINKS links + $EXTRA_PCI PCI functions, --
 R2=$(scenario_prepare a3-mega)
 sh bench/grow.sh "$R2" fixtures/a3-mega/links.spec "$T/big.spec" "$EXTRA_PCI" "$EXTRA_LINKS"
 measure big "$T/big.spec" "$R2" --no-publish
+;; esac
+
+case " $CASES " in *" veths "*)
+echo "bench: case 2b: a3-mega + $EXTRA_LINKS veth links alone, vs ip -j addr, --no-publish" >&2
+R2b=$(scenario_prepare a3-mega)
+sh bench/grow.sh "$R2b" fixtures/a3-mega/links.spec "$T/veths.spec" 0 "$EXTRA_LINKS"
+measure veths "$T/veths.spec" "$R2b" --no-publish "" ip-addr
 ;; esac
 
 case " $CASES " in *" api "*)
@@ -130,5 +152,5 @@ AGENT=$AGENT netns_run fixtures/a3-mega/links.spec sh bench/daemon.sh "$OUT/daem
 
 BENCH_OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \
 	/usr/bin/python3 bench/report.py "$OUT" "$RUNS" "$EXTRA_LINKS" "$EXTRA_PCI" >"$T/results.md"
-[ "$CASES" = "small big api daemon" ] && cp "$T/results.md" bench/results.md
+[ "$CASES" = "$ALL_CASES" ] && cp "$T/results.md" bench/results.md
 cat "$T/results.md"

@@ -110,4 +110,6 @@ if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
 		netns_run "fixtures/$s/links.spec" /usr/bin/python3 fuzz/nldump.py "$F/netlink/seed-$s.bin"
 	done
 	netns_run tests/integration/data/links-basic.spec /usr/bin/python3 fuzz/nldump.py "$F/netlink/seed-links-basic.bin"
+	# The answers links_query() reads (strict, filtered by interface): eth0 carries the default route.
+	netns_run fixtures/a3-mega/links.spec /usr/bin/python3 fuzz/nldump.py --answers "$F/netlink/seed-answer-eth0" eth0
 fi

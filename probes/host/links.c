@@ -23,6 +23,7 @@
 #include <netlink/route/route.h>
 
 #include "probes/host/links.h"
+#include "probes/host/nlquery.h"
 
 struct links_index {
 	int ifindex;
@@ -31,15 +32,15 @@ struct links_index {
 
 /* Everything one dump holds; links_dump_ctx_free() releases it on every path. */
 struct links_dump_ctx {
-	struct nl_sock *sk;
-	struct nl_cache *link_cache;
-	struct nl_cache *addr_cache;
-	struct nl_cache *route_cache;
+	struct nlquery q;
 	struct obs_link *v;
 	size_t n, cap;
 	struct links_index *idx;        /* ifindex -> position in v, sorted by ifindex */
 	size_t n_idx;
-	int err;                        /* first -errno met inside a foreach callback */
+	int err;                        /* first -errno met inside a parser callback */
+	int nlerr;                      /* libnl's error behind a failure, for its text */
+	const char *full_dump;          /* why dumps were not filtered by interface, NULL when they were */
+	char what[64];                  /* room for a "what failed" that names a link */
 };
 
 /* Translate a libnl error (negative NLE_*) to -errno. */
@@ -232,56 +233,35 @@ static void links_route_cb(struct nl_object *obj, void *arg)
 	}
 }
 
-/* A NETLINK_ROUTE socket of our own, so a failure to open it keeps its real errno. */
-static int links_open(struct links_dump_ctx *c, const char **what)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd, r;
-
-	c->sk = nl_socket_alloc();
-	if (!c->sk) {
-		*what = "allocate a netlink socket";
-		return -ENOMEM;
-	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0) {
-		*what = "open a NETLINK_ROUTE socket";
-		return -errno;
-	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(fd);
-		*what = "bind the NETLINK_ROUTE socket";
-		return r;
-	}
-	r = nl_socket_set_fd(c->sk, NETLINK_ROUTE, fd);
-	if (r < 0) {
-		close(fd);
-		*what = "set up the NETLINK_ROUTE socket";
-		return links_nlerr(r);
-	}
-	return 0;
-}
-
 static void links_dump_ctx_free(struct links_dump_ctx *c)
 {
-	nl_cache_free(c->route_cache);
-	nl_cache_free(c->addr_cache);
-	nl_cache_free(c->link_cache);
-	nl_socket_free(c->sk);   /* closes the fd */
+	nlquery_close(&c->q);
 	free(c->idx);
 	free(c->v);
 }
 
-/* After the links are in: sort them by name and index them by ifindex for addresses and routes. */
+/*
+ * After the links are in: sort them by name, drop repeats (two names asked for can answer with one
+ * link: the kernel also looks names up among altnames), index them by ifindex for addresses and routes.
+ */
 static int links_sort_index(struct links_dump_ctx *c, const char **what)
 {
 	if (c->err < 0) {
 		*what = "store links";
 		return c->err;
 	}
-	if (c->n > 1)
+	if (c->n > 1) {
+		size_t k = 1;
+
 		qsort(c->v, c->n, sizeof(*c->v), links_cmp_name);
+		for (size_t i = 1; i < c->n; i++)
+			if (strcmp(c->v[i].name, c->v[k - 1].name) != 0)
+				c->v[k++] = c->v[i];
+		c->n = k;
+	}
+	free(c->idx);
+	c->idx = NULL;
+	c->n_idx = 0;
 	if (c->n) {
 		c->idx = calloc(c->n, sizeof(*c->idx));
 		if (!c->idx) {
@@ -296,83 +276,11 @@ static int links_sort_index(struct links_dump_ctx *c, const char **what)
 	return 0;
 }
 
-static int links_dump_into(struct links_dump_ctx *c, const char **what, int *nlerr)
-{
-	int r;
-
-	r = links_open(c, what);
-	if (r < 0)
-		return r;
-
-	r = rtnl_link_alloc_cache(c->sk, AF_UNSPEC, &c->link_cache);
-	if (r < 0) {
-		*what = "dump links (RTM_GETLINK)";
-		*nlerr = r;
-		return links_nlerr(r);
-	}
-	nl_cache_foreach(c->link_cache, links_link_cb, c);
-	r = links_sort_index(c, what);
-	if (r < 0)
-		return r;
-
-	r = rtnl_addr_alloc_cache(c->sk, &c->addr_cache);
-	if (r < 0) {
-		*what = "dump addresses (RTM_GETADDR)";
-		*nlerr = r;
-		return links_nlerr(r);
-	}
-	nl_cache_foreach(c->addr_cache, links_addr_cb, c);
-
-	r = rtnl_route_alloc_cache(c->sk, AF_INET, 0, &c->route_cache);
-	if (r < 0) {
-		*what = "dump IPv4 routes (RTM_GETROUTE)";
-		*nlerr = r;
-		return links_nlerr(r);
-	}
-	nl_cache_foreach(c->route_cache, links_route_cb, c);
-	return 0;
-}
-
-/**
- * links_dump() - see links.h. @ret's previous contents are overwritten, not freed.
- *
- * Return: 0, or -errno: -ENOMEM, or the socket/netlink error (e.g. -EMFILE, -EACCES, -EINTR).
- * No errno means "absent" here: every namespace has at least lo, so a failure is a failure.
- */
-/* Hand the dumped links to @ret (or record why the dump failed) and free the context. */
-static int links_dump_finish(struct links_dump_ctx *c, struct obs_links *ret, int r, const char *what, int nlerr)
-{
-	if (r < 0) {
-		if (nlerr)
-			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(nlerr));
-		else
-			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
-		links_dump_ctx_free(c);
-		return r;
-	}
-	ret->v = c->v;
-	ret->n = c->n;
-	ret->status.state = PROBE_OK;
-	c->v = NULL;    /* taken */
-	links_dump_ctx_free(c);
-	return 0;
-}
-
-int links_dump(struct obs_links *ret)
-{
-	struct links_dump_ctx c = { 0 };
-	const char *what = "read links";
-	int nlerr = 0, r;
-
-	memset(ret, 0, sizeof(*ret));
-	r = links_dump_into(&c, &what, &nlerr);
-	return links_dump_finish(&c, ret, r, what, nlerr);
-}
-
-/* One pass of links_parse_msg(): which object type it hands to the dump's callbacks. */
+/* One pass of parsing: which object type it hands to the dump's callbacks. */
 struct links_parse_pass {
 	struct links_dump_ctx *c;
 	bool links;                     /* true: route/link only; false: route/addr and route/route */
+	int nlerr;                      /* libnl's error when its parser refused a message */
 };
 
 static void links_parse_obj(struct nl_object *obj, void *arg)
@@ -392,31 +300,363 @@ static void links_parse_obj(struct nl_object *obj, void *arg)
 	}
 }
 
-/* Run libnl's parser (the cache ops of NETLINK_ROUTE, as a dump does) over each message. */
-static int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p, int *nlerr)
+/* One object message through libnl's parser (the cache ops of NETLINK_ROUTE, as a dump uses). */
+static int links_parse_one(const struct nlmsghdr *h, void *arg)
+{
+	struct links_parse_pass *p = arg;
+	struct nl_msg *m;
+	int r;
+
+	m = nlmsg_convert((struct nlmsghdr *)h);
+	if (!m)
+		return -ENOMEM;
+	nlmsg_set_proto(m, NETLINK_ROUTE);
+	r = nl_msg_parse(m, links_parse_obj, p);
+	nlmsg_free(m);
+	/* A type no cache parses is skipped; any other parse error fails the dump, as in libnl. */
+	if (r < 0 && r != -NLE_MSGTYPE_NOSUPPORT) {
+		p->nlerr = r;
+		return links_nlerr(r);
+	}
+	return p->c->err < 0 ? p->c->err : 0;
+}
+
+/* How many times a dump that raced a change (NLM_F_DUMP_INTR) is asked again. */
+#define LINKS_DUMP_TRIES 4
+
+/*
+ * Send @r, parse its answers in @pass. A dump interrupted by a change is asked again after @reset
+ * (which forgets what the interrupted one filled). Return: 0 with the kernel's answer in *@kerr,
+ * or -errno when the socket or the bytes failed.
+ */
+static int links_ask(struct links_dump_ctx *c, struct nlquery_req *r, struct links_parse_pass *pass,
+		     void (*reset)(struct links_dump_ctx *, int), int arg, int *kerr)
+{
+	for (int i = 0; i < LINKS_DUMP_TRIES; i++) {
+		int res = nlquery_run(&c->q, r, links_parse_one, pass, kerr);
+
+		if (res < 0 || *kerr != -EINTR)
+			return res;
+		if (reset)
+			reset(c, arg);
+	}
+	return 0;
+}
+
+static void links_reset_links(struct links_dump_ctx *c, int unused)
+{
+	c->n = 0;
+}
+
+/* Forget the addresses and default routes of one link (@pos), or of every link (@pos < 0). */
+static void links_reset_addrs(struct links_dump_ctx *c, int pos)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (pos < 0 || (size_t)pos == i)
+			c->v[i].n_ipv4 = 0;
+}
+
+static void links_reset_routes(struct links_dump_ctx *c, int pos)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (pos < 0 || (size_t)pos == i)
+			c->v[i].default_route = false;
+}
+
+/* RTM_GETLINK for the link named @name, without the statistics we do not read. */
+static int links_req_link(struct nlquery_req *r, const char *name)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
+	int e;
+
+	e = nlquery_req_new(r, RTM_GETLINK, name ? 0 : NLM_F_DUMP, &ifi, sizeof(ifi));
+	if (e == 0 && name)
+		e = nlquery_req_put(r, IFLA_IFNAME, name, strlen(name) + 1);
+	if (e == 0)
+		e = nlquery_req_put(r, IFLA_EXT_MASK, &mask, sizeof(mask));
+	return e;
+}
+
+/* Kernel answers that mean "nothing there" for a filtered request, rather than a failure. */
+static bool links_absent(int kerr)
+{
+	return kerr == -ENODEV || kerr == -ENOENT;
+}
+
+/* Whether names[i] came earlier in @names (at most LINKS_NAMES_MAX: a scan is cheaper than a sort). */
+static bool links_asked(const char *const *names, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (names[j] && strcmp(names[j], names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The links: each of @names by name (an unknown one is absent), or every link when @names is NULL. */
+static int links_ask_links(struct links_dump_ctx *c, const char *const *names, size_t n, const char **what)
+{
+	struct links_parse_pass pass = { .c = c, .links = true };
+	struct nlquery_req r;
+	int res, kerr = 0;
+
+	if (!names) {
+		res = links_req_link(&r, NULL);
+		if (res == 0)
+			res = links_ask(c, &r, &pass, links_reset_links, 0, &kerr);
+		if (res == 0 && kerr < 0)
+			res = kerr;
+		if (res < 0)
+			*what = "dump links (RTM_GETLINK)";
+		c->nlerr = pass.nlerr;
+		return res;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = names[i] ? strnlen(names[i], OBS_IFNAME_MAX) : 0;
+
+		/* A name the kernel cannot hold names no link: absent, as a name not in this namespace. */
+		if (len == 0 || len >= OBS_IFNAME_MAX || strchr(names[i], '/') || links_asked(names, i))
+			continue;
+		res = links_req_link(&r, names[i]);
+		if (res == 0)
+			res = nlquery_run(&c->q, &r, links_parse_one, &pass, &kerr);
+		if (res == 0 && kerr < 0 && !links_absent(kerr))
+			res = kerr;
+		if (res < 0) {
+			snprintf(c->what, sizeof(c->what), "ask for link %s (RTM_GETLINK)", names[i]);
+			*what = c->what;
+			c->nlerr = pass.nlerr;
+			return res;
+		}
+	}
+	return 0;
+}
+
+/* RTM_GETADDR for IPv4, filtered to @ifindex when not 0 (honoured under NETLINK_GET_STRICT_CHK). */
+static int links_req_addr(struct nlquery_req *r, int ifindex)
+{
+	struct ifaddrmsg ifa = { .ifa_family = AF_INET, .ifa_index = (uint32_t)ifindex };
+
+	return nlquery_req_new(r, RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
+}
+
+/* RTM_GETROUTE for IPv4: unicast routes of the main table leaving through @ifindex, or all with 0. */
+static int links_req_route(struct nlquery_req *r, int ifindex)
+{
+	struct rtmsg rtm = { .rtm_family = AF_INET };
+	uint32_t oif = (uint32_t)ifindex;
+	int e;
+
+	if (ifindex) {
+		rtm.rtm_table = RT_TABLE_MAIN;
+		rtm.rtm_type = RTN_UNICAST;
+	}
+	e = nlquery_req_new(r, RTM_GETROUTE, NLM_F_DUMP, &rtm, sizeof(rtm));
+	if (e == 0 && ifindex)
+		e = nlquery_req_put(r, RTA_OIF, &oif, sizeof(oif));
+	return e;
+}
+
+/*
+ * The addresses or the routes (@routes) of the links found: one dump per link filtered by the
+ * kernel when it checks strictly and @filter allows, else one dump of all (our callbacks keep
+ * only the links found). A filtered dump the kernel refuses (-EINVAL) falls back to the full one.
+ */
+static int links_ask_per_link(struct links_dump_ctx *c, bool routes, bool filter, const char **what)
+{
+	struct links_parse_pass pass = { .c = c, .links = false };
+	void (*reset)(struct links_dump_ctx *, int) = routes ? links_reset_routes : links_reset_addrs;
+	struct nlquery_req r;
+	int res = 0, kerr = 0;
+
+	for (size_t i = 0; filter && c->q.stats.strict && i < c->n; i++) {
+		res = routes ? links_req_route(&r, c->v[i].ifindex) : links_req_addr(&r, c->v[i].ifindex);
+		if (res == 0)
+			res = links_ask(c, &r, &pass, reset, (int)i, &kerr);
+		if (res < 0)
+			goto fail;
+		if (kerr == -EINVAL || kerr == -EOPNOTSUPP) {
+			c->full_dump = routes ? "the kernel refused a route dump filtered by interface"
+					      : "the kernel refused an address dump filtered by interface";
+			reset(c, -1);
+			filter = false;
+			break;
+		}
+		if (kerr < 0 && !links_absent(kerr)) {
+			res = kerr;
+			goto fail;
+		}
+	}
+	if (filter && c->q.stats.strict)
+		return 0;
+	res = routes ? links_req_route(&r, 0) : links_req_addr(&r, 0);
+	if (res == 0)
+		res = links_ask(c, &r, &pass, reset, -1, &kerr);
+	if (res == 0 && kerr < 0)
+		res = kerr;
+	if (res == 0)
+		return 0;
+fail:
+	*what = routes ? "dump IPv4 routes (RTM_GETROUTE)" : "dump addresses (RTM_GETADDR)";
+	c->nlerr = pass.nlerr;
+	return res;
+}
+
+static int links_query_into(struct links_dump_ctx *c, const char *const *names, size_t n, unsigned flags,
+			    const char **what)
+{
+	bool filter = names != NULL;
+	int r;
+
+	r = nlquery_open(&c->q, filter && !(flags & LINKS_QUERY_NO_STRICT), what);
+	if (r < 0)
+		return r;
+	if (filter && !c->q.stats.strict)
+		c->full_dump = flags & LINKS_QUERY_NO_STRICT ? "strict checking turned off (LINKS_QUERY_NO_STRICT)"
+				: "the kernel refused NETLINK_GET_STRICT_CHK (before 4.20): dumps are not filtered";
+	r = links_ask_links(c, names, n, what);
+	if (r == 0)
+		r = links_sort_index(c, what);
+	/* Nothing asked for was found: no address or route can belong to it. */
+	if (r == 0 && (c->n || !filter))
+		r = links_ask_per_link(c, false, filter, what);
+	if (r == 0 && (c->n || !filter))
+		r = links_ask_per_link(c, true, filter, what);
+	return r;
+}
+
+/* Hand the links to @ret (or record why the query failed), the figures to @st, and free the context. */
+static int links_dump_finish(struct links_dump_ctx *c, struct obs_links *ret, struct links_stats *st, int r,
+			     const char *what)
+{
+	if (st) {
+		st->requests = c->q.stats.requests;
+		st->datagrams = c->q.stats.datagrams;
+		st->messages = c->q.stats.messages;
+		st->strict = c->q.stats.strict;
+		st->full_dump = c->full_dump;
+	}
+	if (r < 0) {
+		if (c->nlerr)
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, nl_geterror(c->nlerr));
+		else
+			probe_status_fail(&ret->status, r, "netlink: cannot %s: %s", what, strerror(-r));
+		links_dump_ctx_free(c);
+		return r;
+	}
+	ret->v = c->v;
+	ret->n = c->n;
+	ret->status.state = PROBE_OK;
+	c->v = NULL;    /* taken */
+	links_dump_ctx_free(c);
+	return 0;
+}
+
+static int links_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* After a full dump made for too many names: keep only the links @names asks for, as a filtered query would. */
+static int links_keep_named(struct links_dump_ctx *c, const char *const *names, size_t n, const char **what)
+{
+	const char **sorted = malloc(n * sizeof(*sorted));
+	size_t k = 0, m = 0;
+
+	if (!sorted) {
+		*what = "sort the names asked for";
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			sorted[m++] = names[i];
+	qsort(sorted, m, sizeof(*sorted), links_cmp_str);
+	for (size_t i = 0; i < c->n; i++) {
+		const char *key = c->v[i].name;
+
+		if (bsearch(&key, sorted, m, sizeof(*sorted), links_cmp_str))
+			c->v[k++] = c->v[i];
+	}
+	c->n = k;
+	free(sorted);
+	return 0;
+}
+
+/**
+ * links_query() - see links.h. @ret's previous contents are overwritten, not freed.
+ *
+ * Return: 0, or -errno: -ENOMEM, or the socket/netlink error (e.g. -EMFILE, -EACCES, -EAGAIN).
+ * A name not in this namespace is absent from @ret, not an error.
+ */
+int links_query(const char *const *want, size_t n, unsigned flags, struct obs_links *ret,
+		struct links_stats *ret_stats)
+{
+	const char *const *names = want;
+	struct links_dump_ctx c = { .q = { .fd = -1 } };
+	const char *what = "read links";
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (ret_stats)
+		memset(ret_stats, 0, sizeof(*ret_stats));
+	if (names && n > LINKS_NAMES_MAX) {
+		c.full_dump = "more interfaces named than LINKS_NAMES_MAX: every link dumped";
+		names = NULL;
+	}
+	r = links_query_into(&c, names, n, flags, &what);
+	if (r == 0 && names != want)
+		r = links_keep_named(&c, want, n, &what);
+	return links_dump_finish(&c, ret, ret_stats, r, what);
+}
+/**
+ * links_dump() - see links.h: every link, with full dumps.
+ * Return: as links_query(). No errno means "absent": every namespace has at least lo.
+ */
+int links_dump(struct obs_links *ret)
+{
+	return links_query(NULL, 0, 0, ret, NULL);
+}
+
+/**
+ * links_observe() - see links.h: the interfaces the PCI functions name.
+ * Return: as links_query().
+ */
+int links_observe(const struct obs_pci *pci, struct obs_links *ret, struct links_stats *ret_stats)
+{
+	const char **names = calloc(pci->n ? pci->n : 1, sizeof(*names));
+	size_t n = 0;
+	int r;
+
+	if (!names) {
+		memset(ret, 0, sizeof(*ret));
+		if (ret_stats)
+			memset(ret_stats, 0, sizeof(*ret_stats));
+		probe_status_fail(&ret->status, -ENOMEM, "netlink: cannot list the interfaces to ask for: %s",
+				  strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pci->n; i++)
+		if (pci->v[i].netdev[0])
+			names[n++] = pci->v[i].netdev;
+	r = links_query(names, n, 0, ret, ret_stats);
+	free(names);
+	return r;
+}
+
+/* Over messages in memory: object messages only, control messages skipped (no sequence to end). */
+static int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p)
 {
 	const struct nlmsghdr *h = buf;
 	int rem = (int)len;
 
 	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
-		struct nl_msg *m;
 		int r;
 
 		if (h->nlmsg_type < RTM_BASE)
 			continue;       /* NLMSG_DONE / ERROR / NOOP end or pace a dump, they hold no object */
-		m = nlmsg_convert((struct nlmsghdr *)h);
-		if (!m)
-			return -ENOMEM;
-		nlmsg_set_proto(m, NETLINK_ROUTE);
-		r = nl_msg_parse(m, links_parse_obj, p);
-		nlmsg_free(m);
-		/* A type no cache parses is skipped; any other parse error fails the dump, as in libnl. */
-		if (r < 0 && r != -NLE_MSGTYPE_NOSUPPORT) {
-			*nlerr = r;
-			return links_nlerr(r);
-		}
-		if (p->c->err < 0)
-			return p->c->err;
+		r = links_parse_one(h, p);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -429,10 +669,10 @@ static int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass
  */
 int links_parse_msg(const void *buf, size_t len, struct obs_links *ret)
 {
-	struct links_dump_ctx c = { 0 };
+	struct links_dump_ctx c = { .q = { .fd = -1 } };
 	struct links_parse_pass p = { .c = &c, .links = true };
 	const char *what = "parse links";
-	int nlerr = 0, r;
+	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	if (len > LINKS_PARSE_MAX) {
@@ -441,15 +681,54 @@ int links_parse_msg(const void *buf, size_t len, struct obs_links *ret)
 		return -E2BIG;
 	}
 	/* Links first, then addresses and routes against them: the dump's order. */
-	r = links_parse_msgs(buf, len, &p, &nlerr);
+	r = links_parse_msgs(buf, len, &p);
 	if (r == 0)
 		r = links_sort_index(&c, &what);
 	if (r == 0) {
 		p.links = false;
 		what = "parse addresses and routes";
-		r = links_parse_msgs(buf, len, &p, &nlerr);
+		r = links_parse_msgs(buf, len, &p);
 	}
-	return links_dump_finish(&c, ret, r, what, nlerr);
+	c.nlerr = p.nlerr;
+	return links_dump_finish(&c, ret, NULL, r, what);
+}
+
+/**
+ * links_parse_answer() - see links.h: one datagram through links_query()'s answer checks.
+ *
+ * Return: 1 (the exchange ended), 0 (more datagrams would follow), or -errno: -E2BIG, -ENOMEM,
+ * -EBADMSG, -EOVERFLOW, libnl's parse error translated. No errno means "absent".
+ */
+int links_parse_answer(const void *buf, size_t len, bool dump, struct obs_links *ret, int *ret_kerr)
+{
+	struct links_dump_ctx c = { .q = { .fd = -1 } };
+	struct links_parse_pass p = { .c = &c, .links = true };
+	struct nlquery_answer a = { .dump = dump };
+	const char *what = "parse the answer's links";
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	*ret_kerr = 0;
+	if (len > LINKS_PARSE_MAX) {
+		probe_status_fail(&ret->status, -E2BIG, "netlink: %zu bytes of messages, more than %u",
+				  len, LINKS_PARSE_MAX);
+		return -E2BIG;
+	}
+	if (len >= sizeof(struct nlmsghdr))
+		a.seq = ((const struct nlmsghdr *)buf)->nlmsg_seq;
+	r = nlquery_feed(&a, buf, len, links_parse_one, &p);
+	if (r == 0)
+		r = links_sort_index(&c, &what);
+	if (r == 0) {
+		a = (struct nlquery_answer){ .seq = a.seq, .dump = dump };
+		p.links = false;
+		what = "parse the answer's addresses and routes";
+		r = nlquery_feed(&a, buf, len, links_parse_one, &p);
+	}
+	c.nlerr = p.nlerr;
+	*ret_kerr = a.kerr;
+	r = links_dump_finish(&c, ret, NULL, r, what);
+	return r < 0 ? r : a.done;
 }
 
 /**

@@ -1,5 +1,6 @@
 #!/bin/sh
-# test_links.sh - links_dump() inside a private network namespace built from a links.spec.
+# test_links.sh - links_dump() and links_query() inside private network namespaces built from links.specs,
+# and the agent's own observation unchanged by 512 pod veths.
 # Env: TOPDIR (repo root), BUILD (build dir, relative to TOPDIR or absolute).
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -9,8 +10,11 @@ DUMP=$BUILD/tests/helpers/links-dump
 DATA=$TOPDIR/tests/integration/data
 NETNS_LIB=$TOPDIR/tests/lib/netns.sh
 . "$NETNS_LIB"
+. "$TOPDIR/tests/lib/devnodes.sh"
+. "$TOPDIR/tests/lib/scenario.sh"
+AGENT=${TCPXO_AGENT:-$BUILD/tcpxo-agent}
 
-cases="links-basic in-pod pod-namespace-ends bad-spec-rejected failed-apply-ends-pod refuses-unvouched-namespace host-untouched"
+cases="links-basic in-pod pod-namespace-ends bad-spec-rejected failed-apply-ends-pod refuses-unvouched-namespace query-same-facts query-fallback-same-facts query-cost-ignores-veths agent-ignores-veths host-untouched"
 if ! why=$(netns_can_run); then
 	for c in $cases; do echo "skip $c: $why"; done
 	exit 0
@@ -88,6 +92,76 @@ if unshare -n sh -c '. "$0"; NETNS_PRIVATE= netns_apply "$1" 2>&1; echo "rc $?";
 	ok refuses-unvouched-namespace
 else
 	notok refuses-unvouched-namespace "$(tr '\n' ';' <"$tmp/ref")"
+fi
+
+# The NICs asked for by name: the same lines as the full dump gives them; the in-pod, absent and
+# unknown names are simply not there. Then the same through the full-dump fallback.
+nics="eth0 eth1 eth2 eth3 eth4 eth5 eth6 nosuch9"
+grep '^eth' "$DATA/links-basic.expected" >"$tmp/nics.expected"
+for mode in strict fallback; do
+	flag=; c=query-same-facts
+	[ $mode = fallback ] && flag=--no-strict c=query-fallback-same-facts
+	# shellcheck disable=SC2086
+	if netns_run "$DATA/links-basic.spec" "$DUMP" --stats $flag $nics >"$tmp/q.$mode" 2>"$tmp/err"; then
+		grep -v '^#' "$tmp/q.$mode" >"$tmp/q.$mode.links"
+		want_strict=yes; [ $mode = fallback ] && want_strict=no
+		if ! diff -u "$tmp/nics.expected" "$tmp/q.$mode.links" >"$tmp/diff"; then
+			notok $c "differs from the full dump's lines:"; sed 's/^/    /' "$tmp/diff"
+		elif ! grep -q "^# requests .* strict $want_strict " "$tmp/q.$mode"; then
+			notok $c "stats: $(grep '^#' "$tmp/q.$mode")"
+		else
+			ok $c
+		fi
+	else
+		notok $c "netns_run failed: $(cat "$tmp/err")"
+	fi
+done
+
+# 512 more veth pairs, each with an address (a grown node's pods): the query asks and receives the same.
+cp "$TOPDIR/fixtures/a3-mega/links.spec" "$tmp/grown.spec"
+i=1
+while [ $i -le 512 ]; do
+	printf 'xb%d 02:00:00:00:%02x:%02x 1500 10.200.%d.%d/32 up\n' $i $((i / 256)) $((i % 256)) $((i / 250)) $((i % 250 + 1))
+	i=$((i + 1))
+done >>"$tmp/grown.spec"
+gvnics="eth0 eth1 eth2 eth3 eth4 eth5 eth6 eth7 eth8"
+# shellcheck disable=SC2086
+if netns_run "$TOPDIR/fixtures/a3-mega/links.spec" "$DUMP" --stats $gvnics >"$tmp/small" 2>"$tmp/err" &&
+   netns_run "$tmp/grown.spec" sh -c '"$0" "$@" && "$0" --no-strict "$@" | tail -n 1' "$DUMP" --stats $gvnics \
+	>"$tmp/grown" 2>>"$tmp/err"; then
+	small_stats=$(grep '^#' "$tmp/small")
+	grown_stats=$(sed -n 10p "$tmp/grown")
+	fb_messages=$(tail -n 1 "$tmp/grown" | awk '{ print $7 }')
+	if [ "$(grep -v '^#' "$tmp/small")" != "$(sed -n 1,9p "$tmp/grown")" ]; then
+		notok query-cost-ignores-veths "the NICs read differently beside 512 veths"
+	elif [ "$small_stats" != "$grown_stats" ]; then
+		notok query-cost-ignores-veths "without veths: $small_stats; with 512: $grown_stats"
+	elif [ "${fb_messages:-0}" -lt 1024 ]; then
+		notok query-cost-ignores-veths "the fallback received only ${fb_messages:-?} messages: was it taken?"
+	else
+		ok query-cost-ignores-veths
+	fi
+else
+	notok query-cost-ignores-veths "netns_run failed: $(cat "$tmp/err")"
+fi
+
+# The agent's whole report on the a3-mega fixture is byte-identical with 512 pod veths beside its NICs.
+root=$(SCENARIO_TMP=$tmp scenario_prepare a3-mega 2>/dev/null)
+if [ ! -x "$AGENT" ] || [ -z "$root" ]; then
+	notok agent-ignores-veths "$AGENT not built or fixture not prepared"
+else
+	for spec in "$TOPDIR/fixtures/a3-mega/links.spec" "$tmp/grown.spec"; do
+		netns_run "$spec" "$AGENT" --once --no-publish --json --root "$root" --node fixture-a3-mega \
+			>"$tmp/agent.$(basename "$spec")" 2>>"$tmp/agent.err"
+		echo $? >>"$tmp/agent.rc"
+	done
+	if [ "$(tr '\n' ' ' <"$tmp/agent.rc")" != "0 0 " ]; then
+		notok agent-ignores-veths "exit codes $(tr '\n' ' ' <"$tmp/agent.rc"): $(head -c 300 "$tmp/agent.err")"
+	elif ! cmp -s "$tmp/agent.links.spec" "$tmp/agent.grown.spec"; then
+		notok agent-ignores-veths "the report changed:"; diff "$tmp/agent.links.spec" "$tmp/agent.grown.spec" | head -20 | sed 's/^/    /'
+	else
+		ok agent-ignores-veths
+	fi
 fi
 
 if [ "$(ip -br link show)" = "$host_before" ]; then

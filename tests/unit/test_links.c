@@ -1,4 +1,5 @@
-/* test_links.c - links_dump() against veth links in private network namespaces made by the test. */
+/* test_links.c - links_dump()/links_query() against veth links in private namespaces made by the test, and answers in memory. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <sched.h>
@@ -10,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -327,6 +332,448 @@ static void test_failure_status(void **state)
 	links_free(&ls);
 }
 
+static const char *const test_links_nics[] = { "eth0", "eth1", "eth2", "eth3", "eth4", "eth5", "eth6", "eth7", "eth8" };
+#define TEST_LINKS_NICS (sizeof(test_links_nics) / sizeof(test_links_nics[0]))
+
+/* The a3-mega fixture's links: eth0 (default route) and eight GPU NICs, each a veth with its peer up. */
+static void test_links_make_nics(void)
+{
+	struct obs_links ls = { 0 };
+	FILE *f = popen("ip -batch -", "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < 9; i++)
+		fprintf(f, "link add eth%d type veth peer name p%d\n"
+			   "link set eth%d address 42:01:0a:00:%02x:03 mtu %d\n"
+			   "address add 10.0.%d.3/32 dev eth%d\n"
+			   "link set p%d up\nlink set eth%d up\n",
+			i, i, i, 0x10 + i, i ? 8244 : 1460, 16 + i, i, i, i);
+	fprintf(f, "route add default dev eth0\n");
+	assert_int_equal(pclose(f), 0);
+	/* Every one up before a test compares two reads of them. */
+	for (size_t i = 0; i < TEST_LINKS_NICS; i++) {
+		test_links_dump_when(&ls, test_links_nics[i], LINK_OPER_UP);
+		links_free(&ls);
+	}
+}
+
+/* @n veth pairs xbN/ybN, each xb with an IPv4 address (the pods' veths of a grown node). */
+static void test_links_make_veths(int n)
+{
+	FILE *f = popen("ip -batch -", "w");
+
+	assert_non_null(f);
+	for (int i = 1; i <= n; i++)
+		fprintf(f, "link add xb%d type veth peer name yb%d\naddress add 10.200.%d.%d/32 dev xb%d\nlink set xb%d up\n",
+			i, i, i / 250, i % 250 + 1, i, i);
+	assert_int_equal(pclose(f), 0);
+}
+
+/* Two observations of the same link agree on every fact. */
+static void test_links_assert_same(const struct obs_link *a, const struct obs_link *b)
+{
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(a->name, b->name);
+	assert_int_equal(a->ifindex, b->ifindex);
+	assert_int_equal(a->oper, b->oper);
+	assert_int_equal(a->admin_up, b->admin_up);
+	assert_int_equal(a->mtu, b->mtu);
+	assert_string_equal(a->mac, b->mac);
+	assert_int_equal(a->n_ipv4, b->n_ipv4);
+	assert_memory_equal(a->ipv4, b->ipv4, sizeof(a->ipv4[0]) * a->n_ipv4);
+	assert_memory_equal(a->ipv4_prefix, b->ipv4_prefix, a->n_ipv4);
+	assert_int_equal(a->default_route, b->default_route);
+}
+
+/* links_query() for @names gives exactly the full dump's entries of those names that exist. */
+static void test_links_assert_query_matches_dump(const char *const *names, size_t n, unsigned flags)
+{
+	struct obs_links all = { 0 }, some = { 0 };
+	struct links_stats st;
+	size_t found = 0;
+
+	assert_int_equal(links_dump(&all), 0);
+	assert_int_equal(links_query(names, n, flags, &some, &st), 0);
+	assert_int_equal(some.status.state, PROBE_OK);
+	test_links_assert_sorted(&some);
+	for (size_t i = 0; i < n; i++) {
+		const struct obs_link *l = test_links_find(&all, names[i]);
+		bool dup = false;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= strcmp(names[j], names[i]) == 0;
+		if (!l) {
+			assert_null(test_links_find(&some, names[i]));
+			continue;
+		}
+		test_links_assert_same(test_links_find(&some, names[i]), l);
+		found += !dup;
+	}
+	assert_int_equal(some.n, found);
+	links_free(&all);
+	links_free(&some);
+}
+
+/* The NICs asked for by name read the same facts as the full dump, strict or not. */
+static void test_query_same_facts(void **state)
+{
+	static const char *const mixed[] = { "eth3", "eth0", "p1", "lo", "eth9", "eth3" };
+	struct obs_links ls = { 0 };
+
+	test_links_enter_netns();
+	test_links_make_nics();
+	test_links_ip("link set eth2 down\nlink set p3 down\naddress add 192.168.7.1/24 dev eth5\n"
+		      "route add table 100 default nexthop dev eth6 nexthop dev eth7\n");
+	test_links_dump_when(&ls, "eth2", LINK_OPER_DOWN);
+	links_free(&ls);
+	test_links_dump_when(&ls, "eth3", LINK_OPER_LOWERLAYERDOWN);
+	links_free(&ls);
+	test_links_assert_query_matches_dump(test_links_nics, TEST_LINKS_NICS, 0);
+	test_links_assert_query_matches_dump(test_links_nics, TEST_LINKS_NICS, LINKS_QUERY_NO_STRICT);
+	test_links_assert_query_matches_dump(mixed, sizeof(mixed) / sizeof(mixed[0]), 0);
+	test_links_assert_query_matches_dump(mixed, sizeof(mixed) / sizeof(mixed[0]), LINKS_QUERY_NO_STRICT);
+}
+
+/* 512 more veth pairs (1,024 links, 512 addresses) change nothing the query reads or receives. */
+static void test_query_cost_ignores_veths(void **state)
+{
+	struct obs_links before = { 0 }, after = { 0 }, fb = { 0 };
+	struct links_stats s0, s1, sf0, sf1;
+
+	test_links_enter_netns();
+	test_links_make_nics();
+	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, 0, &before, &s0), 0);
+	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, LINKS_QUERY_NO_STRICT, &fb, &sf0), 0);
+	links_free(&fb);
+	test_links_make_veths(512);
+	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, 0, &after, &s1), 0);
+	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, LINKS_QUERY_NO_STRICT, &fb, &sf1), 0);
+
+	/* This kernel (>= 4.20) filters: the strict path is the one taken, and nothing in it grows. */
+	assert_true(s0.strict);
+	assert_null(s0.full_dump);
+	assert_int_equal(s1.requests, s0.requests);
+	assert_int_equal(s1.datagrams, s0.datagrams);
+	assert_int_equal(s1.messages, s0.messages);
+	/* 9 links, then per link one address dump and one route dump. */
+	assert_int_equal(s0.requests, 3 * TEST_LINKS_NICS);
+	assert_true(s0.messages < 5 * TEST_LINKS_NICS);
+	assert_int_equal(after.n, TEST_LINKS_NICS);
+	for (size_t i = 0; i < after.n; i++)
+		test_links_assert_same(&after.v[i], &before.v[i]);
+	assert_true(test_links_find(&after, "eth0")->default_route);
+
+	/* The fallback reads the same, but its two full dumps grow with every veth and address. */
+	assert_false(sf1.strict);
+	assert_non_null(sf1.full_dump);
+	assert_int_equal(sf1.requests, TEST_LINKS_NICS + 2);
+	assert_true(sf1.messages >= sf0.messages + 512);
+	assert_int_equal(fb.n, TEST_LINKS_NICS);
+	for (size_t i = 0; i < fb.n; i++)
+		test_links_assert_same(&fb.v[i], &after.v[i]);
+	links_free(&before);
+	links_free(&after);
+	links_free(&fb);
+}
+
+/* A NIC moved into another namespace (a pod), one never there, odd names: absent, not failures. */
+static void test_query_absent(void **state)
+{
+	static const char *const names[] = { "eth4", "eth9", "", "eth1", "a-name-far-too-long", "../eth1", "eth1" };
+	struct obs_links ls = { 0 };
+	struct links_stats st;
+	int pipefd[2];
+	char c;
+	pid_t pod;
+
+	test_links_enter_netns();
+	test_links_make_nics();
+	assert_int_equal(pipe(pipefd), 0);
+	pod = fork();
+	assert_true(pod >= 0);
+	if (pod == 0) {
+		/* The "pod": a namespace of its own that lives until killed. */
+		if (unshare(CLONE_NEWNET) != 0)
+			_exit(1);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(pipefd[0], &c, 1), 1);
+	test_links_ip("link set eth4 netns %d\n", (int)pod);
+	assert_int_equal(links_query(names, sizeof(names) / sizeof(names[0]), 0, &ls, &st), 0);
+	kill(pod, SIGKILL);
+	waitpid(pod, NULL, 0);
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	assert_int_equal(ls.status.state, PROBE_OK);
+	assert_int_equal(ls.n, 1);
+	assert_string_equal(ls.v[0].name, "eth1");
+	test_links_assert_ipv4(&ls.v[0], 0, "10.0.17.3/32");
+	/* eth4, eth9 and eth1 once asked; the rest never reach the kernel. */
+	assert_int_equal(st.requests, 3 + 2);
+	links_free(&ls);
+
+	assert_int_equal(links_query(names, 0, 0, &ls, &st), 0);
+	assert_int_equal(ls.n, 0);
+	assert_int_equal(st.requests, 0);
+	links_free(&ls);
+}
+
+/* More names than LINKS_NAMES_MAX: one full dump, and still only the links asked for. */
+static void test_query_many_names(void **state)
+{
+	const char *names[LINKS_NAMES_MAX + 10];
+	char buf[LINKS_NAMES_MAX + 10][OBS_IFNAME_MAX];
+	struct obs_links ls = { 0 };
+	struct links_stats st;
+
+	test_links_enter_netns();
+	test_links_make_nics();
+	test_links_make_veths(100);
+	for (size_t i = 0; i < LINKS_NAMES_MAX + 10; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "xb%zu", 2 * i + 1);
+		names[i] = buf[i];
+	}
+	names[0] = "eth0";
+	assert_int_equal(links_query(names, LINKS_NAMES_MAX + 10, 0, &ls, &st), 0);
+	assert_non_null(st.full_dump);
+	assert_int_equal(st.requests, 3);
+	/* eth0 and xb3..xb99 odd (48 of them); xb101 and above do not exist. */
+	assert_int_equal(ls.n, 1 + 49);
+	test_links_assert_sorted(&ls);
+	assert_true(test_links_find(&ls, "eth0")->default_route);
+	assert_non_null(test_links_find(&ls, "xb99"));
+	assert_null(test_links_find(&ls, "xb2"));
+	assert_null(test_links_find(&ls, "eth1"));
+	links_free(&ls);
+	test_links_assert_query_matches_dump(names, LINKS_NAMES_MAX + 10, 0);
+}
+
+/* No routes at all (no main table yet) and a link whose only route is elsewhere: no default, no failure. */
+static void test_query_no_main_table(void **state)
+{
+	static const char *const names[] = { "eth1", "eth2" };
+	struct obs_links ls = { 0 };
+
+	test_links_enter_netns();
+	test_links_ip("link add eth1 type veth peer name p1\nlink add eth2 type veth peer name p2\n"
+		      "address add 10.0.16.3/32 dev eth1\n");
+	for (int strict = 0; strict < 2; strict++) {
+		assert_int_equal(links_query(names, 2, strict ? 0 : LINKS_QUERY_NO_STRICT, &ls, NULL), 0);
+		assert_int_equal(ls.n, 2);
+		assert_false(ls.v[0].default_route);
+		assert_false(ls.v[1].default_route);
+		test_links_assert_ipv4(&ls.v[0], 0, "10.0.16.3/32");
+		links_free(&ls);
+	}
+	test_links_ip("link set eth2 up\nroute add default dev eth2 table 100\n");
+	test_links_assert_query_matches_dump(names, 2, 0);
+}
+
+/* The default-route rules hold for the query too, filtered or not. */
+static void test_query_default_route_rules(void **state)
+{
+	static const char *const names[] = { "eth0", "eth1", "eth2", "eth3", "eth4" };
+	struct obs_links ls = { 0 };
+
+	test_links_enter_netns();
+	test_links_ip("link add eth0 type veth peer name p0\nlink add eth1 type veth peer name p1\n"
+		      "link add eth2 type veth peer name p2\nlink add eth3 type veth peer name p3\n"
+		      "link add eth4 type veth peer name p4\n"
+		      "link set eth0 up\nlink set eth1 up\nlink set eth2 up\nlink set eth3 up\nlink set eth4 up\n"
+		      "route add default dev eth2 table 100\nroute add 0.0.0.0/1 dev eth3\n"
+		      "route add default nexthop dev eth0 nexthop dev eth1\n");
+	for (int strict = 0; strict < 2; strict++) {
+		assert_int_equal(links_query(names, 5, strict ? 0 : LINKS_QUERY_NO_STRICT, &ls, NULL), 0);
+		assert_int_equal(ls.n, 5);
+		assert_true(test_links_find(&ls, "eth0")->default_route);
+		assert_true(test_links_find(&ls, "eth1")->default_route);
+		assert_false(test_links_find(&ls, "eth2")->default_route);
+		assert_false(test_links_find(&ls, "eth3")->default_route);
+		assert_false(test_links_find(&ls, "eth4")->default_route);
+		links_free(&ls);
+	}
+}
+
+/* links_query() fails as links_dump() does when no socket can be had. */
+static void test_query_failure_status(void **state)
+{
+	static const char *const names[] = { "eth0" };
+	struct obs_links ls = { 0 };
+	struct links_stats st;
+	struct rlimit saved, none;
+	int r;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	none = saved;
+	none.rlim_cur = 0;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
+	r = links_query(names, 1, 0, &ls, &st);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	assert_int_equal(r, -EMFILE);
+	assert_int_equal(ls.status.state, PROBE_FAILED);
+	assert_non_null(strstr(ls.status.message, "NETLINK_ROUTE"));
+	assert_int_equal(st.requests, 0);
+	links_free(&ls);
+}
+
+/* ---- answers in memory (links_parse_answer) ---- */
+
+struct test_links_buf {
+	unsigned char b[4096];
+	size_t len;
+};
+
+/* Append a message of @type with @hdr and, when @attr, one attribute; returns the message. */
+static struct nlmsghdr *test_links_put(struct test_links_buf *m, uint16_t type, uint16_t flags, uint32_t seq,
+				       const void *hdr, size_t hdrlen, uint16_t atype, const void *adata, size_t alen)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)(m->b + m->len);
+
+	memset(h, 0, NLMSG_SPACE(hdrlen) + (atype ? NLA_ALIGN(NLA_HDRLEN + alen) : 0));
+	h->nlmsg_len = NLMSG_LENGTH(hdrlen);
+	h->nlmsg_type = type;
+	h->nlmsg_flags = flags;
+	h->nlmsg_seq = seq;
+	memcpy(NLMSG_DATA(h), hdr, hdrlen);
+	if (atype) {
+		struct nlattr *a = (struct nlattr *)((unsigned char *)h + NLMSG_ALIGN(h->nlmsg_len));
+
+		a->nla_type = atype;
+		a->nla_len = (uint16_t)(NLA_HDRLEN + alen);
+		memcpy((unsigned char *)a + NLA_HDRLEN, adata, alen);
+		h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(a->nla_len);
+	}
+	m->len += NLMSG_ALIGN(h->nlmsg_len);
+	return h;
+}
+
+static void test_links_put_link(struct test_links_buf *m, uint32_t seq, uint16_t flags, int ifindex, const char *name)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex, .ifi_flags = IFF_UP };
+
+	test_links_put(m, RTM_NEWLINK, flags, seq, &ifi, sizeof(ifi), IFLA_IFNAME, name, strlen(name) + 1);
+}
+
+static void test_links_put_addr(struct test_links_buf *m, uint32_t seq, int ifindex, const char *ip)
+{
+	struct ifaddrmsg ifa = { .ifa_family = AF_INET, .ifa_prefixlen = 32, .ifa_index = (uint32_t)ifindex };
+	uint32_t a;
+
+	assert_int_equal(inet_pton(AF_INET, ip, &a), 1);
+	test_links_put(m, RTM_NEWADDR, NLM_F_MULTI, seq, &ifa, sizeof(ifa), IFA_LOCAL, &a, sizeof(a));
+}
+
+static void test_links_put_int(struct test_links_buf *m, uint16_t type, uint32_t seq, int v)
+{
+	test_links_put(m, type, 0, seq, &v, sizeof(v), 0, NULL, 0);
+}
+
+static void test_answer_link_reply(void **state)
+{
+	struct test_links_buf m = { .len = 0 };
+	struct obs_links ls;
+	int kerr;
+
+	test_links_put_link(&m, 7, 0, 3, "eth1");
+	test_links_put_link(&m, 7, 0, 4, "eth2");   /* after the reply: not part of the exchange */
+	assert_int_equal(links_parse_answer(m.b, m.len, false, &ls, &kerr), 1);
+	assert_int_equal(kerr, 0);
+	assert_int_equal(ls.n, 1);
+	assert_string_equal(ls.v[0].name, "eth1");
+	assert_int_equal(ls.v[0].ifindex, 3);
+	assert_true(ls.v[0].admin_up);
+	links_free(&ls);
+
+	/* An unknown name: the kernel's -ENODEV, no link, no failure. */
+	m.len = 0;
+	test_links_put_int(&m, NLMSG_ERROR, 8, -ENODEV);
+	assert_int_equal(links_parse_answer(m.b, m.len, false, &ls, &kerr), 1);
+	assert_int_equal(kerr, -ENODEV);
+	assert_int_equal(ls.n, 0);
+	assert_int_equal(ls.status.state, PROBE_OK);
+	links_free(&ls);
+}
+
+static void test_answer_dump_parts(void **state)
+{
+	struct test_links_buf m = { .len = 0 };
+	struct obs_links ls;
+	int kerr;
+
+	/* The link and its address in one datagram, without DONE: more would follow. */
+	test_links_put_link(&m, 5, NLM_F_MULTI, 3, "eth1");
+	test_links_put_addr(&m, 5, 3, "10.0.16.3");
+	test_links_put_addr(&m, 9, 3, "10.9.9.9");          /* another exchange's: skipped */
+	test_links_put_addr(&m, 5, 4, "10.0.17.3");         /* another link's: not ours */
+	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), 0);
+	assert_int_equal(ls.n, 1);
+	assert_int_equal(ls.v[0].n_ipv4, 1);
+	test_links_assert_ipv4(&ls.v[0], 0, "10.0.16.3/32");
+	links_free(&ls);
+
+	/* DONE ends it and carries the dump's error. */
+	test_links_put_int(&m, NLMSG_DONE, 5, -ENOENT);
+	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), 1);
+	assert_int_equal(kerr, -ENOENT);
+	links_free(&ls);
+
+	/* A dump that raced a change ends in -EINTR: asked again. */
+	m.len = 0;
+	test_links_put_link(&m, 5, NLM_F_MULTI | NLM_F_DUMP_INTR, 3, "eth1");
+	test_links_put_int(&m, NLMSG_DONE, 5, 0);
+	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), 1);
+	assert_int_equal(kerr, -EINTR);
+	links_free(&ls);
+}
+
+static void test_answer_malformed(void **state)
+{
+	struct test_links_buf m = { .len = 0 };
+	struct nlmsghdr *h;
+	struct obs_links ls;
+	int kerr;
+
+	/* An error message too short to hold its error. */
+	h = test_links_put(&m, NLMSG_ERROR, 0, 1, "\0\0", 2, 0, NULL, 0);
+	assert_int_equal(links_parse_answer(m.b, m.len, false, &ls, &kerr), -EBADMSG);
+	assert_int_equal(ls.status.state, PROBE_FAILED);
+	links_free(&ls);
+
+	/* A length past the end of the datagram. */
+	m.len = 0;
+	h = test_links_put(&m, NLMSG_DONE, 0, 1, "\0\0\0\0", 4, 0, NULL, 0);
+	h->nlmsg_len = 4000;
+	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), -EBADMSG);
+	links_free(&ls);
+
+	/* Trailing bytes that are no message. */
+	m.len = 0;
+	test_links_put_link(&m, 1, NLM_F_MULTI, 3, "eth1");
+	m.len += 8;
+	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), -EBADMSG);
+	links_free(&ls);
+
+	/* Overrun, and a positive "error". */
+	m.len = 0;
+	test_links_put_int(&m, NLMSG_OVERRUN, 1, 0);
+	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), -EOVERFLOW);
+	links_free(&ls);
+	m.len = 0;
+	test_links_put_int(&m, NLMSG_ERROR, 1, 5);
+	assert_int_equal(links_parse_answer(m.b, m.len, false, &ls, &kerr), 1);
+	assert_int_equal(kerr, -EPROTO);
+	links_free(&ls);
+
+	assert_int_equal(links_parse_answer(m.b, 0, true, &ls, &kerr), 0);
+	assert_int_equal(links_parse_answer(m.b, LINKS_PARSE_MAX + 1, true, &ls, &kerr), -E2BIG);
+	links_free(&ls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +784,16 @@ int main(void)
 		cmocka_unit_test(test_ipv4_order_and_cap),
 		cmocka_unit_test(test_default_route_rules),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_query_same_facts),
+		cmocka_unit_test(test_query_cost_ignores_veths),
+		cmocka_unit_test(test_query_absent),
+		cmocka_unit_test(test_query_many_names),
+		cmocka_unit_test(test_query_no_main_table),
+		cmocka_unit_test(test_query_default_route_rules),
+		cmocka_unit_test(test_query_failure_status),
+		cmocka_unit_test(test_answer_link_reply),
+		cmocka_unit_test(test_answer_dump_parts),
+		cmocka_unit_test(test_answer_malformed),
 	};
 
 	/* From here on the whole process lives in namespaces of its own: nothing to clean up. */
