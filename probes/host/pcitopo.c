@@ -669,11 +669,12 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 		f->dev = names[i].dev;
 		f->func = names[i].func;
 		pcitopo_read_driver(rootfd, bdf, f->driver, sizeof(f->driver));
-		/* Kept in the list (the rest of it was read), but the function counts as unreadable. */
+		/* Left out like the others: a half-read function would show a wrong state (in-pod). */
 		if (pcitopo_read_numa(&ctx, rootfd, bdf, &f->numa) < 0 ||
 		    pcitopo_read_netdev(&ctx, rootfd, bdf, &netmap, f->netdev, sizeof(f->netdev)) < 0) {
 			if (bad_funcs++ == 0)
 				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1, ctx.msg);
+			continue;
 		}
 		out.n++;
 	}
