@@ -18,6 +18,7 @@
 #include "agent/loop.h"
 #include "agent/observe.h"
 #include "agent/schedule.h"
+#include "probes/host/hostfs.h"
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
 #include "probes/host/watch.h"
@@ -685,8 +686,8 @@ static void loop_log_start(const struct loop_state *st)
 	snprintf(interval, sizeof(interval), "%us", opt->interval);
 	snprintf(jitter, sizeof(jitter), "%us", opt->start_jitter);
 	log_emit(LOG_LEVEL_INFO, "started", "version", TCPXO_VERSION, "node", opt->node ? opt->node : "",
-		 "root", opt->root, "api", api, "publish", st->publish ? "yes" : "no", "interval", interval,
-		 "start_jitter", jitter, NULL);
+		 "root", opt->root, "paths", hostfs_kernel_resolution() ? "openat2" : "walk", "api", api,
+		 "publish", st->publish ? "yes" : "no", "interval", interval, "start_jitter", jitter, NULL);
 }
 
 int loop_run(const struct cli_options *opt, struct publisher *pb)
