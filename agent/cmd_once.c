@@ -85,6 +85,9 @@ int cmd_once(const struct cli_options *opt)
 		if (!pb.http) {
 			/* Nothing to publish to (a laptop, CI): the verdict stands, and we say so. */
 			fprintf(stderr, "tcpxo-agent: no Kubernetes API configured (%s): not published\n", pb.http_why);
+		} else if (observed < 0) {
+			/* An observation that could not be made is never published: the node keeps its values. */
+			fprintf(stderr, "tcpxo-agent: not published: the node could not be observed\n");
 		} else if (!api_ok || !opt->node) {
 			fprintf(stderr, "tcpxo-agent: not published: the API facts could not be read\n");
 			code = EXIT_UNKNOWN;

@@ -13,10 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/flap.h"
 #include "agent/log.h"
 #include "agent/loop.h"
 #include "agent/observe.h"
 #include "agent/schedule.h"
+#include "probes/host/hostfs.h"
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
 #include "probes/host/watch.h"
@@ -27,6 +29,7 @@
 
 #define LOOP_CANCEL_TICK_MS     20      /* SIGTERM during an API call: re-cancel this often */
 #define LOOP_CANCEL_GIVEUP_MS   900     /* ... and leave at once after this long */
+#define LOOP_HUP_LOG_MS         60000   /* SIGHUP is logged at info at most this often, else debug */
 
 /* Set by the signal handler; read by the loop. */
 static volatile sig_atomic_t loop_sig_term, loop_sig_hup, loop_in_api, loop_cancel_ticks;
@@ -43,6 +46,10 @@ struct loop_state {
 	bool have_facts;                /* facts came from a successful read */
 	struct loop_verdict last;
 	bool health_failed;             /* the last health-file touch failed (logged once) */
+	bool observe_failed;            /* the last observation could not be made (nothing published) */
+	char observe_why[2 * OBS_MSG_MAX + 32]; /* ... and why, as logged (logged again when it changes) */
+	uint64_t hup_logged_at;         /* the last SIGHUP logged at info */
+	struct flap *flap;              /* each link's up/down history: flap damping */
 	int sig_pipe[2];
 	struct links_watch *links;
 	struct uevents *uevents;
@@ -397,7 +404,8 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
 		return n;
 	}
 	if (!schedule_may_publish(&st->sched, now)) {
-		log_emit(LOG_LEVEL_DEBUG, "write held back by the start jitter", NULL);
+		log_emit(LOG_LEVEL_DEBUG, st->sched.spacing_ms ? "write held back: a link flaps, one write per 10 s"
+							       : "write held back by the start jitter", NULL);
 		schedule_hold_publish(&st->sched);
 		annotations_free(&want);
 		return 0;
@@ -415,7 +423,10 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
 		annotations_free(&want);
 		return r;
 	}
-	schedule_publish_done(&st->sched);
+	if (keys)
+		schedule_wrote(&st->sched, now);
+	else
+		schedule_publish_done(&st->sched);
 	loop_remember(st, &o->kube, &want);
 	annotations_free(&want);
 	snprintf(keys_text, sizeof(keys_text), "%u", keys);
@@ -425,24 +436,127 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
 	return 0;
 }
 
+/* Whether the verdict itself (profile, ready, a check's status) differs from @v's. */
+static bool loop_verdict_moved(const struct loop_verdict *v, const struct profile *p)
+{
+	if (!v->valid || v->kind != p->kind || v->ready != p->ready)
+		return true;
+	for (size_t i = 0; i < CHECK__COUNT; i++)
+		if (v->status[i] != p->checks[i].status)
+			return true;
+	return false;
+}
+
 static void loop_log_change(struct loop_state *st, const struct profile *p)
 {
 	struct strbuf sb = { 0 };
 	int n = loop_verdict_diff(&st->last, p, &sb);
+	/* While a link flaps, its samples and counts change each time: only verdict changes are info. */
+	enum log_level level = flap_any_held(st->flap) && !loop_verdict_moved(&st->last, p) ? LOG_LEVEL_DEBUG
+											      : LOG_LEVEL_INFO;
 
 	if (n > 0)
-		log_emit(LOG_LEVEL_INFO, st->last.valid ? "observed change" : "observed", "changes", sb.s,
+		log_emit(level, st->last.valid ? "observed change" : "observed", "changes", sb.s,
 			 "summary", p->summary, NULL);
 	strbuf_free(&sb);
 	if (n != 0)
 		loop_verdict_set(&st->last, p);
 }
 
+/* ---- flap damping: the link-event history, held links, the write spacing ---- */
+
+static void loop_flap_news(const char *name, enum flap_news news, const struct flap *f)
+{
+	char changes[16] = "", window[16], hold[16];
+
+	if (news != FLAP_NEWS_HELD)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		if (strcmp(f->v[i].name, name) == 0)
+			snprintf(changes, sizeof(changes), "%u", f->v[i].changes);
+	snprintf(window, sizeof(window), "%us", FLAP_WINDOW_MS / 1000u);
+	snprintf(hold, sizeof(hold), "%us", FLAP_HOLD_MS / 1000u);
+	log_emit(LOG_LEVEL_INFO, "link flapping: held not ready until stable", "link", name, "changes", changes,
+		 "window", window, "hold_down", hold, NULL);
+}
+
+static void loop_flap_released(const struct flap_link *l, void *arg)
+{
+	char changes[16];
+
+	snprintf(changes, sizeof(changes), "%u", l->changes);
+	log_emit(LOG_LEVEL_INFO, "link stable again: released", "link", l->name, "changes", changes, NULL);
+}
+
+/* The netlink notifications of the last drain, in order, into the history. */
+static void loop_flap_events(struct loop_state *st, uint64_t now)
+{
+	const struct links_event *ev;
+	bool lost;
+	size_t n = links_watch_events(st->links, &ev, &lost);
+
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].removed)
+			flap_removed(st->flap, ev[i].name);
+		else
+			loop_flap_news(ev[i].name, flap_state(st->flap, ev[i].name, ev[i].up, now), st->flap);
+	}
+	/* Lost notifications: the next observation's dump tells the states (a difference counts). */
+}
+
+static bool loop_flap_present(const char *name, void *arg)
+{
+	return observation_link_find(arg, name) != NULL;
+}
+
+/*
+ * Bring the history up to the observation: a dumped state that differs from the last known one
+ * is a change a notification has not told yet (or one lost); links gone are forgotten. Then
+ * release what is stable, wake for the next release, space writes while anything is held, and
+ * hand the held links to the checks through the observation.
+ */
+static void loop_flap_observed(struct loop_state *st, struct observation *o, bool dumped, uint64_t now)
+{
+	if (dumped) {
+		for (size_t i = 0; i < o->links.n; i++)
+			loop_flap_news(o->links.v[i].name,
+				       flap_state(st->flap, o->links.v[i].name, o->links.v[i].oper == LINK_OPER_UP, now),
+				       st->flap);
+		flap_keep_only(st->flap, loop_flap_present, o);
+	}
+	flap_release(st->flap, now, loop_flap_released, NULL);
+	schedule_damp(&st->sched, flap_next_release(st->flap));
+	schedule_spacing(&st->sched, flap_any_held(st->flap) ? SCHEDULE_FLAP_SPACING_MS : 0);
+	flap_fill(st->flap, &o->flaps);
+}
+
+/*
+ * The node could not be observed (--once would say unknown, exit 2): nothing is published, the
+ * last published values stand, and the observation is tried again. Logged when the cause
+ * changes, not at every retry.
+ */
+static void loop_observe_failed(struct loop_state *st, const struct observation *o, uint64_t now)
+{
+	char why[sizeof(st->observe_why)], retry[16];
+
+	snprintf(why, sizeof(why), "%s%s%s", o->pci.status.state != PROBE_OK ? o->pci.status.message : "",
+		 o->pci.status.state != PROBE_OK && o->links.status.state != PROBE_OK ? "; " : "",
+		 o->links.status.state != PROBE_OK ? o->links.status.message : "");
+	schedule_observe_failed(&st->sched, now);
+	if (st->observe_failed && strcmp(why, st->observe_why) == 0)
+		return;
+	snprintf(retry, sizeof(retry), "%us", SCHEDULE_OBSERVE_RETRY_MS / 1000u);
+	log_emit(LOG_LEVEL_ERROR, "observation failed: nothing published, the node keeps its last values",
+		 "error", why, "retry_in", retry, NULL);
+	st->observe_failed = true;
+	snprintf(st->observe_why, sizeof(st->observe_why), "%s", why);
+}
+
 static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 {
 	struct observation o;
 	struct profile p;
-	bool read_ok = false, may_write;
+	bool read_ok = false, may_write, observed;
 	unsigned host_daemons;
 	int r;
 
@@ -452,6 +566,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		observation_free(&o);
 		return r;
 	}
+	observed = r == 0;
+	loop_flap_observed(st, &o, o.links.status.state == PROBE_OK, now);
 	if ((due & SCHEDULE_READ) && st->api) {
 		r = loop_read(st, now);
 		if (r == -EINTR) {
@@ -459,6 +575,17 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 			return r;
 		}
 		read_ok = r == 0;
+	}
+	if (!observed) {
+		loop_observe_failed(st, &o, now);
+		if (read_ok)
+			schedule_api_ok(&st->sched, now);       /* the API answered: its schedule goes on */
+		observation_free(&o);
+		return 0;
+	}
+	if (st->observe_failed) {
+		log_emit(LOG_LEVEL_INFO, "observation made again", NULL);
+		st->observe_failed = false;
 	}
 	/* The API facts live across iterations: lend them to this observation, then take them back. */
 	host_daemons = o.kube.host_daemon_processes;
@@ -519,13 +646,14 @@ static void loop_sources(struct loop_state *st)
 }
 
 /* Drain one source; it may say what happened. Return: events seen. */
-static int loop_drain(struct loop_state *st, size_t which, char *what, size_t len)
+static int loop_drain(struct loop_state *st, size_t which, uint64_t now, char *what, size_t len)
 {
 	int n = 0;
 
 	switch (which) {
 	case LOOP_FD_LINKS:
 		n = links_watch_drain(st->links, what, len);
+		loop_flap_events(st, now);
 		break;
 	case LOOP_FD_UEVENTS:
 		n = uevents_drain(st->uevents, what, len);
@@ -558,8 +686,8 @@ static void loop_log_start(const struct loop_state *st)
 	snprintf(interval, sizeof(interval), "%us", opt->interval);
 	snprintf(jitter, sizeof(jitter), "%us", opt->start_jitter);
 	log_emit(LOG_LEVEL_INFO, "started", "version", TCPXO_VERSION, "node", opt->node ? opt->node : "",
-		 "root", opt->root, "api", api, "publish", st->publish ? "yes" : "no", "interval", interval,
-		 "start_jitter", jitter, NULL);
+		 "root", opt->root, "paths", hostfs_kernel_resolution() ? "openat2" : "walk", "api", api,
+		 "publish", st->publish ? "yes" : "no", "interval", interval, "start_jitter", jitter, NULL);
 }
 
 int loop_run(const struct cli_options *opt, struct publisher *pb)
@@ -568,6 +696,11 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	int r, ret = 0;
 
 	loop_sig_term = loop_sig_hup = 0;
+	st.flap = calloc(1, sizeof(*st.flap));
+	if (!st.flap) {
+		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
+		return -ENOMEM;
+	}
 	st.api = pb->http && opt->node;
 	st.publish = st.api && !opt->no_publish;
 	st.facts.releases = pb->releases;
@@ -575,6 +708,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	if (r < 0) {
 		log_emit(LOG_LEVEL_ERROR, "cannot set up signal handling", "error", strerror(-r), NULL);
 		loop_signals_reset(&st);
+		free(st.flap);
 		return r;
 	}
 	loop_log_start(&st);
@@ -618,8 +752,13 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 			while (read(st.sig_pipe[0], buf, sizeof(buf)) > 0)
 				;
 			if (loop_sig_hup) {
+				bool loud = !st.hup_logged_at || now - st.hup_logged_at >= LOOP_HUP_LOG_MS;
+
+				/* A SIGHUP loop (a script, a probe) must not flood the log: info once a minute. */
 				loop_sig_hup = 0;
-				log_emit(LOG_LEVEL_INFO, "SIGHUP: re-observing now", NULL);
+				log_emit(loud ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "SIGHUP: re-observing now", NULL);
+				if (loud)
+					st.hup_logged_at = now;
 				schedule_observe_now(&st.sched, now);
 			}
 		}
@@ -629,7 +768,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 
 			if (!fds[i].revents || fds[i].fd < 0)
 				continue;
-			n = loop_drain(&st, i, what, sizeof(what));
+			n = loop_drain(&st, i, now, what, sizeof(what));
 			if (n > 0) {
 				char count[16];
 
@@ -649,5 +788,6 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	loop_signals_reset(&st);
 	loop_verdict_free(&st.last);
 	obs_kube_free(&st.facts);
+	free(st.flap);
 	return ret;
 }

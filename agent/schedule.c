@@ -1,4 +1,4 @@
-/* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter (pure). */
+/* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure). */
 #include "agent/schedule.h"
 
 void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, bool api,
@@ -16,8 +16,24 @@ void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsign
 
 void schedule_event(struct schedule *s, uint64_t now)
 {
-	if (!s->observe_at)
+	if (!s->observe_at || s->observe_at > now + SCHEDULE_DEBOUNCE_MS)
 		s->observe_at = now + SCHEDULE_DEBOUNCE_MS;
+}
+
+void schedule_observe_failed(struct schedule *s, uint64_t now)
+{
+	if (!s->observe_at || s->observe_at > now + SCHEDULE_OBSERVE_RETRY_MS)
+		s->observe_at = now + SCHEDULE_OBSERVE_RETRY_MS;
+}
+
+void schedule_damp(struct schedule *s, uint64_t at)
+{
+	s->damp_at = at;
+}
+
+void schedule_spacing(struct schedule *s, uint64_t spacing_ms)
+{
+	s->spacing_ms = spacing_ms;
 }
 
 void schedule_observe_now(struct schedule *s, uint64_t now)
@@ -29,11 +45,11 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 {
 	unsigned due = 0;
 
-	if (s->observe_at && now >= s->observe_at)
+	if ((s->observe_at && now >= s->observe_at) || (s->damp_at && now >= s->damp_at))
 		due |= SCHEDULE_OBSERVE;
 	if (s->read_at && now >= s->read_at)
 		due |= SCHEDULE_READ;
-	if (s->publish_pending && now >= s->publish_after)
+	if (s->publish_pending && now >= schedule_publish_at(s))
 		due |= SCHEDULE_PUBLISH;
 	return due;
 }
@@ -50,8 +66,9 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 
 	schedule_min(&next, s->observe_at);
 	schedule_min(&next, s->read_at);
+	schedule_min(&next, s->damp_at);
 	if (s->publish_pending)
-		schedule_min(&next, s->publish_after);
+		schedule_min(&next, schedule_publish_at(s));
 	return next <= now ? 0 : (int)(next - now);
 }
 
@@ -60,9 +77,18 @@ void schedule_observed(struct schedule *s)
 	s->observe_at = 0;
 }
 
+uint64_t schedule_publish_at(const struct schedule *s)
+{
+	uint64_t at = s->publish_after;
+
+	if (s->spacing_ms && s->last_write && s->last_write + s->spacing_ms > at)
+		at = s->last_write + s->spacing_ms;
+	return at;
+}
+
 bool schedule_may_publish(const struct schedule *s, uint64_t now)
 {
-	return now >= s->publish_after;
+	return now >= schedule_publish_at(s);
 }
 
 void schedule_hold_publish(struct schedule *s)
@@ -79,6 +105,12 @@ void schedule_api_ok(struct schedule *s, uint64_t now)
 void schedule_publish_done(struct schedule *s)
 {
 	s->publish_pending = false;
+}
+
+void schedule_wrote(struct schedule *s, uint64_t now)
+{
+	s->publish_pending = false;
+	s->last_write = now ? now : 1;
 }
 
 uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd)

@@ -1,4 +1,4 @@
-/* schedule.h - the daemon loop's timers: debounce, API resync, backoff, start jitter (pure, times in ms). */
+/* schedule.h - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure, ms). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,6 +9,8 @@
 #define SCHEDULE_BACKOFF_BASE_MS 5000u          /* first retry after an API failure, before jitter */
 #define SCHEDULE_BACKOFF_CAP_MS 300000u         /* transient failures are retried at least this often */
 #define SCHEDULE_SLOW_RETRY_MS  60000u          /* 403/404: a person must act; retry slowly */
+#define SCHEDULE_OBSERVE_RETRY_MS 5000u         /* an observation that could not be made: again after */
+#define SCHEDULE_FLAP_SPACING_MS 10000u         /* while a link flaps: at most one write this often */
 
 /* What an iteration of the loop must do now (a bit mask). */
 enum schedule_task {
@@ -26,8 +28,11 @@ struct schedule {
 	uint64_t observe_at;            /* debounce deadline */
 	uint64_t read_at;               /* next API read: resync or retry */
 	uint64_t publish_after;         /* no API write before this (start jitter) */
-	bool publish_pending;           /* a write waits for publish_after */
+	bool publish_pending;           /* a write waits for publish_after (or the spacing) */
 	unsigned failures;              /* API failures in a row */
+	uint64_t damp_at;               /* re-observe then: a flapping link's hold-down ends */
+	uint64_t spacing_ms;            /* writes at least this far apart (0: no limit) */
+	uint64_t last_write;            /* when the last write was made (0: none yet) */
 };
 
 /**
@@ -38,8 +43,23 @@ struct schedule {
 void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, bool api,
 		   uint64_t rnd);
 
-/* An event arrived: re-observe at the end of the debounce window (opened by the first event). */
+/*
+ * An event arrived: re-observe at the end of the debounce window (opened by the first event;
+ * a later deadline, such as an observation retry, is brought forward to it).
+ */
 void schedule_event(struct schedule *s, uint64_t now);
+
+/* The observation could not be made (nothing published): try again SCHEDULE_OBSERVE_RETRY_MS later. */
+void schedule_observe_failed(struct schedule *s, uint64_t now);
+
+/* Re-observe at @at (a flapping link's hold-down ends then); 0: no such deadline. */
+void schedule_damp(struct schedule *s, uint64_t at);
+
+/*
+ * Keep writes @spacing_ms apart (SCHEDULE_FLAP_SPACING_MS while a link flaps, 0 otherwise): a
+ * write wanted sooner waits, with schedule_hold_publish(), until last write + spacing.
+ */
+void schedule_spacing(struct schedule *s, uint64_t spacing_ms);
 
 /* Re-observe at once (SIGHUP). */
 void schedule_observe_now(struct schedule *s, uint64_t now);
@@ -53,14 +73,20 @@ int schedule_timeout(const struct schedule *s, uint64_t now);
 /* The observation was made: the debounce window closes. */
 void schedule_observed(struct schedule *s);
 
-/* Whether an API write is allowed at @now (the start jitter has passed). */
+/* Whether an API write is allowed at @now (the start jitter has passed, the spacing is kept). */
 bool schedule_may_publish(const struct schedule *s, uint64_t now);
 
-/* A write was wanted but the start jitter holds it back: wake up for it at publish_after. */
+/* The earliest time a write is allowed: the start jitter's end or the last write + spacing. */
+uint64_t schedule_publish_at(const struct schedule *s);
+
+/* A write was wanted but the start jitter or the spacing holds it back: wake up for it then. */
 void schedule_hold_publish(struct schedule *s);
 
-/* The write held back by the start jitter happened (or is no longer needed). */
+/* The write held back happened (or is no longer needed). */
 void schedule_publish_done(struct schedule *s);
+
+/* A write was made at @now: the spacing counts from it. */
+void schedule_wrote(struct schedule *s, uint64_t now);
 
 /* The API read (and any write) succeeded: reset the backoff, resync after the interval. */
 void schedule_api_ok(struct schedule *s, uint64_t now);

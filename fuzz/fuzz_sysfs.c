@@ -1,4 +1,4 @@
-/* fuzz_sysfs.c - sysfs and host-file text: BDF names, numa_node, vendor/device ids, lib64 names. */
+/* fuzz_sysfs.c - sysfs and host-file text: BDF names, numa_node, vendor/device/class ids, lib64 names. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +22,12 @@ int fuzz_one(const uint8_t *data, size_t size)
 	if (numa < -1 || numa > 4095)
 		abort();
 	bar4_parse_id(s, size, &id);
+	for (unsigned digits = 0; digits <= 9; digits++) {
+		uint32_t v;
+
+		if (pcitopo_parse_hex(s, strlen(s), digits, &v) == 0 && digits < 8 && v >> (4 * digits))
+			abort();        /* more digits than allowed were taken */
+	}
 	hostfiles_relevant(s);
 	hostfiles_is_resource(s);
 	hostfiles_nccl_version(s, ver, sizeof(ver));

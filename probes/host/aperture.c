@@ -1,6 +1,7 @@
 /* aperture.c - the LLCM aperture entries in <root>/dev/aperture_devices and their BAR4. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -61,28 +62,21 @@ int aperture_copy_mapped(void *dst, const void *src, size_t len)
  * allows is mapped (touching a page past EOF is SIGBUS); a file mmap refuses (0 bytes, or
  * a filesystem without mmap) is read() instead.
  */
-static void aperture_read_bar4(int entryfd, struct obs_aperture_entry *e)
+static void aperture_read_bar4(int rootfd, const char *entry, struct obs_aperture_entry *e)
 {
 	uint8_t buf[BAR4_MAP_LEN];
+	char path[PATH_MAX];
 	size_t len = 0;
 	struct stat st;
 	int fd, r;
 
-	fd = openat(entryfd, "resource4", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	r = hostfs_join(path, sizeof(path), entry, "resource4");
+	fd = r < 0 ? r : hostfs_open_file(rootfd, path, &st);
 	if (fd < 0) {
-		e->bar4 = errno == ENOENT ? OBS_BAR4_MISSING :
-			  errno == ELOOP ? OBS_BAR4_NOT_FILE : OBS_BAR4_UNREADABLE;
-		e->bar4_err = -errno;
+		e->bar4 = fd == -ENOENT ? OBS_BAR4_MISSING :
+			  fd == -ELOOP || fd == -EINVAL ? OBS_BAR4_NOT_FILE : OBS_BAR4_UNREADABLE;
+		e->bar4_err = fd;
 		return;
-	}
-	if (fstat(fd, &st) < 0) {
-		e->bar4 = OBS_BAR4_UNREADABLE;
-		e->bar4_err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		e->bar4 = OBS_BAR4_NOT_FILE;
-		goto out;
 	}
 	if (st.st_size > 0) {
 		size_t map = st.st_size < BAR4_MAP_LEN ? (size_t)st.st_size : BAR4_MAP_LEN;
@@ -117,36 +111,30 @@ out:
 	close(fd);
 }
 
-static void aperture_read_id(int entryfd, const char *name, uint16_t *ret, bool *ok)
+static void aperture_read_id(int rootfd, const char *entry, const char *name, uint16_t *ret, bool *ok)
 {
-	char buf[32];
+	char buf[32], path[PATH_MAX];
 	size_t len;
 	bool trunc;
 
-	if (hostfs_read_at(entryfd, name, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
+	if (hostfs_join(path, sizeof(path), entry, name) < 0 ||
+	    hostfs_read(rootfd, path, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
 	    bar4_parse_id(buf, len, ret) < 0)
 		*ok = false;
 }
 
-static void aperture_scan_resources(int entryfd, struct obs_aperture_entry *e)
+/* @d: the entry's directory, resolved inside the root; its own entries are lstat'ed, never followed. */
+static void aperture_scan_resources(DIR *d, struct obs_aperture_entry *e)
 {
 	struct dirent *de;
 	unsigned seen = 0;
-	DIR *d;
-	int fd;
 
-	fd = openat(entryfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
 	while ((de = readdir(d)) && seen++ < APERTURE_FILES_MAX) {
 		struct stat st;
 
 		if (!hostfiles_is_resource(de->d_name))
 			continue;
-		if (fstatat(entryfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		e->n_resources++;
 		if ((st.st_mode & 0666) != 0666) {
@@ -157,29 +145,34 @@ static void aperture_scan_resources(int entryfd, struct obs_aperture_entry *e)
 			e->n_narrow++;
 		}
 	}
-	closedir(d);
 }
 
-static void aperture_inspect(int dirfd, struct obs_aperture_entry *e)
+static void aperture_inspect(int rootfd, struct obs_aperture_entry *e)
 {
+	char entry[PATH_MAX];
 	bool ok = true;
-	int fd;
+	DIR *d;
+	int r;
 
-	e->type = hostfs_type_at(dirfd, e->name, true, &e->err);
+	/* A name with '/' cannot come from readdir; an over-long path is an unreadable entry. */
+	r = hostfs_join(entry, sizeof(entry), APERTURE_DIR, e->name);
+	e->type = r < 0 ? OBS_FILE_ERROR : hostfs_type(rootfd, entry, true, &e->err);
+	if (r < 0)
+		e->err = r;
 	if (e->type != OBS_FILE_DIR)
 		return;
-	fd = openat(dirfd, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		e->err = -errno;
+	r = hostfs_opendir(rootfd, entry, &d);
+	if (r < 0) {
+		e->err = r;
 		e->type = OBS_FILE_ERROR;
 		return;
 	}
-	aperture_read_id(fd, "vendor", &e->vendor, &ok);
-	aperture_read_id(fd, "device", &e->device, &ok);
+	aperture_read_id(rootfd, entry, "vendor", &e->vendor, &ok);
+	aperture_read_id(rootfd, entry, "device", &e->device, &ok);
 	e->ids_known = ok;
-	aperture_scan_resources(fd, e);
-	aperture_read_bar4(fd, e);
-	close(fd);
+	aperture_scan_resources(d, e);
+	closedir(d);
+	aperture_read_bar4(rootfd, entry, e);
 }
 
 int aperture_scan(int rootfd, struct obs_aperture *ret)
@@ -187,21 +180,14 @@ int aperture_scan(int rootfd, struct obs_aperture *ret)
 	struct obs_aperture a = {0};
 	struct dirent *de;
 	DIR *d;
-	int fd;
+	int r;
 
-	fd = openat(rootfd, APERTURE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
+	r = hostfs_opendir(rootfd, APERTURE_DIR, &d);
+	if (r < 0) {
+		if (r == -ENOENT)
 			a.status.state = PROBE_OK;   /* absent: an observation */
 		else
-			probe_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
-		*ret = a;
-		return 0;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		probe_status_fail(&a.status, -errno, "/%s: %s", APERTURE_DIR, strerror(errno));
-		close(fd);
+			probe_status_fail(&a.status, r, "/%s: %s", APERTURE_DIR, strerror(-r));
 		*ret = a;
 		return 0;
 	}
@@ -228,9 +214,9 @@ int aperture_scan(int rootfd, struct obs_aperture *ret)
 			snprintf(a.v[max].name, OBS_HOST_NAME_MAX, "%s", de->d_name);
 	}
 	qsort(a.v, a.n, sizeof(*a.v), aperture_cmp);
-	for (size_t i = 0; i < a.n; i++)
-		aperture_inspect(dirfd(d), &a.v[i]);
 	closedir(d);
+	for (size_t i = 0; i < a.n; i++)
+		aperture_inspect(rootfd, &a.v[i]);
 	a.status.state = PROBE_OK;
 	*ret = a;
 	return 0;

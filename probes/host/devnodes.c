@@ -15,18 +15,29 @@ static const char *const devnodes_fixed[] = { "nvidiactl", "nvidia-uvm", "dmabuf
 
 #define DEVNODES_FIXED (sizeof(devnodes_fixed) / sizeof(devnodes_fixed[0]))
 
-static void devnodes_stat(int devfd, struct obs_devnode *n)
+static void devnodes_stat(int rootfd, struct obs_devnode *n)
 {
+	char path[OBS_HOST_DEVNAME_MAX + 8];
 	struct stat st;
+	int r;
 
-	/* Never open: opening /dev/nvidia* has side effects; a link is reported, not followed. */
-	if (devfd < 0) {
+	/*
+	 * Never open: opening /dev/nvidia* has side effects (hostfs looks through an O_PATH fd,
+	 * which does not reach the driver); a link is reported, not followed.
+	 */
+	snprintf(path, sizeof(path), "dev/%s", n->name);
+	r = hostfs_stat(rootfd, path, false, &st);
+	n->err = r;
+	if (r == -ENOENT || r == -ENOTDIR) {
 		n->type = OBS_FILE_ABSENT;
 		return;
 	}
-	n->type = hostfs_type_at(devfd, n->name, false, &n->err);
-	if ((n->type == OBS_FILE_CHAR || n->type == OBS_FILE_BLOCK) &&
-	    fstatat(devfd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (r < 0) {
+		n->type = r == -ELOOP ? OBS_FILE_BROKEN : OBS_FILE_ERROR;
+		return;
+	}
+	n->type = hostfs_type_of_mode(st.st_mode);
+	if (n->type == OBS_FILE_CHAR || n->type == OBS_FILE_BLOCK) {
 		n->major = major(st.st_rdev);
 		n->minor = minor(st.st_rdev);
 	}
@@ -48,16 +59,16 @@ int devnodes_scan(int rootfd, size_t n_gpus, struct obs_devnodes *ret)
 	for (size_t i = 0; i < DEVNODES_FIXED; i++)
 		snprintf(d.v[d.n++].name, OBS_HOST_DEVNAME_MAX, "%s", devnodes_fixed[i]);
 
-	devfd = openat(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (devfd < 0 && errno != ENOENT) {
-		probe_status_fail(&d.status, -errno, "/dev: %s", strerror(errno));
+	devfd = hostfs_open(rootfd, "dev", O_PATH | O_DIRECTORY);
+	if (devfd < 0 && devfd != -ENOENT) {
+		probe_status_fail(&d.status, devfd, "/dev: %s", strerror(-devfd));
 		*ret = d;
 		return 0;
 	}
-	for (size_t i = 0; i < d.n; i++)
-		devnodes_stat(devfd, &d.v[i]);
 	if (devfd >= 0)
 		close(devfd);
+	for (size_t i = 0; i < d.n; i++)
+		devnodes_stat(rootfd, &d.v[i]);
 	d.status.state = PROBE_OK;
 	*ret = d;
 	return 0;

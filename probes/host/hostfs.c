@@ -1,31 +1,372 @@
-/* hostfs.c - small-file reads and type lookups under a host root directory fd. */
+/* hostfs.c - host paths resolved inside --root (openat2 RESOLVE_IN_ROOT or our own walk), small reads, types. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define HOSTFS_HAVE_OPENAT2_H 1
+#endif
+#endif
 
 #include "probes/host/hostfs.h"
 
-int hostfs_read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len,
-		      bool *ret_truncated)
+#ifndef HOSTFS_HAVE_OPENAT2_H
+struct open_how {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+#define RESOLVE_NO_MAGICLINKS 0x02
+#define RESOLVE_IN_ROOT 0x10
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437         /* the same number on every architecture */
+#endif
+
+#define HOSTFS_DEPTH_MAX 128    /* directories deep (sysfs device paths are about 10) */
+#define HOSTFS_EAGAIN_TRIES 8   /* openat2 asks to retry after a concurrent rename or mount */
+
+static int hostfs_kernel_state = -1;    /* -1 not probed, 0 no openat2, 1 openat2 works */
+static bool hostfs_walk_forced;
+
+void hostfs_force_walk(bool on)
+{
+	hostfs_walk_forced = on;
+}
+
+bool hostfs_kernel_resolution(void)
+{
+	if (hostfs_walk_forced)
+		return false;
+	if (hostfs_kernel_state < 0) {
+		/* ENOSYS before Linux 5.6; EPERM (or ENOSYS) from a container runtime's seccomp filter. */
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+		long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+		hostfs_kernel_state = fd >= 0;
+		if (fd >= 0)
+			close((int)fd);
+	}
+	return hostfs_kernel_state == 1;
+}
+
+int hostfs_join(char *buf, size_t len, const char *dir, const char *name)
+{
+	int n = *dir ? snprintf(buf, len, "%s/%s", dir, name) : snprintf(buf, len, "%s", name);
+
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Append "/@comp" to the canonical path @canon (@len bytes, @clen used); -ENAMETOOLONG. */
+static int hostfs_canon_push(char *canon, size_t len, size_t *clen, const char *comp)
+{
+	size_t n = strlen(comp);
+
+	if (!canon)
+		return 0;
+	if (*clen + 1 + n >= len)
+		return -ENAMETOOLONG;
+	canon[(*clen)++] = '/';
+	memcpy(canon + *clen, comp, n + 1);
+	*clen += n;
+	return 0;
+}
+
+/*
+ * Our own resolution, for kernels without openat2: one component at a time from the root, each
+ * opened O_PATH | O_NOFOLLOW relative to its (already resolved) parent, so the kernel never
+ * follows a link for us. A link's text replaces the component (an absolute one restarts at the
+ * root); ".." pops our own stack of resolved directories and so never climbs above the root,
+ * whatever is renamed meanwhile. @canon (may be NULL) gets the canonical path inside the root.
+ */
+static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, size_t canonlen)
+{
+	char todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX], comp[NAME_MAX + 1];
+	int fds[HOSTFS_DEPTH_MAX + 1];
+	size_t at[HOSTFS_DEPTH_MAX + 1], depth = 0, clen = 0;
+	unsigned links = 0;
+	const char *p;
+	int r;
+
+	fds[0] = rootfd;
+	at[0] = 0;
+	if (canon && canonlen)
+		canon[0] = '\0';
+	if (strlen(path) >= sizeof(todo))
+		return -ENAMETOOLONG;
+	memcpy(todo, path, strlen(path) + 1);
+	p = todo;
+	for (;;) {
+		const char *rest, *q;
+		bool last, follow;
+		struct stat st;
+		size_t n, before;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		if (!*p) {
+			/* The path ends at a directory already resolved (the root, ".", a trailing "/"). */
+			r = openat(fds[depth], ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+			r = r < 0 ? -errno : r;
+			break;
+		}
+		n = strcspn(p, "/");
+		if (n > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		rest = p + n;
+		for (q = rest; *q == '/'; q++)
+			;
+		last = !*q;
+		follow = !(flags & O_NOFOLLOW) || *rest == '/';        /* "link/" means the directory */
+		if (strcmp(comp, ".") == 0) {
+			p = rest;
+			continue;
+		}
+		if (strcmp(comp, "..") == 0) {
+			if (depth) {
+				close(fds[depth]);
+				clen = at[depth--];
+				if (canon)
+					canon[clen] = '\0';
+			}
+			p = rest;
+			continue;
+		}
+		fd = openat(fds[depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			break;
+		}
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			close(fd);
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow)) {
+			ssize_t tl;
+			int k;
+
+			if (++links > HOSTFS_LINKS_MAX) {
+				close(fd);
+				r = -ELOOP;
+				break;
+			}
+			tl = readlinkat(fd, "", target, sizeof(target));
+			close(fd);
+			if (tl < 0 || (size_t)tl >= sizeof(target)) {
+				r = tl < 0 ? -errno : -ENAMETOOLONG;
+				break;
+			}
+			if (tl == 0) {
+				r = -ENOENT;
+				break;
+			}
+			target[tl] = '\0';
+			k = snprintf(next, sizeof(next), "%s%s", target, rest);
+			if (k < 0 || (size_t)k >= sizeof(next)) {
+				r = -ENAMETOOLONG;
+				break;
+			}
+			memcpy(todo, next, (size_t)k + 1);
+			p = todo;
+			if (target[0] == '/') {
+				while (depth)
+					close(fds[depth--]);
+				clen = 0;
+				if (canon)
+					canon[0] = '\0';
+			}
+			continue;
+		}
+		before = clen;
+		r = hostfs_canon_push(canon, canonlen, &clen, comp);
+		if (r < 0) {
+			close(fd);
+			break;
+		}
+		if (!last) {
+			if (!S_ISDIR(st.st_mode) || depth == HOSTFS_DEPTH_MAX) {
+				r = !S_ISDIR(st.st_mode) ? -ENOTDIR : -ENAMETOOLONG;
+				close(fd);
+				break;
+			}
+			fds[++depth] = fd;
+			at[depth] = before;
+			p = rest;
+			continue;
+		}
+		/* The final component, not a link to follow. */
+		if (flags & O_PATH) {
+			if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
+				close(fd);
+				r = -ENOTDIR;
+			} else {
+				r = fd;
+			}
+			break;
+		}
+		close(fd);
+		/* Relative to the resolved parent and with O_NOFOLLOW: it cannot leave the root. */
+		r = openat(fds[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
+		r = r < 0 ? -errno : r;
+		break;
+	}
+	while (depth)
+		close(fds[depth--]);
+	return r;
+}
+
+static int hostfs_openat2(int rootfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+
+	for (int i = 0; i < HOSTFS_EAGAIN_TRIES; i++) {
+		long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+int hostfs_open(int rootfd, const char *path, int flags)
+{
+	int r;
+
+	if (!*path)
+		path = ".";
+	if (hostfs_kernel_resolution()) {
+		r = hostfs_openat2(rootfd, path, flags);
+		/* Still busy with renames after every retry: our walk is as safe, only slower. */
+		if (r != -EAGAIN && r != -ENOSYS)
+			return r;
+	}
+	return hostfs_walk(rootfd, path, flags, NULL, 0);
+}
+
+int hostfs_realpath(int rootfd, const char *path, char *buf, size_t len)
+{
+	int fd;
+
+	if (len < 2)
+		return -ENAMETOOLONG;
+	fd = hostfs_walk(rootfd, path, O_PATH, buf, len);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	if (!buf[0])
+		memcpy(buf, "/", 2);
+	return 0;
+}
+
+int hostfs_stat(int rootfd, const char *path, bool follow, struct stat *ret)
+{
+	int fd = hostfs_open(rootfd, path, O_PATH | (follow ? 0 : O_NOFOLLOW)), r = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, ret) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+enum obs_file_type hostfs_type_of_mode(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return OBS_FILE_REGULAR;
+	case S_IFDIR: return OBS_FILE_DIR;
+	case S_IFCHR: return OBS_FILE_CHAR;
+	case S_IFBLK: return OBS_FILE_BLOCK;
+	case S_IFLNK: return OBS_FILE_SYMLINK;
+	default: return OBS_FILE_OTHER;
+	}
+}
+
+enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *ret_err)
 {
 	struct stat st;
+	int r = hostfs_stat(rootfd, path, follow, &st);
+
+	*ret_err = r;
+	if (r == 0)
+		return hostfs_type_of_mode(st.st_mode);
+	if (r == -ENOENT && follow && hostfs_stat(rootfd, path, false, &st) == 0)
+		return OBS_FILE_BROKEN;         /* the link exists, its target does not */
+	if (r == -ENOENT || r == -ENOTDIR)
+		return OBS_FILE_ABSENT;
+	if (r == -ELOOP)
+		return OBS_FILE_BROKEN;
+	return OBS_FILE_ERROR;
+}
+
+int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	/* The type first, on an fd that opens nothing: a fifo here would block an open for reading. */
+	fd = hostfs_open(rootfd, path, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	/* Non-blocking in case it was swapped for a fifo meanwhile; checked again once open. */
+	fd = hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	if (ret_st)
+		*ret_st = st;
+	return fd;
+}
+
+int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
+{
 	size_t len = 0;
 	char extra;
 	int fd, r = 0;
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	fd = hostfs_open_file(rootfd, path, NULL);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto out;
-	}
+		return fd;
 	while (len < size) {
 		ssize_t n = read(fd, buf + len, size - len);
 
@@ -46,29 +387,41 @@ out:
 	return r;
 }
 
-enum obs_file_type hostfs_type_at(int dirfd, const char *name, bool follow, int *ret_err)
+int hostfs_opendir(int rootfd, const char *path, DIR **ret)
+{
+	int fd = hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	DIR *d;
+
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+int hostfs_readlink(int rootfd, const char *path, char *buf, size_t len)
 {
 	struct stat st;
+	ssize_t n;
+	int fd = hostfs_open(rootfd, path, O_PATH | O_NOFOLLOW), r;
 
-	*ret_err = 0;
-	if (fstatat(dirfd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
-		int e = errno;
-
-		*ret_err = -e;
-		if (e == ENOENT && follow && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			return OBS_FILE_BROKEN;         /* the link exists, its target does not */
-		if (e == ENOENT || e == ENOTDIR)
-			return OBS_FILE_ABSENT;
-		if (e == ELOOP)
-			return OBS_FILE_BROKEN;
-		return OBS_FILE_ERROR;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
+		r = -EINVAL;
+		close(fd);
+		return r;
 	}
-	switch (st.st_mode & S_IFMT) {
-	case S_IFREG: return OBS_FILE_REGULAR;
-	case S_IFDIR: return OBS_FILE_DIR;
-	case S_IFCHR: return OBS_FILE_CHAR;
-	case S_IFBLK: return OBS_FILE_BLOCK;
-	case S_IFLNK: return OBS_FILE_SYMLINK;
-	default: return OBS_FILE_OTHER;
-	}
+	n = readlinkat(fd, "", buf, len);
+	r = n < 0 ? -errno : (size_t)n >= len ? -ENAMETOOLONG : (int)n;
+	close(fd);
+	if (r >= 0)
+		buf[r] = '\0';
+	return r;
 }

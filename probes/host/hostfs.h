@@ -1,24 +1,111 @@
-/* hostfs.h - small-file reads and type lookups under a host root directory fd (probes share it). */
+/* hostfs.h - host paths resolved inside --root (openat2 RESOLVE_IN_ROOT or our own walk), small reads, types. */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "probes/model/obs_host.h"
 
+/*
+ * Every function here takes the host root's directory fd and a path relative to it ("dev",
+ * "sys/bus/pci/devices/0000:06:00.0/vendor"; a leading '/' means the root as well). Each
+ * component, and every symbolic link met on the way, is resolved *inside* the root, as if the
+ * root were "/": an absolute link starts again at the root and ".." stops at it, so a host whose
+ * paths are absolute links (home/kubernetes/bin/nvidia -> /opt/nvidia) reads as on the host, and
+ * nothing is ever followed out of the root into the agent's own filesystem.
+ *
+ * Where the kernel has openat2() (Linux 5.6) the kernel does it (RESOLVE_IN_ROOT, which also
+ * defends against ".." races); where it has not, or a seccomp filter refuses it, hostfs walks
+ * the path component by component with the same rules. At most HOSTFS_LINKS_MAX links are
+ * followed per path (-ELOOP beyond, as the kernel's own limit). Procfs "magic" links
+ * (/proc/<pid>/root, ...) are never followed.
+ */
+#define HOSTFS_LINKS_MAX 40
+
 /**
- * hostfs_read_at() - read at most @size bytes of a small file at @dirfd/@name.
+ * hostfs_open() - open @path under @rootfd, resolved inside the root.
+ * @flags: open(2) flags, e.g. O_PATH, O_RDONLY | O_DIRECTORY; O_NOFOLLOW to take a final link
+ * itself (with O_PATH: an fd of the link). O_CLOEXEC is always added. Never O_CREAT.
+ *
+ * Return: the new fd, or -errno: -ENOENT, -ENOTDIR, -ELOOP (a loop, too many links, or a final
+ * link under O_NOFOLLOW without O_PATH), -ENAMETOOLONG, -EACCES, ...
+ */
+int hostfs_open(int rootfd, const char *path, int flags);
+
+/**
+ * hostfs_stat() - stat @path, resolved inside the root, following a final link when @follow.
+ * Device nodes are looked at through an O_PATH fd, which never opens the device itself.
+ * Return: 0 (@ret written), or -errno as for hostfs_open().
+ */
+int hostfs_stat(int rootfd, const char *path, bool follow, struct stat *ret);
+
+/**
+ * hostfs_type() - what @path is (stat following links when @follow, else lstat).
+ * @ret_err: 0, or the -errno behind ABSENT, BROKEN and ERROR.
+ * Return: OBS_FILE_BROKEN for a dangling or looping link (followed), OBS_FILE_ABSENT when a
+ * component is missing, OBS_FILE_ERROR for another error.
+ */
+enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *ret_err);
+
+/* The obs_file_type of a stat mode. */
+enum obs_file_type hostfs_type_of_mode(mode_t mode);
+
+/**
+ * hostfs_open_file() - open @path for reading if, and only if, it is a regular file: the type
+ * is checked on an O_PATH fd *before* anything is opened for reading (a fifo is never opened,
+ * a device never touched), then the file is opened non-blocking and checked again.
+ * A final symbolic link is not followed (sysfs and proc attributes are never links).
+ * @ret_st: when not NULL, the stat of the opened file.
+ *
+ * Return: the fd, or -errno: -ENOENT (absent), -ELOOP (a symlink), -EINVAL (not a regular
+ * file: a fifo, socket, device or directory), or another -errno of the path or the open.
+ */
+int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st);
+
+/**
+ * hostfs_read() - read at most @size bytes of the small regular file @path
+ * (hostfs_open_file() rules: never blocks, never follows a final link).
  * @ret_len: bytes read, written on success.
  * @ret_truncated: set on success to whether the file holds more than @size bytes.
  *
- * Opens without following a final symlink and without blocking (a fifo gives -EINVAL,
- * not a hang). Proc and sysfs files have no meaningful size: reads until EOF or @size.
- *
- * Return: 0; -ENOENT (absent), -ELOOP (a symlink), -EINVAL (not a regular file), or
- * another -errno from open/read.
+ * Proc and sysfs files have no meaningful size: reads until EOF or @size.
+ * Return: 0, or -errno as for hostfs_open_file() and read(2).
  */
-int hostfs_read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len,
-		   bool *ret_truncated);
+int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated);
 
-/* The type of @name in @dirfd: stat following links, or lstat when @follow is false. */
-enum obs_file_type hostfs_type_at(int dirfd, const char *name, bool follow, int *ret_err);
+/**
+ * hostfs_opendir() - open the directory @path (a final link followed inside the root).
+ * @ret: written on success; closedir() it.
+ * Return: 0, or -errno (-ENOENT, -ENOTDIR for a fifo or file, -ELOOP, -EACCES, ...).
+ */
+int hostfs_opendir(int rootfd, const char *path, DIR **ret);
+
+/**
+ * hostfs_readlink() - the text of the symbolic link @path (its parents resolved inside the root).
+ * Return: the length (@buf NUL-terminated), or -errno: -EINVAL when @path is not a link,
+ * -ENAMETOOLONG when the text does not fit in @len.
+ */
+int hostfs_readlink(int rootfd, const char *path, char *buf, size_t len);
+
+/**
+ * hostfs_realpath() - the canonical path of @path inside the root: "/" + components, with
+ * every link resolved inside the root ("/sys/devices/pci0000:00/0000:00:04.0/0000:06:00.0").
+ * Return: 0, or -errno as for hostfs_open() (every component must exist).
+ */
+int hostfs_realpath(int rootfd, const char *path, char *buf, size_t len);
+
+/**
+ * hostfs_join() - "@dir/@name" into @buf (@dir "" gives @name).
+ * Return: 0, or -ENAMETOOLONG (@buf then holds "").
+ */
+int hostfs_join(char *buf, size_t len, const char *dir, const char *name);
+
+/**
+ * hostfs_kernel_resolution() - whether the kernel itself will use openat2() for hostfs: for logs
+ * and tests. hostfs_force_walk(true) makes hostfs use its own walk even where openat2() exists
+ * (tests run both ways).
+ */
+bool hostfs_kernel_resolution(void);
+void hostfs_force_walk(bool on);

@@ -748,7 +748,30 @@ struct links_watch {
 	int count;
 	char *what;
 	size_t whatlen;
+	size_t n_events;
+	bool lost;
+	struct links_event events[LINKS_EVENTS_MAX];
 };
+
+/* Keep the link notification @h (RTM_NEWLINK/RTM_DELLINK, length checked) for the flap history. */
+static void links_watch_event(struct links_watch *w, const struct nlmsghdr *h, const char *name)
+{
+	const struct ifinfomsg *ifi = nlmsg_data(h);
+	struct links_event *e;
+	struct nlattr *a;
+
+	if (!*name || *name == '#')
+		return;         /* no usable name: the next dump says what it is */
+	if (w->n_events == LINKS_EVENTS_MAX) {
+		w->lost = true;
+		return;
+	}
+	e = &w->events[w->n_events++];
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->removed = h->nlmsg_type == RTM_DELLINK;
+	a = nlmsg_find_attr((struct nlmsghdr *)h, sizeof(*ifi), IFLA_OPERSTATE);
+	e->up = !e->removed && a && nla_len(a) >= 1 && nla_get_u8(a) == IF_OPER_UP;
+}
 
 /* Count link and address notifications; name the first one for the log. */
 static int links_watch_cb(struct nl_msg *msg, void *arg)
@@ -771,6 +794,7 @@ static int links_watch_cb(struct nl_msg *msg, void *arg)
 					 (const char *)nla_data(a));
 			else
 				snprintf(name, sizeof(name), "#%d", ifi->ifi_index);
+			links_watch_event(w, h, name);
 		}
 		break;
 	case RTM_NEWADDR:
@@ -797,23 +821,31 @@ static int links_watch_cb(struct nl_msg *msg, void *arg)
  */
 int links_watch_parse(const void *buf, size_t len, char *what, size_t whatlen)
 {
-	struct links_watch w = { .what = what, .whatlen = whatlen };
+	struct links_watch *wp = calloc(1, sizeof(*wp));
 	const struct nlmsghdr *h = buf;
-	int rem = (int)len;
+	int rem = (int)len, r;
 
 	if (what && whatlen)
 		what[0] = '\0';
-	if (len > LINKS_PARSE_MAX)
-		return -E2BIG;
+	if (len > LINKS_PARSE_MAX || !wp) {
+		free(wp);
+		return !wp ? -ENOMEM : -E2BIG;
+	}
+	wp->what = what;
+	wp->whatlen = whatlen;
 	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
 		struct nl_msg *m = nlmsg_convert((struct nlmsghdr *)h);
 
-		if (!m)
+		if (!m) {
+			free(wp);
 			return -ENOMEM;
-		links_watch_cb(m, &w);
+		}
+		links_watch_cb(m, wp);
 		nlmsg_free(m);
 	}
-	return w.count;
+	r = wp->count;
+	free(wp);
+	return r;
 }
 
 /**
@@ -856,6 +888,13 @@ int links_watch_open(struct links_watch **ret)
 	return 0;
 }
 
+size_t links_watch_events(const struct links_watch *w, const struct links_event **ret, bool *ret_lost)
+{
+	*ret = w->events;
+	*ret_lost = w->lost;
+	return w->n_events;
+}
+
 void links_watch_free(struct links_watch *w)
 {
 	if (!w)
@@ -874,6 +913,8 @@ int links_watch_drain(struct links_watch *w, char *what, size_t whatlen)
 	int r, rounds = 0;
 
 	w->count = 0;
+	w->n_events = 0;
+	w->lost = false;
 	w->what = what;
 	w->whatlen = whatlen;
 	if (what && whatlen)
@@ -888,6 +929,7 @@ int links_watch_drain(struct links_watch *w, char *what, size_t whatlen)
 		if (r == -NLE_INTR)
 			continue;
 		/* ENOBUFS (lost notifications) or a malformed message: the caller re-dumps all links. */
+		w->lost = true;
 		if (w->count++ == 0 && what && whatlen)
 			snprintf(what, whatlen, "netlink: %s", nl_geterror(r));
 		break;

@@ -107,6 +107,24 @@ int links_watch_fd(const struct links_watch *w);
  */
 int links_watch_drain(struct links_watch *w, char *what, size_t whatlen);
 
+#define LINKS_EVENTS_MAX 1024   /* link notifications kept per drain; beyond, they are counted as lost */
+
+/* One link notification: the link's name and whether it is up (oper state UP) or gone. */
+struct links_event {
+	char name[OBS_IFNAME_MAX];
+	bool removed;                   /* RTM_DELLINK: deleted, or moved to another namespace */
+	bool up;                        /* oper state UP, as the links check reads "up" */
+};
+
+/**
+ * links_watch_events() - the link notifications of the last links_watch_drain(), in the
+ * order they came (the daemon's flap damping counts up/down changes from them).
+ * @ret_lost: set when some were not kept (the socket overflowed, or more than
+ * LINKS_EVENTS_MAX came at once): the caller then compares states with a fresh dump.
+ * Return: the number of events in *@ret (valid until the next drain).
+ */
+size_t links_watch_events(const struct links_watch *w, const struct links_event **ret, bool *ret_lost);
+
 /**
  * links_watch_parse() - run links_watch_drain()'s notification callback over rtnetlink messages in
  * memory (back to back, each a struct nlmsghdr), for tests and fuzzing: the bytes are hostile.

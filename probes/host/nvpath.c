@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,20 +18,24 @@ static int nvpath_cmp(const void *a, const void *b)
 	return strcmp(((const struct obs_host_file *)a)->name, ((const struct obs_host_file *)b)->name);
 }
 
-static int nvpath_scan_lib64(int basefd, struct obs_nvpath *n)
+static int nvpath_scan_lib64(int rootfd, struct obs_nvpath *n)
 {
 	struct dirent *de;
+	char path[PATH_MAX];
 	DIR *d;
-	int fd, err;
+	int err;
 
-	n->lib64_dir = hostfs_type_at(basefd, "lib64", true, &err);
+	n->lib64_dir = hostfs_type(rootfd, NVPATH_DIR "/lib64", true, &err);
+	if (n->lib64_dir == OBS_FILE_ERROR) {
+		/* Unreadable is not absent: whether the plugin is installed is then unknown. */
+		probe_status_fail(&n->status, err, "/%s/lib64: %s", NVPATH_DIR, strerror(-err));
+		return 0;
+	}
 	if (n->lib64_dir != OBS_FILE_DIR)
 		return 0;
-	fd = openat(basefd, "lib64", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		probe_status_fail(&n->status, -errno, "/%s/lib64: %s", NVPATH_DIR, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	err = hostfs_opendir(rootfd, NVPATH_DIR "/lib64", &d);
+	if (err < 0) {
+		probe_status_fail(&n->status, err, "/%s/lib64: %s", NVPATH_DIR, strerror(-err));
 		return 0;
 	}
 	n->lib64 = calloc(OBS_HOST_FILES_MAX, sizeof(*n->lib64));
@@ -49,7 +54,10 @@ static int nvpath_scan_lib64(int basefd, struct obs_nvpath *n)
 		f->name = strdup(de->d_name);
 		if (!f->name)
 			goto oom;
-		f->type = hostfs_type_at(dirfd(d), f->name, true, &err);
+		if (hostfs_join(path, sizeof(path), NVPATH_DIR "/lib64", f->name) < 0)
+			f->type = OBS_FILE_ERROR;
+		else
+			f->type = hostfs_type(rootfd, path, true, &err);
 		n->n_lib64++;
 	}
 	closedir(d);
@@ -63,29 +71,22 @@ oom:
 int nvpath_scan(int rootfd, struct obs_nvpath *ret)
 {
 	struct obs_nvpath n = {0};
-	int basefd, err;
+	int err;
 
+	/* Links in the path (nvidia -> /opt/nvidia) are followed inside the root, as on the host. */
 	n.status.state = PROBE_OK;
-	n.dir = hostfs_type_at(rootfd, NVPATH_DIR, true, &err);
+	n.dir = hostfs_type(rootfd, NVPATH_DIR, true, &err);
 	if (n.dir == OBS_FILE_ERROR)
 		probe_status_fail(&n.status, err, "/%s: %s", NVPATH_DIR, strerror(-err));
 	if (n.dir != OBS_FILE_DIR) {
 		*ret = n;
 		return 0;
 	}
-	basefd = openat(rootfd, NVPATH_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (basefd < 0) {
-		probe_status_fail(&n.status, -errno, "/%s: %s", NVPATH_DIR, strerror(errno));
-		*ret = n;
-		return 0;
-	}
-	n.smi = hostfs_type_at(basefd, "bin/nvidia-smi", true, &err);
-	if (nvpath_scan_lib64(basefd, &n) < 0) {
-		close(basefd);
+	n.smi = hostfs_type(rootfd, NVPATH_DIR "/bin/nvidia-smi", true, &err);
+	if (nvpath_scan_lib64(rootfd, &n) < 0) {
 		obs_host_nvpath_free(&n);
 		return -ENOMEM;
 	}
-	close(basefd);
 	*ret = n;
 	return 0;
 }

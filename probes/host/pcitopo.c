@@ -14,11 +14,14 @@
 
 #include <pci/pci.h>
 
+#include "probes/host/hostfs.h"
 #include "probes/host/pcitopo.h"
 
 #define PCITOPO_MAX_FUNCS 8192          /* a real host has a few hundred at most */
 #define PCITOPO_MAX_NETDEVS 4096
 #define PCITOPO_CONFIG_LEN 64           /* what an unprivileged reader gets: the header */
+#define PCITOPO_DEVICES "sys/bus/pci/devices"
+#define PCITOPO_PATH_MAX 96             /* PCITOPO_DEVICES/<bdf>/<attribute> */
 
 /* The scan in progress on this thread: where libpci's no-return error hook jumps back to. */
 struct pcitopo_ctx {
@@ -151,29 +154,150 @@ static bool pcitopo_name_ok(const char *s, size_t max)
 	return true;
 }
 
-/* "<dir>/<name>" into @buf; -ENAMETOOLONG when it does not fit. */
-static int pcitopo_path(char *buf, size_t len, const char *dir, const char *name)
+/* "sys/bus/pci/devices/<bdf>/<name>" (@name "" for the directory) into @buf. */
+static void pcitopo_dev_path(char *buf, size_t len, const char *bdf, const char *name)
 {
-	int n = snprintf(buf, len, "%s/%s", dir, name);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	/* A BDF is at most 14 bytes and @name one of ours: always fits PCITOPO_PATH_MAX. */
+	snprintf(buf, len, PCITOPO_DEVICES "/%s%s%s", bdf, *name ? "/" : "", name);
 }
 
-/* Read a small text file; -errno, or the number of bytes (NUL-terminated, < @len). */
-static ssize_t pcitopo_read_text(const char *path, char *buf, size_t len)
+/* Say in ctx->msg why @path (root-relative, short) could not be used, from hostfs's -errno @r. */
+static int pcitopo_file_error(struct pcitopo_ctx *ctx, int rootfd, const char *path, int r)
 {
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int err;
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
+	if (r == -EINVAL)
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s is %s, not a regular file", path,
+			 obs_file_type_name(hostfs_type(rootfd, path, false, &err)));
+	else if (r == -ELOOP)
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s is a symbolic link, not a sysfs attribute", path);
+	else if (r == -ENOENT)
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s is missing", path);
+	else
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", path, strerror(-r));
+	return r;
+}
+
+int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *ret)
+{
+	uint32_t v = 0;
+	size_t i = 0, n = 0;
+
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	if (len >= 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+		i = 2;
+	for (; i < len; i++, n++) {
+		int c = (unsigned char)buf[i];
+
+		if (!isxdigit(c) || n >= digits || digits > 8)
+			return -EINVAL;
+		v = v << 4 | (uint32_t)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
+	}
+	if (n == 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/*
+ * One sysfs ID file read strictly: libpci parses it with strtol() and keeps the low bits, so
+ * "0x1234567890abcdef" would become vendor 0xcdef and the function would silently change kind.
+ */
+static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, const char *bdf, const char *name,
+			    const char *what, unsigned digits)
+{
+	char path[PCITOPO_PATH_MAX], buf[64], q[sizeof(buf) * 4 + 8];
+	uint32_t v;
+	size_t len;
+	bool trunc;
+	int r;
+
+	pcitopo_dev_path(path, sizeof(path), bdf, name);
+	r = hostfs_read(rootfd, path, buf, sizeof(buf) - 1, &len, &trunc);
+	if (r < 0)
+		return pcitopo_file_error(ctx, rootfd, path, r);
+	buf[len] = '\0';
+	if (trunc || strlen(buf) != len || pcitopo_parse_hex(buf, len, digits, &v) < 0) {
+		if (len && buf[len - 1] == '\n')
+			buf[len - 1] = '\0';   /* the usual newline is no part of what is wrong */
+		obs_host_quote(buf, q, sizeof(q));
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: invalid %s %s%s (not a %u-digit hex number)", path,
+			 what, q, trunc ? "..." : "", digits);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Before libpci reads a function: libpci opens <sysfs.path>/devices/<bdf>/<file> itself, with
+ * a plain blocking open() that follows links from the agent's own "/". Its sysfs.path cannot
+ * point at a directory resolved inside the root (it appends devices/<bdf>), so instead the
+ * function is handed to libpci only when (1) the device directory the kernel reaches by that
+ * path is the very directory hostfs reaches inside the root (same device and inode: no link on
+ * the way left the root), and (2) every file libpci opens in it is a regular file, not a link
+ * (a fifo would block it forever), and config holds at least the 64-byte header. A real sysfs
+ * passes: its links are relative and stay inside /sys. What fails is named, file and cause.
+ */
+static const struct {
+	const char *name;
+	bool required;
+} pcitopo_libpci_files[] = {
+	{ "vendor", true }, { "device", true }, { "class", true }, { "revision", false }, { "config", true },
+};
+
+static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, const char *bdf)
+{
+	char dev[PCITOPO_PATH_MAX], kpath[PATH_MAX + PCITOPO_PATH_MAX], path[PCITOPO_PATH_MAX];
+	struct stat in_root, by_kernel;
+	int dfd, kfd, r = 0;
+
+	pcitopo_dev_path(dev, sizeof(dev), bdf, "");
+	dfd = hostfs_open(rootfd, dev, O_PATH | O_DIRECTORY);
+	if (dfd < 0) {
+		/* devices/ holds links: dangling (ENOENT), looping (ELOOP), or not to a directory. */
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", dev, strerror(-dfd));
+		return dfd;
+	}
+	snprintf(kpath, sizeof(kpath), "%s/%s", strcmp(root, "/") == 0 ? "" : root, dev);
+	kfd = open(kpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fstat(dfd, &in_root) < 0 || kfd < 0 || fstat(kfd, &by_kernel) < 0 ||
+	    in_root.st_dev != by_kernel.st_dev || in_root.st_ino != by_kernel.st_ino) {
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: a link on the way leads out of --root (libpci, "
+			 "which follows links from the agent's own /, would read another directory)", dev);
+		r = -EXDEV;
+	}
+	if (kfd >= 0)
+		close(kfd);
+	for (size_t i = 0; r == 0 && i < sizeof(pcitopo_libpci_files) / sizeof(pcitopo_libpci_files[0]); i++) {
+		const char *name = pcitopo_libpci_files[i].name;
+		struct stat st;
+
+		pcitopo_dev_path(path, sizeof(path), bdf, name);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT || pcitopo_libpci_files[i].required)
+				r = pcitopo_file_error(ctx, rootfd, path, -errno);
+			continue;
+		}
+		if (S_ISLNK(st.st_mode))
+			r = pcitopo_file_error(ctx, rootfd, path, -ELOOP);
+		else if (!S_ISREG(st.st_mode))
+			r = pcitopo_file_error(ctx, rootfd, path, -EINVAL);
+		else if (strcmp(name, "config") == 0 && st.st_size < PCITOPO_CONFIG_LEN) {
+			snprintf(ctx->msg, sizeof(ctx->msg), "/%s: PCI config space unreadable: %lld byte%s, "
+				 "shorter than the %d-byte header", path, (long long)st.st_size,
+				 st.st_size == 1 ? "" : "s", PCITOPO_CONFIG_LEN);
+			r = -EBADMSG;
+		}
+	}
+	close(dfd);
+	if (r == 0)
+		r = pcitopo_read_hex(ctx, rootfd, bdf, "vendor", "vendor ID", 4);
+	if (r == 0)
+		r = pcitopo_read_hex(ctx, rootfd, bdf, "device", "device ID", 4);
+	if (r == 0)
+		r = pcitopo_read_hex(ctx, rootfd, bdf, "class", "class code", 6);
+	return r;
 }
 
 int pcitopo_parse_numa(const char *text)
@@ -188,33 +312,41 @@ int pcitopo_parse_numa(const char *text)
 	return (int)v;
 }
 
-/* numa_node: a decimal integer and a newline; anything else (or absent) is -1. */
-static int pcitopo_read_numa(const char *devdir)
+/*
+ * numa_node: a decimal integer and a newline; garbage (or no file) is -1, unknown. A file that
+ * is not a regular one (a fifo would block a reader) or cannot be read fails the function.
+ */
+static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, const char *bdf, int *ret)
 {
-	char path[PATH_MAX], buf[32];
+	char path[PCITOPO_PATH_MAX], buf[32];
+	size_t len;
+	bool trunc;
+	int r;
 
-	if (pcitopo_path(path, sizeof(path), devdir, "numa_node") < 0 ||
-	    pcitopo_read_text(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return pcitopo_parse_numa(buf);
+	*ret = -1;
+	pcitopo_dev_path(path, sizeof(path), bdf, "numa_node");
+	r = hostfs_read(rootfd, path, buf, sizeof(buf) - 1, &len, &trunc);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return pcitopo_file_error(ctx, rootfd, path, r);
+	buf[len] = '\0';
+	if (!trunc && strlen(buf) == len)
+		*ret = pcitopo_parse_numa(buf);
+	return 0;
 }
 
 /* The bound driver: basename of the `driver` link, "" when absent, dangling or odd. */
-static void pcitopo_read_driver(const char *devdir, char *out, size_t outlen)
+static void pcitopo_read_driver(int rootfd, const char *bdf, char *out, size_t outlen)
 {
-	char path[PATH_MAX], target[PATH_MAX];
-	struct stat st;
+	char path[PCITOPO_PATH_MAX], target[PATH_MAX];
 	const char *base;
-	ssize_t n;
+	int err;
 
 	out[0] = '\0';
-	if (pcitopo_path(path, sizeof(path), devdir, "driver") < 0)
-		return;
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return;
-	target[n] = '\0';
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+	pcitopo_dev_path(path, sizeof(path), bdf, "driver");
+	if (hostfs_readlink(rootfd, path, target, sizeof(target)) <= 0 ||
+	    hostfs_type(rootfd, path, true, &err) != OBS_FILE_DIR)
 		return;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
@@ -222,16 +354,13 @@ static void pcitopo_read_driver(const char *devdir, char *out, size_t outlen)
 		pcitopo_copy(out, outlen, base);
 }
 
-/* The first (by name) entry of @dir that passes pcitopo_name_ok(); -errno of opendir. */
-static int pcitopo_first_entry(const char *dir, char *out, size_t outlen)
+/* The first (by name) entry of @d that passes pcitopo_name_ok(); closes @d. */
+static void pcitopo_first_entry(DIR *d, char *out, size_t outlen)
 {
 	struct dirent *de;
-	DIR *d = opendir(dir);
 	size_t seen = 0;
 
 	out[0] = '\0';
-	if (!d)
-		return -errno;
 	while ((de = readdir(d)) && seen++ < PCITOPO_MAX_NETDEVS) {
 		if (de->d_name[0] == '.' || !pcitopo_name_ok(de->d_name, outlen))
 			continue;
@@ -239,22 +368,21 @@ static int pcitopo_first_entry(const char *dir, char *out, size_t outlen)
 			pcitopo_copy(out, outlen, de->d_name);
 	}
 	closedir(d);
-	return 0;
 }
 
-/* The PCI function a netdev's `device` link leads to: the nearest BDF-named ancestor. */
-static int pcitopo_netdev_bdf(const char *classdir, const char *ifname, char *out)
+/* The PCI function a netdev's `device` link leads to (inside the root): the nearest BDF-named ancestor. */
+static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	struct pcitopo_name n;
 	char *slash;
+	int r;
 
-	if (pcitopo_path(path, sizeof(path), classdir, ifname) < 0 ||
-	    strlen(path) + sizeof("/device") > sizeof(path))
+	if (snprintf(path, sizeof(path), "sys/class/net/%s/device", ifname) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	strcat(path, "/device");
-	if (!realpath(path, real))
-		return -errno;
+	r = hostfs_realpath(rootfd, path, real, sizeof(real));
+	if (r < 0)
+		return r;
 	/* virtio NICs: .../0000:00:03.0/virtio0 -> walk up to the PCI function. */
 	while ((slash = strrchr(real, '/'))) {
 		if (pcitopo_parse_bdf(slash + 1, &n) == 0) {
@@ -272,17 +400,13 @@ static int pcitopo_netdev_cmp(const void *pa, const void *pb)
 }
 
 /* <root>/sys/class/net/<if>/device -> BDF, for functions without a net/ folder. */
-static void pcitopo_netmap_load(const char *root, struct pcitopo_netmap *m)
+static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
 {
-	char classdir[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
 
 	m->loaded = true;
-	if (snprintf(classdir, sizeof(classdir), "%s/sys/class/net", root) >= (int)sizeof(classdir))
-		return;
-	d = opendir(classdir);
-	if (!d)
+	if (hostfs_opendir(rootfd, "sys/class/net", &d) < 0)
 		return;
 	while ((de = readdir(d)) && m->n < PCITOPO_MAX_NETDEVS) {
 		struct pcitopo_netdev nd = { 0 };
@@ -291,7 +415,7 @@ static void pcitopo_netmap_load(const char *root, struct pcitopo_netmap *m)
 		if (de->d_name[0] == '.' || !pcitopo_name_ok(de->d_name, sizeof(nd.name)))
 			continue;
 		pcitopo_copy(nd.name, sizeof(nd.name), de->d_name);
-		if (pcitopo_netdev_bdf(classdir, nd.name, nd.bdf) < 0)
+		if (pcitopo_netdev_bdf(rootfd, nd.name, nd.bdf) < 0)
 			continue;
 		grown = realloc(m->v, (m->n + 1) * sizeof(*m->v));
 		if (!grown)
@@ -304,29 +428,45 @@ static void pcitopo_netmap_load(const char *root, struct pcitopo_netmap *m)
 		qsort(m->v, m->n, sizeof(*m->v), pcitopo_netdev_cmp);
 }
 
-/* The function's interface: the entry of its net/ folder, or, without one, class/net's. */
-static void pcitopo_read_netdev(const char *root, const char *devdir, const char *bdf,
-				struct pcitopo_netmap *m, char *out, size_t outlen)
+/*
+ * The function's interface: the entry of its net/ folder, or, without one, class/net's. A net/
+ * that exists but cannot be listed (a looping link, a file, no permission) is not "no netdev"
+ * (which reads as a NIC moved into a pod): the function fails, naming it.
+ */
+static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, const char *bdf,
+			       struct pcitopo_netmap *m, char *out, size_t outlen)
 {
-	char path[PATH_MAX];
+	char path[PCITOPO_PATH_MAX];
+	DIR *d;
+	int r;
 
 	out[0] = '\0';
-	if (pcitopo_path(path, sizeof(path), devdir, "net") < 0)
-		return;
-	if (pcitopo_first_entry(path, out, outlen) != -ENOENT)
-		return;         /* an empty net/ is a NIC whose netdev left this namespace */
+	pcitopo_dev_path(path, sizeof(path), bdf, "net");
+	r = hostfs_opendir(rootfd, path, &d);
+	if (r == 0) {
+		pcitopo_first_entry(d, out, outlen);
+		return 0;       /* an empty net/ is a NIC whose netdev left this namespace */
+	}
+	if (r == -ENOTDIR)
+		return pcitopo_file_error(ctx, rootfd, path, -EINVAL);
+	if (r != -ENOENT) {
+		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", path, strerror(-r));
+		return r;
+	}
 	if (!m->loaded)
-		pcitopo_netmap_load(root, m);
+		pcitopo_netmap_load(rootfd, m);
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->v[i].bdf, bdf) == 0) {
 			pcitopo_copy(out, outlen, m->v[i].name);
-			return;
+			break;
 		}
+	return 0;
 }
 
 /*
  * The libpci part of one function: IDs and class from sysfs, header type and bus range from
- * config. A libpci error (missing vendor file, ...) jumps back here and fails this function.
+ * config. A libpci error jumps back here and fails this function (pcitopo_vet() has made sure
+ * the files it opens are there and safe to open).
  */
 static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 			       const struct pcitopo_name *n, struct obs_pci_func *f)
@@ -334,6 +474,7 @@ static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 	struct pci_dev *volatile d = NULL;
 	uint8_t cfg[PCITOPO_CONFIG_LEN];
 	volatile int header_type = -1;
+	int config_ok;
 
 	if (setjmp(ctx->jmp)) {
 		if (d)
@@ -346,7 +487,8 @@ static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 	f->vendor = d->vendor_id;
 	f->device = d->device_id;
 	f->class_code = (uint32_t)d->device_class << 8 | d->prog_if;
-	if (pci_read_block(d, 0, cfg, sizeof(cfg))) {
+	config_ok = pci_read_block(d, 0, cfg, sizeof(cfg));
+	if (config_ok) {
 		header_type = cfg[0x0e] & 0x7f;
 		if (header_type == 1 && cfg[0x19] <= cfg[0x1a]) {
 			f->has_bus_range = true;
@@ -357,8 +499,15 @@ static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 	ctx->armed = false;
 	pci_free_dev(d);
 	d = NULL;
+	if (!config_ok) {
+		/* Bus ranges (pairing) and header types live there: without them nothing is known. */
+		snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/config: PCI config space "
+			 "unreadable (reading its %d-byte header failed)", n->bdf, PCITOPO_CONFIG_LEN);
+		return -EIO;
+	}
 	if (f->vendor == 0x0000 || f->vendor == 0xffff) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "%s: invalid vendor ID 0x%04x", n->bdf, f->vendor);
+		snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/vendor: invalid vendor ID 0x%04x "
+			 "(no device answers there)", n->bdf, f->vendor);
 		return -EINVAL;
 	}
 	f->kind = pcitopo_classify(f->vendor, f->device, f->class_code, header_type);
@@ -366,17 +515,17 @@ static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 }
 
 /* List <devices> into a sorted array of BDF names; bad names are counted in @bad/@first_bad. */
-static int pcitopo_list(const char *devices, struct pcitopo_name **ret, size_t *ret_n,
+static int pcitopo_list(int rootfd, struct pcitopo_name **ret, size_t *ret_n,
 			size_t *bad, char *first_bad, size_t first_bad_len)
 {
 	struct pcitopo_name *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d = opendir(devices);
-	int r = 0;
+	DIR *d;
+	int r = hostfs_opendir(rootfd, PCITOPO_DEVICES, &d);
 
-	if (!d)
-		return -errno;
+	if (r < 0)
+		return r;
 	while ((de = readdir(d))) {
 		struct pcitopo_name nm;
 
@@ -457,25 +606,33 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 	struct pcitopo_name *names = NULL;
 	struct obs_pci out = { 0 };
 	struct pci_access *a = NULL;
-	char busdir[PATH_MAX], devices[PATH_MAX], first_bad[80] = "", first_err[OBS_MSG_MAX] = "";
+	char busdir[PATH_MAX], first_bad[80] = "", first_err[OBS_MSG_MAX] = "";
 	size_t n_names = 0, bad_names = 0, bad_funcs = 0;
-	int r;
+	int rootfd, r;
 
 	if (!root || !*root)
 		root = "/";
-	if (snprintf(busdir, sizeof(busdir), "%s/sys/bus/pci", root) >= (int)sizeof(busdir) ||
-	    pcitopo_path(devices, sizeof(devices), busdir, "devices") < 0) {
+	if (snprintf(busdir, sizeof(busdir), "%s/sys/bus/pci", strcmp(root, "/") == 0 ? "" : root) >=
+	    (int)sizeof(busdir)) {
 		r = -ENAMETOOLONG;
 		probe_status_fail(&out.status, r, "%.200s...: path too long", root);
-		goto done;
+		*ret = out;
+		return r;
 	}
-	r = pcitopo_list(devices, &names, &n_names, &bad_names, first_bad, sizeof(first_bad));
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		r = -errno;
+		probe_status_fail(&out.status, r, "%s: %s", root, strerror(-r));
+		*ret = out;
+		return r;
+	}
+	r = pcitopo_list(rootfd, &names, &n_names, &bad_names, first_bad, sizeof(first_bad));
 	if (r < 0) {
 		if (r == -E2BIG)
-			probe_status_fail(&out.status, r, "%s: more than %d PCI functions", devices,
+			probe_status_fail(&out.status, r, "/%s: more than %d PCI functions", PCITOPO_DEVICES,
 					  PCITOPO_MAX_FUNCS);
 		else
-			probe_status_fail(&out.status, r, "%s: %s", devices, strerror(-r));
+			probe_status_fail(&out.status, r, "/%s: %s", PCITOPO_DEVICES, strerror(-r));
 		goto done;
 	}
 	if (n_names) {
@@ -496,25 +653,29 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 	}
 	for (size_t i = 0; i < n_names; i++) {
 		struct obs_pci_func *f = &out.v[out.n];
-		char devdir[PATH_MAX];
+		const char *bdf = names[i].bdf;
 
 		memset(f, 0, sizeof(*f));
 		ctx.msg[0] = '\0';
-		if (pcitopo_path(devdir, sizeof(devdir), devices, names[i].bdf) < 0 ||
-		    pcitopo_fill_libpci(a, &ctx, &names[i], f) < 0) {
+		if (pcitopo_vet(&ctx, rootfd, root, bdf) < 0 || pcitopo_fill_libpci(a, &ctx, &names[i], f) < 0) {
 			if (bad_funcs++ == 0)
 				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1,
-					 ctx.msg[0] ? ctx.msg : devdir);
+					 ctx.msg[0] ? ctx.msg : bdf);
 			continue;
 		}
-		memcpy(f->bdf, names[i].bdf, sizeof(f->bdf));
+		memcpy(f->bdf, bdf, sizeof(f->bdf));
 		f->domain = names[i].domain;
 		f->bus = names[i].bus;
 		f->dev = names[i].dev;
 		f->func = names[i].func;
-		f->numa = pcitopo_read_numa(devdir);
-		pcitopo_read_driver(devdir, f->driver, sizeof(f->driver));
-		pcitopo_read_netdev(root, devdir, f->bdf, &netmap, f->netdev, sizeof(f->netdev));
+		pcitopo_read_driver(rootfd, bdf, f->driver, sizeof(f->driver));
+		/* Left out like the others: a half-read function would show a wrong state (in-pod). */
+		if (pcitopo_read_numa(&ctx, rootfd, bdf, &f->numa) < 0 ||
+		    pcitopo_read_netdev(&ctx, rootfd, bdf, &netmap, f->netdev, sizeof(f->netdev)) < 0) {
+			if (bad_funcs++ == 0)
+				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1, ctx.msg);
+			continue;
+		}
 		out.n++;
 	}
 
@@ -524,8 +685,8 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 				  bad_funcs, n_names, first_err);
 	} else if (bad_names) {
 		r = -EINVAL;
-		probe_status_fail(&out.status, r, "%s: %zu entries are not PCI addresses, first: '%s'",
-				  devices, bad_names, first_bad);
+		probe_status_fail(&out.status, r, "/%s: %zu entries are not PCI addresses, first: '%s'",
+				  PCITOPO_DEVICES, bad_names, first_bad);
 	} else {
 		r = 0;
 		out.status.state = PROBE_OK;
@@ -534,6 +695,7 @@ done:
 	if (a)
 		pci_cleanup(a);
 	pcitopo_ctx = NULL;
+	close(rootfd);
 	free(names);
 	free(netmap.v);
 	*ret = out;

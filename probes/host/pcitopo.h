@@ -37,3 +37,12 @@ int pcitopo_bdf_canonical(const char *s);
  * Return: the NUMA node, or -1 for anything else (-1 is also the kernel's "none").
  */
 int pcitopo_parse_numa(const char *text);
+
+/**
+ * pcitopo_parse_hex() - a sysfs hex attribute ("0x1ae0\n", "0x030200\n"): an optional "0x",
+ * 1..@digits hex digits (@digits at most 8), an optional newline, nothing else (pure; exposed
+ * for fuzzing). Stricter than libpci's strtol(), which keeps the low bits of a longer number.
+ *
+ * Return: 0 (@ret written), or -EINVAL.
+ */
+int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *ret);

@@ -33,40 +33,37 @@ static int procscan_cmp(const void *a, const void *b)
 }
 
 /* Look at one /proc/<pid>: 1 when it is a daemon (appended to @p), 0 when not, -ENOMEM. */
-static int procscan_one(int procfd, const char *name, int pid, struct obs_procs *p, char *buf)
+static int procscan_one(int rootfd, const char *name, int pid, struct obs_procs *p, char *buf)
 {
 	struct obs_process proc = { .pid = pid };
-	char comm[64];
+	char comm[64], path[32];
 	size_t len;
 	bool trunc = false;
-	int fd, r;
+	int r;
 
-	fd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;       /* exited since readdir */
-	if (hostfs_read_at(fd, "comm", comm, sizeof(comm) - 1, &len, &trunc) < 0)
-		goto not_daemon;
+	/* A pid that exited since readdir reads as absent: not a daemon. */
+	snprintf(path, sizeof(path), "proc/%.9s/comm", name);
+	if (hostfs_read(rootfd, path, comm, sizeof(comm) - 1, &len, &trunc) < 0)
+		return 0;
 	comm[len] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
 	if (!cmdline_comm_candidate(comm))
-		goto not_daemon;
+		return 0;
 	snprintf(proc.comm, sizeof(proc.comm), "%.15s", comm);
 
-	r = hostfs_read_at(fd, "cmdline", buf, OBS_CMDLINE_MAX, &len, &proc.cmdline_truncated);
+	snprintf(path, sizeof(path), "proc/%.9s/cmdline", name);
+	r = hostfs_read(rootfd, path, buf, OBS_CMDLINE_MAX, &len, &proc.cmdline_truncated);
 	if (r < 0) {
 		proc.cmdline_err = r;
 		len = 0;
 	}
-	if (cmdline_split(buf, len, OBS_ARGV_MAX, &proc.argv, &proc.argc, &proc.cmdline_truncated) < 0) {
-		close(fd);
+	if (cmdline_split(buf, len, OBS_ARGV_MAX, &proc.argv, &proc.argc, &proc.cmdline_truncated) < 0)
 		return -ENOMEM;
-	}
 	if (cmdline_daemon_kind(proc.comm, (const char *const *)proc.argv, proc.argc) ==
 	    CMDLINE_NOT_DAEMON) {
 		cmdline_argv_free(proc.argv, proc.argc);
-		goto not_daemon;
+		return 0;
 	}
-	close(fd);
 	if (p->n == OBS_PROCS_MAX) {
 		p->n_dropped++;
 		cmdline_argv_free(proc.argv, proc.argc);
@@ -74,9 +71,6 @@ static int procscan_one(int procfd, const char *name, int pid, struct obs_procs 
 	}
 	p->v[p->n++] = proc;
 	return 1;
-not_daemon:
-	close(fd);
-	return 0;
 }
 
 int procscan_scan(int rootfd, struct obs_procs *ret)
@@ -85,13 +79,11 @@ int procscan_scan(int rootfd, struct obs_procs *ret)
 	struct dirent *de;
 	char *buf = NULL;
 	DIR *d;
-	int fd;
+	int r;
 
-	fd = openat(rootfd, "proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		probe_status_fail(&p.status, -errno, "/proc: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	r = hostfs_opendir(rootfd, "proc", &d);
+	if (r < 0) {
+		probe_status_fail(&p.status, r, "/proc: %s", strerror(-r));
 		*ret = p;
 		return 0;
 	}
@@ -105,7 +97,7 @@ int procscan_scan(int rootfd, struct obs_procs *ret)
 		if (pid < 0)
 			continue;
 		p.n_scanned++;
-		if (procscan_one(dirfd(d), de->d_name, pid, &p, buf) < 0)
+		if (procscan_one(rootfd, de->d_name, pid, &p, buf) < 0)
 			goto oom;
 	}
 	closedir(d);

@@ -1,5 +1,6 @@
 /* watch.c - inotify on the host directories whose entries the observation reads (dev, aperture, lib64). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probes/host/hostfs.h"
 #include "probes/host/watch.h"
 
 /*
@@ -33,7 +35,8 @@ static const struct {
 };
 
 struct watch_target {
-	char want[PATH_MAX];            /* the directory we care about */
+	const char *rel;                /* the directory we care about, relative to the root */
+	char want[PATH_MAX];            /* ... as a path the kernel resolves (links inside the root resolved) */
 	char watched[PATH_MAX];         /* what is watched now: want or its nearest existing ancestor */
 	uint32_t mask;                  /* for want itself */
 	int wd;                         /* -1 when nothing is watched */
@@ -41,39 +44,58 @@ struct watch_target {
 
 struct watch {
 	int fd;
+	int rootfd;                     /* O_PATH: links are resolved inside the root, as the probes do */
+	char root[PATH_MAX];            /* the root as given, root_len bytes of it used */
 	size_t root_len;                /* of the prefix shared by every path, without the slash */
 	size_t n;
 	struct watch_target t[WATCH_TARGETS_MAX];
 };
 
-/* Cut @path at its last '/' (never above @floor bytes). Return: false when nothing is left to cut. */
-static bool watch_parent(char *path, size_t floor)
+/*
+ * Where @t is now, resolved inside the root: want = the root + the canonical path of t->rel (no
+ * link left in it, so inotify, which follows links from the agent's own /, watches the host's
+ * directory even behind home/kubernetes/bin/nvidia -> /opt/nvidia), and watched = the nearest
+ * existing directory on the way (want itself when it exists). Return: false when none.
+ */
+static bool watch_locate(const struct watch *w, struct watch_target *t)
 {
-	char *slash = strrchr(path, '/');
+	char rel[PATH_MAX], canon[PATH_MAX];
+	const char *rest = "";
+	size_t cut = strlen(t->rel);
+	int n;
 
-	if (!slash || (size_t)(slash - path) < floor)
-		return false;
-	if (slash == path) {
-		if (!path[1])
-			return false;
-		path[1] = '\0';        /* up to "/" itself */
-		return true;
-	}
-	*slash = '\0';
-	return true;
-}
-
-/* @path cut to its nearest existing directory, never above the root (@floor bytes). Return: false when none. */
-static bool watch_nearest(char *path, size_t floor)
-{
-	struct stat st;
-
+	if (w->rootfd < 0)
+		return false;           /* no root at all: nothing above it is watched in its place */
+	snprintf(rel, sizeof(rel), "%s", t->rel);
 	for (;;) {
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return true;
-		if (!watch_parent(path, floor ? floor : 1))
+		struct stat st;
+		char *slash;
+		int fd;
+
+		rel[cut] = '\0';
+		fd = hostfs_realpath(w->rootfd, rel, canon, sizeof(canon)) == 0 ?
+		     hostfs_open(w->rootfd, rel, O_PATH | O_DIRECTORY) : -ENOENT;
+		if (fd >= 0) {
+			bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+
+			close(fd);
+			if (dir)
+				break;
+		}
+		if (cut == 0)
 			return false;
+		slash = strrchr(rel, '/');
+		cut = slash ? (size_t)(slash - rel) : 0;
+		rest = t->rel + cut + (slash != NULL);
 	}
+	/* "/" as the canonical path is the root itself: no slash of its own. */
+	n = snprintf(t->watched, sizeof(t->watched), "%.*s%s", (int)w->root_len, w->root,
+		     strcmp(canon, "/") == 0 ? (w->root_len ? "" : "/") : canon);
+	if (n < 0 || (size_t)n >= sizeof(t->watched))
+		return false;
+	n = snprintf(t->want, sizeof(t->want), "%s%s%s", t->watched,
+		     !*rest || t->watched[n - 1] == '/' ? "" : "/", rest);
+	return n >= 0 && (size_t)n < sizeof(t->want);
 }
 
 /*
@@ -88,8 +110,7 @@ static void watch_arm_all(struct watch *w)
 		struct watch_target *t = &w->t[i];
 
 		old[i] = t->wd;
-		snprintf(t->watched, sizeof(t->watched), "%s", t->want);
-		if (!watch_nearest(t->watched, w->root_len))
+		if (!watch_locate(w, t))
 			t->watched[0] = '\0';
 		t->wd = -1;
 	}
@@ -138,17 +159,22 @@ int watch_open(const char *root, struct watch **ret)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0) {
 		int r = -errno;
 
+		if (w->rootfd >= 0)
+			close(w->rootfd);
 		free(w);
 		return r;
 	}
 	w->root_len = rl == 1 && root[0] == '/' ? 0 : rl;
+	memcpy(w->root, root, w->root_len);
 	for (size_t i = 0; i < sizeof(watch_rel) / sizeof(watch_rel[0]); i++) {
 		struct watch_target *t = &w->t[w->n++];
 
+		t->rel = watch_rel[i].rel;
 		snprintf(t->want, sizeof(t->want), "%.*s/%s", (int)w->root_len, root, watch_rel[i].rel);
 		t->mask = watch_rel[i].mask;
 		t->wd = -1;
@@ -163,6 +189,8 @@ void watch_free(struct watch *w)
 	if (!w)
 		return;
 	close(w->fd);
+	if (w->rootfd >= 0)
+		close(w->rootfd);
 	free(w);
 }
 

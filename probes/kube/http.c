@@ -568,7 +568,7 @@ static int http_token_refresh(struct http_client *c, bool force, struct http_res
 	struct stat st;
 	char *buf = NULL, *tok = NULL;
 	size_t len = 0;
-	int fd, r;
+	int fd = -1, r;
 
 	if (stat(c->token_file, &st) < 0) {
 		r = -errno;
@@ -580,7 +580,12 @@ static int http_token_refresh(struct http_client *c, bool force, struct http_res
 	if (!force && http_token_same_file(c, &st))
 		return 0;
 
-	fd = open(c->token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* The type before the open: a fifo would block the read forever (and non-blocking anyway). */
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		goto fail;
+	}
+	fd = open(c->token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		r = -errno;
 		goto fail;
@@ -991,8 +996,9 @@ int http_request(struct http_client *c, const char *method, const char *path,
 			size_t n = strlen(resp->error);
 
 			snprintf(resp->error + n, sizeof(resp->error) - n,
-				 " (gave up after %u attempts: next wait %llu ms exceeds the %u ms budget)",
-				 resp->attempts, (unsigned long long)wait, c->max_total_ms);
+				 " (gave up after %u attempt%s: next wait %llu ms exceeds the %u ms budget)",
+				 resp->attempts, resp->attempts == 1 ? "" : "s", (unsigned long long)wait,
+				 c->max_total_ms);
 			break;
 		}
 		if (http_sleep(c, wait) < 0) {

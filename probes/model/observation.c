@@ -40,6 +40,16 @@ const struct obs_link *observation_link_find(const struct observation *o, const 
 	return NULL;
 }
 
+const struct obs_link_flap *observation_flap_find(const struct observation *o, const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	for (size_t i = 0; i < o->flaps.n && i < OBS_FLAPS_MAX; i++)
+		if (strcmp(o->flaps.v[i].name, name) == 0)
+			return &o->flaps.v[i];
+	return NULL;
+}
+
 const struct obs_pci_func *observation_pci_find(const struct observation *o, const char *bdf)
 {
 	if (!bdf || !*bdf)

@@ -76,6 +76,27 @@ struct obs_pci {
 	struct probe_status status;
 };
 
+/* ---- link flap damping (filled by the daemon from its link-event history; empty for --once) ---- */
+
+#define OBS_FLAPS_MAX 64        /* held links named; more are only counted */
+
+struct obs_link_flap {
+	char name[OBS_IFNAME_MAX];
+	unsigned changes;               /* up/down changes in this flapping episode (frozen once stable) */
+};
+
+/*
+ * Links the daemon holds "not ready" because they flapped: threshold changes within window_s
+ * started the episode, and each is held until it has been stable for hold_s. A pure function of
+ * the daemon's history, so the checks stay pure; n 0 (and the rule 0) outside the daemon.
+ */
+struct obs_flaps {
+	struct obs_link_flap v[OBS_FLAPS_MAX];  /* sorted by name */
+	size_t n;
+	size_t n_more;                  /* held links beyond OBS_FLAPS_MAX */
+	unsigned threshold, window_s, hold_s;
+};
+
 /* The whole observation of one node at one moment. */
 struct observation {
 	char node[256];                 /* node name, "" when unknown */
@@ -84,6 +105,7 @@ struct observation {
 	struct obs_pci pci;
 	struct obs_host host;           /* files, devices, processes (obs_host.h) */
 	struct obs_kube kube;           /* node and pod facts from the API (obs_kube.h) */
+	struct obs_flaps flaps;         /* held flapping links (daemon only; plain data, nothing owned) */
 };
 
 /**
@@ -96,6 +118,11 @@ void observation_free(struct observation *o);
  * observation_link_find() - the link named @name, or NULL.
  */
 const struct obs_link *observation_link_find(const struct observation *o, const char *name);
+
+/**
+ * observation_flap_find() - the held flapping link named @name, or NULL.
+ */
+const struct obs_link_flap *observation_flap_find(const struct observation *o, const char *name);
 
 /**
  * observation_pci_find() - the PCI function at @bdf, or NULL.

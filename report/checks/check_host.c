@@ -84,7 +84,8 @@ static int check_host_status(struct check *c, const struct probe_status *s, cons
 	case PROBE_NOT_RUN:
 		return check_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
 	case PROBE_FAILED:
-		return check_set(c, on_fail, remedy, "cannot read %s: %s", what, s->message) ?: 1;
+		/* The probes' messages start with the path they could not read: not said twice. */
+		return check_set(c, on_fail, remedy, "cannot read %s", *s->message ? s->message : what) ?: 1;
 	case PROBE_OK:
 		break;
 	}

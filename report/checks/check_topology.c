@@ -179,7 +179,7 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 {
 	struct strbuf sb = { 0 };
 	size_t up = 0, in_pod = 0, bad = 0;
-	bool down = false, mtu = false;
+	bool down = false, mtu = false, flapping = false;
 
 	if (p->kind == PROFILE_NONE)
 		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
@@ -189,10 +189,21 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 		const struct obs_link *l = observation_link_find(o, n->name);
+		const struct obs_link_flap *flap = observation_flap_find(o, n->name);
 		const char *label = *n->name ? n->name : n->bdf;
 		size_t before = sb.len;
 
-		switch (n->state) {
+		/*
+		 * Held by the daemon's flap damping: not ready whatever state this sample caught, and
+		 * named by its changes only, so the message does not alternate with each sample.
+		 */
+		if (flap && n->state != NIC_STATE_IN_POD) {
+			strbuf_appendf(&sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
+				       sb.len ? "; " : "", label, flap->changes, flap->changes == 1 ? "" : "s",
+				       o->flaps.hold_s);
+			flapping = true;
+		}
+		switch (flap ? NIC_STATE_UP : n->state) {
 		case NIC_STATE_IN_POD:
 			in_pod++;
 			continue;
@@ -221,7 +232,10 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 			up++;
 	}
 	if (bad) {
-		const char *remedy = down ? "bring the interface up and check its network attachment (`ip link`, "
+		const char *remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
+						"and its network (`ip -s link`, dmesg for gve resets, the VM's "
+						"maintenance events); the agent reports it ready once it has been stable"
+				   : down ? "bring the interface up and check its network attachment (`ip link`, "
 					    "the node's gVNIC and the GPU NIC network)"
 				   : mtu ? "the GPU NIC networks must use MTU 8244: fix the VPC's MTU and re-create the node pool"
 				   : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";

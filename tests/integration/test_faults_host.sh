@@ -2,7 +2,8 @@
 # test_faults_host.sh - corrupt host trees end to end: the agent (--once --no-publish) on broken
 # copies of fixtures/a3-mega under /dev/shm, in the fixture's namespace. The contract for every
 # case: no crash (exit 0, 1 or 2, never a signal or a sanitizer report), done within the time
-# bound, the first stdout line is the summary, and the fault is named where it matters.
+# bound (a fifo never blocks), the first stdout line is the summary, and the fault is named where
+# it matters, with its real cause. Absolute links inside the root resolve inside it.
 set -u
 : "${TOPDIR:?}" "${TCPXO_AGENT:?}"
 cd "$TOPDIR" || exit 2
@@ -33,8 +34,9 @@ fresh() {  # fresh -> a private copy of the healthy tree in $R
 agent() {
 	_name=$1 _spec=${2:-$G/links.spec}
 	shift; [ $# -gt 0 ] && shift
+	# shellcheck disable=SC2086 # EXTRA: more agent options, split on spaces
 	netns_run "$_spec" timeout -s KILL "$LIMIT" "$@" "$TCPXO_AGENT" --once --no-publish \
-		--root "$R" --node fixture-faults >"$T/out" 2>"$T/err"
+		--root "$R" --node fixture-faults ${EXTRA:-} >"$T/out" 2>"$T/err"
 	rc=$?
 	out=$(cat "$T/out"); err=$(cat "$T/err")
 	case $rc in
@@ -52,6 +54,13 @@ agent() {
 	*) bad "$_name" "first line is not the summary: $(head -n1 "$T/out")"; return 1 ;;
 	esac
 	return 0
+}
+
+# reject NAME PATTERN: after expect(), PATTERN (grep -E) must not be in stdout+stderr (a wrong cause).
+reject() {
+	if cat "$T/out" "$T/err" | grep -Eq "$2"; then
+		bad "$1" "says /$2/: $(cat "$T/out" "$T/err" | grep -Em1 "$2")"
+	fi
 }
 
 # expect NAME RCS PATTERN: after agent(): exit code among RCS, PATTERN (grep -E) in stdout+stderr.
@@ -87,13 +96,85 @@ fresh
 printf '99999999999999999999999\n' >"$R/sys/bus/pci/devices/$UPSTREAM/numa_node"
 agent sysfs-numa-garbage && expect sysfs-numa-garbage "0 1" '^tcpxo: '
 
-# A 3-byte config on the switch above a GPU: no bus range from it; never a read past 3 bytes.
+# A 3-byte config on the switch above a GPU: config space unreadable (exit 2), the file named.
 fresh
 head -c 3 "$G/sys/bus/pci/devices/$UPSTREAM/config" >"$R/sys/bus/pci/devices/$UPSTREAM/config"
-agent config-3-bytes && expect config-3-bytes "0 1 2" '^tcpxo: '
+agent config-3-bytes && expect config-3-bytes "2" "$UPSTREAM/config: PCI config space unreadable: 3 bytes"
 fresh
 : >"$R/sys/bus/pci/devices/$GPU/config"
-agent config-empty && expect config-empty "0 1 2" '^tcpxo: '
+agent config-empty && expect config-empty "2" "$GPU/config: PCI config space unreadable: 0 bytes"
+# Every config of the tree 3 bytes: unknown, not "outside every GPU PCIe switch" x 16 and exit 1.
+fresh
+for f in "$R"/sys/bus/pci/devices/*/config; do
+	head -c 3 "$f" >"$T/c3" && cat "$T/c3" >"$f"
+done
+N=$(ls "$R/sys/bus/pci/devices" | wc -l)
+agent config-all-3-bytes && expect config-all-3-bytes "2" \
+	"could not read the PCI bus: $N of $N PCI functions unreadable, first: /sys/bus/pci/devices/0000:00:00\\.0/config: PCI config space unreadable: 3 bytes"
+reject config-all-3-bytes 'outside every GPU PCIe switch'
+# A vendor ID longer than 16 bits: named, not read as its low bits (0xcdef: "found 7 GPUs").
+fresh
+printf '0x1234567890abcdef\n' >"$R/sys/bus/pci/devices/$GPU/vendor"
+agent vendor-64-bits && expect vendor-64-bits "2" "$GPU/vendor: invalid vendor ID 0x1234567890abcdef"
+reject vendor-64-bits 'found 7 NVIDIA'
+# A looping net/ link in a GPU NIC's sysfs dir: named, not "moved into a pod".
+fresh
+NICDIR=$(readlink -f "$R/sys/bus/pci/devices/0000:06:00.0")
+rm -rf "$NICDIR/net"
+ln -s net "$NICDIR/net"
+agent net-looping && expect net-looping "2" '0000:06:00\.0/net: Too many levels of symbolic links'
+reject net-looping 'in-pod|in use by a pod'
+
+# FIFOs where files should be: never a hang (the open would block), the file named.
+for f in numa_node vendor config revision; do
+	fresh
+	rm -f "$R/sys/bus/pci/devices/$GPU/$f"
+	mkfifo "$R/sys/bus/pci/devices/$GPU/$f"
+	agent "fifo-gpu-$f" && expect "fifo-gpu-$f" "2" "$GPU/$f is a fifo or socket, not a regular file"
+done
+fresh
+rm -f "$R/dev/aperture_devices/$AP/resource4" "$R/dev/aperture_devices/$AP/vendor"
+mkfifo "$R/dev/aperture_devices/$AP/resource4" "$R/dev/aperture_devices/$AP/vendor"
+agent fifo-aperture && expect fifo-aperture "1" "$AP: vendor/device unreadable"
+fresh
+rm -f "$R/home/kubernetes/bin/nvidia/bin/nvidia-smi" "$R/home/kubernetes/bin/nvidia/lib64/libnccl-net.so" \
+	"$R/proc/4242/comm"
+mkfifo "$R/home/kubernetes/bin/nvidia/bin/nvidia-smi" "$R/home/kubernetes/bin/nvidia/lib64/libnccl-net.so" \
+	"$R/proc/4242/comm"
+agent fifo-nvidia-comm && expect fifo-nvidia-comm "1" 'bin/nvidia-smi is a fifo or socket'
+grep -q 'lib64/libnccl-net\.so is a fifo or socket' "$T/out" || bad fifo-nvidia-comm "plugin-files does not name the fifo"
+# --releases is refused before anything is observed: exit 2 at once, no report.
+mkfifo "$T/releases.fifo"
+fresh
+timeout -s KILL "$LIMIT" "$TCPXO_AGENT" --once --no-publish --root "$R" --releases "$T/releases.fifo" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--releases $T/releases.fifo: not a regular file" "$T/err"; then ok fifo-releases
+else bad fifo-releases "exit $rc: $(head -n 2 "$T/err")"; fi
+
+# Absolute links inside the root resolve inside it, as on the host; out of the root, never.
+fresh
+mkdir -p "$R/opt"
+mv "$R/home/kubernetes/bin/nvidia" "$R/opt/nvidia"
+ln -s /opt/nvidia "$R/home/kubernetes/bin/nvidia"
+agent abslink-nvidia && expect abslink-nvidia "0" '^tcpxo: ready'
+fresh
+rm -rf "$R/home/kubernetes/bin/nvidia"
+ln -s /etc "$R/home/kubernetes/bin/nvidia"     # the agent's own /etc exists; the root's does not
+agent abslink-out-of-root && expect abslink-out-of-root "1" 'nvidia-host-path: /home/kubernetes/bin/nvidia is a dangling or looping link'
+fresh
+rm -rf "$R/home/kubernetes/bin/nvidia/lib64"
+ln -s ../../../../../../../../../../usr/lib/x86_64-linux-gnu "$R/home/kubernetes/bin/nvidia/lib64"
+agent climbing-link-out-of-root && expect climbing-link-out-of-root "1" 'lib64 is a dangling or looping link'
+fresh
+mkdir -p "$R/opt/aperture"
+for e in "$R"/dev/aperture_devices/*; do
+	mv "$e" "$R/opt/aperture/" && ln -s "/opt/aperture/$(basename "$e")" "$e"
+done
+agent abslink-aperture && expect abslink-aperture "0" '^tcpxo: ready'
+fresh
+rm -f "$R/sys/bus/pci/devices/$GPU"
+ln -s "/sys/devices/$(readlink "$G/sys/bus/pci/devices/$GPU" | sed 's|.*devices/||')" "$R/sys/bus/pci/devices/$GPU"
+agent abslink-pci-device && expect abslink-pci-device "2" "$GPU: a link on the way leads out of --root"
 
 # Dangling and looping links in devices/ and class/net, and a dangling driver link.
 fresh
@@ -150,10 +231,16 @@ chmod 700 "$R/sys/bus/pci/devices"
 agent unreadable-pci-devices-65532 "" $AS65532 && expect unreadable-pci-devices-65532 "2" 'Permission denied'
 fresh
 chmod 700 "$R/dev/aperture_devices"
-agent unreadable-aperture-65532 "" $AS65532 && expect unreadable-aperture-65532 "1" 'aperture_devices.*Permission denied'
+agent unreadable-aperture-65532 "" $AS65532 && expect unreadable-aperture-65532 "1" 'cannot read /dev/aperture_devices: Permission denied'
+reject unreadable-aperture-65532 'aperture_devices: /dev/aperture_devices'
 fresh
 chmod 700 "$R/home/kubernetes/bin/nvidia/lib64"
 agent unreadable-lib64-65532 "" $AS65532 && expect unreadable-lib64-65532 "1" 'lib64.*Permission denied'
+fresh
+chmod 700 "$R/home/kubernetes/bin/nvidia"      # lib64 cannot even be looked at: unknown, not absent
+agent unreadable-nvidia-65532 "" $AS65532 && expect unreadable-nvidia-65532 "1" \
+	'plugin-files .*cannot read /home/kubernetes/bin/nvidia/lib64: Permission denied'
+reject unreadable-nvidia-65532 'plugin not installed'
 fresh
 chmod 700 "$R/sys/class/net"
 agent unreadable-class-net-65532 "" $AS65532 && expect unreadable-class-net-65532 "0 1 2" '^tcpxo: '

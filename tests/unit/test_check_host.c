@@ -213,7 +213,7 @@ static void test_aperture_missing(void **state)
 	f->o.host.aperture.status.state = PROBE_FAILED;
 	snprintf(f->o.host.aperture.status.message, OBS_HOST_MSG_MAX, "/dev/aperture_devices: Permission denied");
 	expect(f, check_aperture_devices, CHECK_FAIL,
-	       "cannot read /dev/aperture_devices: /dev/aperture_devices: Permission denied", NULL);
+	       "cannot read /dev/aperture_devices: Permission denied", NULL);      /* the path once */
 	fx_free(f);
 }
 

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "report/checks/evaluate.h"
@@ -278,12 +280,53 @@ static void test_gpu_missing(void **state)
 	observation_free(&o);
 }
 
+/* A link the daemon holds for flapping: not ready up or down, named with its changes, same text either way. */
+static void test_flapping_link_held(void **state)
+{
+	struct observation o;
+	struct profile p;
+	const char *want = "eth3 is flapping: 12 up/down changes; held not ready until stable for 30 s";
+
+	ob_a3mega(&o, true);
+	o.flaps = (struct obs_flaps){ .n = 1, .threshold = 3, .window_s = 60, .hold_s = 30 };
+	snprintf(o.flaps.v[0].name, sizeof(o.flaps.v[0].name), "eth3");
+	o.flaps.v[0].changes = 12;
+	evaluate(&o, &p);
+	assert_status(&p, CHECK_LINKS, CHECK_FAIL);
+	assert_string_equal(p.checks[CHECK_LINKS].message, want);
+	assert_non_null(strstr(p.checks[CHECK_LINKS].remedy, "down and up again"));
+	assert_false(p.ready);
+	profile_free(&p);
+
+	/* sampled down this time: the same message, not "is down" */
+	ob_link_get(&o, "eth3")->oper = LINK_OPER_DOWN;
+	evaluate(&o, &p);
+	assert_string_equal(p.checks[CHECK_LINKS].message, want);
+	profile_free(&p);
+
+	/* another NIC's own fault is still named beside it */
+	ob_link_get(&o, "eth4")->mtu = 1460;
+	evaluate(&o, &p);
+	assert_string_equal(p.checks[CHECK_LINKS].message,
+			    "eth3 is flapping: 12 up/down changes; held not ready until stable for 30 s; "
+			    "eth4 has MTU 1460, expected 8244");
+	profile_free(&p);
+
+	/* released (no held link): the sample decides again */
+	o.flaps.n = 0;
+	evaluate(&o, &p);
+	assert_string_equal(p.checks[CHECK_LINKS].message, "eth3 is down (oper down); eth4 has MTU 1460, expected 8244");
+	profile_free(&p);
+	observation_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy_mega),
 		cmocka_unit_test(test_displaced_gvnic),
 		cmocka_unit_test(test_nic_down),
+		cmocka_unit_test(test_flapping_link_held),
 		cmocka_unit_test(test_admin_down_and_mtu_and_noaddr),
 		cmocka_unit_test(test_in_pod),
 		cmocka_unit_test(test_unbound_nic),

@@ -525,15 +525,15 @@ static void test_read_at(void **state)
 	ln("f", "l");
 	dfd = open(root, O_PATH | O_DIRECTORY);
 	assert_true(dfd >= 0);
-	assert_int_equal(hostfs_read_at(dfd, "f", buf, 8, &len, &trunc), 0);
+	assert_int_equal(hostfs_read(dfd, "f", buf, 8, &len, &trunc), 0);
 	assert_int_equal(len, 8);
 	assert_true(trunc);
-	assert_int_equal(hostfs_read_at(dfd, "f", buf, 10, &len, &trunc), 0);
+	assert_int_equal(hostfs_read(dfd, "f", buf, 10, &len, &trunc), 0);
 	assert_int_equal(len, 10);
 	assert_false(trunc);
-	assert_int_equal(hostfs_read_at(dfd, "fifo", buf, 8, &len, &trunc), -EINVAL);
-	assert_int_equal(hostfs_read_at(dfd, "l", buf, 8, &len, &trunc), -ELOOP);
-	assert_int_equal(hostfs_read_at(dfd, "none", buf, 8, &len, &trunc), -ENOENT);
+	assert_int_equal(hostfs_read(dfd, "fifo", buf, 8, &len, &trunc), -EINVAL);
+	assert_int_equal(hostfs_read(dfd, "l", buf, 8, &len, &trunc), -ELOOP);
+	assert_int_equal(hostfs_read(dfd, "none", buf, 8, &len, &trunc), -ENOENT);
 	close(dfd);
 }
 

@@ -988,6 +988,19 @@ static void test_token_file_problems(void **state)
 	free(big);
 	assert_int_equal(log_count(), 0);
 
+	/* A fifo where the token should be: refused at once, never a read that blocks forever. */
+	remove_file("token");
+	assert_int_equal(mkfifo(token_path, 0600), 0);
+	alarm(20);
+	c = client();
+	assert_int_equal(kube_get_node(c, NODE, &r), -EINVAL);
+	assert_int_equal(r.attempts, 0);
+	assert_non_null(strstr(r.error, "not a regular file"));
+	http_client_free(c);
+	alarm(0);
+	remove_file("token");
+	assert_int_equal(log_count(), 0);
+
 	/* A token file that vanishes after a good read: the last good token stays in use. */
 	write_str("token", TOKEN "\r\n");
 	c = client();

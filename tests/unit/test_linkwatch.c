@@ -130,6 +130,44 @@ static void test_burst_is_drained(void **state)
 	links_watch_free(w);
 }
 
+/* The up/down history the daemon damps flaps with: each change of eth3, in order, and its removal. */
+static void test_link_state_events(void **state)
+{
+	struct links_watch *w;
+	const struct links_event *ev;
+	bool lost = true, seen_down = false, seen_up_after = false, seen_removed = false;
+	size_t n;
+
+	test_lw_enter_netns();
+	test_lw_ip("link add eth3 type veth peer name p3\nlink set p3 up\nlink set eth3 up\n");
+	usleep(200000);
+	assert_int_equal(links_watch_open(&w), 0);
+	test_lw_ip("link set eth3 down\n");
+	usleep(100000);
+	test_lw_ip("link set eth3 up\n");
+	usleep(300000);         /* oper UP follows a few ms after admin up (linkwatch) */
+	test_lw_ip("link del eth3\n");
+	for (int i = 0; i < 20 && !seen_removed; i++) {
+		test_lw_wait_drain(w, 200, NULL, 0);
+		n = links_watch_events(w, &ev, &lost);
+		assert_false(lost);
+		for (size_t k = 0; k < n; k++) {
+			if (strcmp(ev[k].name, "eth3") != 0)
+				continue;
+			if (ev[k].removed)
+				seen_removed = true;
+			else if (!ev[k].up && !seen_removed)
+				seen_down = true;
+			else if (ev[k].up && seen_down)
+				seen_up_after = true;
+		}
+	}
+	assert_true(seen_down);
+	assert_true(seen_up_after);
+	assert_true(seen_removed);
+	links_watch_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_link_and_address_events),
 		cmocka_unit_test(test_ipv6_only_changes_ignored),
 		cmocka_unit_test(test_burst_is_drained),
+		cmocka_unit_test(test_link_state_events),
 	};
 
 	if (geteuid() != 0)

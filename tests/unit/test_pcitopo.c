@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "probes/host/hostfs.h"
 #include "probes/host/pcitopo.h"
 
 /* ---- building trees ---- */
@@ -434,7 +435,7 @@ static void test_empty_and_absent(void **state)
 	assert_int_equal(pcitopo_scan(path, &p), -ENOENT);
 	assert_int_equal(p.status.state, PROBE_FAILED);
 	assert_int_equal(p.status.err, -ENOENT);
-	assert_non_null(strstr(p.status.message, "nonexistent/sys/bus/pci/devices"));
+	assert_non_null(strstr(p.status.message, "nonexistent: No such file"));
 	assert_int_equal(p.n, 0);
 	pcitopo_free(&p);
 
@@ -524,29 +525,45 @@ static void test_missing_ident_files(void **state)
 	}
 }
 
+/* A config shorter than its 64-byte header is unreadable config space, named, never "no bus range". */
 static void test_short_config(void **state)
 {
 	struct tree *t = *state;
 	char rel[PATH_MAX];
-	struct obs_pci p;
-	const struct obs_pci_func *f;
 
 	tree_fn(t->root, &RP);
 	tree_fn(t->root, &NIC);
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/config", RP.dir);
 	tree_write(t->root, rel, "\x36\x1b\x0c", 3);
-	assert_int_equal(pcitopo_scan(t->root, &p), 0);
-	f = find(&p, RP.bdf);
-	assert_non_null(f);
-	assert_false(f->has_bus_range);         /* field skipped, not invented */
-	assert_int_equal(f->kind, PCI_KIND_BRIDGE);  /* still a bridge by class */
-	pcitopo_free(&p);
+	expect_failed_keeping_nic(t->root, "/sys/bus/pci/devices/0000:00:02.0/config: PCI config space unreadable: 3 bytes");
+	tree_write(t->root, rel, "", 0);
+	expect_failed_keeping_nic(t->root, "config: PCI config space unreadable: 0 bytes");
 
 	/* no config at all */
 	xsnprintf(rel, sizeof(rel), "%s/sys/devices/%s/config", t->root, RP.dir);
 	assert_int_equal(unlink(rel), 0);
-	assert_int_equal(pcitopo_scan(t->root, &p), 0);
-	assert_false(find(&p, RP.bdf)->has_bus_range);
+	expect_failed_keeping_nic(t->root, "/sys/bus/pci/devices/0000:00:02.0/config is missing");
+}
+
+/* Every config of the tree short: each function fails and the first is named (item: wrong causes). */
+static void test_all_configs_short(void **state)
+{
+	struct tree *t = *state;
+	const struct fn_spec *fns[] = { &RP, &NIC };
+	struct obs_pci p;
+	char rel[PATH_MAX];
+
+	for (size_t i = 0; i < 2; i++) {
+		tree_fn(t->root, fns[i]);
+		xsnprintf(rel, sizeof(rel), "sys/devices/%s/config", fns[i]->dir);
+		tree_write(t->root, rel, "abc", 3);
+	}
+	assert_int_equal(pcitopo_scan(t->root, &p), -EIO);
+	assert_int_equal(p.status.state, PROBE_FAILED);
+	assert_int_equal(p.n, 0);
+	if (!strstr(p.status.message, "2 of 2 PCI functions unreadable, first: /sys/bus/pci/devices/0000:00:02.0/config: "
+			 "PCI config space unreadable: 3 bytes"))
+		fail_msg("message: %s", p.status.message);
 	pcitopo_free(&p);
 }
 
@@ -625,7 +642,6 @@ static void test_garbage_text(void **state)
 	struct tree *t = *state;
 	char rel[PATH_MAX], big[300];
 	struct obs_pci p;
-	const struct obs_pci_func *f;
 
 	tree_fn(t->root, &RP);
 	tree_fn(t->root, &NIC);
@@ -638,12 +654,24 @@ static void test_garbage_text(void **state)
 	assert_int_equal(find(&p, NIC.bdf)->numa, -1);
 	pcitopo_free(&p);
 
+	/* libpci would read garbage as class 0; the file is named instead */
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/class", RP.dir);
 	tree_text(t->root, rel, "a bridge, trust me\n");
+	expect_failed_keeping_nic(t->root, "/sys/bus/pci/devices/0000:00:02.0/class: invalid class code \"a bridge, trust me\"");
+	tree_text(t->root, rel, "0x060400\n");
+
+	/* strtol() would keep the low 16 bits: 0xcdef, and the function would change kind unseen */
+	xsnprintf(rel, sizeof(rel), "sys/devices/%s/vendor", RP.dir);
+	tree_text(t->root, rel, "0x1234567890abcdef\n");
+	expect_failed_keeping_nic(t->root, "/sys/bus/pci/devices/0000:00:02.0/vendor: invalid vendor ID 0x1234567890abcdef (not a 4-digit hex number)");
+	xsnprintf(rel, sizeof(rel), "sys/devices/%s/device", RP.dir);
+	tree_text(t->root, rel, "0x000c extra\n");
+	xsnprintf(rel, sizeof(rel), "sys/devices/%s/vendor", RP.dir);
+	tree_text(t->root, rel, "0x1b36\n");
+	expect_failed_keeping_nic(t->root, "device: invalid device ID");
+	xsnprintf(rel, sizeof(rel), "sys/devices/%s/device", RP.dir);
+	tree_text(t->root, rel, "0x000c\n");
 	assert_int_equal(pcitopo_scan(t->root, &p), 0);
-	f = find(&p, RP.bdf);
-	assert_int_equal(f->class_code, 0);
-	assert_int_equal(f->kind, PCI_KIND_BRIDGE);     /* header type from config still says so */
 	pcitopo_free(&p);
 
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/vendor", RP.dir);
@@ -652,7 +680,7 @@ static void test_garbage_text(void **state)
 
 	memset(big, '1', sizeof(big));
 	tree_write(t->root, rel, big, sizeof(big));
-	expect_failed_keeping_nic(t->root, "vendor");
+	expect_failed_keeping_nic(t->root, "vendor: invalid vendor ID 1111");
 }
 
 static void test_too_many(void **state)
@@ -675,6 +703,134 @@ static void test_too_many(void **state)
 	pcitopo_free(&p);
 }
 
+/* Replace <fn dir>/@name by a fifo; a blocking open() of it would hang the agent forever. */
+static void tree_fifo(const char *root, const struct fn_spec *s, const char *name)
+{
+	char path[PATH_MAX];
+
+	xsnprintf(path, sizeof(path), "%s/sys/devices/%s/%s", root, s->dir, name);
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0644), 0);
+}
+
+static void test_fifos(void **state)
+{
+	struct tree *t = *state;
+	static const char *files[] = { "numa_node", "vendor", "device", "class", "revision", "config" };
+	char path[PATH_MAX], want[128], saved[256];
+
+	tree_fn(t->root, &RP);
+	tree_fn(t->root, &NIC);
+	alarm(20);              /* a hang fails the test instead of stalling the suite */
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		ssize_t n = -1;
+		int fd;
+
+		xsnprintf(path, sizeof(path), "%s/sys/devices/%s/%s", t->root, RP.dir, files[i]);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			n = read(fd, saved, sizeof(saved));
+			close(fd);
+		}
+		tree_fifo(t->root, &RP, files[i]);
+		xsnprintf(want, sizeof(want), "/sys/bus/pci/devices/0000:00:02.0/%s is a fifo or socket, not a regular file",
+			  files[i]);
+		expect_failed_keeping_nic(t->root, want);
+		assert_int_equal(unlink(path), 0);
+		if (n >= 0) {
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			assert_true(fd >= 0);
+			assert_int_equal(write(fd, saved, (size_t)n), n);
+			close(fd);
+		}
+	}
+	alarm(0);
+}
+
+/*
+ * Absolute links inside the root. Those on pcitopo's own reads (class/net, driver) resolve inside
+ * it; a devices/ link libpci would follow from the agent's own / is refused, never read there
+ * (this machine's /sys/devices/pci0000:00/0000:00:02.0 may well exist).
+ */
+static void test_absolute_links(void **state)
+{
+	struct tree *t = *state;
+	struct fn_spec s = NIC;
+	struct obs_pci p;
+	char path[PATH_MAX];
+
+	s.netdev = NULL;
+	s.driver = NULL;
+	tree_fn(t->root, &RP);
+	tree_fn(t->root, &s);
+	tree_mkdir(t->root, "sys/bus/pci/drivers/gve");
+	tree_link(t->root, "sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0/driver", "/sys/bus/pci/drivers/gve");
+	tree_mkdir(t->root, "sys/class/net/eth4");
+	tree_link(t->root, "sys/class/net/eth4/device", "/sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0");
+	assert_int_equal(pcitopo_scan(t->root, &p), 0);
+	assert_string_equal(find(&p, NIC.bdf)->driver, "gve");
+	assert_string_equal(find(&p, NIC.bdf)->netdev, "eth4");
+	pcitopo_free(&p);
+
+	/* climbing out with "..": clamped at the root, so the link still reaches the in-root dir */
+	xsnprintf(path, sizeof(path), "%s/sys/class/net/eth4/device", t->root);
+	assert_int_equal(unlink(path), 0);
+	tree_link(t->root, "sys/class/net/eth4/device",
+		  "../../../../../../../../../../sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0");
+	assert_int_equal(pcitopo_scan(t->root, &p), 0);
+	assert_string_equal(find(&p, NIC.bdf)->netdev, "eth4");
+	pcitopo_free(&p);
+
+	xsnprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:00:02.0", t->root);
+	assert_int_equal(unlink(path), 0);
+	tree_link(t->root, "sys/bus/pci/devices/0000:00:02.0", "/sys/devices/pci0000:00/0000:00:02.0");
+	assert_int_equal(pcitopo_scan(t->root, &p), -EIO);
+	if (!strstr(p.status.message, "/sys/bus/pci/devices/0000:00:02.0: a link on the way leads out of --root"))
+		fail_msg("message: %s", p.status.message);
+	assert_null(find(&p, RP.bdf));
+	assert_non_null(find(&p, NIC.bdf));
+	pcitopo_free(&p);
+}
+
+/* A net/ that loops is not "no netdev here" (a NIC moved into a pod): the file is named. */
+static void test_net_loop(void **state)
+{
+	struct tree *t = *state;
+	struct fn_spec s = NIC;
+	struct obs_pci p;
+
+	s.netdev = NULL;
+	tree_fn(t->root, &RP);
+	tree_fn(t->root, &s);
+	tree_link(t->root, "sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0/net", "net");
+	assert_int_equal(pcitopo_scan(t->root, &p), -EIO);
+	if (!strstr(p.status.message, "/sys/bus/pci/devices/0000:01:00.0/net: Too many levels of symbolic links"))
+		fail_msg("message: %s", p.status.message);
+	assert_null(find(&p, NIC.bdf));         /* left out: no row says "in a pod" */
+	assert_non_null(find(&p, RP.bdf));
+	pcitopo_free(&p);
+}
+
+/* The same cases with hostfs's own walk instead of openat2(RESOLVE_IN_ROOT). */
+static int tree_new_walk(void **state)
+{
+	hostfs_force_walk(true);
+	return tree_new(state);
+}
+
+static int tree_free_walk(void **state)
+{
+	hostfs_force_walk(false);
+	return tree_free(state);
+}
+
+static void test_fixture_a3_mega_walk(void **state)
+{
+	hostfs_force_walk(true);
+	test_fixture_a3_mega(state);
+	hostfs_force_walk(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +847,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_links_hostile, tree_new, tree_free),
 		cmocka_unit_test_setup_teardown(test_garbage_text, tree_new, tree_free),
 		cmocka_unit_test_setup_teardown(test_too_many, tree_new, tree_free),
+		cmocka_unit_test_setup_teardown(test_all_configs_short, tree_new, tree_free),
+		cmocka_unit_test_setup_teardown(test_fifos, tree_new, tree_free),
+		cmocka_unit_test_setup_teardown(test_absolute_links, tree_new, tree_free),
+		cmocka_unit_test_setup_teardown(test_net_loop, tree_new, tree_free),
+		cmocka_unit_test(test_fixture_a3_mega_walk),
+		cmocka_unit_test_setup_teardown(test_links_hostile, tree_new_walk, tree_free_walk),
+		cmocka_unit_test_setup_teardown(test_class_net_fallback, tree_new_walk, tree_free_walk),
+		cmocka_unit_test_setup_teardown(test_fifos, tree_new_walk, tree_free_walk),
+		cmocka_unit_test_setup_teardown(test_absolute_links, tree_new_walk, tree_free_walk),
+		cmocka_unit_test_setup_teardown(test_net_loop, tree_new_walk, tree_free_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,86 @@ static void test_failures_then_recovery(void **state)
 	assert_int_equal(schedule_api_failed(&s, T0 + 400000, 500, 0), 2500);
 }
 
+/* An observation that could not be made is retried after 5 s; an event in between comes sooner. */
+static void test_observe_retry(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_observed(&s);
+	schedule_observe_failed(&s, T0);
+	assert_int_equal(schedule_timeout(&s, T0), SCHEDULE_OBSERVE_RETRY_MS);
+	assert_int_equal(schedule_due(&s, T0 + SCHEDULE_OBSERVE_RETRY_MS - 1), 0);
+	assert_int_equal(schedule_due(&s, T0 + SCHEDULE_OBSERVE_RETRY_MS), SCHEDULE_OBSERVE);
+	schedule_observed(&s);
+	schedule_observe_failed(&s, T0 + 5000);
+	schedule_event(&s, T0 + 5100);          /* the debounce window is nearer than the retry */
+	assert_int_equal(schedule_due(&s, T0 + 6099), 0);
+	assert_int_equal(schedule_due(&s, T0 + 6100), SCHEDULE_OBSERVE);
+	/* a retry never pushes an open debounce window back */
+	schedule_observed(&s);
+	schedule_event(&s, T0 + 7000);
+	schedule_observe_failed(&s, T0 + 7001);
+	assert_int_equal(schedule_due(&s, T0 + 8000), SCHEDULE_OBSERVE);
+}
+
+/* A flapping link's hold-down end wakes the loop to observe, without an event. */
+static void test_damp_wakes(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_observed(&s);
+	schedule_damp(&s, T0 + 30000);
+	assert_int_equal(schedule_timeout(&s, T0 + 25000), 5000);
+	assert_int_equal(schedule_due(&s, T0 + 29999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 30000), SCHEDULE_OBSERVE);
+	schedule_damp(&s, 0);
+	assert_int_equal(schedule_due(&s, T0 + 30000), 0);
+}
+
+/* While a link flaps, writes keep 10 s apart: a wanted write waits and wakes the loop for itself. */
+static void test_write_spacing(void **state)
+{
+	struct schedule s;
+	uint64_t t = T0, writes = 0, last = 0;
+
+	schedule_init(&s, T0, 300, 0, true, 0);
+	schedule_observed(&s);
+	schedule_api_ok(&s, T0);
+	assert_true(schedule_may_publish(&s, T0));
+	schedule_wrote(&s, T0);
+	assert_true(schedule_may_publish(&s, T0 + 1));  /* no spacing: no limit */
+	schedule_spacing(&s, SCHEDULE_FLAP_SPACING_MS);
+	assert_false(schedule_may_publish(&s, T0 + 1));
+	assert_int_equal(schedule_publish_at(&s), T0 + SCHEDULE_FLAP_SPACING_MS);
+	schedule_hold_publish(&s);
+	assert_int_equal(schedule_timeout(&s, T0 + 4000), 6000);
+	assert_int_equal(schedule_due(&s, T0 + 9999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 10000), SCHEDULE_PUBLISH);
+	/* a write wanted every 300 ms for 60 s: at most one per 10 s */
+	schedule_wrote(&s, T0 + 10000);
+	last = T0 + 10000;
+	writes = 1;
+	for (t = T0 + 10000; t < T0 + 70000; t += 300) {
+		if (schedule_may_publish(&s, t)) {
+			assert_true(t - last >= SCHEDULE_FLAP_SPACING_MS);
+			schedule_wrote(&s, t);
+			last = t;
+			writes++;
+		}
+	}
+	assert_int_equal(writes, 6);    /* 10.0, 20.2, 30.4, 40.6, 50.8, 61.0 s: the 300 ms grid */
+	/* released: the next write goes at once */
+	schedule_spacing(&s, 0);
+	assert_true(schedule_may_publish(&s, last + 1));
+	/* the start jitter still holds a first write back, spacing or not */
+	schedule_init(&s, T0, 300, 10, true, 4000);
+	schedule_spacing(&s, SCHEDULE_FLAP_SPACING_MS);
+	assert_false(schedule_may_publish(&s, T0 + 3999));
+	assert_true(schedule_may_publish(&s, T0 + 4000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +250,9 @@ int main(void)
 		cmocka_unit_test(test_held_publish_wakes_at_jitter_end),
 		cmocka_unit_test(test_debounce_coalesces),
 		cmocka_unit_test(test_observe_now),
+		cmocka_unit_test(test_observe_retry),
+		cmocka_unit_test(test_damp_wakes),
+		cmocka_unit_test(test_write_spacing),
 		cmocka_unit_test(test_idle_wakes_every_10s),
 		cmocka_unit_test(test_backoff_doubles_to_cap),
 		cmocka_unit_test(test_backoff_jitter_range),

@@ -160,6 +160,35 @@ static void test_close_write_counts_in_lib64_not_dev(void **state)
 	watch_free(w);
 }
 
+/*
+ * The host's NVIDIA directory behind an absolute link inside the root: inotify (which follows
+ * links from the agent's own /) is pointed at the directory the link means inside the root.
+ */
+static void test_absolute_link_inside_root(void **state)
+{
+	struct test_watch *t = *state;
+	char want[PATH_MAX], what[256];
+	struct watch *w;
+	int fd;
+
+	assert_int_equal(mkdir(test_watch_path(t, "opt"), 0755), 0);
+	assert_int_equal(mkdir(test_watch_path(t, "opt/nvidia"), 0755), 0);
+	assert_int_equal(mkdir(test_watch_path(t, "opt/nvidia/lib64"), 0755), 0);
+	assert_int_equal(mkdir(test_watch_path(t, "home"), 0755), 0);
+	assert_int_equal(mkdir(test_watch_path(t, "home/kubernetes"), 0755), 0);
+	assert_int_equal(mkdir(test_watch_path(t, "home/kubernetes/bin"), 0755), 0);
+	assert_int_equal(symlink("/opt/nvidia", test_watch_path(t, "home/kubernetes/bin/nvidia")), 0);
+	assert_int_equal(watch_open(t->root, &w), 0);
+	snprintf(want, sizeof(want), "%s/opt/nvidia/lib64", t->root);
+	assert_string_equal(watch_watched(w, 2), want);
+	fd = open(test_watch_path(t, "opt/nvidia/lib64/libnccl-net.so"), O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(watch_drain(w, what, sizeof(what)) >= 1);
+	assert_string_equal(what, "opt/nvidia/lib64/libnccl-net.so");
+	watch_free(w);
+}
+
 static void test_bad_root(void **state)
 {
 	char root[PATH_MAX];
@@ -191,6 +220,7 @@ int main(void)
 						test_watch_teardown),
 		cmocka_unit_test_setup_teardown(test_close_write_counts_in_lib64_not_dev, test_watch_setup,
 						test_watch_teardown),
+		cmocka_unit_test_setup_teardown(test_absolute_link_inside_root, test_watch_setup, test_watch_teardown),
 		cmocka_unit_test(test_bad_root),
 	};
 
