@@ -679,8 +679,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 fs.field_match(res, freqs, o)
         return pred, named
 
-    def view_of(self, rname, view, obj):
-        return core_event(obj) if rname == "events" and view == "core" else obj
+    def view_of(self, rname, view, obj, typed=False):
+        """@obj as this path serves it; @typed: with kind and apiVersion, as single objects and
+        watch events always carry them (list items of built-in kinds may lack them)."""
+        if rname == "events" and view == "core":
+            return core_event(obj)
+        if typed and isinstance(obj, dict):
+            res = fs.RESOURCES[rname]
+            out = {"kind": res.kind, "apiVersion": res.api_version}
+            out.update(obj)
+            return out
+        return obj
 
     def wait_rv(self, want, seconds=3.0):
         """Under STORE.cond: wait until the store reaches RV @want; False on timeout (504)."""
@@ -760,7 +769,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_status(404, "NotFound", '%s "%s" not found' % (res.group_resource, name),
                              name=name, kind=rname, group=res.group or None)
             return
-        self.answer(200, self.view_of(rname, view, o))
+        self.answer(200, self.view_of(rname, view, o, typed=True))
 
     def get_node(self, name):
         self.get_object("nodes", None, name, "core")
@@ -875,7 +884,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     lines.append(self.bookmark_line(res, rv0, True))
                     stats["bookmarks"] += 1
                 else:
-                    lines.append(json.dumps({"type": etype, "object": self.view_of(res.name, view, obj)},
+                    lines.append(json.dumps({"type": etype, "object": self.view_of(res.name, view, obj, True)},
                                             separators=(",", ":")))
                     stats["events"] += 1
             now = time.monotonic()
