@@ -50,6 +50,7 @@ struct reflector {
 	bool in_initial;                /* a watchlist watch before its initial-events-end bookmark */
 	bool close_wanted;
 	uint64_t watch_start, initial_deadline;
+	unsigned watch_timeout_s;       /* of the watch last asked for */
 	unsigned long watch_lines;
 	unsigned fails;                 /* consecutive failures: the backoff exponent */
 
@@ -278,13 +279,14 @@ static char *reflector_build(struct reflector *r, bool watch)
 			strbuf_appendf(&sb, "%sresourceVersion=0", sep);    /* any state: served from the cache */
 		else if (!r->list_consistent)
 			strbuf_appendf(&sb, "%sresourceVersion=%s", sep, r->rv);  /* not older than what we saw */
-	} else if (r->in_initial) {
-		strbuf_appendf(&sb, "%swatch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
-			       "&allowWatchBookmarks=true&timeoutSeconds=%u", sep,
-			       r->timeout_min_s + (unsigned)(retry_random(&r->rng) % r->timeout_min_s));
 	} else {
-		strbuf_appendf(&sb, "%swatch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%u", sep,
-			       r->rv, r->timeout_min_s + (unsigned)(retry_random(&r->rng) % r->timeout_min_s));
+		r->watch_timeout_s = r->timeout_min_s + (unsigned)(retry_random(&r->rng) % r->timeout_min_s);
+		if (r->in_initial)
+			strbuf_appendf(&sb, "%swatch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+				       "&allowWatchBookmarks=true&timeoutSeconds=%u", sep, r->watch_timeout_s);
+		else
+			strbuf_appendf(&sb, "%swatch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%u",
+				       sep, r->rv, r->watch_timeout_s);
 	}
 	return strbuf_take(&sb);
 }
@@ -684,6 +686,11 @@ const struct json *reflector_find(const struct reflector *r, const char *ns, con
 const char *reflector_resource_version(const struct reflector *r)
 {
 	return r->rv;
+}
+
+unsigned reflector_watch_timeout_s(const struct reflector *r)
+{
+	return r->phase == PHASE_IN_WATCH ? r->watch_timeout_s : 0;
 }
 
 enum reflector_state reflector_state(const struct reflector *r)

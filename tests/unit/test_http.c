@@ -21,6 +21,7 @@
 
 #include "probes/kube/http.h"
 #include "probes/kube/kube.h"
+#include "probes/kube/reflector.h"
 #include "probes/kube/watchevent.h"
 #include "probes/model/json.h"
 
@@ -1124,6 +1125,21 @@ static void wait_watchers(struct http_client *c, struct sink *k, unsigned n)
 	fail_msg("%s (stream: %s)", ops, k && k->done ? k->error : "open");
 }
 
+/* How many watches the server holds open now. */
+static size_t server_watchers(struct http_client *c)
+{
+	struct http_response r;
+	struct json *v = NULL;
+	size_t n;
+
+	assert_int_equal(http_request(c, "GET", "/fakeapi/v1/state", NULL, NULL, &r), 0);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	n = json_size(json_get(v, "watchers"));
+	json_free(v);
+	http_response_free(&r);
+	return n;
+}
+
 /* metadata.resourceVersion of a list GET. */
 static char *list_rv(struct http_client *c, const char *path)
 {
@@ -1552,6 +1568,182 @@ static void test_stream_cancel(void **state)
 			 -EINVAL);
 	http_client_free(c);
 }
+static void test_stream_tls_verified(void **state)
+{
+	struct http_config cfg = { .token_file = token_path, .ca_file = ca_path };
+	struct http_client *c = NULL;
+	char u[64];
+	struct sink k;
+
+	snprintf(u, sizeof(u), "https://127.0.0.1:%u", wrongname_srv.port);
+	cfg.server = u;
+	assert_int_equal(http_client_new(&cfg, &c, NULL, 0), 0);
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.err, -EPROTO);       /* the certificate does not name 127.0.0.1 */
+	assert_int_equal(k.attempts, 1);        /* never retried, never downgraded */
+	assert_int_equal(k.status, 0);
+	assert_int_equal(log_count(), 0);       /* the server never saw a request (nor the token) */
+	sink_free(&k);
+	http_client_free(c);
+}
+
+/* ---- a reflector driven over streams: what the daemon loop will do --------------------------- */
+
+struct rig {
+	struct http_client *c;
+	struct reflector *r;
+	struct http_stream *s;
+	bool watching;
+};
+
+static void rig_line(void *data, struct http_stream *s, const char *line, size_t len)
+{
+	struct rig *g = data;
+
+	if (reflector_watch_line(g->r, now_ms(), line, len) != 0) {
+		http_stream_close(s);
+		g->s = NULL;
+	}
+}
+
+static void rig_done(void *data, struct http_stream *s, const struct http_stream_end *end)
+{
+	struct rig *g = data;
+
+	g->s = NULL;
+	if (g->watching)
+		reflector_watch_done(g->r, now_ms(), end->status, end->err, end->attempts, end->retry_after_s);
+	else
+		reflector_list_done(g->r, now_ms(), end->status, end->body, end->len, end->attempts, end->retry_after_s);
+}
+
+static const struct http_stream_ops rig_ops = { .line = rig_line, .done = rig_done };
+
+/* Turns of the loop until @until(@g) or @ms pass. */
+static bool rig_run(struct rig *g, unsigned ms, bool (*until)(struct rig *))
+{
+	uint64_t end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		uint64_t wake;
+		char *path = NULL;
+		enum reflector_step st = reflector_next(g->r, now_ms(), &path, &wake);
+
+		if (st == REFLECTOR_LIST || st == REFLECTOR_WATCH) {
+			struct http_stream_config cfg = {
+				.mode = st == REFLECTOR_LIST ? HTTP_STREAM_WHOLE : HTTP_STREAM_LINES,
+				.timeout_ms = st == REFLECTOR_WATCH ? (reflector_watch_timeout_s(g->r) + 30) * 1000u : 0,
+			};
+
+			assert_null(g->s);
+			g->watching = st == REFLECTOR_WATCH;
+			assert_int_equal(http_stream_open(g->c, path, &cfg, &rig_ops, g, &g->s), 0);
+		} else if (st == REFLECTOR_CLOSE) {
+			http_stream_close(g->s);
+			g->s = NULL;
+		}
+		free(path);
+		pump(g->c, 10, NULL, 0);
+		if (until(g))
+			return true;
+	}
+	return false;
+}
+
+/* Filled, and a watch open. */
+static bool rig_synced(struct rig *g)
+{
+	return reflector_synced(g->r) && g->s != NULL && g->watching;
+}
+
+static bool rig_never(struct rig *g)
+{
+	return false;
+}
+
+static bool rig_has_w3(struct rig *g)
+{
+	return reflector_find(g->r, "ml", "w3") != NULL;
+}
+
+static bool rig_relisted(struct rig *g)
+{
+	return reflector_stats(g->r)->gone > 0 && reflector_find(g->r, "ml", "w5") != NULL && g->s && g->watching;
+}
+
+static void test_reflector_over_streams(void **state)
+{
+	for (int watchlist = 0; watchlist < 2; watchlist++) {
+		struct reflector_config cfg = {
+			.path = "/api/v1/pods", .query = "fieldSelector=spec.nodeName%3D" NODE, .kind = "Pod",
+			.watchlist = watchlist, .timeout_min_s = 2, .backoff_base_ms = 50, .backoff_cap_ms = 200, .seed = 3,
+		};
+		struct rig g = { .c = client() };
+		const struct reflector_stats *st;
+		char *json;
+		struct json *v = NULL;
+
+		stream_reset(NULL);
+		write_str("requests.log", "");
+		assert_int_equal(reflector_new(&cfg, &g.r), 0);
+		st = reflector_stats(g.r);
+		assert_true(rig_run(&g, 10000, rig_synced));
+		assert_int_equal(reflector_count(g.r), 1);      /* the fixture's installer pod */
+		/* Filled and following: a list and a watch, or one watchlist watch. */
+		assert_int_equal(st->requests, watchlist ? 1 : 2);
+		assert_int_equal(log_count(), watchlist ? 1 : 2);
+		control(g.c, POD("w3", NODE, ""));
+		assert_true(rig_run(&g, 10000, rig_has_w3));
+		/* The watch outlives its timeoutSeconds (2..3 s here): resumed, nothing lost. */
+		assert_false(rig_run(&g, 4500, rig_never));  /* longer than any timeoutSeconds in [2, 4) */
+		assert_true(st->resumes >= 1);
+		assert_true(rig_has_w3(&g));
+		/* Too old after a compaction and a dropped stream: 410, relisted, w5 seen. */
+		/* (The loop does not run meanwhile: the cut stream cannot have seen w5.) */
+		control(g.c, "{\"op\":\"close\",\"mode\":\"cut\"}");
+		while (server_watchers(g.c) > 0)
+			usleep(10000);
+		control(g.c, "[" POD("w4", "node-b", "") "," POD("w5", NODE, "") ",{\"op\":\"compact\"}]");
+		assert_true(rig_run(&g, 15000, rig_relisted));
+		assert_int_equal(reflector_count(g.r), 3);
+		assert_true(st->relists >= 1);
+		json = reflector_list_json(g.r, "PodList", "v1");
+		assert_int_equal(json_parse(json, strlen(json), &v), 0);
+		assert_int_equal(json_size(json_get(v, "items")), 3);
+		json_free(v);
+		free(json);
+		print_message("reflector over streams (%s): %lu requests, %lu lists, %lu watches, %lu resumes, "
+			      "%lu gone, %lu events, %lu bookmarks, %lu errors\n", watchlist ? "watchlist" : "list+watch",
+			      st->requests, st->lists, st->watches, st->resumes, st->gone, st->events, st->bookmarks,
+			      st->errors);
+		assert_int_equal(st->requests, log_count());    /* its count is what the server saw */
+		http_stream_close(g.s);
+		reflector_free(g.r);
+		http_client_free(g.c);
+	}
+}
+
+static bool rig_fell_back(struct rig *g)
+{
+	return reflector_stats(g->r)->watchlist_fallbacks == 1 && reflector_synced(g->r) && g->s && g->watching;
+}
+
+static void test_reflector_watchlist_refused(void **state)
+{
+	struct reflector_config cfg = { .path = "/api/v1/pods", .kind = "Pod", .watchlist = true, .seed = 5 };
+	struct rig g = { .c = client() };
+
+	write_str("settings", "{\"watchlist\":false}");       /* a 1.33 server: WatchList off */
+	assert_int_equal(reflector_new(&cfg, &g.r), 0);
+	assert_true(rig_run(&g, 10000, rig_fell_back));
+	assert_int_equal(reflector_stats(g.r)->lists, 1);
+	assert_int_equal(reflector_count(g.r), 2);
+	http_stream_close(g.s);
+	reflector_free(g.r);
+	http_client_free(g.c);
+}
 
 static void test_prerequisites_missing(void **state)
 {
@@ -1609,6 +1801,9 @@ int main(void)
 		cmocka_unit_test_setup(test_stream_close_in_callback, stream_reset),
 		cmocka_unit_test_setup(test_stream_whole_body_and_cut, stream_reset),
 		cmocka_unit_test_setup(test_stream_cancel, stream_reset),
+		cmocka_unit_test_setup(test_stream_tls_verified, stream_reset),
+		cmocka_unit_test_setup(test_reflector_over_streams, stream_reset),
+		cmocka_unit_test_setup(test_reflector_watchlist_refused, stream_reset),
 	};
 
 	if (!have_prerequisites())

@@ -96,6 +96,7 @@ static void test_list_then_watch(void **state)
 	p = listed(r, T0);
 	assert_non_null(strstr(p, PATH "?" QUERY "&watch=1&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds="));
 	assert_true(timeout_of(p) >= 300 && timeout_of(p) < 600);
+	assert_int_equal(reflector_watch_timeout_s(r), timeout_of(p));    /* for the caller's own timeout */
 	free(p);
 	assert_true(reflector_synced(r));
 	assert_int_equal(reflector_count(r), 2);
