@@ -115,3 +115,21 @@ if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
 	# The answers links_query() reads (strict, filtered by interface): eth0 carries the default route.
 	netns_run fixtures/a3-mega/links.spec /usr/bin/python3 fuzz/nldump.py --answers "$F/netlink/seed-answer-eth0" eth0
 fi
+
+# Watch streams: one event per line, as kube-apiserver (and tests/lib/fakeapi.py) writes them.
+fresh watchevent
+W=$F/watchevent
+pod='{"kind":"Pod","apiVersion":"v1","metadata":{"name":"llama-0","namespace":"ml-team","resourceVersion":"48213402"},"spec":{"nodeName":"n1","containers":[{"name":"tcpxo-daemon","image":"us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21"}]}}'
+for t in ADDED MODIFIED DELETED; do printf '{"type":"%s","object":%s}\n' "$t" "$pod" >"$W/seed-$t"; done
+printf '{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"48213500","creationTimestamp":null},"spec":{"containers":null},"status":{}}}\n' >"$W/seed-bookmark"
+printf '{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"30","annotations":{"k8s.io/initial-events-end":"true"}}}}\n' >"$W/seed-initial-end"
+printf '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (48213377)","reason":"Expired","code":410}}\n' >"$W/seed-error-410"
+{
+	printf '{"type":"ADDED","object":%s}\r\n' "$pod"
+	printf '{"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"llama-0","namespace":"ml-team","resourceVersion":"48213403"}}}\n'
+	printf '{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"48213404"}}}\n'
+	printf '{"type":"DELETED","object":{"kind":"Pod","metadata":{"name":"llama-0","namespace":"ml-team","resourceVersion":"48213405"}}}\n'
+	printf '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"gone"}}\n'
+	printf '{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p2","resourceVersion":"9"}}}\n'
+} >"$W/seed-stream"
+printf '{"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n","resourceVersion":"1"}}}\nnot json\n{"type":"ADDED","object":[1,2\n' >"$W/seed-malformed"

@@ -1,5 +1,4 @@
 /* http.c - the HTTP client for the Kubernetes API over libcurl (the only file that includes curl). */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,11 +20,12 @@
 #include <dlfcn.h>
 
 #include "probes/kube/http.h"
-#include "probes/model/json.h"
+#include "probes/kube/httpcheck.h"
+#include "probes/kube/linebuf.h"
+#include "probes/kube/retry.h"
 
 #define HTTP_SA_DIR             "/var/run/secrets/kubernetes.io/serviceaccount/"
 #define HTTP_TOKEN_MAX          (64u << 10)
-#define HTTP_URL_MAX            2048u
 #define HTTP_PATH_MAX           4096u
 #define HTTP_CTYPE_MAX          128u
 #define HTTP_BACKOFF_BASE_MS    250u
@@ -59,7 +59,18 @@ struct http_client {
 	size_t cap;
 	bool too_big;
 	char curl_err[CURL_ERROR_SIZE];
+
+	/* Streams (watches) on the multi handle, made on the first http_stream_open(). */
+	CURLM *multi;
+	struct http_stream *streams;    /* every open stream, oldest first */
+	struct pollfd *socks;           /* the sockets libcurl wants watched */
+	size_t nsocks, capsocks;
+	uint64_t timer_at;              /* libcurl's timeout, when timer_set */
+	bool timer_set;
+	unsigned dispatching;           /* inside http_streams_drive(): closing defers the free */
 };
+
+static void http_streams_release(struct http_client *c);
 
 static void http_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -102,6 +113,15 @@ static struct {
 	__typeof__(curl_easy_strerror) *easy_strerror;
 	__typeof__(curl_slist_append) *slist_append;
 	__typeof__(curl_slist_free_all) *slist_free_all;
+	__typeof__(curl_easy_duphandle) *easy_duphandle;
+	__typeof__(curl_easy_pause) *easy_pause;
+	__typeof__(curl_multi_init) *multi_init;
+	__typeof__(curl_multi_cleanup) *multi_cleanup;
+	__typeof__(curl_multi_setopt) *multi_setopt;
+	__typeof__(curl_multi_add_handle) *multi_add_handle;
+	__typeof__(curl_multi_remove_handle) *multi_remove_handle;
+	__typeof__(curl_multi_socket_action) *multi_socket_action;
+	__typeof__(curl_multi_info_read) *multi_info_read;
 } http_curl;
 static void *http_curl_handle;  /* under http_global_lock; never closed */
 
@@ -116,6 +136,8 @@ static int http_curl_load(char *err, size_t errlen)
 		SYM(global_init), SYM(global_cleanup), SYM(easy_init), SYM(easy_cleanup),
 		SYM(easy_setopt), SYM(easy_perform), SYM(easy_getinfo), SYM(easy_strerror),
 		SYM(slist_append), SYM(slist_free_all),
+		SYM(easy_duphandle), SYM(easy_pause), SYM(multi_init), SYM(multi_cleanup), SYM(multi_setopt),
+		SYM(multi_add_handle), SYM(multi_remove_handle), SYM(multi_socket_action), SYM(multi_info_read),
 #undef SYM
 	};
 	void *h;
@@ -191,80 +213,7 @@ static uint64_t http_now_ms(void)
 /* xorshift64*: jitter only, no security role. */
 static uint64_t http_random(struct http_client *c)
 {
-	c->rng ^= c->rng >> 12;
-	c->rng ^= c->rng << 25;
-	c->rng ^= c->rng >> 27;
-	return c->rng * 0x2545F4914F6CDD1DULL;
-}
-
-static bool http_host_char(char ch)
-{
-	return isalnum((unsigned char)ch) || ch == '.' || ch == '-' || ch == '_';
-}
-
-/*
- * Validate an API server URL: https only, a host (DNS name, IPv4, or [IPv6]), an optional
- * port, an optional path prefix; no user info, query, fragment, space or control characters.
- * Returns the length without trailing slashes, or -EINVAL.
- */
-static int http_server_check(const char *url, char *why, size_t whylen)
-{
-	size_t n = strnlen(url, HTTP_URL_MAX + 1);
-	const char *p, *host_end;
-
-	if (n > HTTP_URL_MAX) {
-		http_errf(why, whylen, "API server URL longer than %u characters", HTTP_URL_MAX);
-		return -EINVAL;
-	}
-	if (strncasecmp(url, "https://", 8) != 0) {
-		http_errf(why, whylen, "API server URL must start with https:// (TLS is mandatory)");
-		return -EINVAL;
-	}
-	p = url + 8;
-	if (*p == '[') {
-		host_end = strchr(p, ']');
-		if (!host_end || host_end == p + 1)
-			goto bad_host;
-		for (const char *q = p + 1; q < host_end; q++)
-			if (!isxdigit((unsigned char)*q) && *q != ':' && *q != '.' && *q != '%')
-				goto bad_host;
-		p = host_end + 1;
-	} else {
-		const char *q = p;
-
-		while (http_host_char(*q))
-			q++;
-		if (q == p)
-			goto bad_host;
-		p = q;
-	}
-	if (*p == ':') {
-		unsigned long port = 0;
-		const char *q = ++p;
-
-		while (isdigit((unsigned char)*p) && p - q < 6)
-			port = port * 10 + (unsigned long)(*p++ - '0');
-		if (p == q || port == 0 || port > 65535)
-			goto bad_port;
-	}
-	if (*p && *p != '/')
-		goto bad_host;
-	for (; *p; p++)
-		if (*p <= ' ' || *p >= 0x7f || *p == '?' || *p == '#' || *p == '\\')
-			goto bad_path;
-	while (n > 8 && url[n - 1] == '/')
-		n--;
-	return (int)n;
-
-bad_host:
-	http_errf(why, whylen, "API server URL has a malformed host (want https://HOST[:PORT])");
-	return -EINVAL;
-bad_port:
-	http_errf(why, whylen, "API server URL has a malformed port");
-	return -EINVAL;
-bad_path:
-	http_errf(why, whylen, "API server URL path may not contain spaces, controls, '?' or '#'");
-	return -EINVAL;
+	return retry_random(&c->rng);
 }
 
 /*
@@ -398,6 +347,7 @@ void http_client_free(struct http_client *c)
 {
 	if (!c)
 		return;
+	http_streams_release(c);
 	if (c->easy)
 		http_curl.easy_cleanup(c->easy);
 	if (c->token)
@@ -431,7 +381,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 		if (r < 0)
 			return r;
 	}
-	n = http_server_check(server, err, errlen);
+	n = httpcheck_server(server, err, errlen);
 	if (n < 0) {
 		free(server);
 		return n;
@@ -489,25 +439,10 @@ void http_response_free(struct http_response *r)
 	r->len = 0;
 }
 
-/* Replace every occurrence of the token in @s (in place: @s never grows) so that no message carries it. */
+/* No message carries the token: every occurrence is masked in place. */
 static void http_scrub(const struct http_client *c, char *s)
 {
-	static const char mark[] = "[token]";
-	const size_t mlen = sizeof(mark) - 1;
-	char *p = s;
-
-	if (!c->token || c->token_len == 0)
-		return;
-	while ((p = strstr(p, c->token))) {
-		if (c->token_len >= mlen) {
-			memcpy(p, mark, mlen);
-			memmove(p + mlen, p + c->token_len, strlen(p + c->token_len) + 1);
-			p += mlen;
-		} else {
-			memset(p, '*', c->token_len);
-			p += c->token_len;
-		}
-	}
+	httpcheck_scrub(s, c->token, c->token_len);
 }
 
 static void http_resp_err(const struct http_client *c, struct http_response *resp, const char *fmt, ...)
@@ -683,26 +618,6 @@ static struct curl_slist *http_headers(const struct http_client *c, const char *
 	return l;
 }
 
-static bool http_method_ok(const char *m)
-{
-	static const char *const allowed[] = { "GET", "POST", "PUT", "PATCH", "DELETE" };
-
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strcmp(m, allowed[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool http_text_ok(const char *s, size_t max, bool allow_space)
-{
-	size_t n = 0;
-
-	for (; *s; s++, n++)
-		if (n >= max || (unsigned char)*s < (allow_space ? ' ' : '!') || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
 static bool http_curl_retryable(CURLcode cc)
 {
 	switch ((int)cc) {  /* int: libcurl's enum is open-ended, the rest maps to default */
@@ -757,42 +672,6 @@ static int http_curl_errno(const struct http_client *c, CURLcode cc)
 		return -EPROTO;
 	default:
 		return -EIO;
-	}
-}
-
-/* The "message" of a Kubernetes Status body, for the error text; NULL when there is none. */
-static char *http_status_message(const char *body, size_t len)
-{
-	struct json *v = NULL;
-	const char *m;
-	char *s = NULL;
-
-	if (!body || len == 0 || json_parse(body, len, &v) < 0)
-		return NULL;
-	m = json_get_string(v, "message");
-	if (m)
-		s = strndup(m, 160);
-	json_free(v);
-	return s;
-}
-
-static const char *http_reason(long status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 409: return "Conflict";
-	case 410: return "Gone";
-	case 415: return "Unsupported Media Type";
-	case 422: return "Unprocessable Entity";
-	case 429: return "Too Many Requests";
-	case 500: return "Internal Server Error";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return "";
 	}
 }
 
@@ -871,14 +750,8 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 		return 0;
 
 	*retryable = status == 429 || (status >= 500 && status <= 599);
-	{
-		char *msg = http_status_message(resp->body, resp->len);
-
-		http_resp_err(c, resp, "%s %s: HTTP %ld%s%s%s%s", method, path, status,
-			      *http_reason(status) ? " " : "", http_reason(status),
-			      msg ? ": " : "", msg ? msg : "");
-		free(msg);
-	}
+	httpcheck_status_error(resp->error, sizeof(resp->error), method, path, status, resp->body, resp->len);
+	http_scrub(c, resp->error);
 	return -EIO;
 }
 
@@ -905,13 +778,7 @@ static int http_sleep(struct http_client *c, uint64_t ms)
 /* Full jitter: uniform in [0, min(cap, base * 2^(n-1))]. */
 static uint64_t http_backoff_ms(struct http_client *c, unsigned n)
 {
-	uint64_t ceiling = HTTP_BACKOFF_BASE_MS;
-
-	while (n-- > 1 && ceiling < HTTP_BACKOFF_CAP_MS)
-		ceiling *= 2;
-	if (ceiling > HTTP_BACKOFF_CAP_MS)
-		ceiling = HTTP_BACKOFF_CAP_MS;
-	return http_random(c) % (ceiling + 1);
+	return retry_backoff_ms(http_random(c), n, HTTP_BACKOFF_BASE_MS, HTTP_BACKOFF_CAP_MS);
 }
 
 /*
@@ -936,8 +803,8 @@ int http_request(struct http_client *c, const char *method, const char *path,
 		snprintf(resp->error, sizeof(resp->error), "http_request: missing argument");
 		return -EINVAL;
 	}
-	if (!http_method_ok(method) || path[0] != '/' || !http_text_ok(path, HTTP_PATH_MAX, false) ||
-	    (content_type && !http_text_ok(content_type, HTTP_CTYPE_MAX, true))) {
+	if (!httpcheck_method(method) || path[0] != '/' || !httpcheck_text(path, HTTP_PATH_MAX, false) ||
+	    (content_type && !httpcheck_text(content_type, HTTP_CTYPE_MAX, true))) {
 		snprintf(resp->error, sizeof(resp->error), "refusing a malformed request (method, path or content type)");
 		return -EINVAL;
 	}
@@ -1016,4 +883,605 @@ int http_request(struct http_client *c, const char *method, const char *path,
 	}
 	free(url);
 	return r;
+}
+
+/* ---- streams: GETs on the multi handle, driven by the caller's poll() ------------------------ */
+
+#define HTTP_STREAM_ERRBODY_MAX (64u << 10)    /* of a non-2xx answer, for its message */
+#define HTTP_STREAM_SLACK       (1u << 20)     /* complete lines held beyond line_max: pause reading */
+
+enum http_stream_state {
+	HTTP_STREAM_WAITING,            /* the next attempt starts at next_at */
+	HTTP_STREAM_RUNNING,            /* a transfer in the multi handle */
+	HTTP_STREAM_ENDED,              /* the end is ready to deliver */
+	HTTP_STREAM_CLOSED,             /* no more callbacks; freed when no drive is in progress */
+};
+
+struct http_stream {
+	struct http_client *c;
+	struct http_stream *prev, *next;
+	CURL *easy;
+	struct curl_slist *hdrs;        /* holds the token: scrubbed when freed */
+	char *path;
+	struct http_stream_config cfg;
+	const struct http_stream_ops *ops;
+	void *data;
+	enum http_stream_state state;
+	uint64_t start_ms, next_at;
+	unsigned attempts, limit, retry_after_s;
+	bool reauth, reauthed, paused, established;
+	long status;
+	int err;                        /* the end's -errno */
+	int fail;                       /* why the write callback stopped the transfer */
+	struct linebuf lines;           /* LINES, 2xx */
+	char *buf;                      /* WHOLE 2xx body, or a non-2xx answer's body */
+	size_t len, cap;
+	char curl_err[CURL_ERROR_SIZE];
+	char error[256];
+};
+
+static void http_stream_errf(struct http_stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void http_stream_errf(struct http_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->error, sizeof(s->error), fmt, ap);
+	va_end(ap);
+	for (char *p = s->error; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = ' ';
+	http_scrub(s->c, s->error);
+}
+
+static bool http_stream_ok(long status)
+{
+	return status >= 200 && status <= 299;
+}
+
+static size_t http_stream_write_cb(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct http_stream *s = userdata;
+	size_t n = size * nmemb, max;
+	long status = 0;
+	int r;
+
+	if (s->state != HTTP_STREAM_RUNNING)
+		return 0;
+	http_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	s->status = status;
+	if (http_stream_ok(status))
+		s->established = true;
+	if (http_stream_ok(status) && s->cfg.mode == HTTP_STREAM_LINES) {
+		if (linebuf_held(&s->lines) > s->cfg.line_max + HTTP_STREAM_SLACK) {
+			s->paused = true;       /* the caller has not taken the lines yet */
+			return CURL_WRITEFUNC_PAUSE;
+		}
+		r = linebuf_feed(&s->lines, data, n);
+		if (r < 0) {
+			s->fail = r;
+			return 0;
+		}
+		return n;
+	}
+	max = http_stream_ok(status) ? HTTP_BODY_MAX : HTTP_STREAM_ERRBODY_MAX;
+	if (s->len + n > max) {
+		if (http_stream_ok(status)) {
+			s->fail = -EFBIG;
+			return 0;
+		}
+		n = max - s->len;       /* an error body: its start is enough */
+		if (n == 0)
+			return size * nmemb;
+	}
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap : 16384;
+		char *b;
+
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		b = realloc(s->buf, cap);
+		if (!b) {
+			s->fail = -ENOMEM;
+			return 0;
+		}
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, data, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+	return size * nmemb;
+}
+
+static int http_stream_xferinfo_cb(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+				   curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct http_stream *s = userdata;
+
+	return s->c->cancel || s->state != HTTP_STREAM_RUNNING ? 1 : 0;
+}
+
+static int http_sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+	struct http_client *c = userp;
+	size_t i = 0;
+
+	while (i < c->nsocks && c->socks[i].fd != fd)
+		i++;
+	if (what == CURL_POLL_REMOVE) {
+		if (i < c->nsocks)
+			c->socks[i] = c->socks[--c->nsocks];
+		return 0;
+	}
+	if (i == c->nsocks) {
+		if (c->nsocks == c->capsocks) {
+			size_t cap = c->capsocks ? 2 * c->capsocks : 8;
+			struct pollfd *p = realloc(c->socks, cap * sizeof(*p));
+
+			if (!p)
+				return -1;
+			c->socks = p;
+			c->capsocks = cap;
+		}
+		c->nsocks++;
+	}
+	c->socks[i].fd = fd;
+	c->socks[i].events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
+	c->socks[i].revents = 0;
+	return 0;
+}
+
+static int http_timer_cb(CURLM *m, long timeout_ms, void *userp)
+{
+	struct http_client *c = userp;
+
+	c->timer_set = timeout_ms >= 0;
+	if (c->timer_set)
+		c->timer_at = http_now_ms() + (uint64_t)timeout_ms;
+	return 0;
+}
+
+static int http_multi_setup(struct http_client *c)
+{
+	if (c->multi)
+		return 0;
+	c->multi = http_curl.multi_init();
+	if (!c->multi)
+		return -ENOMEM;
+	if (http_curl.multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, http_sock_cb) != CURLM_OK ||
+	    http_curl.multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c) != CURLM_OK ||
+	    http_curl.multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, http_timer_cb) != CURLM_OK ||
+	    http_curl.multi_setopt(c->multi, CURLMOPT_TIMERDATA, c) != CURLM_OK) {
+		http_curl.multi_cleanup(c->multi);
+		c->multi = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void http_stream_unlink_free(struct http_stream *s)
+{
+	struct http_client *c = s->c;
+
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		c->streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	if (s->state == HTTP_STREAM_RUNNING)
+		http_curl.multi_remove_handle(c->multi, s->easy);
+	if (s->easy)
+		http_curl.easy_cleanup(s->easy);
+	if (s->hdrs)
+		http_slist_free_secret(s->hdrs);
+	linebuf_free(&s->lines);
+	free(s->buf);
+	free(s->path);
+	free(s);
+}
+
+/* Free every stream without a callback, then the multi handle (http_client_free()). */
+static void http_streams_release(struct http_client *c)
+{
+	while (c->streams)
+		http_stream_unlink_free(c->streams);
+	if (c->multi)
+		http_curl.multi_cleanup(c->multi);
+	c->multi = NULL;
+	free(c->socks);
+	c->socks = NULL;
+	c->nsocks = c->capsocks = 0;
+}
+
+/* A stream's transfer error as http_request() reports it. */
+static int http_stream_errno(const struct http_stream *s, CURLcode cc)
+{
+	long os = 0;
+
+	switch ((int)cc) {  /* int: libcurl's enum is open-ended, the rest maps as for requests */
+	case CURLE_WRITE_ERROR:
+		return s->fail ? s->fail : -ENOMEM;
+	case CURLE_COULDNT_CONNECT:
+		http_curl.easy_getinfo(s->easy, CURLINFO_OS_ERRNO, &os);
+		return os == EHOSTUNREACH || os == ENETUNREACH || os == ETIMEDOUT ? -(int)os : -ECONNREFUSED;
+	default:
+		return http_curl_errno(s->c, cc);
+	}
+}
+
+/* One attempt: the token (re-read when it changed, or forced after a 401), headers, into the multi. */
+static int http_stream_attempt(struct http_stream *s)
+{
+	struct http_client *c = s->c;
+	struct http_response tmp;
+	int r;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (c->cancel) {
+		http_stream_errf(s, "GET %s: cancelled", s->path);
+		return -EINTR;
+	}
+	r = http_token_refresh(c, s->reauth, &tmp);
+	if (r < 0) {
+		snprintf(s->error, sizeof(s->error), "%s", tmp.error);
+		return r;
+	}
+	s->reauth = false;
+	if (s->hdrs)
+		http_slist_free_secret(s->hdrs);
+	s->hdrs = http_headers(c, NULL);
+	if (!s->hdrs) {
+		http_stream_errf(s, "GET %s: out of memory", s->path);
+		return -ENOMEM;
+	}
+	http_curl.easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->hdrs);
+	s->status = 0;
+	s->fail = 0;
+	s->paused = false;
+	s->len = 0;
+	s->curl_err[0] = '\0';
+	linebuf_free(&s->lines);
+	if (http_curl.multi_add_handle(c->multi, s->easy) != CURLM_OK) {
+		http_stream_errf(s, "GET %s: libcurl refused the transfer", s->path);
+		return -ENOMEM;
+	}
+	s->attempts++;
+	s->state = HTTP_STREAM_RUNNING;
+	return 0;
+}
+
+static void http_stream_end_with(struct http_stream *s, int err)
+{
+	if (s->state == HTTP_STREAM_RUNNING)
+		http_curl.multi_remove_handle(s->c->multi, s->easy);
+	s->err = err;
+	s->state = HTTP_STREAM_ENDED;
+}
+
+/* A transfer completed: retry (not yet established, retryable, within the limits) or end. */
+static void http_stream_finished(struct http_stream *s, CURLcode cc)
+{
+	struct http_client *c = s->c;
+	curl_off_t ra = 0;
+	long status = 0;
+	bool retryable;
+	int err;
+
+	http_curl.multi_remove_handle(c->multi, s->easy);
+	s->state = HTTP_STREAM_ENDED;           /* out of the multi; the end may still be a retry */
+	if (s->hdrs)
+		http_slist_free_secret(s->hdrs);
+	s->hdrs = NULL;
+	http_curl.easy_setopt(s->easy, CURLOPT_HTTPHEADER, NULL);
+	http_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	s->status = status;
+	if (http_curl.easy_getinfo(s->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
+		s->retry_after_s = ra > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S : (unsigned)ra;
+	if (s->fail)
+		err = s->fail;
+	else if (cc != CURLE_OK)
+		err = http_stream_errno(s, cc);
+	else if (http_stream_ok(status))
+		err = s->cfg.mode == HTTP_STREAM_LINES && linebuf_partial(&s->lines) ? -ECONNRESET : 0;
+	else
+		err = -EIO;
+
+	if (!s->established && err != -EINTR && err != -ENOMEM && !c->cancel) {
+		if (status == 401 && !s->reauthed) {
+			/* The token may have rotated under an unchanged stat: read it again, retry once. */
+			s->reauthed = s->reauth = true;
+			s->limit++;
+			s->next_at = http_now_ms();
+			s->state = HTTP_STREAM_WAITING;
+			return;
+		}
+		retryable = status ? retry_status_retryable(status) : (cc != CURLE_OK && http_curl_retryable(cc));
+		if (retryable && s->attempts < s->limit) {
+			uint64_t wait = retry_wait_ms(http_backoff_ms(c, s->attempts), s->retry_after_s);
+			uint64_t now = http_now_ms();
+			unsigned budget = s->cfg.max_total_ms ? s->cfg.max_total_ms : c->max_total_ms;
+
+			if (now - s->start_ms + wait < budget) {
+				s->next_at = now + wait;
+				s->state = HTTP_STREAM_WAITING;
+				return;
+			}
+		}
+	}
+	s->err = err;
+	if (err == 0)
+		s->error[0] = '\0';
+	else if (err == -EMSGSIZE)
+		http_stream_errf(s, "GET %s: a line longer than %zu bytes", s->path, s->cfg.line_max);
+	else if (err == -EFBIG)
+		http_stream_errf(s, "GET %s: response body larger than %u bytes", s->path, HTTP_BODY_MAX);
+	else if (err == -EINTR)
+		http_stream_errf(s, "GET %s: cancelled", s->path);
+	else if (err == -ECONNRESET && cc == CURLE_OK)
+		http_stream_errf(s, "GET %s: the stream ended inside a line", s->path);
+	else if (cc != CURLE_OK)
+		http_stream_errf(s, "GET %s%s: %s", c->server, s->path,
+				 s->curl_err[0] ? s->curl_err : http_curl.easy_strerror(cc));
+	else {
+		httpcheck_status_error(s->error, sizeof(s->error), "GET", s->path, status, s->buf, s->len);
+		http_scrub(c, s->error);
+	}
+	if (err != 0 && s->attempts > 1) {
+		size_t n = strlen(s->error);
+
+		snprintf(s->error + n, sizeof(s->error) - n, " (after %u attempts)", s->attempts);
+	}
+}
+
+int http_stream_open(struct http_client *c, const char *path, const struct http_stream_config *cfg,
+		     const struct http_stream_ops *ops, void *data, struct http_stream **ret)
+{
+	struct http_stream *s;
+	CURLcode r = CURLE_OK;
+	char *url = NULL;
+	int k;
+
+	if (!c || !path || !cfg || !ops || !ret || path[0] != '/' || !httpcheck_text(path, HTTP_PATH_MAX, false) ||
+	    (cfg->mode != HTTP_STREAM_LINES && cfg->mode != HTTP_STREAM_WHOLE) ||
+	    (cfg->mode == HTTP_STREAM_LINES && !ops->line) || !ops->done)
+		return -EINVAL;
+	if (c->cancel)
+		return -EINTR;
+	k = http_multi_setup(c);
+	if (k < 0)
+		return k;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->c = c;
+	s->cfg = *cfg;
+	if (!s->cfg.line_max)
+		s->cfg.line_max = HTTP_STREAM_LINE_MAX;
+	s->ops = ops;
+	s->data = data;
+	s->limit = cfg->max_attempts ? cfg->max_attempts : c->max_attempts;
+	s->start_ms = http_now_ms();
+	s->state = HTTP_STREAM_WAITING;
+	linebuf_init(&s->lines, s->cfg.line_max);
+	s->path = strdup(path);
+	s->easy = http_curl.easy_duphandle(c->easy);     /* TLS, CA, timeouts, User-Agent as for requests */
+	/* Linked first, so that every error below is one free. */
+	s->prev = NULL;
+	s->next = c->streams;
+	if (c->streams)
+		c->streams->prev = s;
+	c->streams = s;
+	if (!s->path || !s->easy || asprintf(&url, "%s%s", c->server, path) < 0) {
+		url = NULL;
+		k = -ENOMEM;
+		goto fail;
+	}
+#define SET(opt, val) do { if (r == CURLE_OK) r = http_curl.easy_setopt(s->easy, opt, val); } while (0)
+	SET(CURLOPT_URL, url);
+	SET(CURLOPT_HTTPGET, 1L);
+	SET(CURLOPT_CUSTOMREQUEST, (char *)NULL);
+	SET(CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+	SET(CURLOPT_ERRORBUFFER, s->curl_err);
+	SET(CURLOPT_WRITEFUNCTION, http_stream_write_cb);
+	SET(CURLOPT_WRITEDATA, s);
+	SET(CURLOPT_XFERINFOFUNCTION, http_stream_xferinfo_cb);
+	SET(CURLOPT_XFERINFODATA, s);
+	SET(CURLOPT_NOPROGRESS, 0L);
+	SET(CURLOPT_PRIVATE, s);
+	SET(CURLOPT_TIMEOUT_MS, (long)cfg->timeout_ms);
+	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(cfg->mode == HTTP_STREAM_LINES ? 0 : HTTP_BODY_MAX));
+	SET(CURLOPT_LOW_SPEED_LIMIT, cfg->idle_s ? 1L : 0L);
+	SET(CURLOPT_LOW_SPEED_TIME, (long)cfg->idle_s);
+#undef SET
+	free(url);
+	if (r != CURLE_OK) {
+		k = r == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
+		goto fail;
+	}
+	k = http_stream_attempt(s);
+	if (k < 0)
+		goto fail;
+	*ret = s;
+	return 0;
+
+fail:
+	free(url);
+	s->state = HTTP_STREAM_CLOSED;
+	http_stream_unlink_free(s);
+	return k;
+}
+
+void http_stream_close(struct http_stream *s)
+{
+	if (!s || s->state == HTTP_STREAM_CLOSED)
+		return;
+	if (s->state == HTTP_STREAM_RUNNING)
+		http_curl.multi_remove_handle(s->c->multi, s->easy);
+	s->state = HTTP_STREAM_CLOSED;
+	if (!s->c->dispatching)
+		http_stream_unlink_free(s);
+}
+
+size_t http_streams_pollfds(struct http_client *c, struct pollfd *fds, size_t max)
+{
+	if (!c)
+		return 0;
+	for (size_t i = 0; i < c->nsocks && i < max; i++) {
+		fds[i] = c->socks[i];
+		fds[i].revents = 0;
+	}
+	return c->nsocks;
+}
+
+int http_streams_timeout(struct http_client *c)
+{
+	uint64_t now = http_now_ms(), best = UINT64_MAX;
+
+	if (!c)
+		return -1;
+	if (c->timer_set)
+		best = c->timer_at;
+	for (const struct http_stream *s = c->streams; s; s = s->next) {
+		if (s->state == HTTP_STREAM_ENDED || (s->state == HTTP_STREAM_WAITING && c->cancel))
+			return 0;
+		if (s->state == HTTP_STREAM_WAITING && s->next_at < best)
+			best = s->next_at;
+	}
+	if (best == UINT64_MAX)
+		return -1;
+	return best <= now ? 0 : best - now > INT32_MAX ? INT32_MAX : (int)(best - now);
+}
+
+unsigned http_streams_count(const struct http_client *c)
+{
+	unsigned n = 0;
+
+	for (const struct http_stream *s = c ? c->streams : NULL; s; s = s->next)
+		n += s->state != HTTP_STREAM_CLOSED;
+	return n;
+}
+
+static bool http_sock_known(const struct http_client *c, int fd)
+{
+	for (size_t i = 0; i < c->nsocks; i++)
+		if (c->socks[i].fd == fd)
+			return true;
+	return false;
+}
+
+static int http_multi_act(struct http_client *c, curl_socket_t fd, int ev)
+{
+	int running;
+
+	return http_curl.multi_socket_action(c->multi, fd, ev, &running) == CURLM_OUT_OF_MEMORY ? -ENOMEM : 0;
+}
+
+/* Completed transfers: retry or end. */
+static void http_streams_reap(struct http_client *c)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = http_curl.multi_info_read(c->multi, &left))) {
+		struct http_stream *s = NULL;
+
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		http_curl.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+		if (s && s->state == HTTP_STREAM_RUNNING)
+			http_stream_finished(s, m->data.result);
+	}
+}
+
+/* Lines taken, paused reading resumed, the end delivered: the only place callbacks run. */
+static void http_stream_deliver(struct http_stream *s)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while (s->state != HTTP_STREAM_CLOSED && s->cfg.mode == HTTP_STREAM_LINES && http_stream_ok(s->status)) {
+		while ((r = linebuf_next(&s->lines, &line, &len)) != 0) {
+			if (r < 0) {
+				http_stream_end_with(s, -EMSGSIZE);
+				http_stream_errf(s, "GET %s: a line longer than %zu bytes", s->path, s->cfg.line_max);
+				break;
+			}
+			s->ops->line(s->data, s, line, len);
+			if (s->state == HTTP_STREAM_CLOSED)
+				return;
+		}
+		if (!s->paused || s->state != HTTP_STREAM_RUNNING)
+			break;
+		s->paused = false;
+		http_curl.easy_pause(s->easy, CURLPAUSE_CONT);  /* may feed more lines at once */
+	}
+	if (s->state == HTTP_STREAM_ENDED) {
+		struct http_stream_end end = {
+			.status = s->status, .err = s->err, .attempts = s->attempts, .retry_after_s = s->retry_after_s,
+			.body = s->len ? s->buf : NULL, .len = s->len, .error = s->error,
+		};
+
+		s->state = HTTP_STREAM_CLOSED;          /* the last callback: freed after the drive */
+		s->ops->done(s->data, s, &end);
+	}
+}
+
+int http_streams_drive(struct http_client *c, const struct pollfd *fds, size_t n)
+{
+	struct http_stream *s, *next;
+	bool started = false;
+	uint64_t now;
+	int rc = 0;
+
+	if (!c || !c->multi)
+		return 0;
+	c->dispatching++;
+	for (size_t i = 0; fds && i < n; i++) {
+		int ev = 0;
+
+		if (!fds[i].revents || !http_sock_known(c, fds[i].fd))
+			continue;
+		if (fds[i].revents & POLLIN)
+			ev |= CURL_CSELECT_IN;
+		if (fds[i].revents & POLLOUT)
+			ev |= CURL_CSELECT_OUT;
+		if (fds[i].revents & (POLLERR | POLLHUP | POLLNVAL))
+			ev |= CURL_CSELECT_ERR;
+		rc |= http_multi_act(c, fds[i].fd, ev);
+	}
+	if (c->timer_set && http_now_ms() >= c->timer_at) {
+		c->timer_set = false;
+		rc |= http_multi_act(c, CURL_SOCKET_TIMEOUT, 0);
+	}
+	http_streams_reap(c);
+	now = http_now_ms();
+	for (s = c->streams; s; s = s->next) {
+		int k;
+
+		if (s->state != HTTP_STREAM_WAITING || (now < s->next_at && !c->cancel))
+			continue;
+		k = http_stream_attempt(s);
+		if (k < 0)
+			http_stream_end_with(s, k);
+		else
+			started = true;
+	}
+	if (started) {
+		/* Start connecting now rather than after another round through poll(). */
+		c->timer_set = false;
+		rc |= http_multi_act(c, CURL_SOCKET_TIMEOUT, 0);
+		http_streams_reap(c);
+	}
+	for (s = c->streams; s; s = s->next)
+		http_stream_deliver(s);
+	c->dispatching--;
+	for (s = c->streams; s; s = next) {
+		next = s->next;
+		if (s->state == HTTP_STREAM_CLOSED && !c->dispatching)
+			http_stream_unlink_free(s);
+	}
+	return rc ? -ENOMEM : 0;
 }

@@ -1,6 +1,7 @@
 /* http.h - the HTTP client for the Kubernetes API (the only face of libcurl). */
 #pragma once
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,3 +61,88 @@ void http_response_free(struct http_response *r);
 
 /* Ask any request in flight (or the next) to stop early; safe from a signal handler. */
 void http_cancel(struct http_client *c);
+
+/*
+ * Streams: GETs that never block the caller, several at once on one client (libcurl's multi
+ * interface), for watches (the body delivered line by line) and for lists a loop must not wait
+ * on (the whole body at the end). The caller polls the sockets:
+ *
+ *   n = http_streams_pollfds(c, fds, max);      (after its own fds; again before every poll)
+ *   poll(fds, n, min(its timeout, http_streams_timeout(c)));
+ *   http_streams_drive(c, fds, n);              (callbacks run here, never elsewhere)
+ *
+ * Establishing a stream follows http_request()'s policy: the token file re-read when it changed
+ * and once after a 401, 429/5xx/transport errors retried with jittered exponential backoff
+ * honouring Retry-After, within max_attempts and max_total_ms; the waits are timers, not sleeps.
+ * Once a 2xx answer arrived nothing is retried: the end is reported (a 410 too, for the caller
+ * to relist). http_cancel() ends the streams too (-EINTR), without consuming the cancellation.
+ */
+#define HTTP_STREAM_LINE_MAX (8u << 20)         /* default limit on one line (one watch event) */
+
+struct http_stream;                     /* opaque */
+
+enum http_stream_mode {
+	HTTP_STREAM_LINES,              /* a watch: each line of a 2xx body, as it arrives */
+	HTTP_STREAM_WHOLE,              /* a list: the whole 2xx body (at most HTTP_BODY_MAX) at the end */
+};
+
+struct http_stream_config {
+	enum http_stream_mode mode;
+	size_t line_max;                /* LINES: longest line (one object); 0: HTTP_STREAM_LINE_MAX */
+	unsigned timeout_ms;            /* the whole transfer, once started; 0: none (a watch ends itself) */
+	unsigned idle_s;                /* no byte for this many seconds ends it (-ETIMEDOUT); 0: never */
+	unsigned max_attempts;          /* establishing; 0: the client's */
+	unsigned max_total_ms;          /* establishing, waits included; 0: the client's */
+};
+
+struct http_stream_end {
+	long status;                    /* HTTP status of the last attempt; 0 when no answer came */
+	int err;                        /* 0: a 2xx body that ended cleanly; else as http_request() (-EIO for a
+					   non-2xx status), -EMSGSIZE for a line over line_max, -ECONNRESET for
+					   a body that stopped inside a line */
+	unsigned attempts;              /* requests sent */
+	unsigned retry_after_s;         /* last Retry-After seen (capped at 60), 0 none */
+	const char *body;               /* WHOLE: the 2xx body (NUL-terminated); a non-2xx answer's body
+					   (a Status, at most 64 KiB) in both modes; NULL none */
+	size_t len;
+	const char *error;              /* what went wrong, "" when nothing did; never holds the token */
+};
+
+struct http_stream_ops {
+	/* LINES: one line of the 2xx body, NUL-terminated, without its newline (nor a "\r" before it). */
+	void (*line)(void *data, struct http_stream *s, const char *line, size_t len);
+	/* The end, after any retries: the last callback; the stream is freed when it returns. */
+	void (*done)(void *data, struct http_stream *s, const struct http_stream_end *end);
+};
+
+/**
+ * http_stream_open() - start a streaming GET of @path (query included). Nothing is sent until
+ * http_streams_drive() runs (http_streams_timeout() is then 0). @ops and @data must outlive it.
+ * Return: 0 with @ret; -EINVAL for a malformed path or config; the token file's errors
+ * (-ENOENT, -EACCES, -EINVAL) before anything is sent; -EINTR after http_cancel(); -ENOMEM.
+ */
+int http_stream_open(struct http_client *c, const char *path, const struct http_stream_config *cfg,
+		     const struct http_stream_ops *ops, void *data, struct http_stream **ret);
+
+/* Stop and free @s at any time, also from inside its own callbacks; no callback follows. NULL is fine. */
+void http_stream_close(struct http_stream *s);
+
+/**
+ * http_streams_pollfds() - the sockets the streams wait on: fills at most @max entries (fd,
+ * events; revents 0).
+ * Return: how many there are (more than @max: call again with room for all).
+ */
+size_t http_streams_pollfds(struct http_client *c, struct pollfd *fds, size_t max);
+
+/* Milliseconds until http_streams_drive() is due without socket activity; -1 when nothing is pending. */
+int http_streams_timeout(struct http_client *c);
+
+/**
+ * http_streams_drive() - after poll(): act on @fds (the entries http_streams_pollfds() gave, with
+ * revents; other fds are ignored) and on the timers due, then deliver lines and ends.
+ * Return: 0; -ENOMEM when libcurl could not proceed (the streams concerned end with it).
+ */
+int http_streams_drive(struct http_client *c, const struct pollfd *fds, size_t n);
+
+/* The streams open on @c (not yet ended). */
+unsigned http_streams_count(const struct http_client *c);

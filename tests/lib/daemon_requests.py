@@ -3,9 +3,10 @@
 
 Usage: daemon_requests.py LOG FROM [PREFIX]
 Prints one line per request after the first FROM lines of LOG:
-  METHOD PATH auth=ok|bad|none fault=MODE|- [ready=V] [nulls=k1,k2] [fail=id1,id2]
-ready/nulls/fail describe a PATCH body: the ready value written, the keys set to null (removed)
-and the ids of the failed checks in the attachment.
+  METHOD PATH auth=ok|bad|none fault=MODE|- [status=N] [watch] [ready=V] [nulls=k1,k2] [fail=id1,id2]
+status is the answer's (absent when none was sent: a hang, a dropped connection), watch marks a
+watch stream; ready/nulls/fail describe a PATCH body: the ready value written, the keys set to
+null (removed) and the ids of the failed checks in the attachment.
 """
 import json
 import sys
@@ -25,6 +26,10 @@ def main():
             continue
         out = [r.get("method", "?"), r.get("path", "?"), "auth=%s" % r.get("auth"),
                "fault=%s" % (r.get("fault") or "-")]
+        if r.get("status") is not None:
+            out.append("status=%s" % r["status"])
+        if r.get("watch"):
+            out.append("watch")
         if r.get("method") == "PATCH" and r.get("body"):
             try:
                 ann = json.loads(r["body"]).get("metadata", {}).get("annotations", {})

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -21,6 +22,8 @@
 
 #include "probes/kube/http.h"
 #include "probes/kube/kube.h"
+#include "probes/kube/reflector.h"
+#include "probes/kube/watchevent.h"
 #include "probes/model/json.h"
 
 /* Distinctive, so that any leak into a message is found by substring. */
@@ -162,6 +165,16 @@ static double log_peer(unsigned i)
 	double d = -1;
 
 	assert_true(json_number(json_get(v, "peer"), &d));
+	json_free(v);
+	return d;
+}
+
+static double log_number(unsigned i, const char *key)
+{
+	struct json *v = log_line(i);
+	double d = -1;
+
+	json_number(json_get(v, key), &d);
 	json_free(v);
 	return d;
 }
@@ -1047,6 +1060,760 @@ static void test_malformed_requests_refused(void **state)
 	http_client_free(c);
 }
 
+/* ---- streams (watches) -------------------------------------------------------------------- */
+
+#define SINK_MAX 64
+
+struct sink {
+	char *lines[SINK_MAX];
+	size_t n;
+	uint64_t at[SINK_MAX];          /* when each line arrived */
+	bool done;
+	long status;
+	int err;
+	unsigned attempts, retry_after_s;
+	char error[256];
+	char *body;
+	unsigned close_after;           /* close the stream from inside the line callback after this many */
+	struct http_stream *s;
+};
+
+static void sink_line(void *data, struct http_stream *s, const char *line, size_t len)
+{
+	struct sink *k = data;
+
+	assert_int_equal(strlen(line), len);
+	assert_false(k->done);
+	if (k->n < SINK_MAX) {
+		k->at[k->n] = now_ms();
+		k->lines[k->n++] = strdup(line);
+	}
+	if (k->close_after && k->n == k->close_after) {
+		http_stream_close(s);
+		k->s = NULL;
+	}
+}
+
+static void sink_done(void *data, struct http_stream *s, const struct http_stream_end *end)
+{
+	struct sink *k = data;
+
+	assert_false(k->done);
+	k->done = true;
+	k->status = end->status;
+	k->err = end->err;
+	k->attempts = end->attempts;
+	k->retry_after_s = end->retry_after_s;
+	snprintf(k->error, sizeof(k->error), "%s", end->error);
+	if (end->body)
+		k->body = strndup(end->body, end->len);
+	k->s = NULL;
+}
+
+static const struct http_stream_ops sink_ops = { .line = sink_line, .done = sink_done };
+
+static void sink_free(struct sink *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->lines[i]);
+	free(k->body);
+	http_stream_close(k->s);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Open a stream of @path into @k. */
+static void sink_open(struct http_client *c, struct sink *k, const char *path, enum http_stream_mode mode,
+		      size_t line_max)
+{
+	struct http_stream_config cfg = { .mode = mode, .line_max = line_max };
+
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(http_stream_open(c, path, &cfg, &sink_ops, k, &k->s), 0);
+}
+
+/*
+ * Run the caller's side of the loop for up to @ms: poll the streams' fds, drive. Stops early when
+ * @k has @lines lines (or is done, with @lines 0). Returns the longest time one drive took (the
+ * client must never block its caller).
+ */
+static uint64_t pump(struct http_client *c, unsigned ms, struct sink *k, size_t lines)
+{
+	uint64_t end = now_ms() + ms, worst = 0;
+
+	while (now_ms() < end) {
+		struct pollfd fds[64];
+		size_t n = http_streams_pollfds(c, fds, 64);
+		int t = http_streams_timeout(c);
+		uint64_t t0;
+
+		assert_true(n <= 64);
+		if (t < 0 || t > 20)
+			t = 20;
+		poll(fds, n, t);
+		t0 = now_ms();
+		assert_int_equal(http_streams_drive(c, fds, n), 0);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+		if (k && ((lines && k->n >= lines) || (!lines && k->done)))
+			break;
+	}
+	return worst;
+}
+
+static void control(struct http_client *c, const char *ops)
+{
+	struct http_response r;
+
+	if (http_request(c, "POST", "/fakeapi/v1/changes", "application/json", ops, &r) != 0)
+		fail_msg("control %s: %s %s", ops, r.error, r.body ? r.body : "");
+	http_response_free(&r);
+}
+
+/* The watch the server holds open: wait until it registered @n of them. */
+static void wait_watchers(struct http_client *c, struct sink *k, unsigned n)
+{
+	char ops[96];
+	uint64_t end = now_ms() + 10000;
+
+	/* The stream must get to the server first: drive it (not blocked by the control call). */
+	while (now_ms() < end) {
+		struct http_response r;
+		struct json *v = NULL;
+		size_t have = 0;
+
+		pump(c, 30, NULL, 0);
+		assert_int_equal(http_request(c, "GET", "/fakeapi/v1/state", NULL, NULL, &r), 0);
+		assert_int_equal(json_parse(r.body, r.len, &v), 0);
+		have = json_size(json_get(v, "watchers"));
+		json_free(v);
+		http_response_free(&r);
+		if (have >= n)
+			return;
+	}
+	snprintf(ops, sizeof(ops), "no %u watches open after 10 s", n);
+	fail_msg("%s (stream: %s)", ops, k && k->done ? k->error : "open");
+}
+
+/* How many watches the server holds open now. */
+static size_t server_watchers(struct http_client *c)
+{
+	struct http_response r;
+	struct json *v = NULL;
+	size_t n;
+
+	assert_int_equal(http_request(c, "GET", "/fakeapi/v1/state", NULL, NULL, &r), 0);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	n = json_size(json_get(v, "watchers"));
+	json_free(v);
+	http_response_free(&r);
+	return n;
+}
+
+/* metadata.resourceVersion of a list GET. */
+static char *list_rv(struct http_client *c, const char *path)
+{
+	struct http_response r;
+	struct json *v = NULL;
+	char *rv;
+
+	assert_int_equal(http_request(c, "GET", path, NULL, NULL, &r), 0);
+	assert_int_equal(json_parse(r.body, r.len, &v), 0);
+	rv = strdup(json_get_string(json_get(v, "metadata"), "resourceVersion"));
+	json_free(v);
+	http_response_free(&r);
+	return rv;
+}
+
+/* Line @i of @k as a watch event: its type and name, and its resourceVersion as a number. */
+static void assert_event(const struct sink *k, size_t i, const char *type, const char *name, long *rv)
+{
+	struct watchevent ev;
+	char err[128];
+
+	if (i >= k->n)
+		fail_msg("line %zu of %zu: missing (want %s %s)", i, k->n, type, name ? name : "");
+	if (watchevent_parse(k->lines[i], strlen(k->lines[i]), &ev, err, sizeof(err)) != 0)
+		fail_msg("line %zu: %s: %.200s", i, err, k->lines[i]);
+	assert_string_equal(watchevent_type_name(ev.type), type);
+	if (name)
+		assert_string_equal(ev.name, name);
+	if (rv)
+		*rv = strtol(ev.resource_version, NULL, 10);
+	watchevent_free(&ev);
+}
+
+static int stream_reset(void **state)
+{
+	reset(state);
+	remove_file("settings");
+	remove_file("networks.json");
+	return 0;
+}
+
+#define PODS_WATCH "/api/v1/pods?fieldSelector=spec.nodeName%3D" NODE "&watch=1"
+#define POD(name, node, extra) "{\"op\":\"apply\",\"resource\":\"pods\",\"object\":{\"metadata\":" \
+	"{\"name\":\"" name "\",\"namespace\":\"ml\"" extra "},\"spec\":{\"nodeName\":\"" node "\"}}}"
+
+static void test_stream_events_in_order(void **state)
+{
+	struct http_client *c = client();
+	char *rv = list_rv(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D" NODE), path[256];
+	long rv1, rv2, rv3;
+	struct sink k;
+
+	snprintf(path, sizeof(path), "%s&resourceVersion=%s&allowWatchBookmarks=true", PODS_WATCH, rv);
+	sink_open(c, &k, path, HTTP_STREAM_LINES, 0);
+	wait_watchers(c, &k, 1);
+	/* One change at a time, each seen before the next is made: delivered as it happens. */
+	control(c, POD("p1", NODE, ""));
+	pump(c, 5000, &k, 1);
+	assert_int_equal(k.n, 1);
+	control(c, POD("p2", "node-b", ""));             /* another node's pod: filtered out */
+	control(c, POD("p1", NODE, ",\"labels\":{\"v\":\"2\"}"));
+	pump(c, 5000, &k, 2);
+	assert_int_equal(k.n, 2);
+	control(c, "{\"op\":\"delete\",\"resource\":\"pods\",\"namespace\":\"ml\",\"name\":\"p1\"}");
+	pump(c, 5000, &k, 3);
+	assert_event(&k, 0, "ADDED", "p1", &rv1);
+	assert_event(&k, 1, "MODIFIED", "p1", &rv2);
+	assert_event(&k, 2, "DELETED", "p1", &rv3);
+	assert_true(strtol(rv, NULL, 10) < rv1 && rv1 < rv2 && rv2 < rv3);
+	assert_true(rv2 == rv1 + 2);            /* p2 took the number between: one counter for all */
+	assert_false(k.done);
+	assert_int_equal(http_streams_count(c), 1);
+	assert_log(0, "path", "/api/v1/pods");  /* the list, then the watch: one line each */
+	assert_int_equal(log_count(), 2);
+	sink_free(&k);
+	assert_int_equal(http_streams_count(c), 0);
+	free(rv);
+	http_client_free(c);
+}
+
+static void test_stream_initial_state(void **state)
+{
+	struct http_client *c = client();
+	struct sink k;
+
+	/* No resourceVersion: the current objects first, as ADDED (the real API's semantics). */
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 1);
+	assert_event(&k, 0, "ADDED", "installer", NULL);
+	wait_watchers(c, &k, 1);
+	control(c, POD("p3", NODE, ""));
+	pump(c, 5000, &k, 2);
+	assert_event(&k, 1, "ADDED", "p3", NULL);
+	sink_free(&k);
+	http_client_free(c);
+}
+
+static void test_stream_lines_split_and_joined(void **state)
+{
+	static const char *const settings[] = {
+		"{\"watch_split\":7,\"watch_split_ms\":1}",     /* every line in 7-byte chunks */
+		"{\"watch_coalesce\":true}",                    /* several lines in one chunk */
+	};
+	struct http_client *c = client();
+
+	for (size_t i = 0; i < 2; i++) {
+		struct sink k;
+
+		write_str("settings", settings[i]);
+		control(c, "[" POD("s1", NODE, "") "," POD("s2", NODE, "") "]");
+		sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+		pump(c, 10000, &k, 3);
+		assert_int_equal(k.n, 3);
+		for (size_t j = 0; j < 3; j++)
+			assert_event(&k, j, "ADDED", NULL, NULL);
+		assert_event(&k, 1, "ADDED", "s1", NULL);
+		assert_event(&k, 2, "ADDED", "s2", NULL);
+		sink_free(&k);
+	}
+	http_client_free(c);
+}
+
+static void test_stream_line_too_long(void **state)
+{
+	struct http_client *c = client();
+	char *big = malloc(20000), *op;
+	struct sink k;
+
+	memset(big, 'x', 19999);
+	big[19999] = '\0';
+	assert_true(asprintf(&op, POD("huge", NODE, ",\"annotations\":{\"pad\":\"%s\"}"), big) > 0);
+	control(c, op);
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 8192);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.err, -EMSGSIZE);
+	assert_int_equal(k.status, 200);
+	assert_non_null(strstr(k.error, "longer than 8192 bytes"));
+	assert_event(&k, 0, "ADDED", "installer", NULL);        /* the line before it came through */
+	assert_int_equal(k.n, 1);
+	sink_free(&k);
+	/* The default limit (8 MiB) takes it. */
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 2);
+	assert_event(&k, 1, "ADDED", "huge", NULL);
+	sink_free(&k);
+	free(op);
+	free(big);
+	http_client_free(c);
+}
+
+static void test_stream_timeout_seconds(void **state)
+{
+	struct http_client *c = client();
+	uint64_t t0 = now_ms();
+	struct sink k;
+
+	write_str("settings", "{\"bookmark_ms\":200}");
+	sink_open(c, &k, PODS_WATCH "&timeoutSeconds=1&allowWatchBookmarks=true", HTTP_STREAM_LINES, 0);
+	pump(c, 10000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.status, 200);
+	assert_int_equal(k.err, 0);             /* a clean end: the last chunk came */
+	assert_string_equal(k.error, "");
+	assert_true(now_ms() - t0 >= 900 && now_ms() - t0 < 8000);
+	assert_event(&k, 0, "ADDED", "installer", NULL);
+	assert_true(k.n >= 3);                  /* bookmarks every 200 ms, one before the end */
+	assert_event(&k, k.n - 1, "BOOKMARK", NULL, NULL);
+	sink_free(&k);
+	http_client_free(c);
+}
+
+static void test_stream_gone(void **state)
+{
+	struct http_client *c = client();
+	struct watchevent ev;
+	struct sink k;
+
+	control(c, "[" POD("g1", NODE, "") ",{\"op\":\"compact\"}]");
+	/* The real watch cache: 200, then an ERROR event whose object is a Status 410. */
+	sink_open(c, &k, PODS_WATCH "&resourceVersion=1", HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.status, 200);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(watchevent_parse(k.lines[0], strlen(k.lines[0]), &ev, NULL, 0), 0);
+	assert_int_equal(ev.type, WATCHEVENT_ERROR);
+	assert_int_equal(ev.code, 410);
+	assert_string_equal(ev.reason, "Expired");
+	assert_non_null(strstr(ev.message, "too old resource version: 1 ("));
+	watchevent_free(&ev);
+	sink_free(&k);
+	/* Or a 410 answer: reported, never retried. */
+	write_str("settings", "{\"gone\":\"status\"}");
+	sink_open(c, &k, PODS_WATCH "&resourceVersion=1", HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.status, 410);
+	assert_int_equal(k.err, -EIO);
+	assert_int_equal(k.attempts, 1);
+	assert_non_null(strstr(k.error, "HTTP 410 Gone: too old resource version"));
+	assert_non_null(k.body);                /* the Status, for the caller */
+	assert_int_equal(k.n, 0);
+	sink_free(&k);
+	http_client_free(c);
+}
+
+static void test_stream_429_retry_after(void **state)
+{
+	struct http_client *c = client();
+	uint64_t t0 = now_ms(), worst;
+	struct sink k;
+
+	write_str("faults", "{\"mode\":\"429\",\"retry_after\":1,\"count\":1,\"path\":\"/api/v1/pods\"}");
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	worst = pump(c, 8000, &k, 1);
+	assert_int_equal(k.n, 1);
+	assert_true(now_ms() - t0 >= 950);      /* Retry-After honoured ... */
+	assert_true(worst < 500);               /* ... as a timer: no drive blocked (loose: shared CI) */
+	assert_int_equal(log_count(), 2);
+	assert_log(0, "fault", "429");
+	assert_true(log_number(1, "status") == 200);   /* a watch: logged as it starts streaming */
+	assert_true(log_number(0, "status") == 429);
+	sink_free(&k);
+	/* 503 twice, then the stream: three attempts. */
+	write_str("faults", "{\"mode\":\"503\",\"count\":2,\"path\":\"/api/v1/pods\"}");
+	sink_open(c, &k, PODS_WATCH "&timeoutSeconds=1", HTTP_STREAM_LINES, 0);
+	pump(c, 15000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.err, 0);
+	assert_int_equal(k.attempts, 3);
+	sink_free(&k);
+	/* 403: not retried. */
+	write_str("faults", "{\"mode\":\"403\",\"path\":\"/api/v1/pods\"}");
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_int_equal(k.status, 403);
+	assert_int_equal(k.attempts, 1);
+	assert_null(strstr(k.error, TOKEN));
+	sink_free(&k);
+	http_client_free(c);
+}
+
+static void test_stream_token_rotation(void **state)
+{
+	struct http_client *c = client();
+	struct sink k;
+	char path[256], tok[] = TOKEN "\n";
+	struct timespec times[2];
+	struct stat st;
+	int fd;
+
+	sink_open(c, &k, PODS_WATCH "&timeoutSeconds=1", HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_int_equal(k.err, 0);
+	sink_free(&k);
+	/* A new token file (the kubelet swaps it): the reconnect carries it. */
+	write_str("token", "rotated-" TOKEN "-v2\n");
+	sink_open(c, &k, PODS_WATCH "&timeoutSeconds=1", HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_int_equal(k.err, 0);
+	assert_int_equal(k.attempts, 1);
+	assert_log(1, "auth", "ok");
+	sink_free(&k);
+	/* Rotated in place, invisible to stat: the 401 makes it read the file again, once. */
+	path_of(path, sizeof(path), "token");
+	assert_int_equal(stat(path, &st), 0);
+	memcpy(tok, "rotated-" TOKEN "-v3", strlen(TOKEN));
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "rotated-" TOKEN "-v3\n", strlen(TOKEN) + 12), (ssize_t)strlen(TOKEN) + 12);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	assert_int_equal(futimens(fd, times), 0);
+	close(fd);
+	sink_open(c, &k, PODS_WATCH "&timeoutSeconds=1", HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_int_equal(k.err, 0);
+	assert_int_equal(k.attempts, 2);
+	assert_log(2, "auth", "bad");
+	assert_log(3, "auth", "ok");
+	sink_free(&k);
+	http_client_free(c);
+}
+
+static void test_stream_many_at_once(void **state)
+{
+	static const char NETS[] = "{\"kind\":\"NetworkList\",\"apiVersion\":\"networking.gke.io/v1\",\"items\":"
+		"[{\"metadata\":{\"name\":\"gpu-nic-0\"},\"spec\":{\"type\":\"Device\"}}]}";
+	struct http_client *c = client();
+	struct sink node, pods, nets, more[20];
+	char rv[32];
+
+	write_str("networks.json", NETS);
+	sink_open(c, &node, "/api/v1/nodes?fieldSelector=metadata.name%3D" NODE "&watch=1", HTTP_STREAM_LINES, 0);
+	sink_open(c, &pods, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	sink_open(c, &nets, "/apis/networking.gke.io/v1/networks?watch=1", HTTP_STREAM_LINES, 0);
+	for (size_t i = 0; i < 20; i++)
+		sink_open(c, &more[i], PODS_WATCH "&allowWatchBookmarks=true", HTTP_STREAM_LINES, 0);
+	assert_int_equal(http_streams_count(c), 23);
+	wait_watchers(c, NULL, 23);
+	control(c, "[{\"op\":\"patch\",\"resource\":\"nodes\",\"name\":\"" NODE "\",\"patch\":{\"metadata\":"
+		"{\"labels\":{\"x\":\"1\"}}}}," POD("m1", NODE, "") ",{\"op\":\"apply\",\"resource\":\"networks\","
+		"\"object\":{\"metadata\":{\"name\":\"gpu-nic-1\"}}}]");
+	for (int i = 0; i < 500 && (node.n < 2 || pods.n < 2 || nets.n < 2); i++)
+		pump(c, 20, NULL, 0);
+	assert_event(&node, 0, "ADDED", NODE, NULL);
+	assert_event(&node, 1, "MODIFIED", NODE, NULL);
+	assert_event(&pods, 1, "ADDED", "m1", NULL);
+	assert_event(&nets, 0, "ADDED", "gpu-nic-0", NULL);
+	assert_event(&nets, 1, "ADDED", "gpu-nic-1", NULL);
+	assert_int_equal(node.n + pods.n + nets.n, 6);
+	for (int i = 0; i < 500; i++) {
+		size_t done = 0;
+
+		for (size_t j = 0; j < 20; j++)
+			done += more[j].n >= 2;
+		if (done == 20)
+			break;
+		pump(c, 20, NULL, 0);
+	}
+	for (size_t j = 0; j < 20; j++)
+		assert_event(&more[j], 1, "ADDED", "m1", NULL);
+	/* Closing one leaves the others running. */
+	sink_free(&pods);
+	snprintf(rv, sizeof(rv), "%u", http_streams_count(c));
+	assert_string_equal(rv, "22");
+	sink_free(&node);
+	sink_free(&nets);
+	for (size_t j = 0; j < 20; j++)
+		sink_free(&more[j]);
+	assert_int_equal(http_streams_count(c), 0);
+	http_client_free(c);
+}
+
+static void test_stream_close_in_callback(void **state)
+{
+	struct http_client *c = client();
+	struct sink k;
+
+	control(c, "[" POD("c1", NODE, "") "," POD("c2", NODE, "") "]");
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	k.close_after = 2;
+	pump(c, 2000, NULL, 0);
+	assert_int_equal(k.n, 2);               /* nothing after the close, not even done */
+	assert_false(k.done);
+	assert_int_equal(http_streams_count(c), 0);
+	sink_free(&k);
+	/* A client freed with a stream open frees it (no callback). */
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 200, NULL, 0);
+	k.s = NULL;
+	http_client_free(c);
+	assert_false(k.done);
+	sink_free(&k);
+}
+
+static void test_stream_whole_body_and_cut(void **state)
+{
+	struct http_client *c = client();
+	struct json *v = NULL;
+	struct sink k;
+
+	sink_open(c, &k, "/api/v1/nodes/" NODE, HTTP_STREAM_WHOLE, 0);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.err, 0);
+	assert_int_equal(k.status, 200);
+	assert_int_equal(json_parse(k.body, strlen(k.body), &v), 0);
+	assert_string_equal(json_get_string(json_get(v, "metadata"), "name"), NODE);
+	json_free(v);
+	sink_free(&k);
+	/* A watch the server drops without its last chunk: an error, not a clean end. */
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	wait_watchers(c, &k, 1);
+	control(c, "{\"op\":\"close\",\"mode\":\"cut\"}");
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.status, 200);
+	assert_true(k.err == -ECONNRESET || k.err == -EIO);
+	assert_int_equal(k.attempts, 1);        /* established: never retried here */
+	sink_free(&k);
+	/* A malformed line is delivered as it is: judging it is the parser's job. */
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	wait_watchers(c, &k, 1);
+	control(c, "{\"op\":\"inject\",\"line\":\"{\\\"type\\\":\\\"ADDED\\\",\\\"object\\\":[1,2\"}");
+	pump(c, 5000, &k, 2);
+	assert_int_equal(k.n, 2);
+	assert_string_equal(k.lines[1], "{\"type\":\"ADDED\",\"object\":[1,2");
+	sink_free(&k);
+	http_client_free(c);
+}
+
+static void test_stream_cancel(void **state)
+{
+	struct http_client *c = client();
+	struct sink k;
+
+	write_str("faults", "{\"mode\":\"hang\",\"delay\":30}");
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 300, NULL, 0);
+	http_cancel(c);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.err, -EINTR);
+	sink_free(&k);
+	assert_int_equal(http_stream_open(c, PODS_WATCH, &(struct http_stream_config){ 0 }, &sink_ops, &k, &k.s),
+			 -EINTR);
+	remove_file("faults");
+	{
+		struct http_response r;
+
+		/* The next blocking call is the one that consumes the cancellation. */
+		assert_int_equal(kube_get_node(c, NODE, &r), -EINTR);
+		http_response_free(&r);
+	}
+	get_ok(c);
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 1);
+	assert_int_equal(k.n, 1);
+	sink_free(&k);
+	/* Refused before anything is sent. */
+	assert_int_equal(http_stream_open(c, "no-slash", &(struct http_stream_config){ 0 }, &sink_ops, &k, &k.s),
+			 -EINVAL);
+	assert_int_equal(http_stream_open(c, "/a b", &(struct http_stream_config){ 0 }, &sink_ops, &k, &k.s),
+			 -EINVAL);
+	http_client_free(c);
+}
+static void test_stream_tls_verified(void **state)
+{
+	struct http_config cfg = { .token_file = token_path, .ca_file = ca_path };
+	struct http_client *c = NULL;
+	char u[64];
+	struct sink k;
+
+	snprintf(u, sizeof(u), "https://127.0.0.1:%u", wrongname_srv.port);
+	cfg.server = u;
+	assert_int_equal(http_client_new(&cfg, &c, NULL, 0), 0);
+	sink_open(c, &k, PODS_WATCH, HTTP_STREAM_LINES, 0);
+	pump(c, 5000, &k, 0);
+	assert_true(k.done);
+	assert_int_equal(k.err, -EPROTO);       /* the certificate does not name 127.0.0.1 */
+	assert_int_equal(k.attempts, 1);        /* never retried, never downgraded */
+	assert_int_equal(k.status, 0);
+	assert_int_equal(log_count(), 0);       /* the server never saw a request (nor the token) */
+	sink_free(&k);
+	http_client_free(c);
+}
+
+/* ---- a reflector driven over streams: what the daemon loop will do --------------------------- */
+
+struct rig {
+	struct http_client *c;
+	struct reflector *r;
+	struct http_stream *s;
+	bool watching;
+};
+
+static void rig_line(void *data, struct http_stream *s, const char *line, size_t len)
+{
+	struct rig *g = data;
+
+	if (reflector_watch_line(g->r, now_ms(), line, len) != 0) {
+		http_stream_close(s);
+		g->s = NULL;
+	}
+}
+
+static void rig_done(void *data, struct http_stream *s, const struct http_stream_end *end)
+{
+	struct rig *g = data;
+
+	g->s = NULL;
+	if (g->watching)
+		reflector_watch_done(g->r, now_ms(), end->status, end->err, end->attempts, end->retry_after_s);
+	else
+		reflector_list_done(g->r, now_ms(), end->status, end->body, end->len, end->attempts, end->retry_after_s);
+}
+
+static const struct http_stream_ops rig_ops = { .line = rig_line, .done = rig_done };
+
+/* Turns of the loop until @until(@g) or @ms pass. */
+static bool rig_run(struct rig *g, unsigned ms, bool (*until)(struct rig *))
+{
+	uint64_t end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		uint64_t wake;
+		char *path = NULL;
+		enum reflector_step st = reflector_next(g->r, now_ms(), &path, &wake);
+
+		if (st == REFLECTOR_LIST || st == REFLECTOR_WATCH) {
+			struct http_stream_config cfg = {
+				.mode = st == REFLECTOR_LIST ? HTTP_STREAM_WHOLE : HTTP_STREAM_LINES,
+				.timeout_ms = st == REFLECTOR_WATCH ? (reflector_watch_timeout_s(g->r) + 30) * 1000u : 0,
+			};
+
+			assert_null(g->s);
+			g->watching = st == REFLECTOR_WATCH;
+			assert_int_equal(http_stream_open(g->c, path, &cfg, &rig_ops, g, &g->s), 0);
+		} else if (st == REFLECTOR_CLOSE) {
+			http_stream_close(g->s);
+			g->s = NULL;
+		}
+		free(path);
+		pump(g->c, 10, NULL, 0);
+		if (until(g))
+			return true;
+	}
+	return false;
+}
+
+/* Filled, and a watch open. */
+static bool rig_synced(struct rig *g)
+{
+	return reflector_synced(g->r) && g->s != NULL && g->watching;
+}
+
+static bool rig_never(struct rig *g)
+{
+	return false;
+}
+
+static bool rig_has_w3(struct rig *g)
+{
+	return reflector_find(g->r, "ml", "w3") != NULL;
+}
+
+static bool rig_relisted(struct rig *g)
+{
+	return reflector_stats(g->r)->gone > 0 && reflector_find(g->r, "ml", "w5") != NULL && g->s && g->watching;
+}
+
+static void test_reflector_over_streams(void **state)
+{
+	for (int watchlist = 0; watchlist < 2; watchlist++) {
+		struct reflector_config cfg = {
+			.path = "/api/v1/pods", .query = "fieldSelector=spec.nodeName%3D" NODE, .kind = "Pod",
+			.watchlist = watchlist, .timeout_min_s = 2, .backoff_base_ms = 50, .backoff_cap_ms = 200, .seed = 3,
+		};
+		struct rig g = { .c = client() };
+		const struct reflector_stats *st;
+		char *json;
+		struct json *v = NULL;
+
+		stream_reset(NULL);
+		write_str("requests.log", "");
+		assert_int_equal(reflector_new(&cfg, &g.r), 0);
+		st = reflector_stats(g.r);
+		assert_true(rig_run(&g, 10000, rig_synced));
+		assert_int_equal(reflector_count(g.r), 1);      /* the fixture's installer pod */
+		/* Filled and following: a list and a watch, or one watchlist watch. */
+		assert_int_equal(st->requests, watchlist ? 1 : 2);
+		assert_int_equal(log_count(), watchlist ? 1 : 2);
+		control(g.c, POD("w3", NODE, ""));
+		assert_true(rig_run(&g, 10000, rig_has_w3));
+		/* The watch outlives its timeoutSeconds (2..3 s here): resumed, nothing lost. */
+		assert_false(rig_run(&g, 4500, rig_never));  /* longer than any timeoutSeconds in [2, 4) */
+		assert_true(st->resumes >= 1);
+		assert_true(rig_has_w3(&g));
+		/* Too old after a compaction and a dropped stream: 410, relisted, w5 seen. */
+		/* (The loop does not run meanwhile: the cut stream cannot have seen w5.) */
+		control(g.c, "{\"op\":\"close\",\"mode\":\"cut\"}");
+		while (server_watchers(g.c) > 0)
+			usleep(10000);
+		control(g.c, "[" POD("w4", "node-b", "") "," POD("w5", NODE, "") ",{\"op\":\"compact\"}]");
+		assert_true(rig_run(&g, 15000, rig_relisted));
+		assert_int_equal(reflector_count(g.r), 3);
+		assert_true(st->relists >= 1);
+		json = reflector_list_json(g.r, "PodList", "v1");
+		assert_int_equal(json_parse(json, strlen(json), &v), 0);
+		assert_int_equal(json_size(json_get(v, "items")), 3);
+		json_free(v);
+		free(json);
+		print_message("reflector over streams (%s): %lu requests, %lu lists, %lu watches, %lu resumes, "
+			      "%lu gone, %lu events, %lu bookmarks, %lu errors\n", watchlist ? "watchlist" : "list+watch",
+			      st->requests, st->lists, st->watches, st->resumes, st->gone, st->events, st->bookmarks,
+			      st->errors);
+		assert_int_equal(st->requests, log_count());    /* its count is what the server saw */
+		http_stream_close(g.s);
+		reflector_free(g.r);
+		http_client_free(g.c);
+	}
+}
+
+static bool rig_fell_back(struct rig *g)
+{
+	return reflector_stats(g->r)->watchlist_fallbacks == 1 && reflector_synced(g->r) && g->s && g->watching;
+}
+
+static void test_reflector_watchlist_refused(void **state)
+{
+	struct reflector_config cfg = { .path = "/api/v1/pods", .kind = "Pod", .watchlist = true, .seed = 5 };
+	struct rig g = { .c = client() };
+
+	write_str("settings", "{\"watchlist\":false}");       /* a 1.33 server: WatchList off */
+	assert_int_equal(reflector_new(&cfg, &g.r), 0);
+	assert_true(rig_run(&g, 10000, rig_fell_back));
+	assert_int_equal(reflector_stats(g.r)->lists, 1);
+	assert_int_equal(reflector_count(g.r), 2);
+	http_stream_close(g.s);
+	reflector_free(g.r);
+	http_client_free(g.c);
+}
+
 static void test_prerequisites_missing(void **state)
 {
 	print_message("skip: needs /usr/bin/python3 and openssl (scripts/deps.sh test)\n");
@@ -1092,6 +1859,21 @@ int main(void)
 		cmocka_unit_test_setup(test_token_file_problems, reset),
 		cmocka_unit_test_setup(test_token_never_in_errors, reset),
 		cmocka_unit_test_setup(test_malformed_requests_refused, reset),
+		cmocka_unit_test_setup(test_stream_events_in_order, stream_reset),
+		cmocka_unit_test_setup(test_stream_initial_state, stream_reset),
+		cmocka_unit_test_setup(test_stream_lines_split_and_joined, stream_reset),
+		cmocka_unit_test_setup(test_stream_line_too_long, stream_reset),
+		cmocka_unit_test_setup(test_stream_timeout_seconds, stream_reset),
+		cmocka_unit_test_setup(test_stream_gone, stream_reset),
+		cmocka_unit_test_setup(test_stream_429_retry_after, stream_reset),
+		cmocka_unit_test_setup(test_stream_token_rotation, stream_reset),
+		cmocka_unit_test_setup(test_stream_many_at_once, stream_reset),
+		cmocka_unit_test_setup(test_stream_close_in_callback, stream_reset),
+		cmocka_unit_test_setup(test_stream_whole_body_and_cut, stream_reset),
+		cmocka_unit_test_setup(test_stream_cancel, stream_reset),
+		cmocka_unit_test_setup(test_stream_tls_verified, stream_reset),
+		cmocka_unit_test_setup(test_reflector_over_streams, stream_reset),
+		cmocka_unit_test_setup(test_reflector_watchlist_refused, stream_reset),
 	};
 
 	if (!have_prerequisites())

@@ -1,0 +1,750 @@
+/* reflector.c - pure: the list-then-watch cycle of one API collection (client-go's reflector), time injected. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/reflector.h"
+#include "probes/kube/retry.h"
+#include "probes/kube/watchevent.h"
+#include "probes/model/strbuf.h"
+
+#define REFLECTOR_TIMEOUT_MIN_S     300u
+#define REFLECTOR_SLOW_RETRY_MS     300000u
+#define REFLECTOR_INITIAL_WAIT_MS   30000u
+#define REFLECTOR_MAX_OBJECTS       10000u
+#define REFLECTOR_SHORT_WATCH_MS    1000u   /* a watch that ends sooner with nothing in it failed */
+#define REFLECTOR_KEY_MAX           (WATCHEVENT_NS_MAX + WATCHEVENT_NAME_MAX)
+
+enum reflector_phase {
+	PHASE_NEED_LIST,        /* fill the store next (a list, or a watchlist watch) */
+	PHASE_NEED_WATCH,       /* watch from rv next */
+	PHASE_IN_LIST,
+	PHASE_IN_WATCH,
+	PHASE_WAIT,             /* until wake, then after_wait */
+};
+
+struct reflector_item {
+	char *key;              /* "namespace/name" ("/name" for cluster-scoped objects) */
+	struct json *obj;
+};
+
+struct reflector_store {
+	struct reflector_item *v;
+	size_t n, cap;
+};
+
+struct reflector {
+	char *path, *query, *kind;
+	bool watchlist;
+	unsigned timeout_min_s, base_ms, cap_ms, slow_ms, initial_ms, max_objects;
+	uint64_t rng;
+
+	enum reflector_phase phase, after_wait;
+	uint64_t wake;
+	enum reflector_state state;
+	char rv[WATCHEVENT_RV_MAX];     /* newest resourceVersion seen; "" none */
+	bool list_consistent;           /* the next list asks the newest state (after a 410 on a list) */
+	bool filled_once;               /* a fill (list or watchlist) was asked before: the next is a relist */
+	bool in_initial;                /* a watchlist watch before its initial-events-end bookmark */
+	bool close_wanted;
+	uint64_t watch_start, initial_deadline;
+	unsigned watch_timeout_s;       /* of the watch last asked for */
+	unsigned long watch_lines;
+	unsigned fails;                 /* consecutive failures: the backoff exponent */
+
+	struct reflector_store store, pending;
+	bool synced;
+	unsigned long generation;
+	char error[256];
+	struct reflector_stats st;
+};
+
+static void reflector_errf(struct reflector *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reflector_errf(struct reflector *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+}
+
+/* --- the store: sorted by key ------------------------------------------------------------ */
+
+static void reflector_store_clear(struct reflector_store *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].key);
+		json_free(s->v[i].obj);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Index of @key, or of where it would go (*found false). */
+static size_t reflector_store_find(const struct reflector_store *s, const char *key, bool *found)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->v[mid].key, key);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* Insert or replace: takes @obj (freed on error). Return: 0, -E2BIG past @max, -ENOMEM. */
+static int reflector_store_put(struct reflector_store *s, const char *key, struct json *obj, size_t max)
+{
+	bool found;
+	size_t i = reflector_store_find(s, key, &found);
+	char *k;
+
+	if (found) {
+		json_free(s->v[i].obj);
+		s->v[i].obj = obj;
+		return 0;
+	}
+	if (s->n >= max) {
+		json_free(obj);
+		return -E2BIG;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct reflector_item *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			json_free(obj);
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	k = strdup(key);
+	if (!k) {
+		json_free(obj);
+		return -ENOMEM;
+	}
+	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
+	s->v[i].key = k;
+	s->v[i].obj = obj;
+	s->n++;
+	return 0;
+}
+
+static bool reflector_store_del(struct reflector_store *s, const char *key)
+{
+	bool found;
+	size_t i = reflector_store_find(s, key, &found);
+
+	if (!found)
+		return false;
+	free(s->v[i].key);
+	json_free(s->v[i].obj);
+	memmove(s->v + i, s->v + i + 1, (s->n - i - 1) * sizeof(*s->v));
+	s->n--;
+	return true;
+}
+
+static const char *reflector_obj_rv(const struct json *obj)
+{
+	return json_get_string(json_get(obj, "metadata"), "resourceVersion");
+}
+
+/* Whether two stores hold the same objects at the same resourceVersions. */
+static bool reflector_store_same(const struct reflector_store *a, const struct reflector_store *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const char *ra = reflector_obj_rv(a->v[i].obj), *rb = reflector_obj_rv(b->v[i].obj);
+
+		if (strcmp(a->v[i].key, b->v[i].key) != 0 || !ra || !rb || strcmp(ra, rb) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Make @fresh the store; the old one is freed. */
+static void reflector_store_replace(struct reflector *r, struct reflector_store *fresh)
+{
+	if (!r->synced || !reflector_store_same(&r->store, fresh))
+		r->generation++;
+	reflector_store_clear(&r->store);
+	r->store = *fresh;
+	memset(fresh, 0, sizeof(*fresh));
+	r->synced = true;
+}
+
+/* --- lifecycle ---------------------------------------------------------------------------- */
+
+int reflector_new(const struct reflector_config *cfg, struct reflector **ret)
+{
+	struct reflector *r;
+
+	if (!cfg || !ret || !cfg->path || cfg->path[0] != '/' || strchr(cfg->path, '?'))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->path = strdup(cfg->path);
+	r->query = cfg->query && *cfg->query ? strdup(cfg->query) : NULL;
+	r->kind = cfg->kind && *cfg->kind ? strdup(cfg->kind) : NULL;
+	if (!r->path || (cfg->query && *cfg->query && !r->query) || (cfg->kind && *cfg->kind && !r->kind)) {
+		reflector_free(r);
+		return -ENOMEM;
+	}
+	r->watchlist = cfg->watchlist;
+	r->timeout_min_s = cfg->timeout_min_s ? cfg->timeout_min_s : REFLECTOR_TIMEOUT_MIN_S;
+	r->base_ms = cfg->backoff_base_ms ? cfg->backoff_base_ms : RETRY_BASE_MS;
+	r->cap_ms = cfg->backoff_cap_ms ? cfg->backoff_cap_ms : RETRY_CAP_MS;
+	r->slow_ms = cfg->slow_retry_ms ? cfg->slow_retry_ms : REFLECTOR_SLOW_RETRY_MS;
+	r->initial_ms = cfg->initial_wait_ms ? cfg->initial_wait_ms : REFLECTOR_INITIAL_WAIT_MS;
+	r->max_objects = cfg->max_objects ? cfg->max_objects : REFLECTOR_MAX_OBJECTS;
+	r->rng = cfg->seed ? cfg->seed : 0x853C49E6748FEA9BULL;
+	r->phase = PHASE_NEED_LIST;
+	r->state = REFLECTOR_STARTING;
+	*ret = r;
+	return 0;
+}
+
+void reflector_free(struct reflector *r)
+{
+	if (!r)
+		return;
+	reflector_store_clear(&r->store);
+	reflector_store_clear(&r->pending);
+	free(r->path);
+	free(r->query);
+	free(r->kind);
+	free(r);
+}
+
+/* --- scheduling --------------------------------------------------------------------------- */
+
+static void reflector_after(struct reflector *r, uint64_t now, uint64_t wait_ms, enum reflector_phase next,
+			   enum reflector_state state)
+{
+	if (next == PHASE_NEED_WATCH && !r->rv[0])
+		next = PHASE_NEED_LIST;
+	if (r->in_initial) {
+		reflector_store_clear(&r->pending);
+		r->in_initial = false;
+	}
+	if (wait_ms == 0) {
+		r->phase = next;
+		return;
+	}
+	r->phase = PHASE_WAIT;
+	r->after_wait = next;
+	r->wake = now + wait_ms;
+	r->state = state;
+}
+
+/* A failure: count it, back off (full jitter, growing with consecutive failures), then @next. */
+static void reflector_fail(struct reflector *r, uint64_t now, enum reflector_phase next, unsigned retry_after_s)
+{
+	uint64_t wait;
+
+	r->st.errors++;
+	r->fails++;
+	wait = retry_wait_ms(retry_backoff_ms(retry_random(&r->rng), r->fails, r->base_ms, r->cap_ms), retry_after_s);
+	reflector_after(r, now, wait ? wait : 1, next, REFLECTOR_BACKOFF);
+}
+
+static char *reflector_build(struct reflector *r, bool watch)
+{
+	struct strbuf sb = { 0 };
+	const char *sep = "?";
+
+	strbuf_append(&sb, r->path);
+	if (r->query) {
+		strbuf_appendf(&sb, "?%s", r->query);
+		sep = "&";
+	}
+	if (!watch) {
+		if (!r->rv[0])
+			strbuf_appendf(&sb, "%sresourceVersion=0", sep);    /* any state: served from the cache */
+		else if (!r->list_consistent)
+			strbuf_appendf(&sb, "%sresourceVersion=%s", sep, r->rv);  /* not older than what we saw */
+	} else {
+		r->watch_timeout_s = r->timeout_min_s + (unsigned)(retry_random(&r->rng) % r->timeout_min_s);
+		if (r->in_initial)
+			strbuf_appendf(&sb, "%swatch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+				       "&allowWatchBookmarks=true&timeoutSeconds=%u", sep, r->watch_timeout_s);
+		else
+			strbuf_appendf(&sb, "%swatch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%u",
+				       sep, r->rv, r->watch_timeout_s);
+	}
+	return strbuf_take(&sb);
+}
+
+enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **path, uint64_t *wake_ms)
+{
+	*path = NULL;
+	*wake_ms = UINT64_MAX;
+	if (r->phase == PHASE_IN_WATCH && r->close_wanted) {
+		r->close_wanted = false;
+		reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+		return REFLECTOR_CLOSE;
+	}
+	if (r->phase == PHASE_IN_WATCH && r->in_initial && now_ms >= r->initial_deadline) {
+		reflector_errf(r, "the initial events of %s did not end within %u ms: listing instead",
+			       r->path, r->initial_ms);
+		r->watchlist = false;
+		r->st.watchlist_fallbacks++;
+		reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+		return REFLECTOR_CLOSE;
+	}
+	if (r->phase == PHASE_IN_LIST || r->phase == PHASE_IN_WATCH) {
+		if (r->phase == PHASE_IN_WATCH && r->in_initial)
+			*wake_ms = r->initial_deadline;
+		return REFLECTOR_WAIT;
+	}
+	if (r->phase == PHASE_WAIT) {
+		if (now_ms < r->wake) {
+			*wake_ms = r->wake;
+			return REFLECTOR_WAIT;
+		}
+		r->phase = r->after_wait;
+	}
+	if (r->phase == PHASE_NEED_LIST && r->watchlist) {
+		r->in_initial = true;
+		*path = reflector_build(r, true);
+		if (!*path) {
+			r->in_initial = false;
+			reflector_errf(r, "out of memory");
+			reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
+			*wake_ms = r->wake;
+			return REFLECTOR_WAIT;
+		}
+		r->initial_deadline = now_ms + r->initial_ms;
+		r->st.relists += r->filled_once;
+		r->filled_once = true;
+		r->st.watches++;
+		r->st.requests++;
+		r->watch_start = now_ms;
+		r->watch_lines = 0;
+		r->phase = PHASE_IN_WATCH;
+		r->state = REFLECTOR_LISTING;
+		return REFLECTOR_WATCH;
+	}
+	*path = reflector_build(r, r->phase == PHASE_NEED_WATCH);
+	if (!*path) {
+		reflector_errf(r, "out of memory");
+		reflector_fail(r, now_ms, r->phase, 0);
+		*wake_ms = r->wake;
+		return REFLECTOR_WAIT;
+	}
+	r->st.requests++;
+	if (r->phase == PHASE_NEED_LIST) {
+		r->st.lists++;
+		r->st.relists += r->filled_once;
+		r->filled_once = true;
+		r->phase = PHASE_IN_LIST;
+		r->state = REFLECTOR_LISTING;
+		return REFLECTOR_LIST;
+	}
+	r->st.watches++;
+	r->watch_start = now_ms;
+	r->watch_lines = 0;
+	r->phase = PHASE_IN_WATCH;
+	r->state = REFLECTOR_WATCHING;
+	return REFLECTOR_WATCH;
+}
+
+void reflector_resync(struct reflector *r)
+{
+	switch (r->phase) {
+	case PHASE_IN_WATCH:
+		r->close_wanted = true;
+		break;
+	case PHASE_NEED_WATCH:
+		r->phase = PHASE_NEED_LIST;
+		break;
+	case PHASE_WAIT:
+		r->after_wait = PHASE_NEED_LIST;
+		break;
+	case PHASE_NEED_LIST:
+	case PHASE_IN_LIST:
+		break;
+	}
+}
+
+/* A failed request's status: what comes next. */
+static void reflector_status(struct reflector *r, uint64_t now, long status, unsigned retry_after_s,
+			     enum reflector_phase retry)
+{
+	if (status == 403 || status == 404) {
+		r->st.errors++;
+		reflector_after(r, now, r->slow_ms, PHASE_NEED_LIST,
+				status == 403 ? REFLECTOR_FORBIDDEN : REFLECTOR_ABSENT);
+	} else if (status == 0 || status == 401 || retry_status_retryable(status)) {
+		reflector_fail(r, now, retry, retry_after_s);
+	} else {
+		reflector_fail(r, now, PHASE_NEED_LIST, retry_after_s);
+	}
+}
+
+/* --- lists -------------------------------------------------------------------------------- */
+
+/* "namespace/name" of an object's metadata; -EINVAL when it has no name. */
+static int reflector_key(const struct json *obj, char *key, size_t size)
+{
+	const struct json *meta = json_get(obj, "metadata");
+	const char *name = json_get_string(meta, "name"), *ns = json_get_string(meta, "namespace");
+
+	if (!name || !*name || strlen(name) >= WATCHEVENT_NAME_MAX || (ns && strlen(ns) >= WATCHEVENT_NS_MAX))
+		return -EINVAL;
+	snprintf(key, size, "%s/%s", ns ? ns : "", name);
+	return 0;
+}
+
+static int reflector_parse_list(struct reflector *r, const char *body, size_t len, struct reflector_store *out,
+				char *rv, size_t rvsize)
+{
+	struct json *root = NULL;
+	const struct json *items, *it;
+	const char *lrv;
+	char key[REFLECTOR_KEY_MAX];
+	size_t i = 0;
+	int k;
+
+	if (!body || json_parse(body, len, &root) < 0 || json_type(root) != JSON_OBJECT) {
+		reflector_errf(r, "list %s: not a JSON object", r->path);
+		json_free(root);
+		return -EINVAL;
+	}
+	lrv = json_get_string(json_get(root, "metadata"), "resourceVersion");
+	if (!watchevent_rv_valid(lrv)) {
+		reflector_errf(r, "list %s: metadata.resourceVersion: missing or not 1..63 of [A-Za-z0-9._~-]", r->path);
+		json_free(root);
+		return -EINVAL;
+	}
+	snprintf(rv, rvsize, "%s", lrv);
+	items = json_get(root, "items");
+	if (json_type(items) != JSON_ARRAY && json_type(items) != JSON_NULL && items) {
+		reflector_errf(r, "list %s: items: expected an array, got %s", r->path, json_type_name(json_type(items)));
+		json_free(root);
+		return -EINVAL;
+	}
+	for (it = json_first(items); it; it = json_next(it), i++) {
+		struct json *dup;
+
+		if (json_type(it) != JSON_OBJECT || reflector_key(it, key, sizeof(key)) < 0) {
+			reflector_errf(r, "list %s: items[%zu]: not an object with metadata.name", r->path, i);
+			json_free(root);
+			return -EINVAL;
+		}
+		dup = json_dup(it);
+		k = dup ? reflector_store_put(out, key, dup, r->max_objects) : -ENOMEM;
+		if (k < 0) {
+			reflector_errf(r, "list %s: %s", r->path, k == -E2BIG ? "more objects than the limit" : "out of memory");
+			json_free(root);
+			return k;
+		}
+	}
+	json_free(root);
+	return 0;
+}
+
+int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const char *body, size_t len,
+			unsigned attempts, unsigned retry_after_s)
+{
+	struct reflector_store fresh = { 0 };
+	char rv[WATCHEVENT_RV_MAX];
+	int k;
+
+	if (r->phase != PHASE_IN_LIST)
+		return -EINVAL;
+	if (attempts > 1)
+		r->st.requests += attempts - 1;
+	if (status < 200 || status > 299) {
+		if (status == 410 && !r->list_consistent && r->rv[0]) {
+			/* The resourceVersion we asked "not older than" is gone: ask the newest state. */
+			r->st.gone++;
+			r->list_consistent = true;
+			reflector_errf(r, "list %s: 410 Gone: listing the newest state", r->path);
+			reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+			return -EIO;
+		}
+		if (status)
+			reflector_errf(r, "list %s: HTTP %ld", r->path, status);
+		else
+			reflector_errf(r, "list %s: no answer", r->path);
+		reflector_status(r, now_ms, status, retry_after_s, PHASE_NEED_LIST);
+		return -EIO;
+	}
+	k = reflector_parse_list(r, body, len, &fresh, rv, sizeof(rv));
+	if (k < 0) {
+		reflector_store_clear(&fresh);
+		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
+		return k == -ENOMEM ? k : -EINVAL;
+	}
+	reflector_store_replace(r, &fresh);
+	snprintf(r->rv, sizeof(r->rv), "%s", rv);
+	r->list_consistent = false;
+	r->fails = 0;
+	r->error[0] = '\0';
+	r->phase = PHASE_NEED_WATCH;
+	r->state = REFLECTOR_WATCHING;
+	return 0;
+}
+
+/* --- watches ------------------------------------------------------------------------------ */
+
+static int reflector_apply(struct reflector *r, struct watchevent *ev)
+{
+	struct reflector_store *s = r->in_initial ? &r->pending : &r->store;
+	char key[REFLECTOR_KEY_MAX];
+	struct json *dup;
+	int k;
+
+	snprintf(key, sizeof(key), "%s/%s", ev->ns, ev->name);
+	if (ev->type == WATCHEVENT_DELETED) {
+		if (reflector_store_del(s, key) && !r->in_initial)
+			r->generation++;
+		return 0;
+	}
+	dup = json_dup(ev->object);
+	if (!dup)
+		return -ENOMEM;
+	k = reflector_store_put(s, key, dup, r->max_objects);
+	if (k == 0 && !r->in_initial)
+		r->generation++;
+	return k;
+}
+
+int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line, size_t len)
+{
+	struct watchevent ev;
+	char err[200];
+	int k;
+
+	if (r->phase != PHASE_IN_WATCH)
+		return -EINVAL;
+	if (watchevent_parse(line, len, &ev, err, sizeof(err)) < 0) {
+		reflector_errf(r, "watch %s: malformed event: %s", r->path, err);
+		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
+		return -EINVAL;
+	}
+	r->watch_lines++;
+	switch (ev.type) {
+	case WATCHEVENT_ERROR:
+		if (ev.code == 410) {
+			r->st.gone++;
+			reflector_errf(r, "watch %s: 410 %s: %s", r->path, ev.reason, ev.message);
+			watchevent_free(&ev);
+			reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+			return 1;
+		}
+		reflector_errf(r, "watch %s: ERROR event %ld %s: %s", r->path, ev.code, ev.reason, ev.message);
+		reflector_status(r, now_ms, ev.code, 0, PHASE_NEED_LIST);
+		watchevent_free(&ev);
+		return -EIO;
+	case WATCHEVENT_BOOKMARK:
+		r->st.bookmarks++;
+		if (r->in_initial) {
+			if (ev.initial_events_end) {
+				reflector_store_replace(r, &r->pending);
+				r->in_initial = false;
+				snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
+				r->state = REFLECTOR_WATCHING;
+				r->fails = 0;
+			}
+		} else {
+			snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
+		}
+		watchevent_free(&ev);
+		return 0;
+	case WATCHEVENT_ADDED:
+	case WATCHEVENT_MODIFIED:
+	case WATCHEVENT_DELETED:
+		break;
+	}
+	if (r->kind && ev.kind[0] && strcmp(ev.kind, r->kind) != 0) {
+		char *p = strbuf_printable(ev.kind, 40);
+
+		reflector_errf(r, "watch %s: malformed event: %s of kind %s, expected %s", r->path,
+			       watchevent_type_name(ev.type), p ? p : "?", r->kind);
+		free(p);
+		watchevent_free(&ev);
+		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
+		return -EINVAL;
+	}
+	k = reflector_apply(r, &ev);
+	if (k < 0) {
+		reflector_errf(r, "watch %s: %s", r->path, k == -E2BIG ? "more objects than the limit" : "out of memory");
+		watchevent_free(&ev);
+		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
+		return k == -ENOMEM ? -ENOMEM : -E2BIG;
+	}
+	r->st.events++;
+	if (!r->in_initial) {
+		snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
+		r->fails = 0;
+	}
+	watchevent_free(&ev);
+	return 0;
+}
+
+void reflector_watch_done(struct reflector *r, uint64_t now_ms, long status, int err, unsigned attempts,
+			  unsigned retry_after_s)
+{
+	bool initial = r->in_initial;
+
+	if (r->phase != PHASE_IN_WATCH)
+		return;
+	if (attempts > 1)
+		r->st.requests += attempts - 1;
+	if (status >= 200 && status <= 299 && err == 0) {
+		if (initial) {
+			reflector_errf(r, "watch %s: ended before its initial events did", r->path);
+			reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
+		} else if (now_ms - r->watch_start < REFLECTOR_SHORT_WATCH_MS && r->watch_lines == 0) {
+			reflector_errf(r, "watch %s: closed after %llu ms without an event", r->path,
+				       (unsigned long long)(now_ms - r->watch_start));
+			reflector_fail(r, now_ms, PHASE_NEED_WATCH, 0);
+		} else {
+			r->st.resumes++;
+			reflector_after(r, now_ms, 0, PHASE_NEED_WATCH, REFLECTOR_WATCHING);
+		}
+		return;
+	}
+	if (status >= 200 && status <= 299) {
+		reflector_errf(r, "watch %s: stream broken: %s", r->path, strerror(-err));
+		reflector_fail(r, now_ms, err == -EMSGSIZE ? PHASE_NEED_LIST : PHASE_NEED_WATCH, 0);
+		return;
+	}
+	if (status == 410) {
+		r->st.gone++;
+		reflector_errf(r, "watch %s: 410 Gone", r->path);
+		reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+		return;
+	}
+	if (initial && (status == 400 || status == 422)) {
+		reflector_errf(r, "watch %s: HTTP %ld to sendInitialEvents: listing instead", r->path, status);
+		r->watchlist = false;
+		r->st.watchlist_fallbacks++;
+		reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+		return;
+	}
+	if (status)
+		reflector_errf(r, "watch %s: HTTP %ld", r->path, status);
+	else
+		reflector_errf(r, "watch %s: no answer: %s", r->path, strerror(err < 0 ? -err : EIO));
+	reflector_status(r, now_ms, status, retry_after_s, initial ? PHASE_NEED_LIST : PHASE_NEED_WATCH);
+}
+
+/* --- reading ------------------------------------------------------------------------------ */
+
+bool reflector_synced(const struct reflector *r)
+{
+	return r->synced;
+}
+
+unsigned long reflector_generation(const struct reflector *r)
+{
+	return r->generation;
+}
+
+size_t reflector_count(const struct reflector *r)
+{
+	return r->store.n;
+}
+
+const struct json *reflector_object(const struct reflector *r, size_t i)
+{
+	return i < r->store.n ? r->store.v[i].obj : NULL;
+}
+
+const struct json *reflector_find(const struct reflector *r, const char *ns, const char *name)
+{
+	char key[REFLECTOR_KEY_MAX];
+	bool found;
+	size_t i;
+
+	if (!name)
+		return NULL;
+	snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+	i = reflector_store_find(&r->store, key, &found);
+	return found ? r->store.v[i].obj : NULL;
+}
+
+const char *reflector_resource_version(const struct reflector *r)
+{
+	return r->rv;
+}
+
+unsigned reflector_watch_timeout_s(const struct reflector *r)
+{
+	return r->phase == PHASE_IN_WATCH ? r->watch_timeout_s : 0;
+}
+
+enum reflector_state reflector_state(const struct reflector *r)
+{
+	return r->state;
+}
+
+const char *reflector_state_name(enum reflector_state s)
+{
+	switch (s) {
+	case REFLECTOR_STARTING: return "starting";
+	case REFLECTOR_LISTING: return "listing";
+	case REFLECTOR_WATCHING: return "watching";
+	case REFLECTOR_BACKOFF: return "backoff";
+	case REFLECTOR_FORBIDDEN: return "forbidden";
+	case REFLECTOR_ABSENT: return "absent";
+	}
+	return "?";
+}
+
+const char *reflector_error(const struct reflector *r)
+{
+	return r->error;
+}
+
+const struct reflector_stats *reflector_stats(const struct reflector *r)
+{
+	return &r->st;
+}
+
+char *reflector_list_json(const struct reflector *r, const char *kind, const char *api_version)
+{
+	struct json *root = json_new_object(), *meta = json_new_object(), *items = json_new_array();
+	char *s = NULL;
+	int k = 0;
+
+	if (!root || !meta || !items) {
+		json_free(root);
+		json_free(meta);
+		json_free(items);
+		return NULL;
+	}
+	k |= json_add_string(root, "kind", kind);
+	k |= json_add_string(root, "apiVersion", api_version);
+	k |= json_add_string(meta, "resourceVersion", r->rv);
+	k |= json_add(root, "metadata", meta);
+	for (size_t i = 0; i < r->store.n && k == 0; i++) {
+		struct json *dup = json_dup(r->store.v[i].obj);
+
+		k = dup ? json_append(items, dup) : -ENOMEM;
+	}
+	k |= json_add(root, "items", items);
+	if (k == 0)
+		s = json_print(root, false);
+	json_free(root);
+	return s;
+}

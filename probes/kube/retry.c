@@ -1,0 +1,39 @@
+/* retry.c - pure: the API client's retry policy (which answers are retried, jittered exponential backoff). */
+#include "probes/kube/retry.h"
+
+uint64_t retry_random(uint64_t *state)
+{
+	uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+uint64_t retry_backoff_ms(uint64_t random, unsigned attempt, unsigned base_ms, unsigned cap_ms)
+{
+	uint64_t ceiling = base_ms;
+
+	while (attempt-- > 1 && ceiling < cap_ms)
+		ceiling *= 2;
+	if (ceiling > cap_ms)
+		ceiling = cap_ms;
+	return random % (ceiling + 1);
+}
+
+bool retry_status_retryable(long status)
+{
+	return status == 429 || (status >= 500 && status <= 599);
+}
+
+uint64_t retry_wait_ms(uint64_t backoff_ms, unsigned retry_after_s)
+{
+	uint64_t ra;
+
+	if (retry_after_s > RETRY_AFTER_MAX_S)
+		retry_after_s = RETRY_AFTER_MAX_S;
+	ra = (uint64_t)retry_after_s * 1000u;
+	return ra > backoff_ms ? ra : backoff_ms;
+}

@@ -1,0 +1,204 @@
+/* watchevent.c - pure: one line of a Kubernetes watch stream, {"type": ..., "object": {...}}. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/kubejson.h"
+#include "probes/kube/watchevent.h"
+#include "probes/model/strbuf.h"
+
+static const char *const watchevent_names[] = {
+	[WATCHEVENT_ADDED] = "ADDED",
+	[WATCHEVENT_MODIFIED] = "MODIFIED",
+	[WATCHEVENT_DELETED] = "DELETED",
+	[WATCHEVENT_BOOKMARK] = "BOOKMARK",
+	[WATCHEVENT_ERROR] = "ERROR",
+};
+
+const char *watchevent_type_name(enum watchevent_type t)
+{
+	return (size_t)t < sizeof(watchevent_names) / sizeof(watchevent_names[0]) ? watchevent_names[t] : "?";
+}
+
+bool watchevent_rv_valid(const char *s)
+{
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	for (; *s; s++, n++) {
+		char ch = *s;
+
+		if (n >= WATCHEVENT_RV_MAX - 1)
+			return false;
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      ch == '.' || ch == '_' || ch == '~' || ch == '-'))
+			return false;
+	}
+	return n > 0;
+}
+
+void watchevent_free(struct watchevent *ev)
+{
+	if (!ev)
+		return;
+	json_free(ev->root);
+	memset(ev, 0, sizeof(*ev));
+}
+
+/* Copy a hostile string as printable text, cut to fit @size. */
+static void watchevent_printable(char *dst, size_t size, const char *s)
+{
+	char *p = s ? strbuf_printable(s, size - 4) : NULL;
+
+	snprintf(dst, size, "%s", p ? p : "");
+	free(p);
+}
+
+static bool watchevent_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s == 0x7f || *s == '/')
+			return false;
+	return true;
+}
+
+static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool named, char *err, size_t errlen)
+{
+	int r;
+
+	if (!meta) {
+		kubejson_err(err, errlen, "%s event: object.metadata: missing", watchevent_type_name(ev->type));
+		return -EINVAL;
+	}
+	r = kubejson_str(meta, "resourceVersion", ev->resource_version, sizeof(ev->resource_version),
+			 "object.metadata", err, errlen);
+	if (r < 0)
+		return r;
+	if (!ev->resource_version[0]) {
+		kubejson_err(err, errlen, "%s event: object.metadata.resourceVersion: missing",
+			     watchevent_type_name(ev->type));
+		return -EINVAL;
+	}
+	if (!watchevent_rv_valid(ev->resource_version)) {
+		kubejson_err(err, errlen, "%s event: object.metadata.resourceVersion: not 1..63 of [A-Za-z0-9._~-]",
+			     watchevent_type_name(ev->type));
+		return -EINVAL;
+	}
+	if (!named)
+		return 0;
+	if ((r = kubejson_str(meta, "name", ev->name, sizeof(ev->name), "object.metadata", err, errlen)) < 0 ||
+	    (r = kubejson_str(meta, "namespace", ev->ns, sizeof(ev->ns), "object.metadata", err, errlen)) < 0)
+		return r;
+	if (!ev->name[0] || !watchevent_name_ok(ev->name) || !watchevent_name_ok(ev->ns)) {
+		kubejson_err(err, errlen, "%s event: object.metadata.%s: %s", watchevent_type_name(ev->type),
+			     ev->name[0] && watchevent_name_ok(ev->name) ? "namespace" : "name",
+			     ev->name[0] ? "contains spaces, controls or '/'" : "missing");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int watchevent_status(struct watchevent *ev, char *err, size_t errlen)
+{
+	const struct json *code = json_get(ev->object, "code");
+	double d;
+
+	/* The range first: casting a huge double to long is undefined. */
+	if (!json_number(code, &d) || !(d >= 1 && d <= 999) || d != (double)(long)d) {
+		kubejson_err(err, errlen, "ERROR event: object.code: expected the Status code (1..999), got %s",
+			     kubejson_tname(code));
+		return -EINVAL;
+	}
+	ev->code = (long)d;
+	watchevent_printable(ev->reason, sizeof(ev->reason), json_get_string(ev->object, "reason"));
+	watchevent_printable(ev->message, sizeof(ev->message), json_get_string(ev->object, "message"));
+	return 0;
+}
+
+int watchevent_parse(const char *line, size_t len, struct watchevent *ev, char *err, size_t errlen)
+{
+	const struct json *type, *meta = NULL;
+	const char *t;
+	size_t i;
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	if (err && errlen)
+		err[0] = '\0';
+	if (!line)
+		len = 0;
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
+			   line[len - 1] == '\t'))
+		len--;
+	if (len == 0) {
+		kubejson_err(err, errlen, "empty line");
+		return -EINVAL;
+	}
+	r = json_parse(line, len, &ev->root);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		kubejson_err(err, errlen, "not JSON (or nested deeper than %d)", JSON_MAX_DEPTH);
+		goto fail;
+	}
+	if (json_type(ev->root) != JSON_OBJECT) {
+		kubejson_err(err, errlen, "expected an object {\"type\", \"object\"}, got %s", kubejson_tname(ev->root));
+		goto fail;
+	}
+	type = json_get(ev->root, "type");
+	t = json_string(type);
+	if (!t) {
+		kubejson_err(err, errlen, "type: expected a string, got %s", kubejson_tname(type));
+		goto fail;
+	}
+	for (i = 0; i < sizeof(watchevent_names) / sizeof(watchevent_names[0]); i++)
+		if (strcmp(t, watchevent_names[i]) == 0)
+			break;
+	if (i == sizeof(watchevent_names) / sizeof(watchevent_names[0])) {
+		char *p = strbuf_printable(t, 32);
+
+		kubejson_err(err, errlen, "type: unknown event type \"%s\"", p ? p : "");
+		free(p);
+		goto fail;
+	}
+	ev->type = (enum watchevent_type)i;
+	ev->object = json_get(ev->root, "object");
+	if (json_type(ev->object) != JSON_OBJECT) {
+		kubejson_err(err, errlen, "%s event: object: expected an object, got %s", t, kubejson_tname(ev->object));
+		goto fail;
+	}
+	if (kubejson_str(ev->object, "kind", ev->kind, sizeof(ev->kind), "object", err, errlen) < 0)
+		goto fail;
+	if (ev->type != WATCHEVENT_ERROR &&
+	    kubejson_opt(ev->object, "metadata", JSON_OBJECT, &meta, "object", err, errlen) < 0)
+		goto fail;
+
+	switch (ev->type) {
+	case WATCHEVENT_ADDED:
+	case WATCHEVENT_MODIFIED:
+	case WATCHEVENT_DELETED:
+		r = watchevent_meta(ev, meta, true, err, errlen);
+		break;
+	case WATCHEVENT_BOOKMARK:
+		r = watchevent_meta(ev, meta, false, err, errlen);
+		if (r == 0) {
+			const struct json *ann = json_get(meta, "annotations");
+			const char *end = json_get_string(ann, "k8s.io/initial-events-end");
+
+			ev->initial_events_end = end && strcmp(end, "true") == 0;
+		}
+		break;
+	case WATCHEVENT_ERROR:
+		r = watchevent_status(ev, err, errlen);
+		break;
+	}
+	if (r < 0)
+		goto fail;
+	return 0;
+
+fail:
+	watchevent_free(ev);
+	return -EINVAL;
+}

@@ -1,0 +1,547 @@
+/* test_reflector.c - the list-then-watch state machine on a fake clock; the retry policy it shares with http.c. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probes/kube/reflector.h"
+#include "probes/kube/retry.h"
+
+#define PATH "/api/v1/pods"
+#define QUERY "fieldSelector=spec.nodeName%3Dnode-a"
+#define T0 1000000u
+
+static const char LIST[] =
+	"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":["
+	"{\"metadata\":{\"name\":\"p2\",\"namespace\":\"ml\",\"resourceVersion\":\"8\"}},"
+	"{\"metadata\":{\"name\":\"p1\",\"namespace\":\"ml\",\"resourceVersion\":\"9\"}}]}";
+
+static struct reflector *make(bool watchlist)
+{
+	struct reflector_config cfg = { .path = PATH, .query = QUERY, .kind = "Pod", .watchlist = watchlist, .seed = 42 };
+	struct reflector *r = NULL;
+
+	assert_int_equal(reflector_new(&cfg, &r), 0);
+	return r;
+}
+
+/* The next step must be @want; returns its path (freed by the caller) or NULL. */
+static char *step(struct reflector *r, uint64_t now, enum reflector_step want, uint64_t *wake)
+{
+	uint64_t w = 0;
+	char *path = NULL;
+	enum reflector_step got = reflector_next(r, now, &path, &w);
+
+	if (got != want)
+		fail_msg("step at %llu: got %d, want %d (%s; error: %s)", (unsigned long long)now, got, want,
+			 reflector_state_name(reflector_state(r)), reflector_error(r));
+	if (wake)
+		*wake = w;
+	assert_true((path != NULL) == (want == REFLECTOR_LIST || want == REFLECTOR_WATCH));
+	return path;
+}
+
+static void step_free(struct reflector *r, uint64_t now, enum reflector_step want)
+{
+	free(step(r, now, want, NULL));
+}
+
+static int line(struct reflector *r, uint64_t now, const char *type, const char *name, const char *rv)
+{
+	char buf[512];
+
+	if (name)
+		snprintf(buf, sizeof(buf), "{\"type\":\"%s\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+			 "\"namespace\":\"ml\",\"resourceVersion\":\"%s\"}}}", type, name, rv);
+	else
+		snprintf(buf, sizeof(buf), "{\"type\":\"%s\",\"object\":{\"kind\":\"Pod\",\"metadata\":"
+			 "{\"resourceVersion\":\"%s\"}}}", type, rv);
+	return reflector_watch_line(r, now, buf, strlen(buf));
+}
+
+/* Start: list (RV 10, two pods), then the watch step. Returns the watch path. */
+static char *listed(struct reflector *r, uint64_t now)
+{
+	char *p = step(r, now, REFLECTOR_LIST, NULL);
+
+	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=0");   /* any state: the cache answers */
+	free(p);
+	assert_int_equal(reflector_list_done(r, now, 200, LIST, strlen(LIST), 1, 0), 0);
+	return step(r, now, REFLECTOR_WATCH, NULL);
+}
+
+static unsigned timeout_of(const char *path)
+{
+	const char *t = strstr(path, "timeoutSeconds=");
+
+	assert_non_null(t);
+	return (unsigned)strtoul(t + 15, NULL, 10);
+}
+
+static void test_list_then_watch(void **state)
+{
+	struct reflector *r = make(false);
+	const struct reflector_stats *st = reflector_stats(r);
+	char *p, *json;
+	unsigned long g;
+
+	assert_false(reflector_synced(r));
+	assert_string_equal(reflector_state_name(reflector_state(r)), "starting");
+	p = listed(r, T0);
+	assert_non_null(strstr(p, PATH "?" QUERY "&watch=1&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds="));
+	assert_true(timeout_of(p) >= 300 && timeout_of(p) < 600);
+	assert_int_equal(reflector_watch_timeout_s(r), timeout_of(p));    /* for the caller's own timeout */
+	free(p);
+	assert_true(reflector_synced(r));
+	assert_int_equal(reflector_count(r), 2);
+	assert_string_equal(json_get_string(json_get(reflector_object(r, 0), "metadata"), "name"), "p1");  /* sorted */
+	assert_non_null(reflector_find(r, "ml", "p2"));
+	assert_null(reflector_find(r, "ml", "p3"));
+	assert_string_equal(reflector_resource_version(r), "10");
+	assert_string_equal(reflector_state_name(reflector_state(r)), "watching");
+	/* While the watch is open there is nothing to send. */
+	step_free(r, T0 + 5, REFLECTOR_WAIT);
+
+	g = reflector_generation(r);
+	assert_int_equal(line(r, T0 + 10, "ADDED", "p3", "11"), 0);
+	assert_int_equal(line(r, T0 + 20, "MODIFIED", "p1", "12"), 0);
+	assert_int_equal(line(r, T0 + 30, "DELETED", "p2", "13"), 0);
+	assert_int_equal(line(r, T0 + 40, "DELETED", "never-seen", "14"), 0);
+	assert_int_equal(reflector_generation(r), g + 3);
+	assert_int_equal(reflector_count(r), 2);
+	assert_string_equal(json_get_string(json_get(reflector_find(r, "ml", "p1"), "metadata"), "resourceVersion"), "12");
+	assert_int_equal(line(r, T0 + 50, "BOOKMARK", NULL, "20"), 0);
+	assert_int_equal(reflector_generation(r), g + 3);               /* a bookmark changes no object */
+	assert_string_equal(reflector_resource_version(r), "20");
+
+	/* The server ends the watch (timeoutSeconds): resume at once from the newest version. */
+	reflector_watch_done(r, T0 + 400000, 200, 0, 1, 0);
+	p = step(r, T0 + 400000, REFLECTOR_WATCH, NULL);
+	assert_non_null(strstr(p, "&resourceVersion=20&"));
+	free(p);
+	assert_int_equal(st->lists, 1);
+	assert_int_equal(st->watches, 2);
+	assert_int_equal(st->resumes, 1);
+	assert_int_equal(st->requests, 3);
+	assert_int_equal(st->events, 4);
+	assert_int_equal(st->bookmarks, 1);
+	assert_int_equal(st->relists, 0);
+	assert_int_equal(st->errors, 0);
+
+	json = reflector_list_json(r, "PodList", "v1");
+	assert_string_equal(json, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"20\"},"
+			    "\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\",\"namespace\":\"ml\","
+			    "\"resourceVersion\":\"12\"}},{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p3\","
+			    "\"namespace\":\"ml\",\"resourceVersion\":\"11\"}}]}");
+	free(json);
+	reflector_free(r);
+	reflector_free(NULL);
+}
+
+static void test_gone_relists(void **state)
+{
+	static const char ERR410[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+		"\"reason\":\"Expired\",\"message\":\"too old resource version: 10 (15)\"}}";
+	struct reflector *r = make(false);
+	const struct reflector_stats *st = reflector_stats(r);
+	char *p;
+
+	free(listed(r, T0));
+	assert_int_equal(line(r, T0 + 1, "ADDED", "p3", "11"), 0);
+	/* The ERROR event: close, relist "not older than" what we saw. */
+	assert_int_equal(reflector_watch_line(r, T0 + 2, ERR410, strlen(ERR410)), 1);
+	assert_non_null(strstr(reflector_error(r), "410 Expired: too old resource version"));
+	p = step(r, T0 + 2, REFLECTOR_LIST, NULL);
+	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=11");
+	free(p);
+	/* That version is gone from the cache too: the newest state, a consistent list. */
+	assert_int_equal(reflector_list_done(r, T0 + 3, 410, NULL, 0, 1, 0), -EIO);
+	p = step(r, T0 + 3, REFLECTOR_LIST, NULL);
+	assert_string_equal(p, PATH "?" QUERY);
+	free(p);
+	assert_int_equal(reflector_list_done(r, T0 + 4, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, T0 + 4, REFLECTOR_WATCH);
+	/* A 410 answer to the watch itself: relist as well. */
+	reflector_watch_done(r, T0 + 5, 410, -EIO, 1, 0);
+	p = step(r, T0 + 5, REFLECTOR_LIST, NULL);
+	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=10");
+	free(p);
+	assert_int_equal(st->gone, 3);
+	assert_int_equal(st->relists, 3);
+	assert_int_equal(st->lists, 4);
+	assert_int_equal(reflector_count(r), 2);        /* p3 fell out with the relist */
+	reflector_free(r);
+}
+
+static void test_backoff_grows_capped_and_resets(void **state)
+{
+	struct reflector *r = make(false);
+	uint64_t now = T0, wake, longest = 0;
+	char *p;
+
+	free(listed(r, now));
+	for (int i = 0; i < 30; i++) {
+		reflector_watch_done(r, now, 0, -ECONNREFUSED, 1, 0);
+		step_free(r, now, REFLECTOR_WAIT);
+		free(step(r, now, REFLECTOR_WAIT, &wake));
+		assert_true(wake > now && wake <= now + RETRY_CAP_MS);
+		if (i == 0)
+			assert_true(wake <= now + RETRY_BASE_MS);
+		if (wake - now > longest)
+			longest = wake - now;
+		assert_string_equal(reflector_state_name(reflector_state(r)), "backoff");
+		step_free(r, wake - 1, REFLECTOR_WAIT);
+		now = wake;
+		p = step(r, now, REFLECTOR_WATCH, NULL);   /* from the same version: no relist */
+		assert_non_null(strstr(p, "resourceVersion=10&"));
+		free(p);
+	}
+	assert_true(longest > 4 * RETRY_BASE_MS);       /* it grew (full jitter: not every time) */
+	assert_non_null(strstr(reflector_error(r), "no answer"));
+	/* One good event resets the exponent: the next failure waits at most the base again. */
+	assert_int_equal(line(r, now, "ADDED", "p3", "11"), 0);
+	reflector_watch_done(r, now, 0, -ECONNRESET, 1, 0);
+	free(step(r, now, REFLECTOR_WAIT, &wake));
+	assert_true(wake <= now + RETRY_BASE_MS);
+	assert_int_equal(reflector_stats(r)->errors, 31);
+	reflector_free(r);
+}
+
+static void test_retry_after_and_slow_statuses(void **state)
+{
+	struct reflector *r = make(false);
+	uint64_t wake;
+
+	free(listed(r, T0));
+	reflector_watch_done(r, T0, 429, -EIO, 4, 5);
+	free(step(r, T0, REFLECTOR_WAIT, &wake));
+	assert_true(wake >= T0 + 5000);                 /* Retry-After honoured */
+	assert_int_equal(reflector_stats(r)->requests, 2 + 3);  /* the client's retries are counted */
+	step_free(r, wake, REFLECTOR_WATCH);
+	reflector_watch_done(r, wake, 403, -EIO, 1, 0);
+	assert_string_equal(reflector_state_name(reflector_state(r)), "forbidden");
+	free(step(r, wake, REFLECTOR_WAIT, &wake));
+	step_free(r, wake, REFLECTOR_LIST);                     /* slowly, then a fresh list */
+	assert_int_equal(reflector_list_done(r, wake, 404, "{}", 2, 1, 0), -EIO);
+	assert_string_equal(reflector_state_name(reflector_state(r)), "absent");
+	{
+		uint64_t w2;
+
+		free(step(r, wake, REFLECTOR_WAIT, &w2));
+		assert_int_equal(w2, wake + 300000);
+	}
+	reflector_free(r);
+}
+
+static void test_short_watch_and_broken_stream(void **state)
+{
+	struct reflector *r = make(false);
+	uint64_t wake;
+
+	free(listed(r, T0));
+	/* Closed at once with nothing in it: not a resume loop, a backoff. */
+	reflector_watch_done(r, T0 + 100, 200, 0, 1, 0);
+	free(step(r, T0 + 100, REFLECTOR_WAIT, &wake));
+	assert_non_null(strstr(reflector_error(r), "without an event"));
+	step_free(r, wake, REFLECTOR_WATCH);
+	/* A stream cut short: back off, watch again from the version we have. */
+	assert_int_equal(line(r, wake + 1, "ADDED", "p3", "11"), 0);
+	reflector_watch_done(r, wake + 2, 200, -ECONNRESET, 1, 0);
+	free(step(r, wake + 2, REFLECTOR_WAIT, &wake));
+	free(step(r, wake, REFLECTOR_WATCH, NULL));
+	/* An event over the line limit: the stream cannot go on; relist after the backoff. */
+	reflector_watch_done(r, wake, 200, -EMSGSIZE, 1, 0);
+	free(step(r, wake, REFLECTOR_WAIT, &wake));
+	free(step(r, wake, REFLECTOR_LIST, NULL));
+	reflector_free(r);
+}
+
+static void test_malformed_lines(void **state)
+{
+	static const char *const bad[] = {
+		"not json",
+		"{\"type\":\"ADDED\",\"object\":{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"resourceVersion\":\"3\"}}}",
+		"{\"type\":\"ERROR\",\"object\":{\"code\":500,\"message\":\"etcd down\"}}",
+	};
+	static const int want[] = { -EINVAL, -EINVAL, -EIO };
+	static const char *const msg[] = { "malformed event: not JSON", "of kind Node, expected Pod", "ERROR event 500" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct reflector *r = make(false);
+		uint64_t wake;
+
+		free(listed(r, T0));
+		assert_int_equal(reflector_watch_line(r, T0, bad[i], strlen(bad[i])), want[i]);
+		assert_non_null(strstr(reflector_error(r), msg[i]));
+		assert_int_equal(reflector_count(r), 2);        /* the store is left as it was */
+		free(step(r, T0, REFLECTOR_WAIT, &wake));
+		free(step(r, wake, REFLECTOR_LIST, NULL));      /* a relist, after a backoff */
+		/* Lines of the closed stream are refused. */
+		assert_int_equal(line(r, wake, "ADDED", "late", "99"), -EINVAL);
+		reflector_free(r);
+	}
+}
+
+static void test_malformed_lists(void **state)
+{
+	static const char *const bad[] = {
+		"", "[]", "{\"items\":[]}",
+		"{\"metadata\":{\"resourceVersion\":\"1 2\"},\"items\":[]}",
+		"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":{}}",
+		"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{}}]}",
+		"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[7]}",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct reflector *r = make(false);
+		uint64_t wake;
+
+		step_free(r, T0, REFLECTOR_LIST);
+		assert_int_equal(reflector_list_done(r, T0, 200, bad[i], strlen(bad[i]), 1, 0), -EINVAL);
+		assert_false(reflector_synced(r));
+		assert_non_null(strstr(reflector_error(r), "list " PATH));
+		free(step(r, T0, REFLECTOR_WAIT, &wake));
+		step_free(r, wake, REFLECTOR_LIST);
+		reflector_free(r);
+	}
+	/* null items is an empty list. */
+	{
+		struct reflector *r = make(false);
+		static const char ok[] = "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":null}";
+
+		step_free(r, T0, REFLECTOR_LIST);
+		assert_int_equal(reflector_list_done(r, T0, 200, ok, strlen(ok), 1, 0), 0);
+		assert_true(reflector_synced(r));
+		assert_int_equal(reflector_count(r), 0);
+		/* A result nobody asked for is ignored. */
+		assert_int_equal(reflector_list_done(r, T0, 200, ok, strlen(ok), 1, 0), -EINVAL);
+		reflector_free(r);
+	}
+}
+
+static void test_object_limit(void **state)
+{
+	struct reflector_config cfg = { .path = PATH, .max_objects = 2 };
+	static const char three[] = "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":{\"name\":\"a\"}},"
+		"{\"metadata\":{\"name\":\"b\"}},{\"metadata\":{\"name\":\"c\"}}]}";
+	struct reflector *r = NULL;
+	uint64_t wake;
+
+	assert_int_equal(reflector_new(&cfg, &r), 0);
+	step_free(r, T0, REFLECTOR_LIST);
+	assert_int_equal(reflector_list_done(r, T0, 200, three, strlen(three), 1, 0), -EINVAL);
+	assert_non_null(strstr(reflector_error(r), "more objects than the limit"));
+	free(step(r, T0, REFLECTOR_WAIT, &wake));
+	step_free(r, wake, REFLECTOR_LIST);
+	assert_int_equal(reflector_list_done(r, wake, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, wake, REFLECTOR_WATCH);
+	assert_int_equal(line(r, wake, "ADDED", "p9", "11"), -E2BIG);
+	reflector_free(r);
+}
+
+static void test_watchlist_one_request(void **state)
+{
+	static const char END[] = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"30\","
+		"\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}";
+	struct reflector *r = make(true);
+	const struct reflector_stats *st = reflector_stats(r);
+	char *p = step(r, T0, REFLECTOR_WATCH, NULL);
+
+	assert_non_null(strstr(p, PATH "?" QUERY "&watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+			       "&allowWatchBookmarks=true&timeoutSeconds="));
+	assert_null(strstr(p, "resourceVersion="));
+	free(p);
+	assert_int_equal(line(r, T0 + 1, "ADDED", "a", "3"), 0);
+	assert_int_equal(line(r, T0 + 2, "ADDED", "b", "7"), 0);
+	assert_false(reflector_synced(r));              /* not before the initial events ended */
+	assert_int_equal(reflector_count(r), 0);
+	assert_int_equal(reflector_watch_line(r, T0 + 3, END, strlen(END)), 0);
+	assert_true(reflector_synced(r));
+	assert_int_equal(reflector_count(r), 2);
+	assert_string_equal(reflector_resource_version(r), "30");
+	assert_int_equal(line(r, T0 + 4, "MODIFIED", "a", "31"), 0);
+	assert_string_equal(reflector_resource_version(r), "31");
+	/* Filled and following with one request. */
+	assert_int_equal(st->requests, 1);
+	assert_int_equal(st->lists, 0);
+	reflector_watch_done(r, T0 + 400000, 200, 0, 1, 0);
+	p = step(r, T0 + 400000, REFLECTOR_WATCH, NULL);
+	assert_non_null(strstr(p, "&resourceVersion=31&"));   /* a resume is a plain watch */
+	free(p);
+	reflector_free(r);
+}
+
+static void test_watchlist_refused_or_stuck(void **state)
+{
+	struct reflector *r = make(true);
+	uint64_t wake;
+
+	/* A server without WatchList (1.33's default) answers 422: list+watch from then on. */
+	step_free(r, T0, REFLECTOR_WATCH);
+	assert_int_equal(line(r, T0, "ADDED", "a", "3"), 0);
+	reflector_watch_done(r, T0 + 1, 422, -EIO, 1, 0);
+	step_free(r, T0 + 1, REFLECTOR_LIST);
+	assert_int_equal(reflector_stats(r)->watchlist_fallbacks, 1);
+	assert_int_equal(reflector_count(r), 0);        /* the half-received initial state was dropped */
+	reflector_free(r);
+
+	/* A server that ignores sendInitialEvents sends ADDED events but never the end: give up. */
+	r = make(true);
+	step_free(r, T0, REFLECTOR_WATCH);
+	assert_int_equal(line(r, T0 + 1, "ADDED", "a", "3"), 0);
+	free(step(r, T0 + 2, REFLECTOR_WAIT, &wake));
+	assert_int_equal(wake, T0 + 30000);             /* the caller is told when to come back */
+	step_free(r, wake, REFLECTOR_CLOSE);
+	assert_non_null(strstr(reflector_error(r), "did not end"));
+	step_free(r, wake, REFLECTOR_LIST);
+	assert_int_equal(reflector_stats(r)->watchlist_fallbacks, 1);
+	reflector_free(r);
+}
+
+static void test_resync(void **state)
+{
+	struct reflector *r = make(false);
+	unsigned long g;
+	char *p;
+
+	free(listed(r, T0));
+	assert_int_equal(line(r, T0, "BOOKMARK", NULL, "15"), 0);
+	g = reflector_generation(r);
+	reflector_resync(r);
+	step_free(r, T0 + 1, REFLECTOR_CLOSE);
+	p = step(r, T0 + 1, REFLECTOR_LIST, NULL);
+	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=15");
+	free(p);
+	/* The same objects at the same versions: no change to report. */
+	assert_int_equal(reflector_list_done(r, T0 + 2, 200, LIST, strlen(LIST), 1, 0), 0);
+	assert_int_equal(reflector_generation(r), g);
+	assert_int_equal(reflector_stats(r)->relists, 1);
+	reflector_free(r);
+}
+
+/*
+ * An hour with nothing changing: each watch lasts its timeoutSeconds and is resumed. The count
+ * is what a node costs the API per watched collection and hour; timeout_min_s sets it.
+ */
+static unsigned long steady_hour(unsigned timeout_min_s)
+{
+	struct reflector_config cfg = { .path = PATH, .query = QUERY, .timeout_min_s = timeout_min_s, .seed = 7 };
+	struct reflector *r = NULL;
+	uint64_t now = T0;
+	unsigned long n;
+	unsigned lo = 0, hi = 0;
+	char *p;
+
+	assert_int_equal(reflector_new(&cfg, &r), 0);
+	p = listed(r, now);
+	n = reflector_stats(r)->requests - 1;          /* the list is not steady state; the watch is */
+	for (; now < T0 + 3600000u; p = step(r, now, REFLECTOR_WATCH, NULL)) {
+		unsigned t = timeout_of(p);
+
+		assert_true(t >= timeout_min_s && t < 2 * timeout_min_s);
+		lo += t < timeout_min_s * 3 / 2;
+		hi += t >= timeout_min_s * 3 / 2;
+		free(p);
+		now += t * 1000u;
+		assert_int_equal(line(r, now - 1, "BOOKMARK", NULL, "10"), 0);
+		reflector_watch_done(r, now, 200, 0, 1, 0);
+	}
+	free(p);
+	n = reflector_stats(r)->requests - n - 1;      /* not the one that starts after the hour */
+	if (timeout_min_s <= 600)
+		assert_true(lo > 0 && hi > 0);          /* spread over the range, not one fixed value */
+	reflector_free(r);
+	return n;
+}
+
+static void test_requests_per_hour(void **state)
+{
+	unsigned long client_go = steady_hour(300), long_watches = steady_hour(1800);
+
+	print_message("steady hour, one collection: %lu requests at 5-10 min watches, %lu at 30-60 min\n",
+		      client_go, long_watches);
+	assert_true(client_go >= 6 && client_go <= 12);         /* 3600 s / [300, 600) s */
+	assert_true(long_watches >= 1 && long_watches <= 2);
+}
+
+static void test_config_rules(void **state)
+{
+	struct reflector_config cfg = { 0 };
+	struct reflector *r = NULL;
+
+	assert_int_equal(reflector_new(&cfg, &r), -EINVAL);
+	cfg.path = "api/v1/pods";
+	assert_int_equal(reflector_new(&cfg, &r), -EINVAL);
+	cfg.path = "/api/v1/pods?watch=1";
+	assert_int_equal(reflector_new(&cfg, &r), -EINVAL);
+	assert_int_equal(reflector_new(NULL, &r), -EINVAL);
+	cfg.path = "/apis/networking.gke.io/v1/networks";
+	assert_int_equal(reflector_new(&cfg, &r), 0);
+	{
+		char *p = step(r, T0, REFLECTOR_LIST, NULL);
+
+		assert_string_equal(p, "/apis/networking.gke.io/v1/networks?resourceVersion=0");   /* no query */
+		free(p);
+	}
+	reflector_free(r);
+}
+
+/* --- retry.h ---------------------------------------------------------------------------------- */
+
+static void test_retry_policy(void **state)
+{
+	uint64_t s = 1, seen_max = 0;
+
+	for (unsigned a = 1; a <= 12; a++) {
+		uint64_t ceiling = a >= 7 ? RETRY_CAP_MS : (uint64_t)RETRY_BASE_MS << (a - 1);
+
+		for (int i = 0; i < 200; i++) {
+			uint64_t b = retry_backoff_ms(retry_random(&s), a, RETRY_BASE_MS, RETRY_CAP_MS);
+
+			assert_true(b <= ceiling);
+			if (a == 12 && b > seen_max)
+				seen_max = b;
+		}
+	}
+	assert_true(seen_max > RETRY_CAP_MS / 2);       /* the cap is reached, not a lower plateau */
+	assert_true(retry_backoff_ms(12345, 0, 100, 1000) <= 100);
+	assert_true(retry_status_retryable(429));
+	assert_true(retry_status_retryable(500));
+	assert_true(retry_status_retryable(503));
+	assert_false(retry_status_retryable(410));
+	assert_false(retry_status_retryable(403));
+	assert_false(retry_status_retryable(200));
+	assert_int_equal(retry_wait_ms(100, 0), 100);
+	assert_int_equal(retry_wait_ms(100, 2), 2000);
+	assert_int_equal(retry_wait_ms(100, 3600), RETRY_AFTER_MAX_S * 1000u);
+	s = 0;
+	assert_true(retry_random(&s) != 0 && s != 0);   /* a zero seed does not stick at zero */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list_then_watch),
+		cmocka_unit_test(test_gone_relists),
+		cmocka_unit_test(test_backoff_grows_capped_and_resets),
+		cmocka_unit_test(test_retry_after_and_slow_statuses),
+		cmocka_unit_test(test_short_watch_and_broken_stream),
+		cmocka_unit_test(test_malformed_lines),
+		cmocka_unit_test(test_malformed_lists),
+		cmocka_unit_test(test_object_limit),
+		cmocka_unit_test(test_watchlist_one_request),
+		cmocka_unit_test(test_watchlist_refused_or_stuck),
+		cmocka_unit_test(test_resync),
+		cmocka_unit_test(test_requests_per_hour),
+		cmocka_unit_test(test_config_rules),
+		cmocka_unit_test(test_retry_policy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
