@@ -10,6 +10,7 @@
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
 #include "report/checks/ifacemap.h"
+#include "report/checks/kubefacts.h"
 #include "report/checks/releases.h"
 
 /* The worst status seen and every finding, "; "-joined; the remedy of the first worst one. */
@@ -75,11 +76,6 @@ static int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f,
 	else
 		return 0;
 	return r < 0 ? r : 1;
-}
-
-static const struct releases *check_kube_releases(const struct obs_kube *k)
-{
-	return k->releases ? k->releases : releases_builtin();
 }
 
 /* ---- enrichment ---- */
@@ -387,22 +383,6 @@ oom:
 
 /* ---- version-pair ---- */
 
-/*
- * The release of a container's image: a digest the table knows (the running imageID
- * first: it is what actually runs), else the tag as written, else "" (unknown).
- */
-static const char *check_kube_version_of(const struct kube_container *ct, const struct releases *t)
-{
-	enum releases_component comp = ct->role == KUBE_IMAGE_INSTALLER ? RELEASES_INSTALLER : RELEASES_DAEMON;
-	const char *v;
-
-	if ((v = releases_tag_by_digest(t, comp, ct->image_id_digest)))
-		return v;
-	if ((v = releases_tag_by_digest(t, comp, ct->digest)))
-		return v;
-	return ct->tag;
-}
-
 static int check_kube_strcmp_version(const void *a, const void *b)
 {
 	return imageref_version_cmp(*(char *const *)a, *(char *const *)b);
@@ -420,7 +400,7 @@ static void check_kube_free_daemons(struct profile *p)
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
 {
 	const struct obs_kube *k = &o->kube;
-	const struct releases *t = check_kube_releases(k);
+	const struct releases *t = kubefacts_releases(k);
 	struct check_kube_acc a = { 0 };
 	struct strbuf installers = { 0 }, remedy = { 0 };
 	const char *installer = NULL, *expected = NULL;
@@ -444,14 +424,14 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 
 		if (ct->role != KUBE_IMAGE_INSTALLER)
 			continue;
-		ver = check_kube_version_of(ct, t);
+		ver = kubefacts_version_of(k, ct);
 		if (!ver[0]) {
 			installer_unknown_digest = true;
 			continue;
 		}
 		for (size_t j = 0; j < i && !seen; j++)
 			if (k->containers[j].role == KUBE_IMAGE_INSTALLER &&
-			    imageref_version_equal(check_kube_version_of(&k->containers[j], t), ver))
+			    imageref_version_equal(kubefacts_version_of(k, &k->containers[j]), ver))
 				seen = true;
 		if (seen)
 			continue;
@@ -473,7 +453,7 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 		if (ct->role != KUBE_IMAGE_DAEMON || !ct->running)
 			continue;
 		n_running++;
-		ver = check_kube_version_of(ct, t);
+		ver = kubefacts_version_of(k, ct);
 		if (!ver[0]) {
 			n_unknown++;
 			continue;
@@ -527,7 +507,7 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 
 			if (ct->role != KUBE_IMAGE_DAEMON || !ct->running)
 				continue;
-			ver = check_kube_version_of(ct, t);
+			ver = kubefacts_version_of(k, ct);
 			if (!ver[0] || imageref_version_equal(ver, expected))
 				continue;
 			if (n_bad_pods < 3)
