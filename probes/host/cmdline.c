@@ -212,7 +212,7 @@ int cmdline_findings_join(const struct cmdline_findings *f, enum cmdline_severit
 	for (size_t i = 0; f && i < f->n; i++) {
 		if (f->v[i].severity < min_severity)
 			continue;
-		if (strbuf_appendf(out, "%s%s", out->len ? "; " : "", f->v[i].text) < 0)
+		if (strbuf_appendf(out, "%s%s", n ? "; " : "", f->v[i].text) < 0)
 			return -ENOMEM;
 		n++;
 	}

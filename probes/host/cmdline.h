@@ -103,8 +103,9 @@ void cmdline_findings_free(struct cmdline_findings *f);
 int cmdline_findings_worst(const struct cmdline_findings *f);
 
 /*
- * cmdline_findings_join() - append the texts of the findings at @min_severity or worse,
- * "; "-separated, to @out. Return: how many were appended, or -ENOMEM.
+ * cmdline_findings_join() - append the texts of the findings at @min_severity or worse to @out,
+ * "; " between them (none before the first: the caller separates them from what @out holds).
+ * Return: how many were appended, or -ENOMEM.
  */
 int cmdline_findings_join(const struct cmdline_findings *f, enum cmdline_severity min_severity,
 			  struct strbuf *out);

@@ -14,16 +14,13 @@ TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 api_test_begin once-api
 
 # ---- healthy: installer v1.0.15, workload pod with the v1.0.21 native-sidecar daemon ----
-# The workload's sidecar runs Google's sample command, whose --num_nics=8 is retired: daemon-args warns
-# (a warning never makes a node not ready).
-NUM_NICS_WARN="pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: --num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it"
-export NUM_NICS_WARN
+# The sidecar runs the v1.0.21 command (--num_hops=2, nothing retired): every check passes.
 api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --json
 a healthy-report <<'EOF'
 eq(rc, 0, "exit")
 eq(j["ready"], True, "ready")
-eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "summary")
 eq(j["node"], NODE, "node")
 eq(j["machineType"], "a3-megagpu-8g", "machineType")
 eq((j["profile"], j["runtime"]), ("tcpxo", "torch-distributed-tcpxo"), "profile, runtime")
@@ -31,9 +28,10 @@ eq([c["id"] for c in j["checks"]],
    ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks", "aperture-devices",
     "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"], "check ids")
 # Every check observed something: with the API, nothing is skipped on a healthy node.
-eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [("daemon-args", "warn")],
-   "checks not passing")
-eq(check("daemon-args")["message"], os.environ["NUM_NICS_WARN"], "daemon-args")
+eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [], "checks not passing")
+ok(check("daemon-args")["message"].startswith("3 TCPXO daemon command lines as expected: pid 4241 ")
+   and "pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon /bin/sh -c " in check("daemon-args")["message"],
+   "daemon-args: %r" % check("daemon-args")["message"])
 eq(check("version-pair")["message"], "installer v1.0.15 and daemon v1.0.21 pair (1 running)", "version-pair")
 eq(check("machine-type")["message"], "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo",
    "machine-type")
@@ -68,8 +66,7 @@ att = json.loads(att)
 eq(att["schema"], "fabric.aicr.run/v1", "attachment schema")
 eq(att["versions"]["installer"], "v1.0.15", "attachment installer")
 eq(len(att["pairs"]), 8, "attachment pairs")
-eq(att["checks"], [{"id": "daemon-args", "status": "warn", "message": os.environ["NUM_NICS_WARN"]}],
-   "attachment failed/warned checks")
+eq(att["checks"], [], "attachment failed/warned checks")
 EOF
 a healthy-node-after <<'EOF'
 eq({k: ann[k] for k in ann if k.startswith(PREFIX)}, patch_of(patches[0]), "our annotations on the node")
@@ -93,7 +90,7 @@ sed 's/^/# describe: /' "$API_TMP/describe"
 api_run a3-mega --once
 a healthy-idempotent <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
                ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH)")
 eq(err, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n" % NODE, "stderr")
@@ -115,7 +112,7 @@ api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --no-publish
 a no-publish <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
 eq([m for m, _ in methods()], ["GET", "GET", "GET"], "requests")
 eq(err, "", "stderr")
 eq(ann, orig_ann, "annotations")
@@ -137,9 +134,36 @@ eq(p[PREFIX + "ready"], "false", "published ready")
 eq(ann[PREFIX + "ready"], "false", "node's ready")
 att = json.loads(p[PREFIX + "attachment"])
 ok(len(p[PREFIX + "attachment"].encode()) < 4096, "attachment under 4 KiB")
-eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail"), ("daemon-args", "warn")],
-   "attachment checks")
+eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail")], "attachment checks")
 eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+EOF
+
+# ---- retired daemon flags: Google's pre-v1.0.18 sample command on a v1.0.21 daemon warns ----
+api_state node-fixture-a3mega pods-retired-flags networks
+api_run a3-mega --once --json
+a retired-flags <<'EOF'
+eq(rc, 0, "exit")
+c = check("daemon-args")
+eq(c["status"], "warn", "daemon-args status")
+label = "pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: "
+eq(c["message"], label + "--num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it; "
+   "--uid=: --uid was retired in daemon v1.0.18 (accepted, no effect); remove it; --alsologtostderr: "
+   "--alsologtostderr was retired in daemon v1.0.18 (accepted, no effect); remove it", "daemon-args message")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+EOF
+
+# ---- --enforce_kernel_ipv6_support on a v1.0.21 daemon: its flag parser exits, the node is not ready ----
+api_state node-fixture-a3mega pods-enforce-ipv6 networks
+api_run a3-mega --once --json
+a enforce-ipv6-fatal <<'EOF'
+eq(rc, 1, "exit")
+c = check("daemon-args")
+msg = ("pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: --enforce_kernel_ipv6_support=false: "
+       "daemons v1.0.18 and later do not define this flag and exit at start on an unknown flag; remove it")
+eq((c["status"], c["message"]), ("fail", msg), "daemon-args")
+eq(j["summary"], "tcpxo: not ready: daemon-args: " + msg, "summary")
+ok("exits at start" in c["remedy"], "remedy: %r" % c["remedy"])
+eq(patch_of(patches[0])[PREFIX + "ready"], "false", "published ready")
 EOF
 
 # ---- idle: no workload pod, and no daemon process in /proc ----
