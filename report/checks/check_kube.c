@@ -237,10 +237,11 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 	/* GPU NICs GKE knows of that are not on the bus (their row, if any, is the lead's "missing"). */
 	if (o->pci.status.state != PROBE_OK)
 		return;
+	/* Any NIC GKE lists must be on the bus: the criterion is never the Network's name. */
 	for (size_t i = 0; i < k->n_nics; i++) {
 		const struct kube_nic *kn = &k->nics[i];
 
-		if (kn->bdf[0] && strstr(kn->network, "gpu-nic") && !observation_pci_find(o, kn->bdf))
+		if (kn->bdf[0] && kn->network[0] && !observation_pci_find(o, kn->bdf))
 			check_kube_add(a, CHECK_FAIL, remedy,
 				       "nic-info lists %s (network %s) at %s, which is not on the PCI bus",
 				       kn->name[0] ? kn->name : "a NIC", kn->network, kn->bdf);
@@ -252,7 +253,7 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 				       struct check_kube_acc *a)
 {
 	static const char remedy[] =
-		"each gpu-nic Network needs a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
+		"each GPU NIC's Network must be a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
 
 	switch (k->networks_fetch.state) {
 	case KUBE_FETCH_NOT_RUN:
@@ -275,7 +276,10 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
 			continue;
 		}
-		if (net->type[0] && strcmp(net->type, "Device") != 0)
+		if (!net->type[0])
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no spec.type (L3 by default), not Device",
+				       net->name);
+		else if (strcmp(net->type, "Device") != 0)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", net->name, net->type);
 		if (!net->ready)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not Ready", net->name);
@@ -290,8 +294,12 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 int check_networks(const struct observation *o, struct profile *p, struct check *c)
 {
 	static const char remedy_map[] =
-		"each GPU NIC must be on its own Device-type gpu-nic Network: re-create the node pool with the eight "
-		"gpu-nic additional networks and no other gVNIC additional network";
+		"each GPU NIC must be on its own Device-type Network: re-create the node pool with one GPU additional "
+		"network per GPU NIC and no other gVNIC additional network";
+	static const char remedy_names[] =
+		"the node is ready and its mapping is published; to render torch-distributed-tcpxo with AICR, use "
+		"Networks whose names contain 'gpu-nic', or check the mapping with tcpxo-agent interfaces "
+		"--any-network-names and give it to a renderer that takes any name";
 	const struct obs_kube *k = &o->kube;
 	struct check_kube_acc a = { 0 };
 	struct profile_iface *v = NULL;
@@ -355,21 +363,36 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 	if (a.status == CHECK_FAIL) {
 		/* Fail closed: an incomplete or invalid mapping is never published. */
 		free(v);
-	} else {
-		p->ifaces = v;
-		p->n_ifaces = n;
-		/* Informational notes (Network objects not readable) ride along with the pass. */
-		if (a.msg.len) {
-			struct strbuf m = { 0 };
-
-			strbuf_appendf(&m, "%s; %s", pass.s, a.msg.s);
-			strbuf_free(&a.msg);
-			a.msg = m;
-			a.status = CHECK_PASS;
-		}
+		v = NULL;
+		r = check_kube_finish(&a, c, pass.s);
+		goto out;
 	}
+	/*
+	 * The mapping is real: it is published. Informational notes (Network objects not readable)
+	 * ride along; AICR's naming rule is the renderer's, so breaking it is only a warning.
+	 */
+	p->ifaces = v;
+	p->n_ifaces = n;
 	v = NULL;
-	r = check_kube_finish(&a, c, pass.s);
+	strbuf_free(&why);
+	r = ifacemap_renderer_names(p->ifaces, p->n_ifaces, &why);
+	if (r == -ENOMEM)
+		goto oom;
+	{
+		struct strbuf m = { 0 };
+
+		strbuf_appendf(&m, "%s%s%s", pass.s ? pass.s : "", a.msg.len ? "; " : "", a.msg.s ? a.msg.s : "");
+		if (r < 0)
+			strbuf_appendf(&m, "; renderer naming rule: %s (the fabric does not depend on the names)", why.s);
+		if (m.oom) {
+			strbuf_free(&m);
+			goto oom;
+		}
+		r = r < 0 ? check_set(c, CHECK_WARN, remedy_names, "%s", m.s) : check_set(c, CHECK_PASS, NULL, "%s", m.s);
+		strbuf_free(&m);
+	}
+	strbuf_free(&a.msg);
+out:
 	strbuf_free(&why);
 	strbuf_free(&pass);
 	return r;

@@ -303,11 +303,53 @@ static void test_networks_non_gpu_nic(void **state)
 		e->p.nics[i].network[0] = '\0';
 	load_node(e, "node-a3mega-non-gpu-nic-network.json");
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	/* No Network objects: the name alone proves nothing; AICR's naming rule warns. */
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
-	assert_check(e, CHECK_FAIL, "eth5: network 'vpc-extra-subnet' does not contain 'gpu-nic'");
+	assert_check(e, CHECK_WARN, "renderer naming rule: AICR's renderer requires 'gpu-nic' in each Network name: "
+		     "'vpc-extra-subnet' does not contain it");
+	assert_int_equal(e->p.n_ifaces, 8);
+	/* With them: eth5's Network is no Device network of this cluster: the fabric fails. */
+	load_networks(e, "networks.json");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "Network vpc-extra-subnet does not exist");
 	assert_int_equal(e->p.n_ifaces, 0);
 	assert_null(e->p.ifaces);
 	assert_non_null(e->c.remedy);
+	env_free(e);
+}
+
+/* Google's guide, manifests and Cluster Toolkit name the Networks vpc1..vpc8 (gvnic-1..): ready. */
+static void test_networks_google_names(void **state)
+{
+	struct env *e = env_new(false);
+
+
+	for (int i = 0; i < 8; i++)
+		e->p.nics[i].network[0] = '\0';
+	load_node(e, "node-a3mega-vpc-networks.json");
+	load_networks(e, "networks-vpc.json");
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_WARN);
+	assert_string_equal(e->c.message, "eth1=vpc1,eth2=vpc2,eth3=vpc3,eth4=vpc4,eth5=vpc5,eth6=vpc6,eth7=vpc7,"
+			    "eth8=vpc8; renderer naming rule: AICR's renderer requires 'gpu-nic' in each Network name: "
+			    "'vpc1', 'vpc2', 'vpc3', 'vpc4', 'vpc5', 'vpc6', 'vpc7', 'vpc8' do not contain it (the "
+			    "fabric does not depend on the names)");
+	assert_non_null(strstr(e->c.remedy, "--any-network-names"));
+	/* The mapping is real: kept for publishing. */
+	assert_int_equal(e->p.n_ifaces, 8);
+	assert_string_equal(e->p.ifaces[7].network, "vpc8");
+
+	/* Readiness depends on the fabric: a vpc Network that is not Device-typed, or not Ready, fails. */
+	strcpy(e->o.kube.networks[3].type, "L3");      /* sorted: default, vpc1, vpc2, vpc3 */
+	e->o.kube.networks[5].ready = false;            /* vpc5 */
+	e->o.kube.networks[6].type[0] = '\0';           /* vpc6 */
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "Network vpc3 is of type L3, not Device");
+	assert_non_null(strstr(e->c.message, "Network vpc5 is not Ready"));
+	assert_non_null(strstr(e->c.message, "Network vpc6 has no spec.type (L3 by default), not Device"));
+	assert_null(strstr(e->c.message, "gpu-nic"));
+	assert_int_equal(e->p.n_ifaces, 0);
 	env_free(e);
 }
 
@@ -650,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_networks_pass),
 		cmocka_unit_test(test_networks_no_api),
 		cmocka_unit_test(test_networks_non_gpu_nic),
+		cmocka_unit_test(test_networks_google_names),
 		cmocka_unit_test(test_networks_nic_info_disagrees),
 		cmocka_unit_test(test_networks_ip_disagrees),
 		cmocka_unit_test(test_networks_in_pod),
