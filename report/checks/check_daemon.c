@@ -102,6 +102,12 @@ static enum cmdline_fabric check_daemon_pod_fabric(const struct kube_container *
 	return p->kind == PROFILE_TCPX ? CMDLINE_FABRIC_TCPX : CMDLINE_FABRIC_TCPXO;
 }
 
+/* A daemon container spec worth judging: a command line, in a pod that has not ended. */
+static bool check_daemon_spec(const struct obs_kube *k, const struct kube_container *kc)
+{
+	return kc->role == KUBE_IMAGE_DAEMON && kc->argc > 0 && !kubefacts_pod_ended(kubefacts_pod(k, kc));
+}
+
 static void check_daemon_acc_free(struct check_daemon_acc *a)
 {
 	strbuf_free(&a->fail);
@@ -124,7 +130,7 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct che
 		n_procs = ps->n;
 	if (k->pods_fetch.state == KUBE_FETCH_OK)
 		for (size_t i = 0; i < k->n_containers; i++)
-			n_specs += k->containers[i].role == KUBE_IMAGE_DAEMON && k->containers[i].argc > 0;
+			n_specs += check_daemon_spec(k, &k->containers[i]);
 	if (!n_procs && !n_specs) {
 		if (ps->status.state == PROBE_FAILED)
 			return check_set(c, CHECK_SKIP, "mount the host's /proc into the agent (read-only)",
@@ -163,7 +169,7 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct che
 		const struct kube_container *kc = &k->containers[i];
 		char label[KUBE_NAME_MAX + 2 * KUBE_CNAME_MAX + 16];
 
-		if (kc->role != KUBE_IMAGE_DAEMON || kc->argc == 0)
+		if (!check_daemon_spec(k, kc))
 			continue;
 		snprintf(label, sizeof(label), "pod %s/%s container %s", kc->ns, kc->pod, kc->name);
 		r = check_daemon_one(&a, (const char *const *)kc->argv, kc->argc, check_daemon_pod_fabric(kc, p),

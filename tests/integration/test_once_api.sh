@@ -166,6 +166,101 @@ ok("exits at start" in c["remedy"], "remedy: %r" % c["remedy"])
 eq(patch_of(patches[0])[PREFIX + "ready"], "false", "published ready")
 EOF
 
+# ---- an NCCL test pod (Google's nccl-test-latest.yaml shape) runs the plugin image at another tag ----
+# It is a workload, not the installer: version-pair pairs the installer DaemonSet's v1.0.15 as before.
+api_state node-fixture-a3mega pods-nccl-test networks
+api_run a3-mega --once --json
+a nccl-test-pod <<'EOF'
+pods = json.load(open(os.path.join(state, "pods.json")))["items"]
+ok(any(c["name"] == "nccl-test" and ":v1.0.14" in c["image"] for p in pods for c in p["spec"]["containers"]),
+   "the fixture's nccl-test container runs nccl-plugin-gpudirecttcpx-dev:v1.0.14")
+eq(rc, 0, "exit")
+eq((check("version-pair")["status"], check("version-pair")["message"]),
+   ("pass", "installer v1.0.15 and daemon v1.0.21 pair (1 running)"), "version-pair")
+eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
+ok(check("plugin-files")["message"].startswith("TCPXO plugin installed (nccl-tcpxo-installer v1.0.15 completed"),
+   "plugin-files: %r" % check("plugin-files")["message"])
+EOF
+
+# ---- the daemon crash-loops: a failure naming pod, reason, exit code and restarts, not an idle node ----
+# (a3-mega:idle has no daemon process in /proc: a crash-looping daemon has none most of the time)
+api_root a3-mega:idle && rm -rf "$API_ROOT/proc/4241" "$API_ROOT/proc/4242"
+api_state node-fixture-a3mega pods-daemon-crashloop networks
+api_run a3-mega:idle --once --json
+a daemon-crashloop <<'EOF'
+eq(rc, 1, "exit")
+c = check("version-pair")
+msg = ("daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not run: waiting: CrashLoopBackOff, "
+       "last exit code 1 (Error), 7 restarts")
+eq((c["status"], c["message"]), ("fail", msg), "version-pair")
+eq(j["summary"], "tcpxo: not ready: version-pair: " + msg, "summary")
+ok("kubectl -n ml-team logs llama-train-node-0-0-x2b9f -c tcpxo-daemon --previous" in c["remedy"], "remedy")
+eq(j["versions"]["daemons"], [], "no running daemon version")
+EOF
+api_state node-fixture-a3mega pods-daemon-image-pull networks
+api_run a3-mega:idle --once --json
+a daemon-image-pull <<'EOF'
+eq(rc, 1, "exit")
+eq(check("version-pair")["message"], "daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not "
+   "run: waiting: ImagePullBackOff, 0 restarts", "version-pair")
+EOF
+
+# ---- the installer's init container did not complete: plugin-files fails though every file is there ----
+api_state node-fixture-a3mega pods-installer-failed networks
+api_run a3-mega --once --json
+a installer-crashloop <<'EOF'
+eq(rc, 1, "exit")
+c = check("plugin-files")
+eq((c["status"], c["message"]), ("fail", "TCPXO plugin install not finished: init container nccl-tcpxo-installer "
+   "of kube-system/nccl-tcpxo-installer-7xq2m has not completed (waiting: CrashLoopBackOff, last exit code 2 "
+   "(Error), 4 restarts)"), "plugin-files")
+ok("--previous" in c["remedy"], "remedy: %r" % c["remedy"])
+EOF
+api_state node-fixture-a3mega pods-installer-running networks
+api_run a3-mega --once --json
+a installer-running <<'EOF'
+eq(rc, 1, "exit")
+ok(check("plugin-files")["message"].endswith("has not completed (running, 0 restarts): it is still copying the "
+   "plugin"), "plugin-files: %r" % check("plugin-files")["message"])
+EOF
+# An upgrade caught mid-copy: the installer completed before, but lib64 lacks its release's NCCL.
+api_state node-fixture-a3mega pods-healthy networks
+api_run a3-mega-plugin-half-copied --once --json
+a half-copied-with-api <<'EOF'
+eq(rc, 1, "exit")
+eq((check("plugin-files")["status"], check("plugin-files")["message"]),
+   ("fail", "TCPXO plugin install incomplete: lib64/libnccl.so.2.28.7 is missing; lib64/libnccl.so.2 is a dangling "
+    "or looping link"), "plugin-files")
+EOF
+
+# ---- A3 High (TCPX): Google's TCPX pair and daemon command pass; a skewed daemon fails ----
+api_state node-fixture-a3high pods-tcpx-healthy
+api_run a3-high --once --json
+a tcpx-healthy <<'EOF'
+eq(rc, 0, "exit")
+eq((j["profile"], j["runtime"]), ("tcpx", "torch-distributed-tcpx"), "profile, runtime")
+eq(check("machine-type")["message"], "a3-highgpu-8g (nvidia-h100-80gb) observes profile tcpx", "machine-type")
+eq((check("version-pair")["status"], check("version-pair")["message"]),
+   ("pass", "installer v3.1.9 and daemon v2.0.12 pair (1 running)"), "version-pair")
+c = check("daemon-args")
+eq(c["status"], "pass", "daemon-args status")
+ok(c["message"].startswith("1 TCPX daemon command line as expected: pod default/nccl-test-host-1 container "
+   "tcpx-daemon /tcpgpudmarxd/build/app/tcpgpudmarxd --gpu_nic_preset a3vm"), "daemon-args: %r" % c["message"])
+ok("TCPXO" not in c["message"], "no TCPXO in daemon-args")
+ok(check("plugin-files")["message"].startswith("TCPX plugin files present (nccl-tcpx-installer v3.1.9 completed"),
+   "plugin-files: %r" % check("plugin-files")["message"])
+eq(j["versions"], {"installer": "v3.1.9", "daemons": ["v2.0.12"], "expectedDaemon": "v2.0.12"}, "versions")
+eq([c["id"] for c in j["checks"] if c["status"] not in ("pass", "skip")], [], "no warning or failure")
+EOF
+api_state node-fixture-a3high pods-tcpx-skew
+api_run a3-high --once --json
+a tcpx-skew <<'EOF'
+eq(rc, 1, "exit")
+eq(j["summary"], "tcpxo: not ready: version-pair: daemon v2.0.11 does not pair with installer v3.1.9 (expects v2.0.12)",
+   "summary")
+ok("tcpgpudmarxd-dev:v2.0.12 as the tcpx-daemon container" in check("version-pair")["remedy"], "remedy")
+EOF
+
 # ---- idle: no workload pod, and no daemon process in /proc ----
 api_root a3-mega:idle && rm -rf "$API_ROOT/proc/4241" "$API_ROOT/proc/4242"
 api_state node-fixture-a3mega pods-idle networks

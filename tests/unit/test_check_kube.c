@@ -517,6 +517,9 @@ static void test_version_pair_skew(void **state)
 	env_free(e);
 }
 
+static void set_state(struct env *e, const char *name, enum pod_cstate st, const char *reason, unsigned restarts,
+		      int last);
+
 static void test_version_pair_idle(void **state)
 {
 	struct env *e = env_new(false);
@@ -528,11 +531,12 @@ static void test_version_pair_idle(void **state)
 	assert_int_equal(e->p.n_daemons, 0);
 	assert_string_equal(e->p.installer, "v1.0.15");
 
-	/* A daemon that is not running counts as none. */
+	/* A daemon container still starting counts as none, and says so. */
 	load_pods(e, "pods-healthy.json");
-	e->o.kube.containers[1].running = false;
+	set_state(e, "tcpxo-daemon", POD_CSTATE_WAITING, "ContainerCreating", 0, -1);
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
-	assert_int_equal(e->c.status, CHECK_SKIP);
+	assert_check(e, CHECK_SKIP, "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15 "
+		     "(a daemon container is starting)");
 	env_free(e);
 }
 
@@ -594,9 +598,133 @@ static void test_version_pair_installer_problems(void **state)
 	/* No installer pod at all. */
 	load_pods(e, "pods-healthy.json");
 	e->o.kube.containers[0].role = KUBE_IMAGE_DAEMON;       /* pretend it is something else */
-	e->o.kube.containers[0].running = false;
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
-	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-plugin-gpudirecttcpx-dev image");
+	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
+	env_free(e);
+}
+
+/* The pod and container of the fixture: its status is what the checks read. */
+static struct pod_container *find_container(struct env *e, const char *name, struct pod **ret_pod)
+{
+	for (size_t i = 0; i < e->o.kube.n_pods; i++)
+		for (size_t j = 0; j < e->o.kube.pods[i].n_containers; j++)
+			if (strcmp(e->o.kube.pods[i].containers[j].name, name) == 0) {
+				if (ret_pod)
+					*ret_pod = &e->o.kube.pods[i];
+				return &e->o.kube.pods[i].containers[j];
+			}
+	fail_msg("no container %s", name);
+	return NULL;
+}
+
+/* Set container @name's state; @last: lastState.terminated exit code, -1 for none. */
+static void set_state(struct env *e, const char *name, enum pod_cstate st, const char *reason, unsigned restarts,
+		      int last)
+{
+	struct pod_container *pc = find_container(e, name, NULL);
+
+	pc->status.state = st;
+	free(pc->status.reason);
+	pc->status.reason = reason ? strdup(reason) : NULL;
+	pc->status.restarts = restarts;
+	pc->status.has_last = last >= 0;
+	pc->status.last_exit_code = last;
+	pc->status.exit_code = st == POD_CSTATE_TERMINATED ? last : 0;
+}
+
+/* Google's nccl-test pods run the plugin image as the workload container: never "the installer". */
+static void test_version_pair_nccl_test_pod(void **state)
+{
+	struct env *e = env_new(false);
+	struct pod *pod;
+
+	load_pods(e, "pods-nccl-test.json");
+	/* The workload really runs the plugin image, at another tag than the installer. */
+	find_container(e, "nccl-test", &pod);
+	assert_string_equal(pod->ns, "default");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->c.message, "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
+	assert_string_equal(e->p.installer, "v1.0.15");
+	assert_string_equal(e->p.expected_daemon, "v1.0.21");
+
+	/* Only the DaemonSet's init container counts: not owned by a DaemonSet, it is no installer. */
+	find_container(e, "nccl-tcpxo-installer", &pod);
+	free(pod->owners[0].kind);
+	pod->owners[0].kind = strdup("ReplicaSet");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
+	assert_string_equal(e->p.installer, "");
+	free(pod->owners[0].kind);
+	pod->owners[0].kind = strdup("DaemonSet");
+	/* ...nor in another namespace, or under another label. */
+	free(pod->ns);
+	pod->ns = strdup("ml-team");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_WARN);
+	env_free(e);
+}
+
+/* A daemon that does not run is a failure naming pod, reason, exit code and restarts (not "idle"). */
+static void test_version_pair_daemon_not_running(void **state)
+{
+	struct env *e = env_new(false);
+	struct pod *pod;
+
+	load_pods(e, "pods-daemon-crashloop.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_string_equal(e->c.message, "daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not "
+			    "run: waiting: CrashLoopBackOff, last exit code 1 (Error), 7 restarts");
+	assert_non_null(strstr(e->c.remedy, "kubectl -n ml-team logs llama-train-node-0-0-x2b9f -c tcpxo-daemon "
+			       "--previous"));
+	assert_int_equal(e->p.n_daemons, 0);
+	assert_string_equal(e->p.expected_daemon, "v1.0.21");
+
+	load_pods(e, "pods-daemon-image-pull.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "container tcpxo-daemon does not run: waiting: ImagePullBackOff, 0 restarts");
+
+	/* Running again after a crash: the workload on it lost its daemon. */
+	load_pods(e, "pods-healthy.json");
+	set_state(e, "tcpxo-daemon", POD_CSTATE_RUNNING, NULL, 1, 139);
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "does not run: running again, last exit code 139, 1 restart");
+	/* Terminated non-zero. */
+	set_state(e, "tcpxo-daemon", POD_CSTATE_TERMINATED, "Error", 0, 1);
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "does not run: terminated: exit code 1 (Error), 0 restarts");
+	/* A pod that has ended no longer matters: its sidecar stopped with it. */
+	find_container(e, "tcpxo-daemon", &pod);
+	free(pod->phase);
+	pod->phase = strdup("Failed");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	env_free(e);
+}
+
+/* A3 High: the TCPX release table, by the image's folder, else by the node's profile. */
+static void test_version_pair_tcpx(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->p.kind = PROFILE_TCPX;
+	load_pods(e, "pods-tcpx-healthy.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->c.message, "installer v3.1.9 and daemon v2.0.12 pair (1 running)");
+	assert_string_equal(e->p.expected_daemon, "v2.0.12");
+
+	/* A mirror that flattened the folders: the node's profile picks the table. */
+	for (size_t i = 0; i < e->o.kube.n_containers; i++)
+		e->o.kube.containers[i].fabric = KUBE_FABRIC_UNKNOWN;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "installer v3.1.9 and daemon v2.0.12 pair");
+
+	load_pods(e, "pods-tcpx-skew.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "daemon v2.0.11 does not pair with installer v3.1.9 (expects v2.0.12)");
+	assert_non_null(strstr(e->c.remedy, "tcpgpudmarxd-dev:v2.0.12 as the tcpx-daemon container"));
 	env_free(e);
 }
 
@@ -707,6 +835,9 @@ int main(void)
 		cmocka_unit_test(test_version_pair_digest_only),
 		cmocka_unit_test(test_version_pair_running_digest_wins),
 		cmocka_unit_test(test_version_pair_installer_problems),
+		cmocka_unit_test(test_version_pair_nccl_test_pod),
+		cmocka_unit_test(test_version_pair_daemon_not_running),
+		cmocka_unit_test(test_version_pair_tcpx),
 		cmocka_unit_test(test_version_pair_normalised_tags),
 		cmocka_unit_test(test_version_pair_several_daemons),
 		cmocka_unit_test(test_version_pair_host_processes),

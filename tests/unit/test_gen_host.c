@@ -159,7 +159,7 @@ static void test_scenarios(void **state)
 		n_scen++;
 	}
 	fclose(f);
-	assert_int_equal(n_scen, 9);
+	assert_int_equal(n_scen, 10);
 	if (!devnodes_ok)
 		skip();
 }
