@@ -31,6 +31,8 @@ static const char cli_usage[] =
 "  --nodes-file F         interfaces: read a NodeList (kubectl get nodes -o json) from F or -\n"
 "  --selector S           interfaces: label selector for the API's node list\n"
 "  --format FMT           interfaces: flag (default), yaml or json\n"
+"  --any-network-names    interfaces: check the mapping without AICR's rule that each Network\n"
+"                         name contains gpu-nic (Google names them vpc1..vpc8)\n"
 "  --interval SEC         daemon: resync period for API-derived facts (default 300)\n"
 "  --start-jitter SEC     daemon: random delay before the first API write (default 10)\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
@@ -50,7 +52,7 @@ enum {
 	OPT_ONCE = 256, OPT_ROOT, OPT_NODE, OPT_JSON, OPT_NO_PUBLISH, OPT_API_SERVER,
 	OPT_TOKEN_FILE, OPT_CA_FILE, OPT_NODES_FILE, OPT_SELECTOR, OPT_FORMAT, OPT_INTERVAL,
 	OPT_START_JITTER, OPT_HEALTH_FILE, OPT_MAX_AGE, OPT_LOG_FORMAT, OPT_PREFIX,
-	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP,
+	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES,
 };
 
 static const struct option cli_longopts[] = {
@@ -65,6 +67,7 @@ static const struct option cli_longopts[] = {
 	{ "nodes-file", required_argument, NULL, OPT_NODES_FILE },
 	{ "selector", required_argument, NULL, OPT_SELECTOR },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "any-network-names", no_argument, NULL, OPT_ANY_NETWORK_NAMES },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "start-jitter", required_argument, NULL, OPT_START_JITTER },
 	{ "health-file", required_argument, NULL, OPT_HEALTH_FILE },
@@ -154,6 +157,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		case OPT_CA_FILE: o.ca_file = optarg; break;
 		case OPT_NODES_FILE: o.nodes_file = optarg; break;
 		case OPT_SELECTOR: o.selector = optarg; break;
+		case OPT_ANY_NETWORK_NAMES: o.any_network_names = true; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "flag") == 0)
 				o.format = CLI_FORMAT_FLAG;
@@ -221,6 +225,10 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 	}
 	if ((once || cleanup) && o.cmd != CLI_CMD_DAEMON) {
 		fprintf(stderr, "tcpxo-agent: --once and --cleanup do not apply to this command\n");
+		return -EINVAL;
+	}
+	if (o.any_network_names && o.cmd != CLI_CMD_INTERFACES) {
+		fprintf(stderr, "tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only\n");
 		return -EINVAL;
 	}
 	if (once)

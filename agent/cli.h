@@ -30,6 +30,7 @@ struct cli_options {
 	bool no_publish;
 	const char *api_server, *token_file, *ca_file;
 	const char *nodes_file, *selector;
+	bool any_network_names;         /* interfaces: AICR's gpu-nic naming rule not applied */
 	enum cli_format format;
 	unsigned interval;              /* seconds */
 	unsigned start_jitter;          /* seconds */

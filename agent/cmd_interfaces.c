@@ -103,6 +103,7 @@ int cmd_interfaces(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: interfaces: out of memory\n");
 		return EXIT_UNKNOWN;
 	}
+	coherence_set_any_names(c, opt->any_network_names);
 	r = opt->nodes_file ? interfaces_from_file(opt, c) : interfaces_from_api(opt, c);
 	if (r < 0)
 		goto out;

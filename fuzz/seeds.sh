@@ -92,6 +92,11 @@ for f in fixtures/*/proc/*/cmdline; do
 	cp "$f" "$F/cmdline/seed-$s"
 done
 printf '/fts/fastrak_gpumem_manager --num_hops 2 --num_nics=8' >"$F/cmdline/seed-setproctitle"
+# The TCPX daemon's command line, and Google's old TCPXO sample with a fatal flag added (NUL-separated).
+printf '/tcpgpudmarxd/build/app/tcpgpudmarxd\000--gpu_nic_preset\000a3vm\000--gpu_shmem_type\000fd\000--uds_path\000/run/tcpx\000--setup_param\000"--verbose 128 2 0"\000' \
+	>"$F/cmdline/seed-tcpx"
+printf '/bin/sh\000-c\000/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=8 --uid= --alsologtostderr --enforce_kernel_ipv6_support=false\000' \
+	>"$F/cmdline/seed-retired-fatal"
 
 fresh sysfs
 printf '0000:06:00.0' >"$F/sysfs/seed-bdf"

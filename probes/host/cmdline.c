@@ -1,4 +1,4 @@
-/* cmdline.c - /proc/<pid>/cmdline splitting and TCPXO daemon argument findings (pure). */
+/* cmdline.c - /proc/<pid>/cmdline splitting and GPUDirect daemon argument findings (pure). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 
 #define CMDLINE_MANAGER "fastrak_gpumem_manager"
 #define CMDLINE_ENTRYPOINT "entrypoint_rxdm_container.sh"
+#define CMDLINE_TCPX "tcpgpudmarxd"
 
 static const char *const cmdline_shells[] = { "sh", "bash", "dash", "ash" };
 
@@ -26,7 +27,7 @@ bool cmdline_comm_candidate(const char *comm)
 {
 	/* comm is the program's base name cut to 15 bytes. */
 	return strcmp(comm, "fastrak_gpumem_") == 0 || strcmp(comm, "entrypoint_rxdm") == 0 ||
-	       cmdline_is_shell(comm);
+	       strcmp(comm, CMDLINE_TCPX) == 0 || cmdline_is_shell(comm);
 }
 
 void cmdline_argv_free(char **argv, size_t argc)
@@ -113,6 +114,8 @@ enum cmdline_daemon cmdline_daemon_kind(const char *comm, const char *const *arg
 		return CMDLINE_DAEMON_MANAGER;
 	if (strcmp(prog, CMDLINE_ENTRYPOINT) == 0)
 		return CMDLINE_DAEMON_ENTRYPOINT;
+	if (strcmp(prog, CMDLINE_TCPX) == 0)
+		return CMDLINE_DAEMON_TCPX;
 	if (cmdline_is_shell(prog)) {
 		/* sh [-opts] /fts/entrypoint_rxdm_container.sh ...: the first non-option. */
 		for (size_t i = 1; i < argc; i++) {
@@ -126,6 +129,8 @@ enum cmdline_daemon cmdline_daemon_kind(const char *comm, const char *const *arg
 	/* A rewritten or unreadable cmdline: the kernel's comm still names the manager. */
 	if (comm && strcmp(comm, "fastrak_gpumem_") == 0)
 		return CMDLINE_DAEMON_MANAGER;
+	if (comm && strcmp(comm, CMDLINE_TCPX) == 0)
+		return CMDLINE_DAEMON_TCPX;
 	return CMDLINE_NOT_DAEMON;
 }
 
@@ -135,8 +140,14 @@ const char *cmdline_daemon_name(enum cmdline_daemon d)
 	case CMDLINE_NOT_DAEMON: return NULL;
 	case CMDLINE_DAEMON_MANAGER: return CMDLINE_MANAGER;
 	case CMDLINE_DAEMON_ENTRYPOINT: return CMDLINE_ENTRYPOINT;
+	case CMDLINE_DAEMON_TCPX: return CMDLINE_TCPX;
 	}
 	return NULL;
+}
+
+enum cmdline_fabric cmdline_daemon_fabric(enum cmdline_daemon d)
+{
+	return d == CMDLINE_DAEMON_TCPX ? CMDLINE_FABRIC_TCPX : CMDLINE_FABRIC_TCPXO;
 }
 
 /* Split "-name", "--name=value" into name and value (value NULL when there is no '='). */
@@ -158,21 +169,147 @@ static bool cmdline_flag(const char *arg, char *name, size_t name_len, const cha
 	return true;
 }
 
-/* Append one finding: @before, the escaped host-supplied @arg, @after. */
-static int cmdline_add(struct strbuf *out, int *count, const char *before, const char *arg,
-		       const char *after)
-{
-	char q[96];
+/* ---- findings ---- */
 
-	obs_host_quote(arg, q, sizeof(q));
-	if (*count > 0 && strbuf_append(out, "; ") < 0)
-		return -ENOMEM;
-	(*count)++;
-	return strbuf_appendf(out, "%s%s%s", before, q, after);
+#define CMDLINE_SCRIPT_DEPTH 2          /* `sh -c "sh -c ..."`: scripts inside scripts examined */
+
+/* What the scan saw, for the findings that depend on the whole command line. */
+struct cmdline_scan {
+	enum cmdline_fabric fabric;
+	int v18, v20;                   /* the daemon is at least v1.0.18 / v1.0.20: 1, 0, or -1 unknown */
+	struct cmdline_findings *out;
+	size_t added;
+	int preset;                     /* TCPX --gpu_nic_preset: 0 not seen, 1 seen, 2 "manual" */
+	bool topology, shmem, uds;      /* TCPX flags seen */
+};
+
+void cmdline_findings_free(struct cmdline_findings *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		free(f->v[i].text);
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
 }
 
+int cmdline_findings_worst(const struct cmdline_findings *f)
+{
+	int worst = 0;
+
+	for (size_t i = 0; f && i < f->n; i++)
+		if ((int)f->v[i].severity > worst)
+			worst = (int)f->v[i].severity;
+	return worst;
+}
+
+int cmdline_findings_join(const struct cmdline_findings *f, enum cmdline_severity min_severity,
+			  struct strbuf *out)
+{
+	int n = 0;
+
+	for (size_t i = 0; f && i < f->n; i++) {
+		if (f->v[i].severity < min_severity)
+			continue;
+		if (strbuf_appendf(out, "%s%s", n ? "; " : "", f->v[i].text) < 0)
+			return -ENOMEM;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Whether the release @version is at least v<a>.<b>.<c>: 1 yes, 0 no, -1 unknown. Accepts an
+ * optional 'v', numeric components (at most 4, each at most 9 digits) and one build suffix
+ * after '-' or '_' ("v1.0.13_1", "v1.0.6-sctp"), as the release tags are written.
+ */
+static int cmdline_version_at_least(const char *version, unsigned long a, unsigned long b, unsigned long c)
+{
+	const unsigned long want[3] = { a, b, c };
+	unsigned long have[4] = { 0 };
+	const char *p = version;
+	size_t n = 0;
+
+	if (!p || !*p)
+		return -1;
+	if (*p == 'v' || *p == 'V')
+		p++;
+	for (;;) {
+		const char *d = p;
+		unsigned long x = 0;
+
+		while (*p >= '0' && *p <= '9' && p - d < 9)
+			x = x * 10 + (unsigned long)(*p++ - '0');
+		if (p == d || (*p >= '0' && *p <= '9') || n == 4)
+			return -1;
+		have[n++] = x;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	if (*p && *p != '-' && *p != '_')
+		return -1;
+	for (size_t i = 0; i < 3; i++)
+		if (have[i] != want[i])
+			return have[i] > want[i];
+	return 1;
+}
+
+/* Append one finding of our own text. */
+static int cmdline_add_text(struct cmdline_scan *s, enum cmdline_severity sev, const char *text)
+{
+	struct cmdline_findings *f = s->out;
+	struct cmdline_finding *v;
+	char *t = strdup(text);
+
+	if (!t)
+		return -ENOMEM;
+	v = realloc(f->v, (f->n + 1) * sizeof(*v));
+	if (!v) {
+		free(t);
+		return -ENOMEM;
+	}
+	f->v = v;
+	f->v[f->n].severity = sev;
+	f->v[f->n].text = t;
+	f->n++;
+	s->added++;
+	return 0;
+}
+
+/* Append one finding: @before, the escaped host-supplied @arg, @after. */
+static int cmdline_add(struct cmdline_scan *s, enum cmdline_severity sev, const char *before, const char *arg,
+		       const char *after)
+{
+	struct strbuf sb = { 0 };
+	char q[96];
+	int r;
+
+	obs_host_quote(arg, q, sizeof(q));
+	if (strbuf_appendf(&sb, "%s%s%s", before, q, after) < 0)
+		return -ENOMEM;
+	r = cmdline_add_text(s, sev, sb.s);
+	strbuf_free(&sb);
+	return r;
+}
+
+/* A flag's value: after '=', else the next argument unless it is a flag (then it is consumed). */
+static const char *cmdline_value(const char *const *argv, size_t argc, size_t *i, const char *value)
+{
+	if (value)
+		return value;
+	if (*i + 1 < argc && argv[*i + 1][0] != '-') {
+		(*i)++;
+		return argv[*i];
+	}
+	return NULL;
+}
+
+static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, int depth);
+
 /* Findings in a shell script's words (split on blanks; quoting is not interpreted). */
-static int cmdline_script_findings(const char *script, struct strbuf *out)
+static int cmdline_scan_script(struct cmdline_scan *s, const char *script, int depth)
 {
 	char **words = NULL, **argv;
 	size_t n = 0;
@@ -190,59 +327,166 @@ static int cmdline_script_findings(const char *script, struct strbuf *out)
 	argv[0] = (char *)"sh";         /* argv[0] is never examined */
 	for (size_t i = 0; i < n; i++)
 		argv[i + 1] = words[i];
-	r = cmdline_daemon_findings((const char *const *)argv, n + 1, out);
+	r = cmdline_scan_args(s, (const char *const *)argv, n + 1, depth + 1);
 	free(argv);
 	cmdline_argv_free(words, n);
 	return r;
 }
 
-int cmdline_daemon_findings(const char *const *argv, size_t argc, struct strbuf *out)
+static int cmdline_tcpxo_flag(struct cmdline_scan *s, const char *const *argv, size_t argc, size_t *i,
+			      const char *name, const char *value)
 {
-	int count = 0;
+	const char *arg = argv[*i];
 
+	if (strcmp(name, "num_nics") == 0) {
+		if (s->v20 == 0)
+			return 0;
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": --num_nics was retired in "
+				   "daemon v1.0.20 (accepted, no effect); remove it");
+	}
+	if (strcmp(name, "uid") == 0 || strcmp(name, "alsologtostderr") == 0) {
+		if (s->v18 == 0)
+			return 0;
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, strcmp(name, "uid") == 0 ?
+				   ": --uid was retired in daemon v1.0.18 (accepted, no effect); remove it" :
+				   ": --alsologtostderr was retired in daemon v1.0.18 (accepted, no effect); remove it");
+	}
+	if (strcmp(name, "num_hops") == 0) {
+		value = cmdline_value(argv, argc, i, value);
+		if (!value)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, " has no value; TCPXO expects --num_hops=2");
+		if (strcmp(value, "2") != 0)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--num_hops=", value, ": TCPXO expects --num_hops=2");
+		return 0;
+	}
+	if (strcmp(name, "enforce_kernel_ipv6_support") == 0 || strcmp(name, "noenforce_kernel_ipv6_support") == 0) {
+		if (s->v18 == 0)
+			return 0;
+		if (s->v18 > 0)
+			return cmdline_add(s, CMDLINE_SEVERITY_FAIL, "", arg, ": daemons v1.0.18 and later do not "
+					   "define this flag and exit at start on an unknown flag; remove it");
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": daemons v1.0.18 and later do not define "
+				   "this flag and exit at start on an unknown flag (this daemon's version is unknown); "
+				   "remove it");
+	}
+	return 0;
+}
+
+static int cmdline_tcpx_flag(struct cmdline_scan *s, const char *const *argv, size_t argc, size_t *i,
+			     const char *name, const char *value)
+{
+	const char *arg = argv[*i];
+
+	if (strcmp(name, "gpu_nic_preset") == 0) {
+		s->preset = 1;
+		value = cmdline_value(argv, argc, i, value);
+		if (!value)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, " has no value; A3 High uses "
+					   "--gpu_nic_preset a3vm");
+		if (strcmp(value, "manual") == 0)
+			s->preset = 2;          /* judged at the end: needs --gpu_nic_topology */
+		else if (strcmp(value, "a3vm") != 0)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset ", value,
+					   ": A3 High uses --gpu_nic_preset a3vm");
+		return 0;
+	}
+	if (strcmp(name, "gpu_nic_topology") == 0) {
+		s->topology = true;
+		cmdline_value(argv, argc, i, value);
+		return 0;
+	}
+	if (strcmp(name, "gpu_shmem_type") == 0) {
+		s->shmem = true;
+		value = cmdline_value(argv, argc, i, value);
+		if (!value || strcmp(value, "fd") != 0)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_shmem_type ", value ? value : "",
+					   ": the TCPX plugin shares GPU memory with --gpu_shmem_type fd");
+		return 0;
+	}
+	if (strcmp(name, "uds_path") == 0) {
+		s->uds = true;
+		cmdline_value(argv, argc, i, value);
+		return 0;
+	}
+	if (strcmp(name, "setup_param") == 0) {
+		cmdline_value(argv, argc, i, value);
+		return 0;
+	}
+	if (strcmp(name, "num_hops") == 0 || strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 ||
+	    strcmp(name, "enforce_kernel_ipv6_support") == 0 || strcmp(name, "noenforce_kernel_ipv6_support") == 0)
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": a flag of the TCPXO daemon (RxDM); "
+				   "the TCPX daemon tcpgpudmarxd does not take it");
+	return 0;
+}
+
+static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, int depth)
+{
 	for (size_t i = 1; i < argc; i++) {
 		const char *value;
 		char name[64];
-		int r = 0;
+		int r;
 
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		/* `sh -c "<script>"` (how GKE's manifests start the daemon): the script's words. */
 		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && cmdline_is_shell(cmdline_basename(argv[0]))) {
-			r = cmdline_script_findings(argv[i + 1], out);
-			if (r < 0)
+			if (depth < CMDLINE_SCRIPT_DEPTH && (r = cmdline_scan_script(s, argv[i + 1], depth)) < 0)
 				return r;
-			count += r;
 			i++;
 			continue;
 		}
 		if (!cmdline_flag(argv[i], name, sizeof(name), &value))
 			continue;
-		if (strcmp(name, "num_nics") == 0) {
-			r = cmdline_add(out, &count, "", argv[i], ": --num_nics was retired in "
-					"daemon v1.0.20 (accepted, no effect); remove it");
-		} else if (strcmp(name, "num_hops") == 0) {
-			const char *shown = argv[i];
-
-			if (!value && i + 1 < argc && argv[i + 1][0] != '-') {
-				value = argv[i + 1];
-				i++;
-			}
-			if (!value)
-				r = cmdline_add(out, &count, "", shown,
-						" has no value; TCPXO expects --num_hops=2");
-			else if (strcmp(value, "2") != 0)
-				r = cmdline_add(out, &count, "--num_hops=", value,
-						": TCPXO expects --num_hops=2");
-		} else if (strcmp(name, "enforce_kernel_ipv6_support") == 0 ||
-			   strcmp(name, "noenforce_kernel_ipv6_support") == 0) {
-			r = cmdline_add(out, &count, "", argv[i], ": daemons v1.0.18 and later do "
-					"not know this flag and are believed to exit at start; remove it");
+		switch (s->fabric) {
+		case CMDLINE_FABRIC_TCPXO:
+			r = cmdline_tcpxo_flag(s, argv, argc, &i, name, value);
+			break;
+		case CMDLINE_FABRIC_TCPX:
+			r = cmdline_tcpx_flag(s, argv, argc, &i, name, value);
+			break;
 		}
 		if (r < 0)
 			return -ENOMEM;
 	}
-	return count;
+	return 0;
+}
+
+int cmdline_daemon_findings(const char *const *argv, size_t argc, enum cmdline_fabric fabric,
+			    const char *version, struct cmdline_findings *out)
+{
+	struct cmdline_scan s = {
+		.fabric = fabric,
+		.v18 = cmdline_version_at_least(version, 1, 0, 18),
+		.v20 = cmdline_version_at_least(version, 1, 0, 20),
+		.out = out,
+	};
+	size_t before = out->n;
+	int r;
+
+	r = cmdline_scan_args(&s, argv, argc, 0);
+	if (r == 0 && fabric == CMDLINE_FABRIC_TCPX && argc > 0) {
+		if (!s.preset)
+			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
+					     "manifests run tcpgpudmarxd --gpu_nic_preset a3vm");
+		else if (s.preset == 2 && !s.topology)
+			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
+					     "--gpu_nic_topology: the daemon has no GPU-NIC map");
+		if (r == 0 && !s.shmem)
+			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
+					     "GPU memory with --gpu_shmem_type fd");
+		if (r == 0 && !s.uds)
+			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
+					     "through the socket directory it names (Google's manifests: --uds_path "
+					     "/run/tcpx on a hostPath both mount)");
+	}
+	if (r < 0) {
+		/* Keep what @out had: drop this call's findings. */
+		for (size_t i = before; i < out->n; i++)
+			free(out->v[i].text);
+		out->n = before;
+		return -ENOMEM;
+	}
+	return (int)s.added;
 }
 
 int cmdline_format(const char *const *argv, size_t argc, size_t max_bytes, struct strbuf *out)

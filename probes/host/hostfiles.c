@@ -1,4 +1,4 @@
-/* hostfiles.c - which host files the NVIDIA driver and the TCPXO plugin install leave (pure). */
+/* hostfiles.c - which host files the NVIDIA driver and the GPUDirect plugin installers leave (pure). */
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -10,15 +10,19 @@
 const char *const hostfiles_nvidia_lib64[] = { "libcuda.so*", "libnvidia-ml.so*", NULL };
 
 const char *const hostfiles_plugin_lib64[] = {
-	"libnccl-net.so",
-	"libnccl-net_internal.so",
-	"libnccl-tuner.so",
-	HOSTFILES_PLUGIN_DONE,
-	"a3plus_tuner_config.textproto",
-	"a3plus_guest_config.textproto",
 	HOSTFILES_NCCL_PATTERN,
+	"libnccl-net_internal.so",
+	"nccl-env-profile.sh",
+	"libnccl-tuner.so",
+	"a3plus_tuner_config.textproto",
+	"libnccl-net.so",
+	"a3plus_guest_config.textproto",
 	NULL,
 };
+
+const char *const hostfiles_tcpx_lib64[] = { "libnccl-net.so", "libnccl.so.2", NULL };
+
+static const char *const hostfiles_keep[] = { "libnccl*", "*.textproto", "nccl-env-profile*.sh", NULL };
 
 static bool hostfiles_match_any(const char *const *patterns, const char *name)
 {
@@ -31,7 +35,8 @@ static bool hostfiles_match_any(const char *const *patterns, const char *name)
 bool hostfiles_relevant(const char *name)
 {
 	return hostfiles_match_any(hostfiles_nvidia_lib64, name) ||
-	       hostfiles_match_any(hostfiles_plugin_lib64, name);
+	       hostfiles_match_any(hostfiles_plugin_lib64, name) ||
+	       hostfiles_match_any(hostfiles_keep, name);
 }
 
 bool hostfiles_is_resource(const char *name)

@@ -1,4 +1,4 @@
-/* hostfiles.h - which host files the NVIDIA driver and the TCPXO plugin install leave (pure). */
+/* hostfiles.h - which host files the NVIDIA driver and the GPUDirect plugin installers leave (pure). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,12 +9,24 @@
 
 /* Patterns (fnmatch) in <root>/home/kubernetes/bin/nvidia/lib64, NULL-terminated lists. */
 extern const char *const hostfiles_nvidia_lib64[];     /* libcuda.so*, libnvidia-ml.so* */
-extern const char *const hostfiles_plugin_lib64[];     /* the TCPXO plugin install */
+/*
+ * The TCPXO plugin install when the release's own set is not known (REFERENCE §2): the plugin,
+ * the shim, the tuner, the env profile, both configs, and an NCCL library of any version.
+ */
+extern const char *const hostfiles_plugin_lib64[];
+/*
+ * The TCPX plugin install when the release's set is not known: inferred, not published (the NCCL
+ * net plugin NCCL loads by default, and the NCCL library the installer provides).
+ */
+extern const char *const hostfiles_tcpx_lib64[];
 
-#define HOSTFILES_PLUGIN_DONE "nccl-env-profile.sh"     /* written last: install finished */
 #define HOSTFILES_NCCL_PATTERN "libnccl.so.2.*"
 
-/* Whether a lib64 name matches any pattern above (the probe keeps only those). */
+/*
+ * Whether the probe keeps a lib64 name: the lists above and every NCCL, plugin, tuner and
+ * profile name (libnccl*, *.textproto, nccl-env-profile*.sh), so a release table may name any
+ * of them.
+ */
 bool hostfiles_relevant(const char *name);
 
 /* Whether a name is a PCI BAR file: "resource<N>" or "resource<N>_wc". */

@@ -1,4 +1,4 @@
-/* check_host.c - host wiring checks: aperture devices, device nodes, NVIDIA host path, plugin files. */
+/* check_host.c - host wiring checks: aperture devices, device nodes, NVIDIA host path. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,9 +21,6 @@
 #define CHECK_HOST_REMEDY_DRIVER \
 	"GKE's NVIDIA driver installer writes " CHECK_HOST_NVIDIA ": check its pod on this node " \
 	"(kube-system, nvidia-driver-installer) and the node pool's gpu-driver-version"
-#define CHECK_HOST_REMEDY_PLUGIN \
-	"check the nccl-tcpxo-installer pod on this node (kubectl -n kube-system logs -l " \
-	"k8s-app=nccl-tcpxo-installer -c nccl-tcpxo-installer); it writes nccl-env-profile.sh last"
 
 /* A "; "-separated list of findings that names the first few and counts the rest. */
 struct check_host_list {
@@ -431,71 +428,5 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 out:
 	strbuf_free(&bad.sb);
 	strbuf_free(&found);
-	return r;
-}
-
-/* ---- plugin-files ---- */
-
-int check_plugin_files(const struct observation *o, struct profile *p, struct check *c)
-{
-	const struct obs_nvpath *n = &o->host.nvpath;
-	struct check_host_list bad = {0};
-	struct strbuf found = {0}, nccl = {0};
-	size_t n_found = 0, n_want = 0;
-	bool done = false;
-	int r, versions;
-
-	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
-	if (p->kind == PROFILE_TCPX)
-		return check_set(c, CHECK_SKIP, NULL, "the plugin file list is known for TCPXO only");
-	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_PLUGIN);
-	if (!r)
-		r = check_host_base(c, n);
-	if (r)
-		return r < 0 ? r : 0;
-	if (n->lib64_dir != OBS_FILE_DIR)
-		return check_set(c, CHECK_FAIL, "deploy the nccl-tcpxo-installer DaemonSet (kube-system)",
-				 "TCPXO plugin not installed: %s/lib64 is %s", CHECK_HOST_NVIDIA,
-				 obs_file_type_name(n->lib64_dir));
-	for (size_t i = 0; r == 0 && hostfiles_plugin_lib64[i]; i++) {
-		size_t before = bad.n;
-
-		n_want++;
-		r = check_host_want(&bad, n, hostfiles_plugin_lib64[i], &found);
-		if (bad.n == before) {
-			n_found++;
-			if (strcmp(hostfiles_plugin_lib64[i], HOSTFILES_PLUGIN_DONE) == 0)
-				done = true;
-		}
-	}
-	if (r < 0)
-		goto oom;
-	versions = hostfiles_nccl_versions(n->lib64, n->n_lib64, &nccl);
-	if (versions < 0 || found.oom)
-		goto oom;
-	if (n_found == 0) {
-		r = check_set(c, CHECK_FAIL, "deploy the nccl-tcpxo-installer DaemonSet (kube-system)",
-			      "TCPXO plugin not installed: none of its %zu files in %s/lib64", n_want,
-			      CHECK_HOST_NVIDIA);
-	} else if (!done) {
-		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_PLUGIN,
-				      "TCPXO plugin installation not finished (no " HOSTFILES_PLUGIN_DONE
-				      "): ");
-	} else if (bad.n) {
-		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_PLUGIN,
-				      "TCPXO plugin install incomplete: ");
-	} else {
-		r = check_set(c, CHECK_PASS, NULL, "TCPXO plugin installed (%zu files), NCCL %s%s",
-			      n_found, nccl.s ? nccl.s : "version unknown",
-			      versions > 1 ? " (older versions linger: the installer deletes nothing)" : "");
-	}
-	goto out;
-oom:
-	r = -ENOMEM;
-out:
-	strbuf_free(&bad.sb);
-	strbuf_free(&found);
-	strbuf_free(&nccl);
 	return r;
 }

@@ -10,6 +10,7 @@
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
 #include "report/checks/ifacemap.h"
+#include "report/checks/kubefacts.h"
 #include "report/checks/releases.h"
 
 /* The worst status seen and every finding, "; "-joined; the remedy of the first worst one. */
@@ -75,11 +76,6 @@ static int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f,
 	else
 		return 0;
 	return r < 0 ? r : 1;
-}
-
-static const struct releases *check_kube_releases(const struct obs_kube *k)
-{
-	return k->releases ? k->releases : releases_builtin();
 }
 
 /* ---- enrichment ---- */
@@ -241,10 +237,11 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 	/* GPU NICs GKE knows of that are not on the bus (their row, if any, is the lead's "missing"). */
 	if (o->pci.status.state != PROBE_OK)
 		return;
+	/* Any NIC GKE lists must be on the bus: the criterion is never the Network's name. */
 	for (size_t i = 0; i < k->n_nics; i++) {
 		const struct kube_nic *kn = &k->nics[i];
 
-		if (kn->bdf[0] && strstr(kn->network, "gpu-nic") && !observation_pci_find(o, kn->bdf))
+		if (kn->bdf[0] && kn->network[0] && !observation_pci_find(o, kn->bdf))
 			check_kube_add(a, CHECK_FAIL, remedy,
 				       "nic-info lists %s (network %s) at %s, which is not on the PCI bus",
 				       kn->name[0] ? kn->name : "a NIC", kn->network, kn->bdf);
@@ -256,7 +253,7 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 				       struct check_kube_acc *a)
 {
 	static const char remedy[] =
-		"each gpu-nic Network needs a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
+		"each GPU NIC's Network must be a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
 
 	switch (k->networks_fetch.state) {
 	case KUBE_FETCH_NOT_RUN:
@@ -279,7 +276,10 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
 			continue;
 		}
-		if (net->type[0] && strcmp(net->type, "Device") != 0)
+		if (!net->type[0])
+			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no spec.type (L3 by default), not Device",
+				       net->name);
+		else if (strcmp(net->type, "Device") != 0)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", net->name, net->type);
 		if (!net->ready)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not Ready", net->name);
@@ -294,8 +294,12 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 int check_networks(const struct observation *o, struct profile *p, struct check *c)
 {
 	static const char remedy_map[] =
-		"each GPU NIC must be on its own Device-type gpu-nic Network: re-create the node pool with the eight "
-		"gpu-nic additional networks and no other gVNIC additional network";
+		"each GPU NIC must be on its own Device-type Network: re-create the node pool with one GPU additional "
+		"network per GPU NIC and no other gVNIC additional network";
+	static const char remedy_names[] =
+		"the node is ready and its mapping is published; to render torch-distributed-tcpxo with AICR, use "
+		"Networks whose names contain 'gpu-nic', or check the mapping with tcpxo-agent interfaces "
+		"--any-network-names and give it to a renderer that takes any name";
 	const struct obs_kube *k = &o->kube;
 	struct check_kube_acc a = { 0 };
 	struct profile_iface *v = NULL;
@@ -359,21 +363,36 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 	if (a.status == CHECK_FAIL) {
 		/* Fail closed: an incomplete or invalid mapping is never published. */
 		free(v);
-	} else {
-		p->ifaces = v;
-		p->n_ifaces = n;
-		/* Informational notes (Network objects not readable) ride along with the pass. */
-		if (a.msg.len) {
-			struct strbuf m = { 0 };
-
-			strbuf_appendf(&m, "%s; %s", pass.s, a.msg.s);
-			strbuf_free(&a.msg);
-			a.msg = m;
-			a.status = CHECK_PASS;
-		}
+		v = NULL;
+		r = check_kube_finish(&a, c, pass.s);
+		goto out;
 	}
+	/*
+	 * The mapping is real: it is published. Informational notes (Network objects not readable)
+	 * ride along; AICR's naming rule is the renderer's, so breaking it is only a warning.
+	 */
+	p->ifaces = v;
+	p->n_ifaces = n;
 	v = NULL;
-	r = check_kube_finish(&a, c, pass.s);
+	strbuf_free(&why);
+	r = ifacemap_renderer_names(p->ifaces, p->n_ifaces, &why);
+	if (r == -ENOMEM)
+		goto oom;
+	{
+		struct strbuf m = { 0 };
+
+		strbuf_appendf(&m, "%s%s%s", pass.s ? pass.s : "", a.msg.len ? "; " : "", a.msg.s ? a.msg.s : "");
+		if (r < 0)
+			strbuf_appendf(&m, "; renderer naming rule: %s (the fabric does not depend on the names)", why.s);
+		if (m.oom) {
+			strbuf_free(&m);
+			goto oom;
+		}
+		r = r < 0 ? check_set(c, CHECK_WARN, remedy_names, "%s", m.s) : check_set(c, CHECK_PASS, NULL, "%s", m.s);
+		strbuf_free(&m);
+	}
+	strbuf_free(&a.msg);
+out:
 	strbuf_free(&why);
 	strbuf_free(&pass);
 	return r;
@@ -386,22 +405,6 @@ oom:
 }
 
 /* ---- version-pair ---- */
-
-/*
- * The release of a container's image: a digest the table knows (the running imageID
- * first: it is what actually runs), else the tag as written, else "" (unknown).
- */
-static const char *check_kube_version_of(const struct kube_container *ct, const struct releases *t)
-{
-	enum releases_component comp = ct->role == KUBE_IMAGE_INSTALLER ? RELEASES_INSTALLER : RELEASES_DAEMON;
-	const char *v;
-
-	if ((v = releases_tag_by_digest(t, comp, ct->image_id_digest)))
-		return v;
-	if ((v = releases_tag_by_digest(t, comp, ct->digest)))
-		return v;
-	return ct->tag;
-}
 
 static int check_kube_strcmp_version(const void *a, const void *b)
 {
@@ -417,14 +420,54 @@ static void check_kube_free_daemons(struct profile *p)
 	p->n_daemons = 0;
 }
 
+/* The names Google's manifests give a fabric's installer DaemonSet and daemon container. */
+static const char *check_kube_installer_name(enum releases_fabric f)
+{
+	return f == RELEASES_FABRIC_TCPX ? "nccl-tcpx-installer" : "nccl-tcpxo-installer";
+}
+
+static const char *check_kube_daemon_name(enum releases_fabric f)
+{
+	return f == RELEASES_FABRIC_TCPX ? "tcpx-daemon" : "tcpxo-daemon";
+}
+
+/* "TCPXO" / "TCPX" for messages. */
+static const char *check_kube_fabric_upper(enum releases_fabric f)
+{
+	return f == RELEASES_FABRIC_TCPX ? "TCPX" : "TCPXO";
+}
+
+/*
+ * A daemon container that does not run: waiting for a reason other than starting up
+ * (CrashLoopBackOff, ImagePullBackOff, ...), terminated non-zero, or running again after a
+ * non-zero exit. Its pod, reason, exit code and restart count go into @a as a failure.
+ */
+static int check_kube_daemon_failed(struct check_kube_acc *a, const struct kube_container *ct,
+				    const struct pod_container *pc, struct strbuf *remedy, size_t n_failed)
+{
+	struct strbuf why = { 0 };
+
+	if (kubefacts_run_text(pc, &why) < 0)
+		return -ENOMEM;
+	check_kube_add(a, CHECK_FAIL, NULL, "daemon %s/%s container %s does not run: %s", ct->ns, ct->pod,
+		       ct->name, why.s ? why.s : "");
+	strbuf_free(&why);
+	if (n_failed == 0)
+		strbuf_appendf(remedy, "see why with kubectl -n %s logs %s -c %s --previous (a flag the daemon does "
+			       "not take stops it at start: see daemon-args; without the host /sys it finds no GPU)",
+			       ct->ns, ct->pod, ct->name);
+	return remedy->oom ? -ENOMEM : 0;
+}
+
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
 {
 	const struct obs_kube *k = &o->kube;
-	const struct releases *t = check_kube_releases(k);
+	const struct releases *t = kubefacts_releases(k);
 	struct check_kube_acc a = { 0 };
-	struct strbuf installers = { 0 }, remedy = { 0 };
+	struct strbuf installers = { 0 }, remedy = { 0 }, fail_remedy = { 0 };
 	const char *installer = NULL, *expected = NULL;
-	size_t n_inst = 0, n_running = 0, n_unknown = 0, n_bad_pods = 0;
+	enum releases_fabric fabric = p->kind == PROFILE_TCPX ? RELEASES_FABRIC_TCPX : RELEASES_FABRIC_TCPXO;
+	size_t n_inst = 0, n_running = 0, n_unknown = 0, n_bad_pods = 0, n_failed = 0, n_starting = 0;
 	bool installer_unknown_digest = false;
 	char pass[256];
 	int r;
@@ -436,44 +479,64 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 	if (r)
 		return r < 0 ? r : 0;
 
-	/* Installer: every distinct release among the installer containers. */
+	/*
+	 * Installer: every distinct release among the installer DaemonSet's init containers. Other
+	 * containers running the plugin image (NCCL test pods) are workloads: they never count.
+	 */
 	for (size_t i = 0; i < k->n_containers; i++) {
 		const struct kube_container *ct = &k->containers[i];
 		const char *ver;
 		bool seen = false;
 
-		if (ct->role != KUBE_IMAGE_INSTALLER)
+		if (!kubefacts_is_installer(k, ct) || kubefacts_pod_ended(kubefacts_pod(k, ct)))
 			continue;
-		ver = check_kube_version_of(ct, t);
+		ver = kubefacts_version_of(k, ct);
 		if (!ver[0]) {
 			installer_unknown_digest = true;
 			continue;
 		}
 		for (size_t j = 0; j < i && !seen; j++)
-			if (k->containers[j].role == KUBE_IMAGE_INSTALLER &&
-			    imageref_version_equal(check_kube_version_of(&k->containers[j], t), ver))
+			if (kubefacts_is_installer(k, &k->containers[j]) &&
+			    !kubefacts_pod_ended(kubefacts_pod(k, &k->containers[j])) &&
+			    imageref_version_equal(kubefacts_version_of(k, &k->containers[j]), ver))
 				seen = true;
 		if (seen)
 			continue;
 		strbuf_appendf(&installers, "%s%s", n_inst ? ", " : "", ver);
-		if (!n_inst)
+		if (!n_inst) {
 			installer = ver;
+			fabric = kubefacts_fabric(ct, p->kind);
+		}
 		n_inst++;
 	}
 
-	/* Daemons: the distinct releases of running daemon containers. */
+	/* Daemons: the distinct releases of the running ones; one that does not run is a failure. */
 	p->daemons = calloc(k->n_containers ? k->n_containers : 1, sizeof(*p->daemons));
 	if (!p->daemons)
 		goto oom;
 	for (size_t i = 0; i < k->n_containers; i++) {
 		const struct kube_container *ct = &k->containers[i];
+		const struct pod_container *pc;
+		enum kubefacts_run run;
 		const char *ver;
 		bool seen = false;
 
-		if (ct->role != KUBE_IMAGE_DAEMON || !ct->running)
+		if (ct->role != KUBE_IMAGE_DAEMON || kubefacts_pod_ended(kubefacts_pod(k, ct)))
+			continue;
+		pc = kubefacts_container(k, ct);
+		run = pc ? kubefacts_run(pc) : ct->running ? KUBEFACTS_RUN_RUNNING : KUBEFACTS_RUN_UNKNOWN;
+		if (run == KUBEFACTS_RUN_FAILED) {
+			if (check_kube_daemon_failed(&a, ct, pc, &fail_remedy, n_failed) < 0)
+				goto oom;
+			n_failed++;
+			continue;
+		}
+		if (run == KUBEFACTS_RUN_STARTING)
+			n_starting++;
+		if (run != KUBEFACTS_RUN_RUNNING)
 			continue;
 		n_running++;
-		ver = check_kube_version_of(ct, t);
+		ver = kubefacts_version_of(k, ct);
 		if (!ver[0]) {
 			n_unknown++;
 			continue;
@@ -491,28 +554,34 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 		qsort(p->daemons, p->n_daemons, sizeof(*p->daemons), check_kube_strcmp_version);
 
 	if (n_inst > 1) {
-		check_kube_add(&a, CHECK_WARN, "let the nccl-tcpxo-installer DaemonSet finish its rollout on this node",
+		check_kube_add(&a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
+			       "let the nccl-tcpx-installer DaemonSet finish its rollout on this node" :
+			       "let the nccl-tcpxo-installer DaemonSet finish its rollout on this node",
 			       "installer pods disagree: %s", installers.s);
 		installer = NULL;
 	} else if (n_inst == 0) {
-		check_kube_add(&a, CHECK_WARN, "check that the nccl-tcpxo-installer DaemonSet runs on this node",
+		check_kube_add(&a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
+			       "check that the nccl-tcpx-installer DaemonSet runs on this node" :
+			       "check that the nccl-tcpxo-installer DaemonSet runs on this node",
 			       installer_unknown_digest ?
 			       "installer version unknown: its image digest is not in the release table (%s)" :
-			       "installer version unknown: no " "nccl-plugin-gpudirecttcpx-dev" " image in this node's pods%s",
-			       installer_unknown_digest ? t->source : "");
+			       "installer version unknown: no %s pod on this node (a DaemonSet pod labelled k8s-app=%s "
+			       "whose init container %s runs nccl-plugin-gpudirecttcpx-dev)",
+			       installer_unknown_digest ? t->source : check_kube_installer_name(fabric),
+			       check_kube_installer_name(fabric), check_kube_installer_name(fabric));
 	} else if (strlen(installer) >= sizeof(p->installer)) {
 		check_kube_add(&a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
 			       installer, sizeof(p->installer) - 1);
 		installer = NULL;
 	} else {
 		snprintf(p->installer, sizeof(p->installer), "%s", installer);
-		expected = releases_expected_daemon(t, installer);
+		expected = releases_expected_daemon(t, fabric, installer);
 		if (expected)
 			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", expected);
 		else
 			check_kube_add(&a, CHECK_WARN, "pass --releases FILE with a row for this installer",
-				       "installer %s is not in the release table (%s): the daemon it pairs with is unknown",
-				       installer, t->source);
+				       "%s installer %s is not in the release table (%s): the daemon it pairs with is unknown",
+				       check_kube_fabric_upper(fabric), installer, t->source);
 	}
 
 	if (expected) {
@@ -523,11 +592,16 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 		/* Name the pods to fix in the remedy. */
 		for (size_t i = 0; i < k->n_containers && a.status == CHECK_FAIL; i++) {
 			const struct kube_container *ct = &k->containers[i];
+			const struct pod_container *pc;
 			const char *ver;
 
-			if (ct->role != KUBE_IMAGE_DAEMON || !ct->running)
+			if (ct->role != KUBE_IMAGE_DAEMON || kubefacts_pod_ended(kubefacts_pod(k, ct)))
 				continue;
-			ver = check_kube_version_of(ct, t);
+			pc = kubefacts_container(k, ct);
+			if ((pc ? kubefacts_run(pc) : ct->running ? KUBEFACTS_RUN_RUNNING : KUBEFACTS_RUN_UNKNOWN) !=
+			    KUBEFACTS_RUN_RUNNING)
+				continue;
+			ver = kubefacts_version_of(k, ct);
 			if (!ver[0] || imageref_version_equal(ver, expected))
 				continue;
 			if (n_bad_pods < 3)
@@ -537,12 +611,21 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 		if (n_bad_pods) {
 			if (n_bad_pods > 3)
 				strbuf_appendf(&remedy, " and %zu more", n_bad_pods - 3);
-			strbuf_appendf(&remedy, ": run tcpgpudmarxd-dev:%s as the tcpxo-daemon sidecar "
-				       "(upgrade the installer first, then the daemon)", expected);
-			if (remedy.oom)
-				goto oom;
-			a.remedy = remedy.s;
+			strbuf_appendf(&remedy, ": run tcpgpudmarxd-dev:%s as the %s container "
+				       "(upgrade the installer first, then the daemon)", expected, check_kube_daemon_name(fabric));
 		}
+	}
+	if (n_failed) {
+		/* A daemon that does not run is why a workload fails now: its remedy comes first. */
+		if (remedy.len)
+			strbuf_appendf(&fail_remedy, "; %s", remedy.s);
+		if (fail_remedy.oom)
+			goto oom;
+		a.remedy = fail_remedy.s;
+	} else if (n_bad_pods) {
+		if (remedy.oom)
+			goto oom;
+		a.remedy = remedy.s;
 	}
 	if (n_unknown)
 		check_kube_add(&a, CHECK_WARN, "use tagged daemon images, or a --releases file with their digests",
@@ -556,8 +639,9 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 
 	if (n_running == 0 && a.status < CHECK_WARN) {
 		r = check_set(c, CHECK_SKIP, NULL,
-			      "no daemon running: workloads must run daemon %s with installer %s",
-			      expected ? expected : "?", installer ? installer : "?");
+			      "no daemon running: workloads must run daemon %s with installer %s%s",
+			      expected ? expected : "?", installer ? installer : "?",
+			      n_starting ? " (a daemon container is starting)" : "");
 		goto out;
 	}
 	if (expected && p->n_daemons)
@@ -570,11 +654,13 @@ out:
 	strbuf_free(&a.msg);
 	strbuf_free(&installers);
 	strbuf_free(&remedy);
+	strbuf_free(&fail_remedy);
 	return r;
 oom:
 	strbuf_free(&a.msg);
 	strbuf_free(&installers);
 	strbuf_free(&remedy);
+	strbuf_free(&fail_remedy);
 	check_kube_free_daemons(p);
 	return -ENOMEM;
 }

@@ -15,7 +15,7 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 int check_pairing(const struct observation *o, struct profile *p, struct check *c);
 int check_links(const struct observation *o, struct profile *p, struct check *c);
 
-/* Host wiring checks (report/checks/check_host.c). */
+/* Host wiring checks (report/checks/check_host.c; plugin-files in report/checks/check_plugin.c). */
 int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c);
 int check_device_nodes(const struct observation *o, struct profile *p, struct check *c);
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c);

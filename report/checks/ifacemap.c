@@ -68,8 +68,6 @@ int ifacemap_validate(const struct profile_iface *v, size_t n, struct strbuf *wh
 			IFACEMAP_BAD("%s: network '%s' is longer than %d characters", v[i].name, net, IFACEMAP_NET_MAX);
 		else if (!ifacemap_dns_label(net))
 			IFACEMAP_BAD("%s: network '%s' is not a DNS label", v[i].name, net);
-		else if (!strstr(net, "gpu-nic"))
-			IFACEMAP_BAD("%s: network '%s' does not contain 'gpu-nic'", v[i].name, net);
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(v[j].network, net) == 0) {
 				IFACEMAP_BAD("%s and %s share network '%s'", v[j].name, v[i].name, net);
@@ -85,6 +83,26 @@ int ifacemap_validate(const struct profile_iface *v, size_t n, struct strbuf *wh
 		return -ENOMEM;
 	}
 	strbuf_free(&local);
+	return bad ? -EINVAL : 0;
+}
+
+int ifacemap_renderer_names(const struct profile_iface *v, size_t n, struct strbuf *why)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strstr(v[i].network, IFACEMAP_NAME_RULE))
+			continue;
+		if (why && !bad)
+			strbuf_append(why, "AICR's renderer requires '" IFACEMAP_NAME_RULE "' in each Network name: ");
+		if (why)
+			strbuf_appendf(why, "%s'%s'", bad ? ", " : "", v[i].network);
+		bad++;
+	}
+	if (why && bad)
+		strbuf_append(why, bad == 1 ? " does not contain it" : " do not contain it");
+	if (why && why->oom)
+		return -ENOMEM;
 	return bad ? -EINVAL : 0;
 }
 

@@ -8,16 +8,29 @@
 
 #define IFACEMAP_ENTRIES 8      /* eth1..eth8 */
 #define IFACEMAP_NET_MAX 41     /* the renderer's limit on a Network name */
+#define IFACEMAP_NAME_RULE "gpu-nic"    /* AICR's renderer refuses Network names without it */
 
 /**
- * ifacemap_validate() - apply the renderer's rules (REFERENCE §6): exactly eight entries, each
- * of eth1..eth8 once, eight distinct networks, none named "default", each a DNS label of at
- * most 41 characters that contains "gpu-nic".
+ * ifacemap_validate() - the renderer's rules on the mapping's shape (REFERENCE §6): exactly
+ * eight entries, each of eth1..eth8 once, eight distinct networks, none named "default", each a
+ * DNS label of at most 41 characters. Any fabric mapping must have this shape; the names
+ * themselves are free (Google names them vpc1..vpc8): see ifacemap_renderer_names().
  * @why: when not NULL, receives every broken rule, "; "-separated.
  *
  * Return: 0 when valid, -EINVAL when not, -ENOMEM.
  */
 int ifacemap_validate(const struct profile_iface *v, size_t n, struct strbuf *why);
+
+/**
+ * ifacemap_renderer_names() - AICR's naming rule: every network name contains "gpu-nic" (its
+ * recipe validation refuses others). A renderer's rule, not the fabric's: a node whose
+ * Networks are named otherwise works, but AICR cannot render its mapping.
+ * @why: when not NULL and the rule is broken, receives "<rule>: <net>, <net> ... do not contain
+ *       it" naming each network that breaks it, in the mapping's order.
+ *
+ * Return: 0 when every name follows the rule, -EINVAL when some do not, -ENOMEM.
+ */
+int ifacemap_renderer_names(const struct profile_iface *v, size_t n, struct strbuf *why);
 
 /**
  * ifacemap_parse() - parse the JSON list [{"interfaceName":"eth1","network":"..."},...].

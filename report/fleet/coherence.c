@@ -56,6 +56,7 @@ struct coherence_node {
 	enum coherence_map map;
 	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* COHERENCE_MAP_VALID, sorted eth1..eth8 */
 	char *map_why;                  /* COHERENCE_MAP_INVALID: the broken rules, printable */
+	char *names_why;                /* COHERENCE_MAP_VALID but AICR's naming rule broken: which names */
 	enum coherence_attach attach;
 	struct coherence_fail *fails;
 	size_t n_fails;
@@ -66,6 +67,7 @@ struct coherence {
 	char *key_profile, *key_ready, *key_interfaces, *key_attachment;
 	struct coherence_node *nodes;
 	size_t n, cap;
+	bool any_names;                 /* AICR's naming rule not applied (--any-network-names) */
 };
 
 static char *coherence_key(const char *prefix, const char *name)
@@ -104,6 +106,7 @@ static void coherence_node_clear(struct coherence_node *n)
 	free(n->name);
 	free(n->ready_value);
 	free(n->map_why);
+	free(n->names_why);
 	for (size_t i = 0; i < n->n_fails; i++) {
 		free(n->fails[i].id);
 		free(n->fails[i].message);
@@ -117,6 +120,11 @@ static void coherence_truncate(struct coherence *c, size_t from)
 {
 	while (c->n > from)
 		coherence_node_clear(&c->nodes[--c->n]);
+}
+
+void coherence_set_any_names(struct coherence *c, bool any)
+{
+	c->any_names = any;
 }
 
 void coherence_reset(struct coherence *c)
@@ -224,6 +232,13 @@ static int coherence_parse_interfaces(struct coherence_node *n, const struct jso
 	if (r == 0) {
 		n->map = COHERENCE_MAP_VALID;
 		memcpy(n->ifaces, m, sizeof(n->ifaces));
+		/* The naming rule is judged at evaluation: coherence_set_any_names() may lift it. */
+		strbuf_free(&why);
+		r = ifacemap_renderer_names(m, cnt, &why);
+		if (r == -EINVAL) {
+			n->names_why = strbuf_printable(why.s ? why.s : "", 4 * COHERENCE_TEXT_MAX);
+			r = n->names_why ? 0 : -ENOMEM;
+		}
 	} else if (r == -EINVAL) {
 		n->map = COHERENCE_MAP_INVALID;
 		n->map_why = strbuf_printable(why.s ? why.s : "", 4 * COHERENCE_TEXT_MAX);
@@ -557,7 +572,7 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	const struct coherence_node **sel = NULL, **valid = NULL;
 	struct coherence_item *items = NULL;
 	size_t *valid_pos = NULL;
-	size_t n_unobs, n_notready = 0, n_nomap, n_malformed, n_invalid = 0, nv = 0;
+	size_t n_unobs, n_notready = 0, n_nomap, n_malformed, n_invalid = 0, n_names = 0, nv = 0;
 	size_t n_tcpx = 0, n_none = 0, n_other = 0, ni, need = 1;
 	char *no_ready = NULL, *no_attach = NULL, *bad_attach = NULL;
 	int differ, r = -ENOMEM;
@@ -659,13 +674,24 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	}
 	if (coherence_print_groups(&out, "mapping breaks the renderer's rules", items, ni) < 0)
 		goto out;
+	/* AICR's naming rule: a renderer's rule, checked unless --any-network-names lifts it. */
+	ni = 0;
+	for (size_t i = 0; i < nv && !c->any_names; i++)
+		if (valid[i]->names_why)
+			items[ni++] = (struct coherence_item){ valid[i]->names_why, NULL, valid[i], valid_pos[i] };
+	n_names = ni;
+	if (coherence_print_groups(&out, "mapping breaks the renderer's naming rule", items, ni) < 0)
+		goto out;
+	if (n_names)
+		strbuf_append(&out, "  the nodes work: the names are AICR's rule, not the fabric's; "
+			      "--any-network-names checks the mapping without it\n");
 
 	differ = coherence_disagreement(&ev, valid, valid_pos, nv);
 	if (differ < 0)
 		goto out;
 
 	res.coherent = res.n_tcpxo > 0 && !n_unobs && !n_notready && !n_nomap && !n_malformed &&
-		       !n_invalid && !differ;
+		       !n_invalid && !n_names && !differ;
 	if (res.coherent) {
 		memcpy(res.ifaces, valid[0]->ifaces, sizeof(res.ifaces));
 		res.n_ifaces = IFACEMAP_ENTRIES;
@@ -690,6 +716,7 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 		COHERENCE_TERM(n_nomap, "%zu without a mapping", n_nomap);
 		COHERENCE_TERM(n_malformed, "%zu with an unreadable mapping", n_malformed);
 		COHERENCE_TERM(n_invalid, "%zu breaking the renderer's rules", n_invalid);
+		COHERENCE_TERM(n_names, "%zu breaking the renderer's naming rule", n_names);
 		COHERENCE_TERM(differ, "mappings differ on %d %s", differ, differ == 1 ? "interface" : "interfaces");
 #undef COHERENCE_TERM
 		strbuf_append(&out, "; no mapping printed");

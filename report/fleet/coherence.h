@@ -33,6 +33,14 @@ int coherence_new(const char *prefix, struct coherence **ret);
 
 void coherence_free(struct coherence *c);
 
+/*
+ * coherence_set_any_names() - whether AICR's naming rule ("gpu-nic" in each Network name,
+ * ifacemap_renderer_names()) is lifted. By default a mapping that breaks it makes the fleet
+ * incoherent (AICR's renderer would refuse it); with @any the mapping's shape is all that is
+ * checked (tcpxo-agent interfaces --any-network-names). May be called before or after adding.
+ */
+void coherence_set_any_names(struct coherence *c, bool any);
+
 /* Forget every node collected so far (the API listing restarted after 410 Gone). */
 void coherence_reset(struct coherence *c);
 

@@ -168,7 +168,9 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 {
 	struct annotations a = { 0 };
 	const char *runtime = profile_runtime_name(p->kind);
-	bool networks_ok = p->checks[CHECK_NETWORKS].status == CHECK_PASS && p->n_ifaces > 0;
+	/* A warning (a renderer's naming rule) still describes the real mapping: it is published. */
+	bool networks_ok = (p->checks[CHECK_NETWORKS].status == CHECK_PASS ||
+			    p->checks[CHECK_NETWORKS].status == CHECK_WARN) && p->n_ifaces > 0;
 	int r;
 
 	r = annotations_attachment(p, changed_at, &a.value[KUBE_ANN_ATTACHMENT]);

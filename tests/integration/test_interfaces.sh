@@ -131,11 +131,61 @@ incoherent: 16 TCPXO nodes: 1 not yet observed; no mapping printed
 EOF_
 run not-yet-observed 1 --nodes-file "$FIX/unobserved-1.json"
 
+# One node's eth3 on a3-data-3: AICR's naming rule, and a disagreement with the fleet's eth3.
 want_err <<EOF_
-mapping breaks the renderer's rules: 1 node ($X-0q2e): eth3: network 'a3-data-3' does not contain 'gpu-nic'
-incoherent: 16 TCPXO nodes: 1 breaking the renderer's rules; no mapping printed
+mapping breaks the renderer's naming rule: 1 node ($X-0q2e): AICR's renderer requires 'gpu-nic' in each Network name: 'a3-data-3' does not contain it
+  the nodes work: the names are AICR's rule, not the fabric's; --any-network-names checks the mapping without it
+eth3: 15 nodes → gpu-nic-2, 1 node → a3-data-3 ($X-0q2e)
+incoherent: 16 TCPXO nodes: 1 breaking the renderer's naming rule, mappings differ on 1 interface; no mapping printed
 EOF_
 run non-gpu-nic 1 --nodes-file "$FIX/non-gpu-nic.json"
+want_err <<EOF_
+eth3: 15 nodes → gpu-nic-2, 1 node → a3-data-3 ($X-0q2e)
+incoherent: 16 TCPXO nodes: mappings differ on 1 interface; no mapping printed
+EOF_
+run non-gpu-nic-any-names 1 --any-network-names --nodes-file "$FIX/non-gpu-nic.json"
+
+# Google's names (vpc1..vpc8): the fleet works; AICR's renderer would refuse them, so by default
+# nothing is printed; --any-network-names checks the mapping's shape alone and prints it.
+want_err <<EOF_
+mapping breaks the renderer's naming rule: 16 nodes ($X-0q2e, $X-1mwe, $X-2iqe, …): AICR's renderer requires 'gpu-nic' in each Network name: 'vpc1', 'vpc2', 'vpc3', 'vpc4', 'vpc5', 'vpc6', 'vpc7', 'vpc8' do not contain it
+  the nodes work: the names are AICR's rule, not the fabric's; --any-network-names checks the mapping without it
+incoherent: 16 TCPXO nodes: 16 breaking the renderer's naming rule; no mapping printed
+EOF_
+run vpc-names 1 --nodes-file "$FIX/vpc-16.json"
+want_err <<'EOF_'
+coherent: 16 TCPXO nodes carry the same mapping
+EOF_
+want_out <<'EOF_'
+eth1=vpc1,eth2=vpc2,eth3=vpc3,eth4=vpc4,eth5=vpc5,eth6=vpc6,eth7=vpc7,eth8=vpc8
+EOF_
+run vpc-names-any 0 --any-network-names --nodes-file "$FIX/vpc-16.json"
+want_out <<'EOF_'
+tcpxoInterfaces:
+  - interfaceName: eth1
+    network: vpc1
+  - interfaceName: eth2
+    network: vpc2
+  - interfaceName: eth3
+    network: vpc3
+  - interfaceName: eth4
+    network: vpc4
+  - interfaceName: eth5
+    network: vpc5
+  - interfaceName: eth6
+    network: vpc6
+  - interfaceName: eth7
+    network: vpc7
+  - interfaceName: eth8
+    network: vpc8
+EOF_
+run vpc-names-any-yaml 0 --any-network-names --format yaml --nodes-file "$FIX/vpc-16.json"
+no_out
+want_err <<'EOF_'
+tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only
+EOF_
+"$AGENT" --once --any-network-names >"$tmp/out" 2>"$tmp/err"
+check any-names-interfaces-only 2 $?
 
 # Another prefix: none of these nodes carry its annotations, so all 16 are "not yet observed".
 want_err <<EOF_

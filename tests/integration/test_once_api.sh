@@ -14,16 +14,13 @@ TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 api_test_begin once-api
 
 # ---- healthy: installer v1.0.15, workload pod with the v1.0.21 native-sidecar daemon ----
-# The workload's sidecar runs Google's sample command, whose --num_nics=8 is retired: daemon-args warns
-# (a warning never makes a node not ready).
-NUM_NICS_WARN="pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: --num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it"
-export NUM_NICS_WARN
+# The sidecar runs the v1.0.21 command (--num_hops=2, nothing retired): every check passes.
 api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --json
 a healthy-report <<'EOF'
 eq(rc, 0, "exit")
 eq(j["ready"], True, "ready")
-eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "summary")
 eq(j["node"], NODE, "node")
 eq(j["machineType"], "a3-megagpu-8g", "machineType")
 eq((j["profile"], j["runtime"]), ("tcpxo", "torch-distributed-tcpxo"), "profile, runtime")
@@ -31,9 +28,10 @@ eq([c["id"] for c in j["checks"]],
    ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks", "aperture-devices",
     "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"], "check ids")
 # Every check observed something: with the API, nothing is skipped on a healthy node.
-eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [("daemon-args", "warn")],
-   "checks not passing")
-eq(check("daemon-args")["message"], os.environ["NUM_NICS_WARN"], "daemon-args")
+eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [], "checks not passing")
+ok(check("daemon-args")["message"].startswith("3 TCPXO daemon command lines as expected: pid 4241 ")
+   and "pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon /bin/sh -c " in check("daemon-args")["message"],
+   "daemon-args: %r" % check("daemon-args")["message"])
 eq(check("version-pair")["message"], "installer v1.0.15 and daemon v1.0.21 pair (1 running)", "version-pair")
 eq(check("machine-type")["message"], "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo",
    "machine-type")
@@ -68,8 +66,7 @@ att = json.loads(att)
 eq(att["schema"], "fabric.aicr.run/v1", "attachment schema")
 eq(att["versions"]["installer"], "v1.0.15", "attachment installer")
 eq(len(att["pairs"]), 8, "attachment pairs")
-eq(att["checks"], [{"id": "daemon-args", "status": "warn", "message": os.environ["NUM_NICS_WARN"]}],
-   "attachment failed/warned checks")
+eq(att["checks"], [], "attachment failed/warned checks")
 EOF
 a healthy-node-after <<'EOF'
 eq({k: ann[k] for k in ann if k.startswith(PREFIX)}, patch_of(patches[0]), "our annotations on the node")
@@ -93,7 +90,7 @@ sed 's/^/# describe: /' "$API_TMP/describe"
 api_run a3-mega --once
 a healthy-idempotent <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
                ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH)")
 eq(err, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n" % NODE, "stderr")
@@ -115,7 +112,7 @@ api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --no-publish
 a no-publish <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
 eq([m for m, _ in methods()], ["GET", "GET", "GET"], "requests")
 eq(err, "", "stderr")
 eq(ann, orig_ann, "annotations")
@@ -137,9 +134,131 @@ eq(p[PREFIX + "ready"], "false", "published ready")
 eq(ann[PREFIX + "ready"], "false", "node's ready")
 att = json.loads(p[PREFIX + "attachment"])
 ok(len(p[PREFIX + "attachment"].encode()) < 4096, "attachment under 4 KiB")
-eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail"), ("daemon-args", "warn")],
-   "attachment checks")
+eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail")], "attachment checks")
 eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+EOF
+
+# ---- retired daemon flags: Google's pre-v1.0.18 sample command on a v1.0.21 daemon warns ----
+api_state node-fixture-a3mega pods-retired-flags networks
+api_run a3-mega --once --json
+a retired-flags <<'EOF'
+eq(rc, 0, "exit")
+c = check("daemon-args")
+eq(c["status"], "warn", "daemon-args status")
+label = "pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: "
+eq(c["message"], label + "--num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it; "
+   "--uid=: --uid was retired in daemon v1.0.18 (accepted, no effect); remove it; --alsologtostderr: "
+   "--alsologtostderr was retired in daemon v1.0.18 (accepted, no effect); remove it", "daemon-args message")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+EOF
+
+# ---- --enforce_kernel_ipv6_support on a v1.0.21 daemon: its flag parser exits, the node is not ready ----
+api_state node-fixture-a3mega pods-enforce-ipv6 networks
+api_run a3-mega --once --json
+a enforce-ipv6-fatal <<'EOF'
+eq(rc, 1, "exit")
+c = check("daemon-args")
+msg = ("pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: --enforce_kernel_ipv6_support=false: "
+       "daemons v1.0.18 and later do not define this flag and exit at start on an unknown flag; remove it")
+eq((c["status"], c["message"]), ("fail", msg), "daemon-args")
+eq(j["summary"], "tcpxo: not ready: daemon-args: " + msg, "summary")
+ok("exits at start" in c["remedy"], "remedy: %r" % c["remedy"])
+eq(patch_of(patches[0])[PREFIX + "ready"], "false", "published ready")
+EOF
+
+# ---- an NCCL test pod (Google's nccl-test-latest.yaml shape) runs the plugin image at another tag ----
+# It is a workload, not the installer: version-pair pairs the installer DaemonSet's v1.0.15 as before.
+api_state node-fixture-a3mega pods-nccl-test networks
+api_run a3-mega --once --json
+a nccl-test-pod <<'EOF'
+pods = json.load(open(os.path.join(state, "pods.json")))["items"]
+ok(any(c["name"] == "nccl-test" and ":v1.0.14" in c["image"] for p in pods for c in p["spec"]["containers"]),
+   "the fixture's nccl-test container runs nccl-plugin-gpudirecttcpx-dev:v1.0.14")
+eq(rc, 0, "exit")
+eq((check("version-pair")["status"], check("version-pair")["message"]),
+   ("pass", "installer v1.0.15 and daemon v1.0.21 pair (1 running)"), "version-pair")
+eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
+ok(check("plugin-files")["message"].startswith("TCPXO plugin installed (nccl-tcpxo-installer v1.0.15 completed"),
+   "plugin-files: %r" % check("plugin-files")["message"])
+EOF
+
+# ---- the daemon crash-loops: a failure naming pod, reason, exit code and restarts, not an idle node ----
+# (a3-mega:idle has no daemon process in /proc: a crash-looping daemon has none most of the time)
+api_root a3-mega:idle && rm -rf "$API_ROOT/proc/4241" "$API_ROOT/proc/4242"
+api_state node-fixture-a3mega pods-daemon-crashloop networks
+api_run a3-mega:idle --once --json
+a daemon-crashloop <<'EOF'
+eq(rc, 1, "exit")
+c = check("version-pair")
+msg = ("daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not run: waiting: CrashLoopBackOff, "
+       "last exit code 1 (Error), 7 restarts")
+eq((c["status"], c["message"]), ("fail", msg), "version-pair")
+eq(j["summary"], "tcpxo: not ready: version-pair: " + msg, "summary")
+ok("kubectl -n ml-team logs llama-train-node-0-0-x2b9f -c tcpxo-daemon --previous" in c["remedy"], "remedy")
+eq(j["versions"]["daemons"], [], "no running daemon version")
+EOF
+api_state node-fixture-a3mega pods-daemon-image-pull networks
+api_run a3-mega:idle --once --json
+a daemon-image-pull <<'EOF'
+eq(rc, 1, "exit")
+eq(check("version-pair")["message"], "daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not "
+   "run: waiting: ImagePullBackOff, 0 restarts", "version-pair")
+EOF
+
+# ---- the installer's init container did not complete: plugin-files fails though every file is there ----
+api_state node-fixture-a3mega pods-installer-failed networks
+api_run a3-mega --once --json
+a installer-crashloop <<'EOF'
+eq(rc, 1, "exit")
+c = check("plugin-files")
+eq((c["status"], c["message"]), ("fail", "TCPXO plugin install not finished: init container nccl-tcpxo-installer "
+   "of kube-system/nccl-tcpxo-installer-7xq2m has not completed (waiting: CrashLoopBackOff, last exit code 2 "
+   "(Error), 4 restarts)"), "plugin-files")
+ok("--previous" in c["remedy"], "remedy: %r" % c["remedy"])
+EOF
+api_state node-fixture-a3mega pods-installer-running networks
+api_run a3-mega --once --json
+a installer-running <<'EOF'
+eq(rc, 1, "exit")
+ok(check("plugin-files")["message"].endswith("has not completed (running, 0 restarts): it is still copying the "
+   "plugin"), "plugin-files: %r" % check("plugin-files")["message"])
+EOF
+# An upgrade caught mid-copy: the installer completed before, but lib64 lacks its release's NCCL.
+api_state node-fixture-a3mega pods-healthy networks
+api_run a3-mega-plugin-half-copied --once --json
+a half-copied-with-api <<'EOF'
+eq(rc, 1, "exit")
+eq((check("plugin-files")["status"], check("plugin-files")["message"]),
+   ("fail", "TCPXO plugin install incomplete: lib64/libnccl.so.2.28.7 is missing; lib64/libnccl.so.2 is a dangling "
+    "or looping link"), "plugin-files")
+EOF
+
+# ---- A3 High (TCPX): Google's TCPX pair and daemon command pass; a skewed daemon fails ----
+api_state node-fixture-a3high pods-tcpx-healthy
+api_run a3-high --once --json
+a tcpx-healthy <<'EOF'
+eq(rc, 0, "exit")
+eq((j["profile"], j["runtime"]), ("tcpx", "torch-distributed-tcpx"), "profile, runtime")
+eq(check("machine-type")["message"], "a3-highgpu-8g (nvidia-h100-80gb) observes profile tcpx", "machine-type")
+eq((check("version-pair")["status"], check("version-pair")["message"]),
+   ("pass", "installer v3.1.9 and daemon v2.0.12 pair (1 running)"), "version-pair")
+c = check("daemon-args")
+eq(c["status"], "pass", "daemon-args status")
+ok(c["message"].startswith("1 TCPX daemon command line as expected: pod default/nccl-test-host-1 container "
+   "tcpx-daemon /tcpgpudmarxd/build/app/tcpgpudmarxd --gpu_nic_preset a3vm"), "daemon-args: %r" % c["message"])
+ok("TCPXO" not in c["message"], "no TCPXO in daemon-args")
+ok(check("plugin-files")["message"].startswith("TCPX plugin files present (nccl-tcpx-installer v3.1.9 completed"),
+   "plugin-files: %r" % check("plugin-files")["message"])
+eq(j["versions"], {"installer": "v3.1.9", "daemons": ["v2.0.12"], "expectedDaemon": "v2.0.12"}, "versions")
+eq([c["id"] for c in j["checks"] if c["status"] not in ("pass", "skip")], [], "no warning or failure")
+EOF
+api_state node-fixture-a3high pods-tcpx-skew
+api_run a3-high --once --json
+a tcpx-skew <<'EOF'
+eq(rc, 1, "exit")
+eq(j["summary"], "tcpxo: not ready: version-pair: daemon v2.0.11 does not pair with installer v3.1.9 (expects v2.0.12)",
+   "summary")
+ok("tcpgpudmarxd-dev:v2.0.12 as the tcpx-daemon container" in check("version-pair")["remedy"], "remedy")
 EOF
 
 # ---- idle: no workload pod, and no daemon process in /proc ----
@@ -176,14 +295,34 @@ eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaem
 eq(check("version-pair")["status"], "pass", "version-pair")
 EOF
 
-# ---- a non-gpu-nic Network in north-interfaces: networks fails, no mapping published ----
+# ---- Google's network names (vpc1..vpc8): ready, the mapping published, AICR's naming rule a warning ----
+api_state node-fixture-a3mega-vpc-networks pods-healthy networks-vpc
+api_run a3-mega --once --json
+a vpc-networks <<'EOF'
+eq(rc, 0, "exit")
+eq(j["ready"], True, "ready")
+c = check("networks")
+eq(c["status"], "warn", "networks")
+eq(c["message"], "eth1=vpc1,eth2=vpc2,eth3=vpc3,eth4=vpc4,eth5=vpc5,eth6=vpc6,eth7=vpc7,eth8=vpc8; renderer naming "
+   "rule: AICR's renderer requires 'gpu-nic' in each Network name: 'vpc1', 'vpc2', 'vpc3', 'vpc4', 'vpc5', 'vpc6', "
+   "'vpc7', 'vpc8' do not contain it (the fabric does not depend on the names)", "networks message")
+ok("--any-network-names" in c["remedy"], "remedy names the option: %r" % c["remedy"])
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+want = [{"interfaceName": "eth%d" % (i + 1), "network": "vpc%d" % (i + 1)} for i in range(8)]
+eq(j["interfaces"], want, "interfaces in the report")
+p = patch_of(patches[0])
+eq(p[PREFIX + "interfaces"], json.dumps(want, separators=(",", ":")), "interfaces published")
+eq(p[PREFIX + "ready"], "true", "published ready")
+EOF
+
+# ---- a GPU NIC on a Network that is not one of the cluster's Device Networks: fails, no mapping ----
 api_state node-fixture-a3mega-non-gpu-nic-network pods-healthy networks
 api_run a3-mega --once --json
 a non-gpu-nic <<'EOF'
 eq(rc, 1, "exit")
 c = check("networks")
 eq(c["status"], "fail", "networks")
-ok("eth5: network 'vpc-extra-subnet' does not contain 'gpu-nic'" in c["message"], "networks message")
+ok("Network vpc-extra-subnet does not exist" in c["message"], "networks message: %r" % c["message"])
 eq(j["interfaces"], None, "interfaces in the report")
 p = patch_of(patches[0])
 ok(PREFIX + "interfaces" not in p, "interfaces not in the patch")

@@ -60,7 +60,7 @@ def main(out):
                     f.write("llcm %s\n" % b)
             want = dict.fromkeys(CHECKS, "pass")
             if kind == "tcpx":
-                want.update({"aperture-devices": "skip", "plugin-files": "skip", "daemon-args": "skip"})
+                want.update({"aperture-devices": "skip", "daemon-args": "skip"})
             if name in gen_host.EXPECTED:
                 check, status = gen_host.EXPECTED[name]
                 want[check] = status

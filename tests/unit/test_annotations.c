@@ -183,10 +183,16 @@ static void test_build_not_ready(void **state)
 	json_free(att);
 	annotations_free(&a);
 
-	/* The mapping is published only while networks passes, even if rows exist. */
+	/* The mapping is published only while networks does not fail, even if rows exist. */
 	p->n_ifaces = 8;
 	assert_int_equal(annotations_build(p, true, T0, &a), 0);
 	assert_null(a.value[KUBE_ANN_INTERFACES]);
+	annotations_free(&a);
+	/* A warning (AICR's naming rule) still describes the real mapping: published. */
+	set_check(p, CHECK_NETWORKS, CHECK_WARN, "renderer naming rule: ...");
+	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_non_null(a.value[KUBE_ANN_INTERFACES]);
+	assert_non_null(strstr(a.value[KUBE_ANN_INTERFACES], "\"interfaceName\":\"eth8\""));
 	annotations_free(&a);
 	profile_del(p);
 }

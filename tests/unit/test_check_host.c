@@ -33,7 +33,7 @@ static const char *const llcm[8] = {
 static const char *const lib64[] = {
 	"a3plus_guest_config.textproto", "a3plus_tuner_config.textproto", "libcuda.so", "libcuda.so.1",
 	"libnccl-net.so", "libnccl-net_internal.so", "libnccl-tuner.so", "libnccl.so.2.28.7",
-	"libnvidia-ml.so.1", "nccl-env-profile.sh",
+	"libnvidia-ml.so.1", "nccl-env-profile.sh", "libnccl.so.2",
 };
 
 /* A healthy A3 Mega (or, with PROFILE_TCPX, an A3 High: 4 NICs, no LLCM, no dmabuf). */
@@ -159,7 +159,8 @@ static void test_healthy_tcpxo(void **state)
 	expect(f, check_device_nodes, CHECK_PASS, "11 character devices present", "dmabuf_import_helper", NULL);
 	expect(f, check_nvidia_host_path, CHECK_PASS,
 	       "/home/kubernetes/bin/nvidia holds bin/nvidia-smi, libcuda.so, libnvidia-ml.so.1", NULL);
-	expect(f, check_plugin_files, CHECK_PASS, "TCPXO plugin installed (7 files), NCCL 2.28.7", NULL);
+	expect(f, check_plugin_files, CHECK_PASS, "TCPXO plugin installed (8 files: the whole set of installers "
+	       "v1.0.14 to v1.0.17), NCCL 2.28.7", NULL);
 	expect(f, check_daemon_args, CHECK_SKIP, "no TCPXO daemon running (normal on an idle node)", NULL);
 	fx_free(f);
 }
@@ -183,7 +184,8 @@ static void test_tcpx(void **state)
 	expect(f, check_device_nodes, CHECK_PASS, "10 character devices present",
 	       "dmabuf_import_helper is not used on TCPX nodes", NULL);
 	expect(f, check_nvidia_host_path, CHECK_PASS, NULL);
-	expect(f, check_plugin_files, CHECK_SKIP, NULL);
+	/* The TCPX plugin's files (what NCCL loads) are there: plugin-files judges them now. */
+	expect(f, check_plugin_files, CHECK_PASS, "TCPX plugin files present (2 files; ", NULL);
 	fx_free(f);
 }
 
@@ -377,45 +379,6 @@ static void test_nvidia_host_path(void **state)
 	fx_free(f);
 }
 
-static void test_plugin_files(void **state)
-{
-	struct fx *f = fx_new(PROFILE_TCPXO);
-
-	f->files[9].name = "nccl-env-profile.sh.tmp";
-	expect(f, check_plugin_files, CHECK_FAIL,
-	       "TCPXO plugin installation not finished (no nccl-env-profile.sh): lib64/nccl-env-profile.sh is missing",
-	       NULL);
-	assert_non_null(strstr(f->c.remedy, "nccl-env-profile.sh last"));
-	expect(f, check_nvidia_host_path, CHECK_PASS, NULL);
-	f->files[9].name = "nccl-env-profile.sh";
-
-	f->files[6].type = OBS_FILE_BROKEN;     /* libnccl-tuner.so */
-	f->files[7].name = "libnccl.so.2";
-	expect(f, check_plugin_files, CHECK_FAIL, "TCPXO plugin install incomplete: ",
-	       "lib64/libnccl-tuner.so is a dangling or looping link", "lib64/libnccl.so.2.* is missing", NULL);
-	fx_free(f);
-
-	f = fx_new(PROFILE_TCPXO);
-	f->files[0].name = "libnccl.so.2.21.5";
-	expect(f, check_plugin_files, CHECK_FAIL, "a3plus_guest_config.textproto is missing", NULL);
-	f->files[0].name = "a3plus_guest_config.textproto";
-	f->files[10].name = "libnccl.so.2.21.5";
-	f->files[10].type = OBS_FILE_REGULAR;
-	f->o.host.nvpath.n_lib64 = 11;
-	expect(f, check_plugin_files, CHECK_PASS, "NCCL 2.21.5, 2.28.7 (older versions linger", NULL);
-
-	/* Only the driver's files: the plugin is not installed at all. */
-	f->files[0] = f->files[2];
-	f->files[1] = f->files[3];
-	f->files[2] = f->files[8];
-	f->o.host.nvpath.n_lib64 = 3;
-	expect(f, check_plugin_files, CHECK_FAIL, "TCPXO plugin not installed: none of its 7 files", NULL);
-	assert_non_null(strstr(f->c.remedy, "deploy"));
-	f->o.host.nvpath.lib64_dir = OBS_FILE_ABSENT;
-	expect(f, check_plugin_files, CHECK_FAIL, "lib64 is missing", NULL);
-	fx_free(f);
-}
-
 static void test_daemon_args(void **state)
 {
 	struct fx *f = fx_new(PROFILE_TCPXO);
@@ -447,7 +410,36 @@ static void test_daemon_args(void **state)
 	f->o.host.procs.status.state = PROBE_OK;
 	f->o.host.procs.n = 0;
 	f->p.kind = PROFILE_TCPX;
-	expect(f, check_daemon_args, CHECK_SKIP, "no TCPXO daemon running", NULL);
+	/* A TCPX node's daemon is the TCPX daemon, not a TCPXO one. */
+	expect(f, check_daemon_args, CHECK_SKIP, "no TCPX daemon running", NULL);
+	fx_free(f);
+}
+
+/* A process says nothing of its release: version-dependent rules say so, and never fail. */
+static void test_daemon_args_processes(void **state)
+{
+	struct fx *f = fx_new(PROFILE_TCPXO);
+	char *retired[] = { "/fts/fastrak_gpumem_manager", "--num_hops=2", "--uid=", "--alsologtostderr",
+			    "--enforce_kernel_ipv6_support=false" };
+	char *tcpx[] = { "/tcpgpudmarxd/build/app/tcpgpudmarxd", "--gpu_nic_preset", "a3vm", "--gpu_shmem_type",
+			 "fd", "--uds_path", "/run/tcpx", "--setup_param", "\"--verbose 128 2 0\"" };
+	char *tcpx_bad[] = { "/tcpgpudmarxd/build/app/tcpgpudmarxd", "--gpu_shmem_type", "fd" };
+
+	f->procs[0] = (struct obs_process){ .pid = 41, .comm = "fastrak_gpumem_", .argv = retired, .argc = 5 };
+	f->o.host.procs.n = 1;
+	expect(f, check_daemon_args, CHECK_WARN, "pid 41 fastrak_gpumem_manager: --uid=: --uid was retired in "
+	       "daemon v1.0.18", NULL);
+	assert_non_null(strstr(f->c.message, "--alsologtostderr: --alsologtostderr was retired"));
+	assert_non_null(strstr(f->c.message, "(this daemon's version is unknown)"));
+
+	f->p.kind = PROFILE_TCPX;
+	f->procs[0] = (struct obs_process){ .pid = 7, .comm = "tcpgpudmarxd", .argv = tcpx, .argc = 9 };
+	expect(f, check_daemon_args, CHECK_PASS, "1 TCPX daemon command line as expected: pid 7 "
+	       "/tcpgpudmarxd/build/app/tcpgpudmarxd --gpu_nic_preset a3vm", NULL);
+	f->procs[0] = (struct obs_process){ .pid = 7, .comm = "tcpgpudmarxd", .argv = tcpx_bad, .argc = 3 };
+	expect(f, check_daemon_args, CHECK_WARN, "pid 7 tcpgpudmarxd: no --gpu_nic_preset", NULL);
+	assert_non_null(strstr(f->c.remedy, "--gpu_nic_preset a3vm --gpu_shmem_type fd --uds_path /run/tcpx"));
+	assert_null(strstr(f->c.message, "TCPXO"));
 	fx_free(f);
 }
 
@@ -467,8 +459,8 @@ int main(void)
 		cmocka_unit_test(test_aperture_many_findings),
 		cmocka_unit_test(test_device_nodes),
 		cmocka_unit_test(test_nvidia_host_path),
-		cmocka_unit_test(test_plugin_files),
 		cmocka_unit_test(test_daemon_args),
+		cmocka_unit_test(test_daemon_args_processes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

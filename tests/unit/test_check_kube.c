@@ -303,11 +303,53 @@ static void test_networks_non_gpu_nic(void **state)
 		e->p.nics[i].network[0] = '\0';
 	load_node(e, "node-a3mega-non-gpu-nic-network.json");
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	/* No Network objects: the name alone proves nothing; AICR's naming rule warns. */
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
-	assert_check(e, CHECK_FAIL, "eth5: network 'vpc-extra-subnet' does not contain 'gpu-nic'");
+	assert_check(e, CHECK_WARN, "renderer naming rule: AICR's renderer requires 'gpu-nic' in each Network name: "
+		     "'vpc-extra-subnet' does not contain it");
+	assert_int_equal(e->p.n_ifaces, 8);
+	/* With them: eth5's Network is no Device network of this cluster: the fabric fails. */
+	load_networks(e, "networks.json");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "Network vpc-extra-subnet does not exist");
 	assert_int_equal(e->p.n_ifaces, 0);
 	assert_null(e->p.ifaces);
 	assert_non_null(e->c.remedy);
+	env_free(e);
+}
+
+/* Google's guide, manifests and Cluster Toolkit name the Networks vpc1..vpc8 (gvnic-1..): ready. */
+static void test_networks_google_names(void **state)
+{
+	struct env *e = env_new(false);
+
+
+	for (int i = 0; i < 8; i++)
+		e->p.nics[i].network[0] = '\0';
+	load_node(e, "node-a3mega-vpc-networks.json");
+	load_networks(e, "networks-vpc.json");
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_WARN);
+	assert_string_equal(e->c.message, "eth1=vpc1,eth2=vpc2,eth3=vpc3,eth4=vpc4,eth5=vpc5,eth6=vpc6,eth7=vpc7,"
+			    "eth8=vpc8; renderer naming rule: AICR's renderer requires 'gpu-nic' in each Network name: "
+			    "'vpc1', 'vpc2', 'vpc3', 'vpc4', 'vpc5', 'vpc6', 'vpc7', 'vpc8' do not contain it (the "
+			    "fabric does not depend on the names)");
+	assert_non_null(strstr(e->c.remedy, "--any-network-names"));
+	/* The mapping is real: kept for publishing. */
+	assert_int_equal(e->p.n_ifaces, 8);
+	assert_string_equal(e->p.ifaces[7].network, "vpc8");
+
+	/* Readiness depends on the fabric: a vpc Network that is not Device-typed, or not Ready, fails. */
+	strcpy(e->o.kube.networks[3].type, "L3");      /* sorted: default, vpc1, vpc2, vpc3 */
+	e->o.kube.networks[5].ready = false;            /* vpc5 */
+	e->o.kube.networks[6].type[0] = '\0';           /* vpc6 */
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "Network vpc3 is of type L3, not Device");
+	assert_non_null(strstr(e->c.message, "Network vpc5 is not Ready"));
+	assert_non_null(strstr(e->c.message, "Network vpc6 has no spec.type (L3 by default), not Device"));
+	assert_null(strstr(e->c.message, "gpu-nic"));
+	assert_int_equal(e->p.n_ifaces, 0);
 	env_free(e);
 }
 
@@ -475,6 +517,9 @@ static void test_version_pair_skew(void **state)
 	env_free(e);
 }
 
+static void set_state(struct env *e, const char *name, enum pod_cstate st, const char *reason, unsigned restarts,
+		      int last);
+
 static void test_version_pair_idle(void **state)
 {
 	struct env *e = env_new(false);
@@ -486,11 +531,12 @@ static void test_version_pair_idle(void **state)
 	assert_int_equal(e->p.n_daemons, 0);
 	assert_string_equal(e->p.installer, "v1.0.15");
 
-	/* A daemon that is not running counts as none. */
+	/* A daemon container still starting counts as none, and says so. */
 	load_pods(e, "pods-healthy.json");
-	e->o.kube.containers[1].running = false;
+	set_state(e, "tcpxo-daemon", POD_CSTATE_WAITING, "ContainerCreating", 0, -1);
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
-	assert_int_equal(e->c.status, CHECK_SKIP);
+	assert_check(e, CHECK_SKIP, "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15 "
+		     "(a daemon container is starting)");
 	env_free(e);
 }
 
@@ -552,9 +598,133 @@ static void test_version_pair_installer_problems(void **state)
 	/* No installer pod at all. */
 	load_pods(e, "pods-healthy.json");
 	e->o.kube.containers[0].role = KUBE_IMAGE_DAEMON;       /* pretend it is something else */
-	e->o.kube.containers[0].running = false;
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
-	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-plugin-gpudirecttcpx-dev image");
+	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
+	env_free(e);
+}
+
+/* The pod and container of the fixture: its status is what the checks read. */
+static struct pod_container *find_container(struct env *e, const char *name, struct pod **ret_pod)
+{
+	for (size_t i = 0; i < e->o.kube.n_pods; i++)
+		for (size_t j = 0; j < e->o.kube.pods[i].n_containers; j++)
+			if (strcmp(e->o.kube.pods[i].containers[j].name, name) == 0) {
+				if (ret_pod)
+					*ret_pod = &e->o.kube.pods[i];
+				return &e->o.kube.pods[i].containers[j];
+			}
+	fail_msg("no container %s", name);
+	return NULL;
+}
+
+/* Set container @name's state; @last: lastState.terminated exit code, -1 for none. */
+static void set_state(struct env *e, const char *name, enum pod_cstate st, const char *reason, unsigned restarts,
+		      int last)
+{
+	struct pod_container *pc = find_container(e, name, NULL);
+
+	pc->status.state = st;
+	free(pc->status.reason);
+	pc->status.reason = reason ? strdup(reason) : NULL;
+	pc->status.restarts = restarts;
+	pc->status.has_last = last >= 0;
+	pc->status.last_exit_code = last;
+	pc->status.exit_code = st == POD_CSTATE_TERMINATED ? last : 0;
+}
+
+/* Google's nccl-test pods run the plugin image as the workload container: never "the installer". */
+static void test_version_pair_nccl_test_pod(void **state)
+{
+	struct env *e = env_new(false);
+	struct pod *pod;
+
+	load_pods(e, "pods-nccl-test.json");
+	/* The workload really runs the plugin image, at another tag than the installer. */
+	find_container(e, "nccl-test", &pod);
+	assert_string_equal(pod->ns, "default");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->c.message, "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
+	assert_string_equal(e->p.installer, "v1.0.15");
+	assert_string_equal(e->p.expected_daemon, "v1.0.21");
+
+	/* Only the DaemonSet's init container counts: not owned by a DaemonSet, it is no installer. */
+	find_container(e, "nccl-tcpxo-installer", &pod);
+	free(pod->owners[0].kind);
+	pod->owners[0].kind = strdup("ReplicaSet");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
+	assert_string_equal(e->p.installer, "");
+	free(pod->owners[0].kind);
+	pod->owners[0].kind = strdup("DaemonSet");
+	/* ...nor in another namespace, or under another label. */
+	free(pod->ns);
+	pod->ns = strdup("ml-team");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_WARN);
+	env_free(e);
+}
+
+/* A daemon that does not run is a failure naming pod, reason, exit code and restarts (not "idle"). */
+static void test_version_pair_daemon_not_running(void **state)
+{
+	struct env *e = env_new(false);
+	struct pod *pod;
+
+	load_pods(e, "pods-daemon-crashloop.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_string_equal(e->c.message, "daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not "
+			    "run: waiting: CrashLoopBackOff, last exit code 1 (Error), 7 restarts");
+	assert_non_null(strstr(e->c.remedy, "kubectl -n ml-team logs llama-train-node-0-0-x2b9f -c tcpxo-daemon "
+			       "--previous"));
+	assert_int_equal(e->p.n_daemons, 0);
+	assert_string_equal(e->p.expected_daemon, "v1.0.21");
+
+	load_pods(e, "pods-daemon-image-pull.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "container tcpxo-daemon does not run: waiting: ImagePullBackOff, 0 restarts");
+
+	/* Running again after a crash: the workload on it lost its daemon. */
+	load_pods(e, "pods-healthy.json");
+	set_state(e, "tcpxo-daemon", POD_CSTATE_RUNNING, NULL, 1, 139);
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "does not run: running again, last exit code 139, 1 restart");
+	/* Terminated non-zero. */
+	set_state(e, "tcpxo-daemon", POD_CSTATE_TERMINATED, "Error", 0, 1);
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "does not run: terminated: exit code 1 (Error), 0 restarts");
+	/* A pod that has ended no longer matters: its sidecar stopped with it. */
+	find_container(e, "tcpxo-daemon", &pod);
+	free(pod->phase);
+	pod->phase = strdup("Failed");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	env_free(e);
+}
+
+/* A3 High: the TCPX release table, by the image's folder, else by the node's profile. */
+static void test_version_pair_tcpx(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->p.kind = PROFILE_TCPX;
+	load_pods(e, "pods-tcpx-healthy.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_PASS);
+	assert_string_equal(e->c.message, "installer v3.1.9 and daemon v2.0.12 pair (1 running)");
+	assert_string_equal(e->p.expected_daemon, "v2.0.12");
+
+	/* A mirror that flattened the folders: the node's profile picks the table. */
+	for (size_t i = 0; i < e->o.kube.n_containers; i++)
+		e->o.kube.containers[i].fabric = KUBE_FABRIC_UNKNOWN;
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_PASS, "installer v3.1.9 and daemon v2.0.12 pair");
+
+	load_pods(e, "pods-tcpx-skew.json");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "daemon v2.0.11 does not pair with installer v3.1.9 (expects v2.0.12)");
+	assert_non_null(strstr(e->c.remedy, "tcpgpudmarxd-dev:v2.0.12 as the tcpx-daemon container"));
 	env_free(e);
 }
 
@@ -650,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_networks_pass),
 		cmocka_unit_test(test_networks_no_api),
 		cmocka_unit_test(test_networks_non_gpu_nic),
+		cmocka_unit_test(test_networks_google_names),
 		cmocka_unit_test(test_networks_nic_info_disagrees),
 		cmocka_unit_test(test_networks_ip_disagrees),
 		cmocka_unit_test(test_networks_in_pod),
@@ -664,6 +835,9 @@ int main(void)
 		cmocka_unit_test(test_version_pair_digest_only),
 		cmocka_unit_test(test_version_pair_running_digest_wins),
 		cmocka_unit_test(test_version_pair_installer_problems),
+		cmocka_unit_test(test_version_pair_nccl_test_pod),
+		cmocka_unit_test(test_version_pair_daemon_not_running),
+		cmocka_unit_test(test_version_pair_tcpx),
 		cmocka_unit_test(test_version_pair_normalised_tags),
 		cmocka_unit_test(test_version_pair_several_daemons),
 		cmocka_unit_test(test_version_pair_host_processes),

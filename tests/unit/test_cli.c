@@ -55,6 +55,9 @@ static void test_subcommands(void **state)
 	assert_int_equal(PARSE(&o, "interfaces", "--format", "yaml", "--nodes-file", "-"), 0);
 	assert_int_equal(o.cmd, CLI_CMD_INTERFACES);
 	assert_int_equal(o.format, CLI_FORMAT_YAML);
+	assert_false(o.any_network_names);
+	assert_int_equal(PARSE(&o, "interfaces", "--any-network-names", "--nodes-file", "-"), 0);
+	assert_true(o.any_network_names);
 	assert_int_equal(PARSE(&o, "health", "--health-file", "/tmp/h", "--max-age", "30"), 0);
 	assert_int_equal(o.cmd, CLI_CMD_HEALTH);
 	assert_int_equal(o.max_age, 30);
@@ -76,6 +79,7 @@ static void test_errors(void **state)
 	assert_int_equal(PARSE(&o, "--prefix", "Bad_Prefix/"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--prefix", "noslash"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--once", "--cleanup"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "--any-network-names"), -EINVAL);     /* interfaces only */
 	assert_int_equal(PARSE(&o, "frobnicate"), -EINVAL);
 	assert_int_equal(PARSE(&o, "health"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--once", "extra"), -EINVAL);

@@ -29,7 +29,7 @@
 	"{\"interfaceName\":\"eth5\",\"network\":\"gpu-nic-4\"},{\"interfaceName\":\"eth6\",\"network\":\"gpu-nic-5\"}," \
 	"{\"interfaceName\":\"eth7\",\"network\":\"gpu-nic-6\"},{\"interfaceName\":\"eth8\",\"network\":\"gpu-nic-7\"}]"
 #define BAD3 "[{\"interfaceName\":\"eth1\",\"network\":\"gpu-nic-0\"},{\"interfaceName\":\"eth2\",\"network\":\"gpu-nic-1\"}," \
-	"{\"interfaceName\":\"eth3\",\"network\":\"a3-data-3\"},{\"interfaceName\":\"eth4\",\"network\":\"gpu-nic-3\"}," \
+	"{\"interfaceName\":\"eth3\",\"network\":\"default\"},{\"interfaceName\":\"eth4\",\"network\":\"gpu-nic-3\"}," \
 	"{\"interfaceName\":\"eth5\",\"network\":\"gpu-nic-4\"},{\"interfaceName\":\"eth6\",\"network\":\"gpu-nic-5\"}," \
 	"{\"interfaceName\":\"eth7\",\"network\":\"gpu-nic-6\"},{\"interfaceName\":\"eth8\",\"network\":\"gpu-nic-7\"}]"
 #define VP "{\"id\":\"version-pair\",\"status\":\"fail\",\"message\":\"daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)\"}"
@@ -309,12 +309,66 @@ static void test_mapping_problems(void **state)
 		"unreadable " P "interfaces annotation: 1 node (gke-d): not a JSON list of {\"interfaceName\", \"network\"} entries\n"
 		"mapping breaks the renderer's rules: 1 node (gke-e): 1 entries, the renderer needs exactly 8 (eth1..eth8); "
 		"eth2 is missing; eth3 is missing; eth4 is missing; eth5 is missing; eth6 is missing; eth7 is missing; eth8 is missing\n"
-		"mapping breaks the renderer's rules: 1 node (gke-b): eth3: network 'a3-data-3' does not contain 'gpu-nic'\n"
+		"mapping breaks the renderer's rules: 1 node (gke-b): eth3 is on network 'default', which is eth0's\n"
 		"eth1: 1 node → gpu-nic-0 (gke-a), 1 node → gpu-nic-7 (gke-g)\n"
 		"eth8: 1 node → gpu-nic-0 (gke-g), 1 node → gpu-nic-7 (gke-a)\n"
 		"incoherent: 7 TCPXO nodes: 1 not yet observed, 1 without a mapping, 1 with an unreadable mapping, "
 		"2 breaking the renderer's rules, mappings differ on 2 interfaces; no mapping printed\n");
 	coherence_result_free(&run.res);
+}
+
+#define VPC "[{\"interfaceName\":\"eth1\",\"network\":\"vpc1\"},{\"interfaceName\":\"eth2\",\"network\":\"vpc2\"}," \
+	"{\"interfaceName\":\"eth3\",\"network\":\"vpc3\"},{\"interfaceName\":\"eth4\",\"network\":\"vpc4\"}," \
+	"{\"interfaceName\":\"eth5\",\"network\":\"vpc5\"},{\"interfaceName\":\"eth6\",\"network\":\"vpc6\"}," \
+	"{\"interfaceName\":\"eth7\",\"network\":\"vpc7\"},{\"interfaceName\":\"eth8\",\"network\":\"vpc8\"}]"
+
+/* AICR's naming rule: judged unless lifted, and lifting it leaves every other rule. */
+static void test_naming_rule(void **state)
+{
+	struct json *v[] = {
+		mk_tcpxo("gke-a", "true", VPC, NULL),
+		mk_tcpxo("gke-b", "true", VPC, NULL),
+	};
+	char *text = mk_list(NULL, v, 2);
+	struct coherence_result res = { 0 };
+	struct coherence *c = NULL;
+
+	assert_int_equal(coherence_new(P, &c), 0);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, NULL), 2);
+	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_false(res.coherent);
+	assert_int_equal(res.n_ifaces, 0);
+	assert_string_equal(res.diagnostics,
+		"mapping breaks the renderer's naming rule: 2 nodes (gke-a, gke-b): AICR's renderer requires 'gpu-nic' "
+		"in each Network name: 'vpc1', 'vpc2', 'vpc3', 'vpc4', 'vpc5', 'vpc6', 'vpc7', 'vpc8' do not contain it\n"
+		"  the nodes work: the names are AICR's rule, not the fabric's; --any-network-names checks the mapping "
+		"without it\n"
+		"incoherent: 2 TCPXO nodes: 2 breaking the renderer's naming rule; no mapping printed\n");
+	coherence_result_free(&res);
+
+	/* Lifted after the nodes were added: the same collection is now coherent. */
+	coherence_set_any_names(c, true);
+	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_true(res.coherent);
+	assert_int_equal(res.n_ifaces, 8);
+	assert_string_equal(res.ifaces[0].network, "vpc1");
+	assert_string_equal(res.diagnostics, "coherent: 2 TCPXO nodes carry the same mapping\n");
+	coherence_result_free(&res);
+
+	/* The other rules still hold without the naming rule. */
+	free(text);
+	v[0] = mk_tcpxo("gke-a", "true", VPC, NULL);
+	v[1] = mk_tcpxo("gke-b", "true", BAD3, NULL);
+	text = mk_list(NULL, v, 2);
+	coherence_reset(c);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, NULL), 2);
+	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_false(res.coherent);
+	assert_non_null(strstr(res.diagnostics, "mapping breaks the renderer's rules: 1 node (gke-b): eth3 is on "
+			       "network 'default'"));
+	coherence_result_free(&res);
+	free(text);
+	coherence_free(c);
 }
 
 static void test_kinds(void **state)
@@ -549,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_disagree_names_and_ties),
 		cmocka_unit_test(test_not_ready),
 		cmocka_unit_test(test_mapping_problems),
+		cmocka_unit_test(test_naming_rule),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_order_independent),

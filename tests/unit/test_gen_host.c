@@ -159,7 +159,7 @@ static void test_scenarios(void **state)
 		n_scen++;
 	}
 	fclose(f);
-	assert_int_equal(n_scen, 10);    /* a3-mega, a3-high and gen_host.EXTRA_SCENARIOS */
+	assert_int_equal(n_scen, 11);    /* a3-mega, a3-high and gen_host.EXTRA_SCENARIOS */
 	if (!devnodes_ok)
 		skip();
 }

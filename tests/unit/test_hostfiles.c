@@ -18,9 +18,16 @@ static void test_relevant(void **state)
 	assert_true(hostfiles_relevant("nccl-env-profile.sh"));
 	assert_true(hostfiles_relevant("libnccl.so.2.28.7"));
 	assert_true(hostfiles_relevant("a3plus_guest_config.textproto"));
+	/* Every NCCL, plugin, tuner and profile name is kept: a release table may name any of them. */
+	assert_true(hostfiles_relevant("libnccl.so"));
+	assert_true(hostfiles_relevant("libnccl.so.2"));
+	assert_true(hostfiles_relevant("libnccl-profiler-comma.so"));
+	assert_true(hostfiles_relevant("nccl-env-profile-simple.sh"));
+	assert_true(hostfiles_relevant("a3plus_tuner_config_simple.textproto"));
 	assert_false(hostfiles_relevant("libnvidia-encode.so.1"));
-	assert_false(hostfiles_relevant("libnccl.so"));
-	assert_false(hostfiles_relevant("libnccl-net.so.bak"));
+	assert_false(hostfiles_relevant("libGPUViz.so"));
+	assert_false(hostfiles_relevant("nccl-env-profile.sh.swp"));
+	assert_false(hostfiles_relevant(".libnccl.so.2"));
 	assert_false(hostfiles_relevant(""));
 }
 

@@ -47,9 +47,6 @@ static void test_rules(void **state)
 	strcpy(v[2].network, "default");
 	expect_invalid(v, 8, "eth3 is on network 'default'");
 	good(v);
-	strcpy(v[2].network, "vpc-a-subnet");
-	expect_invalid(v, 8, "does not contain 'gpu-nic'");
-	good(v);
 	strcpy(v[3].network, "gpu-nic-0");
 	expect_invalid(v, 8, "eth1 and eth4 share network 'gpu-nic-0'");
 	good(v);
@@ -61,6 +58,31 @@ static void test_rules(void **state)
 	good(v);
 	strcpy(v[7].name, "eth1");
 	expect_invalid(v, 8, "eth1 appears more than once");
+}
+
+/* Google names the Networks vpc1..vpc8: a valid mapping; only AICR's renderer refuses the names. */
+static void test_renderer_names(void **state)
+{
+	struct profile_iface v[8];
+	struct strbuf why = { 0 };
+
+	good(v);
+	assert_int_equal(ifacemap_renderer_names(v, 8, &why), 0);
+	assert_null(why.s);
+	for (int i = 0; i < 8; i++)
+		snprintf(v[i].network, sizeof(v[i].network), "vpc%d", i + 1);
+	assert_int_equal(ifacemap_validate(v, 8, NULL), 0);
+	assert_int_equal(ifacemap_renderer_names(v, 8, NULL), -EINVAL);
+	assert_int_equal(ifacemap_renderer_names(v, 8, &why), -EINVAL);
+	assert_string_equal(why.s, "AICR's renderer requires 'gpu-nic' in each Network name: 'vpc1', 'vpc2', "
+			    "'vpc3', 'vpc4', 'vpc5', 'vpc6', 'vpc7', 'vpc8' do not contain it");
+	strbuf_free(&why);
+	good(v);
+	strcpy(v[4].network, "gvnic-5");
+	assert_int_equal(ifacemap_renderer_names(v, 8, &why), -EINVAL);
+	assert_string_equal(why.s, "AICR's renderer requires 'gpu-nic' in each Network name: 'gvnic-5' does not "
+			    "contain it");
+	strbuf_free(&why);
 }
 
 static void test_missing_named(void **state)
@@ -107,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_renderer_names),
 		cmocka_unit_test(test_missing_named),
 		cmocka_unit_test(test_parse_print),
 		cmocka_unit_test(test_sort_numeric),

@@ -29,20 +29,63 @@ static void test_builtin_pairs(void **state)
 	};
 	const struct releases *t = releases_builtin();
 
-	assert_int_equal(t->n, 17);
+	assert_int_equal(t->n, 19);
 	assert_string_equal(t->source, "built-in");
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		const char *d = releases_expected_daemon(t, pairs[i][0]);
+		const char *d = releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, pairs[i][0]);
 
 		if (!d || strcmp(d, pairs[i][1]) != 0)
 			fail_msg("installer %s: expected daemon %s, got %s", pairs[i][0], pairs[i][1], d ? d : "(none)");
 	}
-	assert_null(releases_expected_daemon(t, "v1.0.99"));
-	assert_null(releases_expected_daemon(t, "latest"));
-	assert_null(releases_expected_daemon(t, ""));
-	assert_null(releases_expected_daemon(t, NULL));
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, "v1.0.99"));
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, "latest"));
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, ""));
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, NULL));
 	/* v1.0.1 is not v1.0.10 or v1.0.15. */
-	assert_string_equal(releases_find_installer(t, "v1.0.1")->date, "2024-05-20");
+	assert_string_equal(releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.1")->date, "2024-05-20");
+	/* A TCPXO tag is not looked up among TCPX releases, nor the other way round. */
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPX, "v1.0.15"));
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, "v3.1.9"));
+}
+
+/* Google's GPUDirect-TCPX release notes and Cluster Toolkit's gpu_direct.tf. */
+static void test_builtin_tcpx(void **state)
+{
+	const struct releases *t = releases_builtin();
+
+	assert_string_equal(releases_expected_daemon(t, RELEASES_FABRIC_TCPX, "v3.1.9"), "v2.0.12");
+	assert_string_equal(releases_expected_daemon(t, RELEASES_FABRIC_TCPX, "v3.1.12"), "v2.0.15");
+	assert_string_equal(releases_find_installer(t, RELEASES_FABRIC_TCPX, "v3.1.9")->date, "2024-02-15");
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPX, "v3.1.8"));
+	assert_string_equal(releases_fabric_name(RELEASES_FABRIC_TCPX), "tcpx");
+	assert_string_equal(releases_fabric_name(RELEASES_FABRIC_TCPXO), "tcpxo");
+}
+
+/* Each release's NCCL and file set, where Google's notes and the installer's source give them. */
+static void test_builtin_file_sets(void **state)
+{
+	const struct releases *t = releases_builtin();
+	const struct releases_row *r15 = releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.15");
+	const struct releases_row *r12 = releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.12");
+	const struct releases_row *r11 = releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.11");
+	const struct releases_row *r8 = releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.8-1");
+	static const char *const open_set[] = { "libnccl.so.2", "libnccl-net_internal.so", "nccl-env-profile.sh",
+		"libnccl-tuner.so", "a3plus_tuner_config.textproto", "libnccl-net.so", "a3plus_guest_config.textproto" };
+
+	assert_string_equal(r15->nccl, "2.28.7");
+	assert_int_equal(r15->n_files, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_string_equal(r15->files[i], open_set[i]);
+	assert_string_equal(r12->nccl, "2.26.5");
+	assert_non_null(r12->files);
+	/* Closed-source installers: the version from the notes, the set not published. */
+	assert_string_equal(r11->nccl, "2.23.4");
+	assert_null(r11->files);
+	assert_string_equal(r8->nccl, "");
+	assert_null(releases_find_installer(t, RELEASES_FABRIC_TCPX, "v3.1.9")->files);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].files)
+			assert_true(t->rows[i].n_files > 0);
 }
 
 static void test_builtin_digests(void **state)
@@ -73,11 +116,39 @@ static void test_parse_good(void **state)
 	assert_int_equal(releases_parse(good, strlen(good), &t, err, sizeof(err)), 0);
 	assert_int_equal(t->n, 2);
 	assert_string_equal(t->rows[0].date, "2026-03-01");
-	assert_string_equal(releases_expected_daemon(t, "v1.0.18"), "v1.0.24");
+	assert_string_equal(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, "v1.0.18"), "v1.0.24");
 	assert_string_equal(releases_tag_by_digest(t, RELEASES_DAEMON, D21), "v1.0.24");
-	assert_null(releases_expected_daemon(t, "v1.0.14"));   /* the file replaces the built-in table */
+	assert_null(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, "v1.0.14"));   /* the file replaces the built-in table */
+	/* Files of the first format still load: no fabric means TCPXO, no nccl/files means unknown. */
+	assert_int_equal(t->rows[1].fabric, RELEASES_FABRIC_TCPXO);
+	assert_string_equal(t->rows[1].nccl, "");
+	assert_null(t->rows[1].files);
 	releases_free(t);
 	releases_free(NULL);
+}
+
+/* The members added for TCPX and file sets: fabric, nccl, files. */
+static void test_parse_fabric_and_files(void **state)
+{
+	static const char text[] =
+		"{\"schema\":\"fabric.aicr.run/releases/v1\",\"releases\":["
+		"{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"nccl\":\"2.28.7\","
+		"\"files\":[\"libnccl-net.so\",\"a3plus_*_config.textproto\",\"nccl-env-profile.sh\"]},"
+		"{\"fabric\":\"tcpx\",\"installer\":\"v1.0.15\",\"daemon\":\"v2.0.12\"},"
+		"{\"fabric\":\"tcpxo\",\"installer\":\"v1.0.16\",\"daemon\":\"v1.0.23\"}]}";
+	struct releases *t = NULL;
+	char err[256] = "";
+
+	assert_int_equal(releases_parse(text, strlen(text), &t, err, sizeof(err)), 0);
+	assert_int_equal(t->n, 3);
+	/* One installer tag may be listed once per fabric. */
+	assert_string_equal(releases_expected_daemon(t, RELEASES_FABRIC_TCPXO, "v1.0.15"), "v1.0.21");
+	assert_string_equal(releases_expected_daemon(t, RELEASES_FABRIC_TCPX, "v1.0.15"), "v2.0.12");
+	assert_string_equal(t->rows[0].nccl, "2.28.7");
+	assert_int_equal(t->rows[0].n_files, 3);
+	assert_string_equal(t->rows[0].files[1], "a3plus_*_config.textproto");
+	assert_null(t->rows[1].files);
+	releases_free(t);
 }
 
 static void expect_bad(const char *text, const char *needle)
@@ -117,6 +188,25 @@ static void test_parse_bad(void **state)
 	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\"},{\"installer\":\"v1.0.015\",\"daemon\":\"v1.0.20\"}]}",
 		   "already listed");
 	expect_bad(S "[{\"installer\":\"v1.0.15555555555555555555555555555555\",\"daemon\":\"v1\"}]}", "longer than");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"fabric\":\"rdma\"}]}",
+		   "releases[0].fabric: expected \"tcpxo\" or \"tcpx\", got \"rdma\"");
+	expect_bad(S "[{\"fabric\":\"tcpx\",\"installer\":\"v3.1.9\",\"daemon\":\"v2.0.12\"},"
+		   "{\"fabric\":\"tcpx\",\"installer\":\"v3.1.09\",\"daemon\":\"v2.0.11\"}]}",
+		   "releases[1]: tcpx installer v3.1.09 is already listed in releases[0]");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"nccl\":\"2.28.x\"}]}",
+		   "releases[0].nccl: expected an NCCL version like 2.28.7");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"nccl\":\"2\"}]}", "nccl");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"files\":\"libnccl-net.so\"}]}",
+		   "releases[0].files: expected an array, got string");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"files\":[]}]}", "0 entries");
+	/* Names the host probe would never keep, paths, odd bytes: refused, naming the entry. */
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"files\":[\"libnccl-net.so\",\"libfoo.so\"]}]}",
+		   "releases[0].files[1]: expected a file name in lib64");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"files\":[\"../libnccl.so\"]}]}",
+		   "releases[0].files[0]");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"files\":[\"libnccl\\n.so\"]}]}",
+		   "releases[0].files[0]");
+	expect_bad(S "[{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\",\"files\":[7]}]}", "releases[0].files[0]");
 }
 
 static void test_parse_row_limit(void **state)
@@ -151,6 +241,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_pairs),
 		cmocka_unit_test(test_builtin_digests),
+		cmocka_unit_test(test_builtin_tcpx),
+		cmocka_unit_test(test_builtin_file_sets),
+		cmocka_unit_test(test_parse_fabric_and_files),
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_parse_row_limit),
