@@ -285,8 +285,9 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct ch
 	case PROBE_NOT_RUN:
 		return check_set(c, CHECK_SKIP, NULL, "%s not observed", CHECK_PLUGIN_NVIDIA);
 	case PROBE_FAILED:
-		return check_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "cannot read %s: %s", CHECK_PLUGIN_NVIDIA,
-				 n->status.message);
+		/* The probe's message starts with the path it could not read: not said twice. */
+		return check_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "cannot read %s",
+				 *n->status.message ? n->status.message : CHECK_PLUGIN_NVIDIA);
 	case PROBE_OK:
 		break;
 	}
