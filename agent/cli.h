@@ -9,6 +9,7 @@ enum cli_command {
 	CLI_CMD_INTERFACES,
 	CLI_CMD_HEALTH,
 	CLI_CMD_CLEANUP,
+	CLI_CMD_WORKLOADS,
 };
 
 enum cli_format {
@@ -30,6 +31,7 @@ struct cli_options {
 	bool no_publish;
 	const char *api_server, *token_file, *ca_file;
 	const char *nodes_file, *selector;
+	const char *pods_file;          /* workloads: a PodList (kubectl get pods -o json) instead of the API */
 	enum cli_format format;
 	unsigned interval;              /* seconds */
 	unsigned start_jitter;          /* seconds */
@@ -41,7 +43,7 @@ struct cli_options {
 	int verbose;
 };
 
-/* Exit codes of --once and interfaces (NPD custom-plugin convention). */
+/* Exit codes of --once, interfaces and workloads (NPD custom-plugin convention). */
 enum {
 	EXIT_READY = 0,
 	EXIT_NOT_READY = 1,
