@@ -23,6 +23,8 @@
 #define ATTACH_FILE_MAX 64
 #define ATTACH_WHY_MAX 200
 #define ATTACH_VERSION_MAX 32
+#define ATTACH_ANN_MAX (16u << 10)      /* the device and interfaces annotations read: both are < 2 KiB when sane */
+#define ATTACH_IFACES_ENTRIES_MAX 64    /* entries of networking.gke.io/interfaces read */
 
 struct attach_iface {
 	char name[16];                  /* "eth1" */

@@ -357,7 +357,10 @@ void attach_device_annotation(const struct pod *p, const struct pod_container *c
 	attach_device_key(c->name, key, sizeof(key));
 	attach_device_injection_remedy(n, q, remedy, sizeof(remedy));
 	value = obs_pod_kv(&p->annotations, key);
-	if (!value) {
+	if (value && strlen(value) > ATTACH_ANN_MAX) {
+		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u: not a device list", key,
+			       strlen(value), ATTACH_ANN_MAX);
+	} else if (!value) {
 		attach_acc_add(a, CHECK_FAIL, remedy, "container %s is not privileged and the pod has no %s annotation: "
 			       "the daemon gets no GPU device", q, key);
 	} else if (attach_device_paths(value, key, remedy, &list, a) == 0) {

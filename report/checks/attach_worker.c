@@ -56,7 +56,7 @@ bool attach_interfaces_wired(const struct pod *p)
 
 	if (!v)
 		return false;
-	if (json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
+	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
 		json_free(list);
 		return true;    /* written, but unreadable: an attempt at wiring */
 	}
@@ -85,6 +85,11 @@ static int attach_worker_ifaces_shape(const struct json *list, const char *remed
 	if (json_type(list) != JSON_ARRAY) {
 		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is a JSON %s, not a list", ATTACH_IFACES_KEY,
 			       json_type_name(json_type(list)));
+		return 1;
+	}
+	if (json_size(list) > ATTACH_IFACES_ENTRIES_MAX) {
+		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %zu interfaces, more than %d", ATTACH_IFACES_KEY,
+			       json_size(list), ATTACH_IFACES_ENTRIES_MAX);
 		return 1;
 	}
 	for (const struct json *e = json_first(list); e; e = json_next(e), i++) {
@@ -128,6 +133,9 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct a
 	if (!v)
 		return attach_finding_set(f, CHECK_FAIL, remedy, "the pod has no %s annotation: it sees eth0 only, and NCCL "
 					  "runs over TCP sockets there", ATTACH_IFACES_KEY);
+	if (strlen(v) > ATTACH_ANN_MAX)
+		return attach_finding_set(f, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u", ATTACH_IFACES_KEY,
+					  strlen(v), ATTACH_ANN_MAX);
 	if (json_parse(v, strlen(v), &list) < 0)
 		return attach_finding_set(f, CHECK_FAIL, remedy, "annotation %s is not JSON", ATTACH_IFACES_KEY);
 	if (attach_worker_ifaces_shape(list, remedy, &a) == 0) {

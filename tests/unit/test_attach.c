@@ -713,6 +713,43 @@ static void test_hostile_names(void **state)
 	pb_free(p);
 }
 
+/* Annotations far beyond any sane value are findings, read no further. */
+static void test_hostile_sizes(void **state)
+{
+	struct pod *p = pb_aicr_worker();
+	struct attach_result r;
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 2000; i++)
+		strbuf_appendf(&sb, "- path: /dev/nvidia%d\n", i);
+	pb_ann(p, "devices.gke.io/container.tcpxo-daemon", sb.s);
+	r = judge(p);
+	expect(&r, ATTACH_DEVICE_INJECTION, CHECK_FAIL, "annotation devices.gke.io/container.tcpxo-daemon is ");
+	expect(&r, ATTACH_DEVICE_INJECTION, CHECK_FAIL, "bytes, more than 16384: not a device list");
+	attach_result_free(&r);
+	strbuf_free(&sb);
+
+	strbuf_append(&sb, "[");
+	for (int i = 0; i < 65; i++)
+		strbuf_appendf(&sb, "%s{\"interfaceName\":\"eth%d\",\"network\":\"n%d\"}", i ? "," : "", i, i);
+	strbuf_append(&sb, "]");
+	pb_ann(p, "networking.gke.io/interfaces", sb.s);
+	r = judge(p);
+	expect(&r, ATTACH_INTERFACES, CHECK_FAIL, "annotation networking.gke.io/interfaces lists 65 interfaces, more than 64");
+	attach_result_free(&r);
+	strbuf_free(&sb);
+
+	for (int i = 0; i < 1200; i++)
+		strbuf_append(&sb, "[{\"interfaceName\":\"eth1\"}]");
+	pb_ann(p, "networking.gke.io/interfaces", sb.s);
+	r = judge(p);
+	expect(&r, ATTACH_INTERFACES, CHECK_FAIL, "bytes, more than 16384");
+	attach_result_free(&r);
+	strbuf_free(&sb);
+	pb_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +769,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ipc_lock, setup),
 		cmocka_unit_test_setup(test_tcpx, setup),
 		cmocka_unit_test_setup(test_hostile_names, setup),
+		cmocka_unit_test_setup(test_hostile_sizes, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
