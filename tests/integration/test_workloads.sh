@@ -72,8 +72,8 @@ eq(msg["llama-interfaces-node-0-0-2f14b"]["interfaces"],
    "networking.gke.io/interfaces does not match the node's GPU NICs: eth1 -> vpc1 (gpu-nic-0), eth2 -> vpc2 (gpu-nic-1), "
    "eth3 -> vpc3 (gpu-nic-2), eth4 -> vpc4 (gpu-nic-3), eth5 -> vpc5 (gpu-nic-4) and 3 more", "interfaces message")
 eq(msg["llama-daemon-sidecar-node-0-0-7c1c3"]["daemon-sidecar"],
-   "the pod is Running but daemon container tcpxo-daemon is waiting (CrashLoopBackOff), last exit code 1, 5 restarts",
-   "daemon-sidecar message")
+   "init container tcpxo-daemon runs the daemon without restartPolicy: Always: the daemon never exits, so the "
+   "workload's containers never start", "daemon-sidecar message")
 eq(msg["llama-daemon-version-node-0-0-46f54"]["daemon-version"],
    "container tcpxo-daemon runs daemon v1.0.20, which does not pair with the installed plugin v1.0.15 (expects v1.0.21)",
    "daemon-version message")
