@@ -14,7 +14,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS      := libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson
+PKGS      := libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson yaml-0.1
 
 ifeq ($(FUZZ),1)
 BUILD     ?= build-fuzz
@@ -68,7 +68,7 @@ FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_DRIVER ?= fuzz/replay.c
 FUZZ_SECONDS ?= 60
-BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl
+BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl $(BUILD)/bench/judge
 
 .PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures \
 	fuzz fuzz-build bench lint-layers
@@ -133,6 +133,11 @@ $(BUILD)/bench/floor-nocurl: bench/floor.c | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) \
 		-Wl,--no-as-needed $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS))) -Wl,--as-needed -lm
+
+# The workload check's own cost inside --once, timed in process over the agent's library.
+$(BUILD)/bench/judge: bench/judge.c $(LIBA) | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(PKG_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) -lm
 
 bench:
 	@sh scripts/deps.sh build test bench

@@ -14,6 +14,7 @@ static const char cli_usage[] =
 "  tcpxo-agent --once [OPTIONS]       observe once, print the report, publish unless --no-publish\n"
 "  tcpxo-agent interfaces [OPTIONS]   check the TCPXO nodes' published mappings agree; print it\n"
 "  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
+"  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric\n"
 "\n"
 "Observe whether this GKE a3-megagpu-8g node is attached to the GPUDirect-TCPXO fabric\n"
 "(GPUs, GPU NICs, PCIe pairing, links, LLCM aperture devices, device nodes, NVIDIA host\n"
@@ -33,6 +34,7 @@ static const char cli_usage[] =
 "  --format FMT           interfaces: flag (default), yaml or json\n"
 "  --any-network-names    interfaces: check the mapping without AICR's rule that each Network\n"
 "                         name contains gpu-nic (Google names them vpc1..vpc8)\n"
+"  --pods-file F          workloads: read a PodList (kubectl get pods -o json) from F or -\n"
 "  --interval SEC         daemon: resync period for API-derived facts (default 300)\n"
 "  --start-jitter SEC     daemon: random delay before the first API write (default 10)\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
@@ -46,13 +48,14 @@ static const char cli_usage[] =
 "  --help                 print this help and exit\n"
 "\n"
 "Exit codes (--once, interfaces): 0 ready/coherent, 1 not ready/incoherent, 2 unknown.\n"
+"Exit codes (workloads): 0 every GPU pod attached (or none), 1 any partial or unattached, 2 unknown.\n"
 "See tcpxo-agent(8).\n";
 
 enum {
 	OPT_ONCE = 256, OPT_ROOT, OPT_NODE, OPT_JSON, OPT_NO_PUBLISH, OPT_API_SERVER,
 	OPT_TOKEN_FILE, OPT_CA_FILE, OPT_NODES_FILE, OPT_SELECTOR, OPT_FORMAT, OPT_INTERVAL,
 	OPT_START_JITTER, OPT_HEALTH_FILE, OPT_MAX_AGE, OPT_LOG_FORMAT, OPT_PREFIX,
-	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES,
+	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES, OPT_PODS_FILE,
 };
 
 static const struct option cli_longopts[] = {
@@ -66,6 +69,7 @@ static const struct option cli_longopts[] = {
 	{ "ca-file", required_argument, NULL, OPT_CA_FILE },
 	{ "nodes-file", required_argument, NULL, OPT_NODES_FILE },
 	{ "selector", required_argument, NULL, OPT_SELECTOR },
+	{ "pods-file", required_argument, NULL, OPT_PODS_FILE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "any-network-names", no_argument, NULL, OPT_ANY_NETWORK_NAMES },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -136,6 +140,8 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 			o.cmd = CLI_CMD_INTERFACES;
 		else if (strcmp(argv[1], "health") == 0)
 			o.cmd = CLI_CMD_HEALTH;
+		else if (strcmp(argv[1], "workloads") == 0)
+			o.cmd = CLI_CMD_WORKLOADS;
 		else {
 			fprintf(stderr, "tcpxo-agent: unknown command '%s' (try --help)\n", argv[1]);
 			return -EINVAL;
@@ -158,6 +164,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		case OPT_NODES_FILE: o.nodes_file = optarg; break;
 		case OPT_SELECTOR: o.selector = optarg; break;
 		case OPT_ANY_NETWORK_NAMES: o.any_network_names = true; break;
+		case OPT_PODS_FILE: o.pods_file = optarg; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "flag") == 0)
 				o.format = CLI_FORMAT_FLAG;
@@ -245,6 +252,10 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 	}
 	if (o.node && strlen(o.node) > 253) {
 		fprintf(stderr, "tcpxo-agent: --node: a node name has at most 253 characters\n");
+		return -EINVAL;
+	}
+	if (o.pods_file && o.cmd != CLI_CMD_WORKLOADS) {
+		fprintf(stderr, "tcpxo-agent: --pods-file applies to the workloads command only\n");
 		return -EINVAL;
 	}
 	if (o.cmd == CLI_CMD_HEALTH && !o.health_file) {

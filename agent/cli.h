@@ -9,6 +9,7 @@ enum cli_command {
 	CLI_CMD_INTERFACES,
 	CLI_CMD_HEALTH,
 	CLI_CMD_CLEANUP,
+	CLI_CMD_WORKLOADS,
 };
 
 enum cli_format {
@@ -31,6 +32,7 @@ struct cli_options {
 	const char *api_server, *token_file, *ca_file;
 	const char *nodes_file, *selector;
 	bool any_network_names;         /* interfaces: AICR's gpu-nic naming rule not applied */
+	const char *pods_file;          /* workloads: a PodList (kubectl get pods -o json) instead of the API */
 	enum cli_format format;
 	unsigned interval;              /* seconds */
 	unsigned start_jitter;          /* seconds */
@@ -42,7 +44,7 @@ struct cli_options {
 	int verbose;
 };
 
-/* Exit codes of --once and interfaces (NPD custom-plugin convention). */
+/* Exit codes of --once, interfaces and workloads (NPD custom-plugin convention). */
 enum {
 	EXIT_READY = 0,
 	EXIT_NOT_READY = 1,

@@ -10,12 +10,14 @@
 #include "agent/publish.h"
 #include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
+#include "report/checks/workloads.h"
 #include "report/render/render.h"
 
-static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p)
+static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p,
+		      const struct workloads *w)
 {
 	if (opt->json) {
-		char *text = render_json(o, p);
+		char *text = render_json(o, p, w);
 
 		if (!text) {
 			fprintf(stderr, "tcpxo-agent: out of memory while rendering JSON\n");
@@ -24,7 +26,7 @@ static int once_print(const struct cli_options *opt, const struct observation *o
 		fputs(text, stdout);
 		free(text);
 	} else {
-		render_human(o, p, stdout);
+		render_human(o, p, w, stdout);
 	}
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "tcpxo-agent: writing the report failed: %s\n", strerror(errno));
@@ -48,6 +50,7 @@ int cmd_once(const struct cli_options *opt)
 	struct publisher pb;
 	struct observation o;
 	struct profile p;
+	struct workloads w = { 0 };
 	bool api_ok = true;
 	int observed, code;
 
@@ -67,7 +70,13 @@ int cmd_once(const struct cli_options *opt)
 		publisher_close(&pb);
 		return EXIT_UNKNOWN;
 	}
-	if (once_print(opt, &o, &p) < 0) {
+	/* The GPU pods on the node, judged against its fabric: shown, never part of the node's verdict. */
+	if (workloads_evaluate(&o, &p, &w) < 0) {
+		fprintf(stderr, "tcpxo-agent: out of memory while judging the workloads\n");
+		code = EXIT_UNKNOWN;
+		goto out;
+	}
+	if (once_print(opt, &o, &p, &w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
@@ -103,6 +112,7 @@ int cmd_once(const struct cli_options *opt)
 		}
 	}
 out:
+	workloads_free(&w);
 	profile_free(&p);
 	observation_free(&o);
 	publisher_close(&pb);

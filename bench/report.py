@@ -16,6 +16,7 @@ import time
 OUT, RUNS, EXTRA_LINKS, EXTRA_PCI = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 RSS_TARGET_MIB = 12.0
 RATIO_TARGET, RATIO_GOAL = 1.0, 0.25
+WORKLOADS_TARGET = 0.10          # the workload check: at most 10% of --once's wall time
 LABELS = {
     "agent": "tcpxo-agent --once --json",
     "agent-other": os.environ.get("BENCH_OTHER_LABEL") or "other agent binary",
@@ -153,6 +154,37 @@ def fuzz_table(path):
                     "(libnl, cJSON and libc are not instrumented).", ""]
 
 
+def workloads_cost():
+    """bench/judge's in-process figures against case 5's --once wall time."""
+    try:
+        j = json.load(open(os.path.join(OUT, "judge.json")))
+    except (OSError, ValueError):
+        return ["", "workload check cost: not measured (bench/judge failed)"]
+    ev = stats([s["evaluate"] / 1000 for s in j["samples"]])
+    dp = stats([s["daemon_pod"] / 1000 for s in j["samples"]])
+    wl = stats([s["workloads"] / 1000 for s in j["samples"]])
+    both = stats([(s["daemon_pod"] + s["workloads"]) / 1000 for s in j["samples"]])
+    judged = j["samples"][0]["judged"] if j["samples"] else 0
+    lines = ["", f"The workload check in process (`{os.environ.get('BUILD', 'build')}/bench/judge`, {j['runs']} runs, "
+             f"{j['pods']} pods, {judged} GPU pods judged): ms median (min..max)", "",
+             "| part | ms |", "|---|---|",
+             f"| parse the Node and the PodList, evaluate the node (all checks) | {fmt(ev, '', 3)} |",
+             f"| of which the daemon-pod check | {fmt(dp, '', 3)} |",
+             f"| judge every GPU pod, render the table and the JSON member | {fmt(wl, '', 3)} |"]
+    a = load_case("pods").get("agent")
+    if a and a["wall"] and both:
+        share = both[0] / a["wall"][0]
+        met = "met" if share <= WORKLOADS_TARGET else "MISSED"
+        lines += ["", f"workload check (daemon-pod + judging + rendering) {both[0]:.3f} ms of --once's "
+                  f"{a['wall'][0]:.1f} ms median wall: **{100 * share:.1f}%** (target <= "
+                  f"{100 * WORKLOADS_TARGET:.0f}%: {met})"]
+    other = load_case("pods").get("agent-other")
+    if a and other and a["wall"] and other["wall"]:
+        lines.append(f"--once with 110 pods: this agent {a['wall'][0]:.1f} ms, "
+                     f"{os.environ.get('BENCH_OTHER_LABEL') or 'the other binary'} {other['wall'][0]:.1f} ms (medians)")
+    return lines
+
+
 def main():
     host = platform.uname()
     load = (read(os.path.join(OUT, "loadavg")) or read("/proc/loadavg")).split()[:3]
@@ -179,6 +211,10 @@ def main():
         out += [f"API requests: {total} over {runs} agent runs = {total / runs:.1f} per run "
                 "(GET node, GET pods, GET networks; the first run also PATCHes; the peer and floor "
                 "rows make none)."]
+    if os.path.isdir(os.path.join(OUT, "pods")):
+        out += [""] + case_table("pods", "5. fixtures/a3-mega with the API and 110 pods on the node "
+                                 "(the kubelet's default maximum; 15 GPU pods among them)")
+        out += workloads_cost()
     out += [""]
     out += fuzz_table(os.environ.get("FUZZ_STATS", "build-fuzz/fuzz-stats.tsv"))
     out += ["### 4. daemon (idle, reaction, rollout)", "",

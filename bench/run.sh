@@ -6,9 +6,11 @@
 #   2b. ("veths") the same node with the EXTRA_LINKS veth links alone, vs ip -j addr by itself
 #   3. --once --json against the fake API server (TLS, token) in the same namespace
 #   4. the daemon (bench/daemon.sh): idle CPU and requests, reaction time, rollout of many agents
+#   5. --once --json against the fake API with 110 pods on the node (the kubelet's default maximum,
+#      15 of them GPU workloads), and the workload check's own cost in process ($BUILD/bench/judge)
 # Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
 #      IDLE_SECONDS (120), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100), ROLLOUT_LIMIT (300 s),
-#      BENCH_CASES ("small big veths api daemon"): which cases to run,
+#      BENCH_CASES ("small big veths api pods daemon"): which cases to run, JUDGE_RUNS (200),
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
 #      (e.g. a build of the previous commit), labelled TEXT.
 # Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip; with
@@ -23,6 +25,7 @@ EXTRA_PCI=${EXTRA_PCI:-256}
 AGENT=$TOPDIR/$BUILD/tcpxo-agent
 FLOOR=$TOPDIR/$BUILD/bench/floor
 FLOOR_NOCURL=$TOPDIR/$BUILD/bench/floor-nocurl
+JUDGE=$TOPDIR/$BUILD/bench/judge
 export TOPDIR TCPXO_AGENT="$AGENT"
 . tests/lib/netns.sh
 . tests/lib/devnodes.sh
@@ -31,7 +34,7 @@ export TOPDIR TCPXO_AGENT="$AGENT"
 for tool in hyperfine /usr/bin/time lspci ip openssl; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool missing (scripts/deps.sh bench test)" >&2; exit 1; }
 done
-for b in "$AGENT" "$FLOOR" "$FLOOR_NOCURL"; do
+for b in "$AGENT" "$FLOOR" "$FLOOR_NOCURL" "$JUDGE"; do
 	[ -x "$b" ] || { echo "bench: $b missing (make bench builds it)" >&2; exit 1; }
 done
 why=$(netns_can_run) || { echo "bench: needs private network namespaces: $why" >&2; exit 1; }
@@ -90,8 +93,7 @@ EOS
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-ALL_CASES="small big veths api daemon"
-CASES=${BENCH_CASES:-$ALL_CASES}
+#      BENCH_CASES ("small big veths api pods daemon"): which cases to run, JUDGE_RUNS (200),
 cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
 echo "bench: case 1: a3-mega, --no-publish" >&2
@@ -141,6 +143,36 @@ R3=$(scenario_prepare a3-mega)
 measure api fixtures/a3-mega/links.spec "$R3" "$API_ARGS" "$PRE"
 grep -c . "$T/api/requests.log" >"$OUT/api.requests" 2>/dev/null || echo 0 >"$OUT/api.requests"
 [ -s "$T/api/server.err" ] && sed 's/^/fakeapi: /' "$T/api/server.err" >&2
+;; esac
+
+case " $CASES " in *" pods "*)
+echo "bench: case 5: a3-mega with the API and 110 pods on the node" >&2
+[ -s "$T/certs/ca.crt" ] || sh tests/lib/certs.sh "$T/certs"
+mkdir -p "$T/pods"
+printf 'bench-token\n' >"$T/pods/token"
+/usr/bin/python3 fixtures/kube/gen.py pods-110 >"$T/pods110.json"
+/usr/bin/python3 - "$T/pods" "$T/pods110.json" <<'PY'
+import json, sys
+d = sys.argv[1]
+node = json.loads(open("fixtures/kube/node-a3mega.json").read().replace("10.128.0.41", "10.128.0.2"))
+node["metadata"]["name"] = "fixture-a3-mega"
+json.dump(node, open(d + "/node.json", "w"))
+json.dump(json.load(open("fixtures/kube/networks.json")), open(d + "/networks.json", "w"))
+pods = json.load(open(sys.argv[2]))
+for p in pods["items"]:
+    p["spec"]["nodeName"] = "fixture-a3-mega"
+json.dump(pods, open(d + "/pods.json", "w"))
+PY
+PODS_ARGS="--api-server https://127.0.0.1:__PORT__ --token-file $T/pods/token --ca-file $T/certs/ca.crt"
+PRE="ip link set lo up
+/usr/bin/python3 $TOPDIR/tests/lib/fakeapi.py --state $T/pods --port-file $T/pods/port --cert $T/certs/server.crt --key $T/certs/server.key --max-seconds 600 2>$T/pods/server.err &
+i=0; while [ ! -s $T/pods/port ] && [ \$i -lt 500 ]; do sleep 0.02; i=\$((i + 1)); done
+sed -i \"s/__PORT__/\$(cat $T/pods/port)/g\" $T/cmds-pods"
+R5=$(scenario_prepare a3-mega)
+measure pods fixtures/a3-mega/links.spec "$R5" "$PODS_ARGS" "$PRE"
+grep -c . "$T/pods/requests.log" >"$OUT/pods.requests" 2>/dev/null || echo 0 >"$OUT/pods.requests"
+netns_run fixtures/a3-mega/links.spec "$JUDGE" "$R5" fixture-a3-mega "$T/pods/node.json" "$T/pods/pods.json" \
+	"${JUDGE_RUNS:-200}" >"$OUT/judge.json" || echo "bench: the in-process workload measurement failed" >&2
 ;; esac
 
 case " $CASES " in *" daemon "*)

@@ -33,6 +33,14 @@ for out, keep in ((sys.argv[1], 3), (sys.argv[2], 6)):
             json.dump(d, f, separators=(",", ":"))
 PY
 
+# The workload fixtures, one Pod each (compact); case-* files beside them are hand-made hostile pods.
+fresh attach
+for f in fixtures/kube/workloads/*.json; do
+	/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":")))' \
+		"$f" >"$F/attach/seed-$(basename "$f")"
+done
+# YAML seeds (fixtures/fuzz/yaml/) are written by hand: the device annotation, helm template output, aliases.
+
 fresh json
 for f in fixtures/kube/node-a3mega.json fixtures/kube/pods-healthy.json fixtures/kube/networks.json \
 	 fixtures/a3-mega/expected.json; do

@@ -175,8 +175,9 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 		goto out;
 	}
 	kind = json_get_string(root, "kind");
-	if (json_get(root, "kind") && (!kind || strcmp(kind, "PodList") != 0)) {
-		kubejson_err(err, errlen, "kind: expected \"PodList\", got %.32s",
+	/* `kubectl get pods -o json` says "List": its items are the same Pods. */
+	if (json_get(root, "kind") && (!kind || (strcmp(kind, "PodList") != 0 && strcmp(kind, "List") != 0))) {
+		kubejson_err(err, errlen, "kind: expected \"PodList\" or \"List\", got %.32s",
 			     kind ? kind : kubejson_tname(json_get(root, "kind")));
 		goto out;
 	}

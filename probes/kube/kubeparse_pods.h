@@ -17,7 +17,7 @@
  * Containers with unparsable images are not ours and are skipped.
  * The pod part of @k is replaced only on success.
  *
- * Return: 0; -EINVAL for malformed JSON, not a PodList, wrong types or over-long values in
+ * Return: 0; -EINVAL for malformed JSON, not a PodList (or the "List" kubectl prints), wrong types or over-long values in
  * the fields read, or more than KUBEPARSE_PODS_MAX pods / KUBE_CONTAINERS_MAX of ours;
  * -ENOMEM.
  */

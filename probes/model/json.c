@@ -168,6 +168,21 @@ struct json *json_new_string(const char *s)
 	return (struct json *)(s ? cJSON_CreateString(s) : cJSON_CreateNull());
 }
 
+struct json *json_new_number(double d)
+{
+	return (struct json *)cJSON_CreateNumber(d);
+}
+
+struct json *json_new_bool(bool b)
+{
+	return (struct json *)cJSON_CreateBool(b);
+}
+
+struct json *json_new_null(void)
+{
+	return (struct json *)cJSON_CreateNull();
+}
+
 int json_add(struct json *obj, const char *key, struct json *child)
 {
 	if (!obj || !child || !cJSON_AddItemToObject(C(obj), key, C(child))) {

@@ -52,6 +52,9 @@ size_t json_size(const struct json *v);                 /* elements/members; 0 o
 struct json *json_new_object(void);
 struct json *json_new_array(void);
 struct json *json_new_string(const char *s);            /* s NULL gives null */
+struct json *json_new_number(double d);
+struct json *json_new_bool(bool b);
+struct json *json_new_null(void);
 int json_add(struct json *obj, const char *key, struct json *child);   /* takes child, even on error */
 int json_add_string(struct json *obj, const char *key, const char *s); /* s NULL gives null */
 int json_add_int(struct json *obj, const char *key, long long n);

@@ -24,6 +24,9 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct ch
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
 int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
 
+/* The daemon pods' wiring and the NRI device injector (report/checks/check_daemonpod.c). */
+int check_daemon_pod(const struct observation *o, struct profile *p, struct check *c);
+
 /* API-derived checks (report/checks/check_kube.c). */
 int check_machine_type(const struct observation *o, struct profile *p, struct check *c);
 int check_networks(const struct observation *o, struct profile *p, struct check *c);

@@ -24,6 +24,7 @@ static const check_fn evaluate_checks[CHECK__COUNT] = {
 	[CHECK_PLUGIN_FILES] = check_plugin_files,
 	[CHECK_VERSION_PAIR] = check_version_pair,
 	[CHECK_DAEMON_ARGS] = check_daemon_args,
+	[CHECK_DAEMON_POD] = check_daemon_pod,
 };
 
 /*

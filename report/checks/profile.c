@@ -20,6 +20,7 @@ static const char *const profile_check_names[CHECK__COUNT] = {
 	[CHECK_PLUGIN_FILES] = "plugin-files",
 	[CHECK_VERSION_PAIR] = "version-pair",
 	[CHECK_DAEMON_ARGS] = "daemon-args",
+	[CHECK_DAEMON_POD] = "daemon-pod",
 };
 
 const char *check_id_name(enum check_id id)

@@ -4,21 +4,55 @@
 #include <stdio.h>
 
 #include "report/checks/profile.h"
+#include "report/checks/workloads.h"
 
 #define RENDER_SCHEMA "fabric.aicr.run/v1"
 
+struct json;
+
 /**
  * render_json() - the DESIGN.md JSON report, pretty-printed with a trailing newline.
+ * @w: the workloads judged with the same observation; "workloads" is null when @w is NULL or
+ *     the pod list was not read.
  * Equal inputs give byte-identical output. Return: malloc'd text, or NULL on -ENOMEM.
  */
-char *render_json(const struct observation *o, const struct profile *p);
+char *render_json(const struct observation *o, const struct profile *p, const struct workloads *w);
 
 /**
  * render_human() - the human report: the summary as the first line, the GPU<->NIC table,
- * then the checks, each failed or warned one with its cause and remedy.
+ * then the checks, each failed or warned one with its cause and remedy, then (when @w is not
+ * NULL) the workloads table of render_workloads_human().
  * Return: 0 or -errno from the stream.
  */
-int render_human(const struct observation *o, const struct profile *p, FILE *out);
+int render_human(const struct observation *o, const struct profile *p, const struct workloads *w, FILE *out);
+
+/**
+ * render_workloads_summary() - "workloads: 1 unattached, 0 partial, 2 attached on NODE" (and
+ * ", N not-fabric" before " on" when there are any); "workloads: not judged: WHY" when the pod
+ * list was not read. Return: malloc'd text, or NULL on -ENOMEM.
+ */
+char *render_workloads_summary(const struct workloads *w, const char *node);
+
+/**
+ * render_workloads_human() - the summary line, then one row per GPU pod (POD, GPUS, VERDICT,
+ * FINDINGS: the failed finding ids, then the warned ones), each failed finding below its pod
+ * with its message and remedy, each warned one with its message. Return: 0 or -errno from the stream.
+ */
+int render_workloads_human(const struct workloads *w, const char *node, FILE *out);
+
+/*
+ * render_workloads_value() - the "workloads" member of the JSON report: {"counts": {...},
+ * "pods": [...]}, each pod's findings those that did not pass (none for not-fabric pods).
+ * JSON null when @w is NULL or not judged. Return: NULL on -ENOMEM.
+ */
+struct json *render_workloads_value(const struct workloads *w);
+
+/**
+ * render_workloads_json() - the document of `tcpxo-agent workloads --json`: schema, node,
+ * summary, then counts and pods as in render_workloads_value(); pretty, newline-terminated.
+ * Return: malloc'd text, or NULL on -ENOMEM.
+ */
+char *render_workloads_json(const struct workloads *w, const char *node);
 
 /* "10de:2330" into buf (10 bytes). */
 void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t len);

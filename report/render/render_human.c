@@ -1,7 +1,10 @@
 /* render_human.c - the human report: summary line, GPU<->NIC table, checks with remedies. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "probes/model/strbuf.h"
 
 #include "report/render/render.h"
 
@@ -51,7 +54,7 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	(void)p;
 }
 
-int render_human(const struct observation *o, const struct profile *p, FILE *out)
+int render_human(const struct observation *o, const struct profile *p, const struct workloads *w, FILE *out)
 {
 	const char *mt = obs_kube_machine_type(&o->kube);
 
@@ -102,6 +105,128 @@ int render_human(const struct observation *o, const struct profile *p, FILE *out
 			fputc('\n', out);
 		}
 	}
+	if (w) {
+		fputc('\n', out);
+		if (render_workloads_human(w, o->node, out) < 0)
+			return -EIO;
+	}
+	fflush(out);
+	return ferror(out) ? -EIO : 0;
+}
+
+char *render_workloads_summary(const struct workloads *w, const char *node)
+{
+	struct strbuf sb = { 0 };
+
+	if (!w->judged) {
+		strbuf_appendf(&sb, "workloads: not judged: %s", w->why);
+		return strbuf_take(&sb);
+	}
+	strbuf_appendf(&sb, "workloads: %zu unattached, %zu partial, %zu attached", w->counts[ATTACH_UNATTACHED],
+		       w->counts[ATTACH_PARTIAL], w->counts[ATTACH_ATTACHED]);
+	if (w->counts[ATTACH_NOT_FABRIC])
+		strbuf_appendf(&sb, ", %zu not-fabric", w->counts[ATTACH_NOT_FABRIC]);
+	strbuf_appendf(&sb, " on %s", node && *node ? node : "this node");
+	return strbuf_take(&sb);
+}
+
+/* "ns/name" of a pod, into @sb (emptied first). */
+static void render_pod_name(const struct pod *pod, struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->s)
+		sb->s[0] = '\0';
+	strbuf_appendf(sb, "%s/%s", pod->ns ? pod->ns : "", pod->name ? pod->name : "");
+}
+
+/* The FINDINGS cell: failed ids, then "(warn: ids)"; "-" when nothing failed or warned. */
+static void render_finding_ids(const struct attach_result *r, struct strbuf *sb)
+{
+	size_t n_warn = 0;
+
+	for (size_t i = 0; i < ATTACH__COUNT; i++)
+		if (r->findings[i].status == CHECK_FAIL)
+			strbuf_appendf(sb, "%s%s", sb->len ? ", " : "", attach_finding_name((enum attach_finding_id)i));
+	for (size_t i = 0; i < ATTACH__COUNT; i++) {
+		if (r->findings[i].status != CHECK_WARN)
+			continue;
+		strbuf_appendf(sb, "%s%s%s", sb->len && !n_warn ? " " : "", n_warn ? ", " : "(warn: ",
+			       attach_finding_name((enum attach_finding_id)i));
+		n_warn++;
+	}
+	if (n_warn)
+		strbuf_append(sb, ")");
+	if (!sb->len)
+		strbuf_append(sb, "-");
+}
+
+static void render_finding_lines(const struct attach_result *r, enum check_status st, FILE *out)
+{
+	for (size_t i = 0; i < ATTACH__COUNT; i++) {
+		const struct attach_finding *f = &r->findings[i];
+
+		if (f->status != st)
+			continue;
+		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i),
+			st == CHECK_FAIL ? "FAIL" : "WARN");
+		render_safe(out, f->message ? f->message : "");
+		fputc('\n', out);
+		/* Warnings stay one line: the table is for what breaks; JSON and the guide have the rest. */
+		if (f->remedy && st == CHECK_FAIL) {
+			fprintf(out, "      %-16s  %-4s  remedy: ", "", "");
+			render_safe(out, f->remedy);
+			fputc('\n', out);
+		}
+	}
+}
+
+int render_workloads_human(const struct workloads *w, const char *node, FILE *out)
+{
+	struct strbuf name = { 0 }, ids = { 0 };
+	char *summary = render_workloads_summary(w, node);
+	int width = 3;
+
+	if (!summary)
+		return -ENOMEM;
+	render_safe(out, summary);
+	fputc('\n', out);
+	free(summary);
+	if (!w->judged || !w->n) {
+		if (w->judged && w->n_unscheduled)
+			fprintf(out, "(%zu GPU pod%s not yet scheduled: not judged)\n", w->n_unscheduled,
+				w->n_unscheduled == 1 ? "" : "s");
+		fflush(out);
+		return ferror(out) ? -EIO : 0;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		render_pod_name(w->pods[i].pod, &name);
+		if ((int)name.len > width)
+			width = name.len > 60 ? 60 : (int)name.len;
+	}
+	fprintf(out, "\n  %-*s  GPUS  VERDICT     FINDINGS\n", width, "POD");
+	for (size_t i = 0; i < w->n; i++) {
+		const struct attach_result *r = &w->pods[i].result;
+
+		render_pod_name(w->pods[i].pod, &name);
+		ids.len = 0;
+		if (ids.s)
+			ids.s[0] = '\0';
+		render_finding_ids(r, &ids);
+		if (name.oom || ids.oom)
+			break;
+		fputs("  ", out);
+		render_cell(out, name.s, width);
+		fprintf(out, "%-4lld  %-10s  ", r->gpus, attach_verdict_name(r->verdict));
+		fputs(ids.s, out);
+		fputc('\n', out);
+		render_finding_lines(r, CHECK_FAIL, out);
+		render_finding_lines(r, CHECK_WARN, out);
+	}
+	if (w->n_unscheduled)
+		fprintf(out, "(%zu GPU pod%s not yet scheduled: not judged)\n", w->n_unscheduled,
+			w->n_unscheduled == 1 ? "" : "s");
+	strbuf_free(&name);
+	strbuf_free(&ids);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
 }

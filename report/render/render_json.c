@@ -132,7 +132,89 @@ static struct json *render_checks(const struct profile *p)
 	return arr;
 }
 
-char *render_json(const struct observation *o, const struct profile *p)
+static struct json *render_findings(const struct attach_result *r)
+{
+	struct json *arr = json_new_array();
+
+	/* A not-fabric pod is not judged: its findings are all skips saying so. */
+	for (size_t i = 0; arr && r->verdict != ATTACH_NOT_FABRIC && i < ATTACH__COUNT; i++) {
+		const struct attach_finding *f = &r->findings[i];
+		struct json *e;
+
+		if (f->status == CHECK_PASS)
+			continue;
+		e = json_new_object();
+		if (json_add_string(e, "id", attach_finding_name((enum attach_finding_id)i)) < 0 ||
+		    json_add_string(e, "status", check_status_name(f->status)) < 0 ||
+		    json_add_string(e, "message", f->message ? f->message : "") < 0 || json_append(arr, e) < 0) {
+			json_free(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static int render_workloads_members(struct json *obj, const struct workloads *w)
+{
+	struct json *counts = json_new_object(), *pods = json_new_array();
+	int r = 0;
+
+	for (int v = 0; counts && v < ATTACH_VERDICT__COUNT; v++)
+		r |= json_add_int(counts, attach_verdict_name((enum attach_verdict)v), (long long)w->counts[v]);
+	for (size_t i = 0; pods && i < w->n; i++) {
+		const struct pod *pod = w->pods[i].pod;
+		const struct attach_result *res = &w->pods[i].result;
+		struct json *e = json_new_object();
+
+		r |= json_add_string(e, "namespace", pod->ns);
+		r |= json_add_string(e, "name", pod->name);
+		r |= json_add_string(e, "uid", pod->uid);
+		r |= json_add_int(e, "gpus", res->gpus);
+		r |= json_add_string(e, "verdict", attach_verdict_name(res->verdict));
+		r |= json_add(e, "findings", render_findings(res));
+		r |= json_append(pods, e);
+	}
+	r |= json_add(obj, "counts", counts);
+	r |= json_add(obj, "pods", pods);
+	return r ? -ENOMEM : 0;
+}
+
+struct json *render_workloads_value(const struct workloads *w)
+{
+	struct json *obj;
+
+	if (!w || !w->judged)
+		return json_new_string(NULL);
+	obj = json_new_object();
+	if (render_workloads_members(obj, w) < 0) {
+		json_free(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+char *render_workloads_json(const struct workloads *w, const char *node)
+{
+	struct json *root = json_new_object();
+	char *summary = render_workloads_summary(w, node), *text = NULL, *out = NULL;
+	int r = 0;
+
+	r |= json_add_string(root, "schema", RENDER_SCHEMA);
+	r |= render_opt(root, "node", node);
+	r |= json_add_string(root, "summary", summary);
+	if (w->judged)
+		r |= render_workloads_members(root, w);
+	if (!r && summary)
+		text = json_print(root, true);
+	json_free(root);
+	free(summary);
+	if (text && asprintf(&out, "%s\n", text) < 0)
+		out = NULL;
+	free(text);
+	return out;
+}
+
+char *render_json(const struct observation *o, const struct profile *p, const struct workloads *w)
 {
 	struct json *root = json_new_object();
 	char *text = NULL, *out = NULL;
@@ -153,6 +235,7 @@ char *render_json(const struct observation *o, const struct profile *p)
 	r |= json_add(root, "interfaces", render_ifaces(p));
 	r |= json_add(root, "versions", render_versions(p));
 	r |= json_add(root, "checks", render_checks(p));
+	r |= json_add(root, "workloads", render_workloads_value(w));
 	if (!r)
 		text = json_print(root, true);
 	json_free(root);

@@ -19,7 +19,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["profile"] == "none" and r["runtime"] is None and r["ready"] is False, r
 assert [c["id"] for c in r["checks"]] == ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks",
-    "aperture-devices", "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"]
+    "aperture-devices", "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args",
+    "daemon-pod"]
+assert r["workloads"] is None, r["workloads"]
 assert r["summary"].startswith("tcpxo: not ready: gpus: ")
 ' "$tmp/out.json"; then ok real-root-json
 else bad real-root-json "exit $rc: $(cat "$tmp/err")"; fi

@@ -20,19 +20,24 @@ api_run a3-mega --once --json
 a healthy-report <<'EOF'
 eq(rc, 0, "exit")
 eq(j["ready"], True, "ready")
-eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "summary")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 13 checks)", "summary")
 eq(j["node"], NODE, "node")
 eq(j["machineType"], "a3-megagpu-8g", "machineType")
 eq((j["profile"], j["runtime"]), ("tcpxo", "torch-distributed-tcpxo"), "profile, runtime")
 eq([c["id"] for c in j["checks"]],
    ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks", "aperture-devices",
-    "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"], "check ids")
+    "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args", "daemon-pod"], "check ids")
 # Every check observed something: with the API, nothing is skipped on a healthy node.
 eq([(c["id"], c["status"]) for c in j["checks"] if c["status"] != "pass"], [], "checks not passing")
 ok(check("daemon-args")["message"].startswith("3 TCPXO daemon command lines as expected: pid 4241 ")
    and "pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon /bin/sh -c " in check("daemon-args")["message"],
    "daemon-args: %r" % check("daemon-args")["message"])
 eq(check("version-pair")["message"], "installer v1.0.15 and daemon v1.0.21 pair (1 running)", "version-pair")
+eq(check("daemon-pod")["message"], "1 daemon pod wired (host /sys, /proc/sys, NVIDIA libraries, capabilities, "
+   "devices, the NRI device injector running): ml-team/llama-train-node-0-0-x2b9f", "daemon-pod")
+eq(j["workloads"]["counts"], {"attached": 1, "partial": 0, "unattached": 0, "not-fabric": 0}, "workloads counts")
+eq([(p["namespace"], p["name"], p["gpus"], p["verdict"], [f["id"] for f in p["findings"]]) for p in j["workloads"]["pods"]],
+   [("ml-team", "llama-train-node-0-0-x2b9f", 8, "attached", ["daemon-args"])], "workloads pods")
 eq(check("machine-type")["message"], "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo",
    "machine-type")
 eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
@@ -90,7 +95,7 @@ sed 's/^/# describe: /' "$API_TMP/describe"
 api_run a3-mega --once
 a healthy-idempotent <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 13 checks)", "first line")
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
                ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH)")
 eq(err, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n" % NODE, "stderr")
@@ -112,7 +117,7 @@ api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once --no-publish
 a no-publish <<'EOF'
 eq(rc, 0, "exit")
-eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 12 checks)", "first line")
+eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 13 checks)", "first line")
 eq([m for m, _ in methods()], ["GET", "GET", "GET"], "requests")
 eq(err, "", "stderr")
 eq(ann, orig_ann, "annotations")
@@ -271,6 +276,8 @@ c = check("version-pair")
 eq((c["status"], c["message"]),
    ("skip", "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15"), "version-pair")
 eq(check("daemon-args")["status"], "skip", "daemon-args")
+eq((check("daemon-pod")["status"], check("daemon-pod")["message"]), ("skip", "no workload runs the daemon now"), "daemon-pod")
+eq(j["workloads"], {"counts": {"attached": 0, "partial": 0, "unattached": 0, "not-fabric": 0}, "pods": []}, "workloads")
 eq(j["versions"], {"installer": "v1.0.15", "daemons": [], "expectedDaemon": "v1.0.21"}, "versions")
 eq(patch_of(patches[0])[PREFIX + "ready"], "true", "published ready")
 EOF

@@ -18,7 +18,7 @@ fresh() {
 }
 
 # Shared by the cases below, which append their own assertions.
-PRINTED='ok(lines and lines[0].startswith("tcpxo: ready (8/8 GPUs paired, 12 checks"), "observation printed")
+PRINTED='ok(lines and lines[0].startswith("tcpxo: ready (8/8 GPUs paired, 13 checks"), "observation printed")
 ok(any("0000:04:00.0" in l for l in lines), "GPU table printed")
 '
 UNPUBLISHED='eq(patches, [], "PATCH requests")

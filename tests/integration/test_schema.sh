@@ -8,6 +8,8 @@
 #   published/*     --once against tests/lib/fakeapi.py (netns, root): every annotation value the agent
 #                   published (annotations.schema.json, the JSON ones through their contentSchema) and
 #                   the --once --json report are valid and agree with each other
+#   workloads/*     `workloads --json --pods-file` on the fixture pods (netns, root) against
+#                   workloads.schema.json, whose definitions must equal report.schema.json's
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -38,7 +40,7 @@ from jsonschema import Draft202012Validator
 
 DOCS = os.path.join(os.environ["TOPDIR"], "docs", "schema")
 ORDER = ["machine-type", "gpus", "gpu-nics", "pairing", "links", "networks", "aperture-devices",
-         "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args"]
+         "device-nodes", "nvidia-host-path", "plugin-files", "version-pair", "daemon-args", "daemon-pod"]
 PREFIX = "fabric.aicr.run/"
 bad = 0
 
@@ -253,6 +255,68 @@ def cmd_negative(golden, attach):
         report("negative/" + name, [] if annotation_errors(v) else ["accepted by annotations.schema.json"])
 
 
+def workloads_rules(w):
+    errs = []
+    names = [(p["namespace"] or "", p["name"] or "") for p in w["pods"]]
+    if names != sorted(names):
+        errs.append("pods not sorted by namespace and name")
+    counts = {v: 0 for v in ("attached", "partial", "unattached", "not-fabric")}
+    for p in w["pods"]:
+        counts[p["verdict"]] += 1
+        ids = [FINDINGS.index(f["id"]) for f in p["findings"]]
+        if ids != sorted(set(ids)):
+            errs.append("%s: findings not in id order or repeated" % p["name"])
+    if counts != w["counts"]:
+        errs.append("counts %s, the pods say %s" % (w["counts"], counts))
+    return errs
+
+
+FINDINGS = ["all-gpus", "daemon-sidecar", "daemon-version", "daemon-args", "daemon-mounts", "device-injection",
+            "interfaces", "aperture", "plugin-path", "nccl-env", "ipc-lock"]
+
+
+def cmd_workloads(files):
+    """Each file a `workloads --json` document (or a --once report with a workloads member)."""
+    s, sr = load_schema("workloads.schema.json"), load_schema("report.schema.json")
+    same = [k for k in s["$defs"] if s["$defs"][k] != sr["$defs"].get(k)]
+    report("workloads/definitions", ["$defs/%s differs from report.schema.json's" % k for k in same] +
+           ([] if sr["$defs"]["workloads"]["properties"]["pods"] == s["properties"]["pods"] else
+            ["pods differs from report.schema.json's workloads.pods"]))
+    for f in files:
+        d = load(f)
+        if "checks" in d:
+            errs = errors(sr, d) or (workloads_rules(d["workloads"]) if d["workloads"] else ["workloads is null"])
+        else:
+            errs = errors(s, d) or workloads_rules(d)
+        report("workloads/" + os.path.basename(f), errs)
+    base = load(files[0])
+
+    def mutate(f):
+        d = copy.deepcopy(base)
+        f(d)
+        return d
+
+    nf = [i for i, p in enumerate(base["pods"]) if p["verdict"] == "not-fabric"][0]
+    part = [i for i, p in enumerate(base["pods"]) if p["verdict"] == "partial"][0]
+    att = [i for i, p in enumerate(base["pods"]) if p["verdict"] == "attached"][0]
+    cases = [
+        ("workloads-not-fabric-with-findings", mutate(lambda d: d["pods"][nf]["findings"].append(
+            {"id": "all-gpus", "status": "skip", "message": "x"}))),
+        ("workloads-partial-without-fail", mutate(lambda d: d["pods"][part].__setitem__("findings", []))),
+        ("workloads-attached-with-fail", mutate(lambda d: d["pods"][att]["findings"].append(
+            {"id": "aperture", "status": "fail", "message": "x"}))),
+        ("workloads-pass-listed", mutate(lambda d: d["pods"][att]["findings"].append(
+            {"id": "aperture", "status": "pass", "message": "x"}))),
+        ("workloads-unknown-finding", mutate(lambda d: d["pods"][part]["findings"].append(
+            {"id": "fabric", "status": "fail", "message": "x"}))),
+        ("workloads-bad-verdict", mutate(lambda d: d["pods"][0].__setitem__("verdict", "detached"))),
+        ("workloads-remedy-member", mutate(lambda d: d["pods"][part]["findings"][0].__setitem__("remedy", "x"))),
+        ("workloads-no-counts", mutate(lambda d: d.pop("counts"))),
+    ]
+    for name, d in cases:
+        report("negative/" + name, [] if errors(s, d) else ["accepted by workloads.schema.json"])
+
+
 def cmd_attachments(listfile):
     """listfile: one "NAME ATTACHMENT-FILE REPORT-FILE|-" a line."""
     sa = load_schema("attachment.schema.json")
@@ -314,6 +378,8 @@ try:
         cmd_attachments(sys.argv[2])
     elif cmd == "published":
         cmd_published(sys.argv[2])
+    elif cmd == "workloads":
+        cmd_workloads(sys.argv[2:])
 except Exception as e:  # a broken schema file or input: one clear failure, not a traceback
     print("not ok %s: %s: %s" % (cmd, type(e).__name__, e))
     sys.exit(1)
@@ -366,6 +432,19 @@ for d in "$TOPDIR"/fixtures/*/; do
 done
 [ -n "${mega:-}" ] || { echo "not ok attachment: no a3-mega scenario"; exit 1; }
 [ -n "${cpu:-}" ] || { echo "not ok attachment: no cpu-node scenario"; exit 1; }
+
+# --- workloads --json: every fixture pod, offline (--pods-file), and the same in a --once report ---
+if [ -x "$AGENT" ]; then
+	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" "$AGENT" workloads --json --root "$mega" \
+		--node gke-a3mega-a3mega-pool-1a2b3c4d-x7k2 --pods-file "$TOPDIR/fixtures/kube/pods-workloads.json" \
+		>"$tmp/workloads.json" 2>"$tmp/workloads.err"
+	rc=$?
+	if [ $rc = 1 ]; then
+		v workloads "$tmp/workloads.json"
+	else
+		echo "not ok workloads: workloads --json exit $rc, want 1: $(head -c 300 "$tmp/workloads.err")"; failed=1
+	fi
+fi
 
 # With API facts: GKE's node (eth0's birth address made the fixture's own) and the pod lists.
 KUBE=$TOPDIR/fixtures/kube

@@ -61,6 +61,17 @@ static void test_subcommands(void **state)
 	assert_int_equal(PARSE(&o, "health", "--health-file", "/tmp/h", "--max-age", "30"), 0);
 	assert_int_equal(o.cmd, CLI_CMD_HEALTH);
 	assert_int_equal(o.max_age, 30);
+	assert_int_equal(PARSE(&o, "workloads", "--json", "--pods-file", "-", "--node", "n1"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_WORKLOADS);
+	assert_true(o.json);
+	assert_string_equal(o.pods_file, "-");
+	assert_int_equal(PARSE(&o, "workloads", "--api-server", "https://127.0.0.1:6443"), 0);
+	assert_null(o.pods_file);
+	/* --pods-file is the workloads command's only; --once is not a workloads option. */
+	assert_int_equal(PARSE(&o, "--once", "--pods-file", "p.json"), -EINVAL);
+	assert_int_equal(PARSE(&o, "interfaces", "--pods-file", "p.json"), -EINVAL);
+	assert_int_equal(PARSE(&o, "workloads", "--once"), -EINVAL);
+	assert_int_equal(PARSE(&o, "workloads", "--pods-file"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--cleanup", "--node", "x"), 0);
 	assert_int_equal(o.cmd, CLI_CMD_CLEANUP);
 }

@@ -51,7 +51,7 @@ static void test_healthy_mega(void **state)
 	assert_status(&p, CHECK_PAIRING, CHECK_PASS);
 	assert_status(&p, CHECK_LINKS, CHECK_PASS);
 	assert_true(p.ready);
-	assert_non_null(strstr(p.summary, "tcpxo: ready (8/8 GPUs paired, 12 checks"));
+	assert_non_null(strstr(p.summary, "tcpxo: ready (8/8 GPUs paired, 13 checks"));
 	for (int i = 0; i < CHECK__COUNT; i++)
 		assert_int_equal(p.checks[i].id, i);
 	profile_free(&p);

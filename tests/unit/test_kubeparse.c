@@ -288,10 +288,10 @@ static void test_pods_healthy(void **state)
 	assert_int_equal(d->argc, 3);
 	assert_int_equal(d->fabric, KUBE_FABRIC_TCPXO);
 	/* Every pod is kept, sorted by namespace and name. */
-	assert_int_equal(k.n_pods, 4);
+	assert_int_equal(k.n_pods, 5);
 	assert_string_equal(k.pods[0].ns, "kube-system");
-	assert_string_equal(k.pods[3].name, "llama-train-node-0-0-x2b9f");
-	assert_int_equal(obs_pod_gpus(&k.pods[3]), 8);
+	assert_string_equal(k.pods[4].name, "llama-train-node-0-0-x2b9f");
+	assert_int_equal(obs_pod_gpus(&k.pods[4]), 8);
 	assert_string_equal(d->argv[0], "/bin/sh");
 	assert_string_equal(d->argv[1], "-c");
 	assert_non_null(strstr(d->argv[2], "/fts/entrypoint_rxdm_container.sh --num_hops=2"));

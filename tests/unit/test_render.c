@@ -26,10 +26,10 @@ static char *render_mega(bool human, void (*tweak)(struct observation *))
 	if (human) {
 		FILE *f = open_memstream(&out, &len);
 
-		assert_int_equal(render_human(&o, &p, f), 0);
+		assert_int_equal(render_human(&o, &p, NULL, f), 0);
 		fclose(f);
 	} else {
-		out = render_json(&o, &p);
+		out = render_json(&o, &p, NULL);
 	}
 	profile_free(&p);
 	observation_free(&o);
@@ -69,7 +69,9 @@ static void test_json_shape(void **state)
 	assert_int_equal(json_type(json_get(n, "network")), JSON_NULL);
 	assert_string_equal(json_string(json_first(json_get(n, "gpus"))), "0000:04:00.0");
 	assert_int_equal(json_type(json_get(v, "interfaces")), JSON_NULL);
-	assert_int_equal(json_size(json_get(v, "checks")), 12);
+	assert_int_equal(json_size(json_get(v, "checks")), 13);
+	/* Without workloads judged (no pod list), the member is null. */
+	assert_int_equal(json_type(json_get(v, "workloads")), JSON_NULL);
 	c = json_first(json_get(v, "checks"));
 	assert_string_equal(json_get_string(c, "id"), "machine-type");
 	c = json_next(c);
@@ -98,7 +100,7 @@ static void test_human(void **state)
 {
 	char *t = render_mega(true, NULL);
 
-	assert_true(strncmp(t, "tcpxo: ready (8/8 GPUs paired, 12 checks", 40) == 0);
+	assert_true(strncmp(t, "tcpxo: ready (8/8 GPUs paired, 13 checks", 40) == 0);
 	assert_non_null(strstr(t, "  0000:04:00.0  0     eth1   0000:06:00.0  up"));
 	assert_non_null(strstr(t, "  pairing           pass    8/8 GPUs paired 1:1"));
 	free(t);

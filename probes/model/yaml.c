@@ -1,0 +1,718 @@
+/* yaml.c - the YAML adapter over libyaml's event parser: documents into JSON trees, with limits. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "probes/model/yaml.h"
+
+#define YAML_TAG_PREFIX "tag:yaml.org,2002:"
+
+/* The keys of one mapping, for the duplicate check: open addressing over owned copies. */
+struct yaml_keyset {
+	char **slot;
+	size_t cap, n;
+};
+
+/* One collection being built. */
+struct yaml_frame {
+	struct json *node;
+	bool map;
+	char *key;              /* mapping: the key waiting for its value; NULL when a key comes next */
+	char *anchor;           /* registered when the collection ends (an alias inside it is an error) */
+	size_t nodes_at_start;
+	int height;             /* levels below this node: 0 for an empty collection */
+	struct yaml_keyset keys;
+};
+
+struct yaml_anchor {
+	char *name;
+	const struct json *node;        /* inside the document's tree, or owned (a key's anchor) */
+	struct json *owned;
+	size_t nodes;
+	int height;
+};
+
+struct yaml_builder {
+	const char *text;
+	size_t len;
+	struct yaml_frame stack[JSON_MAX_DEPTH + 1];
+	int depth;                      /* open collections */
+	struct json *root;
+	struct yaml_anchor *anchors;
+	size_t n_anchors, cap_anchors;
+	size_t nodes, alias_nodes;
+	char *err;
+	size_t errlen;
+};
+
+static int yaml_fail(struct yaml_builder *b, const yaml_mark_t *m, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int yaml_fail(struct yaml_builder *b, const yaml_mark_t *m, int r, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!b->err || !b->errlen)
+		return r;
+	if (m)
+		n = snprintf(b->err, b->errlen, "line %zu, column %zu: ", m->line + 1, m->column + 1);
+	if (n < 0 || (size_t)n >= b->errlen)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(b->err + n, b->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* ---- duplicate keys ---- */
+
+static uint64_t yaml_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void yaml_keyset_free(struct yaml_keyset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slot[i]);
+	free(s->slot);
+	*s = (struct yaml_keyset){ 0 };
+}
+
+static int yaml_keyset_grow(struct yaml_keyset *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 16;
+	char **slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cap; i++) {
+		size_t j;
+
+		if (!s->slot[i])
+			continue;
+		for (j = yaml_hash(s->slot[i]) & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = s->slot[i];
+	}
+	free(s->slot);
+	s->slot = slot;
+	s->cap = cap;
+	return 0;
+}
+
+/* Return: 0 added; 1 already there; -ENOMEM. */
+static int yaml_keyset_add(struct yaml_keyset *s, const char *key)
+{
+	size_t j;
+
+	if ((s->n + 1) * 2 > s->cap && yaml_keyset_grow(s) < 0)
+		return -ENOMEM;
+	for (j = yaml_hash(key) & (s->cap - 1); s->slot[j]; j = (j + 1) & (s->cap - 1))
+		if (strcmp(s->slot[j], key) == 0)
+			return 1;
+	if (!(s->slot[j] = strdup(key)))
+		return -ENOMEM;
+	s->n++;
+	return 0;
+}
+
+/* ---- scalars: YAML 1.2 core schema ---- */
+
+static bool yaml_is(const char *s, const char *a, const char *b, const char *c)
+{
+	return strcmp(s, a) == 0 || strcmp(s, b) == 0 || strcmp(s, c) == 0;
+}
+
+static bool yaml_digits(const char *s, const char *set)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr(set, *s))
+			return false;
+	return true;
+}
+
+/* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
+static bool yaml_float_shape(const char *s)
+{
+	size_t lead = 0, frac = 0;
+
+	if (*s == '-' || *s == '+')
+		s++;
+	while (*s >= '0' && *s <= '9') {
+		s++;
+		lead++;
+	}
+	if (*s == '.') {
+		s++;
+		while (*s >= '0' && *s <= '9') {
+			s++;
+			frac++;
+		}
+		if (!lead && !frac)
+			return false;
+	} else if (!lead) {
+		return false;
+	}
+	if (*s == 'e' || *s == 'E') {
+		size_t exp = 0;
+
+		s++;
+		if (*s == '-' || *s == '+')
+			s++;
+		while (*s >= '0' && *s <= '9') {
+			s++;
+			exp++;
+		}
+		if (!exp)
+			return false;
+	}
+	return *s == '\0';
+}
+
+enum yaml_kind {
+	YAML_KIND_NULL,
+	YAML_KIND_BOOL,
+	YAML_KIND_INT,
+	YAML_KIND_FLOAT,
+	YAML_KIND_STR,
+};
+
+/* What a plain scalar means in the core schema; its number in @ret_d. */
+static enum yaml_kind yaml_resolve(const char *s, double *ret_d, bool *ret_b)
+{
+	const char *u = (*s == '-' || *s == '+') ? s + 1 : s;
+
+	if (!*s || yaml_is(s, "~", "null", "Null") || strcmp(s, "NULL") == 0)
+		return YAML_KIND_NULL;
+	if (yaml_is(s, "true", "True", "TRUE")) {
+		*ret_b = true;
+		return YAML_KIND_BOOL;
+	}
+	if (yaml_is(s, "false", "False", "FALSE")) {
+		*ret_b = false;
+		return YAML_KIND_BOOL;
+	}
+	if (yaml_digits(u, "0123456789")) {
+		*ret_d = strtod(s, NULL);
+		return YAML_KIND_INT;
+	}
+	if (strncmp(s, "0o", 2) == 0 && yaml_digits(s + 2, "01234567")) {
+		*ret_d = (double)strtoull(s + 2, NULL, 8);
+		if (strlen(s + 2) > 21)
+			*ret_d = INFINITY;
+		return YAML_KIND_INT;
+	}
+	if (strncmp(s, "0x", 2) == 0 && yaml_digits(s + 2, "0123456789abcdefABCDEF")) {
+		*ret_d = strlen(s + 2) > 16 ? INFINITY : (double)strtoull(s + 2, NULL, 16);
+		return YAML_KIND_INT;
+	}
+	if (yaml_is(u, ".inf", ".Inf", ".INF")) {
+		*ret_d = *s == '-' ? -INFINITY : INFINITY;
+		return YAML_KIND_FLOAT;
+	}
+	if (yaml_is(s, ".nan", ".NaN", ".NAN")) {
+		*ret_d = NAN;
+		return YAML_KIND_FLOAT;
+	}
+	if (yaml_float_shape(s)) {
+		*ret_d = strtod(s, NULL);
+		return YAML_KIND_FLOAT;
+	}
+	return YAML_KIND_STR;
+}
+
+static struct json *yaml_kind_node(enum yaml_kind k, const char *s, double d, bool bv)
+{
+	switch (k) {
+	case YAML_KIND_NULL: return json_new_null();
+	case YAML_KIND_BOOL: return json_new_bool(bv);
+	case YAML_KIND_INT:
+	case YAML_KIND_FLOAT: return json_new_number(d);
+	case YAML_KIND_STR: return json_new_string(s);
+	}
+	return NULL;
+}
+
+/* The core tag @tag names, without its prefix ("int"), or NULL when it is not one. */
+static const char *yaml_core_tag(const char *tag)
+{
+	static const char *const core[] = { "str", "int", "float", "bool", "null", "map", "seq" };
+	size_t n = sizeof(YAML_TAG_PREFIX) - 1;
+
+	if (strncmp(tag, YAML_TAG_PREFIX, n) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		if (strcmp(tag + n, core[i]) == 0)
+			return core[i];
+	return NULL;
+}
+
+/* A scalar event's value as a node, or NULL with @b's error set (r in *ret_r). */
+static struct json *yaml_scalar(struct yaml_builder *b, const yaml_event_t *ev, int *ret_r)
+{
+	const char *s = (const char *)ev->data.scalar.value, *tag = (const char *)ev->data.scalar.tag;
+	size_t len = ev->data.scalar.length;
+	enum yaml_kind want, got;
+	const char *core = NULL;
+	struct json *v;
+	double d = 0;
+	bool bv = false;
+
+	*ret_r = -EINVAL;
+	if (strlen(s) != len) {
+		yaml_fail(b, &ev->start_mark, -EINVAL, "a scalar holds a NUL character");
+		return NULL;
+	}
+	if (tag && strcmp(tag, "!") != 0 && !(core = yaml_core_tag(tag))) {
+		yaml_fail(b, &ev->start_mark, -EINVAL, "unsupported tag %.64s (only the core schema's tags)", tag);
+		return NULL;
+	}
+	if (!core) {
+		/* Untagged plain scalars resolve; quoted, block and "!"-tagged ones are strings. */
+		got = (!tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) ? yaml_resolve(s, &d, &bv)
+										   : YAML_KIND_STR;
+		v = yaml_kind_node(got, s, d, bv);
+	} else if (strcmp(core, "map") == 0 || strcmp(core, "seq") == 0) {
+		yaml_fail(b, &ev->start_mark, -EINVAL, "tag !!%s on a scalar", core);
+		return NULL;
+	} else {
+		want = strcmp(core, "str") == 0 ? YAML_KIND_STR : strcmp(core, "int") == 0 ? YAML_KIND_INT :
+		       strcmp(core, "float") == 0 ? YAML_KIND_FLOAT : strcmp(core, "bool") == 0 ? YAML_KIND_BOOL :
+		       YAML_KIND_NULL;
+		got = want == YAML_KIND_STR ? YAML_KIND_STR : yaml_resolve(s, &d, &bv);
+		if (want == YAML_KIND_FLOAT && got == YAML_KIND_INT)
+			got = YAML_KIND_FLOAT;
+		if (got != want) {
+			yaml_fail(b, &ev->start_mark, -EINVAL, "\"%.40s\" is not a value of tag !!%s", s, core);
+			return NULL;
+		}
+		v = yaml_kind_node(got, s, d, bv);
+	}
+	if (!v) {
+		*ret_r = -ENOMEM;
+		yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	}
+	return v;
+}
+
+/* ---- anchors ---- */
+
+static void yaml_anchors_clear(struct yaml_builder *b)
+{
+	for (size_t i = 0; i < b->n_anchors; i++) {
+		free(b->anchors[i].name);
+		json_free(b->anchors[i].owned);
+	}
+	b->n_anchors = 0;
+}
+
+/* Remember @name for @node (taking @owned, when given, even on error). */
+static int yaml_anchor_add(struct yaml_builder *b, const char *name, const struct json *node,
+			   struct json *owned, size_t nodes, int height)
+{
+	struct yaml_anchor *a;
+
+	if (b->n_anchors == b->cap_anchors) {
+		size_t cap = b->cap_anchors ? b->cap_anchors * 2 : 8;
+		struct yaml_anchor *v = realloc(b->anchors, cap * sizeof(*v));
+
+		if (!v) {
+			json_free(owned);
+			return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+		}
+		b->anchors = v;
+		b->cap_anchors = cap;
+	}
+	a = &b->anchors[b->n_anchors];
+	*a = (struct yaml_anchor){ .name = strdup(name), .node = node, .owned = owned, .nodes = nodes,
+				   .height = height };
+	if (!a->name) {
+		json_free(owned);
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	}
+	b->n_anchors++;
+	return 0;
+}
+
+/* The latest definition of @name (a later anchor of the same name replaces it), or NULL. */
+static const struct yaml_anchor *yaml_anchor_find(const struct yaml_builder *b, const char *name)
+{
+	for (size_t i = b->n_anchors; i-- > 0;)
+		if (strcmp(b->anchors[i].name, name) == 0)
+			return &b->anchors[i];
+	return NULL;
+}
+
+/* ---- building ---- */
+
+static int yaml_count(struct yaml_builder *b, const yaml_mark_t *m, size_t n)
+{
+	if (b->nodes + n > YAML_NODES_MAX)
+		return yaml_fail(b, m, -EINVAL, "more than %u nodes", YAML_NODES_MAX);
+	b->nodes += n;
+	return 0;
+}
+
+/* A key arrived in the mapping on top (a scalar, or an alias of a string). */
+static int yaml_key(struct yaml_builder *b, const yaml_mark_t *m, const char *key)
+{
+	struct yaml_frame *f = &b->stack[b->depth - 1];
+	int r;
+
+	if (strlen(key) > YAML_KEY_MAX)
+		return yaml_fail(b, m, -EINVAL, "a key longer than %u bytes", YAML_KEY_MAX);
+	r = yaml_keyset_add(&f->keys, key);
+	if (r < 0)
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	if (r > 0)
+		return yaml_fail(b, m, -EINVAL, "duplicate key \"%.64s\" in a mapping", key);
+	if (!(f->key = strdup(key)))
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Place a finished value @v (taken, even on error) with @height levels below it. */
+static int yaml_place(struct yaml_builder *b, const yaml_mark_t *m, struct json *v, int height)
+{
+	struct yaml_frame *f;
+	int r;
+
+	if (b->depth == 0) {
+		b->root = v;
+		return 0;
+	}
+	f = &b->stack[b->depth - 1];
+	if (f->map) {
+		r = json_add(f->node, f->key, v);
+		free(f->key);
+		f->key = NULL;
+	} else {
+		r = json_append(f->node, v);
+	}
+	if (r < 0)
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	if (height + 1 > f->height)
+		f->height = height + 1;
+	(void)m;
+	return 0;
+}
+
+/* The top frame is a mapping waiting for a key. */
+static bool yaml_wants_key(const struct yaml_builder *b)
+{
+	return b->depth > 0 && b->stack[b->depth - 1].map && !b->stack[b->depth - 1].key;
+}
+
+static int yaml_on_scalar(struct yaml_builder *b, const yaml_event_t *ev)
+{
+	const char *anchor = (const char *)ev->data.scalar.anchor;
+	struct json *v;
+	int r;
+
+	if (b->depth > JSON_MAX_DEPTH)
+		return yaml_fail(b, &ev->start_mark, -EINVAL, "nested deeper than %d levels", JSON_MAX_DEPTH);
+	if ((r = yaml_count(b, &ev->start_mark, 1)) < 0)
+		return r;
+	v = yaml_scalar(b, ev, &r);
+	if (!v)
+		return r;
+	if (yaml_wants_key(b)) {
+		/* Keys are strings in JSON: the text as written, whatever it resolved to. */
+		r = yaml_key(b, &ev->start_mark, (const char *)ev->data.scalar.value);
+		if (r == 0 && anchor)
+			return yaml_anchor_add(b, anchor, v, v, 1, 0);
+		json_free(v);
+		return r;
+	}
+	r = yaml_place(b, &ev->start_mark, v, 0);
+	if (r == 0 && anchor)
+		r = yaml_anchor_add(b, anchor, v, NULL, 1, 0);
+	return r;
+}
+
+static int yaml_on_alias(struct yaml_builder *b, const yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	const struct yaml_anchor *a = yaml_anchor_find(b, name);
+	struct json *v;
+	int r;
+
+	if (!a) {
+		/* An anchor of a collection still open is registered only when it ends: a cycle. */
+		for (int i = 0; i < b->depth; i++)
+			if (b->stack[i].anchor && strcmp(b->stack[i].anchor, name) == 0)
+				return yaml_fail(b, &ev->start_mark, -EINVAL,
+						 "alias *%.64s refers to the node that contains it", name);
+		return yaml_fail(b, &ev->start_mark, -EINVAL, "alias *%.64s has no anchor before it", name);
+	}
+	if (yaml_wants_key(b)) {
+		if (json_type(a->node) != JSON_STRING)
+			return yaml_fail(b, &ev->start_mark, -EINVAL, "a key that is not a scalar (alias *%.64s)", name);
+		return yaml_key(b, &ev->start_mark, json_string(a->node));
+	}
+	if (b->depth + a->height > JSON_MAX_DEPTH)
+		return yaml_fail(b, &ev->start_mark, -EINVAL, "alias *%.64s nests deeper than %d levels", name,
+				 JSON_MAX_DEPTH);
+	if (b->alias_nodes + a->nodes > YAML_ALIAS_NODES_MAX)
+		return yaml_fail(b, &ev->start_mark, -EINVAL,
+				 "aliases expand to more than %u nodes (alias *%.64s of %zu nodes)",
+				 YAML_ALIAS_NODES_MAX, name, a->nodes);
+	if ((r = yaml_count(b, &ev->start_mark, a->nodes)) < 0)
+		return r;
+	b->alias_nodes += a->nodes;
+	v = json_dup(a->node);
+	if (!v)
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	return yaml_place(b, &ev->start_mark, v, a->height);
+}
+
+static int yaml_check_collection_tag(struct yaml_builder *b, const yaml_event_t *ev, const char *tag, bool map)
+{
+	const char *core;
+
+	if (!tag || strcmp(tag, "!") == 0)
+		return 0;
+	core = yaml_core_tag(tag);
+	if (core && strcmp(core, map ? "map" : "seq") == 0)
+		return 0;
+	if (core)
+		return yaml_fail(b, &ev->start_mark, -EINVAL, "tag !!%s on a %s", core, map ? "mapping" : "sequence");
+	return yaml_fail(b, &ev->start_mark, -EINVAL, "unsupported tag %.64s (only the core schema's tags)", tag);
+}
+
+static int yaml_on_start(struct yaml_builder *b, const yaml_event_t *ev, bool map)
+{
+	const char *anchor = (const char *)(map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
+	const char *tag = (const char *)(map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
+	struct yaml_frame *f;
+	int r;
+
+	if (yaml_wants_key(b))
+		return yaml_fail(b, &ev->start_mark, -EINVAL, "a key that is a %s, not a scalar",
+				 map ? "mapping" : "sequence");
+	if (b->depth >= JSON_MAX_DEPTH)
+		return yaml_fail(b, &ev->start_mark, -EINVAL, "nested deeper than %d levels", JSON_MAX_DEPTH);
+	if ((r = yaml_check_collection_tag(b, ev, tag, map)) < 0 || (r = yaml_count(b, &ev->start_mark, 1)) < 0)
+		return r;
+	f = &b->stack[b->depth];
+	*f = (struct yaml_frame){ .map = map, .nodes_at_start = b->nodes - 1 };
+	f->node = map ? json_new_object() : json_new_array();
+	if (!f->node || (anchor && !(f->anchor = strdup(anchor)))) {
+		json_free(f->node);
+		f->node = NULL;
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	}
+	b->depth++;
+	return 0;
+}
+
+static void yaml_frame_clear(struct yaml_frame *f)
+{
+	json_free(f->node);
+	free(f->key);
+	free(f->anchor);
+	yaml_keyset_free(&f->keys);
+	*f = (struct yaml_frame){ 0 };
+}
+
+static int yaml_on_end(struct yaml_builder *b, const yaml_event_t *ev)
+{
+	struct yaml_frame f = b->stack[--b->depth];
+	struct json *v = f.node;
+	size_t nodes = b->nodes - f.nodes_at_start;
+	int r;
+
+	b->stack[b->depth] = (struct yaml_frame){ 0 };
+	f.node = NULL;
+	r = yaml_place(b, &ev->start_mark, v, f.height);
+	if (r == 0 && f.anchor)
+		r = yaml_anchor_add(b, f.anchor, v, NULL, nodes, f.height);
+	yaml_frame_clear(&f);
+	return r;
+}
+
+static void yaml_builder_reset(struct yaml_builder *b)
+{
+	while (b->depth > 0)
+		yaml_frame_clear(&b->stack[--b->depth]);
+	json_free(b->root);
+	b->root = NULL;
+	yaml_anchors_clear(b);
+}
+
+/* Line and column (1-based) of byte @off of the text. */
+static void yaml_position(const struct yaml_builder *b, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && i < b->len; i++) {
+		if (b->text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)b->text[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static int yaml_parser_failed(struct yaml_builder *b, const yaml_parser_t *p)
+{
+	size_t line, col;
+
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	case YAML_READER_ERROR:
+		yaml_position(b, p->problem_offset, &line, &col);
+		return yaml_fail(b, NULL, -EINVAL, "line %zu, column %zu: not UTF-8 text without control characters: %s",
+				 line, col, p->problem ? p->problem : "unreadable");
+	case YAML_SCANNER_ERROR:
+	case YAML_PARSER_ERROR:
+		if (p->context)
+			return yaml_fail(b, &p->problem_mark, -EINVAL, "%s (%s, line %zu, column %zu)",
+					 p->problem ? p->problem : "syntax error", p->context,
+					 p->context_mark.line + 1, p->context_mark.column + 1);
+		return yaml_fail(b, &p->problem_mark, -EINVAL, "%s", p->problem ? p->problem : "syntax error");
+	case YAML_NO_ERROR:
+	case YAML_COMPOSER_ERROR:
+	case YAML_WRITER_ERROR:
+	case YAML_EMITTER_ERROR:
+		break;
+	}
+	return yaml_fail(b, NULL, -EINVAL, "not YAML");
+}
+
+static int yaml_push_doc(struct yaml_builder *b, struct yaml_docs *d, const yaml_mark_t *m)
+{
+	struct json **v;
+
+	if (d->n >= YAML_DOCS_MAX)
+		return yaml_fail(b, m, -EINVAL, "more than %u documents", YAML_DOCS_MAX);
+	v = realloc(d->v, (d->n + 1) * sizeof(*v));
+	if (!v)
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	d->v = v;
+	d->v[d->n++] = b->root ? b->root : json_new_null();
+	b->root = NULL;
+	if (!d->v[d->n - 1]) {
+		d->n--;
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	}
+	yaml_anchors_clear(b);
+	return 0;
+}
+
+static int yaml_event(struct yaml_builder *b, const yaml_event_t *ev, struct yaml_docs *d)
+{
+	switch (ev->type) {
+	case YAML_STREAM_START_EVENT:
+	case YAML_STREAM_END_EVENT:
+	case YAML_NO_EVENT:
+		return 0;
+	case YAML_DOCUMENT_START_EVENT:
+		yaml_builder_reset(b);
+		return 0;
+	case YAML_DOCUMENT_END_EVENT:
+		return yaml_push_doc(b, d, &ev->start_mark);
+	case YAML_SCALAR_EVENT:
+		return yaml_on_scalar(b, ev);
+	case YAML_ALIAS_EVENT:
+		return yaml_on_alias(b, ev);
+	case YAML_SEQUENCE_START_EVENT:
+		return yaml_on_start(b, ev, false);
+	case YAML_MAPPING_START_EVENT:
+		return yaml_on_start(b, ev, true);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return yaml_on_end(b, ev);
+	}
+	return 0;
+}
+
+void yaml_docs_free(struct yaml_docs *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		json_free(d->v[i]);
+	free(d->v);
+	d->v = NULL;
+	d->n = 0;
+}
+
+int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, size_t errlen)
+{
+	struct yaml_builder b = { .text = text, .len = len, .err = err, .errlen = errlen };
+	struct yaml_docs d = { 0 };
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	bool done = false;
+	int r = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text)
+		return yaml_fail(&b, NULL, -EINVAL, "no text");
+	if (len > YAML_TEXT_MAX)
+		return yaml_fail(&b, NULL, -EINVAL, "%zu bytes, more than %u", len, YAML_TEXT_MAX);
+	if (len >= 2 && (((unsigned char)text[0] == 0xfe && (unsigned char)text[1] == 0xff) ||
+			 ((unsigned char)text[0] == 0xff && (unsigned char)text[1] == 0xfe)))
+		return yaml_fail(&b, NULL, -EINVAL, "UTF-16 text (byte order mark): only UTF-8 is read");
+	if (!yaml_parser_initialize(&parser))
+		return yaml_fail(&b, NULL, -ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	while (!done) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			r = yaml_parser_failed(&b, &parser);
+			break;
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		r = yaml_event(&b, &ev, &d);
+		yaml_event_delete(&ev);
+		if (r < 0)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	yaml_builder_reset(&b);
+	free(b.anchors);
+	if (r < 0) {
+		yaml_docs_free(&d);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+int yaml_load_one(const char *text, size_t len, struct json **ret, char *err, size_t errlen)
+{
+	struct yaml_docs d = { 0 };
+	int r = yaml_load(text, len, &d, err, errlen);
+
+	if (r < 0)
+		return r;
+	if (d.n != 1) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", d.n ? "more than one document" : "no document");
+		yaml_docs_free(&d);
+		return -EINVAL;
+	}
+	*ret = d.v[0];
+	free(d.v);
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* attach_daemon.h - the daemon container's findings: which one, its version, command line, mounts and devices. */
+#pragma once
+
+#include "report/checks/attach.h"
+
+/*
+ * Shared by the workload checker (attach_judge.c) and the node's daemon-pod check
+ * (check_daemonpod.c): one rule set for the daemon container wherever it runs.
+ */
+
+/**
+ * attach_daemon_pick() - the container of @p that runs the daemon for the node's fabric:
+ * the first running a tcpgpudmarxd-dev image of the fabric's folder, else the first of an
+ * unknown folder (a mirror that flattened the path).
+ * @ret_other: when not NULL, the first daemon container of the other fabric (or NULL).
+ * Return: the container, or NULL when none fits.
+ */
+const struct pod_container *attach_daemon_pick(const struct pod *p, enum profile_kind kind,
+					       const struct pod_container **ret_other);
+
+/* daemon-sidecar: @c (NULL when none) runs the daemon as a native sidecar or a regular container, running. */
+int attach_daemon_sidecar(const struct pod *p, const struct pod_container *c, const struct pod_container *other,
+			  const struct attach_node *n, struct attach_finding *f);
+
+/* daemon-version: @c's release (tag, or a digest the release table knows) pairs with the installed plugin. */
+int attach_daemon_version(const struct pod_container *c, const struct attach_node *n, struct attach_finding *f);
+
+/* daemon-args: @c's command runs the daemon program, without a fatal flag (retired flags warn). */
+int attach_daemon_args(const struct pod_container *c, const struct attach_node *n, struct attach_finding *f);
+
+/*
+ * daemon-mounts, the daemon's side: host /sys at /hostsysfs, /proc/sys at /hostprocsysfs, the
+ * NVIDIA library path (and its lib64 on LD_LIBRARY_PATH), NET_ADMIN (+ NET_BIND_SERVICE on
+ * TCPXO) or privileged; on TCPX the /run/tcpx socket directory. Adds to @a.
+ */
+void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
+			  struct attach_acc *a);
+
+/*
+ * device-injection: unless privileged, the pod's devices.gke.io/container.<name> annotation is
+ * YAML listing every device of n->devices, and the NRI device injector runs on the node. Adds to @a.
+ */
+void attach_device_injection(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
+			     struct attach_acc *a);
+
+/* The two halves of device-injection: the pod's annotation for @c, and the injector on the node. */
+void attach_device_annotation(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
+			      struct attach_acc *a);
+void attach_injector(const struct attach_node *n, const char *name, struct attach_acc *a);
+
+/* The remedies of daemon-mounts and device-injection for @c, with the runtime hint. */
+void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len);
+void attach_device_injection_remedy(const struct attach_node *n, const char *name, char *buf, size_t len);

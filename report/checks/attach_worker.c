@@ -1,0 +1,453 @@
+/* attach_worker.c - workload findings of the pod and its GPU containers: GPUs, interfaces, aperture, plugin path, NCCL env, IPC_LOCK. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/json.h"
+#include "report/checks/attach_worker.h"
+
+#define ATTACH_WORKER_LIST_MAX 5        /* names listed in one message; the rest are counted */
+#define ATTACH_DEVICE_PLUGIN_LIB64 "/usr/local/nvidia/lib64"   /* where GKE mounts the driver for GPU containers */
+#define ATTACH_PROFILE "nccl-env-profile.sh"
+
+static void attach_worker_hint(const struct attach_node *n, const char *first, char *buf, size_t len)
+{
+	char hint[96];
+
+	attach_runtime_hint(attach_fabric_of(n->kind), hint, sizeof(hint));
+	snprintf(buf, len, "%s; %s", first, hint);
+}
+
+static unsigned attach_worker_node_gpus(const struct attach_node *n)
+{
+	return n->gpus ? n->gpus : 8;
+}
+
+int attach_all_gpus(long long gpus, const struct attach_node *n, struct attach_finding *f)
+{
+	unsigned want = attach_worker_node_gpus(n);
+	const struct attach_fabric *fab = attach_fabric_of(n->kind);
+	char remedy[400], first[200];
+
+	if (gpus >= want)
+		return attach_finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", gpus, want);
+	snprintf(first, sizeof(first), "request nvidia.com/gpu: %u (resources.limits of the GPU container), or drop the "
+		 "fabric wiring for a single-node job", want);
+	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	return attach_finding_set(f, CHECK_FAIL, remedy,
+				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", gpus, want,
+				  n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO", n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
+}
+
+/* ---- interfaces ---- */
+
+static bool attach_worker_is_gpu_nic(const char *name)
+{
+	/* eth1, eth2, ...: every interface but the primary eth0. */
+	return strncmp(name, "eth", 3) == 0 && name[3] >= '1' && name[3] <= '9';
+}
+
+bool attach_interfaces_wired(const struct pod *p)
+{
+	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
+	struct json *list = NULL;
+	bool wired = false;
+
+	if (!v)
+		return false;
+	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
+		json_free(list);
+		return true;    /* written, but unreadable: an attempt at wiring */
+	}
+	for (const struct json *e = json_first(list); e && !wired; e = json_next(e)) {
+		const char *name = json_get_string(e, "interfaceName");
+
+		wired = !name || attach_worker_is_gpu_nic(name);
+	}
+	json_free(list);
+	return wired;
+}
+
+static const struct attach_iface *attach_worker_node_iface(const struct attach_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_ifaces; i++)
+		if (strcmp(n->ifaces[i].name, name) == 0)
+			return &n->ifaces[i];
+	return NULL;
+}
+
+/* Every entry an object with string interfaceName and network, each name once. Return: 0 ok, 1 reported. */
+static int attach_worker_ifaces_shape(const struct json *list, const char *remedy, struct attach_acc *a)
+{
+	size_t i = 0;
+
+	if (json_type(list) != JSON_ARRAY) {
+		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is a JSON %s, not a list", ATTACH_IFACES_KEY,
+			       json_type_name(json_type(list)));
+		return 1;
+	}
+	if (json_size(list) > ATTACH_IFACES_ENTRIES_MAX) {
+		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %zu interfaces, more than %d", ATTACH_IFACES_KEY,
+			       json_size(list), ATTACH_IFACES_ENTRIES_MAX);
+		return 1;
+	}
+	for (const struct json *e = json_first(list); e; e = json_next(e), i++) {
+		const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
+		size_t j = 0;
+
+		if (!name || !net) {
+			attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s: entry %zu lacks a string %s", ATTACH_IFACES_KEY,
+				       i, name ? "network" : "interfaceName");
+			return 1;
+		}
+		for (const struct json *d = json_first(list); d != e; d = json_next(d), j++) {
+			char q[64];
+
+			if (strcmp(json_get_string(d, "interfaceName"), name) == 0) {
+				attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %s twice (entries %zu and %zu)",
+					       ATTACH_IFACES_KEY, attach_quote(name, q, sizeof(q)), j, i);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int attach_interfaces(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+{
+	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
+	struct attach_acc a = { 0 };
+	struct strbuf wrong = { 0 };
+	struct json *list = NULL;
+	char remedy[400], first[300];
+	size_t n_wrong = 0, n_gpu = 0;
+	bool eth0 = false;
+
+	snprintf(first, sizeof(first), "annotate the pod with %s binding eth0 to default and eth1..eth%u to this node's "
+		 "Networks (tcpxo-agent interfaces prints the mapping)", ATTACH_IFACES_KEY,
+		 n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
+	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	if (p->host_network)
+		return attach_finding_set(f, CHECK_PASS, NULL, "hostNetwork: the pod uses the node's own GPU NICs");
+	if (!v)
+		return attach_finding_set(f, CHECK_FAIL, remedy, "the pod has no %s annotation: it sees eth0 only, and NCCL "
+					  "runs over TCP sockets there", ATTACH_IFACES_KEY);
+	if (strlen(v) > ATTACH_ANN_MAX)
+		return attach_finding_set(f, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u", ATTACH_IFACES_KEY,
+					  strlen(v), ATTACH_ANN_MAX);
+	if (json_parse(v, strlen(v), &list) < 0)
+		return attach_finding_set(f, CHECK_FAIL, remedy, "annotation %s is not JSON", ATTACH_IFACES_KEY);
+	if (attach_worker_ifaces_shape(list, remedy, &a) == 0) {
+		for (const struct json *e = json_first(list); e; e = json_next(e)) {
+			const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
+			const struct attach_iface *ni;
+			char qn[64], qv[96];
+
+			attach_quote(name, qn, sizeof(qn));
+			attach_quote(net, qv, sizeof(qv));
+			if (strcmp(name, "eth0") == 0) {
+				eth0 = true;
+				if (strcmp(net, "default") != 0)
+					attach_acc_add(&a, CHECK_FAIL, remedy, "eth0 is bound to %s, not default", qv);
+				continue;
+			}
+			n_gpu += attach_worker_is_gpu_nic(name);
+			if (!n->ifaces_known)
+				continue;
+			ni = attach_worker_node_iface(n, name);
+			if (!ni || strcmp(ni->network, net) != 0) {
+				if (n_wrong++ < ATTACH_WORKER_LIST_MAX)
+					strbuf_appendf(&wrong, "%s%s -> %s (%s)", wrong.len ? ", " : "", qn, qv,
+						       ni ? ni->network : "not a GPU NIC of this node");
+			}
+		}
+		if (!eth0)
+			attach_acc_add(&a, CHECK_FAIL, remedy, "eth0 is not listed: bind it to default");
+		for (size_t i = 0; n->ifaces_known && i < n->n_ifaces; i++) {
+			bool listed = false;
+
+			for (const struct json *e = json_first(list); e && !listed; e = json_next(e))
+				listed = strcmp(json_get_string(e, "interfaceName"), n->ifaces[i].name) == 0;
+			if (!listed && n_wrong++ < ATTACH_WORKER_LIST_MAX)
+				strbuf_appendf(&wrong, "%s%s not listed (%s)", wrong.len ? ", " : "", n->ifaces[i].name,
+					       n->ifaces[i].network);
+		}
+		if (n_wrong > ATTACH_WORKER_LIST_MAX)
+			strbuf_appendf(&wrong, " and %zu more", n_wrong - ATTACH_WORKER_LIST_MAX);
+		if (n_wrong)
+			attach_acc_add(&a, CHECK_FAIL, remedy, "%s does not match the node's GPU NICs: %s",
+				       ATTACH_IFACES_KEY, wrong.s ? wrong.s : "");
+		if (!n->ifaces_known) {
+			unsigned want = n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics;
+
+			if (n_gpu < want)
+				attach_acc_add(&a, CHECK_FAIL, remedy, "annotation %s binds %zu of the node's %u GPU NICs",
+					       ATTACH_IFACES_KEY, n_gpu, want);
+			else
+				attach_acc_skip(&a, "%zu GPU NICs bound; %s: the Networks are not compared", n_gpu,
+						n->ifaces_why[0] ? n->ifaces_why : "the node's mapping is unknown");
+		}
+	}
+	json_free(list);
+	strbuf_free(&wrong);
+	return attach_acc_finish(&a, f, "eth0 -> default and eth1..eth%zu on the node's Networks", n->n_ifaces);
+}
+
+/* ---- the GPU containers ---- */
+
+static size_t attach_worker_gpu_containers(const struct pod *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_containers; i++)
+		n += attach_is_gpu_container(&p->containers[i]);
+	return n;
+}
+
+int attach_aperture(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+{
+	static const char var[] = "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY";
+	struct attach_acc a = { 0 };
+	char remedy[400], first[256];
+
+	if (n->kind != PROFILE_TCPXO)
+		return attach_finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(n->kind));
+	snprintf(first, sizeof(first), "mount hostPath %s at %s and set %s=%s in each GPU container", ATTACH_APERTURE_HOST,
+		 ATTACH_APERTURE_HOST, var, ATTACH_APERTURE_HOST);
+	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	for (size_t i = 0; i < p->n_containers; i++) {
+		const struct pod_container *c = &p->containers[i];
+		const struct pod_mount *m;
+		const char *v;
+		bool set = false;
+		char q[96], qv[160];
+
+		if (!attach_is_gpu_container(c) || c->privileged)
+			continue;
+		attach_quote(c->name, q, sizeof(q));
+		m = obs_pod_mount_of_host(p, c, ATTACH_APERTURE_HOST);
+		v = obs_pod_env(c, var, &set);
+		if (!m) {
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
+				       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
+		} else if (!set && attach_argv_mentions(c, var)) {
+			continue;       /* exported by the command's script */
+		} else if (!set) {
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s): the "
+				       "plugin reads /sys/bus/pci/devices instead, read-only in an unprivileged pod", q, var,
+				       m->path);
+		} else if (!v) {
+			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
+				       q, var, m->path);
+		} else if (!attach_path_has(v, m->path) || strchr(v, ':')) {
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
+				       "at %s", q, var, attach_quote(v, qv, sizeof(qv)), m->path);
+		}
+	}
+	if (!attach_worker_gpu_containers(p))
+		attach_acc_skip(&a, "no GPU container");
+	return attach_acc_finish(&a, f, "every GPU container reaches the LLCM devices (privileged, or the aperture "
+				 "mount and %s)", var);
+}
+
+bool attach_sources_profile(const struct pod_container *c)
+{
+	return attach_argv_mentions(c, ATTACH_PROFILE);
+}
+
+int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+{
+	struct attach_acc a = { 0 };
+	char remedy[400], first[256];
+
+	snprintf(first, sizeof(first), "mount hostPath %s at /usr/local/nvidia and put /usr/local/nvidia/lib64 on "
+		 "LD_LIBRARY_PATH in each GPU container", ATTACH_NVIDIA_HOST);
+	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	for (size_t i = 0; i < p->n_containers; i++) {
+		const struct pod_container *c = &p->containers[i];
+		char lib64[512], q[96], qv[200];
+		bool mounted, set = false;
+		const char *ld;
+
+		if (!attach_is_gpu_container(c))
+			continue;
+		attach_quote(c->name, q, sizeof(q));
+		mounted = attach_nvidia_lib64(p, c, lib64, sizeof(lib64));
+		ld = obs_pod_env(c, "LD_LIBRARY_PATH", &set);
+		if (attach_sources_profile(c))
+			continue;       /* the profile puts NCCL_LIB_DIR on LD_LIBRARY_PATH */
+		if (set && !ld) {
+			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
+				       "to hold %s", q, mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
+		} else if (set && !attach_path_has(ld, ATTACH_DEVICE_PLUGIN_LIB64) && !(mounted && attach_path_has(ld, lib64))) {
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
+				       "no net plugin and uses its Socket transport", q, attach_quote(ld, qv, sizeof(qv)),
+				       mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
+		} else if (!set && !mounted) {
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
+				       "LD_LIBRARY_PATH: NCCL loads no net plugin and uses its Socket transport", q,
+				       ATTACH_NVIDIA_HOST, ATTACH_DEVICE_PLUGIN_LIB64);
+		}
+	}
+	if (!attach_worker_gpu_containers(p))
+		attach_acc_skip(&a, "no GPU container");
+	return attach_acc_finish(&a, f, "every GPU container reaches the plugin in the host's NVIDIA lib64");
+}
+
+/* ---- nccl-env ---- */
+
+static bool attach_worker_env_family(const struct pod_container *c, const char *family, const char **ret_name)
+{
+	for (size_t i = 0; i < c->env.n; i++)
+		if (strncmp(c->env.v[i].key, family, strlen(family)) == 0) {
+			*ret_name = c->env.v[i].key;
+			return true;
+		}
+	return false;
+}
+
+static bool attach_worker_plugin_file(const struct attach_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_plugin_files; i++)
+		if (strcmp(n->plugin_files[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* A variable naming a file the installer writes (NCCL_TUNER_CONFIG_PATH): that file, where it is, present. */
+static void attach_worker_lib_file(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
+				   const struct releases_env *e, const char *remedy, struct attach_acc *a)
+{
+	const char *v, *base;
+	char lib64[512], q[96], qv[200], dir[512];
+	bool set = false;
+
+	v = obs_pod_env(c, e->name, &set);
+	if (!set || !v || strstr(v, "$("))
+		return;         /* unset (the finding's other half), or not known here */
+	attach_quote(c->name, q, sizeof(q));
+	attach_quote(v, qv, sizeof(qv));
+	base = strrchr(v, '/') ? strrchr(v, '/') + 1 : v;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - v), v);
+	if (strcmp(base, e->value) != 0) {
+		attach_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s names a file the plugin does not install (it "
+			       "installs %s): NCCL aborts when the file is missing", q, e->name, qv, e->value);
+		return;
+	}
+	if (!(attach_nvidia_lib64(p, c, lib64, sizeof(lib64)) && attach_path_has(dir, lib64)) &&
+	    !attach_path_has(dir, ATTACH_DEVICE_PLUGIN_LIB64)) {
+		attach_acc_add(a, CHECK_WARN, remedy, "container %s: %s=%s is outside the NVIDIA lib64 the plugin is "
+			       "installed in: not confirmed to exist", q, e->name, qv);
+		return;
+	}
+	if (n->plugin_files_known && !attach_worker_plugin_file(n, e->value))
+		attach_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s, but the node's lib64 has no %s (see the "
+			       "plugin-files check): NCCL aborts", q, e->name, qv, e->value);
+}
+
+static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
+				    const char *remedy, struct attach_acc *a)
+{
+	const struct releases_env *set;
+	struct strbuf missing = { 0 };
+	size_t n_set, n_missing = 0, n_required = 0;
+	char q[96];
+
+	attach_quote(c->name, q, sizeof(q));
+	set = releases_nccl_env(n->installer[0] ? n->installer : NULL, &n_set);
+	for (size_t i = 0; i < n_set; i++) {
+		if (set[i].kind == RELEASES_ENV_LIB_FILE)
+			attach_worker_lib_file(p, c, n, &set[i], remedy, a);
+		if (set[i].kind == RELEASES_ENV_OPTIONAL)
+			continue;
+		n_required++;
+		if (obs_pod_has_kv(&c->env, set[i].name))
+			continue;
+		if (n_missing++ < ATTACH_WORKER_LIST_MAX)
+			strbuf_appendf(&missing, "%s%s", missing.len ? ", " : "", set[i].name);
+	}
+	if (n_missing > ATTACH_WORKER_LIST_MAX)
+		strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_WORKER_LIST_MAX);
+	if (n_missing && !attach_sources_profile(c))
+		attach_acc_add(a, CHECK_WARN, remedy, "container %s: %zu of the release's %zu TCPXO variables are not in "
+			       "its env (%s)%s and its command does not source %s", q, n_missing, n_required,
+			       missing.s ? missing.s : "", c->env_from ? ", envFrom is not visible here," : "", ATTACH_PROFILE);
+	strbuf_free(&missing);
+}
+
+int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+{
+	const struct attach_fabric *fab = attach_fabric_of(n->kind);
+	struct attach_acc a = { 0 };
+	char remedy[500], first[300];
+
+	if (n->kind == PROFILE_TCPXO)
+		snprintf(first, sizeof(first), "set the release's TCPXO variables as env (the user guide lists them), or run "
+			 "NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s in the command; no "
+			 "NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
+	else
+		snprintf(first, sizeof(first), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables (Google's gpudirect-tcpx "
+			 "manifests) and no NCCL_FASTRAK_* ones");
+	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	for (size_t i = 0; i < p->n_containers; i++) {
+		const struct pod_container *c = &p->containers[i];
+		const char *name = NULL;
+		char q[96], qn[160];
+
+		if (!attach_is_gpu_container(c))
+			continue;
+		attach_quote(c->name, q, sizeof(q));
+		if (attach_worker_env_family(c, fab->foreign_family, &name))
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
+				       attach_quote(name, qn, sizeof(qn)), n->kind == PROFILE_TCPXO ? "TCPX" : "TCPXO",
+				       profile_kind_name(n->kind));
+		if (n->kind == PROFILE_TCPXO)
+			attach_worker_tcpxo_env(p, c, n, remedy, &a);
+		else if (!attach_worker_env_family(c, fab->env_family, &name) && !attach_sources_profile(c))
+			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
+				       c->env_from ? " (envFrom is not visible here)" : "");
+	}
+	if (!attach_worker_gpu_containers(p))
+		attach_acc_skip(&a, "no GPU container");
+	return attach_acc_finish(&a, f, "every GPU container has the %s variable set", n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO");
+}
+
+int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+{
+	struct attach_acc a = { 0 };
+	char remedy[300];
+
+	attach_worker_hint(n, "add IPC_LOCK to securityContext.capabilities.add of each GPU container", remedy,
+			   sizeof(remedy));
+	for (size_t i = 0; i < p->n_containers; i++) {
+		const struct pod_container *c = &p->containers[i];
+		char q[96];
+
+		if (!attach_is_gpu_container(c) || c->privileged || obs_pod_has_cap(c, "IPC_LOCK"))
+			continue;
+		attach_acc_add(&a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
+			       "its buffers beyond the memlock limit", attach_quote(c->name, q, sizeof(q)));
+	}
+	if (!attach_worker_gpu_containers(p))
+		attach_acc_skip(&a, "no GPU container");
+	return attach_acc_finish(&a, f, "every GPU container may lock memory");
+}
+
+void attach_worker_sockets(const struct pod *p, const struct attach_node *n, struct attach_acc *a)
+{
+	char remedy[300];
+
+	if (n->kind != PROFILE_TCPX)
+		return;
+	attach_worker_hint(n, "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and the daemon", remedy,
+			   sizeof(remedy));
+	for (size_t i = 0; i < p->n_containers; i++) {
+		const struct pod_container *c = &p->containers[i];
+		char q[96];
+
+		if (attach_is_gpu_container(c) && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
+			attach_acc_add(a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
+				       "daemon's socket is", attach_quote(c->name, q, sizeof(q)), ATTACH_TCPX_SOCKETS);
+	}
+}

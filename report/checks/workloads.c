@@ -1,0 +1,69 @@
+/* workloads.c - every GPU pod on the node judged against its fabric. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/checks/attach_judge.h"
+#include "report/checks/attach_node.h"
+#include "report/checks/workloads.h"
+
+void workloads_free(struct workloads *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n; i++)
+		attach_result_free(&w->pods[i].result);
+	free(w->pods);
+	memset(w, 0, sizeof(*w));
+}
+
+bool workloads_any_unattached(const struct workloads *w)
+{
+	return w->counts[ATTACH_PARTIAL] || w->counts[ATTACH_UNATTACHED];
+}
+
+int workloads_evaluate(const struct observation *o, const struct profile *p, struct workloads *ret)
+{
+	const struct obs_kube *k = &o->kube;
+	struct workloads w = { 0 };
+	int r;
+
+	attach_node_build(o, p, &w.node);
+	if (k->pods_fetch.state != KUBE_FETCH_OK) {
+		if (!k->configured || k->pods_fetch.state == KUBE_FETCH_NOT_RUN)
+			snprintf(w.why, sizeof(w.why), "no API access: the node's pods were not read");
+		else
+			snprintf(w.why, sizeof(w.why), "the node's pods were not read from the API (%.200s)",
+				 k->pods_fetch.message[0] ? k->pods_fetch.message : "failed");
+		*ret = w;
+		return 0;
+	}
+	w.judged = true;
+	if (k->n_pods && !(w.pods = calloc(k->n_pods, sizeof(*w.pods))))
+		return -ENOMEM;
+	for (size_t i = 0; i < k->n_pods; i++) {
+		const struct pod *pod = &k->pods[i];
+		struct workloads_pod *wp;
+
+		if (!attach_pod_selected(pod))
+			continue;
+		if (!pod->node_name || !pod->node_name[0]) {
+			w.n_unscheduled++;
+			continue;
+		}
+		if (o->node[0] && strcmp(pod->node_name, o->node) != 0)
+			continue;
+		wp = &w.pods[w.n];
+		wp->pod = pod;
+		r = attach_judge(pod, &w.node, &wp->result);
+		if (r < 0) {
+			workloads_free(&w);
+			return r;
+		}
+		w.counts[wp->result.verdict]++;
+		w.n++;
+	}
+	*ret = w;
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* workloads.h - every GPU pod on the node judged against its fabric (attach_judge over the observation's pods). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/checks/attach.h"
+
+struct workloads_pod {
+	const struct pod *pod;          /* in the observation: lives as long as it */
+	struct attach_result result;
+};
+
+struct workloads {
+	bool judged;                    /* the pod list was read */
+	char why[256];                  /* not judged: why */
+	struct attach_node node;        /* the facts they were judged against */
+	struct workloads_pod *pods;     /* the GPU pods (attach_pod_selected), by namespace and name */
+	size_t n;
+	size_t counts[ATTACH_VERDICT__COUNT];
+	size_t n_unscheduled;           /* GPU pods of the list without a node: not judged */
+};
+
+/**
+ * workloads_evaluate() - judge every pod of o->kube.pods that runs (or waits) on this node with
+ * at least one GPU. Pods bound to another node (a --pods-file of the whole cluster) and pods
+ * not yet scheduled are left out; the latter are counted.
+ * @p: the evaluated profile of the same observation.
+ * @ret: written on success (judged false, with why, when the pod list was not read); free with
+ *       workloads_free().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int workloads_evaluate(const struct observation *o, const struct profile *p, struct workloads *ret);
+
+void workloads_free(struct workloads *w);       /* accepts NULL; leaves *w zeroed */
+
+/* Whether any judged pod is partial or unattached. */
+bool workloads_any_unattached(const struct workloads *w);

@@ -1,0 +1,78 @@
+/* pod_event.c - reason, action, type and a bounded note for the Event of a partial or unattached GPU pod. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/strbuf.h"
+#include "report/render/pod_event.h"
+
+#define POD_EVENT_DETAILS 2             /* failed findings whose message the note quotes */
+
+/* Copy @s into @dst (POD_EVENT_NOTE_MAX + 1 bytes), cut on a UTF-8 boundary with "..." when too long. */
+static void pod_event_fit(const char *s, char *dst)
+{
+	size_t n = strlen(s);
+
+	if (n <= POD_EVENT_NOTE_MAX) {
+		memcpy(dst, s, n + 1);
+		return;
+	}
+	n = POD_EVENT_NOTE_MAX - 3;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(dst, s, n);
+	memcpy(dst + n, "...", 4);
+}
+
+bool pod_event_build(const struct attach_result *r, enum profile_kind kind, struct pod_event *ret)
+{
+	const char *runtime = attach_runtime(kind);
+	const struct attach_finding *first = NULL;
+	struct strbuf sb = { 0 }, ids = { 0 };
+	size_t n_fail = 0, shown = 0;
+	char *printable;
+
+	if (r->verdict != ATTACH_UNATTACHED && r->verdict != ATTACH_PARTIAL)
+		return false;
+	for (size_t i = 0; i < ATTACH__COUNT; i++) {
+		if (r->findings[i].status != CHECK_FAIL)
+			continue;
+		strbuf_appendf(&ids, "%s%s", ids.len ? ", " : "", attach_finding_name((enum attach_finding_id)i));
+		if (!first)
+			first = &r->findings[i];
+		n_fail++;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->type = "Warning";
+	ret->action = "Check";
+	if (r->verdict == ATTACH_UNATTACHED) {
+		ret->reason = "TCPXOUnattached";
+		strbuf_appendf(&sb, "requests %lld GPUs and carries no %s wiring: NCCL will use TCP sockets over eth0. "
+			       "Remedy: reference runtimeRef %s in the TrainJob (or wire the pod: %s fail; "
+			       "tcpxo-agent workloads shows each finding).", r->gpus,
+			       kind == PROFILE_TCPX ? "TCPX" : "TCPXO", runtime ? runtime : "torch-distributed-tcpxo",
+			       ids.s ? ids.s : "no finding");
+	} else {
+		ret->reason = "TCPXOPartiallyAttached";
+		strbuf_appendf(&sb, "%s wiring incomplete (%s fail%s): NCCL will fail at init or fall back to TCP.",
+			       kind == PROFILE_TCPX ? "TCPX" : "TCPXO", ids.s ? ids.s : "", n_fail == 1 ? "s" : "");
+		for (size_t i = 0; i < ATTACH__COUNT && shown < POD_EVENT_DETAILS; i++) {
+			if (r->findings[i].status != CHECK_FAIL)
+				continue;
+			strbuf_appendf(&sb, " %s: %s.", attach_finding_name((enum attach_finding_id)i),
+				       r->findings[i].message);
+			shown++;
+		}
+		if (first && first->remedy)
+			strbuf_appendf(&sb, " Remedy: %s.", first->remedy);
+		else
+			strbuf_appendf(&sb, " Remedy: reference runtimeRef %s.", runtime ? runtime : "torch-distributed-tcpxo");
+	}
+	/* The note is shown by kubectl describe: no control characters, whatever the pod carried. */
+	printable = sb.oom ? NULL : strbuf_printable(sb.s ? sb.s : "", 4 * POD_EVENT_NOTE_MAX);
+	pod_event_fit(printable ? printable : "TCPXO wiring incomplete: see tcpxo-agent workloads", ret->note);
+	free(printable);
+	strbuf_free(&sb);
+	strbuf_free(&ids);
+	return true;
+}
