@@ -37,7 +37,7 @@ eq(check("daemon-pod")["message"], "1 daemon pod wired (host /sys, /proc/sys, NV
    "devices, the NRI device injector running): ml-team/llama-train-node-0-0-x2b9f", "daemon-pod")
 eq(j["workloads"]["counts"], {"attached": 1, "partial": 0, "unattached": 0, "not-fabric": 0}, "workloads counts")
 eq([(p["namespace"], p["name"], p["gpus"], p["verdict"], [f["id"] for f in p["findings"]]) for p in j["workloads"]["pods"]],
-   [("ml-team", "llama-train-node-0-0-x2b9f", 8, "attached", ["daemon-args"])], "workloads pods")
+   [("ml-team", "llama-train-node-0-0-x2b9f", 8, "attached", [])], "workloads pods")
 eq(check("machine-type")["message"], "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo",
    "machine-type")
 eq(j["versions"], {"installer": "v1.0.15", "daemons": ["v1.0.21"], "expectedDaemon": "v1.0.21"}, "versions")
@@ -154,7 +154,7 @@ label = "pod ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon: "
 eq(c["message"], label + "--num_nics=8: --num_nics was retired in daemon v1.0.20 (accepted, no effect); remove it; "
    "--uid=: --uid was retired in daemon v1.0.18 (accepted, no effect); remove it; --alsologtostderr: "
    "--alsologtostderr was retired in daemon v1.0.18 (accepted, no effect); remove it", "daemon-args message")
-eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 13 checks, 1 warn)", "summary")
 EOF
 
 # ---- --enforce_kernel_ipv6_support on a v1.0.21 daemon: its flag parser exits, the node is not ready ----
@@ -314,7 +314,7 @@ eq(c["message"], "eth1=vpc1,eth2=vpc2,eth3=vpc3,eth4=vpc4,eth5=vpc5,eth6=vpc6,et
    "rule: AICR's renderer requires 'gpu-nic' in each Network name: 'vpc1', 'vpc2', 'vpc3', 'vpc4', 'vpc5', 'vpc6', "
    "'vpc7', 'vpc8' do not contain it (the fabric does not depend on the names)", "networks message")
 ok("--any-network-names" in c["remedy"], "remedy names the option: %r" % c["remedy"])
-eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 12 checks, 1 warn)", "summary")
+eq(j["summary"], "tcpxo: ready (8/8 GPUs paired, 13 checks, 1 warn)", "summary")
 want = [{"interfaceName": "eth%d" % (i + 1), "network": "vpc%d" % (i + 1)} for i in range(8)]
 eq(j["interfaces"], want, "interfaces in the report")
 p = patch_of(patches[0])

@@ -128,7 +128,7 @@ api_run a3-mega workloads
 a healthy <<'EOF'
 eq(rc, 0, "exit")
 eq(lines[0], "workloads: 0 unattached, 0 partial, 1 attached on " + NODE, "summary")
-eq(lines[3].split(None, 3), ["ml-team/llama-train-node-0-0-x2b9f", "8", "attached", "(warn: daemon-args)"], "row")
+eq(lines[3].split(None, 3), ["ml-team/llama-train-node-0-0-x2b9f", "8", "attached", "-"], "row")
 EOF
 api_state node-fixture-a3mega pods-idle networks
 api_run a3-mega workloads --json
