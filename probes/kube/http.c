@@ -1,6 +1,5 @@
 /* http.c - the HTTP client for the Kubernetes API over libcurl (the only file that includes curl). */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,12 +18,12 @@
 #include <dlfcn.h>
 
 #include "probes/kube/http.h"
+#include "probes/kube/token.h"
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/linebuf.h"
 #include "probes/kube/retry.h"
 
 #define HTTP_SA_DIR             "/var/run/secrets/kubernetes.io/serviceaccount/"
-#define HTTP_TOKEN_MAX          (64u << 10)
 #define HTTP_PATH_MAX           4096u
 #define HTTP_CTYPE_MAX          128u
 #define HTTP_BACKOFF_BASE_MS    250u
@@ -36,19 +34,13 @@
 struct http_client {
 	CURL *easy;                     /* reused: its connection cache keeps the TLS session alive */
 	char *server;                   /* "https://host[:port][/prefix]", no trailing '/' */
-	char *token_file;
 	char *ca_file;
 	unsigned connect_timeout_ms;
 	unsigned timeout_ms;
 	unsigned max_attempts;
 	unsigned max_total_ms;
 
-	char *token;                    /* NULL until read; zeroed before it is freed */
-	size_t token_len;
-	dev_t token_dev;                /* identity of the file the token came from */
-	ino_t token_ino;
-	off_t token_size;
-	struct timespec token_mtime;
+	struct token tok;               /* the bearer token and its file */
 
 	uint64_t rng;
 	volatile sig_atomic_t cancel;
@@ -350,11 +342,8 @@ void http_client_free(struct http_client *c)
 	http_streams_release(c);
 	if (c->easy)
 		http_curl.easy_cleanup(c->easy);
-	if (c->token)
-		explicit_bzero(c->token, c->token_len);
-	free(c->token);
+	token_clear(&c->tok);
 	free(c->server);
-	free(c->token_file);
 	free(c->ca_file);
 	free(c->buf);
 	free(c);
@@ -400,7 +389,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 		return -ENOMEM;
 	}
 	c->server = server;
-	c->token_file = strdup(cfg->token_file ? cfg->token_file : HTTP_SA_DIR "token");
+	r = token_init(&c->tok, cfg->token_file ? cfg->token_file : HTTP_SA_DIR "token");
 	c->ca_file = strdup(cfg->ca_file ? cfg->ca_file : HTTP_SA_DIR "ca.crt");
 	c->connect_timeout_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms : 5000;
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : 15000;
@@ -410,7 +399,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 		c->rng = http_now_ms() ^ ((uint64_t)getpid() << 32);
 	c->rng |= 1;    /* xorshift state must not be zero */
 	c->easy = http_curl.easy_init();
-	if (!c->token_file || !c->ca_file || !c->easy) {
+	if (r < 0 || !c->ca_file || !c->easy) {
 		http_client_free(c);
 		return -ENOMEM;
 	}
@@ -442,7 +431,7 @@ void http_response_free(struct http_response *r)
 /* No message carries the token: every occurrence is masked in place. */
 static void http_scrub(const struct http_client *c, char *s)
 {
-	httpcheck_scrub(s, c->token, c->token_len);
+	httpcheck_scrub(s, c->tok.value, c->tok.len);
 }
 
 static void http_resp_err(const struct http_client *c, struct http_response *resp, const char *fmt, ...)
@@ -460,130 +449,15 @@ static void http_resp_err(const struct http_client *c, struct http_response *res
 	http_scrub(c, resp->error);
 }
 
-/*
- * Pure: the token from the bytes of a token file. Trailing whitespace (the newline editors and
- * `kubectl create token > f` leave) is stripped; anything else outside visible ASCII would
- * corrupt the header and is refused.
- */
-static int http_token_parse(const char *buf, size_t len, char **ret)
-{
-	char *t;
-
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
-			   buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-		len--;
-	if (len == 0)
-		return -ENODATA;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] >= 0x7f)
-			return -EBADMSG;
-	t = malloc(len + 1);
-	if (!t)
-		return -ENOMEM;
-	memcpy(t, buf, len);
-	t[len] = '\0';
-	*ret = t;
-	return 0;
-}
-
-static bool http_token_same_file(const struct http_client *c, const struct stat *st)
-{
-	return c->token && st->st_dev == c->token_dev && st->st_ino == c->token_ino &&
-	       st->st_size == c->token_size && st->st_mtim.tv_sec == c->token_mtime.tv_sec &&
-	       st->st_mtim.tv_nsec == c->token_mtime.tv_nsec;
-}
-
-/*
- * Read the token file when it changed since the last read (or always with @force). A file
- * that vanished or turned unreadable keeps the last good token (projected tokens are swapped
- * by symlink; the next call sees the new one).
- */
+/* The token, re-read when its file changed (or always with @force); a failure is put in @resp. */
 static int http_token_refresh(struct http_client *c, bool force, struct http_response *resp)
 {
-	struct stat st;
-	char *buf = NULL, *tok = NULL;
-	size_t len = 0;
-	int fd = -1, r;
+	char why[sizeof(resp->error)] = "";
+	int r = token_refresh(&c->tok, force, why, sizeof(why));
 
-	if (stat(c->token_file, &st) < 0) {
-		r = -errno;
-		if (c->token)
-			return 0;
-		http_resp_err(c, resp, "token file %s: %s", c->token_file, strerror(-r));
-		return r;
-	}
-	if (!force && http_token_same_file(c, &st))
-		return 0;
-
-	/* The type before the open: a fifo would block the read forever (and non-blocking anyway). */
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto fail;
-	}
-	fd = open(c->token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto fail;
-	}
-	buf = malloc(HTTP_TOKEN_MAX + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	while (len <= HTTP_TOKEN_MAX) {
-		ssize_t k = read(fd, buf + len, HTTP_TOKEN_MAX + 1 - len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = -errno;
-			goto fail;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	if (len > HTTP_TOKEN_MAX) {
-		r = -EFBIG;
-		goto fail;
-	}
-	r = http_token_parse(buf, len, &tok);
 	if (r < 0)
-		goto fail;
-	explicit_bzero(buf, len);
-	free(buf);
-	close(fd);
-
-	if (c->token)
-		explicit_bzero(c->token, c->token_len);
-	free(c->token);
-	c->token = tok;
-	c->token_len = strlen(tok);
-	c->token_dev = st.st_dev;
-	c->token_ino = st.st_ino;
-	c->token_size = st.st_size;
-	c->token_mtime = st.st_mtim;
-	return 0;
-
-fail:
-	if (buf) {
-		explicit_bzero(buf, len);
-		free(buf);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (c->token && r != -ENOMEM)
-		return 0;
-	http_resp_err(c, resp, "token file %s: %s", c->token_file,
-		      r == -EFBIG ? "larger than 64 KiB" :
-		      r == -ENODATA ? "empty" :
-		      r == -EBADMSG ? "contains characters a bearer token cannot hold" :
-		      r == -EINVAL ? "not a regular file" : strerror(-r));
-	return r == -ENODATA || r == -EBADMSG ? -EINVAL : r;
+		http_resp_err(c, resp, "%s", why);
+	return r;
 }
 
 static void http_slist_free_secret(struct curl_slist *l)
@@ -600,7 +474,7 @@ static struct curl_slist *http_headers(const struct http_client *c, const char *
 	char line[HTTP_CTYPE_MAX + 32];
 	char *auth;
 
-	if (asprintf(&auth, "Authorization: Bearer %s", c->token) < 0)
+	if (asprintf(&auth, "Authorization: Bearer %s", c->tok.value) < 0)
 		return NULL;
 	n = http_curl.slist_append(l, auth);
 	explicit_bzero(auth, strlen(auth));
