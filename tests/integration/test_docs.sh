@@ -77,10 +77,11 @@ exits = {}
 for name, val in re.findall(r"\b(EXIT_[A-Z_]+)\s*=\s*(\d+)", read(os.path.join(top, "agent/cli.h"))):
     exits[name] = int(val)
 envs = set()
-for d in ("agent", "probes", "report"):
-    for f in sorted(os.listdir(os.path.join(top, d))):
-        if f.endswith(".c"):
-            envs.update(re.findall(r'getenv\("([A-Z_]+)"\)', read(os.path.join(top, d, f))))
+for d in ("agent", "probes", "report"):  # the layer folders: probes/host/, report/checks/, ...
+    for dirpath, _, files in sorted(os.walk(os.path.join(top, d))):
+        for f in sorted(files):
+            if f.endswith(".c"):
+                envs.update(re.findall(r'getenv\("([A-Z_]+)"\)', read(os.path.join(dirpath, f))))
 version = re.search(r"^VERSION\s*:?=\s*(\S+)", read(os.path.join(top, "Makefile")), re.M).group(1)
 
 # ---- the man page ----
