@@ -1,4 +1,10 @@
-/* links.c - the links of the current network namespace, read with libnl-route-3 (the only libnl user). */
+/*
+ * links.c - the links of the current network namespace, read with libnl-route-3 (the only libnl user).
+ *
+ * Long, and whole on purpose: the dumps, the per-link queries and the link watch all turn kernel
+ * messages into obs_link with libnl's parsers, and the adapter rule keeps every libnl call here.
+ * The raw request/answer exchange on the socket, which needs no libnl, is nlquery.c.
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,11 @@
-/* http.c - the HTTP client for the Kubernetes API over libcurl (the only file that includes curl). */
+/*
+ * http.c - the HTTP client for the Kubernetes API over libcurl (the only file that includes curl).
+ *
+ * Long, and whole on purpose: blocking requests and streams share the dlopened libcurl table, the
+ * handle setup, the bearer header and the mapping of curl's errors, and the adapter rule keeps
+ * every libcurl call in this one file. What needs no libcurl is already apart: token.c,
+ * httpcheck.c, retry.c, linebuf.c.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

@@ -1,4 +1,10 @@
-/* yaml.c - the YAML adapter over libyaml's event parser: documents into JSON trees, with limits. */
+/*
+ * yaml.c - the YAML adapter over libyaml's event parser: documents into JSON trees, with limits.
+ *
+ * About 700 lines and whole on purpose: one concern, libyaml's event stream built into trees. The
+ * limits (depth, size, aliases), anchors, duplicate keys and core-schema scalars are all checked
+ * as the events arrive, and the adapter rule keeps every libyaml call in this one file.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

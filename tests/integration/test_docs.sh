@@ -77,10 +77,11 @@ exits = {}
 for name, val in re.findall(r"\b(EXIT_[A-Z_]+)\s*=\s*(\d+)", read(os.path.join(top, "agent/cli.h"))):
     exits[name] = int(val)
 envs = set()
-for d in ("agent", "probes", "report"):
-    for f in sorted(os.listdir(os.path.join(top, d))):
-        if f.endswith(".c"):
-            envs.update(re.findall(r'getenv\("([A-Z_]+)"\)', read(os.path.join(top, d, f))))
+for d in ("agent", "probes", "report"):  # the layer folders: probes/host/, report/checks/, ...
+    for dirpath, _, files in sorted(os.walk(os.path.join(top, d))):
+        for f in sorted(files):
+            if f.endswith(".c"):
+                envs.update(re.findall(r'getenv\("([A-Z_]+)"\)', read(os.path.join(dirpath, f))))
 version = re.search(r"^VERSION\s*:?=\s*(\S+)", read(os.path.join(top, "Makefile")), re.M).group(1)
 
 # ---- the man page ----
@@ -114,7 +115,8 @@ report("man/version", [] if th and th.group(1) == version else
        ["the .TH line must name tcpxo-agent %s (the Makefile's VERSION)" % version])
 syn = sec.get("SYNOPSIS", "")
 forms = [r"tcpxo-agent \[OPTIONS\]", r"tcpxo-agent --once \[OPTIONS\]", r"tcpxo-agent interfaces \[OPTIONS\]",
-         r"tcpxo-agent health --health-file"]
+         r"tcpxo-agent health --health-file", r"tcpxo-agent --cleanup \[OPTIONS\]",
+         r"tcpxo-agent workloads \[--pods-file F\] \[OPTIONS\]"]
 report_rendered("man/synopsis", ["SYNOPSIS lacks the form %s" % f.replace("\\", "") for f in forms if not re.search(f, syn)])
 opts = sec.get("OPTIONS", "")
 report_rendered("man/options", ["OPTIONS does not describe --%s" % o for o in longopts

@@ -44,29 +44,29 @@ expect() {
 	fi
 }
 
-plant() {  # plant FILE LINE-TEXT: add a line after the file's first line
-	sed -i "1a $2" "$tmp/t/$1"
+plant() {  # plant FILE LINE-TEXT: a new first line, above the header comment (where a compiler sees it too)
+	sed -i "1i $2" "$tmp/t/$1"
 }
 
 fresh
 plant probes/host/links.c '#include "report/checks/profile.h"'
-expect upward-include 'probes/host/links.c:2: "report/checks/profile.h" goes up a layer'
+expect upward-include 'probes/host/links.c:1: "report/checks/profile.h" goes up a layer'
 
 fresh
 plant report/checks/pairing.c '#include "agent/cli.h"'
-expect report-includes-agent 'report/checks/pairing.c:2: "agent/cli.h" goes up a layer'
+expect report-includes-agent 'report/checks/pairing.c:1: "agent/cli.h" goes up a layer'
 
 fresh
 plant probes/kube/kube.c '#include "probes/host/links.h"'
-expect sibling-include 'probes/kube/kube.c:2: "probes/host/links.h" probes/kube/ and probes/host/ are siblings'
+expect sibling-include 'probes/kube/kube.c:1: "probes/host/links.h" probes/kube/ and probes/host/ are siblings'
 
 fresh
 plant report/render/render_json.c '#include <cjson/cJSON.h>'
-expect library-outside-adapter 'report/render/render_json.c:2: <cjson/cJSON.h> is cJSON, which only probes/model/json.c includes'
+expect library-outside-adapter 'report/render/render_json.c:1: <cjson/cJSON.h> is cJSON, which only probes/model/json.c includes'
 
 fresh
 plant tests/unit/test_links.c '#include <netlink/netlink.h>'
-expect library-in-a-test 'tests/unit/test_links.c:2: <netlink/netlink.h> is libnl'
+expect library-in-a-test 'tests/unit/test_links.c:1: <netlink/netlink.h> is libnl'
 
 fresh
 plant probes/model/strbuf.h '#include "probes/model/json.h"'
@@ -75,11 +75,11 @@ expect include-cycle 'include cycle: probes/model/json.h -> probes/model/strbuf.
 
 fresh
 plant report/checks/profile.c '#include "report/checks/evaluate.h"'
-expect module-cycle 'modules depend on each other in a circle: .*-> report/checks/evaluate \[includes evaluate.h (report/checks/profile.c:2)\]'
+expect module-cycle 'modules depend on each other in a circle: .*-> report/checks/evaluate \[includes evaluate.h (report/checks/profile.c:1)\]'
 
 fresh
 plant agent/log.c '#include "agent/nowhere.h"'
-expect missing-header 'agent/log.c:2: "agent/nowhere.h" does not exist'
+expect missing-header 'agent/log.c:1: "agent/nowhere.h" does not exist'
 
 # Calls seen only in the objects: a probe calling a check through a hand-written prototype, and
 # two files of one layer calling each other (the shape of the old hostprobe <-> aperture circle).
