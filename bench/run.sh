@@ -93,7 +93,8 @@ EOS
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-#      BENCH_CASES ("small big veths api pods daemon"): which cases to run, JUDGE_RUNS (200),
+ALL_CASES="small big veths api pods daemon"
+CASES=${BENCH_CASES:-$ALL_CASES}
 cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
 echo "bench: case 1: a3-mega, --no-publish" >&2
