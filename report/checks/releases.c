@@ -432,3 +432,14 @@ const char *releases_tag_by_digest(const struct releases *t, enum releases_compo
 	}
 	return NULL;
 }
+
+const char *releases_daemon_digest(const struct releases *t, enum releases_fabric fabric, const char *daemon_tag)
+{
+	if (!t || !daemon_tag || !*daemon_tag)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].fabric == fabric && t->rows[i].daemon_digest[0] &&
+		    imageref_version_equal(t->rows[i].daemon, daemon_tag))
+			return t->rows[i].daemon_digest;
+	return NULL;
+}

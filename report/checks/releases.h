@@ -83,3 +83,6 @@ const char *releases_expected_daemon(const struct releases *t, enum releases_fab
 /* The tag of @component whose known digest is @digest ("sha256:..."), or NULL. */
 const char *releases_tag_by_digest(const struct releases *t, enum releases_component component,
 				   const char *digest);
+
+/* The known digest ("sha256:...") of the daemon image @daemon_tag of @fabric, or NULL. */
+const char *releases_daemon_digest(const struct releases *t, enum releases_fabric fabric, const char *daemon_tag);
