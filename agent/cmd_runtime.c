@@ -152,8 +152,7 @@ static int runtime_cmd_runtime(struct runtime_cmd *c, const char *name)
 		return runtime_cmd_from_api(c, name);
 	r = runtime_cmd_read("--runtime-file", path, RUNTIME_FILE_MAX, "manifest", &text, &len);
 	if (r >= 0 && (r = trainruntime_find(text, len, name, &c->rt, err, sizeof(err))) < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: --runtime-file %s: %s%s\n", runtime_cmd_what(path), err,
-			r == -ENOENT && !c->opt->name ? " (name the runtime to check with --name)" : "");
+		fprintf(stderr, "tcpxo-agent: runtime: --runtime-file %s: %s\n", runtime_cmd_what(path), err);
 	free(text);
 	return r;
 }
@@ -207,12 +206,8 @@ static enum profile_kind runtime_cmd_kind(struct runtime_cmd *c, const struct tr
 	size_t n_tcpxo = fleet_count(c->fleet, PROFILE_TCPXO), n_tcpx = fleet_count(c->fleet, PROFILE_TCPX);
 	enum profile_kind kind;
 
-	if (!n_tcpxo && !n_tcpx) {
-		fprintf(stderr, "tcpxo-agent: runtime: no node publishes a tcpxo or tcpx profile (%sprofile): the agent has "
-			"not observed the fleet yet, or %s leaves it out\n", c->opt->prefix,
-			c->opt->nodes_file ? "the NodeList" : c->opt->selector ? "--selector" : "the list");
-		return PROFILE_NONE;
-	}
+	if (!n_tcpxo && !n_tcpx)
+		return PROFILE_NONE;    /* runtime_cmd_any() said so */
 	if (!n_tcpx || !n_tcpxo)
 		return n_tcpxo ? PROFILE_TCPXO : PROFILE_TCPX;
 	if (!rt) {
@@ -227,6 +222,17 @@ static enum profile_kind runtime_cmd_kind(struct runtime_cmd *c, const struct tr
 			"neither fabric (no daemon image, no NCCL variables, no suffix): choose the nodes with --selector\n",
 			n_tcpxo, n_tcpx, rt->name);
 	return kind;
+}
+
+/* A fleet at all: nodes that publish a profile of either fabric. */
+static bool runtime_cmd_any(struct runtime_cmd *c)
+{
+	if (fleet_count(c->fleet, PROFILE_TCPXO) || fleet_count(c->fleet, PROFILE_TCPX))
+		return true;
+	fprintf(stderr, "tcpxo-agent: runtime: no node publishes a tcpxo or tcpx profile (%sprofile): the agent has not "
+		"observed the fleet yet, or %s leaves it out\n", c->opt->prefix,
+		c->opt->nodes_file ? "the NodeList" : c->opt->selector ? "--selector" : "the list");
+	return false;
 }
 
 static int runtime_cmd_print(const struct cli_options *opt, const struct rtresult *res)
@@ -266,7 +272,7 @@ int cmd_runtime(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: runtime: out of memory\n");
 		goto out;
 	}
-	if (runtime_cmd_fleet(&c) < 0)
+	if (runtime_cmd_fleet(&c) < 0 || !runtime_cmd_any(&c))
 		goto out;
 	/* Without --name, the runtime the fleet's nodes name: which needs one fabric. */
 	if (!name) {

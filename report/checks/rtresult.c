@@ -33,6 +33,11 @@ int rtresult_add(struct rtresult *r, const char *id, const char *job, struct att
 	r->findings = v;
 	e = &v[r->n_findings];
 	*e = (struct rtresult_finding){ .id = id, .status = f->status, .message = f->message, .remedy = f->remedy };
+	/* A remedy is for what fails or warns. */
+	if (e->status < CHECK_WARN && e->remedy) {
+		free(e->remedy);
+		e->remedy = f->remedy = NULL;
+	}
 	if (job && !(e->job = strdup(job)))
 		goto oom;
 	if (!e->message)
