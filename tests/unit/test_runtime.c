@@ -111,6 +111,20 @@ static void fleet_tcpxo(struct world *w, size_t n)
 	free(att);
 }
 
+/* Replace the fleet by the nodes @v. */
+static void refleet(struct world *w, const struct fb_node *v, size_t n)
+{
+	struct strbuf err = { 0 };
+	char *text = fb_list(v, n);
+
+	fleet_facts_free(&w->ff);
+	fleet_reset(w->fleet);
+	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, &err), (int)n);
+	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, &err), 0);
+	strbuf_free(&err);
+	free(text);
+}
+
 static void networks_ok(struct world *w)
 {
 	w->networks.networks_fetch.state = KUBE_FETCH_OK;
@@ -293,25 +307,18 @@ static void test_mapping(void **state)
 static void test_mapping_incoherent(void **state)
 {
 	char *map = fb_mapping(NULL, NULL), *other = fb_mapping("eth2", "a3pool-gpu-nic-9");
-	char *att = fb_attachment("v1.0.15", "v1.0.21", 8, 8), *text;
+	char *att = fb_attachment("v1.0.15", "v1.0.21", 8, 8);
 	struct fb_node v[] = { fb_tcpxo("a", map, att), fb_tcpxo("b", other, att) };
-	struct strbuf err = { 0 };
 	struct world w;
 
 	world_init(&w);
-	fleet_facts_free(&w.ff);
-	fleet_reset(w.fleet);
-	text = fb_list(v, 2);
-	assert_int_equal(fleet_add_nodelist(w.fleet, text, strlen(text), NULL, &err), 2);
-	assert_int_equal(fleet_facts(w.fleet, PROFILE_TCPXO, &w.ff, &err), 0);
+	refleet(&w, v, 2);
 	expect(&w, "mapping", NULL, CHECK_FAIL, "the TCPXO nodes do not publish one mapping, so no runtime can match them "
 	       "all: eth2: 1 node → a3pool-gpu-nic-2 (a), 1 node → a3pool-gpu-nic-9 (b); incoherent: 2 TCPXO nodes: "
 	       "mappings differ on 1 interface; no mapping printed");
 	/* The template is then judged without the mapping: its shape only. */
 	assert_int_equal(find(&w, "interfaces", "node")->status, CHECK_SKIP);
 	world_free(&w);
-	strbuf_free(&err);
-	free(text);
 	free(map);
 	free(other);
 	free(att);
@@ -407,32 +414,20 @@ static void test_env_pin(void **state)
 static void test_env_pin_release(void **state)
 {
 	char *map = fb_mapping(NULL, NULL), *a12 = fb_attachment("v1.0.12", "v1.0.18", 8, 8);
-	char *a16 = fb_attachment("v1.0.16", "v1.0.23", 8, 8), *text;
+	char *a16 = fb_attachment("v1.0.16", "v1.0.23", 8, 8);
 	struct fb_node v[] = { fb_tcpxo("a", map, a12) };
-	struct strbuf err = { 0 };
 	struct world w;
 
 	world_init(&w);
-	fleet_facts_free(&w.ff);
-	fleet_reset(w.fleet);
-	text = fb_list(v, 1);
-	assert_int_equal(fleet_add_nodelist(w.fleet, text, strlen(text), NULL, &err), 1);
-	assert_int_equal(fleet_facts(w.fleet, PROFILE_TCPXO, &w.ff, &err), 0);
+	refleet(&w, v, 1);
 	/* v1.0.12's notes: NCCL_DYNAMIC_CHUNK_SIZE, no CUDA_VISIBLE_DEVICES or NCCL_NVLS_ENABLE. */
 	expect(&w, "env-pin", NULL, CHECK_FAIL, "1 of installer v1.0.12's variables are not set: NCCL_DYNAMIC_CHUNK_SIZE");
 	assert_non_null(strstr(find(&w, "env-pin", NULL)->message, "outside the release's set (the guest config checker "
 			       "flags unexpected ones): NCCL_NVLS_ENABLE"));
-	free(text);
-	fleet_facts_free(&w.ff);
-	fleet_reset(w.fleet);
 	v[0].attachment = a16;
-	text = fb_list(v, 1);
-	assert_int_equal(fleet_add_nodelist(w.fleet, text, strlen(text), NULL, &err), 1);
-	assert_int_equal(fleet_facts(w.fleet, PROFILE_TCPXO, &w.ff, &err), 0);
+	refleet(&w, v, 1);
 	expect(&w, "env-pin", NULL, CHECK_SKIP, "the release notes give no NCCL variable set for installer v1.0.16");
 	world_free(&w);
-	strbuf_free(&err);
-	free(text);
 	free(map);
 	free(a12);
 	free(a16);
@@ -482,9 +477,8 @@ static void test_scheduling(void **state)
 /* Required node affinity keeps the pods there when every term names the fleet; tolerations as Kubernetes matches them. */
 static void test_scheduling_affinity_taints(void **state)
 {
-	char *map = fb_mapping(NULL, NULL), *att = fb_attachment("v1.0.15", "v1.0.21", 8, 8), *text;
+	char *map = fb_mapping(NULL, NULL), *att = fb_attachment("v1.0.15", "v1.0.21", 8, 8);
 	struct fb_node v[] = { fb_tcpxo("a", map, att) };
-	struct strbuf err = { 0 };
 	struct world w;
 	struct pod *p;
 
@@ -495,13 +489,9 @@ static void test_scheduling_affinity_taints(void **state)
 	expect(&w, "scheduling", NULL, CHECK_PASS, "kept on the fleet's nodes");
 
 	/* A taint of the operator's: only a toleration tolerates it. */
-	fleet_facts_free(&w.ff);
-	fleet_reset(w.fleet);
 	v[0].taint_key = "dedicated";
 	v[0].taint_value = "training";
-	text = fb_list(v, 1);
-	assert_int_equal(fleet_add_nodelist(w.fleet, text, strlen(text), NULL, &err), 1);
-	assert_int_equal(fleet_facts(w.fleet, PROFILE_TCPXO, &w.ff, &err), 0);
+	refleet(&w, v, 1);
 	expect(&w, "scheduling", NULL, CHECK_WARN, "job node: no toleration of the taint dedicated=training:NoSchedule that "
 	       "1 node carry (a)");
 	p->tolerations = calloc(1, sizeof(*p->tolerations));
@@ -525,8 +515,6 @@ static void test_scheduling_affinity_taints(void **state)
 	add_affinity(p, 1, "kubernetes.io/os", "linux");
 	expect(&w, "scheduling", NULL, CHECK_WARN, "no nodeSelector or required node affinity keeps it on");
 	world_free(&w);
-	strbuf_free(&err);
-	free(text);
 	free(map);
 	free(att);
 }
@@ -554,24 +542,17 @@ static void test_empty_mapping(void **state)
 static void test_installer_skew(void **state)
 {
 	char *map = fb_mapping(NULL, NULL), *a15 = fb_attachment("v1.0.15", "v1.0.21", 8, 8);
-	char *a14 = fb_attachment("v1.0.14", "v1.0.20", 8, 8), *text;
+	char *a14 = fb_attachment("v1.0.14", "v1.0.20", 8, 8);
 	struct fb_node v[] = { fb_tcpxo("a", map, a15), fb_tcpxo("b", map, a15), fb_tcpxo("c", map, a14) };
-	struct strbuf err = { 0 };
 	struct world w;
 
 	world_init(&w);
-	fleet_facts_free(&w.ff);
-	fleet_reset(w.fleet);
-	text = fb_list(v, 3);
-	assert_int_equal(fleet_add_nodelist(w.fleet, text, strlen(text), NULL, &err), 3);
-	assert_int_equal(fleet_facts(w.fleet, PROFILE_TCPXO, &w.ff, &err), 0);
+	refleet(&w, v, 3);
 	expect(&w, "daemon-version", NULL, CHECK_FAIL, "the TCPXO nodes disagree on the installed plugin release: v1.0.15 "
 	       "on 2 nodes (a, b), v1.0.14 on 1 node (c); the runtime's daemon pairs with one of them at most");
 	/* The template is judged against the majority: its daemon pairs with v1.0.15. */
 	assert_int_equal(find(&w, "daemon-version", "node")->status, CHECK_PASS);
 	world_free(&w);
-	strbuf_free(&err);
-	free(text);
 	free(map);
 	free(a15);
 	free(a14);
