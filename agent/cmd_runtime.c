@@ -217,10 +217,14 @@ static enum profile_kind runtime_cmd_kind(struct runtime_cmd *c, const struct tr
 	}
 	/* Both fabrics: the runtime's own wiring says which fleet it is for. */
 	kind = runtime_fabric_of(rt);
-	if (kind == PROFILE_NONE)
+	if (kind == PROFILE_NONE) {
+		char *name = strbuf_printable(rt->name, TRAINRUNTIME_NAME_MAX);
+
 		fprintf(stderr, "tcpxo-agent: runtime: the cluster has %zu TCPXO and %zu TCPX nodes and runtime %s names "
 			"neither fabric (no daemon image, no NCCL variables, no suffix): choose the nodes with --selector\n",
-			n_tcpxo, n_tcpx, rt->name);
+			n_tcpxo, n_tcpx, name ? name : "?");
+		free(name);
+	}
 	return kind;
 }
 

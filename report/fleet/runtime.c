@@ -111,7 +111,7 @@ static int runtime_templates(const struct runtime_input *in, struct rtresult *r)
 {
 	for (size_t i = 0; i < in->rt->n_templates; i++) {
 		const struct trainruntime_template *t = &in->rt->templates[i];
-		struct attach_result res;
+		struct attach_result res = { 0 };
 		int rc = attach_judge(&t->pod, in->node, &res);
 
 		for (size_t k = 0; rc == 0 && k < ATTACH__COUNT; k++)

@@ -12,7 +12,7 @@
 
 #include "report/fleet/fleet.h"
 #include "report/fleet/fleet_node.h"
-#include "fleetbuild.h"
+#include "tests/unit/fleetbuild.h"
 
 static struct fleet *load(const struct fb_node *v, size_t n)
 {

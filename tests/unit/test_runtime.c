@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "podbuild.h"
-#include "fleetbuild.h"
 #include "report/fleet/runtime.h"
 #include "report/render/render_runtime.h"
+#include "tests/unit/fleetbuild.h"
+#include "tests/unit/podbuild.h"
 
 #define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
 #define PINNED PB_DAEMON_IMAGE "@" D21
