@@ -1,7 +1,7 @@
 /*
  * yaml.c - the YAML adapter over libyaml's event parser: documents into JSON trees, with limits.
  *
- * About 700 lines and whole on purpose: one concern, libyaml's event stream built into trees. The
+ * About 800 lines and whole on purpose: one concern, libyaml's event stream built into trees. The
  * limits (depth, size, aliases), anchors, duplicate keys and core-schema scalars are all checked
  * as the events arrive, and the adapter rule keeps every libyaml call in this one file.
  */
