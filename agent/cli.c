@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/cli.h"
+#include "probes/kube/kube.h"
 
 static const char cli_usage[] =
 "Usage:\n"
@@ -15,6 +17,7 @@ static const char cli_usage[] =
 "  tcpxo-agent interfaces [OPTIONS]   check the TCPXO nodes' published mappings agree; print it\n"
 "  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
 "  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric\n"
+"  tcpxo-agent runtime [OPTIONS]      hold the named runtime (ClusterTrainingRuntime) against the fleet\n"
 "\n"
 "Observe whether this GKE a3-megagpu-8g node is attached to the GPUDirect-TCPXO fabric\n"
 "(GPUs, GPU NICs, PCIe pairing, links, LLCM aperture devices, device nodes, NVIDIA host\n"
@@ -29,12 +32,15 @@ static const char cli_usage[] =
 "  --api-server URL       API server (default in-cluster: KUBERNETES_SERVICE_HOST/_PORT)\n"
 "  --token-file F         bearer token file, re-read when it changes (default: service account)\n"
 "  --ca-file F            CA bundle for the API server (default: service account ca.crt)\n"
-"  --nodes-file F         interfaces: read a NodeList (kubectl get nodes -o json) from F or -\n"
-"  --selector S           interfaces: label selector for the API's node list\n"
+"  --nodes-file F         interfaces, runtime: read a NodeList (kubectl get nodes -o json) from F or -\n"
+"  --selector S           interfaces, runtime: label selector for the API's node list\n"
 "  --format FMT           interfaces: flag (default), yaml or json\n"
 "  --any-network-names    interfaces: check the mapping without AICR's rule that each Network\n"
 "                         name contains gpu-nic (Google names them vpc1..vpc8)\n"
 "  --pods-file F          workloads: read a PodList (kubectl get pods -o json) from F or -\n"
+"  --name NAME            runtime: the runtime to check (default: the one the fleet's nodes name)\n"
+"  --runtime-file F       runtime: read it from F or - (kubectl get -o json, or helm template YAML)\n"
+"  --networks-file F      runtime: read the Networks (kubectl get networks.networking.gke.io -o json)\n"
 "  --interval SEC         daemon: resync period for API-derived facts (default 300)\n"
 "  --start-jitter SEC     daemon: random delay before the first API write (default 10)\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
@@ -49,6 +55,7 @@ static const char cli_usage[] =
 "\n"
 "Exit codes (--once, interfaces): 0 ready/coherent, 1 not ready/incoherent, 2 unknown.\n"
 "Exit codes (workloads): 0 every GPU pod attached (or none), 1 any partial or unattached, 2 unknown.\n"
+"Exit codes (runtime): 0 the runtime matches the fleet, 1 a finding fails, 2 unknown.\n"
 "See tcpxo-agent(8).\n";
 
 enum {
@@ -56,6 +63,7 @@ enum {
 	OPT_TOKEN_FILE, OPT_CA_FILE, OPT_NODES_FILE, OPT_SELECTOR, OPT_FORMAT, OPT_INTERVAL,
 	OPT_START_JITTER, OPT_HEALTH_FILE, OPT_MAX_AGE, OPT_LOG_FORMAT, OPT_PREFIX,
 	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES, OPT_PODS_FILE,
+	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE,
 };
 
 static const struct option cli_longopts[] = {
@@ -70,6 +78,9 @@ static const struct option cli_longopts[] = {
 	{ "nodes-file", required_argument, NULL, OPT_NODES_FILE },
 	{ "selector", required_argument, NULL, OPT_SELECTOR },
 	{ "pods-file", required_argument, NULL, OPT_PODS_FILE },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "runtime-file", required_argument, NULL, OPT_RUNTIME_FILE },
+	{ "networks-file", required_argument, NULL, OPT_NETWORKS_FILE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "any-network-names", no_argument, NULL, OPT_ANY_NETWORK_NAMES },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -119,6 +130,17 @@ static int cli_check_prefix(const char *p)
 	return 0;
 }
 
+/* More than one input file of runtime is "-": only one can have standard input. */
+static bool cli_stdin_twice(const struct cli_options *o)
+{
+	const char *files[] = { o->nodes_file, o->runtime_file, o->networks_file };
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		n += files[i] && strcmp(files[i], "-") == 0;
+	return n > 1;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *ret)
 {
 	struct cli_options o = {
@@ -142,6 +164,8 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 			o.cmd = CLI_CMD_HEALTH;
 		else if (strcmp(argv[1], "workloads") == 0)
 			o.cmd = CLI_CMD_WORKLOADS;
+		else if (strcmp(argv[1], "runtime") == 0)
+			o.cmd = CLI_CMD_RUNTIME;
 		else {
 			fprintf(stderr, "tcpxo-agent: unknown command '%s' (try --help)\n", argv[1]);
 			return -EINVAL;
@@ -165,6 +189,9 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		case OPT_SELECTOR: o.selector = optarg; break;
 		case OPT_ANY_NETWORK_NAMES: o.any_network_names = true; break;
 		case OPT_PODS_FILE: o.pods_file = optarg; break;
+		case OPT_NAME: o.name = optarg; break;
+		case OPT_RUNTIME_FILE: o.runtime_file = optarg; break;
+		case OPT_NETWORKS_FILE: o.networks_file = optarg; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "flag") == 0)
 				o.format = CLI_FORMAT_FLAG;
@@ -256,6 +283,20 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 	}
 	if (o.pods_file && o.cmd != CLI_CMD_WORKLOADS) {
 		fprintf(stderr, "tcpxo-agent: --pods-file applies to the workloads command only\n");
+		return -EINVAL;
+	}
+	if ((o.name || o.runtime_file || o.networks_file) && o.cmd != CLI_CMD_RUNTIME) {
+		fprintf(stderr, "tcpxo-agent: --name, --runtime-file and --networks-file apply to the runtime command only\n");
+		return -EINVAL;
+	}
+	if (o.name && !kube_name_valid(o.name)) {
+		fprintf(stderr, "tcpxo-agent: --name: a runtime's name is a DNS subdomain ([a-z0-9.-], at most 253 "
+			"characters)\n");
+		return -EINVAL;
+	}
+	if (o.cmd == CLI_CMD_RUNTIME && cli_stdin_twice(&o)) {
+		fprintf(stderr, "tcpxo-agent: runtime: standard input (-) can feed one of --nodes-file, --runtime-file "
+			"and --networks-file\n");
 		return -EINVAL;
 	}
 	if (o.cmd == CLI_CMD_HEALTH && !o.health_file) {

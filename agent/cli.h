@@ -10,6 +10,7 @@ enum cli_command {
 	CLI_CMD_HEALTH,
 	CLI_CMD_CLEANUP,
 	CLI_CMD_WORKLOADS,
+	CLI_CMD_RUNTIME,
 };
 
 enum cli_format {
@@ -33,6 +34,9 @@ struct cli_options {
 	const char *nodes_file, *selector;
 	bool any_network_names;         /* interfaces: AICR's gpu-nic naming rule not applied */
 	const char *pods_file;          /* workloads: a PodList (kubectl get pods -o json) instead of the API */
+	const char *name;               /* runtime: the runtime's name (default: the fleet's profile's) */
+	const char *runtime_file;       /* runtime: JSON or YAML holding it instead of the API */
+	const char *networks_file;      /* runtime: a NetworkList (kubectl get networks.networking.gke.io -o json) */
 	enum cli_format format;
 	unsigned interval;              /* seconds */
 	unsigned start_jitter;          /* seconds */
@@ -44,7 +48,7 @@ struct cli_options {
 	int verbose;
 };
 
-/* Exit codes of --once, interfaces and workloads (NPD custom-plugin convention). */
+/* Exit codes of --once, interfaces, workloads and runtime (NPD custom-plugin convention). */
 enum {
 	EXIT_READY = 0,
 	EXIT_NOT_READY = 1,

@@ -10,3 +10,4 @@ int cmd_interfaces(const struct cli_options *opt);
 int cmd_health(const struct cli_options *opt);
 int cmd_cleanup(const struct cli_options *opt);
 int cmd_workloads(const struct cli_options *opt);
+int cmd_runtime(const struct cli_options *opt);

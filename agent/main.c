@@ -52,6 +52,7 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 	case CLI_CMD_HEALTH: return cmd_health(&opt);
 	case CLI_CMD_CLEANUP: return cmd_cleanup(&opt);
 	case CLI_CMD_WORKLOADS: return cmd_workloads(&opt);
+	case CLI_CMD_RUNTIME: return cmd_runtime(&opt);
 	}
 	return EXIT_UNKNOWN;
 }

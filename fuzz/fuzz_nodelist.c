@@ -1,4 +1,4 @@
-/* fuzz_nodelist.c - the streaming NodeList scanner alone: every item's facts, every error path. */
+/* fuzz_nodelist.c - the streaming NodeList scanner alone: every item's facts (labels, taints, annotations), every error path. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +9,19 @@
 /* Touch every kept string, so a field left dangling or unterminated is caught by ASan. */
 static int fuzz_nodelist_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
 {
-	const struct jsonscan_field *f[] = { &it->name, &it->itype, &it->profile, &it->ready,
-					     &it->interfaces, &it->attachment };
+	const struct jsonscan_field *f[] = { &it->name, &it->itype, &it->accelerator, &it->pool, &it->profile,
+					     &it->ready, &it->interfaces, &it->attachment };
 	size_t *total = ctx;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (f[i]->s)
 			*total += strlen(f[i]->s);
+	for (size_t i = 0; i < it->n_taints; i++) {
+		const struct nodelist_taint *t = &it->taints[i];
+
+		*total += (t->key.s ? strlen(t->key.s) : 0) + (t->value.s ? strlen(t->value.s) : 0) +
+			  (t->effect.s ? strlen(t->effect.s) : 0);
+	}
 	/* Stop at the fifth item now and then: the caller-refused path frees what was kept. */
 	if (idx == 4 && (*total & 1)) {
 		strbuf_append(err, "refused by the fuzzer");

@@ -39,6 +39,14 @@ for f in fixtures/kube/workloads/*.json; do
 	/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":")))' \
 		"$f" >"$F/attach/seed-$(basename "$f")"
 done
+# Runtimes: AICR's as helm template writes it and as the API returns it, the TCPX one, and each mutation
+# (compact JSON); case-* files beside them are hand-made hostile manifests.
+fresh trainruntime
+for f in aicr-tcpxo.yaml tcpx.yaml; do cp "fixtures/runtime/$f" "$F/trainruntime/seed-$f"; done
+for f in fixtures/runtime/aicr-tcpxo.json fixtures/runtime/mutations/*.json; do
+	/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":")))' \
+		"$f" >"$F/trainruntime/seed-$(basename "$f")"
+done
 # YAML seeds (fixtures/fuzz/yaml/) are written by hand: the device annotation, helm template output, aliases.
 
 fresh json

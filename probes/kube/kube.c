@@ -1,4 +1,4 @@
-/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node patch, node list. */
+/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node patch, node list, Networks, a ClusterTrainingRuntime. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,19 +78,25 @@ static int kube_refuse(struct http_response *resp, int r, const char *msg)
 	return r;
 }
 
-static int kube_node_check(const char *node, struct http_response *resp)
+/* @name must be a DNS subdomain before it goes into a path; @what names it in the refusal ("node"). */
+static int kube_name_check(const char *name, const char *what, struct http_response *resp)
 {
-	char shown[64], msg[128];
+	char shown[64], msg[160];
 
-	if (kube_name_valid(node))
+	if (kube_name_valid(name))
 		return 0;
 	/* Show a bounded, printable prefix of what was refused. */
-	snprintf(shown, sizeof(shown), "%s", node ? node : "(none)");
+	snprintf(shown, sizeof(shown), "%s", name ? name : "(none)");
 	for (char *p = shown; *p; p++)
 		if ((unsigned char)*p < ' ' || (unsigned char)*p >= 0x7f)
 			*p = '?';
-	snprintf(msg, sizeof(msg), "invalid node name \"%s\": not a DNS subdomain", shown);
+	snprintf(msg, sizeof(msg), "invalid %s name \"%s\": not a DNS subdomain", what, shown);
 	return kube_refuse(resp, -EINVAL, msg);
+}
+
+static int kube_node_check(const char *node, struct http_response *resp)
+{
+	return kube_name_check(node, "node", resp);
 }
 
 int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
@@ -175,4 +181,15 @@ refuse:
 int kube_list_networks(struct http_client *c, struct http_response *resp)
 {
 	return http_request(c, "GET", "/apis/networking.gke.io/v1/networks", NULL, NULL, resp);
+}
+
+int kube_get_training_runtime(struct http_client *c, const char *name, struct http_response *resp)
+{
+	char path[sizeof(KUBE_TRAINING_RUNTIMES "/") + KUBE_NODE_NAME_MAX];
+	int r = kube_name_check(name, "runtime", resp);
+
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), KUBE_TRAINING_RUNTIMES "/%s", name);
+	return http_request(c, "GET", path, NULL, NULL, resp);
 }

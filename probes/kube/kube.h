@@ -65,3 +65,15 @@ int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit,
  * Return: as http_request().
  */
 int kube_list_networks(struct http_client *c, struct http_response *resp);
+
+#define KUBE_TRAINING_RUNTIMES "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes"
+
+/**
+ * kube_get_training_runtime() - GET /apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/<name>
+ * (Kubeflow Trainer v2's cluster-scoped runtime; probes/kube/trainruntime.c reads the body).
+ * Return: 0 with the object in resp->body; -EINVAL for a name that is not a DNS subdomain (nothing
+ * is sent); otherwise as http_request(): -EIO with resp->status 404 when no runtime of that name
+ * is installed, or when the API has no such resource (the Trainer's CRD is absent: the body is
+ * then not a Status naming the runtime), 403 when RBAC does not allow reading it.
+ */
+int kube_get_training_runtime(struct http_client *c, const char *name, struct http_response *resp);

@@ -1,4 +1,4 @@
-/* nodelist.c - a NodeList read in one pass: each item's name, instance type and our annotations. */
+/* nodelist.c - a NodeList read in one pass: each item's name, instance type, pool and accelerator, taints and our annotations. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +46,10 @@ static const char *nodelist_on_label(void *ctx, const char *k, size_t klen, cons
 
 	if (NODELIST_KEY(k, klen, "node.kubernetes.io/instance-type"))
 		return nodelist_field(sc, &sc->item.itype, v, end, depth);
+	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-accelerator"))
+		return nodelist_field(sc, &sc->item.accelerator, v, end, depth);
+	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-nodepool"))
+		return nodelist_field(sc, &sc->item.pool, v, end, depth);
 	return jsonscan_value(v, end, depth);
 }
 
@@ -84,6 +88,49 @@ static const char *nodelist_on_node_meta(void *ctx, const char *k, size_t klen, 
 	return jsonscan_value(v, end, depth);
 }
 
+static const char *nodelist_on_taint_member(void *ctx, const char *k, size_t klen, const char *v,
+					    const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+	struct nodelist_taint *t = &sc->item.taints[sc->item.n_taints];
+
+	if (NODELIST_KEY(k, klen, "key"))
+		return nodelist_field(sc, &t->key, v, end, depth);
+	if (NODELIST_KEY(k, klen, "value"))
+		return nodelist_field(sc, &t->value, v, end, depth);
+	if (NODELIST_KEY(k, klen, "effect"))
+		return nodelist_field(sc, &t->effect, v, end, depth);
+	return jsonscan_value(v, end, depth);
+}
+
+/* One spec.taints entry: an object is kept while there is room; anything else is skipped. */
+static const char *nodelist_on_taint(void *ctx, const char *v, const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+	const char *e;
+
+	if (v >= end)
+		return NULL;
+	sc->item.taints_seen++;
+	if (*v != '{' || sc->item.n_taints >= NODELIST_TAINTS_MAX)
+		return jsonscan_value(v, end, depth);
+	e = jsonscan_object(sc, v, end, depth, nodelist_on_taint_member);
+	if (e)
+		sc->item.n_taints++;
+	return e;
+}
+
+static const char *nodelist_on_spec(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+				    int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	/* The first taints list only: a duplicate key must not append to it. */
+	if (NODELIST_KEY(k, klen, "taints") && *v == '[' && !sc->item.taints_seen)
+		return jsonscan_array(sc, v, end, depth, nodelist_on_taint);
+	return jsonscan_value(v, end, depth);
+}
+
 static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const char *v, const char *end,
 				    int depth)
 {
@@ -93,16 +140,27 @@ static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const
 		return nodelist_field(sc, &sc->item_kind, v, end, depth);
 	if (NODELIST_KEY(k, klen, "metadata") && *v == '{')
 		return jsonscan_object(sc, v, end, depth, nodelist_on_node_meta);
+	if (NODELIST_KEY(k, klen, "spec") && *v == '{')
+		return jsonscan_object(sc, v, end, depth, nodelist_on_spec);
 	return jsonscan_value(v, end, depth);
 }
 
 static void nodelist_item_clear(struct nodelist_scan *sc)
 {
-	struct jsonscan_field *f[] = { &sc->item_kind, &sc->item.name, &sc->item.itype, &sc->item.profile,
-				       &sc->item.ready, &sc->item.interfaces, &sc->item.attachment };
+	struct jsonscan_field *f[] = { &sc->item_kind, &sc->item.name, &sc->item.itype, &sc->item.accelerator,
+				       &sc->item.pool, &sc->item.profile, &sc->item.ready, &sc->item.interfaces,
+				       &sc->item.attachment };
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		jsonscan_field_clear(f[i]);
+	/* A taint left half-read by an error is cleared too: it sits at n_taints. */
+	for (size_t i = 0; i <= sc->item.n_taints && i < NODELIST_TAINTS_MAX; i++) {
+		jsonscan_field_clear(&sc->item.taints[i].key);
+		jsonscan_field_clear(&sc->item.taints[i].value);
+		jsonscan_field_clear(&sc->item.taints[i].effect);
+	}
+	sc->item.n_taints = 0;
+	sc->item.taints_seen = 0;
 }
 
 /* The item read is a Node with a usable name: hand it on. */

@@ -8,6 +8,12 @@
 
 #define NODELIST_NAME_MAX 253           /* a Node name is a DNS subdomain */
 #define NODELIST_CONTINUE_MAX (16u << 10)
+#define NODELIST_TAINTS_MAX 16          /* taints kept per node; GKE GPU nodes carry one or two */
+
+/* One spec.taints entry; fields absent or not strings as in struct nodelist_item. */
+struct nodelist_taint {
+	struct jsonscan_field key, value, effect;
+};
 
 /*
  * The facts of one item that the fleet judgement reads; everything else is skipped unparsed.
@@ -17,7 +23,12 @@
 struct nodelist_item {
 	struct jsonscan_field name;
 	struct jsonscan_field itype;            /* label node.kubernetes.io/instance-type */
+	struct jsonscan_field accelerator;      /* label cloud.google.com/gke-accelerator */
+	struct jsonscan_field pool;             /* label cloud.google.com/gke-nodepool */
 	struct jsonscan_field profile, ready, interfaces, attachment;  /* <prefix>profile, ... */
+	struct nodelist_taint taints[NODELIST_TAINTS_MAX];     /* spec.taints objects, the first ones */
+	size_t n_taints;
+	size_t taints_seen;                     /* spec.taints entries, kept or not */
 };
 
 /*

@@ -1,7 +1,7 @@
 /*
  * yaml.c - the YAML adapter over libyaml's event parser: documents into JSON trees, with limits.
  *
- * About 700 lines and whole on purpose: one concern, libyaml's event stream built into trees. The
+ * About 800 lines and whole on purpose: one concern, libyaml's event stream built into trees. The
  * limits (depth, size, aliases), anchors, duplicate keys and core-schema scalars are all checked
  * as the events arrive, and the adapter rule keeps every libyaml call in this one file.
  */
@@ -56,6 +56,11 @@ struct yaml_builder {
 	size_t nodes, alias_nodes;
 	char *err;
 	size_t errlen;
+	yaml_doc_fn fn;                 /* where each finished document goes */
+	void *ctx;
+	size_t n_docs;                  /* documents handed on */
+	size_t doc_max;                 /* characters of one document, 0 unlimited */
+	size_t doc_start, doc_line;     /* where the current document starts (index, 1-based line) */
 };
 
 static int yaml_fail(struct yaml_builder *b, const yaml_mark_t *m, int r, const char *fmt, ...)
@@ -603,28 +608,37 @@ static int yaml_parser_failed(struct yaml_builder *b, const yaml_parser_t *p)
 	return yaml_fail(b, NULL, -EINVAL, "not YAML");
 }
 
-static int yaml_push_doc(struct yaml_builder *b, struct yaml_docs *d, const yaml_mark_t *m)
+/* A document ended: hand its tree to the consumer. */
+static int yaml_push_doc(struct yaml_builder *b, const yaml_mark_t *m)
 {
-	struct json **v;
+	struct json *doc = b->root ? b->root : json_new_null();
+	int r;
 
-	if (d->n >= YAML_DOCS_MAX)
-		return yaml_fail(b, m, -EINVAL, "more than %u documents", YAML_DOCS_MAX);
-	v = realloc(d->v, (d->n + 1) * sizeof(*v));
-	if (!v)
-		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
-	d->v = v;
-	d->v[d->n++] = b->root ? b->root : json_new_null();
 	b->root = NULL;
-	if (!d->v[d->n - 1]) {
-		d->n--;
-		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
-	}
 	yaml_anchors_clear(b);
-	return 0;
+	if (b->n_docs >= YAML_DOCS_MAX) {
+		json_free(doc);
+		return yaml_fail(b, m, -EINVAL, "more than %u documents", YAML_DOCS_MAX);
+	}
+	if (!doc)
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
+	r = b->fn(b->ctx, doc, b->n_docs++, b->doc_line, b->err, b->errlen);
+	return r < 0 ? r : 0;
 }
 
-static int yaml_event(struct yaml_builder *b, const yaml_event_t *ev, struct yaml_docs *d)
+/* The document being read must stay within doc_max characters of its start. */
+static int yaml_doc_size(struct yaml_builder *b, const yaml_event_t *ev)
 {
+	if (!b->doc_max || ev->end_mark.index <= b->doc_start || ev->end_mark.index - b->doc_start <= b->doc_max)
+		return 0;
+	return yaml_fail(b, NULL, -EINVAL, "document %zu (from line %zu) is larger than %zu bytes", b->n_docs + 1,
+			 b->doc_line, b->doc_max);
+}
+
+static int yaml_event(struct yaml_builder *b, const yaml_event_t *ev)
+{
+	int r;
+
 	switch (ev->type) {
 	case YAML_STREAM_START_EVENT:
 	case YAML_STREAM_END_EVENT:
@@ -632,9 +646,28 @@ static int yaml_event(struct yaml_builder *b, const yaml_event_t *ev, struct yam
 		return 0;
 	case YAML_DOCUMENT_START_EVENT:
 		yaml_builder_reset(b);
+		b->doc_start = ev->start_mark.index;
+		b->doc_line = ev->start_mark.line + 1;
 		return 0;
 	case YAML_DOCUMENT_END_EVENT:
-		return yaml_push_doc(b, d, &ev->start_mark);
+		return yaml_push_doc(b, &ev->start_mark);
+	case YAML_ALIAS_EVENT:
+	case YAML_SCALAR_EVENT:
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		break;
+	}
+	if ((r = yaml_doc_size(b, ev)) < 0)
+		return r;
+	switch (ev->type) {
+	case YAML_STREAM_START_EVENT:
+	case YAML_STREAM_END_EVENT:
+	case YAML_NO_EVENT:
+	case YAML_DOCUMENT_START_EVENT:
+	case YAML_DOCUMENT_END_EVENT:
+		return 0;
 	case YAML_SCALAR_EVENT:
 		return yaml_on_scalar(b, ev);
 	case YAML_ALIAS_EVENT:
@@ -661,10 +694,11 @@ void yaml_docs_free(struct yaml_docs *d)
 	d->n = 0;
 }
 
-int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, size_t errlen)
+int yaml_load_each(const char *text, size_t len, size_t doc_max, yaml_doc_fn fn, void *ctx, char *err,
+		   size_t errlen)
 {
-	struct yaml_builder b = { .text = text, .len = len, .err = err, .errlen = errlen };
-	struct yaml_docs d = { 0 };
+	struct yaml_builder b = { .text = text, .len = len, .err = err, .errlen = errlen, .fn = fn, .ctx = ctx,
+				  .doc_max = doc_max };
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	bool done = false;
@@ -689,7 +723,7 @@ int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, si
 			break;
 		}
 		done = ev.type == YAML_STREAM_END_EVENT;
-		r = yaml_event(&b, &ev, &d);
+		r = yaml_event(&b, &ev);
 		yaml_event_delete(&ev);
 		if (r < 0)
 			break;
@@ -697,6 +731,33 @@ int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, si
 	yaml_parser_delete(&parser);
 	yaml_builder_reset(&b);
 	free(b.anchors);
+	return r < 0 ? r : (int)b.n_docs;
+}
+
+/* yaml_load()'s consumer: every document into the list. */
+static int yaml_collect(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
+{
+	struct yaml_docs *d = ctx;
+	struct json **v = realloc(d->v, (d->n + 1) * sizeof(*v));
+
+	(void)index;
+	(void)line;
+	if (!v) {
+		json_free(doc);
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->v = v;
+	d->v[d->n++] = doc;
+	return 0;
+}
+
+int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, size_t errlen)
+{
+	struct yaml_docs d = { 0 };
+	int r = yaml_load_each(text, len, 0, yaml_collect, &d, err, errlen);
+
 	if (r < 0) {
 		yaml_docs_free(&d);
 		return r;

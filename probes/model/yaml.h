@@ -49,6 +49,26 @@ struct yaml_docs {
  */
 int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, size_t errlen);
 
+/*
+ * A consumer of yaml_load_each(): takes @doc (frees it, or keeps it), the @index-th document of
+ * the text (0-based), starting at 1-based @line. Return 0 to go on, or -errno after writing why
+ * into @err (@errlen bytes) to stop the parse with that error.
+ */
+typedef int (*yaml_doc_fn)(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen);
+
+/**
+ * yaml_load_each() - yaml_load() that hands each document to @fn as soon as it ends, so that one
+ * document's tree is held at a time whatever the text holds (`helm template` of a whole stack).
+ * @doc_max: characters of one document, from its start to its end; a longer one is refused as
+ *           soon as the parse passes the limit, before its tree grows further. 0: no limit.
+ * The limits and refusals of yaml_load() apply (the node counts to the whole text).
+ *
+ * Return: the number of documents handed on; -EINVAL (named in @err with the position, or what
+ * @fn said); -ENOMEM; another -errno from @fn.
+ */
+int yaml_load_each(const char *text, size_t len, size_t doc_max, yaml_doc_fn fn, void *ctx, char *err,
+		   size_t errlen);
+
 /**
  * yaml_load_one() - yaml_load() of a text that must hold exactly one document (an
  * annotation value).

@@ -71,16 +71,17 @@ static void attach_node_versions(const struct observation *o, const struct profi
 			 "the installed plugin's version is unknown (see the version-pair check)");
 }
 
-static void attach_node_devices(const struct profile *p, struct attach_node *n)
+void attach_node_set_devices(struct attach_node *n, enum profile_kind kind, size_t gpus)
 {
-	if (p->kind == PROFILE_NONE || !p->n_gpus || p->n_gpus + 3 > ATTACH_DEVICES_MAX)
+	n->n_devices = 0;
+	if (kind == PROFILE_NONE || !gpus || gpus + 3 > ATTACH_DEVICES_MAX)
 		return;
-	for (size_t i = 0; i < p->n_gpus; i++)
+	for (size_t i = 0; i < gpus; i++)
 		snprintf(n->devices[n->n_devices++], ATTACH_DEVNAME_MAX, "/dev/nvidia%zu", i);
 	snprintf(n->devices[n->n_devices++], ATTACH_DEVNAME_MAX, "/dev/nvidiactl");
 	snprintf(n->devices[n->n_devices++], ATTACH_DEVNAME_MAX, "/dev/nvidia-uvm");
 	/* TCPX's daemon is not given the import helper (Google's gpudirect-tcpx manifests). */
-	if (p->kind == PROFILE_TCPXO)
+	if (kind == PROFILE_TCPXO)
 		snprintf(n->devices[n->n_devices++], ATTACH_DEVNAME_MAX, "/dev/dmabuf_import_helper");
 }
 
@@ -174,7 +175,7 @@ void attach_node_build(const struct observation *o, const struct profile *p, str
 	n->releases = o->kube.releases;
 	attach_node_ifaces(o, p, n);
 	attach_node_versions(o, p, n);
-	attach_node_devices(p, n);
+	attach_node_set_devices(n, p->kind, p->n_gpus);
 	attach_node_injector(o, n);
 	attach_node_plugin_files(o, n);
 }

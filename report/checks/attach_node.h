@@ -15,6 +15,13 @@
  */
 void attach_node_build(const struct observation *o, const struct profile *p, struct attach_node *ret);
 
+/*
+ * attach_node_set_devices() - the daemon's device list of a node of @kind with @gpus GPUs:
+ * /dev/nvidia0..N-1, nvidiactl, nvidia-uvm and, for TCPXO, dmabuf_import_helper. Empty (unknown)
+ * for PROFILE_NONE, 0 GPUs, or more than the list holds.
+ */
+void attach_node_set_devices(struct attach_node *n, enum profile_kind kind, size_t gpus);
+
 /* The NRI device injector's pods: namespace kube-system, label k8s-app=device-injector. */
 #define ATTACH_INJECTOR_NS "kube-system"
 #define ATTACH_INJECTOR_LABEL "k8s-app"

@@ -6,6 +6,7 @@
 
 #include "probes/model/json.h"
 #include "report/checks/attach_worker.h"
+#include "report/checks/releases_env.h"
 
 #define ATTACH_WORKER_LIST_MAX 5        /* names listed in one message; the rest are counted */
 #define ATTACH_DEVICE_PLUGIN_LIB64 "/usr/local/nvidia/lib64"   /* where GKE mounts the driver for GPU containers */
@@ -355,7 +356,9 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 	char q[96];
 
 	attach_quote(c->name, q, sizeof(q));
-	set = releases_nccl_env(n->installer[0] ? n->installer : NULL, &n_set);
+	set = releases_env_of(n->releases, RELEASES_FABRIC_TCPXO, n->installer, &n_set);
+	if (!set)
+		set = releases_env_latest(&n_set);
 	for (size_t i = 0; i < n_set; i++) {
 		if (set[i].kind == RELEASES_ENV_LIB_FILE)
 			attach_worker_lib_file(p, c, n, &set[i], remedy, a);

@@ -433,41 +433,13 @@ const char *releases_tag_by_digest(const struct releases *t, enum releases_compo
 	return NULL;
 }
 
-/*
- * The TCPXO NCCL variable set: Google's nccl-env-profile.sh as installed by the plugin (v1.0.15 ↔
- * daemon v1.0.21), the same variables AICR's torch-distributed-tcpxo runtime writes as env for
- * that pair. LD_LIBRARY_PATH, which the profile also exports, is the plugin-path finding's concern.
- */
-static const struct releases_env releases_tcpxo_env[] = {
-	{ "NCCL_FASTRAK_IFNAME", "eth1,eth2,eth3,eth4,eth5,eth6,eth7,eth8", RELEASES_ENV_REQUIRED },
-	{ "NCCL_FASTRAK_CTRL_DEV", "eth0", RELEASES_ENV_REQUIRED },
-	{ "NCCL_SOCKET_IFNAME", "eth0", RELEASES_ENV_REQUIRED },
-	{ "NCCL_CROSS_NIC", "0", RELEASES_ENV_REQUIRED },
-	{ "NCCL_PROTO", "Simple,LL128", RELEASES_ENV_REQUIRED },
-	{ "NCCL_MIN_NCHANNELS", "4", RELEASES_ENV_REQUIRED },
-	{ "NCCL_NVLSTREE_MAX_CHUNKSIZE", "131072", RELEASES_ENV_REQUIRED },
-	{ "NCCL_P2P_NET_CHUNKSIZE", "524288", RELEASES_ENV_REQUIRED },
-	{ "NCCL_P2P_PCI_CHUNKSIZE", "524288", RELEASES_ENV_REQUIRED },
-	{ "NCCL_P2P_NVL_CHUNKSIZE", "1048576", RELEASES_ENV_REQUIRED },
-	{ "NCCL_FASTRAK_NUM_FLOWS", "2", RELEASES_ENV_REQUIRED },
-	{ "NCCL_FASTRAK_ENABLE_CONTROL_CHANNEL", "0", RELEASES_ENV_REQUIRED },
-	{ "NCCL_BUFFSIZE", "8388608", RELEASES_ENV_REQUIRED },
-	{ "NCCL_FASTRAK_USE_SNAP", "1", RELEASES_ENV_REQUIRED },
-	{ "NCCL_FASTRAK_USE_LLCM", "1", RELEASES_ENV_REQUIRED },
-	{ "CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7", RELEASES_ENV_OPTIONAL },
-	{ "NCCL_NET_GDR_LEVEL", "PIX", RELEASES_ENV_REQUIRED },
-	{ "NCCL_FASTRAK_ENABLE_HOTPATH_LOGGING", "0", RELEASES_ENV_OPTIONAL },
-	{ "NCCL_TUNER_PLUGIN", "libnccl-tuner.so", RELEASES_ENV_REQUIRED },
-	{ "NCCL_TUNER_CONFIG_PATH", "a3plus_tuner_config.textproto", RELEASES_ENV_LIB_FILE },
-	{ "NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE", "a3plus_guest_config.textproto", RELEASES_ENV_LIB_FILE },
-	{ "NCCL_FASTRAK_PLUGIN_ACCEPT_TIMEOUT_MS", "600000", RELEASES_ENV_REQUIRED },
-	{ "NCCL_DEBUG", "WARN", RELEASES_ENV_OPTIONAL },
-	{ "NCCL_DEBUG_SUBSYS", "INIT,NET,ENV,COLL,GRAPH", RELEASES_ENV_OPTIONAL },
-};
-
-const struct releases_env *releases_nccl_env(const char *installer_tag, size_t *ret_n)
+const char *releases_daemon_digest(const struct releases *t, enum releases_fabric fabric, const char *daemon_tag)
 {
-	(void)installer_tag;
-	*ret_n = sizeof(releases_tcpxo_env) / sizeof(releases_tcpxo_env[0]);
-	return releases_tcpxo_env;
+	if (!t || !daemon_tag || !*daemon_tag)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].fabric == fabric && t->rows[i].daemon_digest[0] &&
+		    imageref_version_equal(t->rows[i].daemon, daemon_tag))
+			return t->rows[i].daemon_digest;
+	return NULL;
 }

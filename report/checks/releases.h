@@ -84,29 +84,5 @@ const char *releases_expected_daemon(const struct releases *t, enum releases_fab
 const char *releases_tag_by_digest(const struct releases *t, enum releases_component component,
 				   const char *digest);
 
-/* ---- the NCCL environment of a TCPXO release (nccl-env-profile.sh) ---- */
-
-enum releases_env_kind {
-	RELEASES_ENV_REQUIRED = 0,      /* the plugin's configuration: a workload sets it (or sources the profile) */
-	RELEASES_ENV_OPTIONAL,          /* logging and visibility knobs the profile also sets */
-	RELEASES_ENV_LIB_FILE,          /* required, and its value names a file the installer writes into lib64 */
-};
-
-struct releases_env {
-	const char *name;
-	const char *value;              /* the profile's value; for LIB_FILE the file's name in lib64 */
-	enum releases_env_kind kind;
-};
-
-/**
- * releases_nccl_env() - the variables Google's nccl-env-profile.sh sets for the TCPXO release
- * of @installer_tag (the plugin's own set, also written out as env by AICR's
- * torch-distributed-tcpxo runtime), in the profile's order.
- * @installer_tag: the installed plugin's tag, or NULL when unknown. One set is known (the
- *                 v1.0.15 release's, installer v1.0.14..v1.0.17 ship the same profile): every
- *                 tag gets it.
- * @ret_n: the number of entries.
- *
- * Return: the set (static, never freed).
- */
-const struct releases_env *releases_nccl_env(const char *installer_tag, size_t *ret_n);
+/* The known digest ("sha256:...") of the daemon image @daemon_tag of @fabric, or NULL. */
+const char *releases_daemon_digest(const struct releases *t, enum releases_fabric fabric, const char *daemon_tag);

@@ -68,6 +68,7 @@ struct coherence {
 	struct coherence_node *nodes;
 	size_t n, cap;
 	bool any_names;                 /* AICR's naming rule not applied (--any-network-names) */
+	bool ready_apart;               /* readiness is reported, not required (the runtime check) */
 };
 
 static char *coherence_key(const char *prefix, const char *name)
@@ -125,6 +126,11 @@ static void coherence_truncate(struct coherence *c, size_t from)
 void coherence_set_any_names(struct coherence *c, bool any)
 {
 	c->any_names = any;
+}
+
+void coherence_set_ready_apart(struct coherence *c, bool apart)
+{
+	c->ready_apart = apart;
 }
 
 void coherence_reset(struct coherence *c)
@@ -299,9 +305,8 @@ static int coherence_parse_node(struct coherence_node *n, const struct nodelist_
 	return 0;
 }
 
-static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+int coherence_add_node(struct coherence *c, const struct nodelist_item *it, struct strbuf *err)
 {
-	struct coherence *c = ctx;
 	struct coherence_node *n;
 
 	if (c->n >= COHERENCE_MAX_NODES) {
@@ -320,6 +325,12 @@ static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *
 	n = &c->nodes[c->n++];
 	memset(n, 0, sizeof(*n));
 	return coherence_parse_node(n, it);
+}
+
+static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+{
+	(void)idx;
+	return coherence_add_node(ctx, it, err);
 }
 
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
@@ -690,8 +701,8 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	if (differ < 0)
 		goto out;
 
-	res.coherent = res.n_tcpxo > 0 && !n_unobs && !n_notready && !n_nomap && !n_malformed &&
-		       !n_invalid && !n_names && !differ;
+	res.coherent = res.n_tcpxo > 0 && !n_unobs && (!n_notready || c->ready_apart) && !n_nomap &&
+		       !n_malformed && !n_invalid && !n_names && !differ;
 	if (res.coherent) {
 		memcpy(res.ifaces, valid[0]->ifaces, sizeof(res.ifaces));
 		res.n_ifaces = IFACEMAP_ENTRIES;

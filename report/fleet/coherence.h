@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "probes/kube/nodelist.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/ifacemap.h"
 #include "report/checks/profile.h"
@@ -15,7 +16,7 @@
 struct coherence;                       /* opaque: the nodes collected so far */
 
 struct coherence_result {
-	bool coherent;                  /* at least one TCPXO node, all observed, ready, agreeing */
+	bool coherent;                  /* at least one TCPXO node, all observed, ready (unless apart), agreeing */
 	size_t n_nodes;                 /* nodes in the input */
 	size_t n_tcpxo;                 /* TCPXO nodes among them (incl. not yet observed) */
 	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* the mapping, only when coherent */
@@ -41,6 +42,14 @@ void coherence_free(struct coherence *c);
  */
 void coherence_set_any_names(struct coherence *c, bool any);
 
+/*
+ * coherence_set_ready_apart() - with @apart, nodes that are not ready still count as agreeing
+ * when they publish the same mapping (their not-ready lines stay in the diagnostics): the runtime
+ * check holds a runtime against what the nodes publish, whatever else is wrong with them. By
+ * default (interfaces) a node that is not ready makes the fleet incoherent.
+ */
+void coherence_set_ready_apart(struct coherence *c, bool apart);
+
 /* Forget every node collected so far (the API listing restarted after 410 Gone). */
 void coherence_reset(struct coherence *c);
 
@@ -56,6 +65,13 @@ void coherence_reset(struct coherence *c);
  */
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
 			   struct strbuf *err);
+
+/**
+ * coherence_add_node() - collect one node a NodeList scan handed on (probes/kube/nodelist.h), for
+ * a caller that reads the same list for more than the mapping (report/fleet/fleet.c).
+ * Return: 0; -EINVAL (with @err) beyond COHERENCE_MAX_NODES; -ENOMEM.
+ */
+int coherence_add_node(struct coherence *c, const struct nodelist_item *it, struct strbuf *err);
 
 /**
  * coherence_evaluate() - the verdict over every node collected: which nodes are TCPXO, whether

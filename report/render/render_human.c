@@ -8,8 +8,7 @@
 
 #include "report/render/render.h"
 
-/* Print a host- or API-supplied string with control characters replaced: it may be hostile. */
-static void render_safe(FILE *out, const char *s)
+void render_safe(FILE *out, const char *s)
 {
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
 		fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
@@ -20,7 +19,7 @@ static const char *render_or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static void render_cell(FILE *out, const char *s, int width)
+void render_cell(FILE *out, const char *s, int width)
 {
 	const char *v = render_or_dash(s);
 	int n = (int)strlen(v);

@@ -116,7 +116,9 @@ report("man/version", [] if th and th.group(1) == version else
 syn = sec.get("SYNOPSIS", "")
 forms = [r"tcpxo-agent \[OPTIONS\]", r"tcpxo-agent --once \[OPTIONS\]", r"tcpxo-agent interfaces \[OPTIONS\]",
          r"tcpxo-agent health --health-file", r"tcpxo-agent --cleanup \[OPTIONS\]",
-         r"tcpxo-agent workloads \[--pods-file F\] \[OPTIONS\]"]
+         r"tcpxo-agent workloads \[--pods-file F\] \[OPTIONS\]",
+         r"tcpxo-agent runtime \[--name NAME\] \[--runtime-file F\] \[--nodes-file F\] \[--networks-file F\] "
+         r"\[OPTIONS\]"]
 report_rendered("man/synopsis", ["SYNOPSIS lacks the form %s" % f.replace("\\", "") for f in forms if not re.search(f, syn)])
 opts = sec.get("OPTIONS", "")
 report_rendered("man/options", ["OPTIONS does not describe --%s" % o for o in longopts

@@ -18,6 +18,9 @@ change is seen):
   pods.json    PodList for /api/v1/pods and /api/v1/namespaces/<ns>/pods
   networks.json  optional NetworkList for /apis/networking.gke.io/v1/networks (absent: 404 and no
                networking.gke.io group in discovery, as when GKE multi-networking is not enabled)
+  clustertrainingruntimes.json  optional ClusterTrainingRuntimeList for
+               /apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes[/NAME] (absent: 404 and no
+               group, as without Kubeflow Trainer v2; a name it lacks: a NotFound Status naming it)
   events.json  written: the Events posted (events.k8s.io/v1 EventList)
   settings     optional JSON, re-read per request:
                  history N        changes kept for watches (default 10000); older RVs get 410
@@ -531,7 +534,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         rname, ns, name, sub, view = target
         res = fs.RESOURCES[rname]
-        if rname == "networks" and not self.networks_present():
+        if rname in fs.CRDS and not self.crd_present(rname):
             self.not_found()
             return
         watch = q.get("watch", [""])[0].lower() in ("1", "true")
@@ -571,6 +574,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             rest, view, group = parts[3:], "v1", "networking.gke.io"
         elif parts[:3] == ["apis", "events.k8s.io", "v1"]:
             rest, view, group = parts[3:], "v1", "events.k8s.io"
+        elif parts[:3] == ["apis", "trainer.kubeflow.org", "v1alpha1"]:
+            rest, view, group = parts[3:], "v1alpha1", "trainer.kubeflow.org"
         else:
             return None
         ns = None
@@ -593,9 +598,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return rname, ns, name, sub, view
 
     def networks_present(self):
+        return self.crd_present("networks")
+
+    @staticmethod
+    def crd_present(rname):
         with STORE.cond:
-            STORE.sync(["networks"])
-            return STORE.present["networks"]
+            STORE.sync([rname])
+            return STORE.present[rname]
 
     def forbidden(self, res, sub, verb, ns):
         rules = settings().get("forbidden") or []
@@ -621,10 +630,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                  "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0",
                                                                  "serverAddress": "127.0.0.1:443"}]})
         elif parts == ["apis"]:
-            groups = ["events.k8s.io"] + (["networking.gke.io"] if self.networks_present() else [])
+            groups = [("events.k8s.io", "v1")] + ([("networking.gke.io", "v1")] if self.networks_present() else []) + \
+                ([("trainer.kubeflow.org", "v1alpha1")] if self.crd_present("clustertrainingruntimes") else [])
             self.send_json(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-                {"name": g, "versions": [{"groupVersion": g + "/v1", "version": "v1"}],
-                 "preferredVersion": {"groupVersion": g + "/v1", "version": "v1"}} for g in groups]})
+                {"name": g, "versions": [{"groupVersion": g + "/" + v, "version": v}],
+                 "preferredVersion": {"groupVersion": g + "/" + v, "version": v}} for g, v in groups]})
         elif parts == ["api", "v1"]:
             self.send_json(200, self.resource_list("v1", [
                 ("events", "event", True, "Event", ["ev"], True),
@@ -641,6 +651,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self.send_json(200, self.resource_list("networking.gke.io/v1", [
                     ("networks", "network", False, "Network", [], True)]))
+        elif parts == ["apis", "trainer.kubeflow.org", "v1alpha1"]:
+            if not self.crd_present("clustertrainingruntimes"):
+                self.not_found()
+            else:
+                self.send_json(200, self.resource_list("trainer.kubeflow.org/v1alpha1", [
+                    ("clustertrainingruntimes", "clustertrainingruntime", False, "ClusterTrainingRuntime", [], True)]))
         elif parts and parts[0] in ("openapi", "apis") and len(parts) <= 3:
             self.not_found()
         else:
@@ -1228,8 +1244,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             obj.setdefault("apiVersion", res.api_version)
             if res.namespaced:
                 obj["metadata"].setdefault("namespace", "default")
-            if rname == "networks":
-                STORE.present["networks"] = True
+            if rname in fs.CRDS:
+                STORE.present[rname] = True
             exists = STORE.get(rname, fs.obj_key(res, obj, -1)) is not None
             create = kind == "create" or (kind == "apply" and not exists)
             if not create:

@@ -72,7 +72,11 @@ RESOURCES = {
         "involvedObject.fieldPath": ("regarding", "fieldPath"),
         "reportingComponent": ("reportingController",), "source": ("deprecatedSource", "component")}),
         ("events.json",)),
+    "clustertrainingruntimes": Resource("clustertrainingruntimes", "ClusterTrainingRuntime", "trainer.kubeflow.org",
+                                        "v1alpha1", False, _meta_fields({}), ("clustertrainingruntimes.json",)),
 }
+# Custom resources: their file absent means their CRD is (404, no group in discovery).
+CRDS = ("networks", "clustertrainingruntimes")
 FIELD_DEFAULTS = {"spec.unschedulable": "false", "spec.hostNetwork": "false"}
 
 
@@ -190,7 +194,7 @@ class Store:
         self.src = {r: {} for r in RESOURCES}       # key -> the file item it was read from
         self.origin = {}                             # node key -> set of files ("node.json", "nodes.json")
         self.hidden = set()                          # node keys unlisted (node.json beside a nodes.json)
-        self.present = {r: True for r in RESOURCES}  # networks: whether networks.json (the CRD) exists
+        self.present = {r: True for r in RESOURCES}  # CRDS: whether their file (the CRD) exists
         self.history = collections.deque()
         self.compacted = 0                           # a watch from an RV below this gets 410
         self.history_max = 10000
@@ -277,8 +281,8 @@ class Store:
             self.origin = origin
             return view
         doc = docs[0]
-        if rname == "networks":
-            self.present["networks"] = doc is not None
+        if rname in CRDS:
+            self.present[rname] = doc is not None
         if doc is None:
             return view
         items = doc.get("items") if isinstance(doc, dict) else None
@@ -355,7 +359,7 @@ class Store:
             return
         if rname == "events" and not self.settings.get("events_file", True):
             return
-        if rname == "networks" and not self.present["networks"]:
+        if rname in CRDS and not self.present[rname]:
             return
         self._write(res.files[0], {"kind": res.kind + "List", "apiVersion": res.api_version,
                                    "metadata": {}, "items": list(objs.values())})

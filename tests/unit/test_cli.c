@@ -76,6 +76,38 @@ static void test_subcommands(void **state)
 	assert_int_equal(o.cmd, CLI_CMD_CLEANUP);
 }
 
+/* runtime: its own options, the fleet's (--nodes-file, --selector), one of them on stdin at most. */
+static void test_runtime(void **state)
+{
+	struct cli_options o;
+
+	assert_int_equal(PARSE(&o, "runtime"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_RUNTIME);
+	assert_null(o.name);
+	assert_null(o.runtime_file);
+	assert_null(o.networks_file);
+	assert_int_equal(PARSE(&o, "runtime", "--name", "torch-distributed-tcpxo", "--runtime-file", "-", "--nodes-file",
+			       "nodes.json", "--networks-file", "nets.json", "--json", "--releases", "r.json"), 0);
+	assert_string_equal(o.name, "torch-distributed-tcpxo");
+	assert_string_equal(o.runtime_file, "-");
+	assert_string_equal(o.nodes_file, "nodes.json");
+	assert_string_equal(o.networks_file, "nets.json");
+	assert_true(o.json);
+	assert_int_equal(PARSE(&o, "runtime", "--selector", "cloud.google.com/gke-nodepool=a3pool"), 0);
+	assert_string_equal(o.selector, "cloud.google.com/gke-nodepool=a3pool");
+	/* Only one input on stdin; a name goes into a request path: a DNS subdomain. */
+	assert_int_equal(PARSE(&o, "runtime", "--runtime-file", "-", "--nodes-file", "-"), -EINVAL);
+	assert_int_equal(PARSE(&o, "runtime", "--networks-file", "-", "--nodes-file", "-"), -EINVAL);
+	assert_int_equal(PARSE(&o, "runtime", "--name", "Torch_Distributed"), -EINVAL);
+	assert_int_equal(PARSE(&o, "runtime", "--name", "../nodes"), -EINVAL);
+	assert_int_equal(PARSE(&o, "runtime", "--name"), -EINVAL);
+	/* Its options are its own. */
+	assert_int_equal(PARSE(&o, "interfaces", "--runtime-file", "rt.yaml"), -EINVAL);
+	assert_int_equal(PARSE(&o, "workloads", "--networks-file", "n.json"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "--name", "x"), -EINVAL);
+	assert_int_equal(PARSE(&o, "runtime", "--once"), -EINVAL);
+}
+
 static void test_errors(void **state)
 {
 	struct cli_options o;
@@ -112,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_once),
 		cmocka_unit_test(test_subcommands),
+		cmocka_unit_test(test_runtime),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_prefix_ok),
 	};

@@ -594,6 +594,41 @@ static void test_hostile_text(void **state)
 	coherence_result_free(&run.res);
 }
 
+/* Readiness apart (the runtime check): not-ready nodes agree when they publish the same mapping. */
+static void test_ready_apart(void **state)
+{
+	struct json *v[] = {
+		mk_tcpxo("gke-ok", "true", GOOD, NULL),
+		mk_tcpxo("gke-r1", "false", GOOD, "{\"checks\":[" VP "]}"),
+	};
+	char *text = mk_list(NULL, v, 2);
+	struct coherence_result res = { 0 };
+	struct coherence *c = NULL;
+	struct strbuf err = { 0 };
+	struct nodelist_item it = { 0 };
+
+	assert_int_equal(coherence_new(P, &c), 0);
+	coherence_set_ready_apart(c, true);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, &err), 2);
+	assert_int_equal(coherence_evaluate(c, &res, &err), 0);
+	assert_true(res.coherent);
+	assert_int_equal(res.n_ifaces, 8);
+	assert_string_equal(res.diagnostics,
+		"not ready: 1 node (gke-r1)\n"
+		"  version-pair: 1 node (gke-r1): daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)\n"
+		"coherent: 2 TCPXO nodes carry the same mapping\n");
+	coherence_result_free(&res);
+
+	/* coherence_add_node(): one node handed on by another reader of the list; a duplicate is refused at evaluation. */
+	it.name = (struct jsonscan_field){ .present = true, .s = "gke-ok", .type = '"' };
+	assert_int_equal(coherence_add_node(c, &it, &err), 0);
+	assert_int_equal(coherence_evaluate(c, &res, &err), -EINVAL);
+	assert_string_equal(err.s, "node 'gke-ok' appears more than once in the list");
+	strbuf_free(&err);
+	coherence_free(c);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_disagree),
 		cmocka_unit_test(test_disagree_names_and_ties),
 		cmocka_unit_test(test_not_ready),
+		cmocka_unit_test(test_ready_apart),
 		cmocka_unit_test(test_mapping_problems),
 		cmocka_unit_test(test_naming_rule),
 		cmocka_unit_test(test_kinds),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "report/checks/releases.h"
+#include "report/checks/releases_env.h"
 
 #define D15 "sha256:4c9f0de3f39455a2ea35e844e0fc92564ca5629f6b03250fde40e8160719dae4"
 #define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
@@ -236,6 +237,82 @@ static void test_parse_errors_named(void **state)
 	assert_null(t);
 }
 
+/* The value of @name in a set, or NULL. */
+static const char *env_value(const struct releases_env *e, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(e[i].name, name) == 0)
+			return e[i].value;
+	return NULL;
+}
+
+/* Each release's NCCL set is its own release notes' (releases_env.c names them). */
+static void test_env_sets(void **state)
+{
+	const struct releases_env *e, *latest;
+	size_t n = 99, n_latest;
+
+	/* v1.0.14 and v1.0.15: the same list, NCCL_NVLS_ENABLE=1 included (optional for workloads). */
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.15", &n);
+	assert_int_equal(n, 25);
+	assert_string_equal(env_value(e, n, "NCCL_NVLS_ENABLE"), "1");
+	assert_string_equal(env_value(e, n, "NCCL_TUNER_CONFIG_PATH"), "a3plus_tuner_config.textproto");
+	assert_null(env_value(e, n, "NCCL_ALGO"));
+	assert_ptr_equal(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.14", &n), e);
+	latest = releases_env_latest(&n_latest);
+	assert_ptr_equal(latest, e);
+	/* v1.0.12: NVLSTree by default, NCCL_DYNAMIC_CHUNK_SIZE still there, no CUDA_VISIBLE_DEVICES. */
+	e = releases_env_of(releases_builtin(), RELEASES_FABRIC_TCPXO, "v1.0.12", &n);
+	assert_non_null(e);
+	assert_string_equal(env_value(e, n, "NCCL_DYNAMIC_CHUNK_SIZE"), "524288");
+	assert_null(env_value(e, n, "CUDA_VISIBLE_DEVICES"));
+	assert_null(env_value(e, n, "NCCL_NVLS_ENABLE"));
+	/* v1.0.11 and v1.0.9-1 (written v1.0.9): NCCL_ALGO=Ring,Tree and NCCL_NVLS_ENABLE=0. */
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.9", &n);
+	assert_string_equal(env_value(e, n, "NCCL_ALGO"), "Ring,Tree");
+	assert_string_equal(env_value(e, n, "NCCL_NVLS_ENABLE"), "0");
+	assert_string_equal(env_value(e, n, "NCCL_PROTO"), "Simple,LL128");
+	/* Before LL128 (v1.0.8-1 and older): Simple; v1.0.2 has no tuner config, v1.0.0 no tuner. */
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.8-1", &n);
+	assert_string_equal(env_value(e, n, "NCCL_PROTO"), "Simple");
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.2", &n);
+	assert_null(env_value(e, n, "NCCL_TUNER_CONFIG_PATH"));
+	assert_non_null(env_value(e, n, "NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE"));
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.0", &n);
+	assert_string_equal(env_value(e, n, "NCCL_ALGO"), "Ring");
+	assert_null(env_value(e, n, "NCCL_TUNER_PLUGIN"));
+	/* TCPX: the NCCL_GPUDIRECTTCPX_* family; v3.1.9 and v3.1.12 differ in NCCL_ALGO. */
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPX, "v3.1.9", &n);
+	assert_string_equal(env_value(e, n, "NCCL_ALGO"), "Ring");
+	assert_string_equal(env_value(e, n, "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"), "eth1,eth2,eth3,eth4");
+	e = releases_env_of(NULL, RELEASES_FABRIC_TCPX, "v3.1.12", &n);
+	assert_string_equal(env_value(e, n, "NCCL_ALGO"), "Ring,Tree");
+	/* No notes for the source-only tags; nothing for unknown or other-fabric tags. */
+	n = 7;
+	assert_null(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.16", &n));
+	assert_int_equal(n, 0);
+	assert_null(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.13", &n));
+	assert_null(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v9.9.9", &n));
+	assert_null(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, NULL, &n));
+	assert_null(releases_env_of(NULL, RELEASES_FABRIC_TCPX, "v1.0.15", &n));
+}
+
+/* A --releases file's rows take the notes' set of the same release; releases it lacks have none. */
+static void test_env_of_file_table(void **state)
+{
+	static const char text[] = "{\"schema\":\"fabric.aicr.run/releases/v1\",\"releases\":["
+		"{\"installer\":\"v1.0.15\",\"daemon\":\"v1.0.21\"},{\"installer\":\"v1.0.18\",\"daemon\":\"v1.0.24\"}]}";
+	struct releases *t = NULL;
+	size_t n = 0;
+
+	assert_int_equal(releases_parse(text, strlen(text), &t, NULL, 0), 0);
+	assert_non_null(releases_env_of(t, RELEASES_FABRIC_TCPXO, "v1.0.15", &n));
+	assert_int_equal(n, 25);
+	assert_null(releases_env_of(t, RELEASES_FABRIC_TCPXO, "v1.0.12", &n));
+	assert_null(releases_env_of(t, RELEASES_FABRIC_TCPXO, "v1.0.18", &n));
+	releases_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +325,8 @@ int main(void)
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_parse_row_limit),
 		cmocka_unit_test(test_parse_errors_named),
+		cmocka_unit_test(test_env_sets),
+		cmocka_unit_test(test_env_of_file_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

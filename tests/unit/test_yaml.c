@@ -281,6 +281,73 @@ static void test_no_err_buffer(void **state)
 	assert_int_equal(yaml_load("a: 1\na: 2\n", 10, &d, NULL, 0), -EINVAL);
 }
 
+struct each {
+	size_t n, lines[8];
+	char *docs[8];
+	int fail_at;            /* the consumer refuses this document (1-based), 0 never */
+};
+
+static int each_doc(void *ctx, struct json *doc, size_t index, size_t line, char *e, size_t elen)
+{
+	struct each *x = ctx;
+
+	assert_int_equal(index, x->n);
+	if (x->fail_at && (int)index + 1 == x->fail_at) {
+		json_free(doc);
+		snprintf(e, elen, "document %zu refused", index + 1);
+		return -EBADMSG;
+	}
+	x->lines[x->n] = line;
+	x->docs[x->n++] = json_print(doc, false);
+	json_free(doc);
+	return 0;
+}
+
+static void each_free(struct each *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->docs[i]);
+	memset(x, 0, sizeof(*x));
+}
+
+/* yaml_load_each(): one document at a time, with its first line; a document size limit; the consumer's errors. */
+static void test_each(void **state)
+{
+	static const char text[] = "# Source: a.yaml\n---\na: 1\n---\n# Source: b.yaml\nb: [x, y]\n---\n";
+	struct each x = { 0 };
+	char big[4096];
+	int r;
+
+	assert_int_equal(yaml_load_each(text, strlen(text), 0, each_doc, &x, err, sizeof(err)), 3);
+	assert_string_equal(x.docs[0], "{\"a\":1}");
+	assert_string_equal(x.docs[1], "{\"b\":[\"x\",\"y\"]}");
+	assert_string_equal(x.docs[2], "null");
+	assert_int_equal(x.lines[0], 2);
+	assert_int_equal(x.lines[1], 4);
+	each_free(&x);
+
+	/* A document over the limit is refused once the parse passes it; the ones before were handed on. */
+	snprintf(big, sizeof(big), "a: 1\n---\nb: \"%0*d\"\nc: 2\n", 2000, 0);
+	r = yaml_load_each(big, strlen(big), 1024, each_doc, &x, err, sizeof(err));
+	assert_int_equal(r, -EINVAL);
+	assert_string_equal(err, "document 2 (from line 2) is larger than 1024 bytes");
+	assert_int_equal(x.n, 1);
+	each_free(&x);
+	assert_int_equal(yaml_load_each(big, strlen(big), 4096, each_doc, &x, err, sizeof(err)), 2);
+	each_free(&x);
+
+	/* The consumer's refusal stops the parse with its error. */
+	x.fail_at = 2;
+	assert_int_equal(yaml_load_each(text, strlen(text), 0, each_doc, &x, err, sizeof(err)), -EBADMSG);
+	assert_string_equal(err, "document 2 refused");
+	each_free(&x);
+
+	/* Refusals of the text itself are yaml_load()'s, with their position. */
+	assert_int_equal(yaml_load_each("a: [1\n", 6, 0, each_doc, &x, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line "));
+	each_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_no_err_buffer),
+		cmocka_unit_test(test_each),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

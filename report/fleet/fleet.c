@@ -1,0 +1,543 @@
+/* fleet.c - collect the facts every node's agent published (one NodeList pass) and group them for one fabric. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/nodelist.h"
+#include "probes/model/json.h"
+#include "report/fleet/coherence.h"
+#include "report/fleet/fleet.h"
+
+#define FLEET_PREFIX_MAX 254
+#define FLEET_ATTACH_MAX (64u << 10)    /* bytes of an attachment value read (ours are < 4 KiB) */
+#define FLEET_PAIRS_MAX 64              /* the attachment schema's limit */
+
+struct fleet_node_taint {
+	char *key, *value, *effect;
+};
+
+/* One node's published facts; strings owned and printable, NULL when not published. */
+struct fleet_node {
+	char *name;
+	char *profile;
+	bool ready;                     /* ready annotation is "true" */
+	char *itype, *accel, *pool;
+	char *installer, *expected;
+	char *gpus, *nics;              /* counted from the attachment's pairs, as text */
+	struct fleet_node_taint *taints;
+	size_t n_taints;
+};
+
+struct fleet {
+	char *prefix;
+	struct coherence *coh;
+	struct fleet_node *nodes;
+	size_t n, cap;
+};
+
+static void fleet_node_clear(struct fleet_node *n)
+{
+	free(n->name);
+	free(n->profile);
+	free(n->itype);
+	free(n->accel);
+	free(n->pool);
+	free(n->installer);
+	free(n->expected);
+	free(n->gpus);
+	free(n->nics);
+	for (size_t i = 0; i < n->n_taints; i++) {
+		free(n->taints[i].key);
+		free(n->taints[i].value);
+		free(n->taints[i].effect);
+	}
+	free(n->taints);
+	memset(n, 0, sizeof(*n));
+}
+
+int fleet_new(const char *prefix, struct fleet **ret)
+{
+	struct fleet *f;
+	int r;
+
+	if (!prefix || !*prefix || strlen(prefix) > FLEET_PREFIX_MAX)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->prefix = strdup(prefix);
+	r = f->prefix ? coherence_new(prefix, &f->coh) : -ENOMEM;
+	if (r < 0) {
+		fleet_free(f);
+		return r;
+	}
+	/* The runtime is held against the Networks the nodes are on, whatever else ails a node. */
+	coherence_set_any_names(f->coh, true);
+	coherence_set_ready_apart(f->coh, true);
+	*ret = f;
+	return 0;
+}
+
+void fleet_reset(struct fleet *f)
+{
+	if (!f)
+		return;
+	while (f->n > 0)
+		fleet_node_clear(&f->nodes[--f->n]);
+	coherence_reset(f->coh);
+}
+
+void fleet_free(struct fleet *f)
+{
+	if (!f)
+		return;
+	fleet_reset(f);
+	free(f->nodes);
+	coherence_free(f->coh);
+	free(f->prefix);
+	free(f);
+}
+
+/* A printable copy of a kept string field, NULL when absent or not a string. Return: 0 or -ENOMEM. */
+static int fleet_text(const struct jsonscan_field *field, char **ret)
+{
+	*ret = NULL;
+	if (!field->s)
+		return 0;
+	*ret = strbuf_printable(field->s, FLEET_TEXT_MAX);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int fleet_count_text(size_t n, char **ret)
+{
+	return asprintf(ret, "%zu", n) < 0 ? (*ret = NULL, -ENOMEM) : 0;
+}
+
+/* versions.installer, versions.expectedDaemon and the pairs' GPU and NIC counts of an attachment. */
+static int fleet_attachment(struct fleet_node *n, const char *text)
+{
+	const struct json *ver, *pairs;
+	struct json *root = NULL;
+	const char *s;
+	int r;
+
+	if (strlen(text) > FLEET_ATTACH_MAX)
+		return 0;
+	r = json_parse(text, strlen(text), &root);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;    /* unreadable: the facts stay unknown */
+	r = 0;
+	ver = json_get(root, "versions");
+	if ((s = json_get_string(ver, "installer")) && *s && !(n->installer = strbuf_printable(s, FLEET_TEXT_MAX)))
+		r = -ENOMEM;
+	if ((s = json_get_string(ver, "expectedDaemon")) && *s && !(n->expected = strbuf_printable(s, FLEET_TEXT_MAX)))
+		r = -ENOMEM;
+	pairs = json_get(root, "pairs");
+	if (r == 0 && json_type(pairs) == JSON_ARRAY && json_size(pairs) <= FLEET_PAIRS_MAX) {
+		const char *seen[FLEET_PAIRS_MAX];
+		size_t n_nics = 0;
+
+		for (const struct json *e = json_first(pairs); e; e = json_next(e)) {
+			const char *nic = json_get_string(e, "nic");
+			size_t k = 0;
+
+			while (nic && k < n_nics && strcmp(seen[k], nic) != 0)
+				k++;
+			if (nic && k == n_nics)
+				seen[n_nics++] = nic;
+		}
+		if (fleet_count_text(json_size(pairs), &n->gpus) < 0 || fleet_count_text(n_nics, &n->nics) < 0)
+			r = -ENOMEM;
+	}
+	json_free(root);
+	return r;
+}
+
+static int fleet_taints(struct fleet_node *n, const struct nodelist_item *it)
+{
+	if (!it->n_taints)
+		return 0;
+	n->taints = calloc(it->n_taints, sizeof(*n->taints));
+	if (!n->taints)
+		return -ENOMEM;
+	for (size_t i = 0; i < it->n_taints; i++) {
+		struct fleet_node_taint *t = &n->taints[n->n_taints++];
+
+		if (fleet_text(&it->taints[i].key, &t->key) < 0 || fleet_text(&it->taints[i].value, &t->value) < 0 ||
+		    fleet_text(&it->taints[i].effect, &t->effect) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int fleet_parse_node(struct fleet_node *n, const struct nodelist_item *it)
+{
+	int r;
+
+	n->name = strbuf_printable(it->name.s, NODELIST_NAME_MAX);
+	if (!n->name || fleet_text(&it->profile, &n->profile) < 0 || fleet_text(&it->itype, &n->itype) < 0 ||
+	    fleet_text(&it->accelerator, &n->accel) < 0 || fleet_text(&it->pool, &n->pool) < 0)
+		return -ENOMEM;
+	n->ready = it->ready.s && strcmp(it->ready.s, "true") == 0;
+	if (it->attachment.s && (r = fleet_attachment(n, it->attachment.s)) < 0)
+		return r;
+	return fleet_taints(n, it);
+}
+
+static int fleet_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+{
+	struct fleet *f = ctx;
+	struct fleet_node *n;
+	int r;
+
+	(void)idx;
+	r = coherence_add_node(f->coh, it, err);
+	if (r < 0)
+		return r;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct fleet_node *v = realloc(f->nodes, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->nodes = v;
+		f->cap = cap;
+	}
+	n = &f->nodes[f->n++];
+	memset(n, 0, sizeof(*n));
+	return fleet_parse_node(n, it);
+}
+
+int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, struct strbuf *err)
+{
+	return nodelist_scan(text, len, f->prefix, fleet_on_item, f, ret_continue, err);
+}
+
+size_t fleet_count(const struct fleet *f, enum profile_kind kind)
+{
+	const char *want = profile_kind_name(kind);
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += f->nodes[i].profile && strcmp(f->nodes[i].profile, want) == 0;
+	return n;
+}
+
+/* ---- grouping ---- */
+
+/* One node's value of a fact; @pos its place in name order. */
+struct fleet_vote {
+	const char *value;              /* NULL: not published */
+	const char *name;
+	size_t pos;
+};
+
+static int fleet_cmp_vote(const void *a, const void *b)
+{
+	const struct fleet_vote *x = a, *y = b;
+	int d;
+
+	if (!x->value != !y->value)
+		return x->value ? -1 : 1;
+	d = x->value ? strcmp(x->value, y->value) : 0;
+	if (d)
+		return d;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int fleet_cmp_group(const void *a, const void *b)
+{
+	const struct fleet_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->value, y->value);
+}
+
+/* "a, b, c, …" of @n votes (in name order). */
+static char *fleet_names(const struct fleet_vote *v, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < n && i < FLEET_NAMES_SHOWN; i++)
+		strbuf_appendf(&sb, "%s%s", i ? ", " : "", v[i].name);
+	if (n > FLEET_NAMES_SHOWN)
+		strbuf_append(&sb, ", …");
+	return strbuf_take(&sb);
+}
+
+/* Group @n votes (sorted here) into @g. */
+static int fleet_group(struct fleet_vote *v, size_t n, struct fleet_groups *g)
+{
+	size_t i = 0;
+
+	qsort(v, n, sizeof(*v), fleet_cmp_vote);
+	g->v = calloc(n ? n : 1, sizeof(*g->v));
+	if (!g->v)
+		return -ENOMEM;
+	while (i < n && v[i].value) {
+		size_t j = i;
+
+		while (j < n && v[j].value && strcmp(v[j].value, v[i].value) == 0)
+			j++;
+		g->v[g->n] = (struct fleet_group){ .value = strdup(v[i].value), .count = j - i,
+						   .names = fleet_names(&v[i], j - i) };
+		if (!g->v[g->n].value || !g->v[g->n++].names)
+			return -ENOMEM;
+		i = j;
+	}
+	if (i < n) {
+		g->unknown = n - i;
+		if (!(g->unknown_names = fleet_names(&v[i], n - i)))
+			return -ENOMEM;
+	}
+	qsort(g->v, g->n, sizeof(*g->v), fleet_cmp_group);
+	return 0;
+}
+
+static void fleet_groups_free(struct fleet_groups *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->v[i].value);
+		free(g->v[i].names);
+	}
+	free(g->v);
+	free(g->unknown_names);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *fleet_groups_top(const struct fleet_groups *g)
+{
+	return g->n ? g->v[0].value : NULL;
+}
+
+bool fleet_groups_has(const struct fleet_groups *g, const char *value)
+{
+	for (size_t i = 0; value && i < g->n; i++)
+		if (strcmp(g->v[i].value, value) == 0)
+			return true;
+	return false;
+}
+
+static const char *fleet_nodes_word(size_t n)
+{
+	return n == 1 ? "node" : "nodes";
+}
+
+void fleet_groups_text(const struct fleet_groups *g, struct strbuf *sb)
+{
+	for (size_t i = 0; i < g->n; i++)
+		strbuf_appendf(sb, "%s%s on %zu %s (%s)", i ? ", " : "", g->v[i].value, g->v[i].count,
+			       fleet_nodes_word(g->v[i].count), g->v[i].names);
+	if (g->unknown)
+		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, fleet_nodes_word(g->unknown),
+			       g->unknown_names);
+}
+
+/* ---- the facts of one fabric ---- */
+
+struct fleet_eval {
+	const struct fleet_node **sel;  /* the fabric's nodes, in name order */
+	size_t n;
+	struct fleet_vote *votes;
+};
+
+/* The facts grouped, one accessor each. */
+static const char *fleet_itype(const struct fleet_node *n) { return n->itype; }
+static const char *fleet_installer(const struct fleet_node *n) { return n->installer; }
+static const char *fleet_expected(const struct fleet_node *n) { return n->expected; }
+static const char *fleet_gpus(const struct fleet_node *n) { return n->gpus; }
+static const char *fleet_nics(const struct fleet_node *n) { return n->nics; }
+static const char *fleet_accel(const struct fleet_node *n) { return n->accel; }
+static const char *fleet_pool(const struct fleet_node *n) { return n->pool; }
+
+/* The fact @get of every selected node, grouped. */
+static int fleet_fact(struct fleet_eval *ev, const char *(*get)(const struct fleet_node *), struct fleet_groups *g)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		ev->votes[i] = (struct fleet_vote){ get(ev->sel[i]), ev->sel[i]->name, i };
+	return fleet_group(ev->votes, ev->n, g);
+}
+
+static bool fleet_taint_blocks(const struct fleet_node_taint *t)
+{
+	return t->effect && (strcmp(t->effect, "NoSchedule") == 0 || strcmp(t->effect, "NoExecute") == 0);
+}
+
+static int fleet_cmp_taint(const void *a, const void *b)
+{
+	const struct fleet_taint *x = a, *y = b;
+	int d;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((d = strcmp(x->key ? x->key : "", y->key ? y->key : "")) != 0 ||
+	    (d = strcmp(x->value ? x->value : "", y->value ? y->value : "")) != 0)
+		return d;
+	return strcmp(x->effect, y->effect);
+}
+
+static bool fleet_same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The distinct blocking taints of the selected nodes, with the nodes that carry each. */
+static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < ev->n; i++)
+		cap += ev->sel[i]->n_taints;
+	ff->taints = calloc(cap ? cap : 1, sizeof(*ff->taints));
+	if (!ff->taints)
+		return -ENOMEM;
+	for (size_t i = 0; i < ev->n; i++)
+		for (size_t k = 0; k < ev->sel[i]->n_taints; k++) {
+			const struct fleet_node_taint *t = &ev->sel[i]->taints[k];
+			struct fleet_taint *nt;
+			size_t j = 0, n = 0;
+
+			if (!fleet_taint_blocks(t))
+				continue;
+			while (j < ff->n_taints && !(fleet_same(ff->taints[j].key, t->key) &&
+						      fleet_same(ff->taints[j].value, t->value) &&
+						      fleet_same(ff->taints[j].effect, t->effect)))
+				j++;
+			if (j < ff->n_taints)
+				continue;
+			/* A new taint: every selected node that carries it, in name order. */
+			for (size_t m = 0; m < ev->n; m++)
+				for (size_t q = 0; q < ev->sel[m]->n_taints; q++) {
+					const struct fleet_node_taint *u = &ev->sel[m]->taints[q];
+
+					if (fleet_same(u->key, t->key) && fleet_same(u->value, t->value) &&
+					    fleet_same(u->effect, t->effect)) {
+						ev->votes[n++] = (struct fleet_vote){ "", ev->sel[m]->name, m };
+						break;
+					}
+				}
+			nt = &ff->taints[ff->n_taints++];
+			*nt = (struct fleet_taint){ .key = t->key ? strdup(t->key) : NULL,
+						    .value = t->value ? strdup(t->value) : NULL, .effect = strdup(t->effect),
+						    .count = n, .names = fleet_names(ev->votes, n) };
+			if ((t->key && !nt->key) || (t->value && !nt->value) || !nt->effect || !nt->names)
+				return -ENOMEM;
+		}
+	qsort(ff->taints, ff->n_taints, sizeof(*ff->taints), fleet_cmp_taint);
+	return 0;
+}
+
+static int fleet_cmp_node(const void *a, const void *b)
+{
+	const struct fleet_node *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* The mapping the TCPXO nodes publish (coherence.c's verdict), or why there is none. */
+static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, struct strbuf *err)
+{
+	struct coherence_result res = { 0 };
+	int r;
+
+	if (ff->kind != PROFILE_TCPXO) {
+		ff->mapping_why = strdup("TCPX nodes publish no mapping (the agent publishes the eth1..eth8 mapping of "
+					 "TCPXO nodes only)\n");
+		return ff->mapping_why ? 0 : -ENOMEM;
+	}
+	r = coherence_evaluate(f->coh, &res, err);
+	if (r < 0)
+		return r;
+	if (res.coherent) {
+		for (size_t i = 0; i < res.n_ifaces && i < ATTACH_NICS_MAX; i++) {
+			snprintf(ff->ifaces[i].name, sizeof(ff->ifaces[i].name), "%s", res.ifaces[i].name);
+			snprintf(ff->ifaces[i].network, sizeof(ff->ifaces[i].network), "%s", res.ifaces[i].network);
+		}
+		ff->n_ifaces = res.n_ifaces;
+		ff->ifaces_known = true;
+	} else {
+		ff->mapping_why = res.diagnostics;
+		res.diagnostics = NULL;
+	}
+	coherence_result_free(&res);
+	return 0;
+}
+
+int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, struct strbuf *err)
+{
+	struct fleet_facts ff = { .kind = kind };
+	struct fleet_eval ev = { 0 };
+	const struct fleet_node **all = NULL;
+	const char *want = profile_kind_name(kind);
+	int r = -ENOMEM;
+
+	all = calloc(f->n ? f->n : 1, sizeof(*all));
+	ev.sel = calloc(f->n ? f->n : 1, sizeof(*ev.sel));
+	ev.votes = calloc(f->n ? f->n : 1, sizeof(*ev.votes));
+	if (!all || !ev.sel || !ev.votes)
+		goto out;
+	for (size_t i = 0; i < f->n; i++)
+		all[i] = &f->nodes[i];
+	qsort(all, f->n, sizeof(*all), fleet_cmp_node);
+	for (size_t i = 0; i < f->n; i++) {
+		if (i && strcmp(all[i]->name, all[i - 1]->name) == 0) {
+			strbuf_appendf(err, "node '%s' appears more than once in the list", all[i]->name);
+			r = -EINVAL;
+			goto out;
+		}
+		if (all[i]->profile && strcmp(all[i]->profile, want) == 0) {
+			ev.sel[ev.n++] = all[i];
+			ff.n_not_ready += !all[i]->ready;
+		}
+	}
+	ff.n_nodes = ev.n;
+	if ((r = fleet_fact(&ev, fleet_itype, &ff.machine_types)) < 0)
+		goto out;
+	/* Not observed yet: a node of the fleet's machine types without a profile annotation. */
+	for (size_t i = 0; i < f->n; i++)
+		ff.n_unobserved += !all[i]->profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
+	if ((r = fleet_fact(&ev, fleet_installer, &ff.installers)) < 0 ||
+	    (r = fleet_fact(&ev, fleet_expected, &ff.expected_daemons)) < 0 ||
+	    (r = fleet_fact(&ev, fleet_gpus, &ff.gpus)) < 0 ||
+	    (r = fleet_fact(&ev, fleet_nics, &ff.nics)) < 0 ||
+	    (r = fleet_fact(&ev, fleet_accel, &ff.accelerators)) < 0 ||
+	    (r = fleet_fact(&ev, fleet_pool, &ff.pools)) < 0 ||
+	    (r = fleet_fact_taints(&ev, &ff)) < 0 ||
+	    (r = fleet_mapping(f, &ff, err)) < 0)
+		goto out;
+	*ret = ff;
+	r = 0;
+out:
+	if (r == -ENOMEM)
+		strbuf_append(err, "out of memory");
+	if (r < 0)
+		fleet_facts_free(&ff);
+	free(all);
+	free(ev.sel);
+	free(ev.votes);
+	return r;
+}
+
+void fleet_facts_free(struct fleet_facts *ff)
+{
+	if (!ff)
+		return;
+	fleet_groups_free(&ff->installers);
+	fleet_groups_free(&ff->expected_daemons);
+	fleet_groups_free(&ff->gpus);
+	fleet_groups_free(&ff->nics);
+	fleet_groups_free(&ff->machine_types);
+	fleet_groups_free(&ff->accelerators);
+	fleet_groups_free(&ff->pools);
+	for (size_t i = 0; i < ff->n_taints; i++) {
+		free(ff->taints[i].key);
+		free(ff->taints[i].value);
+		free(ff->taints[i].effect);
+		free(ff->taints[i].names);
+	}
+	free(ff->taints);
+	free(ff->mapping_why);
+	memset(ff, 0, sizeof(*ff));
+}

@@ -1,0 +1,114 @@
+/* test_nodelist.c - probes/kube/nodelist.c: the facts kept per item (labels, taints, our annotations), in one pass. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probes/kube/nodelist.h"
+
+struct seen {
+	size_t n;
+	char text[4][512];      /* one line per item: what was kept */
+};
+
+static void add_field(char *buf, size_t len, const char *name, const struct jsonscan_field *f)
+{
+	size_t k = strlen(buf);
+
+	snprintf(buf + k, len - k, " %s=%s", name, !f->present ? "-" : f->s ? f->s : "?");
+}
+
+static int on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+{
+	struct seen *s = ctx;
+	char *b = s->text[s->n];
+	size_t len = sizeof(s->text[0]);
+
+	(void)err;
+	assert_int_equal(idx, s->n);
+	snprintf(b, len, "%s", it->name.s);
+	add_field(b, len, "type", &it->itype);
+	add_field(b, len, "accel", &it->accelerator);
+	add_field(b, len, "pool", &it->pool);
+	add_field(b, len, "profile", &it->profile);
+	for (size_t i = 0; i < it->n_taints; i++) {
+		add_field(b, len, "taint", &it->taints[i].key);
+		add_field(b, len, "", &it->taints[i].value);
+		add_field(b, len, "", &it->taints[i].effect);
+	}
+	snprintf(b + strlen(b), len - strlen(b), " seen=%zu", it->taints_seen);
+	s->n++;
+	return 0;
+}
+
+static void test_labels_and_taints(void **state)
+{
+	static const char text[] =
+		"{\"kind\":\"NodeList\",\"items\":["
+		"{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"labels\":{"
+		"\"node.kubernetes.io/instance-type\":\"a3-megagpu-8g\",\"cloud.google.com/gke-accelerator\":"
+		"\"nvidia-h100-mega-80gb\",\"cloud.google.com/gke-nodepool\":\"a3mega\"},\"annotations\":{"
+		"\"fabric.aicr.run/profile\":\"tcpxo\"}},\"spec\":{\"podCIDR\":\"10.0.0.0/24\",\"taints\":["
+		"{\"effect\":\"NoSchedule\",\"key\":\"nvidia.com/gpu\",\"value\":\"present\"},"
+		"7,{\"key\":\"dedicated\",\"effect\":\"NoExecute\"}],\"taints\":[{\"key\":\"again\"}]}},"
+		"{\"kind\":\"Node\",\"spec\":{\"taints\":null},\"metadata\":{\"name\":\"b\"}}]}";
+	struct seen s = { 0 };
+	struct strbuf err = { 0 };
+
+	assert_int_equal(nodelist_scan(text, strlen(text), "fabric.aicr.run/", on_item, &s, NULL, &err), 2);
+	/* A non-object entry is counted and skipped; a second taints key adds nothing; absent values are "-". */
+	assert_string_equal(s.text[0], "a type=a3-megagpu-8g accel=nvidia-h100-mega-80gb pool=a3mega profile=tcpxo "
+			    "taint=nvidia.com/gpu =present =NoSchedule taint=dedicated =- =NoExecute seen=3");
+	assert_string_equal(s.text[1], "b type=- accel=- pool=- profile=- seen=0");
+	strbuf_free(&err);
+}
+
+/* More taints than kept: the first NODELIST_TAINTS_MAX are, all are counted. */
+static void test_taints_bounded(void **state)
+{
+	struct strbuf t = { 0 }, err = { 0 };
+	struct seen s = { 0 };
+
+	strbuf_append(&t, "{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"},\"spec\":{\"taints\":[");
+	for (int i = 0; i < NODELIST_TAINTS_MAX + 5; i++)
+		strbuf_appendf(&t, "%s{\"key\":\"k%d\",\"effect\":\"NoSchedule\"}", i ? "," : "", i);
+	strbuf_append(&t, "]}}]}");
+	assert_false(t.oom);
+	assert_int_equal(nodelist_scan(t.s, t.len, "fabric.aicr.run/", on_item, &s, NULL, &err), 1);
+	assert_non_null(strstr(s.text[0], "taint=k15 "));
+	assert_null(strstr(s.text[0], "taint=k16 "));
+	assert_non_null(strstr(s.text[0], "seen=21"));
+	strbuf_free(&t);
+	strbuf_free(&err);
+}
+
+/* A taint cut by malformed JSON leaves nothing behind (ASan and valgrind watch the strings). */
+static void test_taint_malformed(void **state)
+{
+	static const char text[] = "{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"},\"spec\":{\"taints\":"
+		"[{\"key\":\"nvidia.com/gpu\",\"value\":\"present\",\"effect\":";
+	struct seen s = { 0 };
+	struct strbuf err = { 0 };
+
+	assert_int_equal(nodelist_scan(text, strlen(text), "fabric.aicr.run/", on_item, &s, NULL, &err), -EINVAL);
+	assert_int_equal(s.n, 0);
+	assert_non_null(strstr(err.s, "not valid JSON"));
+	strbuf_free(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_labels_and_taints),
+		cmocka_unit_test(test_taints_bounded),
+		cmocka_unit_test(test_taint_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
