@@ -21,7 +21,10 @@ static const char cli_usage[] =
 "\n"
 "Observe whether this GKE a3-megagpu-8g node is attached to the GPUDirect-TCPXO fabric\n"
 "(GPUs, GPU NICs, PCIe pairing, links, LLCM aperture devices, device nodes, NVIDIA host\n"
-"path, NCCL plugin files, installer/daemon versions) and publish it on the Node.\n"
+"path, NCCL plugin files, installer/daemon versions) and publish it on the Node: annotations,\n"
+"the labels <prefix>profile and <prefix>ready, the condition FabricReady, and an Event when\n"
+"ready, profile or runtime changes (the daemon also posts an Event on each GPU pod that is\n"
+"unattached or partially attached).\n"
 "\n"
 "Options:\n"
 "  --once                 observe once, print the verdict and exit (0 ready, 1 not, 2 unknown)\n"
@@ -29,6 +32,8 @@ static const char cli_usage[] =
 "  --node NAME            this node's name (default $NODE_NAME)\n"
 "  --json                 print the JSON report instead of the human one\n"
 "  --no-publish           never write to the Kubernetes API\n"
+"  --no-labels            publish no scheduling labels <prefix>profile and <prefix>ready\n"
+"                         (and remove the agent's own from the node)\n"
 "  --api-server URL       API server (default in-cluster: KUBERNETES_SERVICE_HOST/_PORT)\n"
 "  --token-file F         bearer token file, re-read when it changes (default: service account)\n"
 "  --ca-file F            CA bundle for the API server (default: service account ca.crt)\n"
@@ -48,7 +53,8 @@ static const char cli_usage[] =
 "  --log-format FMT       daemon log lines on stderr: text (default) or json\n"
 "  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
 "  --releases F           installer<->daemon release table file (default: built in)\n"
-"  --cleanup              remove this agent's annotations from the node and exit\n"
+"  --cleanup              remove this agent's annotations, labels and FabricReady condition\n"
+"                         from the node (two writes) and exit\n"
 "  -v                     more log detail (repeat for debug)\n"
 "  --version              print the version and exit\n"
 "  --help                 print this help and exit\n"
@@ -63,7 +69,7 @@ enum {
 	OPT_TOKEN_FILE, OPT_CA_FILE, OPT_NODES_FILE, OPT_SELECTOR, OPT_FORMAT, OPT_INTERVAL,
 	OPT_START_JITTER, OPT_HEALTH_FILE, OPT_MAX_AGE, OPT_LOG_FORMAT, OPT_PREFIX,
 	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES, OPT_PODS_FILE,
-	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE,
+	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE, OPT_NO_LABELS,
 };
 
 static const struct option cli_longopts[] = {
@@ -72,6 +78,7 @@ static const struct option cli_longopts[] = {
 	{ "node", required_argument, NULL, OPT_NODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-publish", no_argument, NULL, OPT_NO_PUBLISH },
+	{ "no-labels", no_argument, NULL, OPT_NO_LABELS },
 	{ "api-server", required_argument, NULL, OPT_API_SERVER },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "ca-file", required_argument, NULL, OPT_CA_FILE },
@@ -182,6 +189,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		case OPT_NODE: o.node = optarg; break;
 		case OPT_JSON: o.json = true; break;
 		case OPT_NO_PUBLISH: o.no_publish = true; break;
+		case OPT_NO_LABELS: o.no_labels = true; break;
 		case OPT_API_SERVER: o.api_server = optarg; break;
 		case OPT_TOKEN_FILE: o.token_file = optarg; break;
 		case OPT_CA_FILE: o.ca_file = optarg; break;
@@ -279,6 +287,10 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 	}
 	if (o.node && strlen(o.node) > 253) {
 		fprintf(stderr, "tcpxo-agent: --node: a node name has at most 253 characters\n");
+		return -EINVAL;
+	}
+	if (o.no_labels && o.cmd != CLI_CMD_DAEMON && o.cmd != CLI_CMD_ONCE) {
+		fprintf(stderr, "tcpxo-agent: --no-labels applies to the daemon and --once only\n");
 		return -EINVAL;
 	}
 	if (o.pods_file && o.cmd != CLI_CMD_WORKLOADS) {

@@ -30,6 +30,7 @@ struct cli_options {
 	const char *node;               /* --node or $NODE_NAME, may be NULL */
 	bool json;
 	bool no_publish;
+	bool no_labels;                 /* publish no scheduling labels (and remove ours) */
 	const char *api_server, *token_file, *ca_file;
 	const char *nodes_file, *selector;
 	bool any_network_names;         /* interfaces: AICR's gpu-nic naming rule not applied */

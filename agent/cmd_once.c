@@ -11,6 +11,7 @@
 #include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
 #include "report/checks/workloads.h"
+#include "probes/model/strbuf.h"
 #include "report/render/render.h"
 
 static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p,
@@ -42,7 +43,38 @@ static void once_fetch_report(const char *what, const char *node, const struct k
 		return;
 	fprintf(stderr, "tcpxo-agent: %s %s: %s%s\n", what, node, f->message,
 		f->http_status == 401 || f->http_status == 403 ?
-		" (the credentials need get and patch on nodes, list on pods)" : "");
+		" (the credentials need get and patch on nodes, patch on nodes/status, list on pods, create on "
+		"events.k8s.io events)" : "");
+}
+
+/* Publish the node's state as the daemon does and say what was written. Return: 0 or -errno (said). */
+static int once_publish(struct publisher *pb, struct observation *o, const struct profile *p)
+{
+	struct publish_result res;
+	struct strbuf sb = { 0 };
+	char err[512];
+	int r;
+
+	r = publisher_write(pb, o, p, publisher_clock_ms(), &res, err, sizeof(err));
+	if (res.annotations)
+		strbuf_appendf(&sb, "%u annotation%s", res.annotations, res.annotations == 1 ? "" : "s");
+	if (res.labels)
+		strbuf_appendf(&sb, "%s%u label%s", sb.len ? ", " : "", res.labels, res.labels == 1 ? "" : "s");
+	if (res.condition)
+		strbuf_appendf(&sb, "%scondition FabricReady=%s (%s)", sb.len ? ", " : "", res.status, res.reason);
+	if (res.posted)
+		strbuf_appendf(&sb, "%s%u Event%s", sb.len ? ", " : "", res.posted, res.posted == 1 ? "" : "s");
+	/* What went through is said even when something after it failed. */
+	if (sb.len)
+		fprintf(stderr, "tcpxo-agent: published on node %s: %s\n", o->node, sb.s);
+	else if (r == 0 && !res.events_failed)
+		fprintf(stderr, "tcpxo-agent: node %s already carries this state: nothing to publish\n", o->node);
+	strbuf_free(&sb);
+	if (r < 0)
+		fprintf(stderr, "tcpxo-agent: publish failed: %s\n", err);
+	if (res.events_failed)
+		fprintf(stderr, "tcpxo-agent: publish failed: %s\n", res.events_error);
+	return r < 0 ? r : res.events_failed ? -EIO : 0;
 }
 
 int cmd_once(const struct cli_options *opt)
@@ -88,9 +120,6 @@ int cmd_once(const struct cli_options *opt)
 	code = observed < 0 ? EXIT_UNKNOWN : p.ready ? EXIT_READY : EXIT_NOT_READY;
 
 	if (!opt->no_publish) {
-		char err[512];
-		unsigned keys;
-
 		if (!pb.http) {
 			/* Nothing to publish to (a laptop, CI): the verdict stands, and we say so. */
 			fprintf(stderr, "tcpxo-agent: no Kubernetes API configured (%s): not published\n", pb.http_why);
@@ -100,15 +129,8 @@ int cmd_once(const struct cli_options *opt)
 		} else if (!api_ok || !opt->node) {
 			fprintf(stderr, "tcpxo-agent: not published: the API facts could not be read\n");
 			code = EXIT_UNKNOWN;
-		} else if (publisher_write(&pb, &o, &p, &keys, err, sizeof(err)) < 0) {
-			fprintf(stderr, "tcpxo-agent: publish failed: %s\n", err);
+		} else if (once_publish(&pb, &o, &p) < 0) {
 			code = EXIT_UNKNOWN;
-		} else if (keys) {
-			fprintf(stderr, "tcpxo-agent: published %u annotation%s on node %s\n", keys, keys == 1 ? "" : "s",
-				opt->node);
-		} else {
-			fprintf(stderr, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n",
-				opt->node);
 		}
 	}
 out:
@@ -142,6 +164,7 @@ int cmd_cleanup(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: --cleanup failed: %s\n", err);
 		return EXIT_UNKNOWN;
 	}
-	fprintf(stderr, "tcpxo-agent: removed the %s annotations from node %s\n", opt->prefix, opt->node);
+	fprintf(stderr, "tcpxo-agent: removed the %s annotations and labels and the FabricReady condition from node %s\n",
+		opt->prefix, opt->node);
 	return 0;
 }

@@ -18,12 +18,13 @@
 #include "agent/loop.h"
 #include "agent/observe.h"
 #include "agent/schedule.h"
+#include "agent/workload_events.h"
 #include "probes/host/hostfs.h"
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
 #include "probes/host/watch.h"
 #include "report/checks/evaluate.h"
-#include "report/render/annotations.h"
+#include "report/render/condition.h"
 
 #define LOOP_WHAT_MAX 128
 
@@ -349,91 +350,85 @@ static int loop_read(struct loop_state *st, uint64_t now)
 	return -EIO;
 }
 
-/*
- * After a successful write the node carries @want: remember it in @facts (the API facts, lent
- * to the observation during the iteration) instead of reading the node back.
- */
-static void loop_remember(struct loop_state *st, struct obs_kube *facts, const struct annotations *want)
-{
-	for (size_t i = 0; i < KUBE_ANN__COUNT; i++) {
-		struct kube_annotation *a = &facts->ours[i];
-		char *v = NULL;
-
-		if (!want->set[i])
-			continue;
-		if (want->value[i] && !(v = strdup(want->value[i]))) {
-			/* Unknown now: re-read at the next resync rather than trust a guess. */
-			st->have_facts = false;
-			st->sched.read_at = loop_now_ms();
-			return;
-		}
-		free(a->value);
-		a->value = v;
-		a->present = v != NULL;
-	}
-}
-
-/* The number of keys that differ from what the node carries (0: nothing to write); -errno. */
-static int loop_wanted(const struct loop_state *st, const struct observation *o, const struct profile *p,
-		       struct annotations *want)
-{
-	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
-	int r;
-
-	publisher_now(now, sizeof(now));
-	r = annotations_build(p, publisher_complete(o), now, want);
-	if (r < 0)
-		return r;
-	r = annotations_diff(want, o->kube.ours, st->opt->prefix, &patch);
-	free(patch);
-	return r;
-}
-
 static int loop_publish(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now)
 {
-	struct annotations want = { 0 };
+	struct publish_result res;
 	char err[512], keys_text[16];
-	unsigned keys;
 	int n, r;
 
-	n = loop_wanted(st, o, p, &want);
+	n = publisher_pending(st->pb, o, p);
 	if (n <= 0) {
-		annotations_free(&want);
 		if (n == 0)
 			schedule_publish_done(&st->sched);
-		return n;
+		return n == -ENOENT ? 0 : n;
 	}
 	if (!schedule_may_publish(&st->sched, now)) {
 		log_emit(LOG_LEVEL_DEBUG, st->sched.spacing_ms ? "write held back: a link flaps, one write per 10 s"
 							       : "write held back by the start jitter", NULL);
 		schedule_hold_publish(&st->sched);
-		annotations_free(&want);
 		return 0;
 	}
 	loop_in_api = 1;
-	r = !loop_sig_term ? publisher_write(st->pb, o, p, &keys, err, sizeof(err)) : -EINTR;
+	r = !loop_sig_term ? publisher_write(st->pb, o, p, now, &res, err, sizeof(err)) : -EINTR;
 	loop_in_api = 0;
-	if (loop_sig_term) {
-		annotations_free(&want);
+	if (loop_sig_term)
 		return -EINTR;
-	}
 	if (r < 0) {
 		/* Status unknown here: the backoff then grows from the base, and the node is re-read first. */
-		loop_api_failed(st, now, "patch node", 0, err);
-		annotations_free(&want);
+		loop_api_failed(st, now, res.failed ? res.failed : "publish", 0, err);
 		return r;
 	}
-	if (keys)
-		schedule_wrote(&st->sched, now);
-	else
-		schedule_publish_done(&st->sched);
-	loop_remember(st, &o->kube, &want);
-	annotations_free(&want);
-	snprintf(keys_text, sizeof(keys_text), "%u", keys);
-	if (keys)
-		log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "keys", keys_text,
-			 "ready", p->ready ? "true" : "false", NULL);
+	schedule_wrote(&st->sched, now);
+	snprintf(keys_text, sizeof(keys_text), "%u", res.annotations + res.labels);
+	log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "keys", keys_text,
+		 "condition", res.condition ? res.status : "unchanged", "reason", res.reason,
+		 "event", res.event ? (p->ready ? "FabricReady" : "FabricNotReady") : "none",
+		 "ready", p->ready ? "true" : "false", NULL);
+	if (res.events_failed)
+		log_emit(LOG_LEVEL_ERROR, "Event not posted: retried later", "error", res.events_error, NULL);
 	return 0;
+}
+
+/*
+ * After the node's own writes: the daemon's Events on GPU pods, and any Event waiting for its
+ * backoff. @allowed: the API may be written to now (else the next iteration that may will post).
+ */
+static int loop_events(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
+		       bool allowed)
+{
+	uint64_t at;
+	int r;
+
+	if (!allowed)
+		return 0;
+	if (!schedule_may_publish(&st->sched, now)) {
+		schedule_hold_publish(&st->sched);
+		return 0;
+	}
+	loop_in_api = 1;
+	r = !loop_sig_term ? workload_events_run(st->pb, o, p, now) : -EINTR;
+	loop_in_api = 0;
+	at = eventq_wake_at(&st->pb->events);
+	schedule_events(&st->sched, at && at <= now ? now + SCHEDULE_DEBOUNCE_MS : at);
+	return loop_sig_term ? -EINTR : r;
+}
+
+/* The node could not be observed for a while: its condition says Unknown (one write, then none). */
+static void loop_unobserved(struct loop_state *st, uint64_t now)
+{
+	char err[512];
+	int r;
+
+	if (!st->publish || !st->have_facts || st->sched.failures || !schedule_may_publish(&st->sched, now))
+		return;
+	loop_in_api = 1;
+	r = !loop_sig_term ? publisher_unobserved(st->pb, &st->facts, st->observe_why, now, err, sizeof(err)) : 0;
+	loop_in_api = 0;
+	if (r > 0)
+		log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "condition", "Unknown",
+			 "reason", CONDITION_UNKNOWN_REASON, NULL);
+	else if (r < 0)
+		loop_api_failed(st, now, "patch node status", 0, err);
 }
 
 /* Whether the verdict itself (profile, ready, a check's status) differs from @v's. */
@@ -580,6 +575,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		loop_observe_failed(st, &o, now);
 		if (read_ok)
 			schedule_api_ok(&st->sched, now);       /* the API answered: its schedule goes on */
+		loop_unobserved(st, now);
 		observation_free(&o);
 		return 0;
 	}
@@ -587,6 +583,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		log_emit(LOG_LEVEL_INFO, "observation made again", NULL);
 		st->observe_failed = false;
 	}
+	st->pb->unobserved_since = 0;
 	/* The API facts live across iterations: lend them to this observation, then take them back. */
 	host_daemons = o.kube.host_daemon_processes;
 	obs_kube_free(&o.kube);
@@ -605,6 +602,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	/* In backoff, only the retry (a read first) may write: events never hammer a failing API. */
 	may_write = st->publish && st->have_facts && (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
 	r = may_write ? loop_publish(st, &o, &p, now) : 0;
+	if (r == 0)
+		r = loop_events(st, &o, &p, now, may_write);
 	if (read_ok && r == 0) {
 		if (st->sched.failures)
 			log_emit(LOG_LEVEL_INFO, "API answering again", NULL);

@@ -1,16 +1,20 @@
-/* publish.c - read the node's API facts, publish our annotations with one merge patch, clean up. */
+/* publish.c - read the node's API facts; publish annotations and labels (one merge patch), the condition (one status patch) and Events; clean up. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent/infile.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
+#include "probes/kube/retry.h"
 #include "report/render/annotations.h"
+#include "report/render/condition.h"
+#include "report/render/node_event.h"
 
 /* The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed. */
 static int publish_load_releases(const char *path, struct releases **ret)
@@ -34,7 +38,7 @@ static int publish_load_releases(const char *path, struct releases **ret)
 
 int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {
-	struct publisher pb = { .opt = opt };
+	struct publisher pb = { .opt = opt, .rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 };
 	struct http_config cfg = {
 		.server = opt->api_server,
 		.token_file = opt->token_file,
@@ -72,6 +76,7 @@ void publisher_close(struct publisher *pb)
 		return;
 	http_client_free(pb->http);
 	releases_free(pb->releases);
+	eventq_free(&pb->events);
 	pb->http = NULL;
 	pb->releases = NULL;
 }
@@ -156,15 +161,23 @@ void publisher_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int publisher_write(struct publisher *pb, const struct observation *o, const struct profile *p,
-		    unsigned *ret_keys, char *err, size_t errlen)
+/* An Event's eventTime (RFC 3339 UTC with microseconds) and a number unique to this Event. */
+static uint64_t publisher_event_time(struct publisher *pb, char *buf, size_t len)
 {
-	struct annotations want = { 0 };
-	struct http_response resp = { 0 };
-	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
-	int r, keys;
+	struct timespec ts;
+	struct tm tm;
+	char s[32];
 
-	*ret_keys = 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%.20s.%06uZ", s, (unsigned)(ts.tv_nsec / 1000) % 1000000u);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + pb->event_seq++;
+}
+
+/* The node facts a write needs: an API, a node name, and the node's current values. */
+static int publisher_can_write(const struct publisher *pb, const struct observation *o, char *err, size_t errlen)
+{
 	if (!pb->http || !*o->node) {
 		snprintf(err, errlen, "%s", !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
 		return -ENOENT;
@@ -174,34 +187,253 @@ int publisher_write(struct publisher *pb, const struct observation *o, const str
 		snprintf(err, errlen, "the node could not be read: %s", o->kube.node_fetch.message);
 		return -EIO;
 	}
+	return 0;
+}
+
+/* The annotations and labels @p wants (changedAt now). */
+static int publisher_want(const struct publisher *pb, const struct observation *o, const struct profile *p,
+			  struct annotations *want)
+{
+	char now[ANNOTATIONS_CHANGED_AT_MAX];
+
 	publisher_now(now, sizeof(now));
-	r = annotations_build(p, publisher_complete(o), now, &want);
+	return annotations_build(p, publisher_complete(o), now, !pb->opt->no_labels, want);
+}
+
+int publisher_pending(struct publisher *pb, const struct observation *o, const struct profile *p)
+{
+	struct annotations want = { 0 };
+	struct condition cond;
+	char err[128], *patch = NULL;
+	int r;
+
+	r = publisher_can_write(pb, o, err, sizeof(err));
+	if (r < 0)
+		return -ENOENT;
+	r = publisher_want(pb, o, p, &want);
+	if (r < 0)
+		return r;
+	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, NULL);
+	annotations_free(&want);
+	free(patch);
+	if (r < 0)
+		return r;
+	condition_build(p, &cond);
+	return (r > 0) + condition_differs(&cond, &o->kube.condition);
+}
+
+int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
+		    const char *type, const char *reason, const char *action, const char *note, const char *key,
+		    uint64_t now)
+{
+	char time_text[KUBE_EVENT_TIME_MAX + 1], name[KUBE_EVENT_NAME_MAX + 1], what[EVENTQ_WHAT_MAX];
+	struct kube_event e = {
+		.ns = regarding->ns ? regarding->ns : "default",     /* the Node's go where the kubelet's go */
+		.time = time_text, .regarding = *regarding, .type = type, .reason = reason,
+		.action = action, .note = note, .instance = node, .name = name,
+	};
+	char *body = NULL;
+	int r;
+
+	r = kube_event_name(regarding->name, publisher_event_time(pb, time_text, sizeof(time_text)), name,
+			    sizeof(name));
+	if (r == 0)
+		r = kube_event_render(&e, &body);
+	if (r < 0)
+		return r;
+	snprintf(what, sizeof(what), "%s %s%s%s %s", regarding->kind, regarding->ns ? regarding->ns : "",
+		 regarding->ns ? "/" : "", regarding->name, reason);
+	r = eventq_add(&pb->events, key, e.ns, body, what, now);
+	free(body);
+	return r;
+}
+
+uint64_t publisher_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A failed POST worth trying again: no answer, too many requests, a server error. */
+static bool publisher_retryable(long status)
+{
+	return status == 0 || retry_status_retryable(status);
+}
+
+int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_posted, char *err, size_t errlen)
+{
+	struct eventq_item *it;
+	int ret = 0;
+
+	*ret_posted = 0;
+	if (!pb->http)
+		return 0;
+	eventq_expire(&pb->events, now);
+	while ((it = eventq_due(&pb->events, now))) {
+		struct http_response resp = { 0 };
+		int r = kube_create_event(pb->http, it->ns, it->body, &resp);
+
+		pb->requests += resp.attempts;
+		if (r == 0 || resp.status == 409) {
+			eventq_posted(&pb->events);
+			(*ret_posted)++;
+		} else {
+			snprintf(err, errlen, "Event %s: %s", it->what, resp.error);
+			ret = -EIO;
+			/* Refused before sending (-EINVAL: a body or namespace the API would refuse too) is for good. */
+			if (r == -EINTR || (r != -EINVAL && publisher_retryable(resp.status))) {
+				/*
+				 * The rest waits too: a failing API is not asked once per Event. The wait
+				 * counts from the failure, not from @now, which the POST's retries left behind.
+				 */
+				uint64_t failed_at = publisher_clock_ms();
+
+				eventq_retry(&pb->events, failed_at > now ? failed_at : now, retry_random(&pb->rng));
+				http_response_free(&resp);
+				break;
+			}
+			eventq_drop(&pb->events);
+		}
+		http_response_free(&resp);
+	}
+	return ret;
+}
+
+/* PATCH the node with @patch (@status: its status subresource, a strategic merge); the error names the path. */
+static int publisher_patch(struct publisher *pb, const char *node, bool status, const char *patch, char *err,
+			   size_t errlen)
+{
+	struct http_response resp = { 0 };
+	int r = status ? kube_patch_node_status(pb->http, node, patch, &resp) : kube_patch_node(pb->http, node, patch, &resp);
+
+	pb->requests += resp.attempts;
+	if (r < 0)
+		snprintf(err, errlen, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
+	http_response_free(&resp);
+	return r;
+}
+
+/* The status patch taking the node's condition to @want (nothing when equal). 1 sent, 0 none, -errno. */
+static int publisher_condition(struct publisher *pb, const char *node, struct kube_condition *have,
+			       const struct condition *want, char *err, size_t errlen)
+{
+	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
+	int r;
+
+	if (!condition_differs(want, have))
+		return 0;
+	publisher_now(now, sizeof(now));
+	r = condition_patch(want, have, now, &patch);
+	if (r < 0) {
+		snprintf(err, errlen, "building the condition patch: %s", strerror(-r));
+		return r;
+	}
+	r = publisher_patch(pb, node, true, patch, err, errlen);
+	free(patch);
+	if (r < 0)
+		return r;
+	condition_remember(have, want, now);
+	return 1;
+}
+
+/* Queue the node's Event for the transition @want makes from what the node carried. */
+static int publisher_node_event(struct publisher *pb, const struct observation *o, const struct profile *p,
+				const struct annotations *want, const struct kube_annotation cur[KUBE_ANN__COUNT],
+				uint64_t now)
+{
+	struct kube_event_ref node = { .kind = "Node", .name = o->node, .uid = o->kube.node_uid };
+	struct node_event ev;
+
+	if (!node_event_build(p, want, cur, &ev))
+		return 0;
+	return publisher_event(pb, o->node, &node, ev.type, ev.reason, ev.action, ev.note, NULL, now);
+}
+
+int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
+		    struct publish_result *ret, char *err, size_t errlen)
+{
+	struct annotations want = { 0 };
+	struct condition cond;
+	unsigned labels = 0;
+	char *patch = NULL;
+	int r, keys;
+
+	memset(ret, 0, sizeof(*ret));
+	r = publisher_can_write(pb, o, err, errlen);
+	if (r < 0)
+		return r;
+	r = publisher_want(pb, o, p, &want);
 	if (r < 0) {
 		snprintf(err, errlen, "building the annotations: %s", strerror(-r));
 		return r;
 	}
-	keys = annotations_diff(&want, o->kube.ours, pb->opt->prefix, &patch);
-	annotations_free(&want);
+	keys = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, &labels);
 	if (keys < 0) {
 		snprintf(err, errlen, "building the merge patch: %s", strerror(-keys));
+		annotations_free(&want);
 		return keys;
 	}
-	if (keys == 0)
-		return 0;
-	r = kube_patch_node(pb->http, o->node, patch, &resp);
-	pb->requests += resp.attempts;
+	if (keys) {
+		r = publisher_patch(pb, o->node, false, patch, err, errlen);
+		if (r < 0) {
+			ret->failed = "patch node";
+			goto out;
+		}
+		ret->annotations = (unsigned)keys - labels;
+		ret->labels = labels;
+		/* Queued before anything else can fail: the transition is judged against the node as it was. */
+		r = publisher_node_event(pb, o, p, &want, o->kube.ours, now);
+		if (r == -ENOMEM)
+			goto out;
+		ret->event = r > 0;
+		if (r < 0) {
+			/* A node name an Event cannot carry (reportingInstance holds 128 characters). */
+			snprintf(ret->events_error, sizeof(ret->events_error), "the node's Event cannot be made for %.64s...: %s",
+				 o->node, strerror(-r));
+			ret->events_failed = true;
+		}
+		annotations_remember(&want, o->kube.ours, o->kube.labels);
+	}
+	condition_build(p, &cond);
+	ret->status = cond.status;
+	snprintf(ret->reason, sizeof(ret->reason), "%s", cond.reason);
+	r = publisher_condition(pb, o->node, &o->kube.condition, &cond, err, errlen);
+	ret->condition = r > 0;
 	if (r < 0)
-		snprintf(err, errlen, "PATCH node %s: %s", o->node, resp.error);
-	else
-		*ret_keys = (unsigned)keys;
-	http_response_free(&resp);
+		ret->failed = "patch node status";
+	/* The annotations' transition happened, whatever the status patch did: its Event goes out now. */
+	if (!ret->events_failed &&
+	    publisher_post_events(pb, now, &ret->posted, ret->events_error, sizeof(ret->events_error)) < 0)
+		ret->events_failed = true;
+	r = r < 0 ? r : 0;
+out:
+	annotations_free(&want);
 	free(patch);
 	return r;
 }
 
+int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const char *why, uint64_t now,
+			 char *err, size_t errlen)
+{
+	struct condition cond;
+
+	if (!pb->unobserved_since)
+		pb->unobserved_since = now ? now : 1;
+	if (now - pb->unobserved_since < PUBLISH_UNKNOWN_AFTER_MS)
+		return 0;
+	if (!pb->http || !pb->opt->node || facts->node_fetch.state != KUBE_FETCH_OK)
+		return 0;
+	/* Unknown already (whatever the cause): the first message stands, no write per attempt. */
+	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
+		return 0;
+	condition_unknown(why, &cond);
+	return publisher_condition(pb, pb->opt->node, &facts->condition, &cond, err, errlen);
+}
+
 int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen)
 {
-	struct http_response resp = { 0 };
 	char *patch = NULL;
 	int r;
 
@@ -209,16 +441,17 @@ int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t 
 		snprintf(err, errlen, "%s", !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
 		return -ENOENT;
 	}
-	r = annotations_cleanup_patch(pb->opt->prefix, &patch);
-	if (r < 0) {
-		snprintf(err, errlen, "building the cleanup patch: %s", strerror(-r));
-		return r;
+	/* The annotations and labels, then the condition: one write each, nothing else touched. */
+	for (int status = 0; status < 2; status++) {
+		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->opt->prefix, &patch);
+		if (r < 0) {
+			snprintf(err, errlen, "building the cleanup patch: %s", strerror(-r));
+			return r;
+		}
+		r = publisher_patch(pb, node, status, patch, err, errlen);
+		free(patch);
+		if (r < 0)
+			return r;
 	}
-	r = kube_patch_node(pb->http, node, patch, &resp);
-	pb->requests += resp.attempts;
-	if (r < 0)
-		snprintf(err, errlen, "PATCH node %s: %s", node, resp.error);
-	http_response_free(&resp);
-	free(patch);
-	return r;
+	return 0;
 }

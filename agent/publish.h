@@ -1,13 +1,16 @@
-/* publish.h - the agent's side of the API: read node/pod facts, publish annotations, clean up. */
+/* publish.h - the agent's side of the API: read node/pod facts, publish the node's state (annotations, labels, condition, Events), clean up. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agent/cli.h"
+#include "agent/eventq.h"
 #include "probes/kube/http.h"
 #include "report/checks/profile.h"
 #include "report/checks/releases.h"
+#include "report/render/kube_event.h"
 
 struct publisher {
 	const struct cli_options *opt;
@@ -15,6 +18,25 @@ struct publisher {
 	char http_why[256];             /* why there is no client */
 	struct releases *releases;      /* --releases file, or NULL for the built-in table */
 	unsigned requests;              /* API calls made (for logs and tests) */
+	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
+	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
+	uint64_t rng;                   /* state of the Event queue's backoff jitter */
+	uint64_t unobserved_since;      /* daemon: when observations started failing (0: they do not) */
+};
+
+#define PUBLISH_UNKNOWN_AFTER_MS 30000u /* observations failing this long: the condition says Unknown */
+
+/* What one publisher_write() did. */
+struct publish_result {
+	unsigned annotations, labels;   /* keys in the merge patch of the node (0: none sent) */
+	bool condition;                 /* the status patch was sent */
+	const char *status;             /* the condition's status wanted ("True", "False"; a literal) */
+	char reason[64];                /* ... and its reason */
+	bool event;                     /* a transition: the node's Event was queued */
+	unsigned posted;                /* Events posted (the node's, and any waiting) */
+	const char *failed;             /* the write that failed ("patch node", "patch node status"), else NULL */
+	bool events_failed;             /* a POST failed: events_error says why; the queue retries later */
+	char events_error[512];
 };
 
 /**
@@ -39,19 +61,70 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k);
 bool publisher_complete(const struct observation *o);
 
 /**
- * publisher_write() - publish the annotations of @p on the node with one merge patch, only
- * when a value differs from what o->kube says the node carries.
- * @ret_keys: the number of keys written (0: nothing differed).
- * Return: 0; -EIO / transport errors from the API (message in @err); -ENOENT without API.
+ * publisher_pending() - how many writes of the node @p wants now: 1 when an annotation or label
+ * differs from what o->kube says the node carries (one merge patch), plus 1 when the condition
+ * differs (one status patch). Events are not counted (see publisher_post_events()).
+ * Return: 0..2; -ENOENT without API or node facts; -ENOMEM.
  */
-int publisher_write(struct publisher *pb, const struct observation *o, const struct profile *p,
-		    unsigned *ret_keys, char *err, size_t errlen);
+int publisher_pending(struct publisher *pb, const struct observation *o, const struct profile *p);
 
 /**
- * publisher_cleanup() - remove all of the agent's keys from @node with one merge patch.
+ * publisher_write() - publish @p on the node, only what differs from what o->kube says it
+ * carries: one merge patch of the annotations and labels (labels unless --no-labels), one
+ * strategic merge patch of the FabricReady condition on nodes/<node>/status, and when ready,
+ * profile or runtime changed, one Event on the Node, posted with any Event waiting
+ * (publisher_post_events()). What was written is remembered in o->kube, so the next call finds
+ * the node equal without reading it back.
+ * @now: a monotonic clock in ms (the Event queue's backoff).
+ * @ret: what was done, written in every case.
+ * Return: 0 (an Event that could not be posted is in ret->events_failed: it waits in the queue);
+ * -EIO / transport errors of a PATCH (message in @err; the merge patch, when it went through,
+ * is remembered); -ENOENT without API; -ENOMEM.
+ */
+int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
+		    struct publish_result *ret, char *err, size_t errlen);
+
+/**
+ * publisher_unobserved() - the node could not be observed (the daemon, each failed attempt):
+ * once that has lasted PUBLISH_UNKNOWN_AFTER_MS, set the condition to Unknown (reason
+ * ObservationFailed, message @why) with one status patch, unless @facts says it is Unknown
+ * already. Annotations and labels are never touched. @facts: the node's API facts, updated
+ * after the write.
+ * Return: 1 written; 0 nothing to do (yet); -EIO / transport errors (message in @err); -ENOMEM.
+ */
+int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const char *why, uint64_t now,
+			 char *err, size_t errlen);
+
+/**
+ * publisher_post_events() - post the Events waiting (pb->events), oldest first, until one fails:
+ * an Event that exists already (409) counts as posted; a failure without an answer, a 429 or a
+ * 5xx leaves it waiting and the queue backs off; any other refusal drops it. Events older than
+ * an hour are dropped first.
+ * @ret_posted: how many were posted.
+ * Return: 0; -EIO when a POST failed (why in @err: the Event that failed and the answer).
+ */
+int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_posted, char *err, size_t errlen);
+
+/**
+ * publisher_event() - render an Event about @regarding (a Pod, or this Node) and queue it in
+ * pb->events (with @key: at most once per key for the publisher's lifetime).
+ * Return: 1 queued; 0 a duplicate key; -EINVAL when the Event cannot be made valid (a node name
+ * over 128 characters); -ENOMEM.
+ */
+int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
+		    const char *type, const char *reason, const char *action, const char *note, const char *key,
+		    uint64_t now);
+
+/**
+ * publisher_cleanup() - remove all of the agent's annotations and labels from @node with one
+ * merge patch, then the FabricReady condition with one strategic merge patch of nodes/status
+ * ($patch: delete): two writes, nothing else touched.
  * Return: 0, or -errno (message in @err).
  */
 int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen);
+
+/* The monotonic clock in ms (the Event queue's time: @now of the calls above). */
+uint64_t publisher_clock_ms(void);
 
 /* The current time as RFC 3339 UTC ("2026-12-02T14:31:17Z") into buf. */
 void publisher_now(char *buf, size_t len);

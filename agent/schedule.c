@@ -51,6 +51,8 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 		due |= SCHEDULE_READ;
 	if (s->publish_pending && now >= schedule_publish_at(s))
 		due |= SCHEDULE_PUBLISH;
+	if (s->events_at && now >= s->events_at)
+		due |= SCHEDULE_EVENTS;
 	return due;
 }
 
@@ -67,6 +69,7 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 	schedule_min(&next, s->observe_at);
 	schedule_min(&next, s->read_at);
 	schedule_min(&next, s->damp_at);
+	schedule_min(&next, s->events_at);
 	if (s->publish_pending)
 		schedule_min(&next, schedule_publish_at(s));
 	return next <= now ? 0 : (int)(next - now);
@@ -75,6 +78,13 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 void schedule_observed(struct schedule *s)
 {
 	s->observe_at = 0;
+	/* Every iteration runs the publish step: whoever posts the Events sets the next wake-up. */
+	s->events_at = 0;
+}
+
+void schedule_events(struct schedule *s, uint64_t at)
+{
+	s->events_at = at;
 }
 
 uint64_t schedule_publish_at(const struct schedule *s)

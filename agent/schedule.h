@@ -17,6 +17,7 @@ enum schedule_task {
 	SCHEDULE_OBSERVE = 1 << 0,      /* re-observe the node (debounced events, SIGHUP, start) */
 	SCHEDULE_READ = 1 << 1,         /* read the node and its pods from the API (resync or retry) */
 	SCHEDULE_PUBLISH = 1 << 2,      /* a write waited for the start jitter, which has passed */
+	SCHEDULE_EVENTS = 1 << 3,       /* Events wait to be posted again (their backoff ended) */
 };
 
 /*
@@ -33,6 +34,7 @@ struct schedule {
 	uint64_t damp_at;               /* re-observe then: a flapping link's hold-down ends */
 	uint64_t spacing_ms;            /* writes at least this far apart (0: no limit) */
 	uint64_t last_write;            /* when the last write was made (0: none yet) */
+	uint64_t events_at;             /* post the waiting Events then (0: none); one iteration consumes it */
 };
 
 /**
@@ -70,8 +72,11 @@ unsigned schedule_due(const struct schedule *s, uint64_t now);
 /* The poll() timeout in ms until the next deadline, never more than SCHEDULE_WAKE_MS. */
 int schedule_timeout(const struct schedule *s, uint64_t now);
 
-/* The observation was made: the debounce window closes. */
+/* The observation was made: the debounce window closes, and the Events' wake-up is consumed. */
 void schedule_observed(struct schedule *s);
+
+/* Wake at @at (0: not) to post the Events waiting (their backoff ends then). */
+void schedule_events(struct schedule *s, uint64_t at);
 
 /* Whether an API write is allowed at @now (the start jitter has passed, the spacing is kept). */
 bool schedule_may_publish(const struct schedule *s, uint64_t now);

@@ -219,6 +219,8 @@ def main():
     out += fuzz_table(os.environ.get("FUZZ_STATS", "build-fuzz/fuzz-stats.tsv"))
     out += ["### 4. daemon (idle, reaction, rollout)", "",
             read(os.path.join(OUT, "daemon", "daemon.md"), "not measured in this run (BENCH_CASES).")]
+    out += ["", "### 6. the node's state: labels, condition, Events (bench/status.sh)", "",
+            read(os.path.join(OUT, "status", "status.md"), "not measured in this run (BENCH_CASES).")]
     print("\n".join(out))
 
 

@@ -8,9 +8,12 @@
 #   4. the daemon (bench/daemon.sh): idle CPU and requests, reaction time, rollout of many agents
 #   5. --once --json against the fake API with 110 pods on the node (the kubelet's default maximum,
 #      15 of them GPU workloads), and the workload check's own cost in process ($BUILD/bench/judge)
+#   6. the writes of the node's state (bench/status.sh): none in a steady state, exactly one of each
+#      (merge patch, status patch, Event) per transition, and how fast
 # Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
 #      IDLE_SECONDS (120), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100), ROLLOUT_LIMIT (300 s),
-#      BENCH_CASES ("small big veths api pods daemon"): which cases to run, JUDGE_RUNS (200),
+#      BENCH_CASES ("small big veths api pods daemon status"): which cases to run, JUDGE_RUNS (200),
+#      bench/status.sh's STATUS_STEADY_SECONDS (600), STATUS_TRANSITIONS (10),
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
 #      (e.g. a build of the previous commit), labelled TEXT.
 # Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip; with
@@ -93,7 +96,7 @@ EOS
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-ALL_CASES="small big veths api pods daemon"
+ALL_CASES="small big veths api pods daemon status"
 CASES=${BENCH_CASES:-$ALL_CASES}
 cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
@@ -181,6 +184,12 @@ echo "bench: case 4: the daemon: idle ${IDLE_SECONDS:-120} s, reaction, rollout 
 R4=$(scenario_prepare a3-mega)
 AGENT=$AGENT netns_run fixtures/a3-mega/links.spec sh bench/daemon.sh "$OUT/daemon" "$R4" ||
 	echo "bench: the daemon case failed" >&2
+;; esac
+
+case " $CASES " in *" status "*)
+echo "bench: case 6: the node's state: steady ${STATUS_STEADY_SECONDS:-600} s, ${STATUS_TRANSITIONS:-10} transitions" >&2
+AGENT=$AGENT netns_run fixtures/a3-mega/links.spec sh bench/status.sh "$OUT/status" ||
+	echo "bench: the status case failed" >&2
 ;; esac
 
 BENCH_OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \

@@ -1,4 +1,4 @@
-/* fuzz_kubeparse_node.c - a Node body (labels, GKE nic-info / north-interfaces, our keys) into obs_kube. */
+/* fuzz_kubeparse_node.c - a Node body (labels, GKE nic-info / north-interfaces, our keys and labels, our condition) into obs_kube. */
 #include <string.h>
 
 #include "fuzz/fuzz.h"

@@ -1,4 +1,4 @@
-/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node patch, node list, Networks, a ClusterTrainingRuntime. */
+/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node and status patches, Events, node list, Networks, a ClusterTrainingRuntime. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,8 @@
 
 #define KUBE_QUERY_MAX  4096u
 #define KUBE_PATCH_MAX  (1u << 20)
+#define KUBE_EVENT_MAX  (64u << 10)
+#define KUBE_NS_MAX     63
 
 static bool kube_label_char(char ch)
 {
@@ -122,18 +124,44 @@ int kube_list_pods(struct http_client *c, const char *node, struct http_response
 	return http_request(c, "GET", path, NULL, NULL, resp);
 }
 
-int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
-		    struct http_response *resp)
+/* PATCH /api/v1/nodes/<node><sub> with @patch of @type. */
+static int kube_patch(struct http_client *c, const char *node, const char *sub, const char *type,
+		      const char *patch, struct http_response *resp)
 {
-	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
+	char path[sizeof("/api/v1/nodes//status") + KUBE_NODE_NAME_MAX];
 	int r = kube_node_check(node, resp);
 
 	if (r < 0)
 		return r;
-	if (!merge_patch || !*merge_patch || strnlen(merge_patch, KUBE_PATCH_MAX + 1) > KUBE_PATCH_MAX)
-		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long merge patch");
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s", node);
-	return http_request(c, "PATCH", path, "application/merge-patch+json", merge_patch, resp);
+	if (!patch || !*patch || strnlen(patch, KUBE_PATCH_MAX + 1) > KUBE_PATCH_MAX)
+		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long patch");
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s%s", node, sub);
+	return http_request(c, "PATCH", path, type, patch, resp);
+}
+
+int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
+		    struct http_response *resp)
+{
+	return kube_patch(c, node, "", "application/merge-patch+json", merge_patch, resp);
+}
+
+int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
+			   struct http_response *resp)
+{
+	return kube_patch(c, node, "/status", "application/strategic-merge-patch+json", strategic_patch, resp);
+}
+
+int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp)
+{
+	char path[sizeof("/apis/events.k8s.io/v1/namespaces//events") + KUBE_NS_MAX];
+
+	/* A namespace is a DNS label: a valid subdomain without dots, at most 63 characters. */
+	if (!kube_name_valid(ns) || strchr(ns, '.') || strlen(ns) > KUBE_NS_MAX)
+		return kube_refuse(resp, -EINVAL, "invalid namespace for an Event: not a DNS label");
+	if (!event || !*event || strnlen(event, KUBE_EVENT_MAX + 1) > KUBE_EVENT_MAX)
+		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long Event");
+	snprintf(path, sizeof(path), "/apis/events.k8s.io/v1/namespaces/%s/events", ns);
+	return http_request(c, "POST", path, "application/json", event, resp);
 }
 
 int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit, const char *cont,

@@ -50,6 +50,24 @@ int kube_patch_node(struct http_client *c, const char *node, const char *merge_p
 		    struct http_response *resp);
 
 /**
+ * kube_patch_node_status() - PATCH /api/v1/nodes/<node>/status with @strategic_patch (a
+ * strategic merge patch, sent as application/strategic-merge-patch+json: lists such as
+ * status.conditions merge by their key instead of being replaced). Bounds as kube_patch_node().
+ * Return: as kube_patch_node() (403: RBAC lacks patch on nodes/status).
+ */
+int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
+			   struct http_response *resp);
+
+/**
+ * kube_create_event() - POST /apis/events.k8s.io/v1/namespaces/<ns>/events with @event (an
+ * events.k8s.io/v1 Event as JSON, at most 64 KiB).
+ * Return: 0 with the created Event in resp->body; -EINVAL for a namespace that is not a DNS
+ * label or a bad body (nothing is sent); otherwise as http_request() (-EIO with status 409:
+ * an Event of that name exists, e.g. a retried POST that had arrived; 403: not allowed).
+ */
+int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp);
+
+/**
  * kube_list_nodes() - one page of GET /api/v1/nodes, for `interfaces`.
  * @selector: a label selector (escaped here) or NULL; @limit: page size, 0 for the server's
  * default; @cont: the metadata.continue token of the previous page, or NULL for the first.

@@ -207,9 +207,9 @@ out:
 	return r;
 }
 
-int kubeparse_ann_key(const char *prefix, enum kube_ann_key key, char *buf, size_t len)
+/* "<prefix><name>" into @buf; @name NULL (a key out of range) is -EINVAL. */
+static int kubeparse_key(const char *prefix, const char *name, char *buf, size_t len)
 {
-	const char *name = obs_kube_ann_name(key);
 	size_t pn;
 
 	if (!prefix)
@@ -224,10 +224,107 @@ int kubeparse_ann_key(const char *prefix, enum kube_ann_key key, char *buf, size
 	return 0;
 }
 
+int kubeparse_ann_key(const char *prefix, enum kube_ann_key key, char *buf, size_t len)
+{
+	return kubeparse_key(prefix, obs_kube_ann_name(key), buf, len);
+}
+
+int kubeparse_label_key(const char *prefix, enum kube_label_key key, char *buf, size_t len)
+{
+	return kubeparse_key(prefix, obs_kube_label_name(key), buf, len);
+}
+
 /* A label we read: optional string of at most 63 characters. */
 static int kubeparse_label(const struct json *labels, const char *key, char *dst, char *err, size_t errlen)
 {
 	return kubejson_str(labels, key, dst, KUBE_LABEL_MAX, "metadata.labels", err, errlen);
+}
+
+/* A string member of our condition, kept when it fits in @size; *@ret_long when it is longer. */
+static int kubeparse_cond_str(const struct json *c, const char *key, char *dst, size_t size, bool *ret_long,
+			      const char *where, char *err, size_t errlen)
+{
+	const struct json *v = json_get(c, key);
+	const char *s;
+
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	if (!(s = json_string(v))) {
+		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
+		return -EINVAL;
+	}
+	if (strnlen(s, size) >= size) {
+		if (!ret_long) {
+			kubejson_err(err, errlen, "%s.%s: longer than %zu bytes", where, key, size - 1);
+			return -EINVAL;
+		}
+		*ret_long = true;
+		return 0;
+	}
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+/*
+ * Our condition among status.conditions (the first KUBE_CONDITIONS_MAX entries): entries that are
+ * not objects or have no string type are not ours and are skipped; the first of our type counts.
+ */
+static int kubeparse_condition(const struct json *root, struct kube_condition *ret, char *err, size_t errlen)
+{
+	const struct json *status, *conds, *mine = NULL;
+	struct kube_condition c = { 0 };
+	const char *where = "status.conditions[" KUBE_CONDITION_TYPE "]";
+	char msg[KUBE_COND_MESSAGE_MAX];
+	size_t i = 0;
+
+	if (kubejson_opt(root, "status", JSON_OBJECT, &status, "", err, errlen) < 0 ||
+	    kubejson_opt(status, "conditions", JSON_ARRAY, &conds, "status", err, errlen) < 0)
+		return -EINVAL;
+	for (const struct json *e = json_first(conds); e && i < KUBE_CONDITIONS_MAX && !mine; e = json_next(e), i++) {
+		const char *type = json_type(e) == JSON_OBJECT ? json_get_string(e, "type") : NULL;
+
+		if (type && strcmp(type, KUBE_CONDITION_TYPE) == 0)
+			mine = e;
+	}
+	if (!mine) {
+		*ret = c;
+		return 0;
+	}
+	c.present = true;
+	msg[0] = '\0';
+	if (kubeparse_cond_str(mine, "status", c.status, sizeof(c.status), NULL, where, err, errlen) < 0 ||
+	    kubeparse_cond_str(mine, "reason", c.reason, sizeof(c.reason), &c.reason_long, where, err, errlen) < 0 ||
+	    kubeparse_cond_str(mine, "message", msg, sizeof(msg), &c.message_long, where, err, errlen) < 0 ||
+	    kubeparse_cond_str(mine, "lastTransitionTime", c.last_transition, sizeof(c.last_transition), NULL,
+			       where, err, errlen) < 0)
+		return -EINVAL;
+	if (json_get_string(mine, "message") && !c.message_long && !(c.message = strdup(msg))) {
+		kubejson_err(err, errlen, "node: out of memory");
+		return -ENOMEM;
+	}
+	*ret = c;
+	return 0;
+}
+
+/* Our labels' current values (label values are at most 63 characters: the API server's rule). */
+static int kubeparse_our_labels(const struct json *labels, const char *prefix, struct kube_annotation out[KUBE_LABEL__COUNT],
+				char *err, size_t errlen)
+{
+	char key[KUBEPARSE_ANN_PREFIX_MAX + 16], value[KUBE_LABEL_MAX];
+
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
+		kubeparse_label_key(prefix, (enum kube_label_key)i, key, sizeof(key));
+		if (!json_get(labels, key))
+			continue;
+		if (kubejson_str(labels, key, value, sizeof(value), "metadata.labels", err, errlen) < 0)
+			return -EINVAL;
+		out[i].present = true;
+		if (!(out[i].value = strdup(value))) {
+			kubejson_err(err, errlen, "node: out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
@@ -272,12 +369,20 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 		kubejson_err(err, errlen, "metadata.name: missing");
 		goto out;
 	}
+	if (kubejson_str(meta, "uid", n.node_uid, sizeof(n.node_uid), "metadata", err, errlen) < 0)
+		goto out;
 	if (kubejson_opt(meta, "labels", JSON_OBJECT, &labels, "metadata", err, errlen) < 0 ||
 	    kubejson_opt(meta, "annotations", JSON_OBJECT, &ann, "metadata", err, errlen) < 0)
 		goto out;
 	if (kubeparse_label(labels, KUBEPARSE_LABEL_TYPE, n.instance_type, err, errlen) < 0 ||
 	    kubeparse_label(labels, KUBEPARSE_LABEL_ACCEL, n.accelerator, err, errlen) < 0)
 		goto out;
+	r = kubeparse_our_labels(labels, prefix, n.labels, err, errlen);
+	if (r == 0)
+		r = kubeparse_condition(root, &n.condition, err, errlen);
+	if (r < 0)
+		goto out;
+	r = -EINVAL;
 
 	v = json_get(ann, KUBEPARSE_NIC_INFO);
 	if (v) {
@@ -345,6 +450,9 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 	k->north = n.north;
 	k->n_north = n.n_north;
 	memcpy(k->ours, n.ours, sizeof(k->ours));
+	memcpy(k->labels, n.labels, sizeof(k->labels));
+	k->condition = n.condition;
+	memcpy(k->node_uid, n.node_uid, sizeof(k->node_uid));
 	memset(&n, 0, sizeof(n));
 	r = 0;
 out:

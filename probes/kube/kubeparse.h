@@ -9,8 +9,12 @@
 
 /**
  * kubeparse_node() - parse a Node (GET /api/v1/nodes/<node>) into the node part of @k:
- * name, instance-type and gke-accelerator labels, networking.gke.io/nic-info and
- * north-interfaces (joined on IP), and the current values of our keys under @prefix.
+ * name, uid, instance-type and gke-accelerator labels, networking.gke.io/nic-info and
+ * north-interfaces (joined on IP), the current values of our annotations and labels under
+ * @prefix, and our condition (KUBE_CONDITION_TYPE) among the first KUBE_CONDITIONS_MAX of
+ * status.conditions. A condition entry that is not an object or has no string type is skipped;
+ * one of our type with a field of the wrong type is an error; an over-long reason or message
+ * is kept as "differs" (reason_long, message_long), never cut.
  * A malformed nic-info or north-interfaces value is a finding, not a parse error: it is
  * recorded in k->nic_info_error / k->north_error and the rest is still read.
  * The node part of @k is replaced only on success; fetch states are the caller's.
@@ -32,6 +36,12 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
  * KUBE_NETWORKS_MAX items; -ENOMEM.
  */
 int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
+
+/**
+ * kubeparse_label_key() - "<prefix><name>" of one of our labels into @buf.
+ * Return: as kubeparse_ann_key().
+ */
+int kubeparse_label_key(const char *prefix, enum kube_label_key key, char *buf, size_t len);
 
 /**
  * kubeparse_ann_key() - "<prefix><name>" of one of our keys into @buf.

@@ -28,6 +28,19 @@ void obs_kube_free_node(struct obs_kube *k)
 		k->ours[i].value = NULL;
 		k->ours[i].present = false;
 	}
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
+		free(k->labels[i].value);
+		k->labels[i].value = NULL;
+		k->labels[i].present = false;
+	}
+	obs_kube_condition_clear(&k->condition);
+	k->node_uid[0] = '\0';
+}
+
+void obs_kube_condition_clear(struct kube_condition *c)
+{
+	free(c->message);
+	memset(c, 0, sizeof(*c));
 }
 
 void obs_kube_free_pods(struct obs_kube *k)
@@ -97,6 +110,16 @@ const char *obs_kube_ann_name(enum kube_ann_key key)
 	case KUBE_ANN_INTERFACES: return "interfaces";
 	case KUBE_ANN_ATTACHMENT: return "attachment";
 	case KUBE_ANN__COUNT: break;
+	}
+	return NULL;
+}
+
+const char *obs_kube_label_name(enum kube_label_key key)
+{
+	switch (key) {
+	case KUBE_LABEL_PROFILE: return "profile";
+	case KUBE_LABEL_READY: return "ready";
+	case KUBE_LABEL__COUNT: break;
 	}
 	return NULL;
 }

@@ -25,6 +25,11 @@
 #define KUBE_GKE_ANN_MAX 65536          /* nic-info / north-interfaces values */
 #define KUBE_NETWORKS_MAX 256
 #define KUBE_MSG_MAX 512
+#define KUBE_UID_MAX 128                /* metadata.uid (a UUID: 36 characters) */
+#define KUBE_COND_REASON_MAX 128        /* a condition's reason we keep; longer ones differ */
+#define KUBE_COND_MESSAGE_MAX 4096      /* a condition's message we keep; longer ones differ */
+#define KUBE_COND_TIME_MAX 64           /* an RFC 3339 time */
+#define KUBE_CONDITIONS_MAX 256         /* status.conditions entries looked at */
 
 /* How one API read went. The probe (probes/kube/kube.c) sets it; the parsers set FAILED on bad bodies. */
 enum kube_fetch_state {
@@ -69,6 +74,26 @@ enum kube_ann_key {
 struct kube_annotation {
 	bool present;                   /* the node carries the key */
 	char *value;                    /* owned; NULL when absent or over KUBE_ANN_VALUE_MAX */
+};
+
+/* Our own labels under the prefix (scheduling: nodeAffinity selects on them). */
+enum kube_label_key {
+	KUBE_LABEL_PROFILE = 0,
+	KUBE_LABEL_READY,
+	KUBE_LABEL__COUNT,
+};
+
+#define KUBE_CONDITION_TYPE "FabricReady"       /* our node condition's type */
+
+/* Our node condition (FabricReady) as the node carries it. */
+struct kube_condition {
+	bool present;                           /* status.conditions has an entry of our type */
+	char status[16];                        /* "True", "False", "Unknown" (or what the node says, cut) */
+	char reason[KUBE_COND_REASON_MAX];      /* "" absent */
+	char *message;                          /* owned; NULL when absent or over KUBE_COND_MESSAGE_MAX */
+	bool message_long;                      /* present, but longer than we keep: differs from ours */
+	bool reason_long;                       /* the same for the reason */
+	char last_transition[KUBE_COND_TIME_MAX];       /* lastTransitionTime, "" absent */
 };
 
 enum kube_image_role {
@@ -128,6 +153,9 @@ struct obs_kube {
 	struct kube_north *north;
 	size_t n_north;
 	struct kube_annotation ours[KUBE_ANN__COUNT];   /* current values of our keys */
+	struct kube_annotation labels[KUBE_LABEL__COUNT];       /* current values of our labels */
+	struct kube_condition condition;        /* our condition (FabricReady) as the node carries it */
+	char node_uid[KUBE_UID_MAX];            /* metadata.uid, "" unknown (an Event's regarding.uid) */
 
 	/* GET /api/v1/pods?fieldSelector=spec.nodeName=<node> (kubeparse_pods) */
 	struct kube_fetch pods_fetch;
@@ -179,6 +207,12 @@ const struct kube_network *obs_kube_network(const struct obs_kube *k, const char
 
 /* The key name of @key under the prefix: "profile", "runtime", "ready", "interfaces", "attachment". */
 const char *obs_kube_ann_name(enum kube_ann_key key);
+
+/* The key name of @key under the prefix: "profile", "ready". */
+const char *obs_kube_label_name(enum kube_label_key key);
+
+/* Release what @c owns and mark it absent. */
+void obs_kube_condition_clear(struct kube_condition *c);
 
 /* The node's instance-type label, or NULL when unknown. */
 const char *obs_kube_machine_type(const struct obs_kube *k);

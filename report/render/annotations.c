@@ -1,4 +1,4 @@
-/* annotations.c - build our Node annotation values and the merge patch that publishes them. */
+/* annotations.c - build our Node annotation and label values and the merge patch that publishes them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +163,7 @@ int annotations_attachment(const struct profile *p, const char *changed_at, char
 	}
 }
 
-int annotations_build(const struct profile *p, bool complete, const char *changed_at,
+int annotations_build(const struct profile *p, bool complete, const char *changed_at, bool labels,
 		      struct annotations *ret)
 {
 	struct annotations a = { 0 };
@@ -206,6 +206,15 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 	}
 	if (!a.value[KUBE_ANN_READY])
 		goto oom;
+	/* The labels say what the annotations say; without them, ours are removed from the node. */
+	a.label_set[KUBE_LABEL_READY] = true;
+	a.label_set[KUBE_LABEL_PROFILE] = a.set[KUBE_ANN_PROFILE] || !labels;
+	for (int i = 0; labels && i < KUBE_LABEL__COUNT; i++) {
+		const char *v = a.value[i == KUBE_LABEL_READY ? KUBE_ANN_READY : KUBE_ANN_PROFILE];
+
+		if (a.label_set[i] && !(a.label[i] = strdup(v)))
+			goto oom;
+	}
 	*ret = a;
 	return 0;
 oom:
@@ -221,6 +230,11 @@ void annotations_free(struct annotations *a)
 		free(a->value[i]);
 		a->value[i] = NULL;
 		a->set[i] = false;
+	}
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
+		free(a->label[i]);
+		a->label[i] = NULL;
+		a->label_set[i] = false;
 	}
 }
 
@@ -280,60 +294,82 @@ static int annotations_equal(enum kube_ann_key key, const char *have, const char
 	return r;
 }
 
-static struct json *annotations_patch_root(struct json **ret_ann)
+/* Add @key to @map (created in @meta as @member on first use) with @value, or null for NULL. */
+static int annotations_put(struct json *meta, const char *member, struct json **map, const char *key,
+			   const char *value)
 {
-	struct json *root = json_new_object(), *meta = json_new_object(), *ann = json_new_object();
+	if (!*map) {
+		*map = json_new_object();
+		if (json_add(meta, member, *map) < 0)
+			return -ENOMEM;
+	}
+	return value ? json_add_string(*map, key, value) : json_add_null(*map, key);
+}
 
-	if (!root || json_add(root, "metadata", meta) < 0) {
-		json_free(ann);
-		json_free(root);
-		return NULL;
-	}
-	if (json_add(meta, "annotations", ann) < 0) {
-		json_free(root);
-		return NULL;
-	}
-	*ret_ann = ann;
-	return root;
+/*
+ * Whether @want (set) must be written over the node's @cur: 1 yes, 0 no, -ENOMEM. A removal is
+ * written only when the node carries the key; a present key without a value was too long to
+ * keep: it differs.
+ */
+static int annotations_differs(enum kube_ann_key key, const char *want, const struct kube_annotation *cur)
+{
+	int r;
+
+	if (!want)
+		return cur->present;
+	if (!cur->present || !cur->value)
+		return 1;
+	r = annotations_equal(key, cur->value, want);
+	return r < 0 ? r : !r;
 }
 
 int annotations_diff(const struct annotations *want, const struct kube_annotation cur[KUBE_ANN__COUNT],
-		     const char *prefix, char **ret_patch)
+		     const struct kube_annotation cur_labels[KUBE_LABEL__COUNT], const char *prefix,
+		     char **ret_patch, unsigned *ret_labels)
 {
-	struct json *root, *ann = NULL;
+	struct json *root, *meta, *ann = NULL, *lab = NULL;
 	char key[KUBEPARSE_ANN_PREFIX_MAX + 16];
+	unsigned n_labels = 0;
 	int n = 0, r;
 
 	for (int i = 0; i < KUBE_ANN__COUNT; i++)
 		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0)
 			return -EINVAL;
-	root = annotations_patch_root(&ann);
-	if (!root)
+	root = json_new_object();
+	meta = json_new_object();
+	if (!root || json_add(root, "metadata", meta) < 0) {
+		json_free(root);
 		return -ENOMEM;
+	}
 	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
-		const char *w = want->value[i];
-
 		if (!want->set[i])
 			continue;
+		r = annotations_differs((enum kube_ann_key)i, want->value[i], &cur[i]);
+		if (r < 0)
+			goto out;
+		if (!r)
+			continue;
 		kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key));
-		if (!w) {
-			if (!cur[i].present)
-				continue;
-			r = json_add_null(ann, key);
-		} else {
-			/* A present key without a value was too long to keep: it differs. */
-			if (cur[i].present && cur[i].value) {
-				r = annotations_equal((enum kube_ann_key)i, cur[i].value, w);
-				if (r < 0)
-					goto out;
-				if (r)
-					continue;
-			}
-			r = json_add_string(ann, key, w);
-		}
+		r = annotations_put(meta, "annotations", &ann, key, want->value[i]);
 		if (r < 0)
 			goto out;
 		n++;
+	}
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
+		if (!want->label_set[i])
+			continue;
+		/* Label values are plain text: compared as they are (KUBE_ANN__COUNT). */
+		r = annotations_differs(KUBE_ANN__COUNT, want->label[i], &cur_labels[i]);
+		if (r < 0)
+			goto out;
+		if (!r)
+			continue;
+		kubeparse_label_key(prefix, (enum kube_label_key)i, key, sizeof(key));
+		r = annotations_put(meta, "labels", &lab, key, want->label[i]);
+		if (r < 0)
+			goto out;
+		n++;
+		n_labels++;
 	}
 	r = n;
 	*ret_patch = NULL;
@@ -342,21 +378,62 @@ int annotations_diff(const struct annotations *want, const struct kube_annotatio
 		if (!*ret_patch)
 			r = -ENOMEM;
 	}
+	if (ret_labels)
+		*ret_labels = n_labels;
 out:
 	json_free(root);
 	return r;
 }
 
+static void annotations_remember_one(struct kube_annotation *a, bool set, const char *value)
+{
+	if (!set)
+		return;
+	free(a->value);
+	a->value = value ? strdup(value) : NULL;
+	a->present = value != NULL;     /* strdup failed: present without a value, i.e. "differs" */
+}
+
+void annotations_remember(const struct annotations *want, struct kube_annotation cur[KUBE_ANN__COUNT],
+			  struct kube_annotation cur_labels[KUBE_LABEL__COUNT])
+{
+	for (int i = 0; i < KUBE_ANN__COUNT; i++)
+		annotations_remember_one(&cur[i], want->set[i], want->value[i]);
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++)
+		annotations_remember_one(&cur_labels[i], want->label_set[i], want->label[i]);
+}
+
+bool annotations_transition(const struct annotations *want, const struct kube_annotation cur[KUBE_ANN__COUNT])
+{
+	static const enum kube_ann_key keys[] = { KUBE_ANN_PROFILE, KUBE_ANN_RUNTIME, KUBE_ANN_READY };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct kube_annotation *c = &cur[keys[i]];
+		const char *w = want->value[keys[i]];
+
+		if (!want->set[keys[i]])
+			continue;
+		if (w ? !c->value || strcmp(c->value, w) != 0 : c->present)
+			return true;
+	}
+	return false;
+}
+
 int annotations_cleanup_patch(const char *prefix, char **ret)
 {
 	struct annotations none = { 0 };
-	struct kube_annotation all[KUBE_ANN__COUNT] = { { 0 } };
+	struct kube_annotation all[KUBE_ANN__COUNT] = { { 0 } }, all_labels[KUBE_LABEL__COUNT] = { { 0 } };
 	int r;
 
+	/* Remove whatever the node carries: every key and label as present. */
 	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
 		none.set[i] = true;
-		all[i].present = true;  /* remove whatever the node carries */
+		all[i].present = true;
 	}
-	r = annotations_diff(&none, all, prefix, ret);
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
+		none.label_set[i] = true;
+		all_labels[i].present = true;
+	}
+	r = annotations_diff(&none, all, all_labels, prefix, ret, NULL);
 	return r < 0 ? r : 0;
 }

@@ -110,11 +110,19 @@ stop_agent() {  # sets stop_ms (SIGTERM to exit) and stop_rc
 
 root=$(scenario_prepare a3-mega) || { echo "not ok daemon: cannot copy the a3-mega tree"; exit 1; }
 
-# --- start: one PATCH publishing the ready node ---
+# --- start: one PATCH publishing the ready node, its condition, one Event ---
 start_agent "$tmp/agent.log" --interval 10
 dt=$(wait_patches 0 1 10)
-if reqs 0 | grep -q '^PATCH .* ready=true' && [ "$(reqs 0 | grep -c '^PATCH')" = 1 ]; then
-	ok "daemon start: one PATCH with ready=true after $dt ms"
+wait_for_line() {  # MARK REGEX SECONDS: until a request line after MARK matches
+	_t=0
+	while ! reqs "$1" | grep -qE "$2" && [ $_t -lt $(($3 * 50)) ]; do sleep 0.02; _t=$((_t + 1)); done
+}
+wait_for_line 0 '^EVENT' 5
+if reqs 0 | grep -q '^PATCH .* ready=true' && [ "$(reqs 0 | grep -c '^PATCH')" = 1 ] &&
+   [ "$(reqs 0 | grep -c '^STATUS .* cond=True/TCPXOReady')" = 1 ] && [ "$(reqs 0 | grep -c '^STATUS')" = 1 ] &&
+   [ "$(reqs 0 | grep -c "^EVENT /apis/events.k8s.io/v1/namespaces/default/events .* event=Node/$NODE/FabricReady")" = 1 ] &&
+   [ "$(reqs 0 | grep -c '^EVENT')" = 1 ]; then
+	ok "daemon start: one PATCH with ready=true after $dt ms, the condition True, one Event FabricReady"
 else
 	nok "daemon start" "requests: $(reqs 0 | tr '\n' '|') log: $(tail -n 5 "$tmp/agent.log" | tr '\n' '|')"
 fi
@@ -127,38 +135,40 @@ m=$(mark); lines=$(wc -l <"$tmp/agent.log")
 cpu0=$(awk '{ print $14 + $15 }' "/proc/$agent_pid/stat")
 sleep $window
 cpu1=$(awk '{ print $14 + $15 }' "/proc/$agent_pid/stat")
-patches=$(reqs "$m" | grep -c '^PATCH')
+patches=$(reqs "$m" | grep -cE '^(PATCH|STATUS|EVENT)')
 gets=$(reqs "$m" | grep -c "^GET /api/v1/nodes/$NODE ")
 all=$(reqs "$m" | wc -l)
 newlines=$(($(wc -l <"$tmp/agent.log") - lines))
 max_gets=$((window / 10 + 1))
 if [ "$patches" = 0 ] && [ "$gets" -ge 1 ] && [ "$gets" -le $max_gets ] && [ "$newlines" = 0 ]; then
-	ok "daemon idle ${window}s: no PATCH, $gets node GETs ($all requests) at --interval 10, no log line"
+	ok "daemon idle ${window}s: no write (PATCH, status, Event), $gets node GETs ($all requests) at --interval 10, no log line"
 else
-	nok "daemon idle ${window}s" "$patches PATCH, $gets node GETs (at most $max_gets), $newlines log lines: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+	nok "daemon idle ${window}s" "$patches writes, $gets node GETs (at most $max_gets), $newlines log lines: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
 fi
 if [ "$LONG" = 1 ]; then
 	hz=$(getconf CLK_TCK)
 	echo "ok daemon idle cpu: $((cpu1 - cpu0)) ticks of 1/$hz s in ${window}s ($all requests)"
 fi
 
-# --- eth3 down: exactly one PATCH with ready=false and the links failure, within 3 s ---
-link_case() {  # NAME CMD WANT_READY WANT_FAIL
+# --- eth3 down: exactly one PATCH with ready=false and the links failure, one status PATCH, one Event, within 3 s ---
+link_case() {  # NAME CMD WANT_READY WANT_FAIL WANT_COND WANT_EVENT
 	m=$(mark)
 	sh -c "$2"
 	dt=$(wait_patches "$m" 1 3)
 	sleep 1.5       # a second PATCH would have come by now (debounce 1 s)
-	got=$(reqs "$m" | grep '^PATCH')
+	got=$(reqs "$m" | grep -E '^(PATCH|STATUS|EVENT)')
 	n=$(printf '%s\n' "$got" | grep -c '^PATCH')
 	if [ "$n" = 1 ] && [ "$dt" -le 3000 ] && printf '%s' "$got" | grep -q "ready=$3" &&
-	   { [ -z "$4" ] || printf '%s' "$got" | grep -q "fail=.*$4"; }; then
-		ok "daemon $1: one PATCH ready=$3 after $dt ms"
+	   { [ -z "$4" ] || printf '%s' "$got" | grep -q "fail=.*$4"; } &&
+	   [ "$(printf '%s\n' "$got" | grep -c "^STATUS .* cond=$5\$")" = 1 ] && [ "$(printf '%s\n' "$got" | grep -c '^STATUS')" = 1 ] &&
+	   [ "$(printf '%s\n' "$got" | grep -c "^EVENT .*/$6\$")" = 1 ] && [ "$(printf '%s\n' "$got" | grep -c '^EVENT')" = 1 ]; then
+		ok "daemon $1: one PATCH ready=$3, condition $5, Event $6, after $dt ms"
 	else
 		nok "daemon $1" "$n PATCH in ${dt} ms: $(printf '%s' "$got" | tr '\n' '|'); log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
 	fi
 }
-link_case "eth3 down" "ip link set eth3 down" false links
-link_case "eth3 up" "ip link set eth3 up" true ""
+link_case "eth3 down" "ip link set eth3 down" false links False/Links FabricNotReady
+link_case "eth3 up" "ip link set eth3 up" true "" True/TCPXOReady FabricReady
 
 if [ "$LONG" = 1 ]; then
 	# Reaction time: 14 changes, link change to PATCH, in ms. One down and up per NIC (not eth3,

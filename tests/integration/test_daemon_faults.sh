@@ -1,34 +1,19 @@
 #!/bin/sh
 # test_daemon_faults.sh - the daemon on a host that cannot be observed, and on hostile files, against
 # the fake API in a private netns. Cases: a PCI function unreadable from the start (no PATCH at all,
-# one log line, the health file fresh, published once repaired); one turning unreadable while the
-# node is published (no PATCH: the node keeps its values; before, ready=false profile none), a link
-# going down meanwhile changes nothing; 20 SIGHUPs in a row (one info line); the token file
-# replaced by a fifo (the last good token is used, nothing hangs), and --once with a fifo token
-# (exit 2 at once, the file named). Takes about 40 s.
+# one log line, the health file fresh; after 30 s the one write: the condition Unknown; published
+# once repaired); one turning unreadable while the node is published (no write: the node keeps its
+# values; before, ready=false profile none), a link going down meanwhile changes nothing; 20
+# SIGHUPs in a row (one info line); the token file replaced by a fifo (the last good token is used,
+# nothing hangs), and --once with a fifo token (exit 2 at once, the file named). Takes about 60 s.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
 
-if [ "${1:-}" != inner ]; then
-	. "$TOPDIR/tests/lib/netns.sh"
-	if ! why=$(netns_can_run 2>&1); then
-		echo "skip daemon-faults: $why"
-		exit 0
-	fi
-	if [ ! -x "$AGENT" ]; then
-		echo "not ok daemon-faults: $AGENT is not built"
-		exit 1
-	fi
-	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$0" inner
-	rc=$?
-	[ $rc = 3 ] && echo "not ok daemon-faults: the a3-mega links could not be built"
-	exit $rc
-fi
-
 . "$TOPDIR/tests/lib/daemon_env.sh"
+[ "${1:-}" = inner ] || daemon_env_reexec daemon-faults "$0"
 trap daemon_env_cleanup EXIT
 trap 'exit 130' INT TERM
 failed=0
@@ -48,17 +33,40 @@ start_agent "$tmp/agent.log" --interval 10
 sleep 12                # two retries (5 s) and one resync (10 s) go by
 n=$(patches 0)
 lines=$(grep -c 'observation failed: nothing published' "$tmp/agent.log")
-if [ "$n" = 0 ] && [ "$lines" = 1 ] && grep -q "error=.*$GPU/config: PCI config space unreadable: 3 bytes" "$tmp/agent.log" &&
+st=$(reqs 0 | grep -c '^STATUS')
+if [ "$n" = 0 ] && [ "$st" = 0 ] && [ "$lines" = 1 ] && grep -q "error=.*$GPU/config: PCI config space unreadable: 3 bytes" "$tmp/agent.log" &&
    fresh_health; then
 	ok "daemon-faults unreadable function at start: no PATCH in 12 s, one log line naming $GPU/config, health fresh"
 else
-	nok "daemon-faults unreadable function at start" "$n PATCH, $lines lines: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+	nok "daemon-faults unreadable function at start" "$n PATCH, $st status, $lines lines: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+fi
+# 30 s without an observation: the condition says Unknown, once; annotations and labels untouched.
+wait_for '[ "$(reqs 0 | grep -c "^STATUS")" -ge 1 ]' 25
+sleep 6                 # a second status write would come with the next retries (5 s)
+if [ "$(patches 0)" = 0 ] && [ "$(reqs 0 | grep -c '^STATUS .* cond=Unknown/ObservationFailed')" = 1 ] &&
+   [ "$(reqs 0 | grep -cE '^(STATUS|EVENT)')" = 1 ] &&
+   grep -q 'published node=.* condition=Unknown reason=ObservationFailed' "$tmp/agent.log" &&
+   /usr/bin/python3 - "$state/node.json" "$GPU" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+c = [c for c in n["status"]["conditions"] if c["type"] == "FabricReady"][0]
+assert c["status"] == "Unknown" and c["reason"] == "ObservationFailed", c
+assert c["message"].startswith("the node could not be observed: ") and sys.argv[2] in c["message"], c
+assert c["lastTransitionTime"] == c["lastHeartbeatTime"], c
+assert not [k for k in n["metadata"].get("annotations", {}) if k.startswith("fabric.aicr.run/")], "annotations"
+assert not [k for k in n["metadata"].get("labels", {}) if k.startswith("fabric.aicr.run/")], "labels"
+PY
+then
+	ok "daemon-faults unobservable for 30 s: one status PATCH, FabricReady Unknown (ObservationFailed), no other write"
+else
+	nok "daemon-faults unobservable for 30 s" "$(reqs 0 | grep -vE '^GET' | tr '\n' '|'); log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
 fi
 m=$(mark)
 cp "$tmp/config.good" "$GPUDIR/config"
 if wait_for '[ "$(patches '"$m"')" -ge 1 ]' 8 && reqs "$m" | grep -q '^PATCH .*ready=true' &&
+   wait_for 'reqs '"$m"' | grep -q "^EVENT"' 3 && reqs "$m" | grep -q '^STATUS .* cond=True/TCPXOReady' &&
    grep -q 'observation made again' "$tmp/agent.log"; then
-	ok "daemon-faults repaired: published ready=true at the next retry"
+	ok "daemon-faults repaired: published ready=true at the next retry, the condition True again"
 else
 	nok "daemon-faults repaired" "$(reqs "$m" | tr '\n' '|'); log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
 fi
@@ -71,9 +79,9 @@ kill -HUP "$agent_pid"
 sleep 2
 ip link set eth3 down           # a real change, observed with the function still unreadable
 sleep 6.5
-n=$(patches "$m")
+n=$(reqs "$m" | grep -cE '^(PATCH|STATUS|EVENT)')
 if [ "$n" = 0 ] && grep -q "error=.*$GPU/vendor: invalid vendor ID 0x1234567890abcdef" "$tmp/agent.log" && fresh_health; then
-	ok "daemon-faults unreadable while published: no PATCH in 8.5 s (eth3 down meanwhile), the vendor file named"
+	ok "daemon-faults unreadable while published: no write in 8.5 s (eth3 down meanwhile), the vendor file named"
 else
 	nok "daemon-faults unreadable while published" "$n PATCH: $(reqs "$m" | grep '^PATCH' | tr '\n' '|'); log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
 fi

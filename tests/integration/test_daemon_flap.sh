@@ -10,23 +10,8 @@ TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
 
-if [ "${1:-}" != inner ]; then
-	. "$TOPDIR/tests/lib/netns.sh"
-	if ! why=$(netns_can_run 2>&1); then
-		echo "skip daemon-flap: $why"
-		exit 0
-	fi
-	if [ ! -x "$AGENT" ]; then
-		echo "not ok daemon-flap: $AGENT is not built"
-		exit 1
-	fi
-	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$0" inner
-	rc=$?
-	[ $rc = 3 ] && echo "not ok daemon-flap: the a3-mega links could not be built"
-	exit $rc
-fi
-
 . "$TOPDIR/tests/lib/daemon_env.sh"
+[ "${1:-}" = inner ] || daemon_env_reexec daemon-flap "$0"
 trap daemon_env_cleanup EXIT
 trap 'exit 130' INT TERM
 failed=0

@@ -6,9 +6,10 @@
 #   openapi/*      each rendered object against the Kubernetes 1.32 OpenAPI models, unknown fields
 #                  rejected (tests/k8s/manifests.mjs); planted/*: the same check names planted mistakes
 #   capture/*      the real agent's writes against tests/lib/fakeapi.py (netns, root): first publish,
-#                  a republish after the daemon pair went out of step, --cleanup
+#                  a republish after the daemon pair went out of step, --cleanup (each: the node's merge
+#                  patch, the status patch of its condition, the Event it posted)
 #   vap/*          the policy evaluator on small policies (tests/k8s/vap-selftest.mjs)
-#   admission/*    the rendered policy decided by @bufbuild/cel (cel-spec) over the AdmissionRequest
+#   admission/*    the rendered policies decided by @bufbuild/cel (cel-spec) over the AdmissionRequest
 #                  cases in tests/k8s/admission/ (tests/k8s/admission.mjs)
 # Env: TOPDIR, BUILD, TCPXO_AGENT. The npm packages come from `sh scripts/deps.sh test` (npm ci).
 set -u
@@ -122,11 +123,19 @@ with open(sys.argv[3], "w") as f:
     json.dump({"before": before, "writes": writes}, f, indent=1, sort_keys=True)
 def what(w):
     try:
-        ann = json.loads(w["body"]).get("metadata", {}).get("annotations", {}) or {}
-    except (ValueError, AttributeError):
+        body = json.loads(w["body"])
+    except ValueError:
         return ""
-    keys = lambda null: ",".join(sorted(k.split("/")[-1] for k, v in ann.items() if (v is None) == null))
-    return " (sets %s; removes %s)" % (keys(False) or "nothing", keys(True) or "nothing")
+    if w["method"] == "POST":
+        return " (Event %s)" % body.get("reason")
+    if w["path"].endswith("/status"):
+        c = ((body.get("status") or {}).get("conditions") or [{}])[0]
+        return " (condition %s %s)" % (c.get("type"), c.get("status") or c.get("$patch"))
+    meta = body.get("metadata", {}) or {}
+    keys = lambda m, null: ",".join(sorted(k.split("/")[-1] for k, v in (meta.get(m) or {}).items() if (v is None) == null))
+    return " (sets %s; removes %s; labels: sets %s, removes %s)" % (
+        keys("annotations", False) or "nothing", keys("annotations", True) or "nothing",
+        keys("labels", False) or "nothing", keys("labels", True) or "nothing")
 print("; ".join("%s %s%s" % (w["method"], w["path"], what(w)) for w in writes))
 PYEOF
 	) && [ -n "$_w" ]; then

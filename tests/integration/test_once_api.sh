@@ -45,12 +45,14 @@ want = [{"interfaceName": "eth%d" % (i + 1), "network": "gpu-nic-%d" % i} for i 
 eq(j["interfaces"], want, "interfaces")
 eq([(n["name"], n["network"]) for n in j["nics"]], [(w["interfaceName"], w["network"]) for w in want],
    "nics[].network")
-eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+eq(err, "tcpxo-agent: published on node %s: 5 annotations, 2 labels, condition FabricReady=True (TCPXOReady), "
+   "1 Event\n" % NODE, "stderr")
 EOF
 cp "$API_TMP/out" "$API_TMP/healthy.json"
 a healthy-requests <<'EOF'
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
-               ("GET", "/apis/networking.gke.io/v1/networks"), ("PATCH", "/api/v1/nodes/" + NODE)],
+               ("GET", "/apis/networking.gke.io/v1/networks"), ("PATCH", "/api/v1/nodes/" + NODE),
+               ("PATCH", "/api/v1/nodes/%s/status" % NODE), ("POST", "/apis/events.k8s.io/v1/namespaces/default/events")],
    "requests")
 eq(reqs[1]["query"], "fieldSelector=spec.nodeName%3D" + NODE, "pods query")
 eq(len(set(r["peer"] for r in reqs)), 1, "connections used (keep-alive)")
@@ -72,13 +74,41 @@ eq(att["schema"], "fabric.aicr.run/v1", "attachment schema")
 eq(att["versions"]["installer"], "v1.0.15", "attachment installer")
 eq(len(att["pairs"]), 8, "attachment pairs")
 eq(att["checks"], [], "attachment failed/warned checks")
+# The scheduling labels, in the same merge patch.
+eq(labels_of(patches[0]), {PREFIX + "profile": "tcpxo", PREFIX + "ready": "true"}, "labels")
+EOF
+a healthy-condition <<'EOF'
+eq(len(status_patches), 1, "status PATCH count")
+c = status_of(status_patches[0])
+eq((c["status"], c["reason"], c["message"]), ("True", "TCPXOReady", "tcpxo: ready (8/8 GPUs paired, 13 checks)"),
+   "condition")
+ok(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", c["lastTransitionTime"]), "lastTransitionTime %r" % c)
+eq(c["lastHeartbeatTime"], c["lastTransitionTime"], "lastHeartbeatTime set with it")
+eq(condition(), c, "the node's condition")
+# Merged by type: the kubelet's conditions are untouched, ours comes after them.
+eq(node["status"]["conditions"], orig["status"]["conditions"] + [c], "the node's conditions")
+EOF
+a healthy-event <<'EOF'
+eq(len(posts), 1, "POST count")
+eq(posts[0]["contentType"], "application/json", "POST Content-Type")
+e = json.loads(posts[0]["body"])
+eq((e["apiVersion"], e["kind"], e["metadata"]["namespace"]), ("events.k8s.io/v1", "Event", "default"), "Event kind")
+ok(e["metadata"]["name"].startswith(NODE + "."), "Event name %r" % e["metadata"]["name"])
+eq(e["regarding"], {"apiVersion": "v1", "kind": "Node", "name": NODE, "uid": orig["metadata"]["uid"]}, "regarding")
+eq((e["type"], e["reason"], e["action"]), ("Normal", "FabricReady", "Check"), "type, reason, action")
+eq((e["reportingController"], e["reportingInstance"]), ("fabric.aicr.run/tcpxo-agent", NODE), "reporting")
+eq(e["note"], "tcpxo: ready (8/8 GPUs paired, 13 checks). Changed: ready (none)→true, profile (none)→tcpxo, "
+   "runtime (none)→torch-distributed-tcpxo.", "note")
+ok(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", e["eventTime"]), "eventTime %r" % e["eventTime"])
+eq([x["metadata"]["name"] for x in events], [e["metadata"]["name"]], "events.json")
 EOF
 a healthy-node-after <<'EOF'
 eq({k: ann[k] for k in ann if k.startswith(PREFIX)}, patch_of(patches[0]), "our annotations on the node")
 eq(others(ann), orig_ann, "the node's other annotations")
-eq(node["metadata"]["labels"], orig["metadata"]["labels"], "labels")
-eq((node["spec"], node["status"]), (orig["spec"], orig["status"]), "spec and status")
-eq(int(node["metadata"]["resourceVersion"]), int(orig["metadata"]["resourceVersion"]) + 1, "resourceVersion")
+eq(labels, dict(orig["metadata"]["labels"], **{PREFIX + "profile": "tcpxo", PREFIX + "ready": "true"}), "labels")
+eq(node["spec"], orig["spec"], "spec")
+eq(dict(node["status"], conditions=orig["status"]["conditions"]), orig["status"], "status but the conditions")
+eq(int(node["metadata"]["resourceVersion"]), int(orig["metadata"]["resourceVersion"]) + 2, "resourceVersion")
 EOF
 api_describe >"$API_TMP/describe"
 if grep -q '^                    fabric.aicr.run/ready: true$' "$API_TMP/describe" &&
@@ -91,14 +121,15 @@ fi
 # For the README: what `kubectl describe node` shows after a publish (run.sh keeps it in its log).
 sed 's/^/# describe: /' "$API_TMP/describe"
 
-# A second run publishes nothing: the node already carries these values (no heartbeat).
+# A second run publishes nothing: the node already carries these values (no heartbeat, no Event).
 api_run a3-mega --once
 a healthy-idempotent <<'EOF'
 eq(rc, 0, "exit")
 eq(lines[0], "tcpxo: ready (8/8 GPUs paired, 13 checks)", "first line")
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods"),
-               ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH)")
-eq(err, "tcpxo-agent: node %s already carries these annotations: nothing to publish\n" % NODE, "stderr")
+               ("GET", "/apis/networking.gke.io/v1/networks")], "requests (no PATCH, no POST)")
+eq(err, "tcpxo-agent: node %s already carries this state: nothing to publish\n" % NODE, "stderr")
+eq(len(events), 1, "Events in all")
 EOF
 
 # --prefix: the same values under other keys; ours from before are not touched.
@@ -107,9 +138,29 @@ a prefix <<'EOF'
 eq(rc, 0, "exit")
 eq(len(patches), 1, "PATCH count")
 eq(sorted(patch_of(patches[0])), sorted("example.com/" + k for k in KEYS), "patched keys")
+eq(labels_of(patches[0]), {"example.com/profile": "tcpxo", "example.com/ready": "true"}, "patched labels")
 eq(ann["example.com/ready"], "true", "example.com/ready")
 eq(ann[PREFIX + "ready"], "true", "fabric.aicr.run/ready kept")
+eq(labels[PREFIX + "ready"], "true", "fabric.aicr.run/ready label kept")
 eq(others(others(ann), "example.com/"), orig_ann, "the node's other annotations")
+# The condition's type does not follow the prefix: FabricReady already says this.
+eq(status_patches, [], "status PATCHes")
+EOF
+
+# --no-labels: the node's labels of ours are removed; the annotations and the condition stay.
+api_run a3-mega --once --no-labels
+a no-labels <<'EOF'
+eq(rc, 0, "exit")
+eq((len(patches), len(status_patches), len(posts)), (1, 0, 0), "PATCH, status PATCH, POST")
+eq(json.loads(patches[0]["body"]), {"metadata": {"labels": {PREFIX + "profile": None, PREFIX + "ready": None}}},
+   "the patch")
+eq(labels, dict(orig["metadata"]["labels"], **{"example.com/profile": "tcpxo", "example.com/ready": "true"}), "labels")
+eq(err, "tcpxo-agent: published on node %s: 2 labels\n" % NODE, "stderr")
+EOF
+api_run a3-mega --once --no-labels
+a no-labels-idempotent <<'EOF'
+eq(rc, 0, "exit")
+eq([m for m, _ in methods()], ["GET", "GET", "GET"], "requests")
 EOF
 
 # --no-publish with the API configured: the facts are read, nothing is written.
@@ -137,10 +188,34 @@ eq(len(patches), 1, "PATCH count")
 p = patch_of(patches[0])
 eq(p[PREFIX + "ready"], "false", "published ready")
 eq(ann[PREFIX + "ready"], "false", "node's ready")
+eq(labels_of(patches[0]), {PREFIX + "profile": "tcpxo", PREFIX + "ready": "false"}, "labels")
 att = json.loads(p[PREFIX + "attachment"])
 ok(len(p[PREFIX + "attachment"].encode()) < 4096, "attachment under 4 KiB")
 eq([(c["id"], c["status"]) for c in att["checks"]], [("version-pair", "fail")], "attachment checks")
-eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+c = status_of(status_patches[0])
+eq((c["status"], c["reason"], c["message"]), ("False", "VersionPair", j["summary"]), "condition")
+eq(len(posts), 1, "POST count")
+e = json.loads(posts[0]["body"])
+eq((e["type"], e["reason"]), ("Warning", "FabricNotReady"), "Event type, reason")
+eq(e["note"], j["summary"] + ". Changed: ready (none)→false, profile (none)→tcpxo, runtime (none)→torch-distributed-tcpxo. "
+   "Failed checks: version-pair.", "Event note")
+eq(err, "tcpxo-agent: published on node %s: 5 annotations, 2 labels, condition FabricReady=False (VersionPair), "
+   "1 Event\n" % NODE, "stderr")
+EOF
+# The daemon pair is fixed: ready again, reason and message follow; one Event says so.
+cp "$TOPDIR/fixtures/kube/pods-healthy.json" "$API_STATE/pods.json"
+api_run a3-mega --once
+a skew-fixed <<'EOF'
+eq(rc, 0, "exit")
+eq(sorted(patch_of(patches[0])), sorted(PREFIX + k for k in ("ready", "attachment")), "patched keys")
+eq(labels_of(patches[0]), {PREFIX + "ready": "true"}, "patched labels")
+c = status_of(status_patches[0])
+eq((c["status"], c["reason"]), ("True", "TCPXOReady"), "condition")
+ok("lastTransitionTime" in c, "a new status sets lastTransitionTime")
+e = json.loads(posts[0]["body"])
+eq((e["type"], e["reason"], e["note"]), ("Normal", "FabricReady",
+   "tcpxo: ready (8/8 GPUs paired, 13 checks). Changed: ready false→true."), "Event")
+eq([x["reason"] for x in events], ["FabricNotReady", "FabricReady"], "events.json")
 EOF
 
 # ---- retired daemon flags: Google's pre-v1.0.18 sample command on a v1.0.21 daemon warns ----
@@ -169,6 +244,7 @@ eq((c["status"], c["message"]), ("fail", msg), "daemon-args")
 eq(j["summary"], "tcpxo: not ready: daemon-args: " + msg, "summary")
 ok("exits at start" in c["remedy"], "remedy: %r" % c["remedy"])
 eq(patch_of(patches[0])[PREFIX + "ready"], "false", "published ready")
+eq(status_of(status_patches[0])["reason"], "DaemonArgs", "condition reason")
 EOF
 
 # ---- an NCCL test pod (Google's nccl-test-latest.yaml shape) runs the plugin image at another tag ----
@@ -355,6 +431,7 @@ ok(PREFIX + "interfaces" in p and p[PREFIX + "interfaces"] is None, "interfaces 
 eq(p[PREFIX + "ready"], "false", "published ready")
 ok(PREFIX + "interfaces" not in ann, "interfaces gone from the node")
 eq(ann[PREFIX + "profile"], "tcpxo", "profile kept")
+eq(status_of(status_patches[0])["reason"], "Networks", "condition reason")
 EOF
 
 # ---- nic-info disagreeing with the kernel (eth1/eth2 PCI addresses swapped) ----
@@ -389,21 +466,35 @@ a networks-api-absent <<'EOF'
 eq(rc, 0, "exit")
 eq(check("networks")["status"], "pass", "networks")
 eq(reqs[2]["path"], "/apis/networking.gke.io/v1/networks", "third request")
-eq(len(patches), 1, "PATCH count")
+eq((len(patches), len(status_patches), len(posts)), (1, 1, 1), "PATCH, status PATCH, POST")
 EOF
 
-# ---- --cleanup: one merge patch removing our five keys, nothing else ----
+# ---- --cleanup: two writes: one merge patch removing our keys and labels, one removing the condition ----
 api_state node-fixture-a3mega pods-healthy networks
 api_run a3-mega --once
 api_run a3-mega --cleanup
 a cleanup <<'EOF'
 eq(rc, 0, "exit")
-eq(methods(), [("PATCH", "/api/v1/nodes/" + NODE)], "requests")
+eq(methods(), [("PATCH", "/api/v1/nodes/" + NODE), ("PATCH", "/api/v1/nodes/%s/status" % NODE)], "requests")
 eq(patch_of(patches[0]), {PREFIX + k: None for k in KEYS}, "cleanup patch")
+eq(labels_of(patches[0]), {PREFIX + "profile": None, PREFIX + "ready": None}, "cleanup patch labels")
+eq(status_patches[0]["contentType"], "application/strategic-merge-patch+json", "status cleanup Content-Type")
+eq(json.loads(status_patches[0]["body"]), {"status": {"conditions": [{"$patch": "delete", "type": "FabricReady"}]}},
+   "status cleanup patch")
 eq(ann, orig_ann, "annotations after cleanup")
 eq(node["metadata"]["labels"], orig["metadata"]["labels"], "labels")
+eq(node["status"], orig["status"], "status (the kubelet's conditions kept)")
 eq(out, "", "stdout")
-eq(err, "tcpxo-agent: removed the fabric.aicr.run/ annotations from node %s\n" % NODE, "stderr")
+eq(err, "tcpxo-agent: removed the fabric.aicr.run/ annotations and labels and the FabricReady condition from node "
+   "%s\n" % NODE, "stderr")
+EOF
+# Again on a clean node: the same two writes, which change nothing (no new resourceVersion).
+cp "$API_STATE/node.json" "$API_TMP/node.before.json"
+api_run a3-mega --cleanup
+a cleanup-again <<'EOF'
+eq(rc, 0, "exit")
+eq(len(reqs), 2, "requests")
+eq(node, json.load(open(os.path.join(tmp, "node.before.json"))), "the node")
 EOF
 API_NOSERVER=1 api_run a3-mega --cleanup
 a cleanup-api-down <<'EOF'

@@ -33,7 +33,8 @@ api_run a3-mega --once
 a 401-once <<'EOF'
 eq(rc, 0, "exit")
 eq([(r["method"], r["fault"]) for r in reqs],
-   [("GET", "401"), ("GET", None), ("GET", None), ("GET", None), ("PATCH", None)], "requests")
+   [("GET", "401"), ("GET", None), ("GET", None), ("GET", None), ("PATCH", None), ("PATCH", None), ("POST", None)],
+   "requests")
 eq(reqs[0]["path"], reqs[1]["path"], "the node GET repeated")
 eq(len(patches), 1, "PATCH count")
 EOF
@@ -45,7 +46,7 @@ api_run a3-mega --once
 { printf '%s' "$PRINTED$UNPUBLISHED"; cat; } <<'EOF' | a 401-always
 eq(rc, 2, "exit")
 eq([r["path"] for r in reqs].count("/api/v1/nodes/" + NODE), 2, "node GETs")
-ok("HTTP 401 Unauthorized" in err and "(the credentials need get and patch on nodes, list on pods)" in err,
+ok("HTTP 401 Unauthorized" in err and "(the credentials need get and patch on nodes, patch on nodes/status, list on pods, create on events.k8s.io events)" in err,
    "stderr says 401 and what is needed")
 EOF
 
@@ -58,7 +59,8 @@ eq(rc, 2, "exit")
 eq(methods(), [("GET", "/api/v1/nodes/" + NODE), ("GET", "/api/v1/pods")], "requests (no retry of a 403)")
 eq(err.splitlines()[0], "tcpxo-agent: reading node %s: GET /api/v1/nodes/%s: HTTP 403 Forbidden: nodes is "
    "forbidden: User \"system:serviceaccount:tcpxo:tcpxo-agent\" cannot access this resource "
-   "(the credentials need get and patch on nodes, list on pods)" % (NODE, NODE), "stderr")
+   "(the credentials need get and patch on nodes, patch on nodes/status, list on pods, create on events.k8s.io "
+   "events)" % (NODE, NODE), "stderr")
 EOF
 
 # ---- 404: the node does not exist (a wrong --node / NODE_NAME) ----
@@ -93,9 +95,10 @@ api_fault '{"mode": "500", "count": 2}'
 api_run a3-mega --once
 a 500-twice <<'EOF'
 eq(rc, 0, "exit")
-eq([r["fault"] for r in reqs], ["500", "500", None, None, None, None], "faults seen")
+eq([r["fault"] for r in reqs], ["500", "500", None, None, None, None, None, None], "faults seen")
 eq(len(patches), 1, "PATCH count")
-eq(err, "tcpxo-agent: published 5 annotations on node %s\n" % NODE, "stderr")
+eq(err, "tcpxo-agent: published on node %s: 5 annotations, 2 labels, condition FabricReady=True (TCPXOReady), "
+   "1 Event\n" % NODE, "stderr")
 EOF
 
 # ---- 500 forever: bounded retries, exit 2 well within a minute ----
@@ -111,7 +114,7 @@ EOF
 
 # ---- 503 on the Networks list only: optional facts, the run still publishes ----
 fresh
-api_fault '{"mode": "503", "path": "/apis/"}'
+api_fault '{"mode": "503", "path": "/apis/networking.gke.io/"}'
 api_run a3-mega --once --json
 a networks-503 <<'EOF'
 eq(rc, 0, "exit")
@@ -126,7 +129,7 @@ api_fault '{"mode": "slow", "delay": 0.5}'
 api_run a3-mega --once
 a slow <<'EOF'
 eq(rc, 0, "exit")
-eq([r["fault"] for r in reqs], ["slow"] * 4, "faults seen")
+eq([r["fault"] for r in reqs], ["slow"] * 6, "faults seen")
 ok(2.0 <= wall < 15, "took %.2f s" % wall)
 eq(len(patches), 1, "PATCH count")
 EOF
@@ -183,6 +186,58 @@ eq(len(patches), 3, "PATCH attempts")
 eq(ann, orig_ann, "node annotations")
 eq(err, "tcpxo-agent: publish failed: PATCH node %s: PATCH /api/v1/nodes/%s: HTTP 500 Internal Server Error: "
    "Internal error occurred: fake fault (after 3 attempts)\n" % (NODE, NODE), "stderr")
+EOF
+
+# ---- the status PATCH answered 500 (forever): the annotations are published, the node's Event posted, exit 2 ----
+fresh
+api_fault '{"mode": "500", "method": "PATCH", "path": "/api/v1/nodes/'"$API_NODE"'/status"}'
+api_run a3-mega --once
+{ printf '%s' "$PRINTED"; cat; } <<'EOF' | a status-patch-500
+eq(rc, 2, "exit")
+eq((len(patches), len(status_patches), len(posts)), (1, 3, 1), "PATCH, status PATCH attempts, POST")
+eq(ann[PREFIX + "ready"], "true", "annotations published")
+eq(condition(), None, "no condition")
+eq([e["reason"] for e in events], ["FabricReady"], "the transition's Event")
+eq(err, "tcpxo-agent: published on node %s: 5 annotations, 2 labels, 1 Event\n"
+   "tcpxo-agent: publish failed: PATCH node %s/status: PATCH /api/v1/nodes/%s/status: HTTP 500 Internal "
+   "Server Error: Internal error occurred: fake fault (after 3 attempts)\n" % (NODE, NODE, NODE), "stderr")
+EOF
+# The next run writes only the condition (the annotations are there): no second Event.
+api_fault ""
+api_run a3-mega --once
+a status-patch-500-retried <<'EOF'
+eq(rc, 0, "exit")
+eq((len(patches), len(status_patches), len(posts)), (0, 1, 0), "PATCH, status PATCH, POST")
+eq(condition()["status"], "True", "condition")
+eq(err, "tcpxo-agent: published on node %s: condition FabricReady=True (TCPXOReady)\n" % NODE, "stderr")
+EOF
+
+# ---- RBAC without nodes/status (an older ClusterRole): one 403, said clearly, exit 2 ----
+fresh
+printf '%s\n' '{"forbidden": ["nodes/status:patch"]}' >"$API_STATE/settings"
+api_run a3-mega --once
+a status-forbidden <<'EOF'
+eq(rc, 2, "exit")
+eq(len(status_patches), 1, "status PATCH attempts (a 403 is not retried)")
+eq(ann[PREFIX + "ready"], "true", "annotations published")
+ok(err.splitlines()[1].startswith("tcpxo-agent: publish failed: PATCH node %s/status: PATCH /api/v1/nodes/%s/status: "
+   "HTTP 403 Forbidden: nodes is forbidden: User \"system:serviceaccount:tcpxo:tcpxo-agent\" cannot patch resource "
+   "\"nodes/status\"" % (NODE, NODE)), "stderr: %r" % err)
+EOF
+
+# ---- RBAC without events create: the Event is refused once (not retried), exit 2 ----
+fresh
+printf '%s\n' '{"forbidden": ["events:create"]}' >"$API_STATE/settings"
+api_run a3-mega --once
+a events-forbidden <<'EOF'
+eq(rc, 2, "exit")
+eq((len(patches), len(status_patches), len(posts)), (1, 1, 1), "PATCH, status PATCH, POST")
+eq(condition()["status"], "True", "condition published")
+eq(events, [], "Events")
+# The client keeps the first 255 bytes of an answer's message.
+ok(err.splitlines()[1].startswith("tcpxo-agent: publish failed: Event Node %s FabricReady: POST "
+   "/apis/events.k8s.io/v1/namespaces/default/events: HTTP 403 Forbidden: events.events.k8s.io is forbidden: "
+   "User \"system:serviceaccount:tcpxo:tcpxo-agent\" cannot create resource" % NODE), "stderr: %r" % err)
 EOF
 
 # ---- no server at all ----

@@ -5,8 +5,9 @@
 //                  its bindings is applied to each request, as an API server with them installed would.
 //   DIR            base.yaml (named users and nodes) and cases/*.yaml (lists of cases); see base.yaml.
 //   --captures     the agent's real writes (tests/integration/test_manifests.sh makes them against the
-//                  fake API): NAME.json = {"before": node, "writes": [{method, path, contentType, body}]}.
-//                  Without it, the cases built on them are skipped.
+//                  fake API): NAME.json = {"before": node, "writes": [{method, path, contentType, body}]}
+//                  (PATCHes of the node and its status, POSTs of Events). Without it, the cases built on
+//                  them are skipped.
 // Prints "ok|not ok|skip admission/NAME: ..." per case and a closing count; exits 1 on any failure.
 import fs from "node:fs";
 import path from "node:path";
@@ -53,7 +54,23 @@ const pairs = policies.flatMap((p) => bindings.filter((b) => b.spec && b.spec.po
 	}
 }
 
-// ---- named users and nodes: an entry is a value, {file: PATH} or {like: NAME, patch: MERGE-PATCH} ----
+// ---- the node policy names every NodeStatus field but conditions (Kubernetes 1.32's model): none may change ----
+{
+	try {
+		const { model } = await import("./openapi.mjs");
+		const node = policies.find((p) => (p.spec.matchConstraints.resourceRules || []).some((r) => (r.resources || []).includes("nodes/status")));
+		if (!node) throw new Error("no policy matches nodes/status");
+		const text = node.spec.validations.map((v) => v.expression).join("\n");
+		const fields = [...model("V1NodeStatus").fields.keys()].filter((f) => f !== "conditions");
+		const missing = fields.filter((f) => !text.includes(`object.status.${f} == oldObject.status.${f}`));
+		if (missing.length) throw new Error(`NodeStatus fields the policy lets change: ${missing.join(", ")}`);
+		print(`ok admission/policy-status-fields: all ${fields.length} NodeStatus fields but conditions held equal`);
+	} catch (e) {
+		bad("policy-status-fields", e.message);
+	}
+}
+
+// ---- named users, nodes and events: an entry is a value, {file: PATH} or {like: NAME, patch: MERGE-PATCH} ----
 const base = readYaml(path.join(opt.cases, "base.yaml"));
 
 function resolve(table, what, ref, seen = []) {
@@ -75,14 +92,20 @@ function loadCapture(name) {
 	return JSON.parse(fs.readFileSync(f, "utf8"));
 }
 
-// The write of capture NAME to the node ("NAME") or to a subresource ("NAME/status"), and the node
-// as the server held it just before (every earlier write of that run applied in order).
+// The write of capture NAME to the node ("NAME"), to a subresource ("NAME/status") or the first Event it
+// posted ("NAME/events"), and the node as the server held it just before (every earlier PATCH of that run
+// applied in order).
 function agentWrite(ref) {
 	const [name, sub = ""] = ref.split("/");
 	const cap = loadCapture(name);
 	if (!cap) return null;
 	let node = cap.before;
 	for (const w of cap.writes) {
+		const ev = /^\/apis\/events\.k8s\.io\/v1\/namespaces\/([^/]+)\/events$/.exec(w.path);
+		if (ev && w.method === "POST") {
+			if (sub === "events") return { event: JSON.parse(w.body), namespace: ev[1] };
+			continue;
+		}
 		const m = /^\/api\/v1\/nodes\/([^/]+)(?:\/([^/]+))?$/.exec(w.path);
 		if (!m) throw new Error(`capture ${name}: a write to ${w.path} is not modelled`);
 		if (w.method !== "PATCH") throw new Error(`capture ${name}: ${w.method} ${w.path} is not modelled`);
@@ -90,7 +113,7 @@ function agentWrite(ref) {
 		if ((m[2] || "") === sub) return { name: m[1], sub, oldObject: node, body, contentType: w.contentType };
 		node = applyPatch(node, body, w.contentType);
 	}
-	throw new Error(`capture ${name} has no PATCH of nodes/NAME${sub ? "/" + sub : ""} (writes: ${cap.writes.map((w) => w.method + " " + w.path).join(", ") || "none"})`);
+	throw new Error(`capture ${name} has no ${sub === "events" ? "Event" : "PATCH of nodes/NAME" + (sub ? "/" + sub : "")} (writes: ${cap.writes.map((w) => w.method + " " + w.path).join(", ") || "none"})`);
 }
 
 const OPTIONS_KIND = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: "DeleteOptions", CONNECT: null };
@@ -98,30 +121,39 @@ const OPTIONS_KIND = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE:
 // The AdmissionRequest as the API server serializes it for CEL (omitempty fields absent).
 function buildRequest(c) {
 	let oldObject = c.oldObject === undefined ? undefined : resolve("nodes", "node", c.oldObject);
-	let object, sub = c.subResource || "", name = c.name;
+	let object, sub = c.subResource || "", name = c.name, operation = c.operation || "UPDATE";
+	let resourceRef = c.resource || "nodes", namespace = c.namespace;
 	if (c.agent !== undefined) {
 		const w = agentWrite(c.agent);
 		if (!w) return null;
-		oldObject = w.oldObject;
-		object = applyPatch(oldObject, w.body, w.contentType);
-		sub = w.sub;
-		name = name || w.name;
+		if (w.event) {
+			// An Event the agent posted: a CREATE of events.k8s.io/v1 events in its namespace.
+			object = w.event;
+			operation = "CREATE";
+			resourceRef = "events.k8s.io/v1/events";
+			namespace = w.namespace;
+		} else {
+			oldObject = w.oldObject;
+			object = applyPatch(oldObject, w.body, w.contentType);
+			sub = w.sub;
+			name = name || w.name;
+		}
 	} else if (c.patch !== undefined) {
 		if (!oldObject) throw new Error("patch needs an oldObject");
 		object = applyPatch(oldObject, c.patch, c.patchType === "strategic" ? "application/strategic-merge-patch+json" : "application/merge-patch+json");
 	} else if (c.object !== undefined) {
-		object = resolve("nodes", "node", c.object);
+		object = resourceRef.endsWith("/events") ? resolve("events", "event", c.object) : resolve("nodes", "node", c.object);
 	} else {
 		throw new Error("a case needs agent, patch or object");
 	}
-	const operation = c.operation || "UPDATE";
 	if (!(operation in OPTIONS_KIND)) throw new Error(`operation ${operation}`);
 	if (operation === "CREATE" && oldObject) throw new Error("CREATE has no oldObject");
 	if (operation === "DELETE" && object) throw new Error("DELETE has no object (object: null)");
 	const ref = object || oldObject;
 	const [group, version] = ref.apiVersion.includes("/") ? ref.apiVersion.split("/") : ["", ref.apiVersion];
-	const r = (c.resource || "nodes").split("/");
-	const resource = r.length === 3 ? { group: r[0], version: r[1], resource: r[2] } : { group: "", version: "v1", resource: r[0] };
+	const r = resourceRef.split("/");
+	const resource = r.length === 3 ? { group: r[0], version: r[1], resource: r[2] }
+		: r.length === 2 ? { group: "", version: r[0], resource: r[1] } : { group: "", version: "v1", resource: r[0] };
 	const kind = { group, version, kind: ref.kind };
 	const userInfo = resolve("users", "user", c.user === undefined ? "agent" : c.user);
 	const request = {
@@ -129,7 +161,7 @@ function buildRequest(c) {
 		kind, resource, requestKind: kind, requestResource: resource,
 		...(sub ? { subResource: sub, requestSubResource: sub } : {}),
 		name: name || ref.metadata.name,
-		...(c.namespace ? { namespace: c.namespace } : {}),
+		...(namespace ? { namespace } : {}),
 		operation, userInfo,
 		...(OPTIONS_KIND[operation] ? { options: { apiVersion: "meta.k8s.io/v1", kind: OPTIONS_KIND[operation] } } : {}),
 	};

@@ -1,8 +1,10 @@
 // patch.mjs - the two patch types the agent sends, applied the way the API server applies them: JSON merge patch (RFC 7386) and the strategic merge patch of a Node.
 //
 // Strategic merge: maps merge, `null` deletes, lists are replaced unless the Node's Go types give
-// them a patch strategy (the table below: merge by key, or a set of scalars). Directives ($patch,
-// $retainKeys, $setElementOrder, $deleteFromPrimitiveList) are not modelled and throw.
+// them a patch strategy (the table below: merge by key, or a set of scalars). Of the directives, only
+// {"$patch": "delete"} on an element of a list merged by key is modelled (the agent's --cleanup removes
+// its condition so); the others ($patch elsewhere, $retainKeys, $setElementOrder,
+// $deleteFromPrimitiveList) throw.
 
 const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 const isMap = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -54,6 +56,11 @@ function mergeList(target, patch, path) {
 	for (const item of patch) {
 		if (!isMap(item) || !(how.key in item)) throw new Error(`${path}: an item without merge key ${how.key}`);
 		const i = out.findIndex((o) => isMap(o) && o[how.key] === item[how.key]);
+		if ("$patch" in item) {
+			if (item.$patch !== "delete") throw new Error(`${path}: $patch ${item.$patch} is not modelled`);
+			if (i >= 0) out.splice(i, 1);
+			continue;
+		}
 		if (i < 0) out.push(clone(item));
 		else out[i] = strategic(out[i], item, `${path}[]`);
 	}

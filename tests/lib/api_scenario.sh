@@ -181,9 +181,13 @@ try:
 except ValueError:
     j = None
 reqs = [json.loads(l) for l in read(os.path.join(state, "requests.log")).splitlines()]
-patches = [r for r in reqs if r["method"] == "PATCH"]
+patches = [r for r in reqs if r["method"] == "PATCH" and not r["path"].endswith("/status")]
+status_patches = [r for r in reqs if r["method"] == "PATCH" and r["path"].endswith("/status")]
+posts = [r for r in reqs if r["method"] == "POST"]
 node = json.loads(read(os.path.join(state, "node.json"), "{}"))
 ann = node.get("metadata", {}).get("annotations") or {}
+labels = node.get("metadata", {}).get("labels") or {}
+events = (json.loads(read(os.path.join(state, "events.json"), "{}") or "{}").get("items") or [])
 orig = json.loads(read(orig_path, "{}"))
 orig_ann = orig.get("metadata", {}).get("annotations") or {}
 NODE = orig.get("metadata", {}).get("name")
@@ -214,12 +218,36 @@ def check(cid):
 
 
 def patch_of(r):
-    """The annotations a PATCH sets, after checking it is a merge patch of annotations only."""
+    """The annotations a PATCH sets, after checking it is a merge patch of annotations and labels only."""
     eq(r["contentType"], "application/merge-patch+json", "PATCH Content-Type")
     body = json.loads(r["body"])
     eq(list(body), ["metadata"], "PATCH top-level keys")
-    eq(list(body["metadata"]), ["annotations"], "PATCH metadata keys")
-    return body["metadata"]["annotations"]
+    ok(set(body["metadata"]) <= {"annotations", "labels"}, "PATCH metadata keys: %r" % list(body["metadata"]))
+    return body["metadata"].get("annotations", {})
+
+
+def labels_of(r):
+    """The labels a node PATCH sets (after the checks of patch_of)."""
+    patch_of(r)
+    return json.loads(r["body"])["metadata"].get("labels", {})
+
+
+def status_of(r):
+    """The FabricReady entry a status PATCH sets, after checking it is a strategic merge of that one condition."""
+    eq(r["contentType"], "application/strategic-merge-patch+json", "status PATCH Content-Type")
+    body = json.loads(r["body"])
+    eq(list(body), ["status"], "status PATCH top-level keys")
+    eq(list(body["status"]), ["conditions"], "status PATCH status keys")
+    eq(len(body["status"]["conditions"]), 1, "status PATCH conditions")
+    c = body["status"]["conditions"][0]
+    eq(c.get("type"), "FabricReady", "condition type")
+    return c
+
+
+def condition():
+    """The FabricReady condition on the node now (None when absent)."""
+    found = [c for c in (node.get("status", {}).get("conditions") or []) if c.get("type") == "FabricReady"]
+    return found[0] if found else None
 
 
 def methods():
@@ -246,9 +274,12 @@ print("ok " + name)
 
 # api_assert NAME: run the python assertions on stdin against the last api_run; print "ok NAME" or
 # "not ok NAME: why" and return 1. The assertions see: rc, wall, out, err, lines (stdout's), j (stdout
-# as JSON or None), reqs (this run's requests), patches, node (node.json now) and ann (its
-# annotations), orig and orig_ann (the node fixture), NODE, PREFIX, KEYS; eq(got, want, what),
-# ok(cond, what), check(id), patch_of(request) (the annotations it sets), methods(), others(ann).
+# as JSON or None), reqs (this run's requests), patches (PATCHes of the node), status_patches
+# (of nodes/N/status), posts (POSTs: Events), node (node.json now), ann and labels (its annotations
+# and labels), events (events.json: every Event posted to this state), orig and orig_ann (the node
+# fixture), NODE, PREFIX, KEYS; eq(got, want, what), ok(cond, what), check(id), patch_of(request)
+# (the annotations it sets), labels_of(request), status_of(request) (the condition it sets),
+# condition() (the node's FabricReady now), methods(), others(ann).
 # Every request of the run must have carried the current token.
 api_assert() {
 	"$API_PY" -c "$_API_ASSERT_PY" "$API_TMP" "$API_STATE" "${API_RC:-125}" "${API_WALL:-0}" "$1" \

@@ -196,10 +196,10 @@ def _():
 	sa = one("ServiceAccount")["metadata"]["name"]
 	subj = one("ClusterRoleBinding")["subjects"]
 	check(subj == [{"kind": "ServiceAccount", "name": sa, "namespace": ns}], "binding subjects %s" % subj)
-	pol = one("ValidatingAdmissionPolicy")
 	user = "system:serviceaccount:%s:%s" % (ns, sa)
-	mcs = " ".join(m["expression"] for m in pol["spec"]["matchConditions"])
-	check("'%s'" % user in mcs, "policy matchConditions do not name %s" % user)
+	for pol in objs("ValidatingAdmissionPolicy"):
+		mcs = " ".join(m["expression"] for m in pol["spec"]["matchConditions"])
+		check("'%s'" % user in mcs, "policy %s matchConditions do not name %s" % (pol["metadata"]["name"], user))
 	for where, spec in pod_specs():
 		if spec.get("automountServiceAccountToken", True):
 			check(spec.get("serviceAccountName") == sa, "%s runs with a token but not as %s" % (where, sa))
@@ -207,9 +207,10 @@ def _():
 
 @case("rbac-least-privilege")
 def _():
-	# networks: list only (the agent reads GET /apis/networking.gke.io/v1/networks, never one by name).
-	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "pods", "list"),
-	        ("networking.gke.io", "networks", "list")}
+	# networks: list only (the agent reads GET /apis/networking.gke.io/v1/networks, never one by name);
+	# nodes/status: patch (the FabricReady condition); events: create only (never read, changed, deleted).
+	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "nodes/status", "patch"), ("", "pods", "list"),
+	        ("networking.gke.io", "networks", "list"), ("events.k8s.io", "events", "create")}
 	check(not objs("Role") and not objs("RoleBinding"), "unexpected namespaced Role/RoleBinding")
 	role = one("ClusterRole")
 	check("aggregationRule" not in role, "aggregated ClusterRole")
@@ -360,19 +361,29 @@ def _():
 
 @case("policy-static")
 def _():
-	pol = one("ValidatingAdmissionPolicy")
-	check(pol["apiVersion"] == "admissionregistration.k8s.io/v1", "policy apiVersion %s" % pol["apiVersion"])
-	spec = pol["spec"]
-	check(spec.get("failurePolicy") == "Fail", "failurePolicy must be Fail")
-	rr = spec["matchConstraints"]["resourceRules"]
-	check(rr == [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["UPDATE"], "resources": ["nodes"]}], "resourceRules %s" % rr)
-	text = " ".join(v["expression"] for v in spec["validations"])
-	check("'%s' in request.userInfo.extra" % NODE_NAME_CLAIM in text, "no `'%s' in request.userInfo.extra`" % NODE_NAME_CLAIM)
-	check("startsWith('%s')" % PREFIX in text, "the prefix %s is not in the CEL" % PREFIX)
-	b = one("ValidatingAdmissionPolicyBinding")
-	check(b["apiVersion"] == "admissionregistration.k8s.io/v1", "binding apiVersion")
-	check(b["spec"]["policyName"] == pol["metadata"]["name"], "binding names %s" % b["spec"]["policyName"])
-	check(b["spec"]["validationActions"] == ["Deny"], "binding actions %s" % b["spec"]["validationActions"])
+	# Two policies: the node (annotations, labels, the FabricReady condition) and the Events.
+	want = {"tcpxo-agent-own-node-annotations": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["UPDATE"],
+	                                              "resources": ["nodes", "nodes/status"]}],
+	        "tcpxo-agent-own-events": [{"apiGroups": ["events.k8s.io"], "apiVersions": ["v1"], "operations": ["CREATE"],
+	                                    "resources": ["events"]}]}
+	pols = objs("ValidatingAdmissionPolicy")
+	check(sorted(p["metadata"]["name"] for p in pols) == sorted(want), "policies %s" % [p["metadata"]["name"] for p in pols])
+	for pol in pols:
+		name = pol["metadata"]["name"]
+		check(pol["apiVersion"] == "admissionregistration.k8s.io/v1", "policy apiVersion %s" % pol["apiVersion"])
+		spec = pol["spec"]
+		check(spec.get("failurePolicy") == "Fail", "%s: failurePolicy must be Fail" % name)
+		rr = spec["matchConstraints"]["resourceRules"]
+		check(rr == want[name], "%s: resourceRules %s" % (name, rr))
+		text = " ".join([v["expression"] for v in spec["validations"]] + [v["expression"] for v in spec.get("variables", [])])
+		check("'%s' in request.userInfo.extra" % NODE_NAME_CLAIM in text, "%s: no `'%s' in request.userInfo.extra`" % (name, NODE_NAME_CLAIM))
+		b = one("ValidatingAdmissionPolicyBinding", name)
+		check(b["apiVersion"] == "admissionregistration.k8s.io/v1", "binding apiVersion")
+		check(b["spec"]["policyName"] == name, "binding names %s" % b["spec"]["policyName"])
+		check(b["spec"]["validationActions"] == ["Deny"], "binding actions %s" % b["spec"]["validationActions"])
+	node = " ".join(v["expression"] for v in one("ValidatingAdmissionPolicy", "tcpxo-agent-own-node-annotations")["spec"]["validations"])
+	check("startsWith('%s')" % PREFIX in node, "the prefix %s is not in the CEL" % PREFIX)
+	check("c.type != 'FabricReady'" in node, "the condition type FabricReady is not in the CEL")
 
 
 sys.exit(1 if failed else 0)

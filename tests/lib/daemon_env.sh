@@ -1,7 +1,10 @@
-# daemon_env.sh - sourced by the daemon fault tests (inside their private netns): the fake API
+# daemon_env.sh - sourced by the daemon tests (inside their private netns): the fake API
 # server over TLS with the a3-mega node and healthy pods, a copy of the a3-mega tree, and helpers
 # to start and stop the agent and to read the request log.
-#   daemon_env_setup        sets $tmp, $state, $root, $SERVER, $NODE; starts the fake API (0, or 1 with a line)
+#   daemon_env_reexec NAME SCRIPT  outside the namespace: run `sh SCRIPT inner` in a fresh one with the
+#                           a3-mega links and exit with its status (skip NAME without root or netns)
+#   daemon_env_setup        sets $tmp, $state, $root, $SERVER, $NODE; starts the fake API (0, or 1 with a line);
+#                           it serves DAEMON_ENV_API_SECONDS (600)
 #   start_agent LOG ARGS... the agent on $root against the fake API ($agent_pid)
 #   stop_agent              SIGTERM, wait: $stop_rc, $stop_ms
 #   mark / reqs MARK        the request log's length now / its requests after MARK (daemon_requests.py lines)
@@ -21,6 +24,22 @@ daemon_env_cleanup() {
 	done
 	[ -n "$tmp" ] && rm -rf "$tmp"
 	[ -n "$root" ] && rm -rf "$root"
+}
+
+daemon_env_reexec() {
+	. "$TOPDIR/tests/lib/netns.sh"
+	if ! _why=$(netns_can_run 2>&1); then
+		echo "skip $1: $_why"
+		exit 0
+	fi
+	if [ ! -x "$AGENT" ]; then
+		echo "not ok $1: $AGENT is not built"
+		exit 1
+	fi
+	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$2" inner
+	_rc=$?
+	[ $_rc = 3 ] && echo "not ok $1: the a3-mega links could not be built"
+	exit $_rc
 }
 
 daemon_env_setup() {
@@ -45,7 +64,8 @@ PY
 	cp "$state/node.json" "$tmp/node.json"
 	cp "$TOPDIR/fixtures/kube/pods-healthy.json" "$state/pods.json"
 	/usr/bin/python3 "$TOPDIR/tests/lib/fakeapi.py" --state "$state" --port-file "$tmp/port" \
-		--cert "$tmp/certs/server.crt" --key "$tmp/certs/server.key" --max-seconds 600 2>"$tmp/fakeapi.err" &
+		--cert "$tmp/certs/server.crt" --key "$tmp/certs/server.key" --max-seconds "${DAEMON_ENV_API_SECONDS:-600}" \
+		2>"$tmp/fakeapi.err" &
 	api_pid=$!
 	_i=0
 	while [ ! -s "$tmp/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done

@@ -4,15 +4,22 @@
 Usage: daemon_requests.py LOG FROM [PREFIX]
 Prints one line per request after the first FROM lines of LOG:
   METHOD PATH auth=ok|bad|none fault=MODE|- [status=N] [watch] [ready=V] [nulls=k1,k2] [fail=id1,id2]
+  STATUS PATH auth=... [status=N] cond=STATUS/REASON
+  EVENT PATH auth=... [status=N] event=KIND/NAME/REASON
 status is the answer's (absent when none was sent: a hang, a dropped connection), watch marks a
-watch stream; ready/nulls/fail describe a PATCH body: the ready value written, the keys set to
-null (removed) and the ids of the failed checks in the attachment.
+watch stream; ready/nulls/fail describe a PATCH body of the node: the ready value written, the keys
+set to null (removed) and the ids of the failed checks in the attachment. A PATCH of nodes/N/status
+is shown as STATUS with the condition it sets (so `grep '^PATCH'` counts the node's merge patches
+alone), a POST of an Event as EVENT with what it regards and its reason.
 """
 import json
+import signal
 import sys
 
 
 def main():
+    # `reqs ... | grep -q` stops reading at the first match: end quietly then.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     log, start = sys.argv[1], int(sys.argv[2])
     prefix = sys.argv[3] if len(sys.argv) > 3 else "fabric.aicr.run/"
     try:
@@ -24,12 +31,30 @@ def main():
             r = json.loads(line)
         except ValueError:
             continue
-        out = [r.get("method", "?"), r.get("path", "?"), "auth=%s" % r.get("auth"),
-               "fault=%s" % (r.get("fault") or "-")]
+        method, path = r.get("method", "?"), r.get("path", "?")
+        body = {}
+        if r.get("body"):
+            try:
+                body = json.loads(r["body"])
+            except ValueError:
+                body = {}
+        if not isinstance(body, dict):
+            body = {}
+        if method == "PATCH" and path.endswith("/status"):
+            method = "STATUS"
+        elif method == "POST" and path.endswith("/events"):
+            method = "EVENT"
+        out = [method, path, "auth=%s" % r.get("auth"), "fault=%s" % (r.get("fault") or "-")]
         if r.get("status") is not None:
             out.append("status=%s" % r["status"])
         if r.get("watch"):
             out.append("watch")
+        if method == "STATUS":
+            conds = (body.get("status") or {}).get("conditions") or [{}]
+            out.append("cond=%s/%s" % (conds[0].get("status") or conds[0].get("$patch"), conds[0].get("reason")))
+        if method == "EVENT":
+            reg = body.get("regarding") or {}
+            out.append("event=%s/%s/%s" % (reg.get("kind"), reg.get("name"), body.get("reason")))
         if r.get("method") == "PATCH" and r.get("body"):
             try:
                 ann = json.loads(r["body"]).get("metadata", {}).get("annotations", {})

@@ -14,6 +14,9 @@
 #include "probes/model/json.h"
 #include "report/render/annotations.h"
 
+/* A node without any of our labels (annotation-only tests build with labels off: nothing to remove). */
+static const struct kube_annotation no_labels[KUBE_LABEL__COUNT];
+
 #define T0 "2026-01-20T10:00:00Z"
 #define T1 "2026-01-20T11:30:00Z"
 
@@ -123,7 +126,7 @@ static void test_build_ready(void **state)
 	struct annotations a;
 	struct json *att;
 
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
 	for (int i = 0; i < KUBE_ANN__COUNT; i++)
 		assert_true(a.set[i]);
 	assert_string_equal(a.value[KUBE_ANN_PROFILE], "tcpxo");
@@ -164,7 +167,7 @@ static void test_build_not_ready(void **state)
 	set_check(p, CHECK_NETWORKS, CHECK_FAIL, "eth5: network 'vpc-extra-subnet' does not contain 'gpu-nic'");
 	set_check(p, CHECK_MACHINE_TYPE, CHECK_WARN, "no label");
 	p->n_ifaces = 0;
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
 	assert_string_equal(a.value[KUBE_ANN_READY], "false");
 	/* networks failed: interfaces is removed (fail closed). */
 	assert_true(a.set[KUBE_ANN_INTERFACES]);
@@ -185,12 +188,12 @@ static void test_build_not_ready(void **state)
 
 	/* The mapping is published only while networks does not fail, even if rows exist. */
 	p->n_ifaces = 8;
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
 	assert_null(a.value[KUBE_ANN_INTERFACES]);
 	annotations_free(&a);
 	/* A warning (AICR's naming rule) still describes the real mapping: published. */
 	set_check(p, CHECK_NETWORKS, CHECK_WARN, "renderer naming rule: ...");
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
 	assert_non_null(a.value[KUBE_ANN_INTERFACES]);
 	assert_non_null(strstr(a.value[KUBE_ANN_INTERFACES], "\"interfaceName\":\"eth8\""));
 	annotations_free(&a);
@@ -204,7 +207,7 @@ static void test_build_none(void **state)
 
 	p->kind = PROFILE_NONE;
 	p->ready = false;
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
 	assert_string_equal(a.value[KUBE_ANN_PROFILE], "none");
 	assert_true(a.set[KUBE_ANN_RUNTIME]);
 	assert_null(a.value[KUBE_ANN_RUNTIME]);
@@ -213,7 +216,7 @@ static void test_build_none(void **state)
 
 	/* Incomplete observation: "none" and removals are not written. */
 	set_check(p, CHECK_NETWORKS, CHECK_SKIP, "node not read from the API");
-	assert_int_equal(annotations_build(p, false, T0, &a), 0);
+	assert_int_equal(annotations_build(p, false, T0, false, &a), 0);
 	assert_false(a.set[KUBE_ANN_PROFILE]);
 	assert_false(a.set[KUBE_ANN_RUNTIME]);
 	assert_false(a.set[KUBE_ANN_INTERFACES]);
@@ -223,7 +226,7 @@ static void test_build_none(void **state)
 
 	/* Incomplete but tcpxo: known values are still written. */
 	p->kind = PROFILE_TCPXO;
-	assert_int_equal(annotations_build(p, false, T0, &a), 0);
+	assert_int_equal(annotations_build(p, false, T0, false, &a), 0);
 	assert_string_equal(a.value[KUBE_ANN_PROFILE], "tcpxo");
 	assert_string_equal(a.value[KUBE_ANN_RUNTIME], "torch-distributed-tcpxo");
 	assert_false(a.set[KUBE_ANN_INTERFACES]);
@@ -238,8 +241,8 @@ static void test_diff_idempotent(void **state)
 	struct annotations a;
 	char *patch = NULL;
 
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 5);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 5);
 	assert_non_null(strstr(patch, "{\"metadata\":{\"annotations\":{\"fabric.aicr.run/profile\":\"tcpxo\","
 				      "\"fabric.aicr.run/runtime\":\"torch-distributed-tcpxo\",\"fabric.aicr.run/ready\":\"true\","));
 	apply(cur, patch, NULL);
@@ -247,9 +250,9 @@ static void test_diff_idempotent(void **state)
 	annotations_free(&a);
 
 	/* Same observation an hour later: nothing to write, the node keeps the old changedAt. */
-	assert_int_equal(annotations_build(p, true, T1, &a), 0);
+	assert_int_equal(annotations_build(p, true, T1, false, &a), 0);
 	patch = (char *)1;
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 0);
 	assert_null(patch);
 	assert_non_null(strstr(cur[KUBE_ANN_ATTACHMENT].value, T0));
 	annotations_free(&a);
@@ -258,23 +261,23 @@ static void test_diff_idempotent(void **state)
 	set_check(p, CHECK_VERSION_PAIR, CHECK_FAIL, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
 	free(p->daemons[0]);
 	p->daemons[0] = strdup("v1.0.20");
-	assert_int_equal(annotations_build(p, true, T1, &a), 0);
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 2);
+	assert_int_equal(annotations_build(p, true, T1, false, &a), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 2);
 	assert_non_null(strstr(patch, "\"fabric.aicr.run/ready\":\"false\""));
 	assert_non_null(strstr(patch, T1));
 	assert_null(strstr(patch, "fabric.aicr.run/profile"));
 	apply(cur, patch, NULL);
 	free(patch);
 	annotations_free(&a);
-	assert_int_equal(annotations_build(p, true, "2026-01-20T12:00:00Z", &a), 0);
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 0);
+	assert_int_equal(annotations_build(p, true, "2026-01-20T12:00:00Z", false, &a), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 0);
 	annotations_free(&a);
 
 	/* The node loses its profile: runtime and interfaces are removed with null. */
 	p->kind = PROFILE_NONE;
 	set_check(p, CHECK_NETWORKS, CHECK_SKIP, "no GPU NICs observed");
-	assert_int_equal(annotations_build(p, true, T1, &a), 0);
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 3);
+	assert_int_equal(annotations_build(p, true, T1, false, &a), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 3);
 	assert_non_null(strstr(patch, "\"fabric.aicr.run/profile\":\"none\""));
 	assert_non_null(strstr(patch, "\"fabric.aicr.run/runtime\":null"));
 	assert_non_null(strstr(patch, "\"fabric.aicr.run/interfaces\":null"));
@@ -282,7 +285,7 @@ static void test_diff_idempotent(void **state)
 	free(patch);
 	assert_false(cur[KUBE_ANN_RUNTIME].present);
 	/* ...and a second run does not null them again. */
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 0);
 	annotations_free(&a);
 	cur_free(cur);
 	profile_del(p);
@@ -295,7 +298,7 @@ static void test_diff_compares_json_content(void **state)
 	struct annotations a;
 	char *patch = NULL;
 
-	assert_int_equal(annotations_build(p, true, T0, &a), 0);
+	assert_int_equal(annotations_build(p, true, T0, false, &a), 0);
 	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
 		cur[i].present = true;
 		cur[i].value = strdup(a.value[i]);
@@ -309,21 +312,21 @@ static void test_diff_compares_json_content(void **state)
 		cur[KUBE_ANN_INTERFACES].value = json_print(v, true);
 		json_free(v);
 	}
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 0);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 0);
 
 	/* Garbage, or a value too long to have been kept, is rewritten. */
 	free(cur[KUBE_ANN_ATTACHMENT].value);
 	cur[KUBE_ANN_ATTACHMENT].value = strdup("{not json");
 	free(cur[KUBE_ANN_READY].value);
 	cur[KUBE_ANN_READY].value = NULL;
-	assert_int_equal(annotations_diff(&a, cur, NULL, &patch), 2);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, NULL, &patch, NULL), 2);
 	free(patch);
 
 	/* Other prefix: the keys follow it. */
-	assert_int_equal(annotations_diff(&a, cur, "example.com/", &patch), 2);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, "example.com/", &patch, NULL), 2);
 	assert_non_null(strstr(patch, "\"example.com/ready\":\"true\""));
 	free(patch);
-	assert_int_equal(annotations_diff(&a, cur, "bad", &patch), -EINVAL);
+	assert_int_equal(annotations_diff(&a, cur, no_labels, "bad", &patch, NULL), -EINVAL);
 	annotations_free(&a);
 	cur_free(cur);
 	profile_del(p);
@@ -336,10 +339,12 @@ static void test_cleanup_patch(void **state)
 	assert_int_equal(annotations_cleanup_patch(NULL, &patch), 0);
 	assert_string_equal(patch, "{\"metadata\":{\"annotations\":{\"fabric.aicr.run/profile\":null,"
 				   "\"fabric.aicr.run/runtime\":null,\"fabric.aicr.run/ready\":null,"
-				   "\"fabric.aicr.run/interfaces\":null,\"fabric.aicr.run/attachment\":null}}}");
+				   "\"fabric.aicr.run/interfaces\":null,\"fabric.aicr.run/attachment\":null},"
+				   "\"labels\":{\"fabric.aicr.run/profile\":null,\"fabric.aicr.run/ready\":null}}}");
 	free(patch);
 	assert_int_equal(annotations_cleanup_patch("example.com/", &patch), 0);
 	assert_non_null(strstr(patch, "\"example.com/attachment\":null"));
+	assert_non_null(strstr(patch, "\"labels\":{\"example.com/profile\":null,\"example.com/ready\":null}"));
 	free(patch);
 	assert_int_equal(annotations_cleanup_patch("example.com", &patch), -EINVAL);
 }
@@ -407,6 +412,113 @@ static void test_attachment_bound(void **state)
 	profile_del(p);
 }
 
+/* Our labels: the same values as profile and ready, in the same merge patch; --no-labels removes ours. */
+static void test_labels(void **state)
+{
+	struct kube_annotation cur[KUBE_ANN__COUNT] = { { 0 } }, lab[KUBE_LABEL__COUNT] = { { 0 } };
+	struct profile *p = profile_new();
+	struct annotations a;
+	unsigned n_labels = 99;
+	char *patch = NULL;
+
+	assert_int_equal(annotations_build(p, true, T0, true, &a), 0);
+	assert_true(a.label_set[KUBE_LABEL_PROFILE] && a.label_set[KUBE_LABEL_READY]);
+	assert_string_equal(a.label[KUBE_LABEL_PROFILE], "tcpxo");
+	assert_string_equal(a.label[KUBE_LABEL_READY], "true");
+	assert_int_equal(annotations_diff(&a, cur, lab, NULL, &patch, &n_labels), 7);
+	assert_int_equal(n_labels, 2);
+	assert_non_null(strstr(patch, "},\"labels\":{\"fabric.aicr.run/profile\":\"tcpxo\",\"fabric.aicr.run/ready\":\"true\"}}}"));
+	free(patch);
+	/* What the node carries after the write: the next diff is empty. */
+	annotations_remember(&a, cur, lab);
+	assert_string_equal(lab[KUBE_LABEL_READY].value, "true");
+	assert_true(lab[KUBE_LABEL_PROFILE].present);
+	patch = (char *)1;
+	assert_int_equal(annotations_diff(&a, cur, lab, NULL, &patch, &n_labels), 0);
+	assert_null(patch);
+	assert_int_equal(n_labels, 0);
+	annotations_free(&a);
+
+	/* Not ready: the ready label follows, alone; the profile label stays. */
+	set_check(p, CHECK_LINKS, CHECK_FAIL, "eth3 is down");
+	assert_int_equal(annotations_build(p, true, T1, true, &a), 0);
+	assert_int_equal(annotations_diff(&a, cur, lab, "fabric.aicr.run/", &patch, &n_labels), 3);
+	assert_int_equal(n_labels, 1);
+	assert_non_null(strstr(patch, "\"labels\":{\"fabric.aicr.run/ready\":\"false\"}"));
+	free(patch);
+	annotations_remember(&a, cur, lab);
+	annotations_free(&a);
+
+	/* Incomplete and none: the profile label is not written as none (as the annotation). */
+	p->kind = PROFILE_NONE;
+	assert_int_equal(annotations_build(p, false, T1, true, &a), 0);
+	assert_false(a.label_set[KUBE_LABEL_PROFILE]);
+	assert_true(a.label_set[KUBE_LABEL_READY]);
+	annotations_free(&a);
+	p->kind = PROFILE_TCPXO;
+
+	/* --no-labels: ours are removed, once. */
+	assert_int_equal(annotations_build(p, true, T1, false, &a), 0);
+	assert_true(a.label_set[KUBE_LABEL_PROFILE] && a.label_set[KUBE_LABEL_READY]);
+	assert_null(a.label[KUBE_LABEL_PROFILE]);
+	assert_int_equal(annotations_diff(&a, cur, lab, NULL, &patch, &n_labels), 2);
+	assert_string_equal(patch, "{\"metadata\":{\"labels\":{\"fabric.aicr.run/profile\":null,\"fabric.aicr.run/ready\":null}}}");
+	free(patch);
+	annotations_remember(&a, cur, lab);
+	assert_false(lab[KUBE_LABEL_READY].present);
+	assert_int_equal(annotations_diff(&a, cur, lab, NULL, &patch, &n_labels), 0);
+	annotations_free(&a);
+
+	/* A label someone else set to another value is put back. */
+	lab[KUBE_LABEL_READY].present = true;
+	lab[KUBE_LABEL_READY].value = strdup("maybe");
+	assert_int_equal(annotations_build(p, true, T1, true, &a), 0);
+	assert_int_equal(annotations_diff(&a, cur, lab, NULL, &patch, &n_labels), 2);
+	assert_non_null(strstr(patch, "\"fabric.aicr.run/ready\":\"false\""));
+	free(patch);
+	annotations_free(&a);
+	cur_free(cur);
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++)
+		free(lab[i].value);
+	profile_del(p);
+}
+
+/* A transition is a change of profile, runtime or ready from what the node carries; nothing else. */
+static void test_transition(void **state)
+{
+	struct kube_annotation cur[KUBE_ANN__COUNT] = { { 0 } }, lab[KUBE_LABEL__COUNT] = { { 0 } };
+	struct profile *p = profile_new();
+	struct annotations a;
+
+	assert_int_equal(annotations_build(p, true, T0, true, &a), 0);
+	assert_true(annotations_transition(&a, cur));   /* a node that carries nothing yet */
+	annotations_remember(&a, cur, lab);
+	assert_false(annotations_transition(&a, cur));
+	annotations_free(&a);
+	/* A new check message or interfaces: not a transition. */
+	set_check(p, CHECK_DAEMON_ARGS, CHECK_WARN, "--num_nics was retired");
+	assert_int_equal(annotations_build(p, true, T1, true, &a), 0);
+	assert_false(annotations_transition(&a, cur));
+	annotations_free(&a);
+	set_check(p, CHECK_LINKS, CHECK_FAIL, "eth3 is down");
+	assert_int_equal(annotations_build(p, true, T1, true, &a), 0);
+	assert_true(annotations_transition(&a, cur));
+	annotations_remember(&a, cur, lab);
+	annotations_free(&a);
+	/* Profile none: runtime removed, profile changed. */
+	p->kind = PROFILE_NONE;
+	assert_int_equal(annotations_build(p, true, T1, true, &a), 0);
+	assert_true(annotations_transition(&a, cur));
+	annotations_remember(&a, cur, lab);
+	assert_false(cur[KUBE_ANN_RUNTIME].present);
+	assert_false(annotations_transition(&a, cur));
+	annotations_free(&a);
+	cur_free(cur);
+	for (int i = 0; i < KUBE_LABEL__COUNT; i++)
+		free(lab[i].value);
+	profile_del(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +529,8 @@ int main(void)
 		cmocka_unit_test(test_diff_compares_json_content),
 		cmocka_unit_test(test_cleanup_patch),
 		cmocka_unit_test(test_attachment_bound),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_transition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

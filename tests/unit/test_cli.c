@@ -46,6 +46,16 @@ static void test_once(void **state)
 	assert_true(o.json);
 	assert_true(o.no_publish);
 	assert_string_equal(o.node, "n");
+	assert_false(o.no_labels);
+	/* --no-labels: the daemon and --once publish the node's state; nothing else does. */
+	assert_int_equal(PARSE(&o, "--once", "--no-labels"), 0);
+	assert_true(o.no_labels);
+	assert_int_equal(PARSE(&o, "--no-labels"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_DAEMON);
+	assert_true(o.no_labels);
+	assert_int_equal(PARSE(&o, "--cleanup", "--no-labels"), -EINVAL);
+	assert_int_equal(PARSE(&o, "interfaces", "--no-labels"), -EINVAL);
+	assert_int_equal(PARSE(&o, "workloads", "--no-labels"), -EINVAL);
 }
 
 static void test_subcommands(void **state)

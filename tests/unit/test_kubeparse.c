@@ -504,6 +504,91 @@ static void test_fuzz_fixtures(void **state)
 	}
 }
 
+/* Our labels, our condition among the kubelet's, and the node's uid. */
+static void test_node_status_facts(void **state)
+{
+	static const char body[] =
+		"{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\",\"uid\":\"8e0c3a56-2f4b-4d1e-9c7a-6b5d4e3f2a10\","
+		"\"labels\":{\"fabric.aicr.run/ready\":\"false\",\"example.com/profile\":\"tcpxo\"}},"
+		"\"status\":{\"conditions\":[7,{\"status\":\"True\"},{\"type\":\"Ready\",\"status\":\"True\"},"
+		"{\"type\":\"FabricReady\",\"status\":\"False\",\"reason\":\"Links\",\"message\":\"tcpxo: not ready\","
+		"\"lastTransitionTime\":\"2026-01-20T10:00:00Z\",\"lastHeartbeatTime\":null}]}}";
+	struct obs_kube k = { 0 };
+	char err[256];
+
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &k, err, sizeof(err)), 0);
+	assert_string_equal(k.node_uid, "8e0c3a56-2f4b-4d1e-9c7a-6b5d4e3f2a10");
+	assert_true(k.labels[KUBE_LABEL_READY].present);
+	assert_string_equal(k.labels[KUBE_LABEL_READY].value, "false");
+	assert_false(k.labels[KUBE_LABEL_PROFILE].present);
+	/* Entries that are not objects, or have no type, are someone else's: skipped. */
+	assert_true(k.condition.present);
+	assert_string_equal(k.condition.status, "False");
+	assert_string_equal(k.condition.reason, "Links");
+	assert_string_equal(k.condition.message, "tcpxo: not ready");
+	assert_string_equal(k.condition.last_transition, "2026-01-20T10:00:00Z");
+	assert_false(k.condition.message_long || k.condition.reason_long);
+
+	/* Another prefix sees its own label; the condition's type does not follow the prefix. */
+	assert_int_equal(kubeparse_node(body, strlen(body), "example.com/", &k, err, sizeof(err)), 0);
+	assert_string_equal(k.labels[KUBE_LABEL_PROFILE].value, "tcpxo");
+	assert_false(k.labels[KUBE_LABEL_READY].present);
+	assert_true(k.condition.present);
+	obs_kube_free(&k);
+	assert_false(k.condition.present);
+	assert_null(k.condition.message);
+	assert_string_equal(k.node_uid, "");
+
+	/* No status at all (a node served without it): no condition. */
+	assert_int_equal(kubeparse_node("{\"metadata\":{\"name\":\"n\"}}", 27, NULL, &k, err, sizeof(err)), 0);
+	assert_false(k.condition.present);
+	obs_kube_free(&k);
+}
+
+/* A condition too long to keep is "differs", never cut into a wrong "equal"; one past the 256th is not seen. */
+static void test_node_condition_bounds(void **state)
+{
+	size_t cap = KUBE_COND_MESSAGE_MAX + 64 * 300, o;
+	struct obs_kube k = { 0 };
+	char *body = malloc(cap), err[256];
+
+	assert_non_null(body);
+	o = (size_t)snprintf(body, cap, "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"conditions\":["
+			     "{\"type\":\"FabricReady\",\"status\":\"True\",\"reason\":\"TCPXOReady\",\"message\":\"");
+	memset(body + o, 'x', KUBE_COND_MESSAGE_MAX);
+	o += KUBE_COND_MESSAGE_MAX;
+	snprintf(body + o, cap - o, "\"}]}}");
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &k, err, sizeof(err)), 0);
+	assert_true(k.condition.present && k.condition.message_long);
+	assert_null(k.condition.message);
+	assert_string_equal(k.condition.reason, "TCPXOReady");
+
+	o = (size_t)snprintf(body, cap, "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"conditions\":[");
+	for (int i = 0; i < KUBE_CONDITIONS_MAX; i++)
+		o += (size_t)snprintf(body + o, cap - o, "{\"type\":\"C%d\",\"status\":\"True\"},", i);
+	snprintf(body + o, cap - o, "{\"type\":\"FabricReady\",\"status\":\"True\"}]}}");
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &k, err, sizeof(err)), 0);
+	assert_false(k.condition.present);
+	obs_kube_free(&k);
+	free(body);
+}
+
+static void test_node_status_errors(void **state)
+{
+	expect_node_error("{\"metadata\":{\"name\":\"n\",\"uid\":[]}}", "metadata.uid: expected a string");
+	expect_node_error("{\"metadata\":{\"name\":\"n\"},\"status\":[]}", "status: expected an object");
+	expect_node_error("{\"metadata\":{\"name\":\"n\"},\"status\":{\"conditions\":{}}}",
+			  "status.conditions: expected an array");
+	expect_node_error("{\"metadata\":{\"name\":\"n\"},\"status\":{\"conditions\":[{\"type\":\"FabricReady\","
+			  "\"status\":true}]}}", "status.conditions[FabricReady].status: expected a string, got boolean");
+	expect_node_error("{\"metadata\":{\"name\":\"n\"},\"status\":{\"conditions\":[{\"type\":\"FabricReady\","
+			  "\"status\":\"a very long status text\"}]}}", "status.conditions[FabricReady].status: longer than");
+	expect_node_error("{\"metadata\":{\"name\":\"n\"},\"status\":{\"conditions\":[{\"type\":\"FabricReady\","
+			  "\"message\":{}}]}}", "status.conditions[FabricReady].message: expected a string");
+	expect_node_error("{\"metadata\":{\"name\":\"n\",\"labels\":{\"fabric.aicr.run/ready\":1}}}",
+			  "metadata.labels.fabric.aicr.run/ready: expected a string, got number");
+}
+
 static void test_ann_key(void **state)
 {
 	char buf[300];
@@ -515,6 +600,11 @@ static void test_ann_key(void **state)
 	assert_int_equal(kubeparse_ann_key("x.io/", KUBE_ANN_RUNTIME, buf, 8), -ENOSPC);
 	assert_int_equal(kubeparse_ann_key("x.io", KUBE_ANN_RUNTIME, buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(kubeparse_ann_key("x.io/", KUBE_ANN__COUNT, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(kubeparse_label_key(NULL, KUBE_LABEL_READY, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "fabric.aicr.run/ready");
+	assert_int_equal(kubeparse_label_key("x.io/", KUBE_LABEL_PROFILE, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "x.io/profile");
+	assert_int_equal(kubeparse_label_key("x.io/", KUBE_LABEL__COUNT, buf, sizeof(buf)), -EINVAL);
 }
 
 int main(void)
@@ -534,6 +624,9 @@ int main(void)
 		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_fuzz_fixtures),
 		cmocka_unit_test(test_ann_key),
+		cmocka_unit_test(test_node_status_facts),
+		cmocka_unit_test(test_node_condition_bounds),
+		cmocka_unit_test(test_node_status_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -200,6 +200,25 @@ static void test_damp_wakes(void **state)
 	assert_int_equal(schedule_due(&s, T0 + 30000), 0);
 }
 
+/* Events waiting for their backoff wake the loop once; the iteration consumes the wake-up. */
+static void test_events_wake(void **state)
+{
+	struct schedule s;
+
+	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_observed(&s);
+	schedule_events(&s, T0 + 7000);
+	assert_int_equal(schedule_timeout(&s, T0 + 2000), 5000);
+	assert_int_equal(schedule_due(&s, T0 + 6999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 7000), SCHEDULE_EVENTS);
+	/* An iteration ran (observed): whoever posts sets the next one; none set, none due. */
+	schedule_observed(&s);
+	assert_int_equal(schedule_due(&s, T0 + 8000), 0);
+	assert_int_equal(schedule_timeout(&s, T0 + 8000), SCHEDULE_WAKE_MS);
+	schedule_events(&s, 0);
+	assert_int_equal(schedule_due(&s, T0 + 9000), 0);
+}
+
 /* While a link flaps, writes keep 10 s apart: a wanted write waits and wakes the loop for itself. */
 static void test_write_spacing(void **state)
 {
@@ -252,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_observe_now),
 		cmocka_unit_test(test_observe_retry),
 		cmocka_unit_test(test_damp_wakes),
+		cmocka_unit_test(test_events_wake),
 		cmocka_unit_test(test_write_spacing),
 		cmocka_unit_test(test_idle_wakes_every_10s),
 		cmocka_unit_test(test_backoff_doubles_to_cap),
