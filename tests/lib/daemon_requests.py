@@ -3,16 +3,21 @@
 
 Usage: daemon_requests.py LOG FROM [PREFIX]
 Prints one line per request after the first FROM lines of LOG:
-  METHOD PATH auth=ok|bad|none fault=MODE|- [status=N] [watch] [ready=V] [nulls=k1,k2] [fail=id1,id2]
-status is the answer's (absent when none was sent: a hang, a dropped connection), watch marks a
-watch stream; ready/nulls/fail describe a PATCH body: the ready value written, the keys set to
-null (removed) and the ids of the failed checks in the attachment.
+  METHOD PATH auth=ok|bad|none fault=MODE|- [status=N] [watch [initial] [rv=N]] [ready=V] [nulls=k1,k2] [fail=id1,id2]
+status is the answer's (absent when none was sent: a hang, a dropped connection); watch marks a
+watch request (watch=1 in its query, whatever the answer), initial one that asks sendInitialEvents
+(a store filled by the watch) and rv=N the resourceVersion it starts from; ready/nulls/fail
+describe a PATCH body: the ready value written, the keys set to null (removed) and the ids of the
+failed checks in the attachment.
 """
 import json
+import signal
 import sys
+import urllib.parse
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # a reader that stops early (head -n 1)
     log, start = sys.argv[1], int(sys.argv[2])
     prefix = sys.argv[3] if len(sys.argv) > 3 else "fabric.aicr.run/"
     try:
@@ -28,8 +33,13 @@ def main():
                "fault=%s" % (r.get("fault") or "-")]
         if r.get("status") is not None:
             out.append("status=%s" % r["status"])
-        if r.get("watch"):
+        q = urllib.parse.parse_qs(r.get("query") or "")
+        if q.get("watch", [""])[0] in ("1", "true"):
             out.append("watch")
+            if q.get("sendInitialEvents", [""])[0] == "true":
+                out.append("initial")
+            if q.get("resourceVersion", [""])[0]:
+                out.append("rv=%s" % q["resourceVersion"][0])
         if r.get("method") == "PATCH" and r.get("body"):
             try:
                 ann = json.loads(r["body"]).get("metadata", {}).get("annotations", {})
