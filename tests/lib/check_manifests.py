@@ -207,9 +207,11 @@ def _():
 
 @case("rbac-least-privilege")
 def _():
-	# networks: list only (the agent reads GET /apis/networking.gke.io/v1/networks, never one by name).
-	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "pods", "list"),
-	        ("networking.gke.io", "networks", "list")}
+	# networks: list and watch, never one by name; nodes list and watch: the daemon's watch of its
+	# own Node (fieldSelector metadata.name), which RBAC cannot narrow (docs/deploy.md "Privileges").
+	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "nodes", "list"), ("", "nodes", "watch"),
+	        ("", "pods", "list"), ("", "pods", "watch"),
+	        ("networking.gke.io", "networks", "list"), ("networking.gke.io", "networks", "watch")}
 	check(not objs("Role") and not objs("RoleBinding"), "unexpected namespaced Role/RoleBinding")
 	role = one("ClusterRole")
 	check("aggregationRule" not in role, "aggregated ClusterRole")
