@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "fixture.h"
+#include "tests/unit/fixture.h"
 #include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
