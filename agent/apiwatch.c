@@ -57,7 +57,6 @@ struct apiwatch_one {
 	enum apiwatch_mode mode;
 	uint64_t list_at;               /* LISTED: the next list */
 	uint64_t rng;                   /* LISTED: backoff jitter */
-	struct reflector_stats old;     /* of the reflectors replaced */
 };
 
 struct apiwatch {
@@ -91,7 +90,8 @@ static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum
 		.path = apiwatch_path[which],
 		.kind = kind[which],
 		.watchlist = mode == APIWATCH_WATCHED,
-		.timeout_min_s = aw->interval_s,
+		/* [1.2, 2.4) intervals: past the resync (at most 1.1 intervals after the last), which ends it. */
+		.timeout_min_s = aw->interval_s + aw->interval_s / 5,
 		/* The daemon's policy for every request: 5 s doubling to 300 s (or the interval). */
 		.backoff_base_ms = SCHEDULE_BACKOFF_BASE_MS,
 		.backoff_cap_ms = (unsigned)(interval_ms < SCHEDULE_BACKOFF_CAP_MS ? interval_ms : SCHEDULE_BACKOFF_CAP_MS),
@@ -221,7 +221,7 @@ static void apiwatch_log(struct apiwatch_one *o, uint64_t now)
 
 	if (o->report == APIWATCH_NO_REPORT)
 		return;
-	snprintf(op, sizeof(op), "%s %s", o->mode == APIWATCH_LISTED ? "list" : "watch", apiwatch_name[o->which]);
+	snprintf(op, sizeof(op), "%s %s", o->s_watch ? "watch" : "list", apiwatch_name[o->which]);
 	if (strcmp(o->report_msg, "API error") != 0) {
 		log_emit(o->report, o->report_msg, "op", op, "error", o->report_err ? o->said : NULL, NULL);
 	} else {
@@ -243,19 +243,10 @@ static void apiwatch_listed(struct apiwatch_one *o, uint64_t now)
 	struct reflector *r;
 	char every[16];
 
-	if (apiwatch_reflector(aw, o->which, APIWATCH_LISTED, &r) < 0)
-		return;         /* out of memory: the watching reflector goes on, slowly */
-	{
-		const struct reflector_stats *st = reflector_stats(o->r);
-
-		o->old.requests += st->requests;
-		o->old.lists += st->lists;
-		o->old.relists += st->relists;
-		o->old.watches += st->watches;
-		o->old.resumes += st->resumes;
-		o->old.gone += st->gone;
-		o->old.events += st->events;
-		o->old.errors += st->errors;
+	if (apiwatch_reflector(aw, o->which, APIWATCH_LISTED, &r) < 0) {
+		/* Out of memory: the watching reflector goes on, retrying slowly. */
+		reflector_watch_done(o->r, now, 403, -EIO, 1, 0);
+		return;
 	}
 	reflector_free(o->r);
 	o->r = r;
@@ -588,21 +579,4 @@ void apiwatch_refeed(struct apiwatch *aw)
 {
 	for (size_t i = 0; i < APIWATCH__COUNT; i++)
 		aw->res[i].fed = false;
-}
-
-void apiwatch_counts(const struct apiwatch *aw, struct apiwatch_counts *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	for (size_t i = 0; i < APIWATCH__COUNT; i++) {
-		const struct reflector_stats *st = reflector_stats(aw->res[i].r), *old = &aw->res[i].old;
-
-		ret->requests += st->requests + old->requests;
-		ret->watches += st->watches + old->watches;
-		ret->lists += st->lists + old->lists;
-		ret->relists += st->relists + old->relists;
-		ret->resumes += st->resumes + old->resumes;
-		ret->gone += st->gone + old->gone;
-		ret->events += st->events + old->events;
-		ret->errors += st->errors + old->errors;
-	}
 }

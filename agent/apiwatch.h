@@ -30,14 +30,9 @@ struct apiwatch_config {
 	struct http_client *http;       /* not owned; outlives the apiwatch */
 	const char *node;               /* this node's name (a DNS subdomain) */
 	const char *prefix;             /* our annotation key prefix (kubeparse_node()) */
-	unsigned interval_s;            /* --interval: a watch asks timeoutSeconds in [interval, 2 interval),
+	unsigned interval_s;            /* --interval: a watch asks timeoutSeconds in [1.2, 2.4) intervals,
 					   so that the resync ends it first; the Networks list period */
 	uint64_t seed;                  /* jitter */
-};
-
-/* Requests sent since the start, for logs and tests. */
-struct apiwatch_counts {
-	unsigned long requests, watches, lists, relists, resumes, gone, events, errors;
 };
 
 struct apiwatch;
@@ -86,5 +81,3 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k);
 
 /* The next apiwatch_update() reads every filled store again, changed or not. */
 void apiwatch_refeed(struct apiwatch *aw);
-
-void apiwatch_counts(const struct apiwatch *aw, struct apiwatch_counts *ret);

@@ -42,6 +42,7 @@ struct loop_state {
 	bool have_facts;                /* facts came from a successful read (or filled watches) */
 	struct apiwatch *aw;            /* the watches keeping the facts (NULL: --no-watch or no API) */
 	unsigned long aw_seen;          /* apiwatch_changes() acted upon */
+	bool aw_started;                /* the watches were started (the start jitter passed) */
 	bool aw_settled;                /* the watches' first facts (or failures) came */
 	struct pollfd *fds;             /* the poll set: ours, then the streams' sockets */
 	size_t fds_cap;
@@ -346,8 +347,9 @@ static void loop_observe_failed(struct loop_state *st, const struct observation 
 static bool loop_watches(struct loop_state *st, unsigned due, uint64_t now)
 {
 	if (due & SCHEDULE_READ) {
-		log_emit(LOG_LEVEL_DEBUG, st->aw_settled ? "API resync: refilling every store" : "API: starting the watches",
+		log_emit(LOG_LEVEL_DEBUG, st->aw_started ? "API resync: refilling every store" : "API: starting the watches",
 			 NULL);
+		st->aw_started = true;
 		apiwatch_resync(st->aw, now);
 		schedule_resynced(&st->sched, now, loop_random());
 	}
@@ -368,11 +370,8 @@ static int loop_publish_watched(struct loop_state *st, struct observation *o, co
 		schedule_retry_taken(&st->sched);
 	may_write = st->publish && st->have_facts && (!st->sched.failures || retry);
 	r = may_write ? loop_publish(st, o, p, now) : 0;
-	if (retry && r == 0) {
-		if (may_write)
-			log_emit(LOG_LEVEL_INFO, "API answering again", "op", "patch node", NULL);
-		schedule_api_ok(&st->sched, now);
-	}
+	if (retry && r == 0)
+		schedule_api_ok(&st->sched, now);       /* written ("published" logged), or nothing to write */
 	return r;
 }
 
