@@ -250,12 +250,13 @@ for mode in $ROLLOUT_MODES; do
 	echo "$t_start" >"$out/rollout-$mode/start"
 	echo "$alive $ROLLOUT_AGENTS $ROLLOUT_RATE" >"$out/rollout-$mode/agents"
 	cp "$tmp/api/timeline.log" "$out/rollout-$mode/timeline.log"
-	# The logs of the agents that did not publish, to tell why.
-	grep ' PATCH .* 200 ' "$tmp/api/timeline.log" | awk '{ print $3 }' | sort -u >"$tmp/published"
+	# The logs of the agents that did not publish, or wrote more than once, to tell why.
+	grep ' PATCH .* 200 ' "$tmp/api/timeline.log" | awk '{ print $3 }' | sort | uniq -c >"$tmp/published"
 	n=1
 	while [ $n -le "$ROLLOUT_AGENTS" ]; do
-		grep -qx "$(printf '/api/v1/nodes/bench-node-%04d' $n)" "$tmp/published" ||
-			cp "$tmp/logs/$n.log" "$out/rollout-$mode/unpublished-$n.log"
+		c=$(awk -v p="$(printf '/api/v1/nodes/bench-node-%04d' $n)" '$2 == p { print $1 }' "$tmp/published")
+		[ -z "$c" ] && cp "$tmp/logs/$n.log" "$out/rollout-$mode/unpublished-$n.log"
+		[ "${c:-0}" -gt 1 ] && cp "$tmp/logs/$n.log" "$out/rollout-$mode/written-$c-times-$n.log"
 		n=$((n + 1))
 	done
 	xargs -r kill <"$tmp/rollout.pids" 2>/dev/null
