@@ -46,8 +46,10 @@ static const char cli_usage[] =
 "  --name NAME            runtime: the runtime to check (default: the one the fleet's nodes name)\n"
 "  --runtime-file F       runtime: read it from F or - (kubectl get -o json, or helm template YAML)\n"
 "  --networks-file F      runtime: read the Networks (kubectl get networks.networking.gke.io -o json)\n"
-"  --interval SEC         daemon: resync period for API-derived facts (default 300)\n"
-"  --start-jitter SEC     daemon: random delay before the first API write (default 10)\n"
+"  --interval SEC         daemon: full resync of the API facts (default 3600; 300 with --no-watch)\n"
+"  --no-watch             daemon: poll the node, its pods and the Networks every --interval\n"
+"                         instead of following them with API watches\n"
+"  --start-jitter SEC     daemon: random delay before the first API request (default 60)\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
 "  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
 "  --log-format FMT       daemon log lines on stderr: text (default) or json\n"
@@ -70,6 +72,7 @@ enum {
 	OPT_START_JITTER, OPT_HEALTH_FILE, OPT_MAX_AGE, OPT_LOG_FORMAT, OPT_PREFIX,
 	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES, OPT_PODS_FILE,
 	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE, OPT_NO_LABELS,
+	OPT_NO_WATCH,
 };
 
 static const struct option cli_longopts[] = {
@@ -92,6 +95,7 @@ static const struct option cli_longopts[] = {
 	{ "any-network-names", no_argument, NULL, OPT_ANY_NETWORK_NAMES },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "start-jitter", required_argument, NULL, OPT_START_JITTER },
+	{ "no-watch", no_argument, NULL, OPT_NO_WATCH },
 	{ "health-file", required_argument, NULL, OPT_HEALTH_FILE },
 	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
@@ -154,8 +158,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		.cmd = CLI_CMD_DAEMON,
 		.root = "/",
 		.node = getenv("NODE_NAME"),
-		.interval = 300,
-		.start_jitter = 10,
+		.start_jitter = 60,
 		.max_age = 60,
 		.prefix = "fabric.aicr.run/",
 	};
@@ -220,6 +223,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 				return -EINVAL;
 			}
 			break;
+		case OPT_NO_WATCH: o.no_watch = true; break;
 		case OPT_START_JITTER:
 			if (cli_uint("--start-jitter", optarg, 3600, &o.start_jitter) < 0)
 				return -EINVAL;
@@ -273,6 +277,8 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		fprintf(stderr, "tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only\n");
 		return -EINVAL;
 	}
+	if (!o.interval)
+		o.interval = o.no_watch ? CLI_INTERVAL_POLL : CLI_INTERVAL_WATCH;
 	if (once)
 		o.cmd = CLI_CMD_ONCE;
 	else if (cleanup)

@@ -39,7 +39,8 @@ struct cli_options {
 	const char *runtime_file;       /* runtime: JSON or YAML holding it instead of the API */
 	const char *networks_file;      /* runtime: a NetworkList (kubectl get networks.networking.gke.io -o json) */
 	enum cli_format format;
-	unsigned interval;              /* seconds */
+	unsigned interval;              /* seconds: the full resync (CLI_INTERVAL_* unless given) */
+	bool no_watch;                  /* daemon: poll every interval instead of watching */
 	unsigned start_jitter;          /* seconds */
 	const char *health_file;
 	unsigned max_age;               /* health: seconds */
@@ -48,6 +49,9 @@ struct cli_options {
 	const char *releases;
 	int verbose;
 };
+
+#define CLI_INTERVAL_WATCH 3600u        /* --interval's default while watches keep the facts */
+#define CLI_INTERVAL_POLL 300u          /* ... and with --no-watch, when the interval is all there is */
 
 /* Exit codes of --once, interfaces, workloads and runtime (NPD custom-plugin convention). */
 enum {

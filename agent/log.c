@@ -218,3 +218,15 @@ void log_emit(enum log_level level, const char *msg, ...)
 	}
 	strbuf_free(&sb);
 }
+
+void log_delay_text(uint64_t delay_ms, char *buf, size_t len)
+{
+	time_t at = time(NULL) + (time_t)((delay_ms + 999) / 1000);
+	struct tm tm;
+	char ts[32];
+
+	gmtime_r(&at, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(buf, len, "%llu.%03llus (%s)", (unsigned long long)(delay_ms / 1000),
+		 (unsigned long long)(delay_ms % 1000), ts);
+}

@@ -1,6 +1,8 @@
 /* log.h - the daemon's log lines on stderr: one line per decision, plain text or one JSON object. */
 #pragma once
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "agent/cli.h"
@@ -38,3 +40,6 @@ int log_format_line(enum cli_log_format format, const char *ts, enum log_level l
 		    const char *const *kv, size_t n, struct strbuf *out);
 
 const char *log_level_name(enum log_level level);
+
+/* A delay as a log value: "12.345s (2026-12-02T14:31:17Z)", the wall-clock time it ends. */
+void log_delay_text(uint64_t delay_ms, char *buf, size_t len);

@@ -9,16 +9,18 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/apiwatch.h"
 #include "agent/flap.h"
 #include "agent/log.h"
 #include "agent/loop.h"
 #include "agent/observe.h"
 #include "agent/schedule.h"
 #include "agent/workload_events.h"
+#include "agent/signals.h"
+#include "agent/verdict.h"
 #include "probes/host/hostfs.h"
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
@@ -28,14 +30,8 @@
 
 #define LOOP_WHAT_MAX 128
 
-#define LOOP_CANCEL_TICK_MS     20      /* SIGTERM during an API call: re-cancel this often */
-#define LOOP_CANCEL_GIVEUP_MS   900     /* ... and leave at once after this long */
 #define LOOP_HUP_LOG_MS         60000   /* SIGHUP is logged at info at most this often, else debug */
 
-/* Set by the signal handler; read by the loop. */
-static volatile sig_atomic_t loop_sig_term, loop_sig_hup, loop_in_api, loop_cancel_ticks;
-static volatile int loop_sig_fd = -1;
-static struct http_client *volatile loop_sig_http;
 
 struct loop_state {
 	const struct cli_options *opt;
@@ -43,15 +39,21 @@ struct loop_state {
 	struct schedule sched;
 	bool api;                       /* an API and a node name: reads happen */
 	bool publish;                   /* ... and writes are allowed */
-	struct obs_kube facts;          /* the last API read: node, pods, our keys as published */
-	bool have_facts;                /* facts came from a successful read */
-	struct loop_verdict last;
+	struct obs_kube facts;          /* the API facts: node, pods, our keys as published */
+	bool have_facts;                /* facts came from a successful read (or filled watches) */
+	struct apiwatch *aw;            /* the watches keeping the facts (NULL: --no-watch or no API) */
+	unsigned long aw_seen;          /* apiwatch_changes() acted upon */
+	bool aw_started;                /* the watches were started (the start jitter passed) */
+	bool aw_settled;                /* the watches' first facts (or failures) came */
+	struct pollfd *fds;             /* the poll set: ours, then the streams' sockets */
+	size_t fds_cap;
+	struct verdict last;
 	bool health_failed;             /* the last health-file touch failed (logged once) */
 	bool observe_failed;            /* the last observation could not be made (nothing published) */
 	char observe_why[2 * OBS_MSG_MAX + 32]; /* ... and why, as logged (logged again when it changes) */
 	uint64_t hup_logged_at;         /* the last SIGHUP logged at info */
 	struct flap *flap;              /* each link's up/down history: flap damping */
-	int sig_pipe[2];
+	int sig_fd;                     /* readable after a signal (signals.h) */
 	struct links_watch *links;
 	struct uevents *uevents;
 	struct watch *watch;
@@ -73,197 +75,6 @@ static uint64_t loop_random(void)
 		return x;
 	/* No entropy yet (early boot): the clock and pid still spread nodes apart. */
 	return loop_now_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
-}
-
-/* ---- what changed ---- */
-
-void loop_verdict_free(struct loop_verdict *v)
-{
-	for (size_t i = 0; i < CHECK__COUNT; i++)
-		free(v->message[i]);
-	memset(v, 0, sizeof(*v));
-}
-
-int loop_verdict_set(struct loop_verdict *v, const struct profile *p)
-{
-	loop_verdict_free(v);
-	v->ready = p->ready;
-	v->kind = p->kind;
-	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		v->status[i] = p->checks[i].status;
-		v->message[i] = strdup(p->checks[i].message ? p->checks[i].message : "");
-		if (!v->message[i]) {
-			loop_verdict_free(v);
-			return -ENOMEM;
-		}
-	}
-	for (size_t i = 0; i < p->n_nics && v->n_nics < LOOP_NICS_MAX; i++, v->n_nics++) {
-		snprintf(v->nics[i].bdf, sizeof(v->nics[i].bdf), "%s", p->nics[i].bdf);
-		snprintf(v->nics[i].name, sizeof(v->nics[i].name), "%s", p->nics[i].name);
-		v->nics[i].state = p->nics[i].state;
-	}
-	v->valid = true;
-	return 0;
-}
-
-static const char *loop_state_text(enum nic_state s)
-{
-	const char *n = nic_state_name(s);
-
-	return n ? n : "unknown";
-}
-
-int loop_verdict_diff(const struct loop_verdict *old, const struct profile *p, struct strbuf *out)
-{
-	int n = 0;
-	const char *sep = "";
-
-	if (!old->valid) {
-		strbuf_appendf(out, "profile %s, ready %s", profile_kind_name(p->kind), p->ready ? "true" : "false");
-		return out->oom ? -ENOMEM : 1;
-	}
-	if (old->kind != p->kind) {
-		strbuf_appendf(out, "%sprofile %s→%s", sep, profile_kind_name(old->kind), profile_kind_name(p->kind));
-		sep = "; ";
-		n++;
-	}
-	if (old->ready != p->ready) {
-		strbuf_appendf(out, "%sready %s→%s", sep, old->ready ? "true" : "false", p->ready ? "true" : "false");
-		sep = "; ";
-		n++;
-	}
-	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
-		const char *msg = c->message ? c->message : "";
-
-		if (old->status[i] == c->status && strcmp(old->message[i], msg) == 0)
-			continue;
-		if (old->status[i] != c->status)
-			strbuf_appendf(out, "%s%s %s→%s: %s", sep, check_id_name(c->id),
-				       check_status_name(old->status[i]), check_status_name(c->status), msg);
-		else
-			strbuf_appendf(out, "%s%s: %s", sep, check_id_name(c->id), msg);
-		sep = "; ";
-		n++;
-	}
-	/* NIC states by BDF: in-pod and back changes no check, yet it is worth a line. */
-	for (size_t i = 0; i < p->n_nics && i < LOOP_NICS_MAX; i++) {
-		const struct profile_nic *nic = &p->nics[i];
-		enum nic_state was = NIC_STATE_UNKNOWN;
-		const char *name = nic->name[0] ? nic->name : nic->bdf;
-		bool found = false;
-		size_t j_found = 0;
-
-		for (size_t j = 0; j < old->n_nics; j++)
-			if (strcmp(old->nics[j].bdf, nic->bdf) == 0) {
-				was = old->nics[j].state;
-				found = true;
-				j_found = j;
-			}
-		if (found && was == nic->state)
-			continue;
-		/* A NIC in a pod has no name here without the API's nic-info: keep the one it had. */
-		if (!nic->name[0] && found && old->nics[j_found].name[0])
-			name = old->nics[j_found].name;
-		strbuf_appendf(out, "%snic %s %s→%s", sep, name,
-			       found ? loop_state_text(was) : "absent", loop_state_text(nic->state));
-		sep = "; ";
-		n++;
-	}
-	for (size_t j = 0; j < old->n_nics; j++) {
-		bool found = false;
-
-		for (size_t i = 0; i < p->n_nics; i++)
-			found |= strcmp(old->nics[j].bdf, p->nics[i].bdf) == 0;
-		if (found)
-			continue;
-		strbuf_appendf(out, "%snic %s %s→absent", sep, old->nics[j].name[0] ? old->nics[j].name : old->nics[j].bdf,
-			       loop_state_text(old->nics[j].state));
-		sep = "; ";
-		n++;
-	}
-	return out->oom ? -ENOMEM : n;
-}
-
-/* ---- signals ---- */
-
-/*
- * http_cancel() stops the call in flight, but a publisher function makes several calls in a
- * row and the flag is consumed by the first. So after SIGTERM during an API call, a timer
- * cancels again every tick (its signal also interrupts the poll() inside libcurl, so the
- * cancel is seen at once), and if the call still has not returned, the process leaves: the
- * annotations stay as they are either way.
- */
-static void loop_on_alarm(int sig)
-{
-	int saved = errno;
-
-	if (loop_sig_http)
-		http_cancel(loop_sig_http);
-	if (loop_in_api && ++loop_cancel_ticks * LOOP_CANCEL_TICK_MS >= LOOP_CANCEL_GIVEUP_MS)
-		_exit(0);
-	errno = saved;
-}
-
-static void loop_on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig == SIGHUP) {
-		loop_sig_hup = 1;
-	} else {
-		loop_sig_term = sig;
-		if (loop_sig_http)
-			http_cancel(loop_sig_http);
-		if (loop_in_api) {
-			struct itimerval tick = {
-				.it_interval = { .tv_usec = LOOP_CANCEL_TICK_MS * 1000 },
-				.it_value = { .tv_usec = LOOP_CANCEL_TICK_MS * 1000 },
-			};
-
-			setitimer(ITIMER_REAL, &tick, NULL);
-		}
-	}
-	if (loop_sig_fd >= 0)
-		(void)!write(loop_sig_fd, "s", 1);
-	errno = saved;
-}
-
-static int loop_signals(struct loop_state *st)
-{
-	struct sigaction sa = { .sa_handler = loop_on_signal }, alarm_sa = { .sa_handler = loop_on_alarm };
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
-
-	if (pipe2(st->sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -errno;
-	loop_sig_fd = st->sig_pipe[1];
-	loop_sig_http = st->pb->http;
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&alarm_sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], &sa, NULL) < 0)
-			return -errno;
-	}
-	if (sigaction(SIGALRM, &alarm_sa, NULL) < 0)
-		return -errno;
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
-}
-
-static void loop_signals_reset(struct loop_state *st)
-{
-	struct itimerval off = { 0 };
-
-	setitimer(ITIMER_REAL, &off, NULL);
-	signal(SIGALRM, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	loop_sig_fd = -1;
-	loop_sig_http = NULL;
-	for (int i = 0; i < 2; i++)
-		if (st->sig_pipe[i] >= 0)
-			close(st->sig_pipe[i]);
 }
 
 /* ---- the health file ---- */
@@ -294,24 +105,12 @@ static void loop_touch_health(struct loop_state *st)
 
 /* ---- one iteration: observe, maybe read, evaluate, maybe publish ---- */
 
-static void loop_retry_text(uint64_t delay_ms, char *buf, size_t len)
-{
-	time_t at = time(NULL) + (time_t)((delay_ms + 999) / 1000);
-	struct tm tm;
-	char ts[32];
-
-	gmtime_r(&at, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(buf, len, "%llu.%03llus (%s)", (unsigned long long)(delay_ms / 1000),
-		 (unsigned long long)(delay_ms % 1000), ts);
-}
-
 static void loop_api_failed(struct loop_state *st, uint64_t now, const char *op, long status, const char *err)
 {
 	uint64_t d = schedule_api_failed(&st->sched, now, status, loop_random());
 	char retry[80], code[16], fails[16];
 
-	loop_retry_text(d, retry, sizeof(retry));
+	log_delay_text(d, retry, sizeof(retry));
 	snprintf(code, sizeof(code), "%ld", status);
 	snprintf(fails, sizeof(fails), "%u", st->sched.failures);
 	log_emit(LOG_LEVEL_ERROR, "API error", "op", op, "status", status ? code : "none", "error", err,
@@ -325,10 +124,10 @@ static int loop_read(struct loop_state *st, uint64_t now)
 	const struct kube_fetch *bad;
 	int r;
 
-	loop_in_api = 1;
-	r = !loop_sig_term ? publisher_read(st->pb, st->opt->node, &k) : -EINTR;
-	loop_in_api = 0;
-	if (loop_sig_term) {
+	signals_api(true);
+	r = !signals_term() ? publisher_read(st->pb, st->opt->node, &k) : -EINTR;
+	signals_api(false);
+	if (signals_term()) {
 		obs_kube_free(&k);
 		return -EINTR;
 	}
@@ -368,10 +167,10 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
 		schedule_hold_publish(&st->sched);
 		return 0;
 	}
-	loop_in_api = 1;
-	r = !loop_sig_term ? publisher_write(st->pb, o, p, now, &res, err, sizeof(err)) : -EINTR;
-	loop_in_api = 0;
-	if (loop_sig_term)
+	signals_api(true);
+	r = !signals_term() ? publisher_write(st->pb, o, p, now, &res, err, sizeof(err)) : -EINTR;
+	signals_api(false);
+	if (signals_term())
 		return -EINTR;
 	if (r < 0) {
 		/* Status unknown here: the backoff then grows from the base, and the node is re-read first. */
@@ -405,12 +204,12 @@ static int loop_events(struct loop_state *st, struct observation *o, const struc
 		schedule_hold_publish(&st->sched);
 		return 0;
 	}
-	loop_in_api = 1;
-	r = !loop_sig_term ? workload_events_run(st->pb, o, p, now) : -EINTR;
-	loop_in_api = 0;
+	signals_api(true);
+	r = !signals_term() ? workload_events_run(st->pb, o, p, now) : -EINTR;
+	signals_api(false);
 	at = eventq_wake_at(&st->pb->events);
 	schedule_events(&st->sched, at && at <= now ? now + SCHEDULE_DEBOUNCE_MS : at);
-	return loop_sig_term ? -EINTR : r;
+	return signals_term() ? -EINTR : r;
 }
 
 /* The node could not be observed for a while: its condition says Unknown (one write, then none). */
@@ -421,9 +220,9 @@ static void loop_unobserved(struct loop_state *st, uint64_t now)
 
 	if (!st->publish || !st->have_facts || st->sched.failures || !schedule_may_publish(&st->sched, now))
 		return;
-	loop_in_api = 1;
-	r = !loop_sig_term ? publisher_unobserved(st->pb, &st->facts, st->observe_why, now, err, sizeof(err)) : 0;
-	loop_in_api = 0;
+	signals_api(true);
+	r = !signals_term() ? publisher_unobserved(st->pb, &st->facts, st->observe_why, now, err, sizeof(err)) : 0;
+	signals_api(false);
 	if (r > 0)
 		log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "condition", "Unknown",
 			 "reason", CONDITION_UNKNOWN_REASON, NULL);
@@ -431,23 +230,12 @@ static void loop_unobserved(struct loop_state *st, uint64_t now)
 		loop_api_failed(st, now, "patch node status", 0, err);
 }
 
-/* Whether the verdict itself (profile, ready, a check's status) differs from @v's. */
-static bool loop_verdict_moved(const struct loop_verdict *v, const struct profile *p)
-{
-	if (!v->valid || v->kind != p->kind || v->ready != p->ready)
-		return true;
-	for (size_t i = 0; i < CHECK__COUNT; i++)
-		if (v->status[i] != p->checks[i].status)
-			return true;
-	return false;
-}
-
 static void loop_log_change(struct loop_state *st, const struct profile *p)
 {
 	struct strbuf sb = { 0 };
-	int n = loop_verdict_diff(&st->last, p, &sb);
+	int n = verdict_diff(&st->last, p, &sb);
 	/* While a link flaps, its samples and counts change each time: only verdict changes are info. */
-	enum log_level level = flap_any_held(st->flap) && !loop_verdict_moved(&st->last, p) ? LOG_LEVEL_DEBUG
+	enum log_level level = flap_any_held(st->flap) && !verdict_moved(&st->last, p) ? LOG_LEVEL_DEBUG
 											      : LOG_LEVEL_INFO;
 
 	if (n > 0)
@@ -455,7 +243,7 @@ static void loop_log_change(struct loop_state *st, const struct profile *p)
 			 "summary", p->summary, NULL);
 	strbuf_free(&sb);
 	if (n != 0)
-		loop_verdict_set(&st->last, p);
+		verdict_set(&st->last, p);
 }
 
 /* ---- flap damping: the link-event history, held links, the write spacing ---- */
@@ -547,6 +335,32 @@ static void loop_observe_failed(struct loop_state *st, const struct observation 
 	snprintf(st->observe_why, sizeof(st->observe_why), "%s", why);
 }
 
+/* Watches: start or resync them (SCHEDULE_READ); whether the iteration may go on (their first facts came). */
+static bool loop_watches(struct loop_state *st, unsigned due, uint64_t now)
+{
+	if (due & SCHEDULE_READ) {
+		log_emit(LOG_LEVEL_DEBUG, st->aw_started ? "API resync: refilling every store" : "API: starting the watches",
+			 NULL);
+		st->aw_started = true;
+		apiwatch_resync(st->aw, now);
+		schedule_resynced(&st->sched, now, loop_random());
+	}
+	if (st->aw_settled)
+		return true;
+	schedule_observed(&st->sched);  /* the first facts bring the first observation */
+	return false;
+}
+
+/* Watches: a write may go when the node and pods were read, unless a failed write waits for its retry. */
+static bool loop_watch_may_write(struct loop_state *st, unsigned due)
+{
+	bool retry = due & SCHEDULE_RETRY;
+
+	if (retry)
+		schedule_retry_taken(&st->sched);
+	return st->publish && st->have_facts && (!st->sched.failures || retry);
+}
+
 static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 {
 	struct observation o;
@@ -555,6 +369,14 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	unsigned host_daemons;
 	int r;
 
+	if (st->aw && !loop_watches(st, due, now))
+		return 0;
+	if (st->aw) {
+		r = apiwatch_update(st->aw, &st->facts);
+		if (r < 0)
+			return r;
+		st->have_facts = apiwatch_ready(st->aw);
+	}
 	r = observe_node(st->opt, &o);
 	schedule_observed(&st->sched);
 	if (r == -ENOMEM) {
@@ -563,7 +385,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	}
 	observed = r == 0;
 	loop_flap_observed(st, &o, o.links.status.state == PROBE_OK, now);
-	if ((due & SCHEDULE_READ) && st->api) {
+	if ((due & SCHEDULE_READ) && st->api && !st->aw) {
 		r = loop_read(st, now);
 		if (r == -EINTR) {
 			observation_free(&o);
@@ -600,10 +422,17 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	loop_log_change(st, &p);
 
 	/* In backoff, only the retry (a read first) may write: events never hammer a failing API. */
-	may_write = st->publish && st->have_facts && (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
+	/* In backoff, only the retry may write (polling: a read first): events never hammer a failing API. */
+	if (st->aw)
+		may_write = loop_watch_may_write(st, due);
+	else
+		may_write = st->publish && st->have_facts &&
+			    (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
 	r = may_write ? loop_publish(st, &o, &p, now) : 0;
 	if (r == 0)
 		r = loop_events(st, &o, &p, now, may_write);
+	if (st->aw && (due & SCHEDULE_RETRY) && r == 0)
+		schedule_api_ok(&st->sched, now);       /* written ("published" logged), or nothing to write */
 	if (read_ok && r == 0) {
 		if (st->sched.failures)
 			log_emit(LOG_LEVEL_INFO, "API answering again", NULL);
@@ -675,26 +504,106 @@ static int loop_drain(struct loop_state *st, size_t which, uint64_t now, char *w
 
 static const char *const loop_source_name[LOOP_FD__COUNT] = { "signal", "netlink", "uevent", "inotify" };
 
-static void loop_log_start(const struct loop_state *st)
+static void loop_log_start(const struct loop_state *st, uint64_t now)
 {
 	const struct cli_options *opt = st->opt;
-	char interval[16], jitter[16];
-	const char *api = st->pb->http ? (opt->node ? "yes" : "no: no node name (--node or NODE_NAME)")
+	char interval[16], jitter[16], first[32] = "";
+	const char *api = st->pb->http ? (opt->node ? (st->aw ? "watch" : "poll") : "no: no node name (--node or NODE_NAME)")
 				       : st->pb->http_why;
 
 	snprintf(interval, sizeof(interval), "%us", opt->interval);
 	snprintf(jitter, sizeof(jitter), "%us", opt->start_jitter);
+	if (st->api)
+		snprintf(first, sizeof(first), "%.1fs", (double)(st->sched.read_at - now) / 1000.0);
 	log_emit(LOG_LEVEL_INFO, "started", "version", TCPXO_VERSION, "node", opt->node ? opt->node : "",
 		 "root", opt->root, "paths", hostfs_kernel_resolution() ? "openat2" : "walk", "api", api,
-		 "publish", st->publish ? "yes" : "no", "interval", interval, "start_jitter", jitter, NULL);
+		 "publish", st->publish ? "yes" : "no", "interval", interval, "start_jitter", jitter,
+		 "first_request_in", first[0] ? first : NULL, NULL);
+}
+
+/* Watches unless --no-watch; polling when they cannot be set up. */
+static enum schedule_api loop_api_mode(struct loop_state *st)
+{
+	struct apiwatch_config cfg = {
+		.http = st->pb->http, .node = st->opt->node, .prefix = st->opt->prefix,
+		.interval_s = st->opt->interval, .seed = loop_random(),
+	};
+	int r;
+
+	if (!st->api)
+		return SCHEDULE_API_NONE;
+	if (st->opt->no_watch)
+		return SCHEDULE_API_POLL;
+	r = apiwatch_new(&cfg, &st->aw);
+	if (r == 0)
+		return SCHEDULE_API_WATCH;
+	log_emit(LOG_LEVEL_ERROR, "cannot set up the API watches: polling instead", "error", strerror(-r), NULL);
+	return SCHEDULE_API_POLL;
+}
+
+/* The poll set: our sources, then the streams' sockets (fetched until they all fit). Return: its size. */
+static size_t loop_pollfds(struct loop_state *st)
+{
+	size_t n;
+
+	for (;;) {
+		size_t room = st->fds_cap - LOOP_FD__COUNT;
+
+		n = st->aw ? apiwatch_pollfds(st->aw, st->fds + LOOP_FD__COUNT, room) : 0;
+		if (n <= room)
+			break;
+		{
+			struct pollfd *f = realloc(st->fds, (LOOP_FD__COUNT + n + 8) * sizeof(*f));
+
+			if (!f) {
+				n = room;       /* the rest wait for the next turn (the streams' timer still runs) */
+				break;
+			}
+			st->fds = f;
+			st->fds_cap = LOOP_FD__COUNT + n + 8;
+		}
+	}
+	st->fds[LOOP_FD_SIGNAL] = (struct pollfd){ .fd = st->sig_fd, .events = POLLIN };
+	st->fds[LOOP_FD_LINKS] = (struct pollfd){ .fd = st->links ? links_watch_fd(st->links) : -1, .events = POLLIN };
+	st->fds[LOOP_FD_UEVENTS] = (struct pollfd){ .fd = st->uevents ? uevents_fd(st->uevents) : -1, .events = POLLIN };
+	st->fds[LOOP_FD_WATCH] = (struct pollfd){ .fd = st->watch ? watch_fd(st->watch) : -1, .events = POLLIN };
+	return LOOP_FD__COUNT + n;
+}
+
+static int loop_timeout(struct loop_state *st)
+{
+	uint64_t now = loop_now_ms();
+	int t = schedule_timeout(&st->sched, now), a = st->aw ? apiwatch_timeout(st->aw, now) : -1;
+
+	return a >= 0 && a < t ? a : t;
+}
+
+/* The streams' turn: lines to the stores; a change re-observes after the debounce (the first at once). */
+static int loop_api_events(struct loop_state *st, size_t nfds, uint64_t now)
+{
+	int r = apiwatch_drive(st->aw, st->fds + LOOP_FD__COUNT, nfds - LOOP_FD__COUNT, now);
+	unsigned long changes = apiwatch_changes(st->aw);
+
+	if (changes == st->aw_seen)
+		return r;
+	st->aw_seen = changes;
+	if (!st->aw_settled) {
+		if (!apiwatch_settled(st->aw))
+			return r;
+		st->aw_settled = true;
+		schedule_observe_now(&st->sched, now);
+		return r;
+	}
+	log_emit(LOG_LEVEL_DEBUG, "event", "source", "api", NULL);
+	schedule_event(&st->sched, now);
+	return r;
 }
 
 int loop_run(const struct cli_options *opt, struct publisher *pb)
 {
-	struct loop_state st = { .opt = opt, .pb = pb, .sig_pipe = { -1, -1 } };
+	struct loop_state st = { .opt = opt, .pb = pb, .sig_fd = -1 };
 	int r, ret = 0;
 
-	loop_sig_term = loop_sig_hup = 0;
 	st.flap = calloc(1, sizeof(*st.flap));
 	if (!st.flap) {
 		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
@@ -703,21 +612,29 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	st.api = pb->http && opt->node;
 	st.publish = st.api && !opt->no_publish;
 	st.facts.releases = pb->releases;
-	r = loop_signals(&st);
+	st.fds = calloc(LOOP_FD__COUNT + 8, sizeof(*st.fds));
+	r = st.fds ? signals_setup(pb->http, &st.sig_fd) : -ENOMEM;
 	if (r < 0) {
 		log_emit(LOG_LEVEL_ERROR, "cannot set up signal handling", "error", strerror(-r), NULL);
-		loop_signals_reset(&st);
+		signals_reset();
+		free(st.fds);
 		free(st.flap);
 		return r;
 	}
-	loop_log_start(&st);
-	loop_sources(&st);
-	schedule_init(&st.sched, loop_now_ms(), opt->interval, opt->start_jitter, st.api, loop_random());
+	st.fds_cap = LOOP_FD__COUNT + 8;
+	{
+		uint64_t t0 = loop_now_ms();
 
-	while (!loop_sig_term) {
-		struct pollfd fds[LOOP_FD__COUNT];
+		schedule_init(&st.sched, t0, opt->interval, opt->start_jitter, loop_api_mode(&st), loop_random());
+		loop_log_start(&st, t0);
+	}
+	loop_sources(&st);
+
+	while (!signals_term()) {
+		struct pollfd *fds;
 		uint64_t now = loop_now_ms();
 		unsigned due = schedule_due(&st.sched, now);
+		size_t nfds;
 
 		if (due) {
 			r = loop_iteration(&st, due, now);
@@ -726,16 +643,14 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 				ret = r;
 				break;
 			}
-			if (loop_sig_term)
+			if (signals_term())
 				break;
 		}
 		loop_touch_health(&st);
 
-		fds[LOOP_FD_SIGNAL] = (struct pollfd){ .fd = st.sig_pipe[0], .events = POLLIN };
-		fds[LOOP_FD_LINKS] = (struct pollfd){ .fd = st.links ? links_watch_fd(st.links) : -1, .events = POLLIN };
-		fds[LOOP_FD_UEVENTS] = (struct pollfd){ .fd = st.uevents ? uevents_fd(st.uevents) : -1, .events = POLLIN };
-		fds[LOOP_FD_WATCH] = (struct pollfd){ .fd = st.watch ? watch_fd(st.watch) : -1, .events = POLLIN };
-		r = poll(fds, LOOP_FD__COUNT, schedule_timeout(&st.sched, loop_now_ms()));
+		nfds = loop_pollfds(&st);
+		fds = st.fds;
+		r = poll(fds, nfds, loop_timeout(&st));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -746,15 +661,10 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 		}
 		now = loop_now_ms();
 		if (fds[LOOP_FD_SIGNAL].revents) {
-			char buf[64];
-
-			while (read(st.sig_pipe[0], buf, sizeof(buf)) > 0)
-				;
-			if (loop_sig_hup) {
+			if (signals_take_hup()) {
 				bool loud = !st.hup_logged_at || now - st.hup_logged_at >= LOOP_HUP_LOG_MS;
 
 				/* A SIGHUP loop (a script, a probe) must not flood the log: info once a minute. */
-				loop_sig_hup = 0;
 				log_emit(loud ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "SIGHUP: re-observing now", NULL);
 				if (loud)
 					st.hup_logged_at = now;
@@ -777,15 +687,22 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 				schedule_event(&st.sched, now);
 			}
 		}
+		if (st.aw && loop_api_events(&st, nfds, now) == -ENOMEM) {
+			log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
+			ret = -ENOMEM;
+			break;
+		}
 	}
-	if (loop_sig_term)
+	if (signals_term())
 		log_emit(LOG_LEVEL_INFO, "stopping: annotations left in place", "signal",
-			 loop_sig_term == SIGINT ? "SIGINT" : "SIGTERM", NULL);
+			 signals_term() == SIGINT ? "SIGINT" : "SIGTERM", NULL);
+	apiwatch_free(st.aw);
+	free(st.fds);
 	links_watch_free(st.links);
 	uevents_free(st.uevents);
 	watch_free(st.watch);
-	loop_signals_reset(&st);
-	loop_verdict_free(&st.last);
+	signals_reset();
+	verdict_free(&st.last);
 	obs_kube_free(&st.facts);
 	free(st.flap);
 	return ret;

@@ -1,17 +1,23 @@
 /* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure). */
 #include "agent/schedule.h"
 
-void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, bool api,
+void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, enum schedule_api api,
 		   uint64_t rnd)
 {
-	uint64_t jitter_ms = (uint64_t)jitter_s * 1000u;
+	uint64_t jitter_ms = (uint64_t)jitter_s * 1000u, first = now + rnd % (jitter_ms + 1);
 
 	*s = (struct schedule){
+		.api = api,
 		.interval_ms = (uint64_t)interval_s * 1000u,
-		.observe_at = now ? now : 1,
-		.read_at = api ? (now ? now : 1) : 0,
-		.publish_after = now + rnd % (jitter_ms + 1),
+		.observe_at = api != SCHEDULE_API_NONE ? (first ? first : 1) : (now ? now : 1),
+		.read_at = api != SCHEDULE_API_NONE ? (first ? first : 1) : 0,
+		.publish_after = first,
 	};
+}
+
+void schedule_resynced(struct schedule *s, uint64_t now, uint64_t rnd)
+{
+	s->read_at = now + s->interval_ms + rnd % (s->interval_ms / SCHEDULE_RESYNC_JITTER + 1);
 }
 
 void schedule_event(struct schedule *s, uint64_t now)
@@ -53,6 +59,8 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 		due |= SCHEDULE_PUBLISH;
 	if (s->events_at && now >= s->events_at)
 		due |= SCHEDULE_EVENTS;
+	if (s->retry_at && now >= s->retry_at)
+		due |= SCHEDULE_RETRY | SCHEDULE_OBSERVE;
 	return due;
 }
 
@@ -70,6 +78,7 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 	schedule_min(&next, s->read_at);
 	schedule_min(&next, s->damp_at);
 	schedule_min(&next, s->events_at);
+	schedule_min(&next, s->retry_at);
 	if (s->publish_pending)
 		schedule_min(&next, schedule_publish_at(s));
 	return next <= now ? 0 : (int)(next - now);
@@ -106,10 +115,17 @@ void schedule_hold_publish(struct schedule *s)
 	s->publish_pending = true;
 }
 
+void schedule_retry_taken(struct schedule *s)
+{
+	s->retry_at = 0;
+}
+
 void schedule_api_ok(struct schedule *s, uint64_t now)
 {
 	s->failures = 0;
-	s->read_at = now + s->interval_ms;
+	s->retry_at = 0;
+	if (s->api != SCHEDULE_API_WATCH)
+		s->read_at = now + s->interval_ms;
 }
 
 void schedule_publish_done(struct schedule *s)
@@ -148,6 +164,9 @@ uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint
 	if (s->failures < 64)
 		s->failures++;
 	d = schedule_backoff_ms(s->failures, status, s->interval_ms, rnd);
-	s->read_at = now + d;
+	if (s->api == SCHEDULE_API_WATCH)
+		s->retry_at = now + d;
+	else
+		s->read_at = now + d;
 	return d;
 }

@@ -11,13 +11,23 @@
 #define SCHEDULE_SLOW_RETRY_MS  60000u          /* 403/404: a person must act; retry slowly */
 #define SCHEDULE_OBSERVE_RETRY_MS 5000u         /* an observation that could not be made: again after */
 #define SCHEDULE_FLAP_SPACING_MS 10000u         /* while a link flaps: at most one write this often */
+#define SCHEDULE_RESYNC_JITTER  10u             /* watches: each resync comes up to 1/10 of the interval late */
+
+/* How the loop learns the API facts. */
+enum schedule_api {
+	SCHEDULE_API_NONE = 0,          /* no API (or no node name): observe only */
+	SCHEDULE_API_POLL,              /* --no-watch: read the node and its pods every interval */
+	SCHEDULE_API_WATCH,             /* watches keep the facts; the interval is a full resync */
+};
 
 /* What an iteration of the loop must do now (a bit mask). */
 enum schedule_task {
 	SCHEDULE_OBSERVE = 1 << 0,      /* re-observe the node (debounced events, SIGHUP, start) */
-	SCHEDULE_READ = 1 << 1,         /* read the node and its pods from the API (resync or retry) */
+	SCHEDULE_READ = 1 << 1,         /* poll: read the node and its pods (resync or retry);
+					   watch: start the watches (the first time), else resync them */
 	SCHEDULE_PUBLISH = 1 << 2,      /* a write waited for the start jitter, which has passed */
 	SCHEDULE_EVENTS = 1 << 3,       /* Events wait to be posted again (their backoff ended) */
+	SCHEDULE_RETRY = 1 << 4,        /* watch: a failed write's backoff has passed: try it again */
 };
 
 /*
@@ -25,12 +35,14 @@ enum schedule_task {
  * plain data so that tests drive it with made-up times.
  */
 struct schedule {
+	enum schedule_api api;
 	uint64_t interval_ms;           /* --interval */
 	uint64_t observe_at;            /* debounce deadline */
-	uint64_t read_at;               /* next API read: resync or retry */
+	uint64_t read_at;               /* next API read (poll: resync or retry; watch: start or resync) */
+	uint64_t retry_at;              /* watch: the failed write is tried again then */
 	uint64_t publish_after;         /* no API write before this (start jitter) */
 	bool publish_pending;           /* a write waits for publish_after (or the spacing) */
-	unsigned failures;              /* API failures in a row */
+	unsigned failures;              /* API failures in a row (watch: writes only; watches keep their own) */
 	uint64_t damp_at;               /* re-observe then: a flapping link's hold-down ends */
 	uint64_t spacing_ms;            /* writes at least this far apart (0: no limit) */
 	uint64_t last_write;            /* when the last write was made (0: none yet) */
@@ -38,12 +50,19 @@ struct schedule {
 };
 
 /**
- * schedule_init() - the schedule at start: observe now, read the API now when @api, and no
- * write before @now + (@rnd mod (@jitter_s * 1000 + 1)) ms.
+ * schedule_init() - the schedule at start. Without an API: observe now. With one: nothing
+ * before the start jitter, @now + (@rnd mod (@jitter_s * 1000 + 1)) ms, so that nodes started
+ * together reach the API apart; then read (poll) or start the watches, and observe.
  * @rnd: a random number (injected so tests are deterministic).
  */
-void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, bool api,
+void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, enum schedule_api api,
 		   uint64_t rnd);
+
+/*
+ * Watch: the watches were started or resynced at @now; the next resync comes after the
+ * interval plus up to 1/SCHEDULE_RESYNC_JITTER of it (@rnd), so that a fleet does not align.
+ */
+void schedule_resynced(struct schedule *s, uint64_t now, uint64_t rnd);
 
 /*
  * An event arrived: re-observe at the end of the debounce window (opened by the first event;
@@ -93,12 +112,15 @@ void schedule_publish_done(struct schedule *s);
 /* A write was made at @now: the spacing counts from it. */
 void schedule_wrote(struct schedule *s, uint64_t now);
 
-/* The API read (and any write) succeeded: reset the backoff, resync after the interval. */
+/* Watch: the write retry that was due is being made (it is not due again unless it fails). */
+void schedule_retry_taken(struct schedule *s);
+
+/* The API read (and any write) succeeded: reset the backoff; poll: resync after the interval. */
 void schedule_api_ok(struct schedule *s, uint64_t now);
 
 /**
  * schedule_api_failed() - an API call failed with HTTP @status (0: no answer): read again
- * (then write) after the backoff, and count the failure.
+ * (then write) after the backoff (watch: write again), and count the failure.
  * @rnd: a random number for the jitter.
  * Return: the delay chosen, in ms.
  */

@@ -1,17 +1,34 @@
 #!/bin/sh
-# daemon.sh - the daemon's figures, run inside the a3-mega namespace by bench/run.sh:
-#   idle      CPU seconds and API requests over IDLE_SECONDS with nothing changing (resync 3600 s)
-#   reaction  link change -> its PATCH arriving at the fake API, median and max of 16 changes
-#   rollout   ROLLOUT_AGENTS daemons started together against one server that admits
-#             ROLLOUT_RATE requests/s (429 + Retry-After beyond): requests per agent, time until
-#             every node is published, peak request rate seen by the server, agents that gave up
-# Usage: daemon.sh OUTDIR ROOT   (env AGENT, TOPDIR; writes OUTDIR/daemon.md and raw files)
+# daemon.sh - the daemon's figures, run inside the a3-mega namespace by bench/run.sh; raw numbers
+# under OUTDIR, summarised by bench/report.py:
+#   idle      CPU seconds and API requests over IDLE_SECONDS with nothing changing (default interval)
+#   steady    API requests over STEADY_SECONDS at --interval STEADY_INTERVAL with nothing changing:
+#             the requests of one resync period, which at the default --interval are those of an hour
+#   reaction  link change -> its PATCH arriving at the fake API (eth1..eth8 down and up once each)
+#   skew      the node's TCPXO daemon container restarted at a skewed release (and back), through
+#             the fake API's scripted changes -> the PATCH arriving, SKEW_CHANGES times
+#   rss       the agent's RSS after warming up, then after RSS_EVENTS watch events and RSS_RELISTS
+#             relists (410 after a compaction)
+#   rollout   ROLLOUT_AGENTS daemons started together against one server that admits ROLLOUT_RATE
+#             requests/s (429 + Retry-After beyond), once per mode of ROLLOUT_MODES (watch: the
+#             default; poll: --no-watch): its timeline of requests, the agents still running;
+#             ROLLOUT_ARGS adds options, ROLLOUT_SPAWN_MS spaces the starts (another binary: AGENT)
+# Usage: daemon.sh OUTDIR ROOT   (env AGENT, TOPDIR)
 set -u
 out=$1 root=$2
 IDLE_SECONDS=${IDLE_SECONDS:-120}
+STEADY_SECONDS=${STEADY_SECONDS:-300}
+STEADY_INTERVAL=${STEADY_INTERVAL:-60}
+SKEW_CHANGES=${SKEW_CHANGES:-20}
+RSS_EVENTS=${RSS_EVENTS:-1000}
+RSS_RELISTS=${RSS_RELISTS:-10}
 ROLLOUT_AGENTS=${ROLLOUT_AGENTS:-1000}
 ROLLOUT_RATE=${ROLLOUT_RATE:-100}
-ROLLOUT_LIMIT=${ROLLOUT_LIMIT:-300}
+ROLLOUT_LIMIT=${ROLLOUT_LIMIT:-600}
+ROLLOUT_MODES=${ROLLOUT_MODES:-watch poll}
+ROLLOUT_ARGS=${ROLLOUT_ARGS:-}
+ROLLOUT_SPAWN_MS=${ROLLOUT_SPAWN_MS:-0}        # a pause between two agents' starts (0: all at once)
+DAEMON_PARTS=${DAEMON_PARTS:-idle api rollout}   # idle: idle and steady; api: reaction, skew, RSS
 NODE=fixture-a3-mega
 mkdir -p "$out"
 tmp=$(mktemp -d /dev/shm/tcpxo-bench-daemon.XXXXXX) || exit 2
@@ -25,6 +42,8 @@ trap cleanup EXIT
 ip link set lo up
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 cpu_ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }      # CPU time of the process so far, in ns
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+part() { case " $DAEMON_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1 || { echo "daemon: certs.sh failed" >&2; exit 1; }
 mkdir -p "$tmp/api"
@@ -45,32 +64,55 @@ PY
 start_api() {  # start_api SCRIPT: the server on $tmp/api; sets $server
 	rm -f "$tmp/api/port"
 	/usr/bin/python3 "$1" --state "$tmp/api" --port-file "$tmp/api/port" --cert "$tmp/certs/server.crt" \
-		--key "$tmp/certs/server.key" --max-seconds 1200 2>>"$tmp/api/server.err" &
+		--key "$tmp/certs/server.key" --max-seconds 3000 2>>"$tmp/api/server.err" &
 	api_pid=$!
 	pids="$pids $api_pid"
 	i=0
 	while [ ! -s "$tmp/api/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	server=https://127.0.0.1:$(cat "$tmp/api/port")
 }
+ctl() { /usr/bin/python3 "$TOPDIR/tests/lib/fakeapi.py" ctl --port-file "$tmp/api/port" --ca "$tmp/certs/ca.crt" \
+	--token-file "$tmp/api/token" "$@" >/dev/null; }
 reqs() { wc -l <"$tmp/api/requests.log" 2>/dev/null || echo 0; }
 patches_after() { tail -n +"$(($1 + 1))" "$tmp/api/requests.log" 2>/dev/null | grep -c '"method": "PATCH"'; }
+start_agent() {  # LOG ARGS...
+	_log=$1; shift
+	"$AGENT" --root "$root" --node "$NODE" --api-server "$server" --token-file "$tmp/api/token" \
+		--ca-file "$tmp/certs/ca.crt" --start-jitter 0 "$@" 2>"$_log" &
+	agent=$!
+	pids="$pids $agent"
+	i=0
+	while [ "$(patches_after 0)" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+}
+stop_agent() { kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null; }
 
-# --- idle and reaction: one agent, the plain fake API server ---
 start_api "$TOPDIR/tests/lib/fakeapi.py"
-"$AGENT" --root "$root" --node "$NODE" --api-server "$server" --token-file "$tmp/api/token" \
-	--ca-file "$tmp/certs/ca.crt" --start-jitter 0 --interval 3600 2>"$tmp/agent.log" &
-agent=$!
-pids="$pids $agent"
-i=0
-while [ "$(patches_after 0)" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+if part idle; then
+# --- idle: the default interval; steady: one resync period's requests ---
+start_agent "$tmp/agent-idle.log"
 sleep 2
 r0=$(reqs); c0=$(cpu_ns $agent)
 sleep "$IDLE_SECONDS"
 r1=$(reqs); c1=$(cpu_ns $agent)
-idle_cpu=$(echo "$c0 $c1" | awk '{ printf "%.4f", ($2 - $1) / 1e9 }')
-idle_reqs=$((r1 - r0))
-echo "$idle_cpu $idle_reqs" >"$out/idle.txt"
+echo "$c0 $c1 $((r1 - r0)) $IDLE_SECONDS" | awk '{ printf "%.4f %d %d\n", ($2 - $1) / 1e9, $3, $4 }' >"$out/idle.txt"
+stop_agent
 
+: >"$tmp/api/requests.log"
+start_agent "$tmp/agent-steady.log" --interval "$STEADY_INTERVAL"
+sleep 2
+r0=$(reqs)
+sleep "$STEADY_SECONDS"
+tail -n +"$((r0 + 1))" "$tmp/api/requests.log" >"$out/steady.log"
+echo "$STEADY_SECONDS $STEADY_INTERVAL" >"$out/steady.txt"
+stop_agent
+
+fi
+
+if part api; then
+# --- reaction to links, skewed daemon, RSS: one agent following the API ---
+: >"$tmp/api/requests.log"
+start_agent "$tmp/agent.log"
+sleep 1
 : >"$out/reaction.txt"
 # One down and up per GPU NIC: a third change of one link within 60 s is a flap, which the agent
 # holds not ready for 30 s on purpose (flap damping) and would not measure the reaction.
@@ -86,88 +128,142 @@ for nic in eth1 eth2 eth3 eth4 eth5 eth6 eth7 eth8; do
 		sleep 1.2
 	done
 done
-kill "$agent" "$api_pid" 2>/dev/null
-wait "$agent" 2>/dev/null
-wait "$api_pid" 2>/dev/null
 
-# --- rollout: many agents, one rate-limited server ---
-rm -f "$tmp/api/requests.log" "$tmp/api/timeline.log"
-printf '{"rate_limit": %d, "retry_after": 1}\n' "$ROLLOUT_RATE" >"$tmp/api/faults"
-start_api "$TOPDIR/bench/rollout_api.py"
-: >"$tmp/rollout.pids"
-t_start=$(awk '{ print $1 }' /proc/uptime)
-n=1
-while [ $n -le "$ROLLOUT_AGENTS" ]; do
-	"$AGENT" --root "$root" --node "$(printf 'bench-node-%04d' $n)" --api-server "$server" \
-		--token-file "$tmp/api/token" --ca-file "$tmp/certs/ca.crt" --interval 3600 \
-		2>/dev/null &
-	echo $! >>"$tmp/rollout.pids"
+# The daemon pod's tcpxo-daemon container restarted at v1.0.20 (the installer v1.0.15 pairs with
+# v1.0.21: version-pair fails), then at v1.0.21 again; each a whole-object update of the pod.
+/usr/bin/python3 - "$tmp/api/pods.json" "$tmp" <<'PY'
+import copy, json, sys
+pods, tmp = json.load(open(sys.argv[1])), sys.argv[2]
+pod = next(p for p in pods["items"] if any(c["name"] == "tcpxo-daemon" for c in p["spec"].get("initContainers", [])))
+for n, tag in enumerate(("v1.0.20", "v1.0.21")):
+    p = copy.deepcopy(pod)
+    p["metadata"].pop("resourceVersion", None)
+    for c in p["spec"]["initContainers"]:
+        if c["name"] == "tcpxo-daemon":
+            c["image"] = c["image"].rsplit(":", 1)[0] + ":" + tag
+    for s in p["status"]["initContainerStatuses"]:
+        if s["name"] == "tcpxo-daemon":
+            s["image"] = s["image"].rsplit(":", 1)[0] + ":" + tag
+            s["imageID"] = s["imageID"].split("@")[0] + "@sha256:" + ("%064x" % (n + 0xbe9c4))
+            s["restartCount"] = s.get("restartCount", 0) + 1
+    json.dump({"op": "update", "resource": "pods", "object": p}, open("%s/skew-%d.json" % (tmp, n), "w"))
+PY
+: >"$out/skew.txt"
+k=0
+while [ $k -lt "$SKEW_CHANGES" ]; do
+	m=$(reqs)
+	ctl "$(cat "$tmp/skew-$((k % 2)).json")"
+	t0=$(tail -n 1 "$tmp/api/control.log" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["t"])')
+	i=0
+	while [ "$(patches_after "$m")" -lt 1 ] && [ $i -lt 1000 ]; do sleep 0.005; i=$((i + 1)); done
+	# The PATCH's arrival after the change was applied ("t" of both: Unix seconds at the server).
+	tail -n +"$((m + 1))" "$tmp/api/requests.log" | /usr/bin/python3 -c '
+import json, sys
+t0 = float(sys.argv[1])
+ts = [json.loads(l)["t"] for l in sys.stdin if "\"PATCH\"" in l]
+print("%.0f" % ((ts[0] - t0) * 1000) if ts else "timeout")' "$t0" >>"$out/skew.txt"
+	sleep 1.5       # past the debounce window the PATCH's own node event opened: each change starts cold
+	k=$((k + 1))
+done
+
+# RSS: warm up (100 events, one relist), then RSS_EVENTS events and RSS_RELISTS relists.
+POD=$(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["items"][0]["metadata"]; print(p["namespace"], p["name"])' "$tmp/api/pods.json")
+cat >"$tmp/events.py" <<'PY'
+import json, sys
+first, count, ns, name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+for b in range(first, first + count, 50):
+    print(json.dumps([{"op": "patch", "resource": "pods", "namespace": ns, "name": name,
+                       "patch": {"metadata": {"labels": {"bench-event": str(i)}}}}
+                      for i in range(b, min(b + 50, first + count))]))
+PY
+events() {  # events FIRST COUNT: label changes of one pod, 50 to a scripted change
+	# shellcheck disable=SC2086
+	/usr/bin/python3 "$tmp/events.py" "$1" "$2" $POD >"$tmp/ops"
+	while read -r line; do ctl "$line"; done <"$tmp/ops"
+}
+relist() {  # relist N: a change the pods watch does not see (a pod of another node), the history
+	# forgotten, the watch closed: its resume is older than the history, 410, the agent relists
+	m=$(reqs)
+	ctl '[{"op": "create", "resource": "pods", "object": {"metadata": {"name": "elsewhere-'"$1"'", "namespace": "default"},
+	      "spec": {"nodeName": "another-node", "containers": [{"name": "c", "image": "busybox"}]}}},
+	      {"op": "compact"}, {"op": "close", "resource": "pods", "mode": "clean"}]'
+	i=0
+	while [ "$(tail -n +"$((m + 1))" "$tmp/api/requests.log" | grep -c 'sendInitialEvents=true')" -lt 1 ] && [ $i -lt 400 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+}
+events 0 100
+relist 0
+sleep 2
+rss0=$(rss_kb $agent)
+n=0
+while [ $n -lt "$RSS_RELISTS" ]; do
+	events $((100 + n * RSS_EVENTS / RSS_RELISTS)) $((RSS_EVENTS / RSS_RELISTS))
+	relist $((n + 1))
 	n=$((n + 1))
 done
-echo "$t_start" >"$out/rollout.start"
-# Published = a PATCH of that node answered 200 (timeline: "<t> PATCH /api/v1/nodes/<name> 200").
-i=0
-while [ $i -lt "$ROLLOUT_LIMIT" ]; do
-	done_n=$(grep ' PATCH .* 200$' "$tmp/api/timeline.log" 2>/dev/null | awk '{ print $3 }' | sort -u | wc -l)
-	[ "$done_n" -ge "$ROLLOUT_AGENTS" ] && break
-	sleep 1
-	i=$((i + 1))
-done
 sleep 2
-alive=0
-for p in $(cat "$tmp/rollout.pids"); do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
-echo "$alive" >"$out/rollout.alive"
-cp "$tmp/api/timeline.log" "$out/timeline.log"
-# The server's clock is CLOCK_MONOTONIC like /proc/uptime's first field (both since boot).
-/usr/bin/python3 - "$out" "$ROLLOUT_AGENTS" "$ROLLOUT_RATE" "$IDLE_SECONDS" <<'PY'
-import collections, statistics, sys
-out, agents, rate, idle_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-cpu, reqs = open(out + "/idle.txt").read().split()
-times = [l.strip() for l in open(out + "/reaction.txt")]
-ok = sorted(int(t) for t in times if t.isdigit())
-lost = len(times) - len(ok)
-t0 = float(open(out + "/rollout.start").read())
-alive = int(open(out + "/rollout.alive").read())
-rows = [l.split() for l in open(out + "/timeline.log") if len(l.split()) == 4]
-per_node = collections.Counter()
-published = {}
-per_sec = collections.Counter()
-codes = collections.Counter()
-for t, method, path, status in rows:
-    t = float(t)
-    per_sec[int(t)] += 1
-    codes[status] += 1
-    if path.startswith("/api/v1/nodes/"):
-        name = path.rsplit("/", 1)[1]
-        per_node[name] += 1
-        if method == "PATCH" and status == "200" and name not in published:
-            published[name] = t
-pods = sum(1 for r in rows if r[2].startswith("/api/v1/pods"))
-nets = sum(1 for r in rows if "networks" in r[2])
-total = len(rows)
-peak = max(per_sec.values()) if per_sec else 0
-last = max(published.values()) - t0 if published else float("nan")
-def verdict(ok):
-    return "met" if ok else "MISSED"
-lines = [
-    f"- idle: **{float(cpu):.4f} CPU s** and **{reqs} API requests** in {idle_s} s with nothing changing "
-    f"(resync 3600 s) — targets <= 0.01 CPU s: {verdict(float(cpu) <= 0.01)}; 0 requests: {verdict(reqs == '0')}",
-]
-if ok:
-    med = statistics.median(ok)
-    lines.append(f"- reaction, link change -> PATCH received: **median {med:.0f} ms, max {max(ok)} ms** over "
-                 f"{len(ok)} changes (eth1..eth8 down/up once each){f', {lost} without a PATCH within 5 s' if lost else ''} — "
-                 f"target median <= 1500 ms: {verdict(med <= 1500 and not lost)}")
-else:
-    lines.append("- reaction: no PATCH followed any link change (MISSED)")
-lines += [
-    f"- rollout, {agents} daemons started together, server admitting {rate} requests/s (429 + Retry-After: 1 "
-    f"beyond): **{total / agents:.2f} requests per agent** ({total} in all: {codes.get('200', 0)} answered 200, "
-    f"{codes.get('429', 0)} answered 429; {pods} pod lists, {nets} network lists; most for one node "
-    f"{max(per_node.values()) if per_node else 0}); **{len(published)} of {agents} nodes published**, the last "
-    f"{last:.1f} s after the start; **peak {peak} requests/s** at the server; {agents - alive} agents exited — "
-    f"targets <= 3 requests per agent: {verdict(total / agents <= 3)}; no agent gives up: "
-    f"{verdict(alive == agents and len(published) == agents)}; peak <= {2 * rate}/s: {verdict(peak <= 2 * rate)}",
-]
-open(out + "/daemon.md", "w").write("\n".join(lines) + "\n")
-PY
+rss1=$(rss_kb $agent)
+# The events the server applied after the warm-up (its control.log), not the ones asked for.
+applied=$(grep -o '"bench-event"' "$tmp/api/control.log" | wc -l)
+echo "$rss0 $rss1 $((applied - 100)) $RSS_RELISTS" >"$out/rss.txt"
+grep -c 'API watch expired: relisting' "$tmp/agent.log" >"$out/rss.relists"
+stop_agent
+kill "$api_pid" 2>/dev/null
+wait "$api_pid" 2>/dev/null
+
+fi
+
+# --- rollout: many agents, one rate-limited server ---
+part rollout || ROLLOUT_MODES=""
+for mode in $ROLLOUT_MODES; do
+	rm -f "$tmp/api/requests.log" "$tmp/api/timeline.log" "$tmp/api/watches.log"
+	printf '{"rate_limit": %d, "retry_after": 1}\n' "$ROLLOUT_RATE" >"$tmp/api/faults"
+	printf '{"poll_ms": 1000, "events_file": false}\n' >"$tmp/api/settings"
+	start_api "$TOPDIR/bench/rollout_api.py"
+	args=$ROLLOUT_ARGS
+	[ "$mode" = poll ] && args="$args --no-watch"
+	: >"$tmp/rollout.pids"
+	rm -rf "$tmp/logs" && mkdir -p "$tmp/logs"
+	t_start=$(awk '{ print $1 }' /proc/uptime)
+	n=1
+	while [ $n -le "$ROLLOUT_AGENTS" ]; do
+		# shellcheck disable=SC2086
+		"$AGENT" --root "$root" --node "$(printf 'bench-node-%04d' $n)" --api-server "$server" \
+			--token-file "$tmp/api/token" --ca-file "$tmp/certs/ca.crt" $args 2>"$tmp/logs/$n.log" &
+		echo $! >>"$tmp/rollout.pids"
+		[ "$ROLLOUT_SPAWN_MS" = 0 ] || sleep "$(echo "$ROLLOUT_SPAWN_MS" | awk '{ printf "%.3f", $1 / 1000 }')"
+		n=$((n + 1))
+	done
+	# Published = a PATCH of that node answered 200 (timeline: "<t> PATCH /api/v1/nodes/<name> 200 -").
+	i=0
+	while [ $i -lt "$ROLLOUT_LIMIT" ]; do
+		done_n=$(grep ' PATCH .* 200 ' "$tmp/api/timeline.log" 2>/dev/null | awk '{ print $3 }' | sort -u | wc -l)
+		[ "$done_n" -ge "$ROLLOUT_AGENTS" ] && break
+		sleep 1
+		i=$((i + 1))
+	done
+	sleep 5
+	alive=0
+	for p in $(cat "$tmp/rollout.pids"); do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+	mkdir -p "$out/rollout-$mode"
+	echo "$t_start" >"$out/rollout-$mode/start"
+	echo "$alive $ROLLOUT_AGENTS $ROLLOUT_RATE" >"$out/rollout-$mode/agents"
+	cp "$tmp/api/timeline.log" "$out/rollout-$mode/timeline.log"
+	# The logs of the agents that did not publish, or wrote more than once, to tell why.
+	grep ' PATCH .* 200 ' "$tmp/api/timeline.log" | awk '{ print $3 }' | sort | uniq -c >"$tmp/published"
+	n=1
+	while [ $n -le "$ROLLOUT_AGENTS" ]; do
+		c=$(awk -v p="$(printf '/api/v1/nodes/bench-node-%04d' $n)" '$2 == p { print $1 }' "$tmp/published")
+		[ -z "$c" ] && cp "$tmp/logs/$n.log" "$out/rollout-$mode/unpublished-$n.log"
+		[ "${c:-0}" -gt 1 ] && cp "$tmp/logs/$n.log" "$out/rollout-$mode/written-$c-times-$n.log"
+		n=$((n + 1))
+	done
+	xargs -r kill <"$tmp/rollout.pids" 2>/dev/null
+	for p in $(cat "$tmp/rollout.pids"); do wait "$p" 2>/dev/null; done
+	: >"$tmp/rollout.pids"
+	kill "$api_pid" 2>/dev/null
+	wait "$api_pid" 2>/dev/null
+	rm -f "$tmp/api/faults" "$tmp/api/settings"
+done
+exit 0

@@ -5,6 +5,7 @@ Usage: report.py OUTDIR RUNS EXTRA_LINKS EXTRA_PCI   (env BENCH_OTHER_LABEL name
 Wall time: median (min..max) of hyperfine's runs. Peak RSS: median (min..max) of /usr/bin/time's
 %M. CPU (user+sys): /usr/bin/time prints it in 10 ms steps, too coarse for runs of a few ms, so
 the CPU column is hyperfine's mean (getrusage, microseconds) with /usr/bin/time's median beside it."""
+import collections
 import json
 import os
 import platform
@@ -185,6 +186,88 @@ def workloads_cost():
     return lines
 
 
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+def daemon_section(d):
+    """Section 4 from bench/daemon.sh's raw files in @d; None when the case did not run."""
+    if not os.path.isdir(d):
+        return None
+    lines = []
+    idle = read(os.path.join(d, "idle.txt")).split()
+    if len(idle) == 3:
+        cpu, reqs, secs = float(idle[0]), int(idle[1]), idle[2]
+        lines.append(f"- idle: **{cpu:.4f} CPU s** and **{reqs} API requests** in {secs} s with nothing changing "
+                     f"(default --interval 3600, watches open) — targets <= 0.01 CPU s: {verdict(cpu <= 0.01)}; "
+                     f"0 requests: {verdict(reqs == 0)}")
+    steady = read(os.path.join(d, "steady.txt")).split()
+    if len(steady) == 2:
+        secs, interval = int(steady[0]), int(steady[1])
+        rows = [json.loads(l) for l in read(os.path.join(d, "steady.log")).splitlines() if l.strip()]
+        watches = sum(1 for r in rows if r.get("watch"))
+        initial = sum(1 for r in rows if "sendInitialEvents=true" in (r.get("query") or ""))
+        per = len(rows) / (secs / interval)
+        lines.append(f"- steady state: **{len(rows)} requests in {secs} s at --interval {interval}** with nothing "
+                     f"changing ({watches} watches, {initial} of them refilling a store with sendInitialEvents; "
+                     f"{len(rows) - watches} others) = **{per:.1f} per resync period**, so **{per:.1f} per node "
+                     f"per hour** at the default --interval 3600 (each watch asks timeoutSeconds in "
+                     f"[1.2, 2.4) intervals: the resync ends it first) — goal <= 4: {verdict(per <= 4)}")
+    for name, label, target in (("reaction", "link change -> PATCH received (eth1..eth8 down/up once each)", 1500),
+                                ("skew", "daemon container restarted at a skewed release (and back) -> PATCH "
+                                 "received, after the change was applied at the server", 2000)):
+        times = [l.strip() for l in read(os.path.join(d, name + ".txt")).splitlines() if l.strip()]
+        ok = sorted(int(t) for t in times if t.lstrip("-").isdigit())
+        lost = len(times) - len(ok)
+        if ok:
+            med = statistics.median(ok)
+            lines.append(f"- {name}, {label}: **median {med:.0f} ms, max {max(ok)} ms** over {len(ok)} changes"
+                         f"{f', {lost} without a PATCH within 5 s' if lost else ''} — target median <= {target} ms: "
+                         f"{verdict(med <= target and not lost)}")
+        elif times:
+            lines.append(f"- {name}: no PATCH followed any change (MISSED)")
+    rss = read(os.path.join(d, "rss.txt")).split()
+    if len(rss) == 4:
+        r0, r1, ev, rl = (int(x) for x in rss)
+        seen = read(os.path.join(d, "rss.relists"), "?")
+        lines.append(f"- RSS: **{r0 / 1024:.2f} MiB** after warming up (100 events, one relist), **{r1 / 1024:.2f} MiB** "
+                     f"after {ev} more watch events and {rl} relists ({seen} relists logged in all): growth "
+                     f"**{(r1 - r0) / 1024:+.2f} MiB** — goal <= 1 MiB: {verdict(r1 - r0 <= 1024)}")
+    for mode, label in (("watch", "watches (the default)"), ("poll", "--no-watch (polling)")):
+        rd = os.path.join(d, "rollout-" + mode)
+        if not os.path.isdir(rd):
+            continue
+        t0 = float(read(os.path.join(rd, "start"), "0"))
+        alive, agents, rate = (int(x) for x in read(os.path.join(rd, "agents"), "0 0 0").split())
+        rows = [l.split() for l in read(os.path.join(rd, "timeline.log")).splitlines() if len(l.split()) == 5]
+        per_sec, codes, published = collections.Counter(), collections.Counter(), {}
+        kinds = collections.Counter()
+        for t, method, path, status, w in rows:
+            t = float(t)
+            per_sec[int(t)] += 1
+            codes[status] += 1
+            kinds["PATCH" if method == "PATCH" else "watch" if w == "w" else "GET"] += 1
+            if method == "PATCH" and status == "200" and path.startswith("/api/v1/nodes/"):
+                published.setdefault(path.rsplit("/", 1)[1], t)
+        total = len(rows)
+        share = codes.get("429", 0) / total if total else 0
+        peak = max(per_sec.values()) if per_sec else 0
+        last = max(published.values()) - t0 if published else float("nan")
+        lines.append(
+            f"- rollout, {label}: {agents} daemons started together (default --start-jitter 60), server admitting "
+            f"{rate} requests/s (429 + Retry-After: 1 beyond): **{total / max(agents, 1):.2f} requests per agent**, "
+            f"{(total - codes.get('429', 0)) / max(agents, 1):.2f} not answered 429 "
+            f"({total} in all: {kinds['watch']} watches, {kinds['GET']} other GETs, {kinds['PATCH']} PATCHes; "
+            f"{codes.get('200', 0)} answered 200, {codes.get('429', 0)} answered 429 = **{100 * share:.1f}%**); "
+            f"**{len(published)} of {agents} nodes published**, the last {last:.1f} s after the start; **peak "
+            f"{peak} requests/s** at the server; {agents - alive} agents exited — goals: <= 4 requests per agent "
+            f"not answered 429 (one per watched resource and the PATCH): "
+            f"{verdict((total - codes.get('429', 0)) / max(agents, 1) <= 4)}; 429 <= 5%: "
+            f"{verdict(share <= 0.05)}; peak <= {2 * rate}/s: {verdict(peak <= 2 * rate)}; every node published, "
+            f"none gives up: {verdict(alive == agents and len(published) == agents)}")
+    return "\n".join(lines) if lines else None
+
+
 def main():
     host = platform.uname()
     load = (read(os.path.join(OUT, "loadavg")) or read("/proc/loadavg")).split()[:3]
@@ -217,8 +300,8 @@ def main():
         out += workloads_cost()
     out += [""]
     out += fuzz_table(os.environ.get("FUZZ_STATS", "build-fuzz/fuzz-stats.tsv"))
-    out += ["### 4. daemon (idle, reaction, rollout)", "",
-            read(os.path.join(OUT, "daemon", "daemon.md"), "not measured in this run (BENCH_CASES).")]
+    out += ["### 4. daemon (idle, steady state, reaction, RSS, rollout)", "",
+            daemon_section(os.path.join(OUT, "daemon")) or "not measured in this run (BENCH_CASES)."]
     out += ["", "### 6. the node's state: labels, condition, Events (bench/status.sh)", "",
             read(os.path.join(OUT, "status", "status.md"), "not measured in this run (BENCH_CASES).")]
     print("\n".join(out))

@@ -5,13 +5,15 @@
 #   2. the same node with EXTRA_LINKS veth links (each with its peer) and EXTRA_PCI PCI functions more
 #   2b. ("veths") the same node with the EXTRA_LINKS veth links alone, vs ip -j addr by itself
 #   3. --once --json against the fake API server (TLS, token) in the same namespace
-#   4. the daemon (bench/daemon.sh): idle CPU and requests, reaction time, rollout of many agents
+#   4. the daemon (bench/daemon.sh): idle CPU and requests, steady-state requests, reaction to links
+#      and to a skewed daemon, RSS under watch events and relists, rollout of many agents
 #   5. --once --json against the fake API with 110 pods on the node (the kubelet's default maximum,
 #      15 of them GPU workloads), and the workload check's own cost in process ($BUILD/bench/judge)
 #   6. the writes of the node's state (bench/status.sh): none in a steady state, exactly one of each
 #      (merge patch, status patch, Event) per transition, and how fast
 # Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
-#      IDLE_SECONDS (120), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100), ROLLOUT_LIMIT (300 s),
+#      IDLE_SECONDS (120), STEADY_SECONDS (300), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100),
+#      ROLLOUT_LIMIT (600 s), ROLLOUT_MODES ("watch poll"), DAEMON_PARTS ("idle api rollout"),
 #      BENCH_CASES ("small big veths api pods daemon status"): which cases to run, JUDGE_RUNS (200),
 #      bench/status.sh's STATUS_STEADY_SECONDS (600), STATUS_TRANSITIONS (10),
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
@@ -180,7 +182,7 @@ netns_run fixtures/a3-mega/links.spec "$JUDGE" "$R5" fixture-a3-mega "$T/pods/no
 ;; esac
 
 case " $CASES " in *" daemon "*)
-echo "bench: case 4: the daemon: idle ${IDLE_SECONDS:-120} s, reaction, rollout of ${ROLLOUT_AGENTS:-1000} agents" >&2
+echo "bench: case 4: the daemon: idle ${IDLE_SECONDS:-120} s, steady ${STEADY_SECONDS:-300} s, reaction, skew, RSS, rollout of ${ROLLOUT_AGENTS:-1000} agents" >&2
 R4=$(scenario_prepare a3-mega)
 AGENT=$AGENT netns_run fixtures/a3-mega/links.spec sh bench/daemon.sh "$OUT/daemon" "$R4" ||
 	echo "bench: the daemon case failed" >&2

@@ -736,9 +736,7 @@ int http_request(struct http_client *c, const char *method, const char *path,
 		}
 		if (!retryable || resp->attempts >= limit)
 			break;
-		wait = http_backoff_ms(c, resp->attempts);
-		if (retry_after_s && wait < retry_after_s * 1000u)
-			wait = retry_after_s * 1000u;
+		wait = retry_wait_ms(http_backoff_ms(c, resp->attempts), retry_after_s);
 		elapsed = http_now_ms() - start;
 		if (elapsed + wait >= c->max_total_ms) {
 			size_t n = strlen(resp->error);

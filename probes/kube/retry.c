@@ -35,5 +35,9 @@ uint64_t retry_wait_ms(uint64_t backoff_ms, unsigned retry_after_s)
 	if (retry_after_s > RETRY_AFTER_MAX_S)
 		retry_after_s = RETRY_AFTER_MAX_S;
 	ra = (uint64_t)retry_after_s * 1000u;
-	return ra > backoff_ms ? ra : backoff_ms;
+	/*
+	 * Retry-After is the earliest time, not the time: a server that answers a thousand clients
+	 * "1" would get them back in the same second, and answer 429 again. The backoff spreads them.
+	 */
+	return ra + backoff_ms;
 }

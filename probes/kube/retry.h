@@ -20,5 +20,8 @@ uint64_t retry_backoff_ms(uint64_t random, unsigned attempt, unsigned base_ms, u
 /* Whether an HTTP status is worth retrying: 429 and 5xx. */
 bool retry_status_retryable(long status);
 
-/* The wait before the next attempt: the backoff, or the Retry-After (capped) when longer. */
+/*
+ * The wait before the next attempt: the Retry-After (capped), when there is one, plus the backoff,
+ * so that clients told the same Retry-After do not all come back at once.
+ */
 uint64_t retry_wait_ms(uint64_t backoff_ms, unsigned retry_after_s);

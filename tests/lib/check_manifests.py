@@ -207,10 +207,13 @@ def _():
 
 @case("rbac-least-privilege")
 def _():
-	# networks: list only (the agent reads GET /apis/networking.gke.io/v1/networks, never one by name);
+	# networks: list and watch, never one by name; nodes list and watch: the daemon's watch of its
+	# own Node (fieldSelector metadata.name), which RBAC cannot narrow (docs/deploy.md "Privileges");
 	# nodes/status: patch (the FabricReady condition); events: create only (never read, changed, deleted).
-	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "nodes/status", "patch"), ("", "pods", "list"),
-	        ("networking.gke.io", "networks", "list"), ("events.k8s.io", "events", "create")}
+	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "nodes", "list"), ("", "nodes", "watch"),
+	        ("", "nodes/status", "patch"), ("", "pods", "list"), ("", "pods", "watch"),
+	        ("networking.gke.io", "networks", "list"), ("networking.gke.io", "networks", "watch"),
+	        ("events.k8s.io", "events", "create")}
 	check(not objs("Role") and not objs("RoleBinding"), "unexpected namespaced Role/RoleBinding")
 	role = one("ClusterRole")
 	check("aggregationRule" not in role, "aggregated ClusterRole")

@@ -9,6 +9,7 @@
 #   stop_agent              SIGTERM, wait: $stop_rc, $stop_ms
 #   mark / reqs MARK        the request log's length now / its requests after MARK (daemon_requests.py lines)
 #   patches MARK            the number of PATCHes after MARK
+#   ctl JSON                a scripted change of the fake API (fakeapi.py ctl): its answer on stdout
 #   now_ms                  a monotonic-enough clock in ms
 #   daemon_env_cleanup      kills what was started, removes the files (trap it on EXIT)
 # Env: TOPDIR, AGENT.
@@ -77,6 +78,8 @@ PY
 	return 0
 }
 
+ctl() { /usr/bin/python3 "$TOPDIR/tests/lib/fakeapi.py" ctl --port-file "$tmp/port" --ca "$tmp/certs/ca.crt" \
+	--token-file "$state/token" "$@"; }
 mark() { if [ -f "$state/requests.log" ]; then wc -l <"$state/requests.log"; else echo 0; fi; }
 reqs() { /usr/bin/python3 "$TOPDIR/tests/lib/daemon_requests.py" "$state/requests.log" "$1"; }
 patches() { reqs "$1" | grep -c '^PATCH'; }

@@ -3,18 +3,21 @@
 
 Usage: daemon_requests.py LOG FROM [PREFIX]
 Prints one line per request after the first FROM lines of LOG:
-  METHOD PATH auth=ok|bad|none fault=MODE|- [status=N] [watch] [ready=V] [nulls=k1,k2] [fail=id1,id2]
+  METHOD PATH auth=ok|bad|none fault=MODE|- [status=N] [watch [initial] [rv=N]] [ready=V] [nulls=k1,k2] [fail=id1,id2]
   STATUS PATH auth=... [status=N] cond=STATUS/REASON
   EVENT PATH auth=... [status=N] event=KIND/NAME/REASON
-status is the answer's (absent when none was sent: a hang, a dropped connection), watch marks a
-watch stream; ready/nulls/fail describe a PATCH body of the node: the ready value written, the keys
-set to null (removed) and the ids of the failed checks in the attachment. A PATCH of nodes/N/status
-is shown as STATUS with the condition it sets (so `grep '^PATCH'` counts the node's merge patches
-alone), a POST of an Event as EVENT with what it regards and its reason.
+status is the answer's (absent when none was sent: a hang, a dropped connection); watch marks a
+watch request (watch=1 in its query, whatever the answer), initial one that asks sendInitialEvents
+(a store filled by the watch) and rv=N the resourceVersion it starts from; ready/nulls/fail
+describe a PATCH body of the node: the ready value written, the keys set to null (removed) and the
+ids of the failed checks in the attachment. A PATCH of nodes/N/status is shown as STATUS with the
+condition it sets (so `grep '^PATCH'` counts the node's merge patches alone), a POST of an Event as
+EVENT with what it regards and its reason.
 """
 import json
 import signal
 import sys
+import urllib.parse
 
 
 def main():
@@ -47,8 +50,13 @@ def main():
         out = [method, path, "auth=%s" % r.get("auth"), "fault=%s" % (r.get("fault") or "-")]
         if r.get("status") is not None:
             out.append("status=%s" % r["status"])
-        if r.get("watch"):
+        q = urllib.parse.parse_qs(r.get("query") or "")
+        if q.get("watch", [""])[0] in ("1", "true"):
             out.append("watch")
+            if q.get("sendInitialEvents", [""])[0] == "true":
+                out.append("initial")
+            if q.get("resourceVersion", [""])[0]:
+                out.append("rv=%s" % q["resourceVersion"][0])
         if method == "STATUS":
             conds = (body.get("status") or {}).get("conditions") or [{}]
             out.append("cond=%s/%s" % (conds[0].get("status") or conds[0].get("$patch"), conds[0].get("reason")))

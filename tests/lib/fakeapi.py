@@ -66,7 +66,8 @@ resourceVersion, delivered to open watches):
   {"op": "close", "resource": R, "mode": "clean"|"cut"}   end open watches (cut: no last chunk)
   {"op": "inject", "resource": R, "line": TEXT}            write TEXT as a line into open watches
   {"op": "wait", "watchers": N, "resource": R, "timeout": S}  until N watches are open
-It answers {"resourceVersion": RV, "results": [...]}. GET /fakeapi/v1/state answers the
+It answers {"resourceVersion": RV, "results": [...]}, and appends {"ops", "resourceVersion", "t"
+(Unix seconds when applied)} to control.log. GET /fakeapi/v1/state answers the
 resourceVersion, the oldest one a watch may start from, and the open watches.
 
 PATCH wants application/merge-patch+json, application/strategic-merge-patch+json (not for the
@@ -888,7 +889,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if w.q or w.end or STOP.is_set() or now >= deadline or (bookmarks and now >= next_bm):
                         break
                     wake = min(deadline, next_bm) if bookmarks else deadline
-                    STORE.cond.wait(max(0.001, min(wake - now, 0.5)))
+                    # Woken when something is queued for this watch (or it must end); 5 s at most.
+                    w.cv.wait(max(0.001, min(wake - now, 5.0)))
                 batch = list(w.q)
                 w.q.clear()
                 end, rv_now = w.end, STORE.rv
@@ -1211,9 +1213,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                            % (op, type(e).__name__, e)))
                     return
             rv = STORE.rv
+            applied = time.time()
         with LOCK:
             with open(os.path.join(STATE, "control.log"), "a") as f:
-                f.write(json.dumps({"ops": ops, "resourceVersion": rv}, sort_keys=True) + "\n")
+                f.write(json.dumps({"ops": ops, "resourceVersion": rv, "t": round(applied, 4)}, sort_keys=True) + "\n")
         reply(200, {"resourceVersion": str(rv), "results": results})
 
     def control_state(self):
@@ -1277,8 +1280,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         w.end = op.get("mode", "clean")
                     else:
                         w.q.append(("RAW", str(op["line"])))
+                    w.wake()
                     n += 1
-            STORE.cond.notify_all()
             return {"watchers": n}
         if kind == "wait":
             end = time.monotonic() + float(op.get("timeout", 10))
@@ -1372,7 +1375,7 @@ def main():
             STOP.set()
         STOP.wait(0.2)
     with STORE.cond:
-        STORE.cond.notify_all()
+        STORE.wake_all()
     srv.shutdown()
     srv.server_close()
     os._exit(0)          # handler threads stuck in "hang" must not delay the exit

@@ -156,19 +156,27 @@ class Change:
 
 
 class Watcher:
-    """One open watch: its filter, its queue of (type, object) pairs, how it should end."""
+    """One open watch: its filter, its queue of (type, object) pairs, how it should end. Its
+    thread waits on its own condition (over the store's lock), woken only when something is
+    queued for it or it must end: thousands of idle watches cost nothing per change."""
 
-    def __init__(self, res, pred, query):
+    def __init__(self, res, pred, query, lock):
         self.res, self.pred, self.query = res, pred, query
         self.q = collections.deque()
         self.end = None             # None, "clean" or "cut"
         self.sent = 0
         self.since = time.time()
+        self.cv = threading.Condition(lock)
+
+    def wake(self):
+        """Caller holds the store's lock."""
+        self.cv.notify()
 
     def offer(self, ch):
         """Queue @ch as this watch sees it: a change into or out of its selector is ADDED/DELETED."""
         if ch.res != self.res.name:
             return
+        n = len(self.q)
         if ch.etype == "ADDED":
             if self.pred(ch.obj):
                 self.q.append(("ADDED", ch.obj))
@@ -183,12 +191,15 @@ class Watcher:
                 self.q.append(("ADDED", ch.obj))
             elif was:
                 self.q.append(("DELETED", ch.obj))
+        if len(self.q) != n:
+            self.wake()
 
 
 class Store:
     def __init__(self, state):
         self.state = state
-        self.cond = threading.Condition(threading.RLock())
+        self.lock = threading.RLock()
+        self.cond = threading.Condition(self.lock)  # lists waiting for a resourceVersion; watches have their own
         self.rv = 0
         self.objs = {r: collections.OrderedDict() for r in RESOURCES}
         self.src = {r: {} for r in RESOURCES}       # key -> the file item it was read from
@@ -462,7 +473,7 @@ class Store:
         queue ADDED for every current object first. Returns the Watcher, or raises ValueError
         ("gone", message) when @since is older than the history."""
         res = RESOURCES[rname]
-        w = Watcher(res, pred, query)
+        w = Watcher(res, pred, query, self.lock)
         if since is not None:
             if since < self.compacted:
                 raise ValueError("too old resource version: %d (%d)" % (since, self.compacted))
@@ -477,3 +488,9 @@ class Store:
 
     def watch_close(self, w):
         self.watchers.discard(w)
+
+    def wake_all(self):
+        """Every waiting thread: the server stops, or watches must end. Caller holds the lock."""
+        self.cond.notify_all()
+        for w in self.watchers:
+            w.wake()

@@ -27,8 +27,9 @@ static void test_defaults(void **state)
 	assert_int_equal(o.cmd, CLI_CMD_DAEMON);
 	assert_string_equal(o.root, "/");
 	assert_null(o.node);
-	assert_int_equal(o.interval, 300);
-	assert_int_equal(o.start_jitter, 10);
+	assert_int_equal(o.interval, 3600);      /* watches keep the facts: the interval is a safety net */
+	assert_false(o.no_watch);
+	assert_int_equal(o.start_jitter, 60);
 	assert_string_equal(o.prefix, "fabric.aicr.run/");
 	setenv("NODE_NAME", "gke-n1", 1);
 	assert_int_equal(parse(&o, 1, argv), 0);
@@ -124,6 +125,14 @@ static void test_errors(void **state)
 
 	assert_int_equal(PARSE(&o, "--bogus"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--root"), -EINVAL);
+	/* Polling: the interval is all there is, 300 s unless given; a given one stands in both modes. */
+	assert_int_equal(PARSE(&o, "--no-watch"), 0);
+	assert_true(o.no_watch);
+	assert_int_equal(o.interval, 300);
+	assert_int_equal(PARSE(&o, "--no-watch", "--interval", "42"), 0);
+	assert_int_equal(o.interval, 42);
+	assert_int_equal(PARSE(&o, "--interval", "42"), 0);
+	assert_int_equal(o.interval, 42);
 	assert_int_equal(PARSE(&o, "--interval", "abc"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--interval", "-5"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--interval", "5"), -EINVAL);

@@ -517,9 +517,11 @@ static void test_retry_policy(void **state)
 	assert_false(retry_status_retryable(410));
 	assert_false(retry_status_retryable(403));
 	assert_false(retry_status_retryable(200));
+	/* Retry-After is the earliest time; the backoff spreads those told the same. */
 	assert_int_equal(retry_wait_ms(100, 0), 100);
-	assert_int_equal(retry_wait_ms(100, 2), 2000);
-	assert_int_equal(retry_wait_ms(100, 3600), RETRY_AFTER_MAX_S * 1000u);
+	assert_int_equal(retry_wait_ms(100, 2), 2100);
+	assert_int_equal(retry_wait_ms(0, 2), 2000);
+	assert_int_equal(retry_wait_ms(100, 3600), RETRY_AFTER_MAX_S * 1000u + 100);
 	s = 0;
 	assert_true(retry_random(&s) != 0 && s != 0);   /* a zero seed does not stick at zero */
 }

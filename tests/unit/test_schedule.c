@@ -14,12 +14,12 @@ static void test_init_observes_and_reads_now(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 0, true, 12345);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, 12345);
 	assert_int_equal(schedule_due(&s, T0), SCHEDULE_OBSERVE | SCHEDULE_READ);
 	assert_int_equal(schedule_timeout(&s, T0), 0);
 	assert_true(schedule_may_publish(&s, T0));       /* jitter 0: write at once */
 
-	schedule_init(&s, T0, 300, 0, false, 12345);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 12345);
 	assert_int_equal(schedule_due(&s, T0), SCHEDULE_OBSERVE);    /* no API: never a read */
 }
 
@@ -28,16 +28,16 @@ static void test_start_jitter_bounds(void **state)
 	struct schedule s;
 
 	for (uint64_t rnd = 0; rnd < 50000; rnd += 997) {
-		schedule_init(&s, T0, 300, 10, true, rnd);
+		schedule_init(&s, T0, 300, 10, SCHEDULE_API_POLL, rnd);
 		assert_true(s.publish_after >= T0 && s.publish_after <= T0 + 10000);
 		assert_int_equal(schedule_may_publish(&s, s.publish_after), 1);
 		if (s.publish_after > T0)
 			assert_false(schedule_may_publish(&s, s.publish_after - 1));
 	}
 	/* The whole range is reachable, ends included. */
-	schedule_init(&s, T0, 300, 10, true, 10000);
+	schedule_init(&s, T0, 300, 10, SCHEDULE_API_POLL, 10000);
 	assert_int_equal(s.publish_after, T0 + 10000);
-	schedule_init(&s, T0, 300, 10, true, 10001);
+	schedule_init(&s, T0, 300, 10, SCHEDULE_API_POLL, 10001);
 	assert_int_equal(s.publish_after, T0);
 }
 
@@ -45,7 +45,7 @@ static void test_held_publish_wakes_at_jitter_end(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 10, true, 4000);
+	schedule_init(&s, T0, 300, 10, SCHEDULE_API_POLL, 4000);
 	schedule_observed(&s);
 	schedule_api_ok(&s, T0);
 	assert_int_equal(schedule_due(&s, T0 + 100), 0);
@@ -61,7 +61,7 @@ static void test_debounce_coalesces(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 0);
 	schedule_observed(&s);
 	assert_int_equal(schedule_due(&s, T0 + 5), 0);
 	schedule_event(&s, T0 + 10);
@@ -82,7 +82,7 @@ static void test_observe_now(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 0);
 	schedule_observed(&s);
 	schedule_event(&s, T0);
 	schedule_observe_now(&s, T0 + 1);       /* SIGHUP overrides the debounce */
@@ -93,7 +93,7 @@ static void test_idle_wakes_every_10s(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 0, true, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, 0);
 	schedule_observed(&s);
 	schedule_api_ok(&s, T0);
 	assert_int_equal(schedule_timeout(&s, T0), SCHEDULE_WAKE_MS);
@@ -145,7 +145,7 @@ static void test_failures_then_recovery(void **state)
 	struct schedule s;
 	uint64_t d1, d2;
 
-	schedule_init(&s, T0, 300, 0, true, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, 0);
 	schedule_observed(&s);
 	d1 = schedule_api_failed(&s, T0, 500, 0);
 	assert_int_equal(s.failures, 1);
@@ -167,7 +167,7 @@ static void test_observe_retry(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 0);
 	schedule_observed(&s);
 	schedule_observe_failed(&s, T0);
 	assert_int_equal(schedule_timeout(&s, T0), SCHEDULE_OBSERVE_RETRY_MS);
@@ -190,7 +190,7 @@ static void test_damp_wakes(void **state)
 {
 	struct schedule s;
 
-	schedule_init(&s, T0, 300, 0, false, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 0);
 	schedule_observed(&s);
 	schedule_damp(&s, T0 + 30000);
 	assert_int_equal(schedule_timeout(&s, T0 + 25000), 5000);
@@ -225,7 +225,7 @@ static void test_write_spacing(void **state)
 	struct schedule s;
 	uint64_t t = T0, writes = 0, last = 0;
 
-	schedule_init(&s, T0, 300, 0, true, 0);
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, 0);
 	schedule_observed(&s);
 	schedule_api_ok(&s, T0);
 	assert_true(schedule_may_publish(&s, T0));
@@ -255,10 +255,64 @@ static void test_write_spacing(void **state)
 	schedule_spacing(&s, 0);
 	assert_true(schedule_may_publish(&s, last + 1));
 	/* the start jitter still holds a first write back, spacing or not */
-	schedule_init(&s, T0, 300, 10, true, 4000);
+	schedule_init(&s, T0, 300, 10, SCHEDULE_API_POLL, 4000);
 	schedule_spacing(&s, SCHEDULE_FLAP_SPACING_MS);
 	assert_false(schedule_may_publish(&s, T0 + 3999));
 	assert_true(schedule_may_publish(&s, T0 + 4000));
+}
+
+/* With an API, nothing happens before the start jitter: then the first read (or the watches) and the observation. */
+static void test_first_request_after_jitter(void **state)
+{
+	struct schedule s;
+
+	for (int api = SCHEDULE_API_POLL; api <= SCHEDULE_API_WATCH; api++) {
+		schedule_init(&s, T0, 300, 60, (enum schedule_api)api, 42000);
+		assert_int_equal(s.publish_after, T0 + 42000);
+		assert_int_equal(schedule_due(&s, T0), 0);
+		assert_int_equal(schedule_timeout(&s, T0), 10000);     /* the health file still wakes it */
+		assert_int_equal(schedule_due(&s, T0 + 41999), 0);
+		assert_int_equal(schedule_due(&s, T0 + 42000), SCHEDULE_OBSERVE | SCHEDULE_READ);
+		assert_true(schedule_may_publish(&s, T0 + 42000));
+	}
+	/* Without an API there is nothing to spread: observe at once. */
+	schedule_init(&s, T0, 300, 60, SCHEDULE_API_NONE, 42000);
+	assert_int_equal(schedule_due(&s, T0), SCHEDULE_OBSERVE);
+}
+
+/* Watches: the interval is a resync, late by up to a tenth of it; writes retry on their own timer. */
+static void test_watch_resync_and_write_retry(void **state)
+{
+	struct schedule s;
+	uint64_t d;
+
+	schedule_init(&s, T0, 3600, 0, SCHEDULE_API_WATCH, 0);
+	assert_int_equal(schedule_due(&s, T0), SCHEDULE_OBSERVE | SCHEDULE_READ);
+	schedule_observed(&s);
+	for (uint64_t rnd = 0; rnd < 1000000; rnd += 9973) {
+		schedule_resynced(&s, T0, rnd);
+		assert_true(s.read_at >= T0 + 3600000 && s.read_at <= T0 + 3600000 + 360000);
+	}
+	schedule_resynced(&s, T0, 360000);
+	assert_int_equal(s.read_at, T0 + 3600000 + 360000);
+	schedule_resynced(&s, T0, 0);
+	assert_int_equal(schedule_due(&s, T0 + 3599999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 3600000), SCHEDULE_READ);
+
+	/* A failed write: retried after the backoff; the resync keeps its time. */
+	d = schedule_api_failed(&s, T0 + 1000, 503, 0);
+	assert_int_equal(d, 2500);
+	assert_int_equal(s.read_at, T0 + 3600000);
+	assert_int_equal(schedule_due(&s, T0 + 1000 + d - 1), 0);
+	assert_int_equal(schedule_timeout(&s, T0 + 1000), (int)d);
+	assert_int_equal(schedule_due(&s, T0 + 1000 + d), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
+	schedule_retry_taken(&s);
+	schedule_observed(&s);
+	assert_int_equal(schedule_due(&s, T0 + 1000 + d), 0);
+	assert_int_equal(s.failures, 1);
+	schedule_api_ok(&s, T0 + 5000);
+	assert_int_equal(s.failures, 0);
+	assert_int_equal(s.read_at, T0 + 3600000);      /* not moved: only the resync moves it */
 }
 
 int main(void)
@@ -278,6 +332,8 @@ int main(void)
 		cmocka_unit_test(test_backoff_jitter_range),
 		cmocka_unit_test(test_backoff_slow_for_403_404),
 		cmocka_unit_test(test_failures_then_recovery),
+		cmocka_unit_test(test_first_request_after_jitter),
+		cmocka_unit_test(test_watch_resync_and_write_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* test_loop.c - what the daemon says changed between two verdicts, and the health probe's verdict. */
+/* test_verdict.c - what the daemon says changed between two verdicts, and the health probe's verdict. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +9,10 @@
 #include <cmocka.h>
 
 #include "agent/cmd_health.h"
-#include "agent/loop.h"
+#include "agent/verdict.h"
 
 /* A ready TCPXO verdict with two NICs, every check passing with message "ok". */
-static void test_loop_profile(struct profile *p, struct profile_nic nics[2])
+static void test_verdict_profile(struct profile *p, struct profile_nic nics[2])
 {
 	memset(p, 0, sizeof(*p));
 	memset(nics, 0, 2 * sizeof(*nics));
@@ -33,95 +33,95 @@ static void test_loop_profile(struct profile *p, struct profile_nic nics[2])
 	p->n_nics = 2;
 }
 
-static char *test_loop_diff(const struct loop_verdict *v, const struct profile *p, int want_n)
+static char *test_verdict_diff(const struct verdict *v, const struct profile *p, int want_n)
 {
 	struct strbuf sb = { 0 };
 
-	assert_int_equal(loop_verdict_diff(v, p, &sb), want_n);
+	assert_int_equal(verdict_diff(v, p, &sb), want_n);
 	return strbuf_take(&sb);
 }
 
 static void test_first_verdict(void **state)
 {
-	struct loop_verdict v = { 0 };
+	struct verdict v = { 0 };
 	struct profile_nic nics[2];
 	struct profile p;
 	char *s;
 
-	test_loop_profile(&p, nics);
-	s = test_loop_diff(&v, &p, 1);
+	test_verdict_profile(&p, nics);
+	s = test_verdict_diff(&v, &p, 1);
 	assert_string_equal(s, "profile tcpxo, ready true");
 	free(s);
 }
 
 static void test_nothing_changed(void **state)
 {
-	struct loop_verdict v = { 0 };
+	struct verdict v = { 0 };
 	struct profile_nic nics[2];
 	struct profile p;
 	char *s;
 
-	test_loop_profile(&p, nics);
-	assert_int_equal(loop_verdict_set(&v, &p), 0);
-	s = test_loop_diff(&v, &p, 0);
+	test_verdict_profile(&p, nics);
+	assert_int_equal(verdict_set(&v, &p), 0);
+	s = test_verdict_diff(&v, &p, 0);
 	assert_string_equal(s, "");
 	free(s);
-	loop_verdict_free(&v);
+	verdict_free(&v);
 }
 
 static void test_link_down(void **state)
 {
-	struct loop_verdict v = { 0 };
+	struct verdict v = { 0 };
 	struct profile_nic nics[2];
 	struct profile p;
 	char *s;
 
-	test_loop_profile(&p, nics);
-	assert_int_equal(loop_verdict_set(&v, &p), 0);
+	test_verdict_profile(&p, nics);
+	assert_int_equal(verdict_set(&v, &p), 0);
 	p.ready = false;
 	p.checks[CHECK_LINKS].status = CHECK_FAIL;
 	p.checks[CHECK_LINKS].message = (char *)"eth2 is down";
 	nics[1].state = NIC_STATE_DOWN;
-	s = test_loop_diff(&v, &p, 3);
+	s = test_verdict_diff(&v, &p, 3);
 	assert_string_equal(s, "ready true→false; links pass→fail: eth2 is down; nic eth2 up→down");
 	free(s);
-	loop_verdict_free(&v);
+	verdict_free(&v);
 }
 
 static void test_message_only_and_in_pod_name(void **state)
 {
-	struct loop_verdict v = { 0 };
+	struct verdict v = { 0 };
 	struct profile_nic nics[2];
 	struct profile p;
 	char *s;
 
-	test_loop_profile(&p, nics);
-	assert_int_equal(loop_verdict_set(&v, &p), 0);
+	test_verdict_profile(&p, nics);
+	assert_int_equal(verdict_set(&v, &p), 0);
 	p.checks[CHECK_LINKS].message = (char *)"1 in use by a pod";
 	nics[0].state = NIC_STATE_IN_POD;
 	nics[0].name[0] = '\0';         /* no name without the API: the old one is kept */
-	s = test_loop_diff(&v, &p, 2);
+	s = test_verdict_diff(&v, &p, 2);
 	assert_string_equal(s, "links: 1 in use by a pod; nic eth1 up→in-pod");
 	free(s);
-	loop_verdict_free(&v);
+	verdict_free(&v);
 }
 
 static void test_nic_vanishes_and_profile_changes(void **state)
 {
-	struct loop_verdict v = { 0 };
+	struct verdict v = { 0 };
 	struct profile_nic nics[2];
 	struct profile p;
 	char *s;
 
-	test_loop_profile(&p, nics);
-	assert_int_equal(loop_verdict_set(&v, &p), 0);
+	test_verdict_profile(&p, nics);
+	assert_int_equal(verdict_set(&v, &p), 0);
 	p.kind = PROFILE_NONE;
 	p.ready = false;
 	p.n_nics = 1;
-	s = test_loop_diff(&v, &p, 3);
+	s = test_verdict_diff(&v, &p, 3);
 	assert_string_equal(s, "profile tcpxo→none; ready true→false; nic eth2 up→absent");
 	free(s);
-	loop_verdict_free(&v);
+	verdict_free(&v);
 }
 
 static void test_health_verdict(void **state)

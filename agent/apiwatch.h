@@ -1,0 +1,83 @@
+/* apiwatch.h - the daemon's API facts kept current by watches: its Node, the pods on it, the Networks. */
+#pragma once
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes/kube/http.h"
+#include "probes/model/obs_kube.h"
+
+/*
+ * One reflector per resource (probes/kube/reflector.h) over non-blocking streams of the
+ * publisher's HTTP client; the loop polls their sockets beside its own and drives them. Each
+ * store is filled by one watch with sendInitialEvents (list + watch where the server refuses
+ * it), follows from the newest resourceVersion, resumes when the server ends a watch and
+ * relists on 410. Networks are listed every interval instead when watching them is forbidden,
+ * and looked for every interval while the resource is absent (no GKE multi-networking CRD).
+ * Failures are logged here, one line per failed request with the backoff before the next.
+ */
+
+enum apiwatch_res {
+	APIWATCH_NODE = 0,      /* GET /api/v1/nodes?fieldSelector=metadata.name=NODE */
+	APIWATCH_PODS,          /* GET /api/v1/pods?fieldSelector=spec.nodeName=NODE */
+	APIWATCH_NETWORKS,      /* GET /apis/networking.gke.io/v1/networks */
+	APIWATCH__COUNT,
+};
+
+struct apiwatch_config {
+	struct http_client *http;       /* not owned; outlives the apiwatch */
+	const char *node;               /* this node's name (a DNS subdomain) */
+	const char *prefix;             /* our annotation key prefix (kubeparse_node()) */
+	unsigned interval_s;            /* --interval: a watch asks timeoutSeconds in [1.2, 2.4) intervals,
+					   so that the resync ends it first; the Networks list period */
+	uint64_t seed;                  /* jitter */
+};
+
+struct apiwatch;
+
+/**
+ * apiwatch_new() - the three reflectors for @cfg; nothing is sent before apiwatch_resync().
+ * Return: 0; -EINVAL for a missing client or an invalid node name; -ENOMEM.
+ */
+int apiwatch_new(const struct apiwatch_config *cfg, struct apiwatch **ret);
+
+/* Close every stream (no request is sent) and free. NULL is fine. */
+void apiwatch_free(struct apiwatch *aw);
+
+/* The first call starts following; later ones refill every store now (the --interval resync). */
+void apiwatch_resync(struct apiwatch *aw, uint64_t now_ms);
+
+/* The sockets to poll (see http_streams_pollfds()): how many there are, more than @max: call again. */
+size_t apiwatch_pollfds(struct apiwatch *aw, struct pollfd *fds, size_t max);
+
+/* Milliseconds until apiwatch_drive() is due without socket activity; -1 when nothing is pending. */
+int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms);
+
+/**
+ * apiwatch_drive() - after poll(): act on @fds (the apiwatch_pollfds() entries with revents) and
+ * the timers due, feed the lines to the reflectors, open and close streams as they ask.
+ * Return: 0; -ENOMEM when libcurl or a store could not proceed (the streams concerned end).
+ */
+int apiwatch_drive(struct apiwatch *aw, const struct pollfd *fds, size_t n, uint64_t now_ms);
+
+/* Grows whenever apiwatch_update() would change the facts (a store changed, a read failed). */
+unsigned long apiwatch_changes(const struct apiwatch *aw);
+
+/* Every resource has been read or has failed once: the facts say something about each. */
+bool apiwatch_settled(const struct apiwatch *aw);
+
+/* The node and its pods were read (their stores filled): the facts are the API's. */
+bool apiwatch_ready(const struct apiwatch *aw);
+
+/**
+ * apiwatch_update() - bring the parts of @k whose store changed up to date, through the same
+ * parsers as GET answers (probes/kube/kubefeed.h); a resource never read yet gets its failure.
+ * Parts that did not change are left alone (so what the loop remembers after a write stands).
+ * Return: 0; -ENOMEM.
+ */
+int apiwatch_update(struct apiwatch *aw, struct obs_kube *k);
+
+/* The next apiwatch_update() reads every filled store again, changed or not. */
+void apiwatch_refeed(struct apiwatch *aw);
