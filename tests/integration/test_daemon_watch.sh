@@ -42,11 +42,11 @@ log=$tmp/agent.log
 lines() { reqs "$1" | tr '\n' '|'; }
 last_log() { tail -n 3 "$1" | tr '\n' '|'; }
 # settle MARK: wait for a PATCH after MARK (5 s at most), then the debounce window and more, so a
-# second PATCH would have come; prints the PATCH lines.
+# second PATCH would have come; prints the requests after MARK.
 settle() {
 	wait_for '[ "$(patches '"$1"')" -ge 1 ]' 5
 	sleep 2.5
-	reqs "$1" | grep '^PATCH'
+	reqs "$1"
 }
 
 # --- the first publish: one watch per resource filling its store, then the PATCH ---
@@ -55,12 +55,14 @@ wait_for '[ "$(patches 0)" -ge 1 ]' 10
 sleep 1.5
 got=$(reqs 0)
 w=$(printf '%s\n' "$got" | grep -c '^GET .* status=200 watch initial')
-if [ "$(printf '%s\n' "$got" | wc -l)" = 4 ] && [ "$w" = 3 ] &&
+if [ "$(printf '%s\n' "$got" | wc -l)" = 6 ] && [ "$w" = 3 ] &&
    printf '%s\n' "$got" | grep -q '^GET /api/v1/nodes .*watch initial' &&
    printf '%s\n' "$got" | grep -q '^GET /api/v1/pods .*watch initial' &&
    printf '%s\n' "$got" | grep -q '^GET /apis/networking.gke.io/v1/networks .*watch initial' &&
-   printf '%s\n' "$got" | grep -q '^PATCH .*ready=true' && grep -q 'api=watch' "$log"; then
-	ok "daemon-watch start: 3 watches (node, pods, Networks) and one PATCH ready=true, no other request"
+   printf '%s\n' "$got" | grep -q '^PATCH .*ready=true' &&
+   printf '%s\n' "$got" | grep -q '^STATUS .*cond=True/TCPXOReady' &&
+   printf '%s\n' "$got" | grep -q '^EVENT .*event=Node/.*/FabricReady' && grep -q 'api=watch' "$log"; then
+	ok "daemon-watch start: 3 watches (node, pods, Networks), then the node's writes (one PATCH ready=true, the condition, its Event), no other request"
 else
 	nok "daemon-watch start" "$(lines 0); log: $(last_log "$log")"
 fi
@@ -133,9 +135,14 @@ verdict_case() {  # NAME OP WANT_READY WANT_FAIL
 	m=$(mark)
 	ctl "$(cat "$tmp/op-$2.json")" >/dev/null
 	got=$(settle "$m")
+	# One of each of the node's writes; pod Events may follow (a skewed daemon leaves its pod partial);
+	# no read: the watches brought the change.
 	if [ "$(printf '%s\n' "$got" | grep -c '^PATCH')" = 1 ] && printf '%s' "$got" | grep -q "ready=$3" &&
-	   { [ -z "$4" ] || printf '%s' "$got" | grep -q "fail=.*$4"; } && [ "$(reqs "$m" | grep -vc '^PATCH')" = 0 ]; then
-		ok "daemon-watch $1: one PATCH ready=$3 and no other request"
+	   { [ -z "$4" ] || printf '%s' "$got" | grep -q "fail=.*$4"; } &&
+	   [ "$(printf '%s\n' "$got" | grep -c '^STATUS')" = 1 ] &&
+	   [ "$(printf '%s\n' "$got" | grep -c '^EVENT .*event=Node/')" = 1 ] &&
+	   [ "$(reqs "$m" | grep -vcE '^(PATCH|STATUS|EVENT)')" = 0 ]; then
+		ok "daemon-watch $1: one PATCH ready=$3, one status patch, one Event on the node, no read"
 	else
 		nok "daemon-watch $1" "$(lines "$m"); log: $(last_log "$log")"
 	fi

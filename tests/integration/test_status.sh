@@ -3,7 +3,7 @@
 # verdict (TCPXOUnattached / TCPXOPartiallyAttached, on the pod, in its namespace), none for attached or
 # not-fabric pods, none again across resyncs, one for a new uid or a new verdict, a failing POST retried with
 # backoff while the node's own PATCHes go on, and a restarted agent that finds the node as it sees it (no
-# node write, no node Event). Takes about 45 s (--interval 10: each pod-list change waits for a resync).
+# node write, no node Event). Takes about 45 s (--interval 10: the pods store is refilled every 10-11 s).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -107,6 +107,8 @@ changed["status"] = json.loads(json.dumps(unattached["status"]))
 json.dump(d, open(sys.argv[1], "w"))
 EOF
 wait_for '[ "$(events '"$m"')" -ge 2 ]' 14
+# The changes come by the pods watch; the store refilled at the next --interval must tell nothing again.
+wait_for '[ "$(reqs '"$m"' | grep -c "^GET /api/v1/pods ")" -ge 1 ]' 16
 sleep 1.5
 check "status pod Events across a resync" "$m" <<'EOF'
 assert any(r["method"] == "GET" and r["path"] == "/api/v1/pods" for r in reqs), "no resync seen"
