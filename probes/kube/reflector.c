@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/kube/objstore.h"
 #include "probes/kube/reflector.h"
 #include "probes/kube/retry.h"
 #include "probes/kube/watchevent.h"
@@ -15,7 +16,6 @@
 #define REFLECTOR_INITIAL_WAIT_MS   30000u
 #define REFLECTOR_MAX_OBJECTS       10000u
 #define REFLECTOR_SHORT_WATCH_MS    1000u   /* a watch that ends sooner with nothing in it failed */
-#define REFLECTOR_KEY_MAX           (WATCHEVENT_NS_MAX + WATCHEVENT_NAME_MAX)
 
 enum reflector_phase {
 	PHASE_NEED_LIST,        /* fill the store next (a list, or a watchlist watch) */
@@ -23,16 +23,6 @@ enum reflector_phase {
 	PHASE_IN_LIST,
 	PHASE_IN_WATCH,
 	PHASE_WAIT,             /* until wake, then after_wait */
-};
-
-struct reflector_item {
-	char *key;              /* "namespace/name" ("/name" for cluster-scoped objects) */
-	struct json *obj;
-};
-
-struct reflector_store {
-	struct reflector_item *v;
-	size_t n, cap;
 };
 
 struct reflector {
@@ -54,7 +44,7 @@ struct reflector {
 	unsigned long watch_lines;
 	unsigned fails;                 /* consecutive failures: the backoff exponent */
 
-	struct reflector_store store, pending;
+	struct objstore store, pending;
 	bool synced;
 	unsigned long generation;
 	char error[256];
@@ -71,120 +61,12 @@ static void reflector_errf(struct reflector *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* --- the store: sorted by key ------------------------------------------------------------ */
-
-static void reflector_store_clear(struct reflector_store *s)
+/* A fill (a list, or a watchlist's initial events): @fresh becomes the store; a new generation only if it differs. */
+static void reflector_store_replace(struct reflector *r, struct objstore *fresh)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].key);
-		json_free(s->v[i].obj);
-	}
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Index of @key, or of where it would go (*found false). */
-static size_t reflector_store_find(const struct reflector_store *s, const char *key, bool *found)
-{
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->v[mid].key, key);
-
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
-}
-
-/* Insert or replace: takes @obj (freed on error). Return: 0, -E2BIG past @max, -ENOMEM. */
-static int reflector_store_put(struct reflector_store *s, const char *key, struct json *obj, size_t max)
-{
-	bool found;
-	size_t i = reflector_store_find(s, key, &found);
-	char *k;
-
-	if (found) {
-		json_free(s->v[i].obj);
-		s->v[i].obj = obj;
-		return 0;
-	}
-	if (s->n >= max) {
-		json_free(obj);
-		return -E2BIG;
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct reflector_item *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			json_free(obj);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	k = strdup(key);
-	if (!k) {
-		json_free(obj);
-		return -ENOMEM;
-	}
-	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
-	s->v[i].key = k;
-	s->v[i].obj = obj;
-	s->n++;
-	return 0;
-}
-
-static bool reflector_store_del(struct reflector_store *s, const char *key)
-{
-	bool found;
-	size_t i = reflector_store_find(s, key, &found);
-
-	if (!found)
-		return false;
-	free(s->v[i].key);
-	json_free(s->v[i].obj);
-	memmove(s->v + i, s->v + i + 1, (s->n - i - 1) * sizeof(*s->v));
-	s->n--;
-	return true;
-}
-
-static const char *reflector_obj_rv(const struct json *obj)
-{
-	return json_get_string(json_get(obj, "metadata"), "resourceVersion");
-}
-
-/* Whether two stores hold the same objects at the same resourceVersions. */
-static bool reflector_store_same(const struct reflector_store *a, const struct reflector_store *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++) {
-		const char *ra = reflector_obj_rv(a->v[i].obj), *rb = reflector_obj_rv(b->v[i].obj);
-
-		if (strcmp(a->v[i].key, b->v[i].key) != 0 || !ra || !rb || strcmp(ra, rb) != 0)
-			return false;
-	}
-	return true;
-}
-
-/* Make @fresh the store; the old one is freed. */
-static void reflector_store_replace(struct reflector *r, struct reflector_store *fresh)
-{
-	if (!r->synced || !reflector_store_same(&r->store, fresh))
+	if (!r->synced || !objstore_same(&r->store, fresh))
 		r->generation++;
-	reflector_store_clear(&r->store);
-	r->store = *fresh;
-	memset(fresh, 0, sizeof(*fresh));
+	objstore_move(&r->store, fresh);
 	r->synced = true;
 }
 
@@ -224,8 +106,8 @@ void reflector_free(struct reflector *r)
 {
 	if (!r)
 		return;
-	reflector_store_clear(&r->store);
-	reflector_store_clear(&r->pending);
+	objstore_clear(&r->store);
+	objstore_clear(&r->pending);
 	free(r->path);
 	free(r->query);
 	free(r->kind);
@@ -240,7 +122,7 @@ static void reflector_after(struct reflector *r, uint64_t now, uint64_t wait_ms,
 	if (next == PHASE_NEED_WATCH && !r->rv[0])
 		next = PHASE_NEED_LIST;
 	if (r->in_initial) {
-		reflector_store_clear(&r->pending);
+		objstore_clear(&r->pending);
 		r->in_initial = false;
 	}
 	if (wait_ms == 0) {
@@ -400,71 +282,11 @@ static void reflector_status(struct reflector *r, uint64_t now, long status, uns
 
 /* --- lists -------------------------------------------------------------------------------- */
 
-/* "namespace/name" of an object's metadata; -EINVAL when it has no name. */
-static int reflector_key(const struct json *obj, char *key, size_t size)
-{
-	const struct json *meta = json_get(obj, "metadata");
-	const char *name = json_get_string(meta, "name"), *ns = json_get_string(meta, "namespace");
-
-	if (!name || !*name || strlen(name) >= WATCHEVENT_NAME_MAX || (ns && strlen(ns) >= WATCHEVENT_NS_MAX))
-		return -EINVAL;
-	snprintf(key, size, "%s/%s", ns ? ns : "", name);
-	return 0;
-}
-
-static int reflector_parse_list(struct reflector *r, const char *body, size_t len, struct reflector_store *out,
-				char *rv, size_t rvsize)
-{
-	struct json *root = NULL;
-	const struct json *items, *it;
-	const char *lrv;
-	char key[REFLECTOR_KEY_MAX];
-	size_t i = 0;
-	int k;
-
-	if (!body || json_parse(body, len, &root) < 0 || json_type(root) != JSON_OBJECT) {
-		reflector_errf(r, "list %s: not a JSON object", r->path);
-		json_free(root);
-		return -EINVAL;
-	}
-	lrv = json_get_string(json_get(root, "metadata"), "resourceVersion");
-	if (!watchevent_rv_valid(lrv)) {
-		reflector_errf(r, "list %s: metadata.resourceVersion: missing or not 1..63 of [A-Za-z0-9._~-]", r->path);
-		json_free(root);
-		return -EINVAL;
-	}
-	snprintf(rv, rvsize, "%s", lrv);
-	items = json_get(root, "items");
-	if (json_type(items) != JSON_ARRAY && json_type(items) != JSON_NULL && items) {
-		reflector_errf(r, "list %s: items: expected an array, got %s", r->path, json_type_name(json_type(items)));
-		json_free(root);
-		return -EINVAL;
-	}
-	for (it = json_first(items); it; it = json_next(it), i++) {
-		struct json *dup;
-
-		if (json_type(it) != JSON_OBJECT || reflector_key(it, key, sizeof(key)) < 0) {
-			reflector_errf(r, "list %s: items[%zu]: not an object with metadata.name", r->path, i);
-			json_free(root);
-			return -EINVAL;
-		}
-		dup = json_dup(it);
-		k = dup ? reflector_store_put(out, key, dup, r->max_objects) : -ENOMEM;
-		if (k < 0) {
-			reflector_errf(r, "list %s: %s", r->path, k == -E2BIG ? "more objects than the limit" : "out of memory");
-			json_free(root);
-			return k;
-		}
-	}
-	json_free(root);
-	return 0;
-}
-
 int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const char *body, size_t len,
 			unsigned attempts, unsigned retry_after_s)
 {
-	struct reflector_store fresh = { 0 };
-	char rv[WATCHEVENT_RV_MAX];
+	struct objstore fresh = { 0 };
+	char rv[WATCHEVENT_RV_MAX], err[200];
 	int k;
 
 	if (r->phase != PHASE_IN_LIST)
@@ -487,9 +309,10 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 		reflector_status(r, now_ms, status, retry_after_s, PHASE_NEED_LIST);
 		return -EIO;
 	}
-	k = reflector_parse_list(r, body, len, &fresh, rv, sizeof(rv));
+	k = objstore_parse_list(body, len, r->max_objects, &fresh, rv, sizeof(rv), err, sizeof(err));
 	if (k < 0) {
-		reflector_store_clear(&fresh);
+		reflector_errf(r, "list %s: %s", r->path, err);
+		objstore_clear(&fresh);
 		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
 		return k == -ENOMEM ? k : -EINVAL;
 	}
@@ -505,26 +328,13 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 
 /* --- watches ------------------------------------------------------------------------------ */
 
-static int reflector_apply(struct reflector *r, struct watchevent *ev)
+static int reflector_apply(struct reflector *r, const struct watchevent *ev)
 {
-	struct reflector_store *s = r->in_initial ? &r->pending : &r->store;
-	char key[REFLECTOR_KEY_MAX];
-	struct json *dup;
-	int k;
+	int k = objstore_apply(r->in_initial ? &r->pending : &r->store, ev, r->max_objects);
 
-	snprintf(key, sizeof(key), "%s/%s", ev->ns, ev->name);
-	if (ev->type == WATCHEVENT_DELETED) {
-		if (reflector_store_del(s, key) && !r->in_initial)
-			r->generation++;
-		return 0;
-	}
-	dup = json_dup(ev->object);
-	if (!dup)
-		return -ENOMEM;
-	k = reflector_store_put(s, key, dup, r->max_objects);
-	if (k == 0 && !r->in_initial)
+	if (k > 0 && !r->in_initial)
 		r->generation++;
-	return k;
+	return k < 0 ? k : 0;
 }
 
 int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line, size_t len)
@@ -662,25 +472,17 @@ unsigned long reflector_generation(const struct reflector *r)
 
 size_t reflector_count(const struct reflector *r)
 {
-	return r->store.n;
+	return objstore_count(&r->store);
 }
 
 const struct json *reflector_object(const struct reflector *r, size_t i)
 {
-	return i < r->store.n ? r->store.v[i].obj : NULL;
+	return objstore_object(&r->store, i);
 }
 
 const struct json *reflector_find(const struct reflector *r, const char *ns, const char *name)
 {
-	char key[REFLECTOR_KEY_MAX];
-	bool found;
-	size_t i;
-
-	if (!name)
-		return NULL;
-	snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
-	i = reflector_store_find(&r->store, key, &found);
-	return found ? r->store.v[i].obj : NULL;
+	return objstore_find(&r->store, ns, name);
 }
 
 const char *reflector_resource_version(const struct reflector *r)
@@ -723,28 +525,5 @@ const struct reflector_stats *reflector_stats(const struct reflector *r)
 
 char *reflector_list_json(const struct reflector *r, const char *kind, const char *api_version)
 {
-	struct json *root = json_new_object(), *meta = json_new_object(), *items = json_new_array();
-	char *s = NULL;
-	int k = 0;
-
-	if (!root || !meta || !items) {
-		json_free(root);
-		json_free(meta);
-		json_free(items);
-		return NULL;
-	}
-	k |= json_add_string(root, "kind", kind);
-	k |= json_add_string(root, "apiVersion", api_version);
-	k |= json_add_string(meta, "resourceVersion", r->rv);
-	k |= json_add(root, "metadata", meta);
-	for (size_t i = 0; i < r->store.n && k == 0; i++) {
-		struct json *dup = json_dup(r->store.v[i].obj);
-
-		k = dup ? json_append(items, dup) : -ENOMEM;
-	}
-	k |= json_add(root, "items", items);
-	if (k == 0)
-		s = json_print(root, false);
-	json_free(root);
-	return s;
+	return objstore_list_json(&r->store, kind, api_version, r->rv);
 }

@@ -5,62 +5,10 @@
 #include <string.h>
 
 #include "probes/kube/nodelist.h"
-#include "probes/model/json.h"
 #include "report/fleet/coherence.h"
+#include "report/fleet/coherence_node.h"
 
 #define COHERENCE_PREFIX_MAX 254
-#define COHERENCE_TEXT_MAX 240          /* bytes of one message from an annotation we print */
-#define COHERENCE_ID_MAX 64
-#define COHERENCE_ATTACH_MAX (64u << 10)
-#define COHERENCE_FAILS_MAX 32          /* failed checks kept per node */
-
-enum coherence_kind {
-	COHERENCE_KIND_TCPXO = 0,       /* profile annotation "tcpxo" */
-	COHERENCE_KIND_UNOBSERVED,      /* labelled a3-megagpu-8g, no profile annotation yet */
-	COHERENCE_KIND_TCPX,
-	COHERENCE_KIND_NONE,
-	COHERENCE_KIND_OTHER,           /* no profile and another machine type, or an unknown profile */
-};
-
-enum coherence_ready {
-	COHERENCE_READY_TRUE = 0,
-	COHERENCE_READY_FALSE,
-	COHERENCE_READY_MISSING,
-	COHERENCE_READY_BAD,
-};
-
-enum coherence_map {
-	COHERENCE_MAP_VALID = 0,
-	COHERENCE_MAP_MISSING,
-	COHERENCE_MAP_MALFORMED,
-	COHERENCE_MAP_INVALID,          /* parses, breaks the renderer's rules */
-};
-
-enum coherence_attach {
-	COHERENCE_ATTACH_OK = 0,
-	COHERENCE_ATTACH_MISSING,
-	COHERENCE_ATTACH_BAD,
-};
-
-struct coherence_fail {
-	char *id;
-	char *message;
-};
-
-/* Only the facts of TCPXO nodes are kept; the others are counted by kind. */
-struct coherence_node {
-	char *name;                     /* printable (control bytes replaced), owned */
-	enum coherence_kind kind;
-	enum coherence_ready ready;
-	char *ready_value;              /* COHERENCE_READY_BAD: the value, printable */
-	enum coherence_map map;
-	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* COHERENCE_MAP_VALID, sorted eth1..eth8 */
-	char *map_why;                  /* COHERENCE_MAP_INVALID: the broken rules, printable */
-	char *names_why;                /* COHERENCE_MAP_VALID but AICR's naming rule broken: which names */
-	enum coherence_attach attach;
-	struct coherence_fail *fails;
-	size_t n_fails;
-};
 
 struct coherence {
 	char *prefix;
@@ -102,20 +50,6 @@ int coherence_new(const char *prefix, struct coherence **ret)
 	return 0;
 }
 
-static void coherence_node_clear(struct coherence_node *n)
-{
-	free(n->name);
-	free(n->ready_value);
-	free(n->map_why);
-	free(n->names_why);
-	for (size_t i = 0; i < n->n_fails; i++) {
-		free(n->fails[i].id);
-		free(n->fails[i].message);
-	}
-	free(n->fails);
-	memset(n, 0, sizeof(*n));
-}
-
 /* Drop the nodes from index @from on. */
 static void coherence_truncate(struct coherence *c, size_t from)
 {
@@ -153,158 +87,6 @@ void coherence_free(struct coherence *c)
 	free(c);
 }
 
-/* The "checks" list of the attachment annotation: keep the failed ones. Tolerates its absence. */
-static int coherence_parse_attachment(struct coherence_node *n, const char *text)
-{
-	const struct json *checks;
-	struct json *root = NULL;
-	int r;
-
-	if (strlen(text) > COHERENCE_ATTACH_MAX) {
-		n->attach = COHERENCE_ATTACH_BAD;
-		return 0;
-	}
-	r = json_parse(text, strlen(text), &root);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0 || json_type(root) != JSON_OBJECT) {
-		n->attach = COHERENCE_ATTACH_BAD;
-		goto out;
-	}
-	checks = json_get(root, "checks");
-	if (!checks) {
-		n->attach = COHERENCE_ATTACH_OK;
-		goto out;
-	}
-	if (json_type(checks) != JSON_ARRAY) {
-		n->attach = COHERENCE_ATTACH_BAD;
-		goto out;
-	}
-	n->attach = COHERENCE_ATTACH_OK;
-	for (const struct json *e = json_first(checks); e && n->n_fails < COHERENCE_FAILS_MAX; e = json_next(e)) {
-		const char *id = json_get_string(e, "id");
-		const char *status = json_get_string(e, "status");
-		const char *msg = json_get_string(e, "message");
-		struct coherence_fail *f;
-
-		if (!id || !*id || !status || strcmp(status, "fail") != 0)
-			continue;
-		if (!n->fails) {
-			n->fails = calloc(COHERENCE_FAILS_MAX, sizeof(*n->fails));
-			if (!n->fails) {
-				r = -ENOMEM;
-				goto out;
-			}
-		}
-		f = &n->fails[n->n_fails];
-		f->id = strbuf_printable(id, COHERENCE_ID_MAX);
-		f->message = strbuf_printable(msg ? msg : "", COHERENCE_TEXT_MAX);
-		n->n_fails++;
-		if (!f->id || !f->message) {
-			r = -ENOMEM;
-			goto out;
-		}
-	}
-	r = 0;
-out:
-	json_free(root);
-	return r < 0 && r != -EINVAL ? r : 0;
-}
-
-static int coherence_parse_interfaces(struct coherence_node *n, const struct jsonscan_field *v)
-{
-	struct strbuf why = { 0 };
-	struct profile_iface *m = NULL;
-	const char *text = v->s;
-	size_t cnt = 0;
-	int r;
-
-	if (!v->present) {
-		n->map = COHERENCE_MAP_MISSING;
-		return 0;
-	}
-	if (!text) {
-		n->map = COHERENCE_MAP_MALFORMED;
-		return 0;
-	}
-	r = ifacemap_parse(text, strlen(text), &m, &cnt);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0) {
-		n->map = COHERENCE_MAP_MALFORMED;
-		return 0;
-	}
-	r = ifacemap_validate(m, cnt, &why);
-	if (r == 0) {
-		n->map = COHERENCE_MAP_VALID;
-		memcpy(n->ifaces, m, sizeof(n->ifaces));
-		/* The naming rule is judged at evaluation: coherence_set_any_names() may lift it. */
-		strbuf_free(&why);
-		r = ifacemap_renderer_names(m, cnt, &why);
-		if (r == -EINVAL) {
-			n->names_why = strbuf_printable(why.s ? why.s : "", 4 * COHERENCE_TEXT_MAX);
-			r = n->names_why ? 0 : -ENOMEM;
-		}
-	} else if (r == -EINVAL) {
-		n->map = COHERENCE_MAP_INVALID;
-		n->map_why = strbuf_printable(why.s ? why.s : "", 4 * COHERENCE_TEXT_MAX);
-		r = n->map_why ? 0 : -ENOMEM;
-	}
-	free(m);
-	strbuf_free(&why);
-	return r;
-}
-
-/* Keep one node's facts: only TCPXO nodes keep more than their name and kind. */
-static int coherence_parse_node(struct coherence_node *n, const struct nodelist_item *it)
-{
-	const char *p = it->profile.s, *ready = it->ready.s;
-	int r;
-
-	n->name = strbuf_printable(it->name.s, NODELIST_NAME_MAX);
-	if (!n->name)
-		return -ENOMEM;
-
-	if (!it->profile.present)
-		n->kind = it->itype.s && strcmp(it->itype.s, COHERENCE_INSTANCE_TYPE) == 0 ?
-			COHERENCE_KIND_UNOBSERVED : COHERENCE_KIND_OTHER;
-	else if (p && strcmp(p, "tcpxo") == 0)
-		n->kind = COHERENCE_KIND_TCPXO;
-	else if (p && strcmp(p, "tcpx") == 0)
-		n->kind = COHERENCE_KIND_TCPX;
-	else if (p && strcmp(p, "none") == 0)
-		n->kind = COHERENCE_KIND_NONE;
-	else
-		n->kind = COHERENCE_KIND_OTHER;
-	if (n->kind != COHERENCE_KIND_TCPXO)
-		return 0;
-
-	if (!it->ready.present) {
-		n->ready = COHERENCE_READY_MISSING;
-	} else if (ready && strcmp(ready, "true") == 0) {
-		n->ready = COHERENCE_READY_TRUE;
-	} else if (ready && strcmp(ready, "false") == 0) {
-		n->ready = COHERENCE_READY_FALSE;
-	} else {
-		n->ready = COHERENCE_READY_BAD;
-		n->ready_value = strbuf_printable(ready ? ready : "(not a string)", COHERENCE_ID_MAX);
-		if (!n->ready_value)
-			return -ENOMEM;
-	}
-
-	r = coherence_parse_interfaces(n, &it->interfaces);
-	if (r < 0)
-		return r;
-
-	if (!it->attachment.present)
-		n->attach = COHERENCE_ATTACH_MISSING;
-	else if (!it->attachment.s)
-		n->attach = COHERENCE_ATTACH_BAD;
-	else if ((r = coherence_parse_attachment(n, it->attachment.s)) < 0)
-		return r;
-	return 0;
-}
-
 int coherence_add_node(struct coherence *c, const struct nodelist_item *it, struct strbuf *err)
 {
 	struct coherence_node *n;
@@ -323,8 +105,7 @@ int coherence_add_node(struct coherence *c, const struct nodelist_item *it, stru
 		c->cap = cap;
 	}
 	n = &c->nodes[c->n++];
-	memset(n, 0, sizeof(*n));
-	return coherence_parse_node(n, it);
+	return coherence_node_read(n, it);
 }
 
 static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
@@ -553,7 +334,7 @@ out:
 }
 
 /* Collect the nodes of @kind (and, for TCPXO nodes, @map) into @sel in name order. */
-static size_t coherence_select(const struct coherence_eval *ev, enum coherence_kind kind, int map,
+static size_t coherence_select(const struct coherence_eval *ev, enum coherence_node_kind kind, int map,
 			       const struct coherence_node **sel)
 {
 	size_t k = 0;
@@ -613,18 +394,18 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 
 	for (size_t i = 0; i < c->n; i++) {
 		switch (ev.by_name[i]->kind) {
-		case COHERENCE_KIND_TCPXO:
-		case COHERENCE_KIND_UNOBSERVED:
+		case COHERENCE_NODE_KIND_TCPXO:
+		case COHERENCE_NODE_KIND_UNOBSERVED:
 			res.n_tcpxo++;
 			break;
-		case COHERENCE_KIND_TCPX: n_tcpx++; break;
-		case COHERENCE_KIND_NONE: n_none++; break;
-		case COHERENCE_KIND_OTHER: n_other++; break;
+		case COHERENCE_NODE_KIND_TCPX: n_tcpx++; break;
+		case COHERENCE_NODE_KIND_NONE: n_none++; break;
+		case COHERENCE_NODE_KIND_OTHER: n_other++; break;
 		}
 	}
 
-	n_unobs = coherence_select(&ev, COHERENCE_KIND_UNOBSERVED, -1, sel);
-	strbuf_appendf(&tmp, ": labelled %s, no %s annotation yet", COHERENCE_INSTANCE_TYPE, c->key_profile);
+	n_unobs = coherence_select(&ev, COHERENCE_NODE_KIND_UNOBSERVED, -1, sel);
+	strbuf_appendf(&tmp, ": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile);
 	if (tmp.oom)
 		goto out;
 	coherence_print_list(&out, "not yet observed", sel, n_unobs, tmp.s);
@@ -635,20 +416,20 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	for (size_t i = 0; i < c->n; i++) {
 		const struct coherence_node *n = ev.by_name[i];
 
-		if (n->kind != COHERENCE_KIND_TCPXO || n->ready == COHERENCE_READY_TRUE)
+		if (n->kind != COHERENCE_NODE_KIND_TCPXO || n->ready == COHERENCE_NODE_READY_TRUE)
 			continue;
 		sel[n_notready++] = n;
-		if (n->ready == COHERENCE_READY_MISSING)
+		if (n->ready == COHERENCE_NODE_READY_MISSING)
 			items[ni++] = (struct coherence_item){ "ready unknown", no_ready, n, i };
-		else if (n->ready == COHERENCE_READY_BAD)
+		else if (n->ready == COHERENCE_NODE_READY_BAD)
 			items[ni++] = (struct coherence_item){ "ready unknown", n->ready_value, n, i };
 		else if (n->n_fails)
 			for (size_t f = 0; f < n->n_fails; f++)
 				items[ni++] = (struct coherence_item){ n->fails[f].id, n->fails[f].message, n, i };
 		else
 			items[ni++] = (struct coherence_item){ "failing checks unknown",
-				n->attach == COHERENCE_ATTACH_MISSING ? no_attach :
-				n->attach == COHERENCE_ATTACH_BAD ? bad_attach :
+				n->attach == COHERENCE_NODE_ATTACH_MISSING ? no_attach :
+				n->attach == COHERENCE_NODE_ATTACH_BAD ? bad_attach :
 				"the attachment lists no failed check", n, i };
 	}
 	coherence_print_list(&out, "not ready", sel, n_notready, "");
@@ -659,13 +440,13 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	strbuf_appendf(&tmp, "no %s annotation", c->key_interfaces);
 	if (tmp.oom)
 		goto out;
-	n_nomap = coherence_select(&ev, COHERENCE_KIND_TCPXO, COHERENCE_MAP_MISSING, sel);
+	n_nomap = coherence_select(&ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MISSING, sel);
 	coherence_print_list(&out, tmp.s, sel, n_nomap, "");
 	strbuf_free(&tmp);
 	strbuf_appendf(&tmp, "unreadable %s annotation", c->key_interfaces);
 	if (tmp.oom)
 		goto out;
-	n_malformed = coherence_select(&ev, COHERENCE_KIND_TCPXO, COHERENCE_MAP_MALFORMED, sel);
+	n_malformed = coherence_select(&ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MALFORMED, sel);
 	coherence_print_list(&out, tmp.s, sel, n_malformed,
 			     ": not a JSON list of {\"interfaceName\", \"network\"} entries");
 	strbuf_free(&tmp);
@@ -673,12 +454,12 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	for (size_t i = 0; i < c->n; i++) {
 		const struct coherence_node *n = ev.by_name[i];
 
-		if (n->kind != COHERENCE_KIND_TCPXO)
+		if (n->kind != COHERENCE_NODE_KIND_TCPXO)
 			continue;
-		if (n->map == COHERENCE_MAP_VALID) {
+		if (n->map == COHERENCE_NODE_MAP_VALID) {
 			valid_pos[nv] = i;
 			valid[nv++] = n;
-		} else if (n->map == COHERENCE_MAP_INVALID) {
+		} else if (n->map == COHERENCE_NODE_MAP_INVALID) {
 			items[ni++] = (struct coherence_item){ n->map_why, NULL, n, i };
 			n_invalid++;
 		}

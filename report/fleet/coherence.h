@@ -11,7 +11,6 @@
 
 #define COHERENCE_MAX_NODES 200000      /* more nodes than any cluster holds: refuse the input */
 #define COHERENCE_NAMES_SHOWN 3         /* node names listed per diagnostic before "…" */
-#define COHERENCE_INSTANCE_TYPE "a3-megagpu-8g"
 
 struct coherence;                       /* opaque: the nodes collected so far */
 

@@ -1,0 +1,253 @@
+/* objstore.c - pure: API objects kept sorted by namespace/name, filled from a list and kept by watch events. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/objstore.h"
+
+void objstore_clear(struct objstore *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].key);
+		json_free(s->v[i].obj);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+void objstore_move(struct objstore *dst, struct objstore *src)
+{
+	objstore_clear(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+/* Index of @key, or of where it would go (*found false). */
+static size_t objstore_index(const struct objstore *s, const char *key, bool *found)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->v[mid].key, key);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* Insert or replace: takes @obj (freed on error). Return: 0, -E2BIG past @max, -ENOMEM. */
+static int objstore_put(struct objstore *s, const char *key, struct json *obj, size_t max)
+{
+	bool found;
+	size_t i = objstore_index(s, key, &found);
+	char *k;
+
+	if (found) {
+		json_free(s->v[i].obj);
+		s->v[i].obj = obj;
+		return 0;
+	}
+	if (s->n >= max) {
+		json_free(obj);
+		return -E2BIG;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct objstore_item *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			json_free(obj);
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	k = strdup(key);
+	if (!k) {
+		json_free(obj);
+		return -ENOMEM;
+	}
+	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
+	s->v[i].key = k;
+	s->v[i].obj = obj;
+	s->n++;
+	return 0;
+}
+
+static bool objstore_del(struct objstore *s, const char *key)
+{
+	bool found;
+	size_t i = objstore_index(s, key, &found);
+
+	if (!found)
+		return false;
+	free(s->v[i].key);
+	json_free(s->v[i].obj);
+	memmove(s->v + i, s->v + i + 1, (s->n - i - 1) * sizeof(*s->v));
+	s->n--;
+	return true;
+}
+
+int objstore_apply(struct objstore *s, const struct watchevent *ev, size_t max)
+{
+	char key[OBJSTORE_KEY_MAX];
+	struct json *dup;
+	int k;
+
+	switch (ev->type) {
+	case WATCHEVENT_ADDED:
+	case WATCHEVENT_MODIFIED:
+	case WATCHEVENT_DELETED:
+		break;
+	case WATCHEVENT_BOOKMARK:
+	case WATCHEVENT_ERROR:
+		return -EINVAL;
+	}
+	snprintf(key, sizeof(key), "%s/%s", ev->ns, ev->name);
+	if (ev->type == WATCHEVENT_DELETED)
+		return objstore_del(s, key);
+	dup = json_dup(ev->object);
+	if (!dup)
+		return -ENOMEM;
+	k = objstore_put(s, key, dup, max);
+	return k < 0 ? k : 1;
+}
+
+/* "namespace/name" of an object's metadata; -EINVAL when it has no name, or one too long for a watch event. */
+static int objstore_key(const struct json *obj, char *key, size_t size)
+{
+	const struct json *meta = json_get(obj, "metadata");
+	const char *name = json_get_string(meta, "name"), *ns = json_get_string(meta, "namespace");
+
+	if (!name || !*name || strlen(name) >= WATCHEVENT_NAME_MAX || (ns && strlen(ns) >= WATCHEVENT_NS_MAX))
+		return -EINVAL;
+	snprintf(key, size, "%s/%s", ns ? ns : "", name);
+	return 0;
+}
+
+int objstore_parse_list(const char *body, size_t len, size_t max, struct objstore *ret, char *rv, size_t rvsize,
+			char *err, size_t errsize)
+{
+	struct json *root = NULL;
+	const struct json *items, *it;
+	const char *lrv;
+	char key[OBJSTORE_KEY_MAX];
+	size_t i = 0;
+	int k = 0;
+
+	if (!body || json_parse(body, len, &root) < 0 || json_type(root) != JSON_OBJECT) {
+		snprintf(err, errsize, "not a JSON object");
+		k = -EINVAL;
+		goto out;
+	}
+	lrv = json_get_string(json_get(root, "metadata"), "resourceVersion");
+	if (!watchevent_rv_valid(lrv)) {
+		snprintf(err, errsize, "metadata.resourceVersion: missing or not 1..63 of [A-Za-z0-9._~-]");
+		k = -EINVAL;
+		goto out;
+	}
+	snprintf(rv, rvsize, "%s", lrv);
+	items = json_get(root, "items");
+	if (json_type(items) != JSON_ARRAY && json_type(items) != JSON_NULL && items) {
+		snprintf(err, errsize, "items: expected an array, got %s", json_type_name(json_type(items)));
+		k = -EINVAL;
+		goto out;
+	}
+	for (it = json_first(items); it; it = json_next(it), i++) {
+		struct json *dup;
+
+		if (json_type(it) != JSON_OBJECT || objstore_key(it, key, sizeof(key)) < 0) {
+			snprintf(err, errsize, "items[%zu]: not an object with metadata.name", i);
+			k = -EINVAL;
+			goto out;
+		}
+		dup = json_dup(it);
+		k = dup ? objstore_put(ret, key, dup, max) : -ENOMEM;
+		if (k < 0) {
+			snprintf(err, errsize, "%s", k == -E2BIG ? "more objects than the limit" : "out of memory");
+			goto out;
+		}
+	}
+out:
+	json_free(root);
+	return k;
+}
+
+static const char *objstore_rv(const struct json *obj)
+{
+	return json_get_string(json_get(obj, "metadata"), "resourceVersion");
+}
+
+bool objstore_same(const struct objstore *a, const struct objstore *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const char *ra = objstore_rv(a->v[i].obj), *rb = objstore_rv(b->v[i].obj);
+
+		if (strcmp(a->v[i].key, b->v[i].key) != 0 || !ra || !rb || strcmp(ra, rb) != 0)
+			return false;
+	}
+	return true;
+}
+
+size_t objstore_count(const struct objstore *s)
+{
+	return s->n;
+}
+
+const struct json *objstore_object(const struct objstore *s, size_t i)
+{
+	return i < s->n ? s->v[i].obj : NULL;
+}
+
+const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name)
+{
+	char key[OBJSTORE_KEY_MAX];
+	bool found;
+	size_t i;
+
+	if (!name)
+		return NULL;
+	snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+	i = objstore_index(s, key, &found);
+	return found ? s->v[i].obj : NULL;
+}
+
+char *objstore_list_json(const struct objstore *s, const char *kind, const char *api_version, const char *rv)
+{
+	struct json *root = json_new_object(), *meta = json_new_object(), *items = json_new_array();
+	char *out = NULL;
+	int k = 0;
+
+	if (!root || !meta || !items) {
+		json_free(root);
+		json_free(meta);
+		json_free(items);
+		return NULL;
+	}
+	k |= json_add_string(root, "kind", kind);
+	k |= json_add_string(root, "apiVersion", api_version);
+	k |= json_add_string(meta, "resourceVersion", rv);
+	k |= json_add(root, "metadata", meta);
+	for (size_t i = 0; i < s->n && k == 0; i++) {
+		struct json *dup = json_dup(s->v[i].obj);
+
+		k = dup ? json_append(items, dup) : -ENOMEM;
+	}
+	k |= json_add(root, "items", items);
+	if (k == 0)
+		out = json_print(root, false);
+	json_free(root);
+	return out;
+}

@@ -1,0 +1,67 @@
+/* objstore.h - pure: API objects kept sorted by namespace/name, filled from a list and kept by watch events. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probes/kube/watchevent.h"
+#include "probes/model/json.h"
+
+#define OBJSTORE_KEY_MAX (WATCHEVENT_NS_MAX + WATCHEVENT_NAME_MAX)     /* "namespace/name" + NUL */
+
+struct objstore_item {
+	char *key;              /* "namespace/name" ("/name" for cluster-scoped objects), owned */
+	struct json *obj;       /* owned */
+};
+
+/* Zero-initialised it is empty; free with objstore_clear(). Read through the functions below. */
+struct objstore {
+	struct objstore_item *v;        /* sorted by key (strcmp) */
+	size_t n, cap;
+};
+
+/* Free every object; the store is empty (and usable) again. */
+void objstore_clear(struct objstore *s);
+
+/* Make @src the content of @dst (whose objects are freed); @src is left empty. */
+void objstore_move(struct objstore *dst, struct objstore *src);
+
+/**
+ * objstore_apply() - one ADDED, MODIFIED or DELETED event: a copy of its object put under its
+ * namespace/name, or that key removed. ADDED and MODIFIED are not told apart (a MODIFIED of an
+ * unknown object adds it, an ADDED of a known one replaces it), as client-go's store does.
+ * @max: the most objects the store may hold.
+ * Return: 1 when the store changed; 0 when it did not (a DELETED of an absent object); -E2BIG
+ * when the object is new and the store holds @max already (the store is left as it was);
+ * -EINVAL for a BOOKMARK or ERROR event (no object to keep); -ENOMEM.
+ */
+int objstore_apply(struct objstore *s, const struct watchevent *ev, size_t max);
+
+/**
+ * objstore_parse_list() - a list response (`{"metadata": {"resourceVersion"}, "items": [...]}`)
+ * into @ret: a copy of every item, each an object with a metadata.name of at most
+ * WATCHEVENT_NAME_MAX - 1 bytes (a namespace WATCHEVENT_NS_MAX - 1), kept under "namespace/name"
+ * (a later item with the same key replaces an earlier one).
+ * @ret: an empty store, filled; on error it may hold some items (objstore_clear() it).
+ * @rv: the list's metadata.resourceVersion (@rvsize bytes; WATCHEVENT_RV_MAX is enough).
+ * @err: on error, why (@errsize bytes), naming the field or the item's index.
+ * Return: 0; -EINVAL for a malformed list (not JSON, no valid resourceVersion, items not an array,
+ * an item without metadata.name); -E2BIG for more than @max items; -ENOMEM.
+ */
+int objstore_parse_list(const char *body, size_t len, size_t max, struct objstore *ret, char *rv, size_t rvsize,
+			char *err, size_t errsize);
+
+/* Whether two stores hold the same keys at the same metadata.resourceVersions (an object without one differs). */
+bool objstore_same(const struct objstore *a, const struct objstore *b);
+
+size_t objstore_count(const struct objstore *s);
+const struct json *objstore_object(const struct objstore *s, size_t i);         /* in key order; NULL past the end */
+const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name);  /* ns NULL: "" */
+
+/**
+ * objstore_list_json() - the store as a list document {"kind": @kind, "apiVersion": @api_version,
+ * "metadata": {"resourceVersion": @rv}, "items": [...]} in key order, compact, for the parsers
+ * that read list responses (kubeparse_pods(), kubeparse_networks()).
+ * Return: a malloc'd string (caller frees), or NULL on -ENOMEM.
+ */
+char *objstore_list_json(const struct objstore *s, const char *kind, const char *api_version, const char *rv);

@@ -1,0 +1,74 @@
+/* coherence_node.h - pure: what one node of a NodeList publishes, read as the facts the coherence judgement weighs. */
+#pragma once
+
+#include <stddef.h>
+
+#include "probes/kube/nodelist.h"
+#include "report/checks/ifacemap.h"
+#include "report/checks/profile.h"
+
+#define COHERENCE_NODE_INSTANCE_TYPE "a3-megagpu-8g"
+#define COHERENCE_NODE_FAILS_MAX 32     /* failed checks kept per node */
+
+enum coherence_node_kind {
+	COHERENCE_NODE_KIND_TCPXO = 0,  /* profile annotation "tcpxo" */
+	COHERENCE_NODE_KIND_UNOBSERVED, /* labelled a3-megagpu-8g, no profile annotation yet */
+	COHERENCE_NODE_KIND_TCPX,
+	COHERENCE_NODE_KIND_NONE,
+	COHERENCE_NODE_KIND_OTHER,      /* no profile and another machine type, or an unknown profile */
+};
+
+enum coherence_node_ready {
+	COHERENCE_NODE_READY_TRUE = 0,
+	COHERENCE_NODE_READY_FALSE,
+	COHERENCE_NODE_READY_MISSING,
+	COHERENCE_NODE_READY_BAD,
+};
+
+enum coherence_node_map {
+	COHERENCE_NODE_MAP_VALID = 0,
+	COHERENCE_NODE_MAP_MISSING,
+	COHERENCE_NODE_MAP_MALFORMED,
+	COHERENCE_NODE_MAP_INVALID,     /* parses, breaks the renderer's rules */
+};
+
+enum coherence_node_attach {
+	COHERENCE_NODE_ATTACH_OK = 0,
+	COHERENCE_NODE_ATTACH_MISSING,
+	COHERENCE_NODE_ATTACH_BAD,
+};
+
+struct coherence_node_fail {
+	char *id;                       /* printable, owned */
+	char *message;                  /* printable, cut, owned; "" when the check gave none */
+};
+
+/* Only the facts of TCPXO nodes are kept; the others are counted by kind. */
+struct coherence_node {
+	char *name;                     /* printable (control bytes replaced), owned */
+	enum coherence_node_kind kind;
+	enum coherence_node_ready ready;
+	char *ready_value;              /* COHERENCE_NODE_READY_BAD: the value, printable */
+	enum coherence_node_map map;
+	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* COHERENCE_NODE_MAP_VALID, sorted eth1..eth8 */
+	char *map_why;                  /* COHERENCE_NODE_MAP_INVALID: the broken rules, printable */
+	char *names_why;                /* COHERENCE_NODE_MAP_VALID but AICR's naming rule broken: which names */
+	enum coherence_node_attach attach;
+	struct coherence_node_fail *fails;  /* the attachment's checks with status "fail", in its order */
+	size_t n_fails;
+};
+
+/**
+ * coherence_node_read() - the facts of one NodeList item: its name and kind (the profile
+ * annotation, else the instance-type label); for a TCPXO node also its readiness, its mapping
+ * parsed and held to the renderer's rules (ifacemap_validate(), and AICR's naming rule noted
+ * apart in names_why), and the failed checks of its attachment (at most COHERENCE_NODE_FAILS_MAX).
+ * An annotation that is absent, not a string or unreadable is a fact, not an error.
+ * @n: written in every case; on error it may hold part of the facts. Free with coherence_node_clear().
+ *
+ * Return: 0; -ENOMEM.
+ */
+int coherence_node_read(struct coherence_node *n, const struct nodelist_item *it);
+
+/* Free what coherence_node_read() kept; @n is zeroed. */
+void coherence_node_clear(struct coherence_node *n);
