@@ -1,4 +1,11 @@
-/* loop.c - the daemon loop: one poll() over netlink, uevents, inotify, signals and timers. */
+/*
+ * loop.c - the daemon loop: one poll() over netlink, uevents, inotify, signals, API streams and timers.
+ *
+ * About 700 lines and whole on purpose: it is the dispatcher, and what one wake-up does (read the
+ * due sources, observe, judge, publish, tell) reads best in one place. Each thing it dispatches to
+ * is its own unit: schedule.c (when), apiwatch.c (the streams), publish.c (the node's writes),
+ * workload_events.c and eventq.c (Events), flap.c (damping), signals.c, verdict.c, observe.c.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
