@@ -537,7 +537,7 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
 	for (size_t i = 0; i < APIWATCH__COUNT; i++) {
 		struct apiwatch_one *o = &aw->res[i];
 		unsigned long g = reflector_generation(o->r);
-		int r;
+		int r = 0;
 
 		k->configured = true;
 		if (reflector_synced(o->r) && (!o->fed || g != o->fed_gen)) {
@@ -552,7 +552,6 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
 				r = kubefeed_networks(o->r, k);
 				break;
 			case APIWATCH__COUNT:
-				r = 0;
 				break;
 			}
 			if (r == -ENOMEM)
