@@ -235,11 +235,15 @@ for mode in $ROLLOUT_MODES; do
 		[ "$ROLLOUT_SPAWN_MS" = 0 ] || sleep "$(echo "$ROLLOUT_SPAWN_MS" | awk '{ printf "%.3f", $1 / 1000 }')"
 		n=$((n + 1))
 	done
-	# Published = a PATCH of that node answered 200 (timeline: "<t> PATCH /api/v1/nodes/<name> 200 -").
+	# Published = a PATCH of that node answered 200 (timeline: "<t> PATCH /api/v1/nodes/<name> 200 -"),
+	# and its condition (".../<name>/status") too.
 	i=0
 	while [ $i -lt "$ROLLOUT_LIMIT" ]; do
-		done_n=$(grep ' PATCH .* 200 ' "$tmp/api/timeline.log" 2>/dev/null | awk '{ print $3 }' | sort -u | wc -l)
-		[ "$done_n" -ge "$ROLLOUT_AGENTS" ] && break
+		done_n=$(grep -E ' PATCH /api/v1/nodes/[^/ ]+ 200 ' "$tmp/api/timeline.log" 2>/dev/null |
+			awk '{ print $3 }' | sort -u | wc -l)
+		cond_n=$(grep -E ' PATCH /api/v1/nodes/[^/ ]+/status 200 ' "$tmp/api/timeline.log" 2>/dev/null |
+			awk '{ print $3 }' | sort -u | wc -l)
+		[ "$done_n" -ge "$ROLLOUT_AGENTS" ] && [ "$cond_n" -ge "$ROLLOUT_AGENTS" ] && break
 		sleep 1
 		i=$((i + 1))
 	done
@@ -251,7 +255,8 @@ for mode in $ROLLOUT_MODES; do
 	echo "$alive $ROLLOUT_AGENTS $ROLLOUT_RATE" >"$out/rollout-$mode/agents"
 	cp "$tmp/api/timeline.log" "$out/rollout-$mode/timeline.log"
 	# The logs of the agents that did not publish, or wrote more than once, to tell why.
-	grep ' PATCH .* 200 ' "$tmp/api/timeline.log" | awk '{ print $3 }' | sort | uniq -c >"$tmp/published"
+	grep -E ' PATCH /api/v1/nodes/[^/ ]+ 200 ' "$tmp/api/timeline.log" | awk '{ print $3 }' | sort | uniq -c \
+		>"$tmp/published"
 	n=1
 	while [ $n -le "$ROLLOUT_AGENTS" ]; do
 		c=$(awk -v p="$(printf '/api/v1/nodes/bench-node-%04d' $n)" '$2 == p { print $1 }' "$tmp/published")

@@ -3,7 +3,8 @@
 # Prints one closing line "N passed, N failed, N skipped" and exits non-zero on any failure.
 #   Unit binaries: cmocka's summary lines are counted; a crash (no summary) is a failure.
 #   Integration scripts print "ok NAME", "not ok NAME: why", "skip NAME: why" per case;
-#   a script exiting non-zero without a "not ok" line counts one failure.
+#   a script exiting non-zero without a "not ok" line counts one failure. Each script's wall time is printed
+#   (CI must stay under 30 minutes; the slow ones are the daemon scripts, which wait on real timers).
 # Env: BUILD (build dir), ONLY=unit|integration, SAN=1, VALGRIND=1 (unit binaries only).
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -42,16 +43,18 @@ count_unit() {  # $1 = binary
 count_script() {  # $1 = script
 	name=$(basename "$1" .sh)
 	out="$log/$name.out"
+	t0=$(date +%s)
 	sh "$1" >"$out" 2>&1
 	rc=$?
+	dt=$(($(date +%s) - t0))
 	p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out"); s=$(grep -c '^skip ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
 		failed_names="$failed_names $name"
-		echo "FAIL $name ($p passed, $f failed, exit $rc)"; sed 's/^/    /' "$out" | tail -n 60
+		echo "FAIL $name ($p passed, $f failed, exit $rc; $dt s)"; sed 's/^/    /' "$out" | tail -n 60
 	else
-		echo "ok   $name ($p passed${s:+, $s skipped})"
+		echo "ok   $name ($p passed${s:+, $s skipped}; $dt s)"
 		grep '^skip ' "$out" | sed 's/^/    /'
 	fi
 }
