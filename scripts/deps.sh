@@ -1,6 +1,8 @@
 #!/bin/sh
 # deps.sh - install the Debian packages the build and the tests need, only when missing; the test goal also installs tests/k8s's npm packages from its lockfile.
 # Usage: scripts/deps.sh [build|test|bench|fuzz]...
+# promtool (for test_alerting) comes out of Debian's prometheus package without installing it (that
+# would add a Prometheus server and its service): apt-get download, then dpkg-deb -x into .tools/bin.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -30,7 +32,8 @@ for goal in "${@:-build}"; do
 		# Node.js and npm for tests/k8s (the CEL engine and the Kubernetes OpenAPI models).
 		have_cmd node || missing="$missing nodejs"
 		have_cmd npm || missing="$missing npm"
-		npm_ci=1 ;;
+		npm_ci=1
+		want_promtool=1 ;;
 	bench)
 		have_cmd hyperfine && [ -x /usr/bin/time ] || missing="$missing $bench_pkgs" ;;
 	fuzz)
@@ -55,8 +58,35 @@ npm_install() {
 	printf '%s\n' "$_want" >"$_dir/node_modules/.tcpxo-lock-sha256"
 }
 
+# .tools/bin/promtool from the prometheus package's files, when no promtool is on PATH. Best effort:
+# without it test_alerting skips its two promtool cases and says why.
+promtool_fetch() {
+	[ "${want_promtool:-0}" = 1 ] || return 0
+	have_cmd promtool && return 0
+	[ -x "$top/.tools/bin/promtool" ] && return 0
+	_t=$(mktemp -d) || return 0
+	if ! (cd "$_t" && apt-get download -qq prometheus >/dev/null 2>&1); then
+		if [ "$(id -u)" = 0 ] && [ -z "${apt_updated:-}" ]; then
+			apt-get update -qq >/dev/null 2>&1 || true
+		fi
+		(cd "$_t" && apt-get download -qq prometheus >/dev/null 2>&1) || {
+			echo "deps.sh: could not download Debian's prometheus package for promtool (test_alerting skips its promtool cases)" >&2
+			rm -rf "$_t"
+			return 0
+		}
+	fi
+	echo "deps.sh: promtool from $(ls "$_t") into .tools/bin" >&2
+	if dpkg-deb -x "$_t"/prometheus_*.deb "$_t/x" && [ -x "$_t/x/usr/bin/promtool" ]; then
+		mkdir -p "$top/.tools/bin" && cp "$_t/x/usr/bin/promtool" "$top/.tools/bin/promtool"
+	else
+		echo "deps.sh: the prometheus package held no usr/bin/promtool" >&2
+	fi
+	rm -rf "$_t"
+}
+
 if [ -z "$missing" ]; then
 	npm_install
+	promtool_fetch
 	exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -67,6 +97,8 @@ fi
 echo "deps.sh: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null || { echo "deps.sh: apt-get update failed" >&2; exit 1; }
+apt_updated=1
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
 npm_install
+promtool_fetch

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_alerting.sh - the alerting example (docs/examples/prometheusrule.yaml) and the user guide's PromQL lines, held
 # to what the agent publishes: the condition type, the label key as kube-state-metrics names it, the 10 minutes.
-# With promtool installed (Debian: prometheus), the rules are also checked by Prometheus' own parser and run
+# With promtool on PATH or in .tools/bin (scripts/deps.sh test puts it there from Debian's prometheus
+# package), the rules are also checked by Prometheus' own parser and run
 # against series that must and must not fire; without it those two cases skip.
 # Env: TOPDIR. Prints ok/not ok/skip per case.
 set -u
@@ -92,9 +93,10 @@ with open(out, "w") as f:
 sys.exit(bad)
 EOF
 
+PATH=$PATH:$TOPDIR/.tools/bin
 if ! command -v promtool >/dev/null 2>&1; then
-	echo "skip alerting/promtool-check: promtool is not installed (Debian: prometheus)"
-	echo "skip alerting/promtool-test: promtool is not installed (Debian: prometheus)"
+	echo "skip alerting/promtool-check: promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
+	echo "skip alerting/promtool-test: promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
 	exit $failed
 fi
 if promtool check rules "$tmp/rules.yaml" >"$tmp/check.out" 2>&1; then
