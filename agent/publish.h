@@ -22,6 +22,13 @@ struct publisher {
 	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
 	uint64_t rng;                   /* state of the Event queue's backoff jitter */
 	uint64_t unobserved_since;      /* daemon: when observations started failing (0: they do not) */
+	/*
+	 * The node's annotations before a node PATCH that failed: its outcome is not known (a timeout
+	 * after the server applied it), so the next write, or the next observation that finds our
+	 * values already there, judges the transition from these, and the node's Event is not lost.
+	 */
+	struct kube_annotation event_from[KUBE_ANN__COUNT];
+	bool event_from_set;
 };
 
 #define PUBLISH_UNKNOWN_AFTER_MS 30000u /* observations failing this long: the condition says Unknown */

@@ -12,7 +12,8 @@
 #   rollout   ROLLOUT_AGENTS daemons started together against one server that admits ROLLOUT_RATE
 #             requests/s (429 + Retry-After beyond), once per mode of ROLLOUT_MODES (watch: the
 #             default; poll: --no-watch): its timeline of requests, the agents still running;
-#             ROLLOUT_ARGS adds options, ROLLOUT_SPAWN_MS spaces the starts (another binary: AGENT)
+#             ROLLOUT_ARGS adds options, ROLLOUT_SPAWN_MS spaces the starts (another binary: AGENT);
+#             ROLLOUT_KEEP=DIR keeps every agent's log and the server's request log under DIR/<mode>/
 # Usage: daemon.sh OUTDIR ROOT   (env AGENT, TOPDIR)
 set -u
 out=$1 root=$2
@@ -267,6 +268,11 @@ for mode in $ROLLOUT_MODES; do
 	xargs -r kill <"$tmp/rollout.pids" 2>/dev/null
 	for p in $(cat "$tmp/rollout.pids"); do wait "$p" 2>/dev/null; done
 	: >"$tmp/rollout.pids"
+	if [ -n "${ROLLOUT_KEEP:-}" ]; then
+		mkdir -p "$ROLLOUT_KEEP/$mode" && cp -r "$tmp/logs" "$tmp/api/timeline.log" "$tmp/api/server.err" \
+			"$ROLLOUT_KEEP/$mode/" 2>/dev/null
+		cp "$tmp/api/requests.log" "$ROLLOUT_KEEP/$mode/" 2>/dev/null
+	fi
 	kill "$api_pid" 2>/dev/null
 	wait "$api_pid" 2>/dev/null
 	rm -f "$tmp/api/faults" "$tmp/api/settings"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # status.sh - the writes of the node's state (annotations and labels, the FabricReady condition, Events), run
 # inside the a3-mega namespace by bench/run.sh (case "status"), against the fake API server (tests/lib/daemon_env.sh):
-#   steady   one daemon (default --interval 300) on a node with 15 GPU pods (11 of them unattached or partial,
+#   steady   one daemon (--interval 300: two resyncs in the window) on a node with 15 GPU pods (11 of them unattached or partial,
 #            so pod Events are posted at the start): writes of any kind over STATUS_STEADY_SECONDS (600)
 #            after the start-up, across its resyncs
 #   change   a GPU NIC's link goes down (eth3, then eth4, ... round robin: no link changes three times in
@@ -22,7 +22,7 @@ daemon_env_setup >&2 || exit 1
 cp "$TOPDIR/fixtures/kube/pods-workloads.json" "$state/pods.json"
 writes_after() { tail -n +"$(($1 + 1))" "$state/requests.log" 2>/dev/null | grep -cE '"method": "(PATCH|POST)"'; }
 
-start_agent "$tmp/agent.log"
+start_agent "$tmp/agent.log" --interval 300
 # Start-up: the node's three writes and the pods' Events (1 + 11 POSTs), then quiet for 3 s.
 i=0
 while [ "$(writes_after 0)" -lt 14 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done

@@ -137,25 +137,13 @@ out:
 
 int attach_finding_set(struct attach_finding *f, enum check_status st, const char *remedy, const char *fmt, ...)
 {
-	char *msg = NULL, *rem = NULL;
 	va_list ap;
-	int n;
+	int r;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	r = check_text_vset(&f->status, &f->message, &f->remedy, st, remedy, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	if (remedy && !(rem = strdup(remedy))) {
-		free(msg);
-		return -ENOMEM;
-	}
-	free(f->message);
-	free(f->remedy);
-	f->status = st;
-	f->message = msg;
-	f->remedy = rem;
-	return 0;
+	return r;
 }
 
 const char *attach_quote(const char *s, char *buf, size_t len)

@@ -73,27 +73,34 @@ const char *nic_state_name(enum nic_state s)
 	return NULL;
 }
 
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
+int check_text_vset(enum check_status *status, char **message, char **remedy, enum check_status st,
+		    const char *remedy_in, const char *fmt, va_list ap)
 {
 	char *msg = NULL, *rem = NULL;
-	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (vasprintf(&msg, fmt, ap) < 0)
 		return -ENOMEM;
-	if (remedy && !(rem = strdup(remedy))) {
+	if (remedy_in && !(rem = strdup(remedy_in))) {
 		free(msg);
 		return -ENOMEM;
 	}
-	free(c->message);
-	free(c->remedy);
-	c->status = status;
-	c->message = msg;
-	c->remedy = rem;
+	free(*message);
+	free(*remedy);
+	*status = st;
+	*message = msg;
+	*remedy = rem;
 	return 0;
+}
+
+int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = check_text_vset(&c->status, &c->message, &c->remedy, status, remedy, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)

@@ -1,6 +1,7 @@
 /* profile.h - the evaluated verdict: profile, GPU<->NIC rows, checks, mapping (pure data). */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,3 +121,11 @@ const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char
  */
 int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/**
+ * check_text_vset() - the body of check_set() for any status/message/remedy triple (a check, a
+ * pod's finding): formats the message, copies the remedy, and only then frees the old ones.
+ * Return: 0, or -ENOMEM with *message and *remedy untouched.
+ */
+int check_text_vset(enum check_status *status, char **message, char **remedy, enum check_status st,
+		    const char *remedy_in, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));

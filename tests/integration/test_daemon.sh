@@ -13,36 +13,17 @@ TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
 
-if [ "${1:-}" != inner ]; then
-	. "$TOPDIR/tests/lib/netns.sh"
-	if ! why=$(netns_can_run 2>&1); then
-		echo "skip daemon: $why"
-		exit 0
-	fi
-	if [ ! -x "$AGENT" ]; then
-		echo "not ok daemon: $AGENT is not built"
-		exit 1
-	fi
-	# Everything below, the fake API server included, runs in one private namespace.
-	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$0" inner
-	rc=$?
-	[ $rc = 3 ] && echo "not ok daemon: the a3-mega links could not be built"
-	exit $rc
-fi
-
-. "$TOPDIR/tests/lib/devnodes.sh"
-. "$TOPDIR/tests/lib/scenario.sh"
-unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
-ip link set lo up || { echo "not ok daemon: cannot bring up lo in the namespace"; exit 1; }
+. "$TOPDIR/tests/lib/daemon_env.sh"
+[ "${1:-}" = inner ] || daemon_env_reexec daemon "$0"
+# Everything below, the fake API server included, runs in one private namespace
+# (tests/lib/daemon_env.sh: the server, the tree, start_agent, stop_agent, mark, reqs).
 LONG=${LONG:-0}
 failed=0
-tmp=$(mktemp -d /dev/shm/tcpxo-daemon.XXXXXX) || exit 2
-api_pid="" agent_pid="" pod_pid="" root="" utmp=""
+pod_pid="" utmp=""
 cleanup() {
-	for p in $agent_pid $api_pid $pod_pid; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp" "$root" "$utmp"
+	if [ -n "$pod_pid" ]; then kill "$pod_pid" 2>/dev/null && wait "$pod_pid" 2>/dev/null; fi
+	[ -n "$utmp" ] && rm -rf "$utmp"
+	daemon_env_cleanup
 }
 trap cleanup EXIT
 [ -n "${KEEP_LOGS:-}" ] && trap 'cp "$tmp"/agent*.log "$KEEP_LOGS"/ 2>/dev/null; cleanup' EXIT
@@ -50,37 +31,8 @@ trap 'exit 130' INT TERM
 
 ok() { echo "ok $1"; }
 nok() { echo "not ok $1: $2"; failed=1; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+daemon_env_setup || exit 1
 
-NODE=gke-a3mega-a3mega-pool-1a2b3c4d-x7k2
-state=$tmp/state
-mkdir -p "$state"
-if ! sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1; then
-	echo "not ok daemon: tests/lib/certs.sh failed"; exit 1
-fi
-printf 'tok-one\n' >"$state/token"
-printf 'tok-one\n' >"$tmp/token"
-# The fixture node's GKE annotations, with eth0 at the address the a3-mega links.spec gives it.
-/usr/bin/python3 - "$TOPDIR/fixtures/kube/node-a3mega.json" "$tmp/node.json" <<'PY' || exit 2
-import sys
-text = open(sys.argv[1]).read().replace("10.128.0.41", "10.128.0.2")
-open(sys.argv[2], "w").write(text)
-PY
-cp "$tmp/node.json" "$state/node.json"
-cp "$TOPDIR/fixtures/kube/pods-healthy.json" "$state/pods.json"
-/usr/bin/python3 "$TOPDIR/tests/lib/fakeapi.py" --state "$state" --port-file "$tmp/port" \
-	--cert "$tmp/certs/server.crt" --key "$tmp/certs/server.key" --max-seconds 600 2>"$tmp/fakeapi.err" &
-api_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-if [ ! -s "$tmp/port" ]; then
-	echo "not ok daemon: the fake API server did not start: $(head -c 300 "$tmp/fakeapi.err")"; exit 1
-fi
-SERVER=https://127.0.0.1:$(cat "$tmp/port")
-
-# The request log: its length now, and the requests after a mark.
-mark() { if [ -f "$state/requests.log" ]; then wc -l <"$state/requests.log"; else echo 0; fi; }
-reqs() { /usr/bin/python3 "$TOPDIR/tests/lib/daemon_requests.py" "$state/requests.log" "$1"; }
 # wait_patches MARK N SECONDS: wait until N PATCHes arrived after MARK; then print the elapsed ms.
 wait_patches() {
 	_t0=$(now_ms)
@@ -92,24 +44,6 @@ wait_patches() {
 	done
 	echo $(($(now_ms) - _t0))
 }
-
-start_agent() {  # LOG ARGS...: the agent on the a3-mega tree, against the fake API
-	_log=$1; shift
-	"$AGENT" --root "$root" --node "$NODE" --api-server "$SERVER" --token-file "$tmp/token" \
-		--ca-file "$tmp/certs/ca.crt" --start-jitter 0 --health-file "$tmp/health" "$@" 2>"$_log" &
-	agent_pid=$!
-}
-
-stop_agent() {  # sets stop_ms (SIGTERM to exit) and stop_rc
-	_t0=$(now_ms)
-	kill -TERM "$agent_pid"
-	wait "$agent_pid"
-	stop_rc=$?
-	stop_ms=$(($(now_ms) - _t0))
-	agent_pid=""
-}
-
-root=$(scenario_prepare a3-mega) || { echo "not ok daemon: cannot copy the a3-mega tree"; exit 1; }
 
 # --- start: one PATCH publishing the ready node, its condition, one Event ---
 start_agent "$tmp/agent.log" --interval 10

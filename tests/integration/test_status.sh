@@ -2,8 +2,9 @@
 # test_status.sh - the daemon's Events against the fake API in a private netns: one Event per GPU pod uid and
 # verdict (TCPXOUnattached / TCPXOPartiallyAttached, on the pod, in its namespace), none for attached or
 # not-fabric pods, none again across resyncs, one for a new uid or a new verdict, a failing POST retried with
-# backoff while the node's own PATCHes go on, and a restarted agent that finds the node as it sees it (no
-# node write, no node Event). Takes about 45 s (--interval 10: the pods store is refilled every 10-11 s).
+# backoff while the node's own PATCHes go on, a restarted agent that finds the node as it sees it (no
+# node write, no node Event), and a node PATCH whose answers are lost after the server applied it (the
+# transition's Event still posted, once). Takes about 60 s (--interval 10: the pods store is refilled every 10-11 s).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -185,6 +186,26 @@ want = sorted(u for u, p in pods.items() if p["verdict"] in ("unattached", "part
 assert sorted(e["regarding"]["uid"] for e in pod_events) == want and len(want) == 10, (len(pod_events), len(want))
 print("no PATCH, no status PATCH, no node Event; the %d pod Events once more (one per agent lifetime)" % len(pod_events))
 EOF
-stop_agent
+
+# --- the node PATCH applied but its answers lost (cut short, all three attempts): when the agent then finds
+# its values already on the node, the transition still gets its Event, once, and the condition follows ---
+m=$(mark)
+printf '%s\n' '{"mode": "short", "count": 3, "method": "PATCH", "path": "/api/v1/nodes/'"$NODE"'"}' >"$state/faults"
 ip link set eth3 up
+wait_for 'reqs '"$m"' | grep -q "^EVENT .*FabricReady.* status=201"' 30
+sleep 1
+check "status lost answer" "$m" <<'EOF'
+node_patch = [r for r in reqs if r["method"] == "PATCH" and r["path"] == "/api/v1/nodes/" + NODE]
+cut = [r for r in node_patch if r["fault"] == "short"]
+assert len(cut) == 3, [(r["fault"], r["status"]) for r in node_patch]
+status = [r for r in reqs if r["method"] == "PATCH" and r["path"].endswith("/status") and r["status"] == 200]
+assert len(status) == 1 and '"True"' in status[0]["body"], [r["body"][:80] for r in status]
+assert [(e["reason"], e["type"]) for e in node_events] == [("FabricReady", "Normal")], \
+    [(e["reason"], e["type"]) for e in node_events]
+assert "ready false→true" in node_events[0]["note"], node_events[0]["note"]
+print("3 node PATCHes applied with their answers cut, %d more; then the condition True and one Event FabricReady"
+      % (len(node_patch) - 3))
+EOF
+rm -f "$state/faults"
+stop_agent
 exit $failed
