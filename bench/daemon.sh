@@ -49,8 +49,11 @@ part() { case " $DAEMON_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1 || { echo "daemon: certs.sh failed" >&2; exit 1; }
 mkdir -p "$tmp/api"
 printf 'bench-token\n' >"$tmp/api/token"
-# The fixture node, with eth0 at the address the a3-mega links.spec gives it (as test_daemon.sh), its pods and Networks.
-/usr/bin/python3 - "$tmp/api" "$NODE" <<'PY'
+# The fixture node, with eth0 at the address the a3-mega links.spec gives it (as test_daemon.sh), its pods and
+# Networks, as no agent has written them: at the start, and again before each rollout (the parts before it
+# publish into node.json, and a rollout whose nodes already carry our annotations would be no first publish).
+api_state() {
+	/usr/bin/python3 - "$tmp/api" "$NODE" <<'PY'
 import json, sys
 d, name = sys.argv[1], sys.argv[2]
 node = json.loads(open("fixtures/kube/node-a3mega.json").read().replace("10.128.0.41", "10.128.0.2"))
@@ -62,6 +65,8 @@ for p in pods.get("items", []):
 json.dump(pods, open(d + "/pods.json", "w"))
 json.dump(json.load(open("fixtures/kube/networks.json")), open(d + "/networks.json", "w"))
 PY
+}
+api_state
 start_api() {  # start_api SCRIPT: the server on $tmp/api; sets $server
 	rm -f "$tmp/api/port"
 	/usr/bin/python3 "$1" --state "$tmp/api" --port-file "$tmp/api/port" --cert "$tmp/certs/server.crt" \
@@ -219,6 +224,7 @@ fi
 part rollout || ROLLOUT_MODES=""
 for mode in $ROLLOUT_MODES; do
 	rm -f "$tmp/api/requests.log" "$tmp/api/timeline.log" "$tmp/api/watches.log"
+	api_state
 	printf '{"rate_limit": %d, "retry_after": 1}\n' "$ROLLOUT_RATE" >"$tmp/api/faults"
 	printf '{"poll_ms": 1000, "events_file": false}\n' >"$tmp/api/settings"
 	start_api "$TOPDIR/bench/rollout_api.py"
