@@ -82,8 +82,8 @@ ms = sorted(int(r[4]) for r in rows if int(r[4]) >= 0)
 verdict = lambda ok: "met" if ok else "MISSED"
 lines = [f"- steady state: **{writes} writes of any kind** (annotations and labels, condition, Events) in {secs} s "
          f"after the start-up ({startup} writes: the node's merge patch, status patch and Event, and one Event "
-         f"per unattached or partial pod of 15 GPU pods), {reqs} requests in all (the resyncs' GETs at "
-         f"--interval 300) — target 0 writes: {verdict(writes == '0')}"]
+         f"per unattached or partial pod of 15 GPU pods), {reqs} requests in all (the resyncs at "
+         f"--interval 300, none a write) — target 0 writes: {verdict(writes == '0')}"]
 if ms:
     med = statistics.median(ms)
     lines.append(f"- one transition (a GPU NIC's link down): **exactly 1 merge patch, 1 status patch, 1 Event in "
