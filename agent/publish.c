@@ -70,31 +70,6 @@ int publisher_open(const struct cli_options *opt, struct publisher *ret)
 	return 0;
 }
 
-static void publisher_event_from_clear(struct publisher *pb)
-{
-	for (size_t i = 0; i < KUBE_ANN__COUNT; i++) {
-		free(pb->event_from[i].value);
-		pb->event_from[i] = (struct kube_annotation){ 0 };
-	}
-	pb->event_from_set = false;
-}
-
-/* Keep @cur, the node's annotations before a failed node PATCH, unless an earlier failure's are kept. */
-static int publisher_event_from_keep(struct publisher *pb, const struct kube_annotation cur[KUBE_ANN__COUNT])
-{
-	if (pb->event_from_set)
-		return 0;
-	for (size_t i = 0; i < KUBE_ANN__COUNT; i++) {
-		pb->event_from[i].present = cur[i].present;
-		if (cur[i].value && !(pb->event_from[i].value = strdup(cur[i].value))) {
-			publisher_event_from_clear(pb);
-			return -ENOMEM;
-		}
-	}
-	pb->event_from_set = true;
-	return 0;
-}
-
 void publisher_close(struct publisher *pb)
 {
 	if (!pb)
@@ -102,7 +77,8 @@ void publisher_close(struct publisher *pb)
 	http_client_free(pb->http);
 	releases_free(pb->releases);
 	eventq_free(&pb->events);
-	publisher_event_from_clear(pb);
+	obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
+	pb->event_from_set = false;
 	pb->http = NULL;
 	pb->releases = NULL;
 }
@@ -405,8 +381,13 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 		r = publisher_patch(pb, o->node, false, patch, err, errlen);
 		if (r < 0) {
 			ret->failed = "patch node";
-			if (publisher_event_from_keep(pb, o->kube.ours) < 0)
-				r = -ENOMEM;
+			/* The first failure's "before" stands until a write or a diff settles it. */
+			if (!pb->event_from_set) {
+				if (obs_kube_ann_copy(pb->event_from, o->kube.ours, KUBE_ANN__COUNT) < 0)
+					r = -ENOMEM;
+				else
+					pb->event_from_set = true;
+			}
 			goto out;
 		}
 		ret->annotations = (unsigned)keys - labels;
@@ -419,7 +400,8 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 		 * applied: its transition still gets its Event, once.
 		 */
 		r = publisher_node_event(pb, o, p, &want, pb->event_from_set ? pb->event_from : o->kube.ours, now);
-		publisher_event_from_clear(pb);
+		obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
+		pb->event_from_set = false;
 		if (r == -ENOMEM)
 			goto out;
 		ret->event = r > 0;

@@ -244,13 +244,12 @@ for mode in $ROLLOUT_MODES; do
 	done
 	# Published = a PATCH of that node answered 200 (timeline: "<t> PATCH /api/v1/nodes/<name> 200 -"),
 	# and its condition (".../<name>/status") too.
+	patched() {  # SUFFIX: how many nodes got a PATCH of /api/v1/nodes/<name>SUFFIX answered 200
+		grep -E " PATCH /api/v1/nodes/[^/ ]+$1 200 " "$tmp/api/timeline.log" 2>/dev/null | awk '{ print $3 }' | sort -u | wc -l
+	}
 	i=0
 	while [ $i -lt "$ROLLOUT_LIMIT" ]; do
-		done_n=$(grep -E ' PATCH /api/v1/nodes/[^/ ]+ 200 ' "$tmp/api/timeline.log" 2>/dev/null |
-			awk '{ print $3 }' | sort -u | wc -l)
-		cond_n=$(grep -E ' PATCH /api/v1/nodes/[^/ ]+/status 200 ' "$tmp/api/timeline.log" 2>/dev/null |
-			awk '{ print $3 }' | sort -u | wc -l)
-		[ "$done_n" -ge "$ROLLOUT_AGENTS" ] && [ "$cond_n" -ge "$ROLLOUT_AGENTS" ] && break
+		[ "$(patched '')" -ge "$ROLLOUT_AGENTS" ] && [ "$(patched /status)" -ge "$ROLLOUT_AGENTS" ] && break
 		sleep 1
 		i=$((i + 1))
 	done
@@ -275,9 +274,8 @@ for mode in $ROLLOUT_MODES; do
 	for p in $(cat "$tmp/rollout.pids"); do wait "$p" 2>/dev/null; done
 	: >"$tmp/rollout.pids"
 	if [ -n "${ROLLOUT_KEEP:-}" ]; then
-		mkdir -p "$ROLLOUT_KEEP/$mode" && cp -r "$tmp/logs" "$tmp/api/timeline.log" "$tmp/api/server.err" \
-			"$ROLLOUT_KEEP/$mode/" 2>/dev/null
-		cp "$tmp/api/requests.log" "$ROLLOUT_KEEP/$mode/" 2>/dev/null
+		mkdir -p "$ROLLOUT_KEEP/$mode" && cp -r "$tmp/logs" "$tmp/api/timeline.log" "$tmp/api/requests.log" \
+			"$tmp/api/server.err" "$ROLLOUT_KEEP/$mode/"
 	fi
 	kill "$api_pid" 2>/dev/null
 	wait "$api_pid" 2>/dev/null

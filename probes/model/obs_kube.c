@@ -1,4 +1,5 @@
 /* obs_kube.c - lifetime and lookups of the API part of the observation. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,18 +24,31 @@ void obs_kube_free_node(struct obs_kube *k)
 	free(k->north);
 	k->north = NULL;
 	k->n_north = 0;
-	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
-		free(k->ours[i].value);
-		k->ours[i].value = NULL;
-		k->ours[i].present = false;
-	}
-	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
-		free(k->labels[i].value);
-		k->labels[i].value = NULL;
-		k->labels[i].present = false;
-	}
+	obs_kube_ann_clear(k->ours, KUBE_ANN__COUNT);
+	obs_kube_ann_clear(k->labels, KUBE_LABEL__COUNT);
 	obs_kube_condition_clear(&k->condition);
 	k->node_uid[0] = '\0';
+}
+
+void obs_kube_ann_clear(struct kube_annotation *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].value);
+		a[i] = (struct kube_annotation){ 0 };
+	}
+}
+
+int obs_kube_ann_copy(struct kube_annotation *dst, const struct kube_annotation *src, size_t n)
+{
+	obs_kube_ann_clear(dst, n);
+	for (size_t i = 0; i < n; i++) {
+		dst[i].present = src[i].present;
+		if (src[i].value && !(dst[i].value = strdup(src[i].value))) {
+			obs_kube_ann_clear(dst, n);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 void obs_kube_condition_clear(struct kube_condition *c)

@@ -195,6 +195,15 @@ void obs_kube_free_node(struct obs_kube *k);
 void obs_kube_free_pods(struct obs_kube *k);
 void obs_kube_free_networks(struct obs_kube *k);
 
+/* Annotations or labels as the node carries them: free each value, mark each absent. */
+void obs_kube_ann_clear(struct kube_annotation *a, size_t n);
+
+/**
+ * obs_kube_ann_copy() - @dst (cleared first) becomes a deep copy of @src, @n entries each.
+ * Return: 0, or -ENOMEM with @dst cleared.
+ */
+int obs_kube_ann_copy(struct kube_annotation *dst, const struct kube_annotation *src, size_t n);
+
 /* Free one container's argv. */
 void obs_kube_container_clear(struct kube_container *c);
 

@@ -3,7 +3,8 @@
 # to what the agent publishes: the condition type, the label key as kube-state-metrics names it, the 10 minutes.
 # With promtool on PATH or in .tools/bin (scripts/deps.sh test puts it there from Debian's prometheus
 # package), the rules are also checked by Prometheus' own parser and run
-# against series that must and must not fire; without it those two cases skip.
+# against series that must and must not fire; without it those two cases skip, or fail with
+# REQUIRE_PROMTOOL=1 (CI sets it: there deps.sh must have provided it).
 # Env: TOPDIR. Prints ok/not ok/skip per case.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -94,6 +95,10 @@ sys.exit(bad)
 EOF
 
 PATH=$PATH:$TOPDIR/.tools/bin
+if ! command -v promtool >/dev/null 2>&1 && [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
+	echo "not ok alerting/promtool: REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
+	exit 1
+fi
 if ! command -v promtool >/dev/null 2>&1; then
 	echo "skip alerting/promtool-check: promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
 	echo "skip alerting/promtool-test: promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"

@@ -122,6 +122,32 @@ static void test_node_our_annotations(void **state)
 	obs_kube_free(&k);
 }
 
+/* A deep copy of the parsed annotations outlives the node it came from (the publisher keeps one). */
+static void test_ann_copy(void **state)
+{
+	static const char body[] =
+		"{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\",\"annotations\":{"
+		"\"fabric.aicr.run/ready\":\"true\",\"fabric.aicr.run/profile\":\"tcpxo\"}}}";
+	struct kube_annotation copy[KUBE_ANN__COUNT] = { { 0 } };
+	struct obs_kube k = { 0 };
+	char err[256];
+
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &k, err, sizeof(err)), 0);
+	assert_int_equal(obs_kube_ann_copy(copy, k.ours, KUBE_ANN__COUNT), 0);
+	obs_kube_free(&k);
+	assert_true(copy[KUBE_ANN_READY].present);
+	assert_string_equal(copy[KUBE_ANN_READY].value, "true");
+	assert_string_equal(copy[KUBE_ANN_PROFILE].value, "tcpxo");
+	assert_false(copy[KUBE_ANN_RUNTIME].present);
+	assert_null(copy[KUBE_ANN_RUNTIME].value);
+	/* Clearing frees the values and leaves every entry absent. */
+	obs_kube_ann_clear(copy, KUBE_ANN__COUNT);
+	for (size_t i = 0; i < KUBE_ANN__COUNT; i++) {
+		assert_false(copy[i].present);
+		assert_null(copy[i].value);
+	}
+}
+
 static void test_node_oversize_annotation(void **state)
 {
 	size_t cap = KUBE_ANN_VALUE_MAX + 200, o;
@@ -612,6 +638,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node_fixture),
 		cmocka_unit_test(test_node_our_annotations),
+		cmocka_unit_test(test_ann_copy),
 		cmocka_unit_test(test_node_oversize_annotation),
 		cmocka_unit_test(test_node_errors),
 		cmocka_unit_test(test_nic_info_hostile),
