@@ -181,17 +181,25 @@ def lint_includes(root):
     return problems, len(files), medges, hops
 
 
-def nm_symbols(obj):
-    out = subprocess.run(["nm", "--defined-only", "-g", obj], capture_output=True, text=True, check=True).stdout
-    defined = {l.split()[-1] for l in out.splitlines() if len(l.split()) == 3}
-    out = subprocess.run(["nm", "-u", obj], capture_output=True, text=True, check=True).stdout
-    used = {l.split()[-1] for l in out.splitlines() if l.strip()}
-    return defined, used
+def nm_symbols(objs):
+    """{object: (defined, used)} for every object, from two nm runs over all of them (one per object
+    was 300 processes: most of the lint's time)."""
+    table = {o: (set(), set()) for o in objs}
+    if not objs:
+        return table
+    for flags, slot in ((["--defined-only", "-g"], 0), (["-u"], 1)):
+        out = subprocess.run(["nm", "-A"] + flags + objs, capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            obj, _, rest = line.partition(":")     # "file.o:[value] type name" (no ':' in our paths)
+            fields = rest.split()
+            if obj in table and fields and (slot == 1 or len(fields) == 3):
+                table[obj][slot].add(fields[-1])
+    return table
 
 
 def lint_links(root, objdir):
     """The same rules over who calls whom: symbols each object uses from the others."""
-    problems, defs, uses, stale = [], {}, {}, []
+    problems, defs, uses, stale, objs = [], {}, {}, [], []
     for d, _, files in os.walk(objdir):
         for f in sorted(files):
             if not f.endswith(".o"):
@@ -205,10 +213,13 @@ def lint_links(root, objdir):
             if os.path.getmtime(path) > os.path.getmtime(os.path.join(d, f)):
                 stale.append(src)
                 continue
-            defined, used = nm_symbols(os.path.join(d, f))
-            for s in defined:
-                defs[s] = src
-            uses[src] = used
+            objs.append((os.path.join(d, f), src))
+    table = nm_symbols([o for o, _ in objs])
+    for o, src in objs:
+        defined, used = table[o]
+        for s in defined:
+            defs[s] = src
+        uses[src] = used
     medges, hops = {}, {}
     for src, used in sorted(uses.items()):
         for s in sorted(used):
