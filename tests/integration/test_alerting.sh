@@ -7,6 +7,7 @@
 # REQUIRE_PROMTOOL=1 (CI sets it: there deps.sh must have provided it).
 # Env: TOPDIR. Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RULE=$TOPDIR/docs/examples/prometheusrule.yaml
 PY=/usr/bin/python3
@@ -17,7 +18,7 @@ tmp=$(mktemp -d "$base/tcpxo-alerting.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
 if ! $PY -c 'import yaml' 2>/dev/null; then
-	echo "skip alerting: python3-yaml is not installed (sh scripts/deps.sh test)"
+	skip "alerting" "python3-yaml is not installed (sh scripts/deps.sh test)"
 	exit 0
 fi
 
@@ -96,12 +97,12 @@ EOF
 
 PATH=$PATH:$TOPDIR/.tools/bin
 if ! command -v promtool >/dev/null 2>&1 && [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
-	echo "not ok alerting/promtool: REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
+	nok "alerting/promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
 	exit 1
 fi
 if ! command -v promtool >/dev/null 2>&1; then
-	echo "skip alerting/promtool-check: promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	echo "skip alerting/promtool-test: promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
+	skip "alerting/promtool-check" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
+	skip "alerting/promtool-test" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
 	exit $failed
 fi
 if promtool check rules "$tmp/rules.yaml" >"$tmp/check.out" 2>&1; then
@@ -140,7 +141,7 @@ test = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [{
 yaml.safe_dump(test, open(out, "w"), sort_keys=False)
 EOF
 if (cd "$tmp" && promtool test rules test.yaml) >"$tmp/test.out" 2>&1; then
-	echo "ok alerting/promtool-test: FabricNotReady fires at 10 m for the nodes False or Unknown since the start, not for one ready after 5 m nor one without profile tcpxo; the ratio 1/4 then 2/4"
+	ok "alerting/promtool-test: FabricNotReady fires at 10 m for the nodes False or Unknown since the start, not for one ready after 5 m nor one without profile tcpxo; the ratio 1/4 then 2/4"
 else
 	echo "not ok alerting/promtool-test: $(tr '\n' ' ' <"$tmp/test.out" | head -c 600)"
 	failed=1

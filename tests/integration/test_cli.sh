@@ -1,17 +1,16 @@
 #!/bin/sh
 # test_cli.sh - the real binary on this machine's own / (no GPU: profile none), bad roots and bad usage.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 A=$TCPXO_AGENT
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 failed=0
-ok() { echo "ok $1"; }
-bad() { echo "not ok $1: $2"; failed=1; }
 
 # This VM: virtio devices, no GPU. Not ready (1), never a crash, and it says why.
 "$A" --once --no-publish >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 1 ] && head -n1 "$tmp/out" | grep -q '^tcpxo: not ready: gpus: no NVIDIA H100 GPU' \
 	&& grep -q 'profile none' "$tmp/out"; then ok real-root-human
-else bad real-root-human "exit $rc: $(head -n3 "$tmp/out") $(cat "$tmp/err")"; fi
+else nok real-root-human "exit $rc: $(head -n3 "$tmp/out") $(cat "$tmp/err")"; fi
 
 "$A" --once --no-publish --json >"$tmp/out.json" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 1 ] && /usr/bin/python3 -c '
@@ -24,35 +23,35 @@ assert [c["id"] for c in r["checks"]] == ["machine-type", "gpus", "gpu-nics", "p
 assert r["workloads"] is None, r["workloads"]
 assert r["summary"].startswith("tcpxo: not ready: gpus: ")
 ' "$tmp/out.json"; then ok real-root-json
-else bad real-root-json "exit $rc: $(cat "$tmp/err")"; fi
+else nok real-root-json "exit $rc: $(cat "$tmp/err")"; fi
 
 # A root that does not exist: the node could not be observed -> 2, the path named.
 "$A" --once --no-publish --root "$tmp/nonexistent" >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q "$tmp/nonexistent" "$tmp/out" "$tmp/err"; then ok missing-root
-else bad missing-root "exit $rc: $(cat "$tmp/out" "$tmp/err" | head -5)"; fi
+else nok missing-root "exit $rc: $(cat "$tmp/out" "$tmp/err" | head -5)"; fi
 
 # A root that is a file.
 : >"$tmp/file"
 "$A" --once --no-publish --root "$tmp/file" >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 2 ] && ok root-is-file || bad root-is-file "exit $rc"
+[ $rc -eq 2 ] && ok root-is-file || nok root-is-file "exit $rc"
 
 # An empty root: no sys/ at all.
 mkdir -p "$tmp/empty"
 "$A" --once --no-publish --json --root "$tmp/empty" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["ready"] is False' "$tmp/out" \
-	&& ok empty-root || bad empty-root "exit $rc: $(cat "$tmp/err")"
+	&& ok empty-root || nok empty-root "exit $rc: $(cat "$tmp/err")"
 
 # Usage errors exit 2 with a message; --help and --version exit 0.
 "$A" --bogus >/dev/null 2>"$tmp/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$tmp/err" && ok bad-option || bad bad-option "exit $rc"
+[ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$tmp/err" && ok bad-option || nok bad-option "exit $rc"
 "$A" --once --interval x >/dev/null 2>"$tmp/err"; rc=$?
-[ $rc -eq 2 ] && grep -q -- "--interval" "$tmp/err" && ok bad-interval || bad bad-interval "exit $rc"
+[ $rc -eq 2 ] && grep -q -- "--interval" "$tmp/err" && ok bad-interval || nok bad-interval "exit $rc"
 "$A" --help >"$tmp/out"; rc=$?
-[ $rc -eq 0 ] && grep -q -- "--once" "$tmp/out" && grep -q -- "--root DIR" "$tmp/out" && ok help || bad help "exit $rc"
+[ $rc -eq 0 ] && grep -q -- "--once" "$tmp/out" && grep -q -- "--root DIR" "$tmp/out" && ok help || nok help "exit $rc"
 "$A" --version >"$tmp/out"; rc=$?
-[ $rc -eq 0 ] && grep -Eq '^tcpxo-agent [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" && ok version || bad version "exit $rc"
+[ $rc -eq 0 ] && grep -Eq '^tcpxo-agent [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" && ok version || nok version "exit $rc"
 
 # stdout closed: the report cannot be written -> 2, not a crash.
 "$A" --once --no-publish >&- 2>/dev/null; rc=$?
-[ $rc -eq 2 ] && ok stdout-closed || bad stdout-closed "exit $rc"
+[ $rc -eq 2 ] && ok stdout-closed || nok stdout-closed "exit $rc"
 exit $failed

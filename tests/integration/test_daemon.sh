@@ -9,6 +9,7 @@
 # LONG=1: the idle window is 60 s, and the reaction time (14 link changes, one bounce per NIC) and idle CPU are measured.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
@@ -29,8 +30,6 @@ trap cleanup EXIT
 [ -n "${KEEP_LOGS:-}" ] && trap 'cp "$tmp"/agent*.log "$KEEP_LOGS"/ 2>/dev/null; cleanup' EXIT
 trap 'exit 130' INT TERM
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 daemon_env_setup || exit 1
 
 # wait_patches MARK N SECONDS: wait until N PATCHes arrived after MARK; then print the elapsed ms.
@@ -85,7 +84,7 @@ else
 fi
 if [ "$LONG" = 1 ]; then
 	hz=$(getconf CLK_TCK)
-	echo "ok daemon idle cpu: $((cpu1 - cpu0)) ticks of 1/$hz s in ${window}s ($all requests)"
+	ok "daemon idle cpu: $((cpu1 - cpu0)) ticks of 1/$hz s in ${window}s ($all requests)"
 fi
 
 # --- eth3 down: exactly one PATCH with ready=false and the links failure, one status PATCH, one Event, within 3 s ---
@@ -123,7 +122,7 @@ if [ "$LONG" = 1 ]; then
 	sort -n "$tmp/times" >"$tmp/times.sorted"
 	med=$(awk '{ v[NR] = $1 } END { print (v[7] + v[8]) / 2 }' "$tmp/times.sorted")
 	max=$(tail -n 1 "$tmp/times.sorted")
-	echo "ok daemon reaction time: median $med ms, max $max ms over 14 link changes"
+	ok "daemon reaction time: median $med ms, max $max ms over 14 link changes"
 fi
 
 # --- eth5 moved into another namespace: in-pod, the node stays ready ---
@@ -237,7 +236,7 @@ stop_agent
 
 # --- a synthesized uevent removing a gVNIC: re-observation and PATCH (umockdev) ---
 if ! command -v umockdev-wrapper >/dev/null 2>&1 || ! /usr/bin/python3 -c 'import gi; gi.require_version("UMockdev", "1.0")' 2>/dev/null; then
-	echo "skip daemon uevent: umockdev or its python bindings are not installed"
+	skip "daemon uevent" "umockdev or its python bindings are not installed"
 else
 	# umockdev redirects paths under /dev (and so /dev/shm): this case keeps its files in /tmp.
 	utmp=$(mktemp -d /tmp/tcpxo-uevent.XXXXXX) || exit 2

@@ -8,6 +8,7 @@
 # nothing hangs), and --once with a fifo token (exit 2 at once, the file named). Takes about 60 s.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
@@ -17,8 +18,6 @@ export TOPDIR AGENT
 trap daemon_env_cleanup EXIT
 trap 'exit 130' INT TERM
 failed=0
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 daemon_env_setup || exit 1
 
 GPU=$(ls "$root/sys/bus/pci/drivers/nvidia" | head -n1)

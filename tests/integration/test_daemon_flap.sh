@@ -9,6 +9,7 @@
 # CI (which runs the suite twice) well inside its 30 minutes. FLAP_SECONDS=60 is the full minute of
 # the damping window.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
@@ -18,8 +19,6 @@ export TOPDIR AGENT
 trap daemon_env_cleanup EXIT
 trap 'exit 130' INT TERM
 failed=0
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 daemon_env_setup || exit 1
 # Under the sanitizers (CI's second pass) 20 s each: that run looks for memory errors, and the
 # plain pass already measures the spacing over 30 s.
@@ -95,7 +94,7 @@ for spec in "eth2 0.2" "eth3 1" "eth4 5"; do
 		nok "daemon-flap $1 every ${2}s" "$seg_patches PATCH (max $max), $bad_ready ready=true, $named naming the count: $(reqs "$seg_mark" | grep '^PATCH' | tr '\n' '|'); log: $(grep -c . "$tmp/agent.log") lines"
 	fi
 done
-echo "ok daemon-flap writes: $total PATCH in $((3 * SECONDS_EACH)) s of flapping"
+ok "daemon-flap writes: $total PATCH in $((3 * SECONDS_EACH)) s of flapping"
 
 # The hold-down: ready=true once, 30 s after the last change, then quiet. Writes the spacing held
 # back (the last flap count) or an earlier NIC's release may come first, still not ready.

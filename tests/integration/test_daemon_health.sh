@@ -2,11 +2,12 @@
 # test_daemon_health.sh - `tcpxo-agent health` on fresh, stale, missing and odd files; the daemon's log lines.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 failed=0
 if [ ! -x "$AGENT" ]; then
-	echo "not ok daemon-health: $AGENT is not built"
+	nok "daemon-health" "$AGENT is not built"
 	exit 1
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tcpxo-health.XXXXXX") || exit 2
@@ -22,7 +23,7 @@ case_() {  # NAME WANT_RC WANT_STDERR_SUBSTRING ARGS...
 	elif [ -n "$msg" ] && ! grep -q -- "$msg" "$tmp/out" "$tmp/err"; then
 		echo "not ok daemon-health $name: no '$msg' in: $(cat "$tmp/out" "$tmp/err" | tr '\n' '|')"; failed=1
 	else
-		echo "ok daemon-health $name (exit $rc)"
+		ok "daemon-health $name (exit $rc)"
 	fi
 }
 
@@ -73,14 +74,14 @@ assert msgs[-1] == "stopping: annotations left in place", msgs
 assert json.loads(lines[0])["fields"]["version"], lines[0]
 PY
 then
-	echo "ok daemon-log json: one object per line (ts, level, msg, fields), SIGHUP, exit 0"
+	ok "daemon-log json: one object per line (ts, level, msg, fields), SIGHUP, exit 0"
 else
 	echo "not ok daemon-log json: exit $rc: $(head -c 600 "$tmp/log-json" | tr '\n' '|')"; failed=1
 fi
 rc=$(log_case text)
 if [ "$rc" = 0 ] && grep -q '^[0-9T:.-]*Z info started version=' "$tmp/log-text" &&
    grep -q 'info observed changes="profile ' "$tmp/log-text" && grep -q 'info SIGHUP: re-observing now' "$tmp/log-text"; then
-	echo "ok daemon-log text: started, observed, SIGHUP, exit 0"
+	ok "daemon-log text: started, observed, SIGHUP, exit 0"
 else
 	echo "not ok daemon-log text: exit $rc: $(head -c 600 "$tmp/log-text" | tr '\n' '|')"; failed=1
 fi

@@ -10,6 +10,7 @@
 # No timing asserts beyond generous waits. Takes about a minute.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
@@ -17,16 +18,16 @@ export TOPDIR AGENT
 if [ "${1:-}" != inner ]; then
 	. "$TOPDIR/tests/lib/netns.sh"
 	if ! why=$(netns_can_run 2>&1); then
-		echo "skip daemon-watch: $why"
+		skip "daemon-watch" "$why"
 		exit 0
 	fi
 	if [ ! -x "$AGENT" ]; then
-		echo "not ok daemon-watch: $AGENT is not built"
+		nok "daemon-watch" "$AGENT is not built"
 		exit 1
 	fi
 	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$0" inner
 	rc=$?
-	[ $rc = 3 ] && echo "not ok daemon-watch: the a3-mega links could not be built"
+	[ $rc = 3 ] && nok "daemon-watch" "the a3-mega links could not be built"
 	exit $rc
 fi
 
@@ -34,8 +35,6 @@ fi
 trap daemon_env_cleanup EXIT
 trap 'exit 130' INT TERM
 failed=0
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 daemon_env_setup || exit 1
 cp "$TOPDIR/fixtures/kube/networks.json" "$state/networks.json"
 log=$tmp/agent.log

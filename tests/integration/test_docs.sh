@@ -5,6 +5,7 @@
 # binary prints them (fixtures/a3-mega/expected.json), exit codes from agent/cli.h, environment
 # variables from every getenv() in agent/ probes/ report/, remedies from the golden reports.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 AGENT=${TCPXO_AGENT:-$TOPDIR/$BUILD/tcpxo-agent}
@@ -15,19 +16,17 @@ base=/tmp
 tmp=$(mktemp -d "$base/tcpxo-docs.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 
 # --- the man page renders without a warning ---
 if ! command -v groff >/dev/null 2>&1; then
-	echo "skip man/groff: groff not installed (Debian: groff-base)"
+	skip "man/groff" "groff not installed (Debian: groff-base)"
 elif groff -man -Tutf8 -ww -z "$MAN" >"$tmp/groff.out" 2>&1 && [ ! -s "$tmp/groff.out" ]; then
 	ok man/groff
 else
 	nok man/groff "groff -man -Tutf8 -ww: $(head -c 300 "$tmp/groff.out" | tr '\n' '|')"
 fi
 if ! command -v man >/dev/null 2>&1; then
-	echo "skip man/man-l: man not installed (the remaining man/* cases read groff's rendering)"
+	skip "man/man-l" "man not installed (the remaining man/* cases read groff's rendering)"
 	groff -man -Tascii -P-cbou -rLL=250n "$MAN" >"$tmp/man.txt" 2>/dev/null || : >"$tmp/man.txt"
 elif MANWIDTH=250 MAN_KEEP_FORMATTING= man --warnings -l "$MAN" >"$tmp/man.txt" 2>"$tmp/man.err" &&
      [ ! -s "$tmp/man.err" ] && [ -s "$tmp/man.txt" ]; then

@@ -4,16 +4,15 @@
 # (order, resourceVersion, 410 both ways, bookmarks, timeoutSeconds, sendInitialEvents, selectors).
 # kubectl cases are skipped when kubectl is not installed. Env: TOPDIR. Contacts 127.0.0.1 only.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 PY=/usr/bin/python3
 FAKE=$TOPDIR/tests/lib/fakeapi.py
 failed=0
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 
 for tool in "$PY" openssl; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "skip fakeapi: $tool not installed"; exit 0; }
+	command -v "$tool" >/dev/null 2>&1 || { skip "fakeapi" "$tool not installed"; exit 0; }
 done
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
@@ -53,7 +52,7 @@ conds() { nodeq '",".join("%s=%s" % (c["type"], c["status"]) for c in n["status"
 
 # ---- kubectl --------------------------------------------------------------------------------
 if ! command -v kubectl >/dev/null 2>&1; then
-	echo "skip fakeapi/kubectl: kubectl not installed (the raw protocol checks below still run)"
+	skip "fakeapi/kubectl" "kubectl not installed (the raw protocol checks below still run)"
 else
 	k() {
 		HOME=$T/home kubectl --kubeconfig=/dev/null --cache-dir "$T/home/cache" --request-timeout=20s \

@@ -5,6 +5,7 @@
 # bound (a fifo never blocks), the first stdout line is the summary, and the fault is named where
 # it matters, with its real cause. Absolute links inside the root resolve inside it.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 : "${TOPDIR:?}" "${TCPXO_AGENT:?}"
 cd "$TOPDIR" || exit 2
 . tests/lib/netns.sh
@@ -15,15 +16,13 @@ LIMIT=${FAULTS_LIMIT:-20}       # seconds per agent run (the healthy fixture tak
 G=fixtures/a3-mega
 AS65532="setpriv --reuid=65532 --regid=65532 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs"
 if ! why=$(netns_can_run); then
-	echo "skip faults-host: $why"
+	skip "faults-host" "$why"
 	exit 0
 fi
 T=$(mktemp -d /dev/shm/tcpxo-faults.XXXXXX) && chmod 755 "$T" || exit 2  # 65532 must reach the trees
 bg=""
 trap 'for p in $bg; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT INT TERM
-rc_all=0
-ok() { echo "ok $1"; }
-bad() { echo "not ok $1: $2"; rc_all=1; }
+
 
 fresh() {  # fresh -> a private copy of the healthy tree in $R
 	rm -rf "$T/root"
@@ -46,7 +45,7 @@ agent() {
 	*) bad "$_name" "exit $rc (crash?): $(echo "$err" | tail -n 5)"; return 1 ;;
 	esac
 	if grep -q 'AddressSanitizer\|runtime error\|LeakSanitizer' "$T/err"; then
-		bad "$_name" "sanitizer: $(grep -m1 'ERROR\|runtime error' "$T/err")"
+		nok "$_name" "sanitizer: $(grep -m1 'ERROR\|runtime error' "$T/err")"
 		return 1
 	fi
 	case $(head -n1 "$T/out") in
@@ -59,7 +58,7 @@ agent() {
 # reject NAME PATTERN: after expect(), PATTERN (grep -E) must not be in stdout+stderr (a wrong cause).
 reject() {
 	if cat "$T/out" "$T/err" | grep -Eq "$2"; then
-		bad "$1" "says /$2/: $(cat "$T/out" "$T/err" | grep -Em1 "$2")"
+		nok "$1" "says /$2/: $(cat "$T/out" "$T/err" | grep -Em1 "$2")"
 	fi
 }
 
@@ -67,7 +66,7 @@ reject() {
 expect() {
 	case " $2 " in *" $rc "*) ;; *) bad "$1" "exit $rc, expected one of: $2; $(head -n1 "$T/out")"; return ;; esac
 	if [ -n "$3" ] && ! cat "$T/out" "$T/err" | grep -Eq "$3"; then
-		bad "$1" "no message matching /$3/: $(head -n1 "$T/out") / $(head -n1 "$T/err")"
+		nok "$1" "no message matching /$3/: $(head -n1 "$T/out") / $(head -n1 "$T/err")"
 		return
 	fi
 	ok "$1"
@@ -142,14 +141,14 @@ rm -f "$R/home/kubernetes/bin/nvidia/bin/nvidia-smi" "$R/home/kubernetes/bin/nvi
 mkfifo "$R/home/kubernetes/bin/nvidia/bin/nvidia-smi" "$R/home/kubernetes/bin/nvidia/lib64/libnccl-net.so" \
 	"$R/proc/4242/comm"
 agent fifo-nvidia-comm && expect fifo-nvidia-comm "1" 'bin/nvidia-smi is a fifo or socket'
-grep -q 'lib64/libnccl-net\.so is a fifo or socket' "$T/out" || bad fifo-nvidia-comm "plugin-files does not name the fifo"
+grep -q 'lib64/libnccl-net\.so is a fifo or socket' "$T/out" || nok fifo-nvidia-comm "plugin-files does not name the fifo"
 # --releases is refused before anything is observed: exit 2 at once, no report.
 mkfifo "$T/releases.fifo"
 fresh
 timeout -s KILL "$LIMIT" "$TCPXO_AGENT" --once --no-publish --root "$R" --releases "$T/releases.fifo" >"$T/out" 2>"$T/err"
 rc=$?
 if [ $rc = 2 ] && grep -q -- "--releases $T/releases.fifo: not a regular file" "$T/err"; then ok fifo-releases
-else bad fifo-releases "exit $rc: $(head -n 2 "$T/err")"; fi
+else nok fifo-releases "exit $rc: $(head -n 2 "$T/err")"; fi
 
 # Absolute links inside the root resolve inside it, as on the host; out of the root, never.
 fresh
@@ -268,14 +267,14 @@ while [ $n -lt 30 ]; do
 done
 kill $bg 2>/dev/null; wait 2>/dev/null; bg=""
 if [ $fails -eq 0 ]; then ok "resource4-vanishing ($n runs, exits:$seen)"
-else bad resource4-vanishing "$fails of $n runs failed; last exit $rc: $(head -n1 "$T/out")"; fi
+else nok resource4-vanishing "$fails of $n runs failed; last exit $rc: $(head -n1 "$T/out")"; fi
 
 # A host without libcurl: --no-publish never loads it; an API run says what is missing, exit 2.
 # The binary declares the dlopen'd library in an FDO .note.dlopen note, for image checks.
 if command -v objcopy >/dev/null 2>&1; then
 	if objcopy -O binary --only-section=.note.dlopen "$TCPXO_AGENT" "$T/note" 2>/dev/null &&
 	   grep -q '"soname":\["libcurl.so.4"\]' "$T/note"; then ok dlopen-note-libcurl
-	else bad dlopen-note-libcurl "no .note.dlopen naming libcurl.so.4 in $TCPXO_AGENT"; fi
+	else nok dlopen-note-libcurl "no .note.dlopen naming libcurl.so.4 in $TCPXO_AGENT"; fi
 fi
 if unshare -m true 2>/dev/null; then
 	lib=$(ldconfig -p | sed -n 's/.*libcurl\.so\.4 (libc6,x86-64) => //p' | head -n1)
@@ -288,11 +287,11 @@ if unshare -m true 2>/dev/null; then
 			--api-server https://127.0.0.1:1 --token-file /dev/null --ca-file /dev/null >"$T/out" 2>"$T/err"
 		rc=$?
 		if [ $rc = 2 ] && grep -q 'libcurl.so.4' "$T/err"; then ok no-libcurl-api
-		else bad no-libcurl-api "exit $rc: $(head -n2 "$T/err")"; fi
+		else nok no-libcurl-api "exit $rc: $(head -n2 "$T/err")"; fi
 	else
-		echo "skip no-libcurl: libcurl.so.4 not in ldconfig's cache"
+		skip "no-libcurl" "libcurl.so.4 not in ldconfig's cache"
 	fi
 else
-	echo "skip no-libcurl: no mount namespaces (unshare -m)"
+	skip "no-libcurl" "no mount namespaces (unshare -m)"
 fi
-exit $rc_all
+exit $failed

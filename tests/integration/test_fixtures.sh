@@ -3,6 +3,7 @@
 # daemon's path rule, fixtures/gen.py reproduces them byte for byte, and each scenario's shape.
 # Env: TOPDIR (repo root), BUILD (build dir). Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOPDIR/$BUILD ;; esac
@@ -11,21 +12,18 @@ DUMP=$BUILD/tests/helpers/pci-dump
 FIX=$TOPDIR/fixtures
 failed=0
 
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1: $2"; failed=1; }
-skip() { echo "skip $1: $2"; }
 
 tmp=$(mktemp -d /dev/shm/tcpxo-fixtures.XXXXXX 2>/dev/null || mktemp -d /tmp/tcpxo-fixtures.XXXXXX) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 scenarios=$(cd "$FIX" && $PY -c 'import scenarios; print("\n".join(sorted(scenarios.SCENARIOS)))') || {
-	notok scenarios "cannot load fixtures/scenarios.py"; exit 1; }
-[ -x "$DUMP" ] || { notok pci-dump "$DUMP not built (make $BUILD/tests/helpers/pci-dump)"; exit 1; }
+	nok scenarios "cannot load fixtures/scenarios.py"; exit 1; }
+[ -x "$DUMP" ] || { nok pci-dump "$DUMP not built (make $BUILD/tests/helpers/pci-dump)"; exit 1; }
 
 for s in $scenarios; do
 	root=$FIX/$s
 	if [ ! -d "$root/sys/bus/pci/devices" ]; then
-		notok "tree-$s" "$root/sys/bus/pci/devices missing (run fixtures/gen.py)"
+		nok "tree-$s" "$root/sys/bus/pci/devices missing (run fixtures/gen.py)"
 		continue
 	fi
 
@@ -35,13 +33,13 @@ for s in $scenarios; do
 	     && [ ! -s "$tmp/lspci.err" ] && grep -q '^-\[0000:00\]' "$tmp/lspci.out"; then
 		ok "lspci-$s"
 	else
-		notok "lspci-$s" "$(head -c 300 "$tmp/lspci.err")"
+		nok "lspci-$s" "$(head -c 300 "$tmp/lspci.err")"
 	fi
 
 	"$DUMP" --root "$root" >"$tmp/$s.dump" 2>"$tmp/$s.err"
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -qx 'status ok' "$tmp/$s.dump"; then
-		notok "scan-$s" "pci-dump exit $rc: $(head -n1 "$tmp/$s.dump") $(head -c 200 "$tmp/$s.err")"
+		nok "scan-$s" "pci-dump exit $rc: $(head -n1 "$tmp/$s.dump") $(head -c 200 "$tmp/$s.err")"
 		continue
 	fi
 	ok "scan-$s"
@@ -51,14 +49,14 @@ for s in $scenarios; do
 	if [ $? -eq 0 ] && cmp -s "$tmp/$s.ours" "$tmp/$s.daemon"; then
 		ok "pairs-match-daemon-$s"
 	else
-		notok "pairs-match-daemon-$s" "$(diff "$tmp/$s.daemon" "$tmp/$s.ours" | head -n 8 | tr '\n' ' ')"
+		nok "pairs-match-daemon-$s" "$(diff "$tmp/$s.daemon" "$tmp/$s.ours" | head -n 8 | tr '\n' ' ')"
 	fi
 done
 
 # Scenario shapes, from pci-dump's lines (func ... kind=... switch=...; pair GPU NIC).
 count() { grep -c -- "$2" "$tmp/$1.dump"; }
 expect() {  # name, condition description, actual, expected
-	if [ "$3" = "$4" ]; then ok "$1"; else notok "$1" "$2: got '$3', want '$4'"; fi
+	if [ "$3" = "$4" ]; then ok "$1"; else nok "$1" "$2: got '$3', want '$4'"; fi
 }
 pairs_of() { sed -n 's/^pair //p' "$tmp/$1.dump" | tr '\n' ' '; }
 
@@ -114,11 +112,11 @@ if $PY "$FIX/gen.py" --out "$tmp/gen" >"$tmp/gen.err" 2>&1; then
 		if diff -r --no-dereference "$tmp/gen/$s" "$tmp/have/$s" >"$tmp/diff.out" 2>&1; then
 			ok "reproducible-$s"
 		else
-			notok "reproducible-$s" "$(head -n 3 "$tmp/diff.out" | sed "s|$tmp/||g" | tr '\n' ' ')"
+			nok "reproducible-$s" "$(head -n 3 "$tmp/diff.out" | sed "s|$tmp/||g" | tr '\n' ' ')"
 		fi
 	done
 else
-	notok reproducible "fixtures/gen.py failed: $(head -c 300 "$tmp/gen.err")"
+	nok reproducible "fixtures/gen.py failed: $(head -c 300 "$tmp/gen.err")"
 fi
 
 exit $failed

@@ -3,6 +3,7 @@
 # that target's fuzz_one(), built by gcc with the replay driver ($BUILD/fuzz/fuzz_<target>), so the
 # inputs that once crashed keep being tried by make check (and under SAN=1, by the sanitizers).
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 : "${TOPDIR:?}" "${BUILD:?}"
 cd "$TOPDIR" || exit 2
 rc=0
@@ -11,12 +12,12 @@ for src in fuzz/fuzz_*.c; do
 	bin="$BUILD/fuzz/fuzz_$t"
 	dir="fixtures/fuzz/$t"
 	if [ ! -x "$bin" ]; then
-		echo "not ok fuzz-$t: $bin not built"
+		nok "fuzz-$t" "$bin not built"
 		rc=1
 		continue
 	fi
 	if [ ! -d "$dir" ] || [ -z "$(ls "$dir")" ]; then
-		echo "not ok fuzz-$t: no seeds in $dir"
+		nok "fuzz-$t" "no seeds in $dir"
 		rc=1
 		continue
 	fi
@@ -24,7 +25,7 @@ for src in fuzz/fuzz_*.c; do
 	out=$(timeout 120 "$bin" "$dir" 2>&1)
 	st=$?
 	if [ $st -eq 0 ] && [ "$out" = "replayed $n inputs" ]; then
-		echo "ok fuzz-$t ($n inputs)"
+		ok "fuzz-$t ($n inputs)"
 	else
 		echo "not ok fuzz-$t: exit $st: $(printf '%s' "$out" | tail -n 20)"
 		rc=1
@@ -32,9 +33,9 @@ for src in fuzz/fuzz_*.c; do
 done
 # The driver itself: a missing input is an error, not a silent pass.
 if "$BUILD/fuzz/fuzz_json" /nonexistent/input >/dev/null 2>&1; then
-	echo "not ok fuzz-replay-missing-input: exit 0"
+	nok "fuzz-replay-missing-input" "exit 0"
 	rc=1
 else
-	echo "ok fuzz-replay-missing-input"
+	ok "fuzz-replay-missing-input"
 fi
 exit $rc

@@ -2,6 +2,7 @@
 # test_http.sh - the HTTP client (via tests/helpers/http-get) and tests/lib/fakeapi.py end to end.
 # Env: TOPDIR (repo root), BUILD (build dir). Contacts 127.0.0.1 only.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOPDIR/$BUILD ;; esac
@@ -11,17 +12,15 @@ FAKEAPI=$TOPDIR/tests/lib/fakeapi.py
 TOKEN=tcpxo-integration-SECRET-0b7e41d9c3
 failed=0
 
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1: $2"; failed=1; }
 
 for tool in "$PY" openssl; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skip http: $tool not installed"
+		skip "http" "$tool not installed"
 		exit 0
 	fi
 done
 if [ ! -x "$GET" ]; then
-	notok build "missing $GET (make $BUILD/tests/helpers/http-get)"
+	nok build "missing $GET (make $BUILD/tests/helpers/http-get)"
 	exit 1
 fi
 
@@ -37,7 +36,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-sh "$TOPDIR/tests/lib/certs.sh" "$T/certs" || { notok certs "certs.sh failed"; exit 1; }
+sh "$TOPDIR/tests/lib/certs.sh" "$T/certs" || { nok certs "certs.sh failed"; exit 1; }
 printf '%s\n' "$TOKEN" >"$T/token"
 cat >"$T/node.json" <<'EOF'
 {"apiVersion": "v1", "kind": "Node",
@@ -64,9 +63,9 @@ start_server() {
 	[ -n "$port" ]
 }
 
-start_server server port || { notok start "fakeapi did not start: $(cat "$T/server.err")"; exit 1; }
+start_server server port || { nok start "fakeapi did not start: $(cat "$T/server.err")"; exit 1; }
 P=$port
-start_server wrongname port2 || { notok start "second fakeapi did not start"; exit 1; }
+start_server wrongname port2 || { nok start "second fakeapi did not start"; exit 1; }
 P2=$port
 
 # hg ARGS...: run http-get against the main server; stdout -> $T/out, stderr -> $T/err.
@@ -90,7 +89,7 @@ if hg --get-node gke-a3mega-pool-1a2b && has '"name": "gke-a3mega-pool-1a2b"' ou
    has 'status=200 attempts=1' err && [ "$(lastlog auth)" = ok ]; then
 	ok get_node
 else
-	notok get_node "$(cat "$T/err")"
+	nok get_node "$(cat "$T/err")"
 fi
 
 n=$(logn)
@@ -99,7 +98,7 @@ if hg --repeat 3 --get-node gke-a3mega-pool-1a2b &&
    [ "$(logn)" -eq $((n + 3)) ]; then
 	ok keepalive_one_connection
 else
-	notok keepalive_one_connection "three requests did not share one connection"
+	nok keepalive_one_connection "three requests did not share one connection"
 fi
 
 n=$(logn)
@@ -107,7 +106,7 @@ if ! "$GET" --server "http://127.0.0.1:$P" --token-file "$T/token" /api/v1/nodes
    has 'must start with https://' err && [ "$(logn)" -eq "$n" ]; then
 	ok plain_http_refused
 else
-	notok plain_http_refused "$(cat "$T/err")"
+	nok plain_http_refused "$(cat "$T/err")"
 fi
 cat "$T/out" "$T/err" >>"$T/all"
 
@@ -116,7 +115,7 @@ if ! hg --ca-file "$T/certs/other-ca.crt" --get-node gke-a3mega-pool-1a2b && has
    has 'attempts=1' err && [ "$(logn)" -eq "$n" ]; then
 	ok wrong_ca_refused
 else
-	notok wrong_ca_refused "$(cat "$T/err")"
+	nok wrong_ca_refused "$(cat "$T/err")"
 fi
 
 if ! "$GET" --server "https://127.0.0.1:$P2" --token-file "$T/token" --ca-file "$T/certs/ca.crt" \
@@ -124,7 +123,7 @@ if ! "$GET" --server "https://127.0.0.1:$P2" --token-file "$T/token" --ca-file "
    [ "$(logn)" -eq "$n" ]; then
 	ok wrong_name_refused
 else
-	notok wrong_name_refused "$(cat "$T/err")"
+	nok wrong_name_refused "$(cat "$T/err")"
 fi
 cat "$T/out" "$T/err" >>"$T/all"
 
@@ -143,21 +142,21 @@ EOF
 then
 	ok patch_merge_applied
 else
-	notok patch_merge_applied "$(cat "$T/err")"
+	nok patch_merge_applied "$(cat "$T/err")"
 fi
 
 if ! hg --method PATCH --content-type application/json --body '{}' /api/v1/nodes/gke-a3mega-pool-1a2b &&
    has 'status=415 attempts=1' err; then
 	ok patch_wrong_content_type_415
 else
-	notok patch_wrong_content_type_415 "$(cat "$T/err")"
+	nok patch_wrong_content_type_415 "$(cat "$T/err")"
 fi
 
 if ! hg --patch-node gke-a3mega-pool-1a2b --body '{"metadata":{"annotations":{"x":1}}}' &&
    has 'status=422' err; then
 	ok patch_non_string_annotation_422
 else
-	notok patch_non_string_annotation_422 "$(cat "$T/err")"
+	nok patch_non_string_annotation_422 "$(cat "$T/err")"
 fi
 
 names() { "$PY" -c 'import json,sys; d=json.load(sys.stdin); print(",".join(i["metadata"]["name"] for i in d["items"]), d["metadata"].get("continue", ""))' <"$T/out"; }
@@ -166,7 +165,7 @@ if hg --list-nodes --selector 'pool=a3,zone' && [ "$(names)" = "n1,n4 " ] &&
    hg --list-nodes --selector 'zone==z1' && [ "$(names)" = "n1,n3 " ]; then
 	ok list_nodes_label_selector
 else
-	notok list_nodes_label_selector "got '$(names 2>&1)' $(cat "$T/err")"
+	nok list_nodes_label_selector "got '$(names 2>&1)' $(cat "$T/err")"
 fi
 
 pages="" cont="" ok_paging=1
@@ -182,27 +181,27 @@ if [ $ok_paging = 1 ] && [ "$pages" = "n1;n2;n3;n4;" ] && [ -z "$cont" ] &&
    ! hg --list-nodes --limit 1 --continue 'bm90LWEtdG9rZW4' && has 'status=410' err; then
 	ok list_nodes_paging_and_410
 else
-	notok list_nodes_paging_and_410 "pages '$pages' $(cat "$T/err")"
+	nok list_nodes_paging_and_410 "pages '$pages' $(cat "$T/err")"
 fi
 
 if hg --list-pods gke-a3mega-pool-1a2b && [ "$(lastlog query)" = 'fieldSelector=spec.nodeName%3Dgke-a3mega-pool-1a2b' ]; then
 	ok list_pods_field_selector
 else
-	notok list_pods_field_selector "$(cat "$T/err")"
+	nok list_pods_field_selector "$(cat "$T/err")"
 fi
 
 n=$(logn)
 if ! hg --get-node 'a/../../x' && has 'invalid node name' err && [ "$(logn)" -eq "$n" ]; then
 	ok bad_node_name_not_sent
 else
-	notok bad_node_name_not_sent "$(cat "$T/err")"
+	nok bad_node_name_not_sent "$(cat "$T/err")"
 fi
 
 faults '{"mode":"429","retry_after":1,"count":1}'
 if hg --get-node gke-a3mega-pool-1a2b && has 'attempts=2 retry_after=1' err; then
 	ok retry_after_honoured
 else
-	notok retry_after_honoured "$(cat "$T/err")"
+	nok retry_after_honoured "$(cat "$T/err")"
 fi
 
 faults '{"rate_limit":2}'
@@ -210,7 +209,7 @@ if hg --repeat 5 --get-node gke-a3mega-pool-1a2b && has 'retry_after=1' err &&
    [ "$(grep -c 'rc=0 ' "$T/err")" = 5 ]; then
 	ok rate_limit_429_then_success
 else
-	notok rate_limit_429_then_success "$(cat "$T/err")"
+	nok rate_limit_429_then_success "$(cat "$T/err")"
 fi
 
 faults '{"mode":"500"}'
@@ -219,7 +218,7 @@ if ! hg --max-total-ms 2000 --max-attempts 50 --get-node gke-a3mega-pool-1a2b &&
    has 'gave up' err && [ $(($(date +%s) - start)) -le 4 ]; then
 	ok server_error_bounded
 else
-	notok server_error_bounded "$(cat "$T/err")"
+	nok server_error_bounded "$(cat "$T/err")"
 fi
 
 faults '{"mode":"403","method":"PATCH"}'
@@ -227,7 +226,7 @@ if hg --get-node gke-a3mega-pool-1a2b && ! hg --patch-node gke-a3mega-pool-1a2b 
    has 'status=403 attempts=1' err; then
 	ok fault_narrowed_by_method
 else
-	notok fault_narrowed_by_method "$(cat "$T/err")"
+	nok fault_narrowed_by_method "$(cat "$T/err")"
 fi
 rm -f "$T/faults"
 
@@ -236,12 +235,12 @@ printf '%s-rotated\n' "$TOKEN" >"$T/token.new" && mv "$T/token.new" "$T/token"
 if hg --get-node gke-a3mega-pool-1a2b && has 'attempts=1' err && [ "$(lastlog auth)" = ok ]; then
 	ok token_rotation
 else
-	notok token_rotation "$(cat "$T/err")"
+	nok token_rotation "$(cat "$T/err")"
 fi
 
 # The token never appears in anything the client printed, nor in the request log.
 if grep -qF "$TOKEN" "$T/all" "$T/requests.log" "$T/server.err"; then
-	notok token_never_printed "found the token in output"
+	nok token_never_printed "found the token in output"
 else
 	ok token_never_printed
 fi
@@ -253,7 +252,7 @@ p3=$!
 i=0; while [ ! -s "$T/port3" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
 kill -TERM $p3
 i=0; while kill -0 $p3 2>/dev/null && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
-if kill -0 $p3 2>/dev/null; then notok fakeapi_sigterm "still running"; kill -9 $p3; else ok fakeapi_sigterm; fi
+if kill -0 $p3 2>/dev/null; then nok fakeapi_sigterm "still running"; kill -9 $p3; else ok fakeapi_sigterm; fi
 wait $p3 2>/dev/null
 
 sh -c '"$1" "$2" --state "$3" --port-file "$3/port4" --cert "$3/certs/server.crt" --key "$3/certs/server.key" --max-seconds 60 &
@@ -261,6 +260,6 @@ echo $! >"$3/pid4"; i=0; while [ ! -s "$3/port4" ] && [ $i -lt 500 ]; do sleep 0
 	sh "$PY" "$FAKEAPI" "$T"
 p4=$(cat "$T/pid4")
 i=0; while kill -0 "$p4" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
-if kill -0 "$p4" 2>/dev/null; then notok fakeapi_parent_death "still running"; kill -9 "$p4"; else ok fakeapi_parent_death; fi
+if kill -0 "$p4" 2>/dev/null; then nok fakeapi_parent_death "still running"; kill -9 "$p4"; else ok fakeapi_parent_death; fi
 
 exit $failed

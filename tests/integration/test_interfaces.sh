@@ -2,13 +2,14 @@
 # test_interfaces.sh - `tcpxo-agent interfaces --nodes-file`: exact stdout, stderr and exit code per NodeList fixture.
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 FIX=$TOPDIR/fixtures/nodelists
 failed=0
 
 if [ ! -x "$AGENT" ]; then
-	echo "not ok interfaces: $AGENT is not built"
+	nok "interfaces" "$AGENT is not built"
 	exit 1
 fi
 base=/tmp
@@ -26,10 +27,9 @@ check() {
 	cmp -s "$tmp/out" "$tmp/want.out" || why="${why:+$why; }stdout differs: $(diff "$tmp/want.out" "$tmp/out" | head -n 6 | tr '\n' '|')"
 	cmp -s "$tmp/err" "$tmp/want.err" || why="${why:+$why; }stderr differs: $(diff "$tmp/want.err" "$tmp/err" | head -n 6 | tr '\n' '|')"
 	if [ -z "$why" ]; then
-		echo "ok $name"
+		ok "$name"
 	else
-		echo "not ok $name: $why"
-		failed=1
+		nok "$name" "$why"
 	fi
 }
 
@@ -94,9 +94,9 @@ j = json.load(open(sys.argv[2]))
 want = [{"interfaceName": "eth%d" % (i + 1), "network": "gpu-nic-%d" % i} for i in range(8)]
 sys.exit(0 if y == j == want else 1)
 EOF_
-	then echo "ok coherent-yaml-json-parse"; else echo "not ok coherent-yaml-json-parse: YAML and JSON outputs do not load to the same list"; failed=1; fi
+	then ok "coherent-yaml-json-parse"; else nok "coherent-yaml-json-parse" "YAML and JSON outputs do not load to the same list"; fi
 else
-	echo "skip coherent-yaml-json-parse: python3-yaml not installed"
+	skip "coherent-yaml-json-parse" "python3-yaml not installed"
 fi
 
 # --- every incoherence is named, nothing on stdout, exit 1 ---
@@ -251,7 +251,7 @@ tcpxo-agent: interfaces: $tmp/noperm.json: cannot open: Permission denied
 EOF_
 	run unreadable-permission 2 --nodes-file "$tmp/noperm.json"
 else
-	echo "skip unreadable-permission: root reads any file"
+	skip "unreadable-permission" "root reads any file"
 fi
 
 want_err <<'EOF_'
@@ -292,8 +292,7 @@ EOF_
 	rc=$?
 	check "big-5000-disagree-3 ($(tail -n 1 "$tmp/time" 2>/dev/null || echo untimed))" 1 $rc
 else
-	echo "not ok big-5000: fixtures/nodelists/gen.py failed"
-	failed=1
+	nok "big-5000" "fixtures/nodelists/gen.py failed"
 fi
 
 exit $failed

@@ -4,6 +4,7 @@
 # those are merged every case is skipped (only when fakeapi.py is absent), never passed.
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 FIX=$TOPDIR/fixtures/nodelists
@@ -11,11 +12,11 @@ FAKEAPI=$TOPDIR/tests/lib/fakeapi.py
 failed=0
 
 if [ ! -f "$FAKEAPI" ]; then
-	echo "skip interfaces-api: tests/lib/fakeapi.py is not there yet (merged with the HTTP client)"
+	skip "interfaces-api" "tests/lib/fakeapi.py is not there yet (merged with the HTTP client)"
 	exit 0
 fi
 if [ ! -x "$AGENT" ]; then
-	echo "not ok interfaces-api: $AGENT is not built"
+	nok "interfaces-api" "$AGENT is not built"
 	exit 1
 fi
 base=/tmp
@@ -32,7 +33,7 @@ unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT
 state=$tmp/state
 mkdir -p "$state"
 if ! sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1; then
-	echo "not ok interfaces-api: tests/lib/certs.sh failed"
+	nok "interfaces-api" "tests/lib/certs.sh failed"
 	exit 1
 fi
 printf 'tok-%s\n' "$$" >"$state/token"
@@ -58,7 +59,7 @@ check() {  # NAME RC GOT_RC: compare out/err with want.out/want.err
 	[ "$got_rc" = "$want_rc" ] || why="exit $got_rc, want $want_rc"
 	cmp -s "$tmp/out" "$tmp/want.out" || why="${why:+$why; }stdout differs: $(diff "$tmp/want.out" "$tmp/out" | head -n 6 | tr '\n' '|')"
 	cmp -s "$tmp/err" "$tmp/want.err" || why="${why:+$why; }stderr differs: $(diff "$tmp/want.err" "$tmp/err" | head -n 6 | tr '\n' '|')"
-	if [ -z "$why" ]; then echo "ok $name"; else echo "not ok $name: $why"; failed=1; fi
+	if [ -z "$why" ]; then ok "$name"; else nok "$name" "$why"; fi
 }
 
 # requests NAME: the GET /api/v1/nodes queries the server received since the last call, one a line.
@@ -83,7 +84,7 @@ printf 'coherent: 16 TCPXO nodes carry the same mapping\n' >"$tmp/want.err"
 api >"$tmp/out" 2>"$tmp/err"
 check api-coherent 0 $?
 requests
-if [ "$(cat "$tmp/queries")" = "limit=500" ]; then echo "ok api-one-page"; else
+if [ "$(cat "$tmp/queries")" = "limit=500" ]; then ok "api-one-page"; else
 	echo "not ok api-one-page: queries: $(tr '\n' '|' <"$tmp/queries")"; failed=1; fi
 
 # --- 1,200 nodes: three pages of 500 through continue tokens ---
@@ -96,14 +97,13 @@ if /usr/bin/python3 "$FIX/gen.py" --big 1200 --disagree 2 --out "$state/nodes.js
 	if [ "$(wc -l <"$tmp/queries")" -eq 3 ] && [ "$(sed -n 1p "$tmp/queries")" = "limit=500" ] &&
 	   sed -n '2,3p' "$tmp/queries" | grep -q '^limit=500&continue=..*' &&
 	   [ "$(sed -n 2p "$tmp/queries")" != "$(sed -n 3p "$tmp/queries")" ]; then
-		echo "ok api-paged-continue"
+		ok "api-paged-continue"
 	else
 		echo "not ok api-paged-continue: queries: $(tr '\n' '|' <"$tmp/queries" | head -c 400)"
 		failed=1
 	fi
 else
-	echo "not ok api-paged-1200: gen.py failed"
-	failed=1
+	nok "api-paged-1200" "gen.py failed"
 fi
 
 # --- --selector: the server filters, the agent percent-encodes ---
@@ -114,7 +114,7 @@ api --selector cloud.google.com/gke-nodepool=a3mega >"$tmp/out" 2>"$tmp/err"
 check api-selector 0 $?
 requests
 if [ "$(cat "$tmp/queries")" = "limit=500&labelSelector=cloud.google.com%2Fgke-nodepool%3Da3mega" ]; then
-	echo "ok api-selector-query"
+	ok "api-selector-query"
 else
 	echo "not ok api-selector-query: queries: $(tr '\n' '|' <"$tmp/queries")"
 	failed=1
@@ -134,7 +134,7 @@ check api-not-ready 1 $?
 expect_error() {  # NAME PATTERN: exit 2, nothing on stdout, stderr matches PATTERN (grep -E)
 	rc=$1 name=$2 pattern=$3
 	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq "$pattern" "$tmp/err"; then
-		echo "ok $name"
+		ok "$name"
 	else
 		echo "not ok $name: exit $rc, stdout $(wc -c <"$tmp/out") bytes, stderr: $(head -c 300 "$tmp/err" | tr '\n' '|')"
 		failed=1
@@ -152,8 +152,8 @@ printf 'wrong-token\n' >"$tmp/wrong-token"
 "$AGENT" interfaces --api-server "$SERVER" --token-file "$tmp/wrong-token" --ca-file "$tmp/certs/ca.crt" \
 	>"$tmp/out" 2>"$tmp/err"
 expect_error $? api-unauthorized '^tcpxo-agent: interfaces: .*401.*\(the credentials need get and list on nodes\)$'
-if grep -q 'wrong-token\|tok-' "$tmp/err"; then echo "not ok api-token-not-logged: the token reached stderr"; failed=1
-else echo "ok api-token-not-logged"; fi
+if grep -q 'wrong-token\|tok-' "$tmp/err"; then nok "api-token-not-logged" "the token reached stderr"
+else ok "api-token-not-logged"; fi
 "$AGENT" interfaces --api-server "$SERVER" --token-file "$state/token" --ca-file "$tmp/certs/other-ca.crt" \
 	>"$tmp/out" 2>"$tmp/err"
 expect_error $? api-wrong-ca '^tcpxo-agent: interfaces: .*/api/v1/nodes'

@@ -3,6 +3,7 @@
 # and the agent's own observation unchanged by 512 pod veths.
 # Env: TOPDIR (repo root), BUILD (build dir, relative to TOPDIR or absolute).
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOPDIR/$BUILD ;; esac
@@ -16,19 +17,17 @@ AGENT=${TCPXO_AGENT:-$BUILD/tcpxo-agent}
 
 cases="links-basic in-pod pod-namespace-ends bad-spec-rejected failed-apply-ends-pod refuses-unvouched-namespace query-same-facts query-fallback-same-facts query-cost-ignores-veths agent-ignores-veths host-untouched"
 if ! why=$(netns_can_run); then
-	for c in $cases; do echo "skip $c: $why"; done
+	for c in $cases; do skip "$c" "$why"; done
 	exit 0
 fi
 if [ ! -x "$DUMP" ]; then
-	for c in $cases; do echo "not ok $c: $DUMP not built (make $BUILD/tests/helpers/links-dump)"; done
+	for c in $cases; do nok "$c" "$DUMP not built (make $BUILD/tests/helpers/links-dump)"; done
 	exit 1
 fi
 
 tmp=$(mktemp -d /tmp/test_links.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 failed=0
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1: $2"; failed=1; }
 
 host_before=$(ip -br link show)
 
@@ -38,10 +37,10 @@ if netns_run "$DATA/links-basic.spec" "$DUMP" >"$tmp/out" 2>"$tmp/err"; then
 	if diff -u "$DATA/links-basic.expected" "$tmp/got" >"$tmp/diff"; then
 		ok links-basic
 	else
-		notok links-basic "output differs from links-basic.expected:"; sed 's/^/    /' "$tmp/diff"
+		nok links-basic "output differs from links-basic.expected:"; sed 's/^/    /' "$tmp/diff"
 	fi
 else
-	notok links-basic "netns_run failed: $(cat "$tmp/err")"
+	nok links-basic "netns_run failed: $(cat "$tmp/err")"
 fi
 
 # The in-pod link lives in the pod namespace, with its MAC, and nowhere else.
@@ -51,17 +50,17 @@ if netns_run "$DATA/links-basic.spec" sh -c \
 	   [ "$(grep -c '^eth' "$tmp/pod")" = 1 ]; then
 		ok in-pod
 	else
-		notok in-pod "pod namespace holds: $(tr '\n' ';' <"$tmp/pod")"
+		nok in-pod "pod namespace holds: $(tr '\n' ';' <"$tmp/pod")"
 	fi
 else
-	notok in-pod "netns_run failed: $(cat "$tmp/err")"
+	nok in-pod "netns_run failed: $(cat "$tmp/err")"
 fi
 
 pid=$(sed -n 's/^pid //p' "$tmp/pod")
 if [ -z "$pid" ]; then
-	notok pod-namespace-ends "no pod PID seen"
+	nok pod-namespace-ends "no pod PID seen"
 elif kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sleep ]; then
-	notok pod-namespace-ends "pod process $pid still runs after netns_run"
+	nok pod-namespace-ends "pod process $pid still runs after netns_run"
 else
 	ok pod-namespace-ends
 fi
@@ -72,7 +71,7 @@ rc=$?
 if [ "$rc" = 3 ] && grep -q 'bad.spec:3: .*needs a /prefix' "$tmp/err"; then
 	ok bad-spec-rejected
 else
-	notok bad-spec-rejected "rc $rc, stderr: $(cat "$tmp/err")"
+	nok bad-spec-rejected "rc $rc, stderr: $(cat "$tmp/err")"
 fi
 
 # ip -batch fails after the pod namespace started: netns_apply itself ends the pod.
@@ -82,7 +81,7 @@ if unshare -n sh -c '. "$0"; NETNS_PRIVATE=$(readlink /proc/self/ns/net); netns_
    [ "$(cat "$tmp/late")" = "rc 1 pod [] children []" ]; then
 	ok failed-apply-ends-pod
 else
-	notok failed-apply-ends-pod "$(cat "$tmp/late")"
+	nok failed-apply-ends-pod "$(cat "$tmp/late")"
 fi
 
 # netns_apply without NETNS_PRIVATE vouching for the namespace refuses (run inside a throwaway one).
@@ -91,7 +90,7 @@ if unshare -n sh -c '. "$0"; NETNS_PRIVATE= netns_apply "$1" 2>&1; echo "rc $?";
    grep -q refusing "$tmp/ref" && grep -q '^rc 1$' "$tmp/ref" && [ "$(tail -n1 "$tmp/ref")" = 1 ]; then
 	ok refuses-unvouched-namespace
 else
-	notok refuses-unvouched-namespace "$(tr '\n' ';' <"$tmp/ref")"
+	nok refuses-unvouched-namespace "$(tr '\n' ';' <"$tmp/ref")"
 fi
 
 # The NICs asked for by name: the same lines as the full dump gives them; the in-pod, absent and
@@ -106,14 +105,14 @@ for mode in strict fallback; do
 		grep -v '^#' "$tmp/q.$mode" >"$tmp/q.$mode.links"
 		want_strict=yes; [ $mode = fallback ] && want_strict=no
 		if ! diff -u "$tmp/nics.expected" "$tmp/q.$mode.links" >"$tmp/diff"; then
-			notok $c "differs from the full dump's lines:"; sed 's/^/    /' "$tmp/diff"
+			nok $c "differs from the full dump's lines:"; sed 's/^/    /' "$tmp/diff"
 		elif ! grep -q "^# requests .* strict $want_strict " "$tmp/q.$mode"; then
-			notok $c "stats: $(grep '^#' "$tmp/q.$mode")"
+			nok $c "stats: $(grep '^#' "$tmp/q.$mode")"
 		else
 			ok $c
 		fi
 	else
-		notok $c "netns_run failed: $(cat "$tmp/err")"
+		nok $c "netns_run failed: $(cat "$tmp/err")"
 	fi
 done
 
@@ -133,22 +132,22 @@ if netns_run "$TOPDIR/fixtures/a3-mega/links.spec" "$DUMP" --stats $gvnics >"$tm
 	grown_stats=$(sed -n 10p "$tmp/grown")
 	fb_messages=$(tail -n 1 "$tmp/grown" | awk '{ print $7 }')
 	if [ "$(grep -v '^#' "$tmp/small")" != "$(sed -n 1,9p "$tmp/grown")" ]; then
-		notok query-cost-ignores-veths "the NICs read differently beside 512 veths"
+		nok query-cost-ignores-veths "the NICs read differently beside 512 veths"
 	elif [ "$small_stats" != "$grown_stats" ]; then
-		notok query-cost-ignores-veths "without veths: $small_stats; with 512: $grown_stats"
+		nok query-cost-ignores-veths "without veths: $small_stats; with 512: $grown_stats"
 	elif [ "${fb_messages:-0}" -lt 1024 ]; then
-		notok query-cost-ignores-veths "the fallback received only ${fb_messages:-?} messages: was it taken?"
+		nok query-cost-ignores-veths "the fallback received only ${fb_messages:-?} messages: was it taken?"
 	else
 		ok query-cost-ignores-veths
 	fi
 else
-	notok query-cost-ignores-veths "netns_run failed: $(cat "$tmp/err")"
+	nok query-cost-ignores-veths "netns_run failed: $(cat "$tmp/err")"
 fi
 
 # The agent's whole report on the a3-mega fixture is byte-identical with 512 pod veths beside its NICs.
 root=$(SCENARIO_TMP=$tmp scenario_prepare a3-mega 2>/dev/null)
 if [ ! -x "$AGENT" ] || [ -z "$root" ]; then
-	notok agent-ignores-veths "$AGENT not built or fixture not prepared"
+	nok agent-ignores-veths "$AGENT not built or fixture not prepared"
 else
 	for spec in "$TOPDIR/fixtures/a3-mega/links.spec" "$tmp/grown.spec"; do
 		netns_run "$spec" "$AGENT" --once --no-publish --json --root "$root" --node fixture-a3-mega \
@@ -156,9 +155,9 @@ else
 		echo $? >>"$tmp/agent.rc"
 	done
 	if [ "$(tr '\n' ' ' <"$tmp/agent.rc")" != "0 0 " ]; then
-		notok agent-ignores-veths "exit codes $(tr '\n' ' ' <"$tmp/agent.rc"): $(head -c 300 "$tmp/agent.err")"
+		nok agent-ignores-veths "exit codes $(tr '\n' ' ' <"$tmp/agent.rc"): $(head -c 300 "$tmp/agent.err")"
 	elif ! cmp -s "$tmp/agent.links.spec" "$tmp/agent.grown.spec"; then
-		notok agent-ignores-veths "the report changed:"; diff "$tmp/agent.links.spec" "$tmp/agent.grown.spec" | head -20 | sed 's/^/    /'
+		nok agent-ignores-veths "the report changed:"; diff "$tmp/agent.links.spec" "$tmp/agent.grown.spec" | head -20 | sed 's/^/    /'
 	else
 		ok agent-ignores-veths
 	fi
@@ -167,6 +166,6 @@ fi
 if [ "$(ip -br link show)" = "$host_before" ]; then
 	ok host-untouched
 else
-	notok host-untouched "the host's links changed during the test"
+	nok host-untouched "the host's links changed during the test"
 fi
 exit "$failed"

@@ -5,6 +5,7 @@
 # or closes a circle with no #include line at all.
 # Env: TOPDIR (repo root), BUILD (build dir). Prints ok/not ok per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOPDIR/$BUILD ;; esac
@@ -12,8 +13,6 @@ PY=/usr/bin/python3
 LINT=$TOPDIR/scripts/lint-layers.py
 failed=0
 
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1: $2"; failed=1; }
 
 tmp=$(mktemp -d /dev/shm/tcpxo-lint.XXXXXX 2>/dev/null || mktemp -d /tmp/tcpxo-lint.XXXXXX) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -22,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 if out=$($PY "$LINT" --root "$TOPDIR" --objects "$BUILD/obj" 2>&1); then
 	ok tree-passes
 else
-	notok tree-passes "$(echo "$out" | tail -5)"
+	nok tree-passes "$(echo "$out" | tail -5)"
 fi
 
 fresh() {  # a pristine copy of the sources (include lines are all the lint reads without objects)
@@ -36,11 +35,11 @@ expect() {
 	name=$1 pat=$2
 	shift 2
 	if out=$($PY "$LINT" --root "$tmp/t" "$@" 2>&1); then
-		notok "$name" "lint passed a planted mistake"
+		nok "$name" "lint passed a planted mistake"
 	elif echo "$out" | grep -q -- "$pat"; then
 		ok "$name"
 	else
-		notok "$name" "expected /$pat/, got: $(echo "$out" | head -3)"
+		nok "$name" "expected /$pat/, got: $(echo "$out" | head -3)"
 	fi
 }
 
@@ -102,7 +101,7 @@ int ring_b(void) { return ring_a() + 1; }
 EOF
 built=1
 for f in probes/host/planted probes/host/ring_a probes/host/ring_b report/checks/planted_check; do
-	cc -c "$tmp/t/$f.c" -o "$tmp/o/$f.o" 2>"$tmp/cc.err" || { built=0; notok objects "$(head -3 "$tmp/cc.err")"; }
+	cc -c "$tmp/t/$f.c" -o "$tmp/o/$f.o" 2>"$tmp/cc.err" || { built=0; nok objects "$(head -3 "$tmp/cc.err")"; }
 done
 if [ $built = 1 ]; then
 	expect call-goes-up 'probes/host/planted.c: calls check_planted() of report/checks/planted_check.c, which goes up a layer' \
@@ -110,7 +109,7 @@ if [ $built = 1 ]; then
 	expect call-circle 'probes/host/ring_a \[calls ring_a()\]' --objects "$tmp/o"
 	# Without the objects the include lines alone are clean: the circle is visible only to nm.
 	if $PY "$LINT" --root "$tmp/t" >/dev/null 2>&1; then ok calls-need-objects; else
-		notok calls-need-objects "the planted calls failed the include-only lint"; fi
+		nok calls-need-objects "the planted calls failed the include-only lint"; fi
 fi
 
 exit $failed

@@ -13,6 +13,7 @@
 #                  cases in tests/k8s/admission/ (tests/k8s/admission.mjs)
 # Env: TOPDIR, BUILD, TCPXO_AGENT. The npm packages come from `sh scripts/deps.sh test` (npm ci).
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/$BUILD/tcpxo-agent}
@@ -36,17 +37,17 @@ trap 'exit 1' INT TERM
 if $PY -c 'import yaml' 2>/dev/null; then
 	$PY "$TOPDIR/tests/lib/check_manifests.py" "$TOPDIR" "$TCPXO_AGENT" || failed=1
 else
-	echo "skip contracts: python3-yaml is not installed (sh scripts/deps.sh test)"
+	skip "contracts" "python3-yaml is not installed (sh scripts/deps.sh test)"
 fi
 
 # ---- the npm tools (CEL engine, OpenAPI models), installed by scripts/deps.sh from the lockfile ----
 if ! command -v node >/dev/null 2>&1; then
-	echo "not ok k8s-tools: node is not installed (sh scripts/deps.sh test installs nodejs and npm)"
+	nok "k8s-tools" "node is not installed (sh scripts/deps.sh test installs nodejs and npm)"
 	exit 1
 fi
 want=$(sha256sum "$K8S/package-lock.json" | cut -d' ' -f1)
 if [ "$(cat "$K8S/node_modules/.tcpxo-lock-sha256" 2>/dev/null)" != "$want" ]; then
-	echo "not ok k8s-tools: tests/k8s/node_modules is missing or older than package-lock.json (sh scripts/deps.sh test runs npm ci)"
+	nok "k8s-tools" "tests/k8s/node_modules is missing or older than package-lock.json (sh scripts/deps.sh test runs npm ci)"
 	exit 1
 fi
 
@@ -54,7 +55,7 @@ fi
 streams=""
 render() {  # NAME DIR
 	if kubectl kustomize "$2" >"$tmp/render-$1.yaml" 2>"$tmp/err"; then
-		echo "ok render/$1"
+		ok "render/$1"
 		streams="$streams $1=$tmp/render-$1.yaml"
 	else
 		echo "not ok render/$1: kubectl kustomize: $(head -c 300 "$tmp/err" | tr '\n' ' ')"
@@ -99,7 +100,7 @@ if command -v kubectl >/dev/null 2>&1; then
 	echo "# openapi: $(( (t1 - t0) / 1000000 )) ms for every rendered object"
 	[ -f "$tmp/render-base.yaml" ] && policy_file=$tmp/render-base.yaml
 else
-	echo "skip render: kubectl (with its built-in kustomize) is not installed: nothing rendered or validated against the OpenAPI models"
+	skip "render" "kubectl (with its built-in kustomize) is not installed: nothing rendered or validated against the OpenAPI models"
 fi
 
 # ---- the agent's real writes, against the fake API in the a3-mega scenario's namespace ----
@@ -139,7 +140,7 @@ def what(w):
 print("; ".join("%s %s%s" % (w["method"], w["path"], what(w)) for w in writes))
 PYEOF
 	) && [ -n "$_w" ]; then
-		echo "ok capture/$_n: $_w"
+		ok "capture/$_n: $_w"
 	else
 		echo "not ok capture/$_n: the agent wrote nothing (requests: $(grep -c . "$API_STATE/requests.log" 2>/dev/null))"
 		failed=1
@@ -147,10 +148,9 @@ PYEOF
 }
 . "$TOPDIR/tests/lib/netns.sh"
 if ! why=$(netns_can_run 2>&1); then
-	echo "skip capture: $why (the agent's writes need the fixture's links in a private network namespace)"
+	skip "capture" "$why (the agent's writes need the fixture's links in a private network namespace)"
 elif [ ! -x "$TCPXO_AGENT" ]; then
-	echo "not ok capture: $TCPXO_AGENT is not built"
-	failed=1
+	nok "capture" "$TCPXO_AGENT is not built"
 else
 	. "$TOPDIR/tests/lib/devnodes.sh"
 	. "$TOPDIR/tests/lib/scenario.sh"
@@ -165,8 +165,7 @@ else
 		capture cleanup 0 --cleanup
 		captures="--captures $tmp/captures"
 	else
-		echo "not ok capture: the fake API's state could not be made"
-		failed=1
+		nok "capture" "the fake API's state could not be made"
 	fi
 fi
 

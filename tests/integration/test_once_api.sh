@@ -4,6 +4,7 @@
 # modes are in test_once_api_faults.sh. Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only, in
 # namespaces it makes.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 . "$TOPDIR/tests/lib/netns.sh"
@@ -113,7 +114,7 @@ EOF
 api_describe >"$API_TMP/describe"
 if grep -q '^                    fabric.aicr.run/ready: true$' "$API_TMP/describe" &&
    grep -q '^Annotations:        container.googleapis.com/instance_id: ' "$API_TMP/describe"; then
-	echo "ok healthy-describe"
+	ok "healthy-describe"
 else
 	echo "not ok healthy-describe: $(head -c 400 "$API_TMP/describe" | tr '\n' '|')"
 	failed=1
@@ -519,13 +520,12 @@ bad = [a for a in inet if 'inet_addr("127.0.0.1")' not in a]
 eq(bad, [], "addresses other than 127.0.0.1")
 EOF
 else
-	echo "skip loopback-only: strace not installed"
+	skip "loopback-only" "strace not installed"
 fi
 
 if [ -n "$(api_token_leaks)" ]; then
-	echo "not ok token-never-printed: $(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
-	failed=1
+	nok "token-never-printed" "$(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
 else
-	echo "ok token-never-printed"
+	ok "token-never-printed"
 fi
 exit $failed

@@ -3,6 +3,7 @@
 # the observation is still printed, the exit code is right, retries are bounded, nothing is written blind,
 # and the token never reaches the output. Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 . "$TOPDIR/tests/lib/netns.sh"
@@ -295,13 +296,12 @@ EOF
 eq(rc, 2, "exit (99: valgrind found an error)")
 EOF
 else
-	echo "skip valgrind-once: set VALGRIND=1 (not with SAN=1) to run --once under valgrind"
+	skip "valgrind-once" "set VALGRIND=1 (not with SAN=1) to run --once under valgrind"
 fi
 
 if [ -n "$(api_token_leaks)" ]; then
-	echo "not ok token-never-printed: $(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
-	failed=1
+	nok "token-never-printed" "$(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
 else
-	echo "ok token-never-printed"
+	ok "token-never-printed"
 fi
 exit $failed

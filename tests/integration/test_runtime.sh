@@ -4,6 +4,7 @@
 # the API path against tests/lib/fakeapi.py (the runtime installed, not installed, no Trainer CRD; Networks).
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 FIX=$TOPDIR/fixtures/runtime
@@ -11,7 +12,7 @@ PY=/usr/bin/python3
 failed=0
 
 if [ ! -x "$AGENT" ]; then
-	echo "not ok runtime: $AGENT is not built"
+	nok "runtime" "$AGENT is not built"
 	exit 1
 fi
 base=/tmp
@@ -25,12 +26,10 @@ cleanup() {
 trap cleanup EXIT
 unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 
 for f in tcpxo tcpx mixed skew; do
 	if ! $PY "$FIX/gen.py" --fleet $f --nodes 64 --out "$tmp/fleet-$f.json"; then
-		echo "not ok runtime: fixtures/runtime/gen.py --fleet $f failed"
+		nok "runtime" "fixtures/runtime/gen.py --fleet $f failed"
 		exit 1
 	fi
 done
@@ -206,7 +205,7 @@ hostile kinds kinds.yaml "no ClusterTrainingRuntime or TrainingRuntime named tor
 hostile old-group old-group.yaml "document 1 (line 1): apiVersion kubeflow.org/v1 is not in the group trainer.kubeflow.org"
 # Memory: the refused document's tree stops at the limit; a text four times larger costs its own bytes, not four times the tree.
 if [ "${SAN:-0}" = 1 ]; then
-	echo "skip hostile/bounded-memory: SAN=1 (AddressSanitizer's shadow and quarantine are not the agent's memory)"
+	skip "hostile/bounded-memory" "SAN=1 (AddressSanitizer's shadow and quarantine are not the agent's memory)"
 else
 $PY - "$AGENT" "$tmp" <<'PYEOF' || failed=1
 import os, sys

@@ -3,12 +3,13 @@
 # Golden: fixtures/<name>/expected.json (--json), expected.txt (human), expected.exit (exit code).
 # `make update-golden` rewrites them; review the diff before committing.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 . "$TOPDIR/tests/lib/netns.sh"
 [ -f "$TOPDIR/tests/lib/devnodes.sh" ] && . "$TOPDIR/tests/lib/devnodes.sh"
 . "$TOPDIR/tests/lib/scenario.sh"
 
 if ! why=$(netns_can_run 2>&1); then
-	echo "skip scenarios: $why"
+	skip "scenarios" "$why"
 	exit 0
 fi
 failed=0
@@ -17,19 +18,19 @@ for dir in "$TOPDIR"/fixtures/*/; do
 	name=$(basename "$dir")
 	[ -f "$dir/links.spec" ] || continue
 	if [ ! -f "$dir/expected.json" ]; then
-		echo "not ok $name: no golden file (run make update-golden)"; failed=1; continue
+		nok "$name" "no golden file (run make update-golden)"; continue
 	fi
 	scenario_run "$name" --json >"$tmp/out.json" 2>"$tmp/err"; rc=$?
 	scenario_run "$name" >"$tmp/out.txt" 2>/dev/null; rc_h=$?
 	want_rc=$(cat "$dir/expected.exit")
 	if ! diff -u "$dir/expected.json" "$tmp/out.json" >"$tmp/diff"; then
-		echo "not ok $name: JSON differs from golden"; sed 's/^/    /' "$tmp/diff" | head -40; failed=1
+		nok "$name" "JSON differs from golden"; sed 's/^/    /' "$tmp/diff" | head -40; failed=1
 	elif ! diff -u "$dir/expected.txt" "$tmp/out.txt" >"$tmp/diff"; then
-		echo "not ok $name: human report differs from golden"; sed 's/^/    /' "$tmp/diff" | head -40; failed=1
+		nok "$name" "human report differs from golden"; sed 's/^/    /' "$tmp/diff" | head -40; failed=1
 	elif [ "$rc" != "$want_rc" ] || [ "$rc_h" != "$want_rc" ]; then
-		echo "not ok $name: exit $rc/$rc_h, expected $want_rc"; cat "$tmp/err"; failed=1
+		nok "$name" "exit $rc/$rc_h, expected $want_rc"; cat "$tmp/err"; failed=1
 	else
-		echo "ok $name (exit $rc)"
+		ok "$name (exit $rc)"
 	fi
 done
 exit $failed

@@ -11,6 +11,7 @@
 #   workloads/*     `workloads --json --pods-file` on the fixture pods (netns, root) against
 #                   workloads.schema.json, whose definitions must equal report.schema.json's
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 AGENT=${TCPXO_AGENT:-$TOPDIR/$BUILD/tcpxo-agent}
@@ -19,7 +20,7 @@ PY=/usr/bin/python3
 failed=0
 
 if ! $PY -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null; then
-	echo "not ok schema: /usr/bin/python3 has no jsonschema with draft 2020-12 (apt-get install python3-jsonschema)"
+	nok "schema" "/usr/bin/python3 has no jsonschema with draft 2020-12 (apt-get install python3-jsonschema)"
 	exit 1
 fi
 base=/tmp
@@ -399,12 +400,12 @@ v negative "$TOPDIR/fixtures/a3-mega/expected.json" "$tmp/attach.json"
 . "$TOPDIR/tests/lib/scenario.sh"
 SCENARIO_TMP=$tmp
 if ! why=$(netns_can_run 2>&1); then
-	echo "skip attachment: $why (the scenarios' links need a private network namespace)"
-	echo "skip published: $why"
+	skip "attachment" "$why (the scenarios' links need a private network namespace)"
+	skip "published" "$why"
 	exit $failed
 fi
 if [ ! -x "$DUMP" ]; then
-	echo "not ok attachment: $DUMP is not built (make $BUILD/tests/helpers/attachment-dump)"
+	nok "attachment" "$DUMP is not built (make $BUILD/tests/helpers/attachment-dump)"
 	exit 1
 fi
 
@@ -418,7 +419,7 @@ dump() {
 for d in "$TOPDIR"/fixtures/*/; do
 	d=${d%/}; d=${d##*/}
 	[ -f "$TOPDIR/fixtures/$d/links.spec" ] && [ -f "$TOPDIR/fixtures/$d/expected.json" ] || continue
-	root=$(scenario_prepare "$d") || { echo "not ok attachment/$d: cannot copy the fixture"; failed=1; continue; }
+	root=$(scenario_prepare "$d") || { nok "attachment/$d" "cannot copy the fixture"; continue; }
 	if dump "$d" "$root" "$tmp/attach-$d.json"; then
 		echo "attachment/$d $tmp/attach-$d.json $TOPDIR/fixtures/$d/expected.json" >>"$tmp/attachments"
 	else
@@ -430,8 +431,8 @@ for d in "$TOPDIR"/fixtures/*/; do
 	*) rm -rf "$root" ;;
 	esac
 done
-[ -n "${mega:-}" ] || { echo "not ok attachment: no a3-mega scenario"; exit 1; }
-[ -n "${cpu:-}" ] || { echo "not ok attachment: no cpu-node scenario"; exit 1; }
+[ -n "${mega:-}" ] || { nok "attachment" "no a3-mega scenario"; exit 1; }
+[ -n "${cpu:-}" ] || { nok "attachment" "no cpu-node scenario"; exit 1; }
 
 # --- workloads --json: every fixture pod, offline (--pods-file), and the same in a --once report ---
 if [ -x "$AGENT" ]; then
@@ -462,11 +463,11 @@ v attachments "$tmp/attachments"
 
 # --- what --once publishes, through the fake API server, in the namespace of the fixture's links ---
 if [ ! -x "$AGENT" ]; then
-	echo "not ok published: $AGENT is not built"
+	nok "published" "$AGENT is not built"
 	exit 1
 fi
 if ! sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1; then
-	echo "not ok published: tests/lib/certs.sh failed"
+	nok "published" "tests/lib/certs.sh failed"
 	exit 1
 fi
 NODE=gke-a3mega-a3mega-pool-1a2b3c4d-x7k2
@@ -523,7 +524,7 @@ for run in a3-mega:pods-healthy:true:0 a3-mega:pods-skew:false:1 cpu-node:pods-h
 	[ "$patches" = 1 ] && [ "$statuses" = 1 ] ||
 		why="${why:+$why; }$patches node PATCH and $statuses status PATCH requests, want 1 each"
 	if [ -n "$why" ]; then
-		echo "not ok $name: $why"; failed=1; continue
+		nok "$name" "$why"; continue
 	fi
 	echo "$name $state/node.json $out/report.json $want_ready" >>"$tmp/published"
 done

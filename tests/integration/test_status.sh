@@ -7,6 +7,7 @@
 # transition's Event still posted, once). Takes about 60 s (--interval 10: the pods store is refilled every 10-11 s).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 export TOPDIR AGENT
@@ -16,8 +17,6 @@ export TOPDIR AGENT
 trap daemon_env_cleanup EXIT
 trap 'exit 130' INT TERM
 failed=0
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; failed=1; }
 daemon_env_setup || exit 1
 events() { reqs "$1" | grep -c '^EVENT .* status=201'; }
 PY=/usr/bin/python3

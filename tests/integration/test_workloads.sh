@@ -4,6 +4,7 @@
 # nccl-test pod, a plain pytorch pod, a notebook) from the fake API server or --pods-file; daemon-pod with and
 # without the NRI device injector. Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only, in namespaces it makes.
 set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
 . "$TOPDIR/tests/lib/netns.sh"
@@ -226,9 +227,8 @@ ok("--pods-file applies to the workloads command only" in err, "says so: %r" % e
 EOF
 
 if [ -n "$(api_token_leaks)" ]; then
-	echo "not ok token-never-printed: $(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
-	failed=1
+	nok "token-never-printed" "$(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
 else
-	echo "ok token-never-printed"
+	ok "token-never-printed"
 fi
 exit $failed

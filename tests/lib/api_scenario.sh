@@ -324,18 +324,18 @@ api_done() {
 # the in-cluster environment. `a CASE` runs api_assert and sets failed=1 when it fails.
 api_test_begin() {
 	if ! _why=$(netns_can_run 2>&1); then
-		echo "skip $1: $_why"
+		skip "$1" "$_why"
 		exit 0
 	fi
 	for _tool in /usr/bin/python3 openssl; do
-		command -v "$_tool" >/dev/null 2>&1 || { echo "skip $1: $_tool not installed"; exit 0; }
+		command -v "$_tool" >/dev/null 2>&1 || { skip "$1" "$_tool not installed"; exit 0; }
 	done
 	if [ ! -x "$TCPXO_AGENT" ]; then
-		echo "not ok $1: $TCPXO_AGENT is not built"
+		nok "$1" "$TCPXO_AGENT is not built"
 		exit 1
 	fi
 	failed=0
-	api_init || { echo "not ok $1: api_init failed"; exit 1; }
+	api_init || { nok "$1" "api_init failed"; exit 1; }
 	trap 'api_done' EXIT
 	trap 'exit 1' INT TERM
 	unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME

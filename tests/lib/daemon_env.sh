@@ -11,6 +11,7 @@
 #   patches MARK            the number of PATCHes after MARK
 #   ctl JSON                a scripted change of the fake API (fakeapi.py ctl): its answer on stdout
 #   now_ms                  a monotonic-enough clock in ms
+#   (ok, nok, skip and wait_for come from tests/lib/tap.sh, which every script sources first)
 #   daemon_env_cleanup      kills what was started, removes the files (trap it on EXIT)
 # Env: TOPDIR, AGENT.
 
@@ -30,16 +31,16 @@ daemon_env_cleanup() {
 daemon_env_reexec() {
 	. "$TOPDIR/tests/lib/netns.sh"
 	if ! _why=$(netns_can_run 2>&1); then
-		echo "skip $1: $_why"
+		skip "$1" "$_why"
 		exit 0
 	fi
 	if [ ! -x "$AGENT" ]; then
-		echo "not ok $1: $AGENT is not built"
+		nok "$1" "$AGENT is not built"
 		exit 1
 	fi
 	netns_run "$TOPDIR/fixtures/a3-mega/links.spec" sh "$2" inner
 	_rc=$?
-	[ $_rc = 3 ] && echo "not ok $1: the a3-mega links could not be built"
+	[ $_rc = 3 ] && nok "$1" "the a3-mega links could not be built"
 	exit $_rc
 }
 
@@ -47,12 +48,12 @@ daemon_env_setup() {
 	. "$TOPDIR/tests/lib/devnodes.sh"
 	. "$TOPDIR/tests/lib/scenario.sh"
 	unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT NODE_NAME
-	ip link set lo up || { echo "not ok daemon-env: cannot bring up lo in the namespace"; return 1; }
+	ip link set lo up || { nok "daemon-env" "cannot bring up lo in the namespace"; return 1; }
 	tmp=$(mktemp -d /dev/shm/tcpxo-daemonf.XXXXXX) || return 1
 	state=$tmp/state
 	mkdir -p "$state"
 	if ! sh "$TOPDIR/tests/lib/certs.sh" "$tmp/certs" >/dev/null 2>&1; then
-		echo "not ok daemon-env: tests/lib/certs.sh failed"; return 1
+		nok "daemon-env" "tests/lib/certs.sh failed"; return 1
 	fi
 	printf 'tok-one\n' >"$state/token"
 	printf 'tok-one\n' >"$tmp/token"
@@ -74,7 +75,7 @@ PY
 		echo "not ok daemon-env: the fake API server did not start: $(head -c 300 "$tmp/fakeapi.err")"; return 1
 	fi
 	SERVER=https://127.0.0.1:$(cat "$tmp/port")
-	root=$(scenario_prepare a3-mega) || { echo "not ok daemon-env: cannot copy the a3-mega tree"; return 1; }
+	root=$(scenario_prepare a3-mega) || { nok "daemon-env" "cannot copy the a3-mega tree"; return 1; }
 	return 0
 }
 
@@ -100,12 +101,3 @@ stop_agent() {
 	agent_pid=""
 }
 
-# wait_for CMD SECONDS: poll CMD every 50 ms until it succeeds; 0 if it did, 1 on timeout.
-wait_for() {
-	_t0=$(now_ms)
-	while ! eval "$1" >/dev/null 2>&1; do
-		[ $(($(now_ms) - _t0)) -gt $(($2 * 1000)) ] && return 1
-		sleep 0.05
-	done
-	return 0
-}
