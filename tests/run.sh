@@ -53,6 +53,8 @@ run_one() {  # $1 = unit|script, $2 = path
 		sh "$2" </dev/null >"$out" 2>&1
 		rc=$?
 		p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out"); s=$(grep -c '^skip ' "$out")
+		# A misspelt helper ("test_x.sh: 12: bad: not found") would lose its case silently: a failure.
+		f=$((f + $(grep -c ': [0-9]*: [^ ]*: not found$' "$out")))
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	fi
 	echo "${p:-0} ${f:-0} ${s:-0} $(($(date +%s) - t0)) $rc" >"$log/$key.res"

@@ -40,9 +40,9 @@ agent() {
 	out=$(cat "$T/out"); err=$(cat "$T/err")
 	case $rc in
 	0|1|2) ;;
-	137) bad "$_name" "no answer within ${LIMIT}s"; return 1 ;;
-	3) bad "$_name" "netns could not apply the spec: $err"; return 1 ;;
-	*) bad "$_name" "exit $rc (crash?): $(echo "$err" | tail -n 5)"; return 1 ;;
+	137) nok "$_name" "no answer within ${LIMIT}s"; return 1 ;;
+	3) nok "$_name" "netns could not apply the spec: $err"; return 1 ;;
+	*) nok "$_name" "exit $rc (crash?): $(echo "$err" | tail -n 5)"; return 1 ;;
 	esac
 	if grep -q 'AddressSanitizer\|runtime error\|LeakSanitizer' "$T/err"; then
 		nok "$_name" "sanitizer: $(grep -m1 'ERROR\|runtime error' "$T/err")"
@@ -50,7 +50,7 @@ agent() {
 	fi
 	case $(head -n1 "$T/out") in
 	"tcpxo: "*) ;;
-	*) bad "$_name" "first line is not the summary: $(head -n1 "$T/out")"; return 1 ;;
+	*) nok "$_name" "first line is not the summary: $(head -n1 "$T/out")"; return 1 ;;
 	esac
 	return 0
 }
@@ -64,7 +64,7 @@ reject() {
 
 # expect NAME RCS PATTERN: after agent(): exit code among RCS, PATTERN (grep -E) in stdout+stderr.
 expect() {
-	case " $2 " in *" $rc "*) ;; *) bad "$1" "exit $rc, expected one of: $2; $(head -n1 "$T/out")"; return ;; esac
+	case " $2 " in *" $rc "*) ;; *) nok "$1" "exit $rc, expected one of: $2; $(head -n1 "$T/out")"; return ;; esac
 	if [ -n "$3" ] && ! cat "$T/out" "$T/err" | grep -Eq "$3"; then
 		nok "$1" "no message matching /$3/: $(head -n1 "$T/out") / $(head -n1 "$T/err")"
 		return
