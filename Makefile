@@ -68,6 +68,8 @@ FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_DRIVER ?= fuzz/replay.c
 FUZZ_SECONDS ?= 60
+# The builds that check, unit and integration start run one compiler per CPU (the parent make has no -j).
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
 BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl $(BUILD)/bench/judge
 
 .PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures \
@@ -149,16 +151,16 @@ lint-layers: $(LIB_OBJS)
 	@/usr/bin/python3 scripts/lint-layers.py --objects $(BUILD)/obj
 
 check: test-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@$(MAKE) --no-print-directory lint-layers
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
 
 unit: test-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=unit sh tests/run.sh
 
 integration: test-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=integration sh tests/run.sh
 
 update-golden: test-deps
