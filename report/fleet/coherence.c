@@ -87,9 +87,13 @@ void coherence_free(struct coherence *c)
 	free(c);
 }
 
-int coherence_add_node(struct coherence *c, const struct nodelist_item *it, struct strbuf *err)
+/* Read one node the NodeList scan hands on. Return: 0; -EINVAL (with @err) beyond COHERENCE_MAX_NODES; -ENOMEM. */
+static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
 {
+	struct coherence *c = ctx;
 	struct coherence_node *n;
+
+	(void)idx;
 
 	if (c->n >= COHERENCE_MAX_NODES) {
 		strbuf_appendf(err, "more than %d nodes", COHERENCE_MAX_NODES);
@@ -108,12 +112,6 @@ int coherence_add_node(struct coherence *c, const struct nodelist_item *it, stru
 	return coherence_node_read(n, it);
 }
 
-static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
-{
-	(void)idx;
-	return coherence_add_node(ctx, it, err);
-}
-
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
 			   struct strbuf *err)
 {
@@ -124,6 +122,12 @@ int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, ch
 	if (r < 0)
 		coherence_truncate(c, start);   /* a refused page adds nothing */
 	return r;
+}
+
+const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *ret_n)
+{
+	*ret_n = c->n;
+	return c->nodes;
 }
 
 /* ---- evaluation ---- */
