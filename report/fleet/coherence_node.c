@@ -1,4 +1,4 @@
-/* coherence_node.c - pure: what one node of a NodeList publishes, read once as the facts the coherence judgement and the runtime check weigh. */
+/* coherence_node.c - pure: one NodeList node's published facts, read once for the coherence judgement and the runtime check. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

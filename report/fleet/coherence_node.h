@@ -1,4 +1,4 @@
-/* coherence_node.h - pure: what one node of a NodeList publishes, read once as the facts the coherence judgement and the runtime check weigh. */
+/* coherence_node.h - pure: one NodeList node's published facts, read once for the coherence judgement and the runtime check. */
 #pragma once
 
 #include <stdbool.h>
