@@ -180,6 +180,22 @@ void attach_runtime_hint(const struct attach_fabric *fab, char *buf, size_t len)
 	snprintf(buf, len, "or, in a TrainJob, reference runtimeRef %s", fab ? fab->runtime : "torch-distributed-tcpxo");
 }
 
+void attach_remedy(const struct attach_node *n, char *buf, size_t len, const char *fmt, ...)
+{
+	char hint[96];
+	size_t k;
+	va_list ap;
+
+	if (!len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	attach_runtime_hint(attach_fabric_of(n->kind), hint, sizeof(hint));
+	k = strlen(buf);
+	snprintf(buf + k, len - k, "; %s", hint);
+}
+
 /* Equal paths, ignoring trailing slashes. */
 static bool attach_path_equal(const char *a, size_t la, const char *b)
 {

@@ -170,6 +170,13 @@ const struct attach_fabric *attach_fabric_of(enum profile_kind kind);
 void attach_runtime_hint(const struct attach_fabric *fab, char *buf, size_t len);
 
 /*
+ * attach_remedy() - a remedy in @buf: the formatted advice, then "; " and the runtime hint of
+ * @n's fabric (attach_runtime_hint()); cut to @len as one snprintf() of the whole would cut it.
+ */
+void attach_remedy(const struct attach_node *n, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
  * attach_nvidia_lib64() - where @c sees the host's NVIDIA lib64: the mount of hostPath
  * /home/kubernetes/bin/nvidia plus "/lib64", or the mount of .../nvidia/lib64 itself.
  * Return: true with the path in @buf; false when @c mounts neither.

@@ -133,16 +133,15 @@ static void attach_daemon_release(const struct pod_container *c, const struct at
 int attach_daemon_version(const struct pod_container *c, const struct attach_node *n, struct attach_finding *f)
 {
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	char ver[IMAGEREF_TAG_MAX], remedy[400], q[96], hint[96];
+	char ver[IMAGEREF_TAG_MAX], remedy[400], q[96];
 
 	attach_quote(c->name, q, sizeof(q));
 	attach_daemon_release(c, n, ver, sizeof(ver));
 	if (!n->expected_daemon[0])
 		return attach_finding_set(f, CHECK_SKIP, NULL, "%s", n->versions_why[0] ? n->versions_why :
 					  "the daemon release the installed plugin pairs with is unknown");
-	attach_runtime_hint(fab, hint, sizeof(hint));
-	snprintf(remedy, sizeof(remedy), "run %s:%s in container %s (upgrade the installer first, then the daemon); %s",
-		 fab->daemon_image, n->expected_daemon, q, hint);
+	attach_remedy(n, remedy, sizeof(remedy), "run %s:%s in container %s (upgrade the installer first, then the "
+		      "daemon)", fab->daemon_image, n->expected_daemon, q);
 	if (!ver[0])
 		return attach_finding_set(f, CHECK_WARN, remedy,
 					  "container %s: the image %s has no tag and a digest the release table does not "
@@ -191,15 +190,14 @@ int attach_daemon_args(const struct pod_container *c, const struct attach_node *
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	const char *prog = strrchr(fab->program, '/') + 1;
 	struct attach_acc a = { 0 };
-	char remedy[400], hint[96], q[96], ver[IMAGEREF_TAG_MAX];
+	char remedy[400], q[96], ver[IMAGEREF_TAG_MAX];
 	const char **argv;
 	size_t argc;
 	int r;
 
 	attach_quote(c->name, q, sizeof(q));
-	attach_runtime_hint(fab, hint, sizeof(hint));
-	snprintf(remedy, sizeof(remedy), "run %s in container %s (command/args), nothing retired; %s", fab->command, q,
-		 hint);
+	attach_remedy(n, remedy, sizeof(remedy), "run %s in container %s (command/args), nothing retired", fab->command,
+		      q);
 	argv = attach_argv(c, &argc);
 	if (!argv && c->n_command + c->n_args)
 		return -ENOMEM;
@@ -223,15 +221,11 @@ int attach_daemon_args(const struct pod_container *c, const struct attach_node *
 
 void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
 {
-	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	char hint[96];
-
-	attach_runtime_hint(fab, hint, sizeof(hint));
-	snprintf(buf, len, "in container %s mount hostPath /sys at /hostsysfs, /proc/sys at /hostprocsysfs and %s at "
-		 "/usr/local/nvidia%s, set LD_LIBRARY_PATH=/usr/local/nvidia/lib64 and add capabilities NET_ADMIN%s "
-		 "(securityContext.capabilities.add); %s", name, ATTACH_NVIDIA_HOST,
-		 n->kind == PROFILE_TCPX ? ", and hostPath /run/tcpx at /run/tcpx (shared with the GPU containers)" : "",
-		 fab->bind_service ? " and NET_BIND_SERVICE" : "", hint);
+	attach_remedy(n, buf, len, "in container %s mount hostPath /sys at /hostsysfs, /proc/sys at /hostprocsysfs and "
+		      "%s at /usr/local/nvidia%s, set LD_LIBRARY_PATH=/usr/local/nvidia/lib64 and add capabilities "
+		      "NET_ADMIN%s (securityContext.capabilities.add)", name, ATTACH_NVIDIA_HOST,
+		      n->kind == PROFILE_TCPX ? ", and hostPath /run/tcpx at /run/tcpx (shared with the GPU containers)" :
+		      "", attach_fabric_of(n->kind)->bind_service ? " and NET_BIND_SERVICE" : "");
 }
 
 /* The mount of @c at @path must be hostPath @host. */
@@ -299,14 +293,10 @@ void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, co
 
 void attach_device_injection_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
 {
-	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	char hint[96];
-
-	attach_runtime_hint(fab, hint, sizeof(hint));
-	snprintf(buf, len, "annotate the pod with %s%s listing /dev/nvidia0..%u, /dev/nvidiactl, /dev/nvidia-uvm%s "
-		 "(one \"- path: /dev/...\" line each) and run the NRI device injector DaemonSet (%s, k8s-app=%s); "
-		 "%s", ATTACH_DEVICE_PREFIX, name, n->gpus ? n->gpus - 1 : 7,
-		 n->kind == PROFILE_TCPXO ? ", /dev/dmabuf_import_helper" : "", "kube-system", "device-injector", hint);
+	attach_remedy(n, buf, len, "annotate the pod with %s%s listing /dev/nvidia0..%u, /dev/nvidiactl, "
+		      "/dev/nvidia-uvm%s (one \"- path: /dev/...\" line each) and run the NRI device injector DaemonSet "
+		      "(%s, k8s-app=%s)", ATTACH_DEVICE_PREFIX, name, n->gpus ? n->gpus - 1 : 7,
+		      n->kind == PROFILE_TCPXO ? ", /dev/dmabuf_import_helper" : "", "kube-system", "device-injector");
 }
 
 /* The "path" of every entry of the annotation's YAML list into @paths; a problem into @a. */

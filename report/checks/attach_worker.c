@@ -14,10 +14,7 @@
 
 static void attach_worker_hint(const struct attach_node *n, const char *first, char *buf, size_t len)
 {
-	char hint[96];
-
-	attach_runtime_hint(attach_fabric_of(n->kind), hint, sizeof(hint));
-	snprintf(buf, len, "%s; %s", first, hint);
+	attach_remedy(n, buf, len, "%s", first);
 }
 
 static unsigned attach_worker_node_gpus(const struct attach_node *n)

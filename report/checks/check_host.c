@@ -158,139 +158,173 @@ static int check_host_entry_findings(const struct obs_aperture_entry *e, bool li
 	return 0;
 }
 
+/* One aperture-devices evaluation: its inputs, the BAR4 claims, the findings. */
+struct check_host_aperture {
+	const struct observation *o;
+	const struct obs_aperture *a;
+	struct profile *p;
+	bool pci_ok;                    /* the PCI probe ran: liveness of entries is known */
+	size_t n_live, n_claimed;
+	const struct obs_aperture_entry **claim;        /* per GPU NIC: the entry whose BAR4 is its address */
+	bool *dup;                      /* per GPU NIC: claimed by more than one entry */
+	struct check_host_list bad, unknown;            /* findings; NICs whose IPv4 is unknown */
+};
+
+/* The entries against the LLCM functions on the bus, and each entry's own findings. Return: 0, -ENOMEM. */
+static int check_host_aperture_entries(struct check_host_aperture *ap)
+{
+	const struct observation *o = ap->o;
+	const struct obs_aperture *a = ap->a;
+	size_t n_entries = a->n + a->n_dropped;
+	int r = 0;
+
+	if (ap->pci_ok && ap->n_live != n_entries)
+		r = check_host_add(&ap->bad, "%zu entr%s for %zu LLCM function%s", n_entries,
+				   n_entries == 1 ? "y" : "ies", ap->n_live, ap->n_live == 1 ? "" : "s");
+	for (size_t i = 0; r == 0 && i < o->pci.n; i++)
+		if (o->pci.v[i].kind == PCI_KIND_LLCM && !check_host_entry(a, o->pci.v[i].bdf))
+			r = check_host_add(&ap->bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
+	if (r == 0 && a->n_dropped)
+		r = check_host_add(&ap->bad, "%zu more entries not examined", a->n_dropped);
+	for (size_t i = 0; r == 0 && i < a->n; i++)
+		r = check_host_entry_findings(&a->v[i], check_host_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
+	return r;
+}
+
+/* Live entry @e's BAR4 against every GPU NIC's address: claim the NIC, or say it is claimed twice. */
+static int check_host_aperture_claim(struct check_host_aperture *ap, const struct obs_aperture_entry *e,
+				     bool *ret_matched)
+{
+	struct profile *p = ap->p;
+	int r = 0;
+
+	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+		char q[OBS_HOST_NAME_MAX * 4 + 8], q1[OBS_HOST_NAME_MAX * 4 + 8];
+		uint32_t ip;
+
+		if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0 || ip != e->bar4_ipv4)
+			continue;
+		*ret_matched = true;
+		if (!ap->claim[j]) {
+			ap->claim[j] = e;
+			continue;
+		}
+		obs_host_quote(ap->claim[j]->name, q1, sizeof(q1));
+		obs_host_quote(e->name, q, sizeof(q));
+		if (!ap->dup[j])
+			r = check_host_add(&ap->bad, "%s (%s) is claimed by more than one entry: %s and %s",
+					   check_host_nic_label(&p->nics[j]), p->nics[j].ipv4, q1, q);
+		ap->dup[j] = true;
+	}
+	return r;
+}
+
+/* BAR4 -> NIC: each live entry's address must be one GPU NIC's, each NIC claimed once. Return: 0, -ENOMEM. */
+static int check_host_aperture_bar4(struct check_host_aperture *ap)
+{
+	const struct obs_aperture *a = ap->a;
+	struct profile *p = ap->p;
+	bool all_known = true;
+	int r = 0;
+
+	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+		uint32_t ip;
+
+		if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0) {
+			all_known = false;
+			r = check_host_add(&ap->unknown, "%s", check_host_nic_label(&p->nics[j]));
+		}
+	}
+	for (size_t i = 0; r == 0 && i < a->n; i++) {
+		const struct obs_aperture_entry *e = &a->v[i];
+		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
+		bool matched = false;
+
+		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (ap->pci_ok && !check_host_live(ap->o, e->name)))
+			continue;
+		r = check_host_aperture_claim(ap, e, &matched);
+		if (r == 0 && !matched && all_known) {
+			obs_ipv4_format(e->bar4_ipv4, -1, ipt, sizeof(ipt));
+			obs_host_quote(e->name, q, sizeof(q));
+			r = check_host_add(&ap->bad, "%s: BAR4 holds %s, the address of no GPU NIC", q, ipt);
+		}
+	}
+	/* Each NIC claimed once gets its entry's name in the profile; an address no entry holds is a finding. */
+	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+		uint32_t ip;
+
+		if (ap->claim[j] && !ap->dup[j] && strlen(ap->claim[j]->name) < sizeof(p->nics[j].aperture)) {
+			snprintf(p->nics[j].aperture, sizeof(p->nics[j].aperture), "%s", ap->claim[j]->name);
+			ap->n_claimed++;
+		} else if (!ap->claim[j] && bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) == 0) {
+			r = check_host_add(&ap->bad, "%s (%s) has no aperture entry",
+					   check_host_nic_label(&p->nics[j]), p->nics[j].ipv4);
+		}
+	}
+	return r;
+}
+
+/* The findings, else the NICs whose BAR4 could not be matched, else a pass. */
+static int check_host_aperture_verdict(struct check_host_aperture *ap, struct check *c)
+{
+	char *unk = NULL;
+	int r;
+
+	if (ap->unknown.n && !(unk = check_host_take(&ap->unknown)))
+		return -ENOMEM;
+	if (ap->bad.n) {
+		r = unk ? check_host_add(&ap->bad, "cannot match BAR4 to %s: IPv4 unknown", unk) : 0;
+		if (r == 0)
+			r = check_host_finish(c, &ap->bad, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER, "");
+	} else if (unk) {
+		r = check_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
+			      "names the NICs' addresses) or look again when the NICs are back in the host "
+			      "network namespace",
+			      "%zu entries match the LLCM functions, but cannot match BAR4 to %s: IPv4 "
+			      "unknown (NIC in a pod, no API facts)", ap->a->n, unk);
+	} else {
+		r = check_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
+			      "the %zu GPU NICs has one (BAR4 = NIC address)", ap->a->n, ap->n_live, ap->n_claimed);
+	}
+	free(unk);
+	return r;
+}
+
 int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c)
 {
-	const struct obs_aperture *a = &o->host.aperture;
-	struct check_host_list bad = {0}, unknown = {0};
-	bool pci_ok = o->pci.status.state == PROBE_OK;
-	size_t n_live = 0, n_claimed = 0;
-	const struct obs_aperture_entry **claim = NULL;
-	bool *dup = NULL;
-	char *unk = NULL;
+	struct check_host_aperture ap = {
+		.o = o, .a = &o->host.aperture, .p = p, .pci_ok = o->pci.status.state == PROBE_OK,
+	};
 	int r;
 
 	if (p->kind == PROFILE_NONE)
 		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	if (p->kind == PROFILE_TCPX)
 		return check_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
-	r = check_host_status(c, &a->status, "/dev/aperture_devices", CHECK_FAIL,
+	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
 			      CHECK_HOST_REMEDY_INSTALLER);
 	if (r)
 		return r < 0 ? r : 0;
 	for (size_t i = 0; i < o->pci.n; i++)
-		n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
-	if (!a->present)
+		ap.n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
+	if (!ap.a->present)
 		return check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER,
 				 "/dev/aperture_devices is missing (%zu LLCM function%s on the bus)",
-				 n_live, n_live == 1 ? "" : "s");
+				 ap.n_live, ap.n_live == 1 ? "" : "s");
 
-	claim = calloc(p->n_nics ? p->n_nics : 1, sizeof(*claim));
-	dup = calloc(p->n_nics ? p->n_nics : 1, sizeof(*dup));
-	if (!claim || !dup) {
+	ap.claim = calloc(p->n_nics ? p->n_nics : 1, sizeof(*ap.claim));
+	ap.dup = calloc(p->n_nics ? p->n_nics : 1, sizeof(*ap.dup));
+	r = ap.claim && ap.dup ? check_host_aperture_entries(&ap) : -ENOMEM;
+	if (r == 0)
+		r = check_host_aperture_bar4(&ap);
+	if (r < 0 || ap.bad.sb.oom || ap.unknown.sb.oom)
 		r = -ENOMEM;
-		goto out;
-	}
-	r = 0;
-	if (pci_ok && n_live != a->n + a->n_dropped)
-		r = check_host_add(&bad, "%zu entr%s for %zu LLCM function%s", a->n + a->n_dropped,
-				   a->n + a->n_dropped == 1 ? "y" : "ies", n_live, n_live == 1 ? "" : "s");
-	for (size_t i = 0; r == 0 && i < o->pci.n; i++)
-		if (o->pci.v[i].kind == PCI_KIND_LLCM && !check_host_entry(a, o->pci.v[i].bdf))
-			r = check_host_add(&bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
-	if (r == 0 && a->n_dropped)
-		r = check_host_add(&bad, "%zu more entries not examined", a->n_dropped);
-	for (size_t i = 0; r == 0 && i < a->n; i++)
-		r = check_host_entry_findings(&a->v[i], check_host_live(o, a->v[i].name), pci_ok, &bad);
-
-	/* BAR4 -> NIC: each live entry's address must be one GPU NIC's, each NIC claimed once. */
-	bool all_known = true;
-	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
-		uint32_t ip;
-
-		if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0) {
-			all_known = false;
-			r = check_host_add(&unknown, "%s", check_host_nic_label(&p->nics[j]));
-		}
-	}
-	for (size_t i = 0; r == 0 && i < a->n; i++) {
-		const struct obs_aperture_entry *e = &a->v[i];
-		bool matched = false;
-		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
-
-		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (pci_ok && !check_host_live(o, e->name)))
-			continue;
-		for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
-			uint32_t ip;
-
-			if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0 || ip != e->bar4_ipv4)
-				continue;
-			matched = true;
-			if (claim[j]) {
-				char q1[OBS_HOST_NAME_MAX * 4 + 8];
-
-				obs_host_quote(claim[j]->name, q1, sizeof(q1));
-				obs_host_quote(e->name, q, sizeof(q));
-				if (!dup[j])
-					r = check_host_add(&bad, "%s (%s) is claimed by more than one entry: %s "
-							   "and %s", check_host_nic_label(&p->nics[j]),
-							   p->nics[j].ipv4, q1, q);
-				dup[j] = true;
-			} else {
-				claim[j] = e;
-			}
-		}
-		if (r == 0 && !matched && all_known) {
-			obs_ipv4_format(e->bar4_ipv4, -1, ipt, sizeof(ipt));
-			obs_host_quote(e->name, q, sizeof(q));
-			r = check_host_add(&bad, "%s: BAR4 holds %s, the address of no GPU NIC", q, ipt);
-		}
-	}
-	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
-		uint32_t ip;
-
-		if (claim[j] && !dup[j] && strlen(claim[j]->name) < sizeof(p->nics[j].aperture)) {
-			snprintf(p->nics[j].aperture, sizeof(p->nics[j].aperture), "%s", claim[j]->name);
-			n_claimed++;
-		} else if (!claim[j] && bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) == 0) {
-			r = check_host_add(&bad, "%s (%s) has no aperture entry",
-					   check_host_nic_label(&p->nics[j]), p->nics[j].ipv4);
-		}
-	}
-	if (r < 0 || bad.sb.oom || unknown.sb.oom) {
-		r = -ENOMEM;
-		goto out;
-	}
-
-	if (unknown.n) {
-		unk = check_host_take(&unknown);
-		if (!unk) {
-			r = -ENOMEM;
-			goto out;
-		}
-	}
-	if (bad.n) {
-		if (unk) {
-			r = check_host_add(&bad, "cannot match BAR4 to %s: IPv4 unknown", unk);
-			if (r < 0)
-				goto out;
-		}
-		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER, "");
-	} else if (unk) {
-		r = check_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
-			      "names the NICs' addresses) or look again when the NICs are back in the host "
-			      "network namespace",
-			      "%zu entries match the LLCM functions, but cannot match BAR4 to %s: IPv4 "
-			      "unknown (NIC in a pod, no API facts)", a->n, unk);
-	} else {
-		r = check_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
-			      "the %zu GPU NICs has one (BAR4 = NIC address)", a->n, n_live, n_claimed);
-	}
-out:
-	strbuf_free(&bad.sb);
-	strbuf_free(&unknown.sb);
-	free(unk);
-	free(claim);
-	free(dup);
+	else
+		r = check_host_aperture_verdict(&ap, c);
+	strbuf_free(&ap.bad.sb);
+	strbuf_free(&ap.unknown.sb);
+	free(ap.claim);
+	free(ap.dup);
 	return r;
 }
 

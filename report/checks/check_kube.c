@@ -459,86 +459,109 @@ static int check_kube_daemon_failed(struct check_kube_acc *a, const struct kube_
 	return remedy->oom ? -ENOMEM : 0;
 }
 
-int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
+/* What check_version_pair() gathers, phase by phase, and what it says. */
+struct check_kube_pair {
+	const struct obs_kube *k;
+	const struct releases *t;
+	struct profile *p;
+	struct check_kube_acc a;
+	struct strbuf installers;       /* the distinct installer releases, ", "-joined */
+	struct strbuf remedy;           /* the daemon pods to upgrade */
+	struct strbuf fail_remedy;      /* how to see why a daemon does not run */
+	const char *installer, *expected;
+	enum releases_fabric fabric;
+	size_t n_inst, n_running, n_unknown, n_bad_pods, n_failed, n_starting;
+	bool installer_unknown_digest;
+};
+
+/* A daemon container of a pod that has not ended. */
+static bool check_kube_live_daemon(const struct obs_kube *k, const struct kube_container *ct)
 {
-	const struct obs_kube *k = &o->kube;
-	const struct releases *t = kubefacts_releases(k);
-	struct check_kube_acc a = { 0 };
-	struct strbuf installers = { 0 }, remedy = { 0 }, fail_remedy = { 0 };
-	const char *installer = NULL, *expected = NULL;
-	enum releases_fabric fabric = p->kind == PROFILE_TCPX ? RELEASES_FABRIC_TCPX : RELEASES_FABRIC_TCPXO;
-	size_t n_inst = 0, n_running = 0, n_unknown = 0, n_bad_pods = 0, n_failed = 0, n_starting = 0;
-	bool installer_unknown_digest = false;
-	char pass[256];
-	int r;
+	return ct->role == KUBE_IMAGE_DAEMON && !kubefacts_pod_ended(kubefacts_pod(k, ct));
+}
 
-	check_kube_free_daemons(p);
-	p->installer[0] = '\0';
-	p->expected_daemon[0] = '\0';
-	r = check_kube_need(k, &k->pods_fetch, c, "installer and daemon versions", "pods");
-	if (r)
-		return r < 0 ? r : 0;
+/* How a daemon container is doing: from its pod's status, else from the running flag alone. */
+static enum kubefacts_run check_kube_daemon_run(const struct obs_kube *k, const struct kube_container *ct)
+{
+	const struct pod_container *pc = kubefacts_container(k, ct);
 
-	/*
-	 * Installer: every distinct release among the installer DaemonSet's init containers. Other
-	 * containers running the plugin image (NCCL test pods) are workloads: they never count.
-	 */
+	return pc ? kubefacts_run(pc) : ct->running ? KUBEFACTS_RUN_RUNNING : KUBEFACTS_RUN_UNKNOWN;
+}
+
+/* An installer container of a pod that has not ended. */
+static bool check_kube_live_installer(const struct obs_kube *k, const struct kube_container *ct)
+{
+	return kubefacts_is_installer(k, ct) && !kubefacts_pod_ended(kubefacts_pod(k, ct));
+}
+
+/*
+ * Installer: every distinct release among the installer DaemonSet's init containers. Other
+ * containers running the plugin image (NCCL test pods) are workloads: they never count.
+ */
+static void check_kube_pair_installers(struct check_kube_pair *s)
+{
+	const struct obs_kube *k = s->k;
+
 	for (size_t i = 0; i < k->n_containers; i++) {
 		const struct kube_container *ct = &k->containers[i];
 		const char *ver;
 		bool seen = false;
 
-		if (!kubefacts_is_installer(k, ct) || kubefacts_pod_ended(kubefacts_pod(k, ct)))
+		if (!check_kube_live_installer(k, ct))
 			continue;
 		ver = kubefacts_version_of(k, ct);
 		if (!ver[0]) {
-			installer_unknown_digest = true;
+			s->installer_unknown_digest = true;
 			continue;
 		}
 		for (size_t j = 0; j < i && !seen; j++)
-			if (kubefacts_is_installer(k, &k->containers[j]) &&
-			    !kubefacts_pod_ended(kubefacts_pod(k, &k->containers[j])) &&
+			if (check_kube_live_installer(k, &k->containers[j]) &&
 			    imageref_version_equal(kubefacts_version_of(k, &k->containers[j]), ver))
 				seen = true;
 		if (seen)
 			continue;
-		strbuf_appendf(&installers, "%s%s", n_inst ? ", " : "", ver);
-		if (!n_inst) {
-			installer = ver;
-			fabric = kubefacts_fabric(ct, p->kind);
+		strbuf_appendf(&s->installers, "%s%s", s->n_inst ? ", " : "", ver);
+		if (!s->n_inst) {
+			s->installer = ver;
+			s->fabric = kubefacts_fabric(ct, s->p->kind);
 		}
-		n_inst++;
+		s->n_inst++;
 	}
+}
 
-	/* Daemons: the distinct releases of the running ones; one that does not run is a failure. */
+/* Daemons: the distinct releases of the running ones; one that does not run is a failure. Return: 0, -ENOMEM. */
+static int check_kube_pair_daemons(struct check_kube_pair *s)
+{
+	const struct obs_kube *k = s->k;
+	struct profile *p = s->p;
+
 	p->daemons = calloc(k->n_containers ? k->n_containers : 1, sizeof(*p->daemons));
 	if (!p->daemons)
-		goto oom;
+		return -ENOMEM;
 	for (size_t i = 0; i < k->n_containers; i++) {
 		const struct kube_container *ct = &k->containers[i];
-		const struct pod_container *pc;
 		enum kubefacts_run run;
 		const char *ver;
 		bool seen = false;
 
-		if (ct->role != KUBE_IMAGE_DAEMON || kubefacts_pod_ended(kubefacts_pod(k, ct)))
+		if (!check_kube_live_daemon(k, ct))
 			continue;
-		pc = kubefacts_container(k, ct);
-		run = pc ? kubefacts_run(pc) : ct->running ? KUBEFACTS_RUN_RUNNING : KUBEFACTS_RUN_UNKNOWN;
+		run = check_kube_daemon_run(k, ct);
 		if (run == KUBEFACTS_RUN_FAILED) {
-			if (check_kube_daemon_failed(&a, ct, pc, &fail_remedy, n_failed) < 0)
-				goto oom;
-			n_failed++;
+			if (check_kube_daemon_failed(&s->a, ct, kubefacts_container(k, ct), &s->fail_remedy,
+						     s->n_failed) < 0)
+				return -ENOMEM;
+			s->n_failed++;
 			continue;
 		}
 		if (run == KUBEFACTS_RUN_STARTING)
-			n_starting++;
+			s->n_starting++;
 		if (run != KUBEFACTS_RUN_RUNNING)
 			continue;
-		n_running++;
+		s->n_running++;
 		ver = kubefacts_version_of(k, ct);
 		if (!ver[0]) {
-			n_unknown++;
+			s->n_unknown++;
 			continue;
 		}
 		for (size_t j = 0; j < p->n_daemons && !seen; j++)
@@ -547,120 +570,152 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 			continue;
 		p->daemons[p->n_daemons] = strdup(ver);
 		if (!p->daemons[p->n_daemons])
-			goto oom;
+			return -ENOMEM;
 		p->n_daemons++;
 	}
 	if (p->n_daemons > 1)
 		qsort(p->daemons, p->n_daemons, sizeof(*p->daemons), check_kube_strcmp_version);
+	return 0;
+}
 
-	if (n_inst > 1) {
-		check_kube_add(&a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
+/* The one installer release, and the daemon it pairs with; why not when there is none. */
+static void check_kube_pair_expected(struct check_kube_pair *s)
+{
+	struct profile *p = s->p;
+	enum releases_fabric fabric = s->fabric;
+
+	if (s->n_inst > 1) {
+		check_kube_add(&s->a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
 			       "let the nccl-tcpx-installer DaemonSet finish its rollout on this node" :
 			       "let the nccl-tcpxo-installer DaemonSet finish its rollout on this node",
-			       "installer pods disagree: %s", installers.s);
-		installer = NULL;
-	} else if (n_inst == 0) {
-		check_kube_add(&a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
+			       "installer pods disagree: %s", s->installers.s);
+		s->installer = NULL;
+	} else if (s->n_inst == 0) {
+		check_kube_add(&s->a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
 			       "check that the nccl-tcpx-installer DaemonSet runs on this node" :
 			       "check that the nccl-tcpxo-installer DaemonSet runs on this node",
-			       installer_unknown_digest ?
+			       s->installer_unknown_digest ?
 			       "installer version unknown: its image digest is not in the release table (%s)" :
 			       "installer version unknown: no %s pod on this node (a DaemonSet pod labelled k8s-app=%s "
 			       "whose init container %s runs nccl-plugin-gpudirecttcpx-dev)",
-			       installer_unknown_digest ? t->source : check_kube_installer_name(fabric),
+			       s->installer_unknown_digest ? s->t->source : check_kube_installer_name(fabric),
 			       check_kube_installer_name(fabric), check_kube_installer_name(fabric));
-	} else if (strlen(installer) >= sizeof(p->installer)) {
-		check_kube_add(&a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
-			       installer, sizeof(p->installer) - 1);
-		installer = NULL;
+	} else if (strlen(s->installer) >= sizeof(p->installer)) {
+		check_kube_add(&s->a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
+			       s->installer, sizeof(p->installer) - 1);
+		s->installer = NULL;
 	} else {
-		snprintf(p->installer, sizeof(p->installer), "%s", installer);
-		expected = releases_expected_daemon(t, fabric, installer);
-		if (expected)
-			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", expected);
+		snprintf(p->installer, sizeof(p->installer), "%s", s->installer);
+		s->expected = releases_expected_daemon(s->t, fabric, s->installer);
+		if (s->expected)
+			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", s->expected);
 		else
-			check_kube_add(&a, CHECK_WARN, "pass --releases FILE with a row for this installer",
+			check_kube_add(&s->a, CHECK_WARN, "pass --releases FILE with a row for this installer",
 				       "%s installer %s is not in the release table (%s): the daemon it pairs with is unknown",
-				       check_kube_fabric_upper(fabric), installer, t->source);
+				       check_kube_fabric_upper(fabric), s->installer, s->t->source);
 	}
+}
 
-	if (expected) {
-		for (size_t i = 0; i < p->n_daemons; i++)
-			if (!imageref_version_equal(p->daemons[i], expected))
-				check_kube_add(&a, CHECK_FAIL, NULL, "daemon %s does not pair with installer %s (expects %s)",
-					       p->daemons[i], installer, expected);
-		/* Name the pods to fix in the remedy. */
-		for (size_t i = 0; i < k->n_containers && a.status == CHECK_FAIL; i++) {
-			const struct kube_container *ct = &k->containers[i];
-			const struct pod_container *pc;
-			const char *ver;
+/* Every running daemon release that does not pair with the installer's, and the pods to fix in the remedy. */
+static void check_kube_pair_mismatch(struct check_kube_pair *s)
+{
+	const struct obs_kube *k = s->k;
+	const char *expected = s->expected;
 
-			if (ct->role != KUBE_IMAGE_DAEMON || kubefacts_pod_ended(kubefacts_pod(k, ct)))
-				continue;
-			pc = kubefacts_container(k, ct);
-			if ((pc ? kubefacts_run(pc) : ct->running ? KUBEFACTS_RUN_RUNNING : KUBEFACTS_RUN_UNKNOWN) !=
-			    KUBEFACTS_RUN_RUNNING)
-				continue;
-			ver = kubefacts_version_of(k, ct);
-			if (!ver[0] || imageref_version_equal(ver, expected))
-				continue;
-			if (n_bad_pods < 3)
-				strbuf_appendf(&remedy, "%s%s/%s", n_bad_pods ? ", " : "", ct->ns, ct->pod);
-			n_bad_pods++;
-		}
-		if (n_bad_pods) {
-			if (n_bad_pods > 3)
-				strbuf_appendf(&remedy, " and %zu more", n_bad_pods - 3);
-			strbuf_appendf(&remedy, ": run tcpgpudmarxd-dev:%s as the %s container "
-				       "(upgrade the installer first, then the daemon)", expected, check_kube_daemon_name(fabric));
-		}
+	for (size_t i = 0; i < s->p->n_daemons; i++)
+		if (!imageref_version_equal(s->p->daemons[i], expected))
+			check_kube_add(&s->a, CHECK_FAIL, NULL, "daemon %s does not pair with installer %s (expects %s)",
+				       s->p->daemons[i], s->installer, expected);
+	for (size_t i = 0; i < k->n_containers && s->a.status == CHECK_FAIL; i++) {
+		const struct kube_container *ct = &k->containers[i];
+		const char *ver;
+
+		if (!check_kube_live_daemon(k, ct) || check_kube_daemon_run(k, ct) != KUBEFACTS_RUN_RUNNING)
+			continue;
+		ver = kubefacts_version_of(k, ct);
+		if (!ver[0] || imageref_version_equal(ver, expected))
+			continue;
+		if (s->n_bad_pods < 3)
+			strbuf_appendf(&s->remedy, "%s%s/%s", s->n_bad_pods ? ", " : "", ct->ns, ct->pod);
+		s->n_bad_pods++;
 	}
-	if (n_failed) {
+	if (s->n_bad_pods) {
+		if (s->n_bad_pods > 3)
+			strbuf_appendf(&s->remedy, " and %zu more", s->n_bad_pods - 3);
+		strbuf_appendf(&s->remedy, ": run tcpgpudmarxd-dev:%s as the %s container "
+			       "(upgrade the installer first, then the daemon)", expected, check_kube_daemon_name(s->fabric));
+	}
+}
+
+/* The remedy of the failures, and the warnings about daemons of unknown version. Return: 0, -ENOMEM. */
+static int check_kube_pair_remedy(struct check_kube_pair *s)
+{
+	unsigned procs = s->k->host_daemon_processes;
+
+	if (s->n_failed) {
 		/* A daemon that does not run is why a workload fails now: its remedy comes first. */
-		if (remedy.len)
-			strbuf_appendf(&fail_remedy, "; %s", remedy.s);
-		if (fail_remedy.oom)
-			goto oom;
-		a.remedy = fail_remedy.s;
-	} else if (n_bad_pods) {
-		if (remedy.oom)
-			goto oom;
-		a.remedy = remedy.s;
+		if (s->remedy.len)
+			strbuf_appendf(&s->fail_remedy, "; %s", s->remedy.s);
+		if (s->fail_remedy.oom)
+			return -ENOMEM;
+		s->a.remedy = s->fail_remedy.s;
+	} else if (s->n_bad_pods) {
+		if (s->remedy.oom)
+			return -ENOMEM;
+		s->a.remedy = s->remedy.s;
 	}
-	if (n_unknown)
-		check_kube_add(&a, CHECK_WARN, "use tagged daemon images, or a --releases file with their digests",
+	if (s->n_unknown)
+		check_kube_add(&s->a, CHECK_WARN, "use tagged daemon images, or a --releases file with their digests",
 			       "%zu running daemon%s of unknown version (digest not in the release table)",
-			       n_unknown, n_unknown == 1 ? "" : "s");
-	if (k->host_daemon_processes > n_running)
-		check_kube_add(&a, CHECK_WARN, "find the process with: ps -e -o pid,comm | grep fastrak_gpumem_",
+			       s->n_unknown, s->n_unknown == 1 ? "" : "s");
+	if (procs > s->n_running)
+		check_kube_add(&s->a, CHECK_WARN, "find the process with: ps -e -o pid,comm | grep fastrak_gpumem_",
 			       "%u daemon process%s in /proc, but %zu running daemon container%s in this node's pods: "
-			       "version unknown", k->host_daemon_processes, k->host_daemon_processes == 1 ? "" : "es",
-			       n_running, n_running == 1 ? "" : "s");
+			       "version unknown", procs, procs == 1 ? "" : "es", s->n_running, s->n_running == 1 ? "" : "s");
+	return 0;
+}
 
-	if (n_running == 0 && a.status < CHECK_WARN) {
-		r = check_set(c, CHECK_SKIP, NULL,
-			      "no daemon running: workloads must run daemon %s with installer %s%s",
-			      expected ? expected : "?", installer ? installer : "?",
-			      n_starting ? " (a daemon container is starting)" : "");
-		goto out;
-	}
-	if (expected && p->n_daemons)
-		snprintf(pass, sizeof(pass), "installer %s and daemon %s pair (%zu running)", installer,
-			 expected, n_running);
-	else
-		snprintf(pass, sizeof(pass), "installer %s", installer ? installer : "unknown");
-	r = check_kube_finish(&a, c, pass);
-out:
-	strbuf_free(&a.msg);
-	strbuf_free(&installers);
-	strbuf_free(&remedy);
-	strbuf_free(&fail_remedy);
-	return r;
-oom:
-	strbuf_free(&a.msg);
-	strbuf_free(&installers);
-	strbuf_free(&remedy);
-	strbuf_free(&fail_remedy);
+int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
+{
+	struct check_kube_pair s = {
+		.k = &o->kube, .t = kubefacts_releases(&o->kube), .p = p,
+		.fabric = p->kind == PROFILE_TCPX ? RELEASES_FABRIC_TCPX : RELEASES_FABRIC_TCPXO,
+	};
+	char pass[256];
+	int r;
+
 	check_kube_free_daemons(p);
-	return -ENOMEM;
+	p->installer[0] = '\0';
+	p->expected_daemon[0] = '\0';
+	r = check_kube_need(s.k, &s.k->pods_fetch, c, "installer and daemon versions", "pods");
+	if (r)
+		return r < 0 ? r : 0;
+
+	check_kube_pair_installers(&s);
+	r = check_kube_pair_daemons(&s);
+	if (r == 0) {
+		check_kube_pair_expected(&s);
+		if (s.expected)
+			check_kube_pair_mismatch(&s);
+		r = check_kube_pair_remedy(&s);
+	}
+	if (r < 0) {
+		check_kube_free_daemons(p);
+	} else if (s.n_running == 0 && s.a.status < CHECK_WARN) {
+		r = check_set(c, CHECK_SKIP, NULL, "no daemon running: workloads must run daemon %s with installer %s%s",
+			      s.expected ? s.expected : "?", s.installer ? s.installer : "?",
+			      s.n_starting ? " (a daemon container is starting)" : "");
+	} else {
+		if (s.expected && p->n_daemons)
+			snprintf(pass, sizeof(pass), "installer %s and daemon %s pair (%zu running)", s.installer,
+				 s.expected, s.n_running);
+		else
+			snprintf(pass, sizeof(pass), "installer %s", s.installer ? s.installer : "unknown");
+		r = check_kube_finish(&s.a, c, pass);
+	}
+	strbuf_free(&s.a.msg);
+	strbuf_free(&s.installers);
+	strbuf_free(&s.remedy);
+	strbuf_free(&s.fail_remedy);
+	return r;
 }

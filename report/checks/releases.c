@@ -1,11 +1,11 @@
 /* releases.c - the installer <-> daemon release table (TCPXO and TCPX): built-in rows and the file format. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probes/host/hostfiles.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/json.h"
 #include "report/checks/releases.h"
 
@@ -110,20 +110,6 @@ void releases_free(struct releases *t)
 	free(t);
 }
 
-static void releases_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void releases_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static bool releases_date_ok(const char *s)
 {
 	static const char shape[] = "dddd-dd-dd";
@@ -198,33 +184,25 @@ static int releases_parse_files(const struct json *m, size_t i, struct releases_
 	size_t n = json_size(m), k = 0;
 	char **files;
 
-	if (json_type(m) != JSON_ARRAY) {
-		releases_err(err, errlen, "releases[%zu].files: expected an array, got %s", i,
-			     json_type_name(json_type(m)));
-		return -EINVAL;
-	}
-	if (n == 0 || n > RELEASES_FILES_MAX) {
-		releases_err(err, errlen, "releases[%zu].files: %zu entries, expected 1 to %d", i, n, RELEASES_FILES_MAX);
-		return -EINVAL;
-	}
+	if (json_type(m) != JSON_ARRAY)
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu].files: expected an array, got %s", i,
+				  json_type_name(json_type(m)));
+	if (n == 0 || n > RELEASES_FILES_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu].files: %zu entries, expected 1 to %d", i, n,
+				  RELEASES_FILES_MAX);
 	files = calloc(n, sizeof(*files));
-	if (!files) {
-		releases_err(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!files)
+		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 	row->files = (const char *const *)files;
 	for (const struct json *e = json_first(m); e; e = json_next(e), k++) {
 		const char *v = json_string(e);
 
-		if (!v || !releases_file_ok(v)) {
-			releases_err(err, errlen, "releases[%zu].files[%zu]: expected a file name in lib64 that names an "
-				     "NCCL, plugin or tuner file (libnccl*, *.textproto, nccl-env-profile*.sh)", i, k);
-			return -EINVAL;
-		}
-		if (!(files[k] = strdup(v))) {
-			releases_err(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
+		if (!v || !releases_file_ok(v))
+			return errmsg_set(err, errlen, -EINVAL, "releases[%zu].files[%zu]: expected a file name in lib64 "
+					  "that names an NCCL, plugin or tuner file (libnccl*, *.textproto, "
+					  "nccl-env-profile*.sh)", i, k);
+		if (!(files[k] = strdup(v)))
+			return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 		row->n_files = k + 1;
 	}
 	return 0;
@@ -244,11 +222,9 @@ static int releases_parse_row(const struct json *e, size_t i, struct releases_ro
 		{ row->nccl, sizeof(row->nccl) }, { fabric, sizeof(fabric) }, { NULL, 0 },
 	};
 
-	if (json_type(e) != JSON_OBJECT) {
-		releases_err(err, errlen, "releases[%zu]: expected an object, got %s", i,
-			     json_type_name(json_type(e)));
-		return -EINVAL;
-	}
+	if (json_type(e) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu]: expected an object, got %s", i,
+				  json_type_name(json_type(e)));
 	for (const struct json *m = json_first(e); m; m = json_next(m)) {
 		const char *key = json_key(m), *v = json_string(m);
 		size_t k;
@@ -257,62 +233,45 @@ static int releases_parse_row(const struct json *e, size_t i, struct releases_ro
 		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			if (strcmp(key, keys[k]) == 0)
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0])) {
-			releases_err(err, errlen, "releases[%zu]: unknown member \"%.64s\"", i, key);
-			return -EINVAL;
-		}
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			return errmsg_set(err, errlen, -EINVAL, "releases[%zu]: unknown member \"%.64s\"", i, key);
 		if (!slots[k].dst) {
-			if (row->files) {
-				releases_err(err, errlen, "releases[%zu].files: listed twice", i);
-				return -EINVAL;
-			}
+			if (row->files)
+				return errmsg_set(err, errlen, -EINVAL, "releases[%zu].files: listed twice", i);
 			if ((r = releases_parse_files(m, i, row, err, errlen)) < 0)
 				return r;
 			continue;
 		}
-		if (!v) {
-			releases_err(err, errlen, "releases[%zu].%s: expected a string, got %s", i, key,
-				     json_type_name(json_type(m)));
-			return -EINVAL;
-		}
-		if (strlen(v) >= slots[k].size) {
-			releases_err(err, errlen, "releases[%zu].%s: longer than %zu characters", i, key,
-				     slots[k].size - 1);
-			return -EINVAL;
-		}
+		if (!v)
+			return errmsg_set(err, errlen, -EINVAL, "releases[%zu].%s: expected a string, got %s", i, key,
+					  json_type_name(json_type(m)));
+		if (strlen(v) >= slots[k].size)
+			return errmsg_set(err, errlen, -EINVAL, "releases[%zu].%s: longer than %zu characters", i, key,
+					  slots[k].size - 1);
 		strcpy(slots[k].dst, v);
 	}
-	if (!row->installer[0] || !row->daemon[0]) {
-		releases_err(err, errlen, "releases[%zu]: \"installer\" and \"daemon\" are required", i);
-		return -EINVAL;
-	}
+	if (!row->installer[0] || !row->daemon[0])
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu]: \"installer\" and \"daemon\" are required", i);
 	if (!fabric[0] || strcmp(fabric, "tcpxo") == 0) {
 		row->fabric = RELEASES_FABRIC_TCPXO;
 	} else if (strcmp(fabric, "tcpx") == 0) {
 		row->fabric = RELEASES_FABRIC_TCPX;
 	} else {
-		releases_err(err, errlen, "releases[%zu].fabric: expected \"tcpxo\" or \"tcpx\", got \"%s\"", i, fabric);
-		return -EINVAL;
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu].fabric: expected \"tcpxo\" or \"tcpx\", got \"%s\"",
+				  i, fabric);
 	}
-	if (row->date[0] && !releases_date_ok(row->date)) {
-		releases_err(err, errlen, "releases[%zu].date: expected YYYY-MM-DD, got \"%s\"", i, row->date);
-		return -EINVAL;
-	}
-	if (!releases_tag_ok(row->installer) || !releases_tag_ok(row->daemon)) {
-		releases_err(err, errlen, "releases[%zu]: \"%s\" / \"%s\" are not release tags like v1.0.15",
-			     i, row->installer, row->daemon);
-		return -EINVAL;
-	}
+	if (row->date[0] && !releases_date_ok(row->date))
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu].date: expected YYYY-MM-DD, got \"%s\"", i,
+				  row->date);
+	if (!releases_tag_ok(row->installer) || !releases_tag_ok(row->daemon))
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu]: \"%s\" / \"%s\" are not release tags like v1.0.15",
+				  i, row->installer, row->daemon);
 	if ((row->installer_digest[0] && !releases_digest_ok(row->installer_digest)) ||
-	    (row->daemon_digest[0] && !releases_digest_ok(row->daemon_digest))) {
-		releases_err(err, errlen, "releases[%zu]: digests must be sha256:<64 lowercase hex>", i);
-		return -EINVAL;
-	}
-	if (row->nccl[0] && !releases_nccl_ok(row->nccl)) {
-		releases_err(err, errlen, "releases[%zu].nccl: expected an NCCL version like 2.28.7, got \"%s\"", i,
-			     row->nccl);
-		return -EINVAL;
-	}
+	    (row->daemon_digest[0] && !releases_digest_ok(row->daemon_digest)))
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu]: digests must be sha256:<64 lowercase hex>", i);
+	if (row->nccl[0] && !releases_nccl_ok(row->nccl))
+		return errmsg_set(err, errlen, -EINVAL, "releases[%zu].nccl: expected an NCCL version like 2.28.7, "
+				  "got \"%s\"", i, row->nccl);
 	return 0;
 }
 
@@ -326,42 +285,39 @@ int releases_parse(const char *text, size_t len, struct releases **ret, char *er
 	int r;
 
 	r = json_parse(text, len, &root);
-	if (r < 0) {
-		releases_err(err, errlen, r == -ENOMEM ? "out of memory" : "not valid JSON");
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "out of memory" : "not valid JSON");
 	r = -EINVAL;
 	if (json_type(root) != JSON_OBJECT) {
-		releases_err(err, errlen, "expected a JSON object, got %s", json_type_name(json_type(root)));
+		errmsg_set(err, errlen, r, "expected a JSON object, got %s", json_type_name(json_type(root)));
 		goto out;
 	}
 	schema = json_get_string(root, "schema");
 	if (!schema || strcmp(schema, RELEASES_SCHEMA) != 0) {
-		releases_err(err, errlen, "schema: expected \"%s\"", RELEASES_SCHEMA);
+		errmsg_set(err, errlen, r, "schema: expected \"%s\"", RELEASES_SCHEMA);
 		goto out;
 	}
 	for (const struct json *m = json_first(root); m; m = json_next(m))
 		if (strcmp(json_key(m), "schema") != 0 && strcmp(json_key(m), "releases") != 0) {
-			releases_err(err, errlen, "unknown member \"%.64s\"", json_key(m));
+			errmsg_set(err, errlen, r, "unknown member \"%.64s\"", json_key(m));
 			goto out;
 		}
 	rows = json_get(root, "releases");
 	if (json_type(rows) != JSON_ARRAY) {
-		releases_err(err, errlen, "releases: expected an array, got %s",
-			     rows ? json_type_name(json_type(rows)) : "nothing");
+		errmsg_set(err, errlen, r, "releases: expected an array, got %s",
+			   rows ? json_type_name(json_type(rows)) : "nothing");
 		goto out;
 	}
 	n = json_size(rows);
 	if (n == 0 || n > RELEASES_ROWS_MAX) {
-		releases_err(err, errlen, "releases: %zu rows, expected 1 to %d", n, RELEASES_ROWS_MAX);
+		errmsg_set(err, errlen, r, "releases: %zu rows, expected 1 to %d", n, RELEASES_ROWS_MAX);
 		goto out;
 	}
 	t = calloc(1, sizeof(*t));
 	if (t)
 		t->rows = calloc(n, sizeof(*t->rows));
 	if (!t || !t->rows) {
-		r = -ENOMEM;
-		releases_err(err, errlen, "out of memory");
+		r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (const struct json *e = json_first(rows); e; e = json_next(e), i++) {
@@ -372,9 +328,9 @@ int releases_parse(const char *text, size_t len, struct releases **ret, char *er
 		for (size_t j = 0; j < i; j++)
 			if (t->rows[j].fabric == t->rows[i].fabric &&
 			    imageref_version_equal(t->rows[j].installer, t->rows[i].installer)) {
-				releases_err(err, errlen, "releases[%zu]: %s installer %s is already listed in releases[%zu]",
-					     i, releases_fabric_name(t->rows[i].fabric), t->rows[i].installer, j);
-				r = -EINVAL;
+				r = errmsg_set(err, errlen, -EINVAL, "releases[%zu]: %s installer %s is already listed in "
+					       "releases[%zu]", i, releases_fabric_name(t->rows[i].fabric),
+					       t->rows[i].installer, j);
 				goto out;
 			}
 	}

@@ -87,9 +87,13 @@ void coherence_free(struct coherence *c)
 	free(c);
 }
 
-int coherence_add_node(struct coherence *c, const struct nodelist_item *it, struct strbuf *err)
+/* Read one node the NodeList scan hands on. Return: 0; -EINVAL (with @err) beyond COHERENCE_MAX_NODES; -ENOMEM. */
+static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
 {
+	struct coherence *c = ctx;
 	struct coherence_node *n;
+
+	(void)idx;
 
 	if (c->n >= COHERENCE_MAX_NODES) {
 		strbuf_appendf(err, "more than %d nodes", COHERENCE_MAX_NODES);
@@ -108,12 +112,6 @@ int coherence_add_node(struct coherence *c, const struct nodelist_item *it, stru
 	return coherence_node_read(n, it);
 }
 
-static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
-{
-	(void)idx;
-	return coherence_add_node(ctx, it, err);
-}
-
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
 			   struct strbuf *err)
 {
@@ -126,14 +124,13 @@ int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, ch
 	return r;
 }
 
-/* ---- evaluation ---- */
+const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *ret_n)
+{
+	*ret_n = c->n;
+	return c->nodes;
+}
 
-struct coherence_eval {
-	const struct coherence *c;
-	const struct coherence_node **by_name;  /* every node, sorted by name */
-	size_t n;
-	struct strbuf *out;
-};
+/* ---- evaluation ---- */
 
 static int coherence_cmp_node(const void *a, const void *b)
 {
@@ -170,6 +167,21 @@ struct coherence_item {
 
 struct coherence_group {
 	size_t first, count;            /* a run of items with one label */
+};
+
+/* One evaluation: the nodes in name order, scratch sized for them, the counts each phase finds. */
+struct coherence_eval {
+	const struct coherence *c;
+	const struct coherence_node **by_name;  /* every node, sorted by name */
+	size_t n;
+	struct strbuf *out;                     /* the diagnostics */
+	const struct coherence_node **sel;      /* a phase's selection */
+	const struct coherence_node **valid;    /* the TCPXO nodes with a valid mapping, in name order */
+	size_t *valid_pos;                      /* their places in by_name */
+	struct coherence_item *items;           /* a phase's (label, message, node) lines */
+	size_t n_tcpxo, n_tcpx, n_none, n_other;
+	size_t n_unobs, n_notready, n_nomap, n_malformed, n_invalid, n_names, nv;
+	int differ;                             /* interfaces the valid mappings disagree on */
 };
 
 static int coherence_cmp_item(const void *a, const void *b)
@@ -356,198 +368,229 @@ static void coherence_print_list(struct strbuf *sb, const char *head, const stru
 	strbuf_appendf(sb, "%s\n", tail);
 }
 
-int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, struct strbuf *err)
+/* Sort the nodes by name and size the scratch. Return: 0; -EINVAL (with @err) for a name listed twice; -ENOMEM. */
+static int coherence_eval_start(struct coherence_eval *ev, struct strbuf *err)
 {
-	struct coherence_result res = { .n_nodes = c->n };
-	struct strbuf out = { 0 }, tmp = { 0 };
-	struct coherence_eval ev = { .c = c, .n = c->n, .out = &out };
-	const struct coherence_node **sel = NULL, **valid = NULL;
-	struct coherence_item *items = NULL;
-	size_t *valid_pos = NULL;
-	size_t n_unobs, n_notready = 0, n_nomap, n_malformed, n_invalid = 0, n_names = 0, nv = 0;
-	size_t n_tcpx = 0, n_none = 0, n_other = 0, ni, need = 1;
-	char *no_ready = NULL, *no_attach = NULL, *bad_attach = NULL;
-	int differ, r = -ENOMEM;
+	const struct coherence *c = ev->c;
+	size_t need = 1, slots = c->n ? c->n : 1;
 
 	for (size_t i = 0; i < c->n; i++)
 		need += c->nodes[i].n_fails ? c->nodes[i].n_fails : 1;
-	ev.by_name = calloc(c->n ? c->n : 1, sizeof(*ev.by_name));
-	sel = calloc(c->n ? c->n : 1, sizeof(*sel));
-	valid = calloc(c->n ? c->n : 1, sizeof(*valid));
-	valid_pos = calloc(c->n ? c->n : 1, sizeof(*valid_pos));
-	items = calloc(need, sizeof(*items));
-	if (!ev.by_name || !sel || !valid || !valid_pos || !items ||
+	ev->by_name = calloc(slots, sizeof(*ev->by_name));
+	ev->sel = calloc(slots, sizeof(*ev->sel));
+	ev->valid = calloc(slots, sizeof(*ev->valid));
+	ev->valid_pos = calloc(slots, sizeof(*ev->valid_pos));
+	ev->items = calloc(need, sizeof(*ev->items));
+	if (!ev->by_name || !ev->sel || !ev->valid || !ev->valid_pos || !ev->items)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		ev->by_name[i] = &c->nodes[i];
+	qsort(ev->by_name, c->n, sizeof(*ev->by_name), coherence_cmp_node);
+	for (size_t i = 1; i < c->n; i++)
+		if (strcmp(ev->by_name[i]->name, ev->by_name[i - 1]->name) == 0) {
+			if (err)
+				strbuf_appendf(err, "node '%s' appears more than once in the list", ev->by_name[i]->name);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < c->n; i++) {
+		switch (ev->by_name[i]->kind) {
+		case COHERENCE_NODE_KIND_TCPXO:
+		case COHERENCE_NODE_KIND_UNOBSERVED:
+			ev->n_tcpxo++;
+			break;
+		case COHERENCE_NODE_KIND_TCPX: ev->n_tcpx++; break;
+		case COHERENCE_NODE_KIND_NONE: ev->n_none++; break;
+		case COHERENCE_NODE_KIND_OTHER: ev->n_other++; break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The not yet observed nodes, and the not ready ones: one line per failing check (or per reason
+ * the checks are unknown).
+ */
+static int coherence_eval_ready(struct coherence_eval *ev)
+{
+	const struct coherence *c = ev->c;
+	char *no_ready = NULL, *no_attach = NULL, *bad_attach = NULL, *unobs = NULL;
+	size_t ni = 0;
+	int r = -ENOMEM;
+
+	if (asprintf(&unobs, ": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile) < 0 ||
 	    asprintf(&no_ready, "no %s annotation", c->key_ready) < 0 ||
 	    asprintf(&no_attach, "no %s annotation", c->key_attachment) < 0 ||
 	    asprintf(&bad_attach, "the %s annotation is not JSON with a checks list", c->key_attachment) < 0)
 		goto out;
-	for (size_t i = 0; i < c->n; i++)
-		ev.by_name[i] = &c->nodes[i];
-	qsort(ev.by_name, c->n, sizeof(*ev.by_name), coherence_cmp_node);
-	for (size_t i = 1; i < c->n; i++)
-		if (strcmp(ev.by_name[i]->name, ev.by_name[i - 1]->name) == 0) {
-			if (err)
-				strbuf_appendf(err, "node '%s' appears more than once in the list", ev.by_name[i]->name);
-			r = -EINVAL;
-			goto out;
-		}
-
-	for (size_t i = 0; i < c->n; i++) {
-		switch (ev.by_name[i]->kind) {
-		case COHERENCE_NODE_KIND_TCPXO:
-		case COHERENCE_NODE_KIND_UNOBSERVED:
-			res.n_tcpxo++;
-			break;
-		case COHERENCE_NODE_KIND_TCPX: n_tcpx++; break;
-		case COHERENCE_NODE_KIND_NONE: n_none++; break;
-		case COHERENCE_NODE_KIND_OTHER: n_other++; break;
-		}
-	}
-
-	n_unobs = coherence_select(&ev, COHERENCE_NODE_KIND_UNOBSERVED, -1, sel);
-	strbuf_appendf(&tmp, ": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile);
-	if (tmp.oom)
-		goto out;
-	coherence_print_list(&out, "not yet observed", sel, n_unobs, tmp.s);
-	strbuf_free(&tmp);
-
-	/* Not ready: one line per failing check (or per reason the checks are unknown). */
-	ni = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct coherence_node *n = ev.by_name[i];
+	ev->n_unobs = coherence_select(ev, COHERENCE_NODE_KIND_UNOBSERVED, -1, ev->sel);
+	coherence_print_list(ev->out, "not yet observed", ev->sel, ev->n_unobs, unobs);
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct coherence_node *n = ev->by_name[i];
 
 		if (n->kind != COHERENCE_NODE_KIND_TCPXO || n->ready == COHERENCE_NODE_READY_TRUE)
 			continue;
-		sel[n_notready++] = n;
+		ev->sel[ev->n_notready++] = n;
 		if (n->ready == COHERENCE_NODE_READY_MISSING)
-			items[ni++] = (struct coherence_item){ "ready unknown", no_ready, n, i };
+			ev->items[ni++] = (struct coherence_item){ "ready unknown", no_ready, n, i };
 		else if (n->ready == COHERENCE_NODE_READY_BAD)
-			items[ni++] = (struct coherence_item){ "ready unknown", n->ready_value, n, i };
+			ev->items[ni++] = (struct coherence_item){ "ready unknown", n->ready_value, n, i };
 		else if (n->n_fails)
 			for (size_t f = 0; f < n->n_fails; f++)
-				items[ni++] = (struct coherence_item){ n->fails[f].id, n->fails[f].message, n, i };
+				ev->items[ni++] = (struct coherence_item){ n->fails[f].id, n->fails[f].message, n, i };
 		else
-			items[ni++] = (struct coherence_item){ "failing checks unknown",
+			ev->items[ni++] = (struct coherence_item){ "failing checks unknown",
 				n->attach == COHERENCE_NODE_ATTACH_MISSING ? no_attach :
 				n->attach == COHERENCE_NODE_ATTACH_BAD ? bad_attach :
 				"the attachment lists no failed check", n, i };
 	}
-	coherence_print_list(&out, "not ready", sel, n_notready, "");
-	if (coherence_print_groups(&out, NULL, items, ni) < 0)
-		goto out;
+	coherence_print_list(ev->out, "not ready", ev->sel, ev->n_notready, "");
+	r = coherence_print_groups(ev->out, NULL, ev->items, ni);
+out:
+	free(unobs);
+	free(no_ready);
+	free(no_attach);
+	free(bad_attach);
+	return r;
+}
 
-	/* The mapping each observed TCPXO node publishes. */
-	strbuf_appendf(&tmp, "no %s annotation", c->key_interfaces);
-	if (tmp.oom)
+/* The mapping each observed TCPXO node publishes: missing, unreadable, breaking the renderer's rules, or valid. */
+static int coherence_eval_mappings(struct coherence_eval *ev)
+{
+	const struct coherence *c = ev->c;
+	char *nomap = NULL, *malformed = NULL;
+	size_t ni = 0;
+	int r = -ENOMEM;
+
+	if (asprintf(&nomap, "no %s annotation", c->key_interfaces) < 0 ||
+	    asprintf(&malformed, "unreadable %s annotation", c->key_interfaces) < 0)
 		goto out;
-	n_nomap = coherence_select(&ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MISSING, sel);
-	coherence_print_list(&out, tmp.s, sel, n_nomap, "");
-	strbuf_free(&tmp);
-	strbuf_appendf(&tmp, "unreadable %s annotation", c->key_interfaces);
-	if (tmp.oom)
-		goto out;
-	n_malformed = coherence_select(&ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MALFORMED, sel);
-	coherence_print_list(&out, tmp.s, sel, n_malformed,
+	ev->n_nomap = coherence_select(ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MISSING, ev->sel);
+	coherence_print_list(ev->out, nomap, ev->sel, ev->n_nomap, "");
+	ev->n_malformed = coherence_select(ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MALFORMED, ev->sel);
+	coherence_print_list(ev->out, malformed, ev->sel, ev->n_malformed,
 			     ": not a JSON list of {\"interfaceName\", \"network\"} entries");
-	strbuf_free(&tmp);
-	ni = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct coherence_node *n = ev.by_name[i];
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct coherence_node *n = ev->by_name[i];
 
 		if (n->kind != COHERENCE_NODE_KIND_TCPXO)
 			continue;
 		if (n->map == COHERENCE_NODE_MAP_VALID) {
-			valid_pos[nv] = i;
-			valid[nv++] = n;
+			ev->valid_pos[ev->nv] = i;
+			ev->valid[ev->nv++] = n;
 		} else if (n->map == COHERENCE_NODE_MAP_INVALID) {
-			items[ni++] = (struct coherence_item){ n->map_why, NULL, n, i };
-			n_invalid++;
+			ev->items[ni++] = (struct coherence_item){ n->map_why, NULL, n, i };
+			ev->n_invalid++;
 		}
 	}
-	if (coherence_print_groups(&out, "mapping breaks the renderer's rules", items, ni) < 0)
+	if (coherence_print_groups(ev->out, "mapping breaks the renderer's rules", ev->items, ni) < 0)
 		goto out;
 	/* AICR's naming rule: a renderer's rule, checked unless --any-network-names lifts it. */
 	ni = 0;
-	for (size_t i = 0; i < nv && !c->any_names; i++)
-		if (valid[i]->names_why)
-			items[ni++] = (struct coherence_item){ valid[i]->names_why, NULL, valid[i], valid_pos[i] };
-	n_names = ni;
-	if (coherence_print_groups(&out, "mapping breaks the renderer's naming rule", items, ni) < 0)
+	for (size_t i = 0; i < ev->nv && !c->any_names; i++)
+		if (ev->valid[i]->names_why)
+			ev->items[ni++] = (struct coherence_item){ ev->valid[i]->names_why, NULL, ev->valid[i],
+								   ev->valid_pos[i] };
+	ev->n_names = ni;
+	if (coherence_print_groups(ev->out, "mapping breaks the renderer's naming rule", ev->items, ni) < 0)
 		goto out;
-	if (n_names)
-		strbuf_append(&out, "  the nodes work: the names are AICR's rule, not the fabric's; "
+	if (ev->n_names)
+		strbuf_append(ev->out, "  the nodes work: the names are AICR's rule, not the fabric's; "
 			      "--any-network-names checks the mapping without it\n");
+	r = 0;
+out:
+	free(nomap);
+	free(malformed);
+	return r;
+}
 
-	differ = coherence_disagreement(&ev, valid, valid_pos, nv);
-	if (differ < 0)
-		goto out;
+/* The last line: coherent, or every reason it is not; the nodes not counted. */
+static void coherence_eval_verdict(const struct coherence_eval *ev, struct coherence_result *res)
+{
+	struct strbuf *out = ev->out;
 
-	res.coherent = res.n_tcpxo > 0 && !n_unobs && (!n_notready || c->ready_apart) && !n_nomap &&
-		       !n_malformed && !n_invalid && !n_names && !differ;
-	if (res.coherent) {
-		memcpy(res.ifaces, valid[0]->ifaces, sizeof(res.ifaces));
-		res.n_ifaces = IFACEMAP_ENTRIES;
-		strbuf_appendf(&out, "coherent: %zu TCPXO %s the same mapping", res.n_tcpxo,
-			       res.n_tcpxo == 1 ? "node carries" : "nodes carry");
-	} else if (!res.n_tcpxo) {
-		strbuf_appendf(&out, "incoherent: no TCPXO nodes among %zu %s; no mapping printed",
-			       c->n, coherence_plural(c->n));
+	res->coherent = ev->n_tcpxo > 0 && !ev->n_unobs && (!ev->n_notready || ev->c->ready_apart) && !ev->n_nomap &&
+			!ev->n_malformed && !ev->n_invalid && !ev->n_names && !ev->differ;
+	if (res->coherent) {
+		memcpy(res->ifaces, ev->valid[0]->ifaces, sizeof(res->ifaces));
+		res->n_ifaces = IFACEMAP_ENTRIES;
+		strbuf_appendf(out, "coherent: %zu TCPXO %s the same mapping", ev->n_tcpxo,
+			       ev->n_tcpxo == 1 ? "node carries" : "nodes carry");
+	} else if (!ev->n_tcpxo) {
+		strbuf_appendf(out, "incoherent: no TCPXO nodes among %zu %s; no mapping printed",
+			       ev->n, coherence_plural(ev->n));
 	} else {
 		const char *sep = ": ";
 
-		strbuf_appendf(&out, "incoherent: %zu TCPXO %s", res.n_tcpxo, coherence_plural(res.n_tcpxo));
+		strbuf_appendf(out, "incoherent: %zu TCPXO %s", ev->n_tcpxo, coherence_plural(ev->n_tcpxo));
 #define COHERENCE_TERM(cnt, ...) do { \
 		if (cnt) { \
-			strbuf_append(&out, sep); \
-			strbuf_appendf(&out, __VA_ARGS__); \
+			strbuf_append(out, sep); \
+			strbuf_appendf(out, __VA_ARGS__); \
 			sep = ", "; \
 		} \
 	} while (0)
-		COHERENCE_TERM(n_unobs, "%zu not yet observed", n_unobs);
-		COHERENCE_TERM(n_notready, "%zu not ready", n_notready);
-		COHERENCE_TERM(n_nomap, "%zu without a mapping", n_nomap);
-		COHERENCE_TERM(n_malformed, "%zu with an unreadable mapping", n_malformed);
-		COHERENCE_TERM(n_invalid, "%zu breaking the renderer's rules", n_invalid);
-		COHERENCE_TERM(n_names, "%zu breaking the renderer's naming rule", n_names);
-		COHERENCE_TERM(differ, "mappings differ on %d %s", differ, differ == 1 ? "interface" : "interfaces");
+		COHERENCE_TERM(ev->n_unobs, "%zu not yet observed", ev->n_unobs);
+		COHERENCE_TERM(ev->n_notready, "%zu not ready", ev->n_notready);
+		COHERENCE_TERM(ev->n_nomap, "%zu without a mapping", ev->n_nomap);
+		COHERENCE_TERM(ev->n_malformed, "%zu with an unreadable mapping", ev->n_malformed);
+		COHERENCE_TERM(ev->n_invalid, "%zu breaking the renderer's rules", ev->n_invalid);
+		COHERENCE_TERM(ev->n_names, "%zu breaking the renderer's naming rule", ev->n_names);
+		COHERENCE_TERM(ev->differ, "mappings differ on %d %s", ev->differ,
+			       ev->differ == 1 ? "interface" : "interfaces");
 #undef COHERENCE_TERM
-		strbuf_append(&out, "; no mapping printed");
+		strbuf_append(out, "; no mapping printed");
 	}
-	if (n_tcpx || n_none || n_other) {
+	if (ev->n_tcpx || ev->n_none || ev->n_other) {
 		const char *sep = "";
 
-		strbuf_append(&out, " (not counted:");
-		if (n_tcpx) {
-			strbuf_appendf(&out, "%s %zu tcpx", sep, n_tcpx);
+		strbuf_append(out, " (not counted:");
+		if (ev->n_tcpx) {
+			strbuf_appendf(out, "%s %zu tcpx", sep, ev->n_tcpx);
 			sep = ",";
 		}
-		if (n_none) {
-			strbuf_appendf(&out, "%s %zu none", sep, n_none);
+		if (ev->n_none) {
+			strbuf_appendf(out, "%s %zu none", sep, ev->n_none);
 			sep = ",";
 		}
-		if (n_other)
-			strbuf_appendf(&out, "%s %zu other", sep, n_other);
-		strbuf_append(&out, ")");
+		if (ev->n_other)
+			strbuf_appendf(out, "%s %zu other", sep, ev->n_other);
+		strbuf_append(out, ")");
 	}
-	strbuf_append(&out, "\n");
-	res.diagnostics = strbuf_take(&out);
-	if (!res.diagnostics)
-		goto out;
-	*ret = res;
-	r = 0;
-out:
+	strbuf_append(out, "\n");
+}
+
+int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, struct strbuf *err)
+{
+	struct strbuf out = { 0 };
+	struct coherence_eval ev = { .c = c, .n = c->n, .out = &out };
+	struct coherence_result res = { .n_nodes = c->n };
+	int r;
+
+	r = coherence_eval_start(&ev, err);
+	if (r == 0)
+		r = coherence_eval_ready(&ev);
+	if (r == 0)
+		r = coherence_eval_mappings(&ev);
+	if (r == 0) {
+		ev.differ = coherence_disagreement(&ev, ev.valid, ev.valid_pos, ev.nv);
+		r = ev.differ < 0 ? ev.differ : 0;
+	}
+	if (r == 0) {
+		coherence_eval_verdict(&ev, &res);
+		res.n_tcpxo = ev.n_tcpxo;
+		res.diagnostics = strbuf_take(&out);
+		r = res.diagnostics ? 0 : -ENOMEM;
+	}
+	if (r == 0)
+		*ret = res;
 	if (r == -ENOMEM && err)
 		strbuf_append(err, "out of memory");
 	strbuf_free(&out);
-	strbuf_free(&tmp);
-	free(no_ready);
-	free(no_attach);
-	free(bad_attach);
 	free(ev.by_name);
-	free(sel);
-	free(valid);
-	free(valid_pos);
-	free(items);
+	free(ev.sel);
+	free(ev.valid);
+	free(ev.valid_pos);
+	free(ev.items);
 	return r;
 }
 

@@ -4,10 +4,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "probes/kube/nodelist.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/ifacemap.h"
 #include "report/checks/profile.h"
+#include "report/fleet/coherence_node.h"
 
 #define COHERENCE_MAX_NODES 200000      /* more nodes than any cluster holds: refuse the input */
 #define COHERENCE_NAMES_SHOWN 3         /* node names listed per diagnostic before "…" */
@@ -65,12 +65,12 @@ void coherence_reset(struct coherence *c);
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
 			   struct strbuf *err);
 
-/**
- * coherence_add_node() - collect one node a NodeList scan handed on (probes/kube/nodelist.h), for
- * a caller that reads the same list for more than the mapping (report/fleet/fleet.c).
- * Return: 0; -EINVAL (with @err) beyond COHERENCE_MAX_NODES; -ENOMEM.
+/*
+ * coherence_nodes() - every node collected, in the order they came, each read once by
+ * coherence_node_read() (report/fleet/fleet.c groups the same nodes for the runtime check).
+ * Valid until the next add, reset or free.
  */
-int coherence_add_node(struct coherence *c, const struct nodelist_item *it, struct strbuf *err);
+const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *ret_n);
 
 /**
  * coherence_evaluate() - the verdict over every node collected: which nodes are TCPXO, whether

@@ -1,6 +1,7 @@
-/* coherence_node.h - pure: what one node of a NodeList publishes, read as the facts the coherence judgement weighs. */
+/* coherence_node.h - pure: one NodeList node's published facts, read once for the coherence judgement and the runtime check. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "probes/kube/nodelist.h"
@@ -9,6 +10,7 @@
 
 #define COHERENCE_NODE_INSTANCE_TYPE "a3-megagpu-8g"
 #define COHERENCE_NODE_FAILS_MAX 32     /* failed checks kept per node */
+#define COHERENCE_NODE_VALUE_MAX 64     /* bytes of one published value kept (a tag, a label value) */
 
 enum coherence_node_kind {
 	COHERENCE_NODE_KIND_TCPXO = 0,  /* profile annotation "tcpxo" */
@@ -43,26 +45,44 @@ struct coherence_node_fail {
 	char *message;                  /* printable, cut, owned; "" when the check gave none */
 };
 
-/* Only the facts of TCPXO nodes are kept; the others are counted by kind. */
+/* A spec.taints entry; owned, printable, NULL when absent or not a string. */
+struct coherence_node_taint {
+	char *key, *value, *effect;
+};
+
+/*
+ * One node as its agent published it. The mapping, a bad ready value and the failed checks are
+ * kept for TCPXO nodes only (the coherence judgement weighs those alone); the rest for every node
+ * (the runtime check groups the nodes of either fabric). Strings owned and printable; a published
+ * value NULL when the node does not publish it.
+ */
 struct coherence_node {
 	char *name;                     /* printable (control bytes replaced), owned */
 	enum coherence_node_kind kind;
+	bool has_profile;               /* the profile annotation is a string */
 	enum coherence_node_ready ready;
-	char *ready_value;              /* COHERENCE_NODE_READY_BAD: the value, printable */
-	enum coherence_node_map map;
+	char *ready_value;              /* TCPXO, COHERENCE_NODE_READY_BAD: the value, printable */
+	enum coherence_node_map map;    /* TCPXO */
 	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* COHERENCE_NODE_MAP_VALID, sorted eth1..eth8 */
 	char *map_why;                  /* COHERENCE_NODE_MAP_INVALID: the broken rules, printable */
 	char *names_why;                /* COHERENCE_NODE_MAP_VALID but AICR's naming rule broken: which names */
-	enum coherence_node_attach attach;
-	struct coherence_node_fail *fails;  /* the attachment's checks with status "fail", in its order */
+	enum coherence_node_attach attach;      /* TCPXO */
+	struct coherence_node_fail *fails;  /* TCPXO: the attachment's checks with status "fail", in its order */
 	size_t n_fails;
+	char *itype, *accel, *pool;     /* labels, cut to COHERENCE_NODE_VALUE_MAX */
+	char *installer, *expected;     /* attachment versions.installer, versions.expectedDaemon (not empty) */
+	char *gpus, *nics;              /* counted from the attachment's GPU<->NIC pairs (distinct NICs), as text */
+	struct coherence_node_taint *taints;    /* the first NODELIST_TAINTS_MAX */
+	size_t n_taints;
 };
 
 /**
  * coherence_node_read() - the facts of one NodeList item: its name and kind (the profile
- * annotation, else the instance-type label); for a TCPXO node also its readiness, its mapping
- * parsed and held to the renderer's rules (ifacemap_validate(), and AICR's naming rule noted
- * apart in names_why), and the failed checks of its attachment (at most COHERENCE_NODE_FAILS_MAX).
+ * annotation, else the instance-type label), readiness, labels, taints, and what its attachment
+ * says (versions and GPU<->NIC pairs; the attachment is parsed here and nowhere else); for a
+ * TCPXO node also its mapping parsed and held to the renderer's rules (ifacemap_validate(), and
+ * AICR's naming rule noted apart in names_why), a bad ready value, and the failed checks of its
+ * attachment (at most COHERENCE_NODE_FAILS_MAX).
  * An annotation that is absent, not a string or unreadable is a fact, not an error.
  * @n: written in every case; on error it may hold part of the facts. Free with coherence_node_clear().
  *

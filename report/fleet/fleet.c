@@ -1,60 +1,19 @@
-/* fleet.c - collect the facts every node's agent published (one NodeList pass) and group them for one fabric. */
+/* fleet.c - group for one fabric the facts every node's agent published (read once, by coherence_node.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/kube/nodelist.h"
-#include "probes/model/json.h"
 #include "report/fleet/coherence.h"
+#include "report/fleet/coherence_node.h"
 #include "report/fleet/fleet.h"
 
 #define FLEET_PREFIX_MAX 254
-#define FLEET_ATTACH_MAX (64u << 10)    /* bytes of an attachment value read (ours are < 4 KiB) */
-#define FLEET_PAIRS_MAX 64              /* the attachment schema's limit */
 
-struct fleet_node_taint {
-	char *key, *value, *effect;
-};
-
-/* One node's published facts; strings owned and printable, NULL when not published. */
-struct fleet_node {
-	char *name;
-	char *profile;
-	bool ready;                     /* ready annotation is "true" */
-	char *itype, *accel, *pool;
-	char *installer, *expected;
-	char *gpus, *nics;              /* counted from the attachment's pairs, as text */
-	struct fleet_node_taint *taints;
-	size_t n_taints;
-};
-
+/* The nodes are coherence's: each NodeList item is read once (coherence_node.c), for both judgements. */
 struct fleet {
-	char *prefix;
 	struct coherence *coh;
-	struct fleet_node *nodes;
-	size_t n, cap;
 };
-
-static void fleet_node_clear(struct fleet_node *n)
-{
-	free(n->name);
-	free(n->profile);
-	free(n->itype);
-	free(n->accel);
-	free(n->pool);
-	free(n->installer);
-	free(n->expected);
-	free(n->gpus);
-	free(n->nics);
-	for (size_t i = 0; i < n->n_taints; i++) {
-		free(n->taints[i].key);
-		free(n->taints[i].value);
-		free(n->taints[i].effect);
-	}
-	free(n->taints);
-	memset(n, 0, sizeof(*n));
-}
 
 int fleet_new(const char *prefix, struct fleet **ret)
 {
@@ -66,8 +25,7 @@ int fleet_new(const char *prefix, struct fleet **ret)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->prefix = strdup(prefix);
-	r = f->prefix ? coherence_new(prefix, &f->coh) : -ENOMEM;
+	r = coherence_new(prefix, &f->coh);
 	if (r < 0) {
 		fleet_free(f);
 		return r;
@@ -81,146 +39,43 @@ int fleet_new(const char *prefix, struct fleet **ret)
 
 void fleet_reset(struct fleet *f)
 {
-	if (!f)
-		return;
-	while (f->n > 0)
-		fleet_node_clear(&f->nodes[--f->n]);
-	coherence_reset(f->coh);
+	if (f)
+		coherence_reset(f->coh);
 }
 
 void fleet_free(struct fleet *f)
 {
 	if (!f)
 		return;
-	fleet_reset(f);
-	free(f->nodes);
 	coherence_free(f->coh);
-	free(f->prefix);
 	free(f);
-}
-
-/* A printable copy of a kept string field, NULL when absent or not a string. Return: 0 or -ENOMEM. */
-static int fleet_text(const struct jsonscan_field *field, char **ret)
-{
-	*ret = NULL;
-	if (!field->s)
-		return 0;
-	*ret = strbuf_printable(field->s, FLEET_TEXT_MAX);
-	return *ret ? 0 : -ENOMEM;
-}
-
-static int fleet_count_text(size_t n, char **ret)
-{
-	return asprintf(ret, "%zu", n) < 0 ? (*ret = NULL, -ENOMEM) : 0;
-}
-
-/* versions.installer, versions.expectedDaemon and the pairs' GPU and NIC counts of an attachment. */
-static int fleet_attachment(struct fleet_node *n, const char *text)
-{
-	const struct json *ver, *pairs;
-	struct json *root = NULL;
-	const char *s;
-	int r;
-
-	if (strlen(text) > FLEET_ATTACH_MAX)
-		return 0;
-	r = json_parse(text, strlen(text), &root);
-	if (r < 0)
-		return r == -ENOMEM ? r : 0;    /* unreadable: the facts stay unknown */
-	r = 0;
-	ver = json_get(root, "versions");
-	if ((s = json_get_string(ver, "installer")) && *s && !(n->installer = strbuf_printable(s, FLEET_TEXT_MAX)))
-		r = -ENOMEM;
-	if ((s = json_get_string(ver, "expectedDaemon")) && *s && !(n->expected = strbuf_printable(s, FLEET_TEXT_MAX)))
-		r = -ENOMEM;
-	pairs = json_get(root, "pairs");
-	if (r == 0 && json_type(pairs) == JSON_ARRAY && json_size(pairs) <= FLEET_PAIRS_MAX) {
-		const char *seen[FLEET_PAIRS_MAX];
-		size_t n_nics = 0;
-
-		for (const struct json *e = json_first(pairs); e; e = json_next(e)) {
-			const char *nic = json_get_string(e, "nic");
-			size_t k = 0;
-
-			while (nic && k < n_nics && strcmp(seen[k], nic) != 0)
-				k++;
-			if (nic && k == n_nics)
-				seen[n_nics++] = nic;
-		}
-		if (fleet_count_text(json_size(pairs), &n->gpus) < 0 || fleet_count_text(n_nics, &n->nics) < 0)
-			r = -ENOMEM;
-	}
-	json_free(root);
-	return r;
-}
-
-static int fleet_taints(struct fleet_node *n, const struct nodelist_item *it)
-{
-	if (!it->n_taints)
-		return 0;
-	n->taints = calloc(it->n_taints, sizeof(*n->taints));
-	if (!n->taints)
-		return -ENOMEM;
-	for (size_t i = 0; i < it->n_taints; i++) {
-		struct fleet_node_taint *t = &n->taints[n->n_taints++];
-
-		if (fleet_text(&it->taints[i].key, &t->key) < 0 || fleet_text(&it->taints[i].value, &t->value) < 0 ||
-		    fleet_text(&it->taints[i].effect, &t->effect) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int fleet_parse_node(struct fleet_node *n, const struct nodelist_item *it)
-{
-	int r;
-
-	n->name = strbuf_printable(it->name.s, NODELIST_NAME_MAX);
-	if (!n->name || fleet_text(&it->profile, &n->profile) < 0 || fleet_text(&it->itype, &n->itype) < 0 ||
-	    fleet_text(&it->accelerator, &n->accel) < 0 || fleet_text(&it->pool, &n->pool) < 0)
-		return -ENOMEM;
-	n->ready = it->ready.s && strcmp(it->ready.s, "true") == 0;
-	if (it->attachment.s && (r = fleet_attachment(n, it->attachment.s)) < 0)
-		return r;
-	return fleet_taints(n, it);
-}
-
-static int fleet_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
-{
-	struct fleet *f = ctx;
-	struct fleet_node *n;
-	int r;
-
-	(void)idx;
-	r = coherence_add_node(f->coh, it, err);
-	if (r < 0)
-		return r;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 64;
-		struct fleet_node *v = realloc(f->nodes, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->nodes = v;
-		f->cap = cap;
-	}
-	n = &f->nodes[f->n++];
-	memset(n, 0, sizeof(*n));
-	return fleet_parse_node(n, it);
 }
 
 int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, struct strbuf *err)
 {
-	return nodelist_scan(text, len, f->prefix, fleet_on_item, f, ret_continue, err);
+	return coherence_add_nodelist(f->coh, text, len, ret_continue, err);
+}
+
+/* The coherence kind of the nodes whose profile annotation is @kind's. */
+static enum coherence_node_kind fleet_kind(enum profile_kind kind)
+{
+	switch (kind) {
+	case PROFILE_TCPXO: return COHERENCE_NODE_KIND_TCPXO;
+	case PROFILE_TCPX: return COHERENCE_NODE_KIND_TCPX;
+	case PROFILE_NONE: return COHERENCE_NODE_KIND_NONE;
+	}
+	return COHERENCE_NODE_KIND_NONE;
 }
 
 size_t fleet_count(const struct fleet *f, enum profile_kind kind)
 {
-	const char *want = profile_kind_name(kind);
-	size_t n = 0;
+	enum coherence_node_kind want = fleet_kind(kind);
+	const struct coherence_node *nodes;
+	size_t n_nodes, n = 0;
 
-	for (size_t i = 0; i < f->n; i++)
-		n += f->nodes[i].profile && strcmp(f->nodes[i].profile, want) == 0;
+	nodes = coherence_nodes(f->coh, &n_nodes);
+	for (size_t i = 0; i < n_nodes; i++)
+		n += nodes[i].kind == want;
 	return n;
 }
 
@@ -338,29 +193,30 @@ void fleet_groups_text(const struct fleet_groups *g, struct strbuf *sb)
 /* ---- the facts of one fabric ---- */
 
 struct fleet_eval {
-	const struct fleet_node **sel;  /* the fabric's nodes, in name order */
+	const struct coherence_node **sel;      /* the fabric's nodes, in name order */
 	size_t n;
 	struct fleet_vote *votes;
 };
 
 /* The facts grouped, one accessor each. */
-static const char *fleet_itype(const struct fleet_node *n) { return n->itype; }
-static const char *fleet_installer(const struct fleet_node *n) { return n->installer; }
-static const char *fleet_expected(const struct fleet_node *n) { return n->expected; }
-static const char *fleet_gpus(const struct fleet_node *n) { return n->gpus; }
-static const char *fleet_nics(const struct fleet_node *n) { return n->nics; }
-static const char *fleet_accel(const struct fleet_node *n) { return n->accel; }
-static const char *fleet_pool(const struct fleet_node *n) { return n->pool; }
+static const char *fleet_itype(const struct coherence_node *n) { return n->itype; }
+static const char *fleet_installer(const struct coherence_node *n) { return n->installer; }
+static const char *fleet_expected(const struct coherence_node *n) { return n->expected; }
+static const char *fleet_gpus(const struct coherence_node *n) { return n->gpus; }
+static const char *fleet_nics(const struct coherence_node *n) { return n->nics; }
+static const char *fleet_accel(const struct coherence_node *n) { return n->accel; }
+static const char *fleet_pool(const struct coherence_node *n) { return n->pool; }
 
 /* The fact @get of every selected node, grouped. */
-static int fleet_fact(struct fleet_eval *ev, const char *(*get)(const struct fleet_node *), struct fleet_groups *g)
+static int fleet_fact(struct fleet_eval *ev, const char *(*get)(const struct coherence_node *),
+		      struct fleet_groups *g)
 {
 	for (size_t i = 0; i < ev->n; i++)
 		ev->votes[i] = (struct fleet_vote){ get(ev->sel[i]), ev->sel[i]->name, i };
 	return fleet_group(ev->votes, ev->n, g);
 }
 
-static bool fleet_taint_blocks(const struct fleet_node_taint *t)
+static bool fleet_taint_blocks(const struct coherence_node_taint *t)
 {
 	return t->effect && (strcmp(t->effect, "NoSchedule") == 0 || strcmp(t->effect, "NoExecute") == 0);
 }
@@ -395,7 +251,7 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 		return -ENOMEM;
 	for (size_t i = 0; i < ev->n; i++)
 		for (size_t k = 0; k < ev->sel[i]->n_taints; k++) {
-			const struct fleet_node_taint *t = &ev->sel[i]->taints[k];
+			const struct coherence_node_taint *t = &ev->sel[i]->taints[k];
 			struct fleet_taint *nt;
 			size_t j = 0, n = 0;
 
@@ -410,7 +266,7 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 			/* A new taint: every selected node that carries it, in name order. */
 			for (size_t m = 0; m < ev->n; m++)
 				for (size_t q = 0; q < ev->sel[m]->n_taints; q++) {
-					const struct fleet_node_taint *u = &ev->sel[m]->taints[q];
+					const struct coherence_node_taint *u = &ev->sel[m]->taints[q];
 
 					if (fleet_same(u->key, t->key) && fleet_same(u->value, t->value) &&
 					    fleet_same(u->effect, t->effect)) {
@@ -431,7 +287,7 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 
 static int fleet_cmp_node(const void *a, const void *b)
 {
-	const struct fleet_node *const *x = a, *const *y = b;
+	const struct coherence_node *const *x = a, *const *y = b;
 
 	return strcmp((*x)->name, (*y)->name);
 }
@@ -469,35 +325,37 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 {
 	struct fleet_facts ff = { .kind = kind };
 	struct fleet_eval ev = { 0 };
-	const struct fleet_node **all = NULL;
-	const char *want = profile_kind_name(kind);
+	const struct coherence_node **all = NULL, *nodes;
+	enum coherence_node_kind want = fleet_kind(kind);
+	size_t n;
 	int r = -ENOMEM;
 
-	all = calloc(f->n ? f->n : 1, sizeof(*all));
-	ev.sel = calloc(f->n ? f->n : 1, sizeof(*ev.sel));
-	ev.votes = calloc(f->n ? f->n : 1, sizeof(*ev.votes));
+	nodes = coherence_nodes(f->coh, &n);
+	all = calloc(n ? n : 1, sizeof(*all));
+	ev.sel = calloc(n ? n : 1, sizeof(*ev.sel));
+	ev.votes = calloc(n ? n : 1, sizeof(*ev.votes));
 	if (!all || !ev.sel || !ev.votes)
 		goto out;
-	for (size_t i = 0; i < f->n; i++)
-		all[i] = &f->nodes[i];
-	qsort(all, f->n, sizeof(*all), fleet_cmp_node);
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; i < n; i++)
+		all[i] = &nodes[i];
+	qsort(all, n, sizeof(*all), fleet_cmp_node);
+	for (size_t i = 0; i < n; i++) {
 		if (i && strcmp(all[i]->name, all[i - 1]->name) == 0) {
 			strbuf_appendf(err, "node '%s' appears more than once in the list", all[i]->name);
 			r = -EINVAL;
 			goto out;
 		}
-		if (all[i]->profile && strcmp(all[i]->profile, want) == 0) {
+		if (all[i]->kind == want) {
 			ev.sel[ev.n++] = all[i];
-			ff.n_not_ready += !all[i]->ready;
+			ff.n_not_ready += all[i]->ready != COHERENCE_NODE_READY_TRUE;
 		}
 	}
 	ff.n_nodes = ev.n;
 	if ((r = fleet_fact(&ev, fleet_itype, &ff.machine_types)) < 0)
 		goto out;
 	/* Not observed yet: a node of the fleet's machine types without a profile annotation. */
-	for (size_t i = 0; i < f->n; i++)
-		ff.n_unobserved += !all[i]->profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
+	for (size_t i = 0; i < n; i++)
+		ff.n_unobserved += !all[i]->has_profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
 	if ((r = fleet_fact(&ev, fleet_installer, &ff.installers)) < 0 ||
 	    (r = fleet_fact(&ev, fleet_expected, &ff.expected_daemons)) < 0 ||
 	    (r = fleet_fact(&ev, fleet_gpus, &ff.gpus)) < 0 ||

@@ -9,7 +9,6 @@
 #include "report/checks/profile.h"
 
 #define FLEET_NAMES_SHOWN 3             /* node names listed per group before "…" */
-#define FLEET_TEXT_MAX 64               /* bytes of one published value kept (a tag, a label value) */
 
 struct fleet;                           /* opaque: the nodes collected so far */
 
@@ -73,11 +72,12 @@ void fleet_reset(struct fleet *f);
 
 /**
  * fleet_add_nodelist() - parse one NodeList (a whole `kubectl get nodes -o json`, or one API page)
- * in one pass (probes/kube/nodelist.c) and collect its nodes' published facts.
+ * in one pass (probes/kube/nodelist.c) and collect its nodes' published facts: each node is read
+ * once (coherence_node_read()), and the mapping's judgement weighs the same records.
  * @ret_continue, @err: as coherence_add_nodelist().
  *
- * Return: the number of nodes added; -EINVAL for a text that is not a NodeList (the fleet must
- * then be reset or freed); -ENOMEM.
+ * Return: the number of nodes added; -EINVAL for a text that is not a NodeList (a refused page
+ * adds nothing); -ENOMEM.
  */
 int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, struct strbuf *err);
 

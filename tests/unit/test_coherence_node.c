@@ -254,6 +254,57 @@ static void test_attachment_limits(void **state)
 	strbuf_free(&longmsg);
 }
 
+/* What every node keeps for the runtime check: labels, taints, the attachment's versions and pairs (read once). */
+static void test_published(void **state)
+{
+	char *map = fb_mapping(NULL, NULL), *a15 = fb_attachment("v1.0.15", "v1.0.21", 8, 8);
+	char *ax = fb_attachment("v3.1.12", "", 8, 4), *bare = fb_attachment(NULL, NULL, -1, 0);
+	const struct fb_node v[] = {
+		fb_tcpxo("a", map, a15),
+		{ .name = "x", .profile = "tcpx", .ready = "true", .attachment = ax, .itype = "a3-highgpu-8g" },
+		{ .name = "b", .profile = "tcpxo", .attachment = bare, .taint_effect = "NoExecute" },
+		{ .name = "c", .profile = "tcpxo", .attachment = "{not json" },
+	};
+	struct got g;
+
+	(void)state;
+	read_nodes(&g, v, 4);
+	assert_true(g.v[0].has_profile);
+	assert_string_equal(g.v[0].itype, "a3-megagpu-8g");
+	assert_string_equal(g.v[0].accel, "nvidia-h100-mega-80gb");
+	assert_string_equal(g.v[0].pool, "a3pool");
+	assert_string_equal(g.v[0].installer, "v1.0.15");
+	assert_string_equal(g.v[0].expected, "v1.0.21");
+	assert_string_equal(g.v[0].gpus, "8");
+	assert_string_equal(g.v[0].nics, "8");
+	assert_int_equal(g.v[0].n_taints, 1);
+	assert_string_equal(g.v[0].taints[0].key, "nvidia.com/gpu");
+	assert_string_equal(g.v[0].taints[0].value, "present");
+	assert_string_equal(g.v[0].taints[0].effect, "NoSchedule");
+	assert_int_equal(g.v[0].attach, COHERENCE_NODE_ATTACH_OK);
+	/* A TCPX node: its versions and pairs, never its checks; an empty expectedDaemon is not published. */
+	assert_int_equal(g.v[1].ready, COHERENCE_NODE_READY_TRUE);
+	assert_string_equal(g.v[1].installer, "v3.1.12");
+	assert_null(g.v[1].expected);
+	assert_string_equal(g.v[1].nics, "4");
+	assert_null(g.v[1].accel);
+	/* No versions, no pairs, a taint without key or value; an unreadable attachment leaves all unknown. */
+	assert_null(g.v[2].installer);
+	assert_null(g.v[2].gpus);
+	assert_int_equal(g.v[2].n_taints, 1);
+	assert_null(g.v[2].taints[0].key);
+	assert_null(g.v[2].taints[0].value);
+	assert_string_equal(g.v[2].taints[0].effect, "NoExecute");
+	assert_null(g.v[3].installer);
+	assert_null(g.v[3].gpus);
+	assert_int_equal(g.v[3].attach, COHERENCE_NODE_ATTACH_BAD);
+	got_free(&g);
+	free(map);
+	free(a15);
+	free(ax);
+	free(bare);
+}
+
 static void test_name_printable(void **state)
 {
 	struct got g;
@@ -274,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_mapping),
 		cmocka_unit_test(test_attachment),
 		cmocka_unit_test(test_attachment_limits),
+		cmocka_unit_test(test_published),
 		cmocka_unit_test(test_name_printable),
 	};
 

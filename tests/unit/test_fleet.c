@@ -232,17 +232,23 @@ static void test_node_build(void **state)
 	free(ax);
 }
 
-/* A refused page: the message names why; nothing usable is left (the caller resets or frees). */
+/* A refused page: the message names why, and it adds nothing. */
 static void test_refused(void **state)
 {
 	struct strbuf err = { 0 };
 	struct fleet *f = NULL;
 	const char *pods = "{\"kind\":\"PodList\",\"items\":[]}";
+	const char *half = "{\"kind\":\"NodeList\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\","
+			   "\"annotations\":{\"" FB_P "profile\":\"tcpxo\"}}},{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}]}";
 
 	assert_int_equal(fleet_new("", &f), -EINVAL);
 	assert_int_equal(fleet_new(FB_P, &f), 0);
 	assert_int_equal(fleet_add_nodelist(f, pods, strlen(pods), NULL, &err), -EINVAL);
 	assert_string_equal(err.s, "expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'");
+	/* A page refused after its first node: that node is dropped with the page. */
+	strbuf_free(&err);
+	assert_true(fleet_add_nodelist(f, half, strlen(half), NULL, &err) == -EINVAL);
+	assert_int_equal(fleet_count(f, PROFILE_TCPXO), 0);
 	fleet_free(f);
 	strbuf_free(&err);
 }

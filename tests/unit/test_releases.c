@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "probes/model/strbuf.h"
 #include "report/checks/releases.h"
 #include "report/checks/releases_env.h"
 
@@ -297,6 +298,62 @@ static void test_env_sets(void **state)
 	assert_null(releases_env_of(NULL, RELEASES_FABRIC_TCPX, "v1.0.15", &n));
 }
 
+static const char *env_kind(enum releases_env_kind k)
+{
+	switch (k) {
+	case RELEASES_ENV_REQUIRED: return "required";
+	case RELEASES_ENV_OPTIONAL: return "optional";
+	case RELEASES_ENV_LIB_FILE: return "lib-file";
+	}
+	return "?";
+}
+
+static void env_print(struct strbuf *sb, const char *head, const struct releases_env *e, size_t n)
+{
+	strbuf_appendf(sb, "%s: %zu\n", head, n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_appendf(sb, "  %s=%s %s\n", e[i].name, e[i].value, env_kind(e[i].kind));
+}
+
+/*
+ * Every built-in release's set, resolved from the table of changes, is the whole set the table
+ * stated before it became changes: fixtures/releases_env/sets.txt was printed by the old table
+ * (one release after another, in the built-in table's order, then releases_env_latest()).
+ */
+static void test_env_sets_whole(void **state)
+{
+	const struct releases *t = releases_builtin();
+	const char *top = getenv("TOPDIR");
+	struct strbuf got = { 0 }, want = { 0 };
+	const struct releases_env *e;
+	char path[4096], buf[4096];
+	size_t n, len;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fixtures/releases_env/sets.txt", top && *top ? top : ".");
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: %s (run from the top of the tree, or set TOPDIR)", path, strerror(errno));
+	while ((len = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_appendf(&want, "%.*s", (int)len, buf);
+	fclose(f);
+	for (size_t i = 0; i < t->n; i++) {
+		char head[64];
+
+		e = releases_env_of(NULL, t->rows[i].fabric, t->rows[i].installer, &n);
+		snprintf(head, sizeof(head), "%s %s", releases_fabric_name(t->rows[i].fabric), t->rows[i].installer);
+		env_print(&got, head, e, n);
+	}
+	e = releases_env_latest(&n);
+	env_print(&got, "latest", e, n);
+	assert_false(got.oom || want.oom);
+	assert_non_null(want.s);
+	assert_string_equal(got.s, want.s);
+	strbuf_free(&got);
+	strbuf_free(&want);
+}
+
 /* A --releases file's rows take the notes' set of the same release; releases it lacks have none. */
 static void test_env_of_file_table(void **state)
 {
@@ -326,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_parse_row_limit),
 		cmocka_unit_test(test_parse_errors_named),
 		cmocka_unit_test(test_env_sets),
+		cmocka_unit_test(test_env_sets_whole),
 		cmocka_unit_test(test_env_of_file_table),
 	};
 
