@@ -6,7 +6,6 @@
 
 #include "agent/apiwatch.h"
 #include "agent/log.h"
-#include "agent/schedule.h"
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubefeed.h"
@@ -92,10 +91,10 @@ static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum
 		.watchlist = mode == APIWATCH_WATCHED,
 		/* [1.2, 2.4) intervals: past the resync (at most 1.1 intervals after the last), which ends it. */
 		.timeout_min_s = aw->interval_s + aw->interval_s / 5,
-		/* The daemon's policy for every request: 5 s doubling to 300 s (or the interval). */
-		.backoff_base_ms = SCHEDULE_BACKOFF_BASE_MS,
-		.backoff_cap_ms = (unsigned)(interval_ms < SCHEDULE_BACKOFF_CAP_MS ? interval_ms : SCHEDULE_BACKOFF_CAP_MS),
-		.slow_retry_ms = which == APIWATCH_NETWORKS ? (unsigned)interval_ms : SCHEDULE_SLOW_RETRY_MS,
+		/* The one policy (retry.h); its cap, or the interval when shorter: a retry never waits past the resync. */
+		.backoff_base_ms = RETRY_BACKOFF_BASE_MS,
+		.backoff_cap_ms = (unsigned)(interval_ms < RETRY_BACKOFF_CAP_MS ? interval_ms : RETRY_BACKOFF_CAP_MS),
+		.slow_retry_ms = which == APIWATCH_NETWORKS ? (unsigned)interval_ms : RETRY_SLOW_MS,
 		.max_objects = max[which],
 		.seed = aw->seed ^ (0x9E3779B97F4A7C15ull * (which + 1u)),
 	};
@@ -266,8 +265,8 @@ static void apiwatch_listed_next(struct apiwatch_one *o, const struct http_strea
 	uint64_t wait = (uint64_t)o->aw->interval_s * 1000u;
 
 	if (!ok && (end->status == 0 || retry_status_retryable(end->status))) {
-		uint64_t b = retry_wait_ms(retry_backoff_ms(retry_random(&o->rng), o->fails + 1, SCHEDULE_BACKOFF_BASE_MS,
-							    SCHEDULE_BACKOFF_CAP_MS), end->retry_after_s);
+		uint64_t b = retry_wait_ms(retry_backoff_ms(retry_random(&o->rng), o->fails + 1, RETRY_BACKOFF_BASE_MS,
+							    RETRY_BACKOFF_CAP_MS), end->retry_after_s);
 
 		wait = b < wait ? b : wait;
 	}
@@ -374,7 +373,7 @@ static int apiwatch_open(struct apiwatch_one *o, const char *path, bool watch)
 		if (r != -EINTR)
 			apiwatch_failed(o, 0, r, why, NULL, LOG_LEVEL_ERROR);
 		if (o->mode == APIWATCH_LISTED)
-			o->list_at = o->aw->now + SCHEDULE_BACKOFF_BASE_MS;
+			o->list_at = o->aw->now + RETRY_BACKOFF_BASE_MS;
 	}
 	return r;
 }

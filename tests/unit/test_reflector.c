@@ -1,4 +1,4 @@
-/* test_reflector.c - the list-then-watch state machine on a fake clock; the retry policy it shares with http.c. */
+/* test_reflector.c - the list-then-watch state machine on a fake clock, and how it backs off (tests/unit/test_retry.c: the policy). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -202,7 +202,7 @@ static void test_backoff_grows_capped_and_resets(void **state)
 		assert_non_null(strstr(p, "resourceVersion=10&"));
 		free(p);
 	}
-	assert_true(longest > 4 * RETRY_BASE_MS);       /* it grew (full jitter: not every time) */
+	assert_true(longest > 4 * RETRY_BASE_MS);       /* it grew */
 	assert_non_null(strstr(reflector_error(r), "no answer"));
 	/* One good event resets the exponent: the next failure waits at most the base again. */
 	assert_int_equal(line(r, now, "ADDED", "p3", "11"), 0);
@@ -492,40 +492,6 @@ static void test_config_rules(void **state)
 	reflector_free(r);
 }
 
-/* --- retry.h ---------------------------------------------------------------------------------- */
-
-static void test_retry_policy(void **state)
-{
-	uint64_t s = 1, seen_max = 0;
-
-	for (unsigned a = 1; a <= 12; a++) {
-		uint64_t ceiling = a >= 7 ? RETRY_CAP_MS : (uint64_t)RETRY_BASE_MS << (a - 1);
-
-		for (int i = 0; i < 200; i++) {
-			uint64_t b = retry_backoff_ms(retry_random(&s), a, RETRY_BASE_MS, RETRY_CAP_MS);
-
-			assert_true(b <= ceiling);
-			if (a == 12 && b > seen_max)
-				seen_max = b;
-		}
-	}
-	assert_true(seen_max > RETRY_CAP_MS / 2);       /* the cap is reached, not a lower plateau */
-	assert_true(retry_backoff_ms(12345, 0, 100, 1000) <= 100);
-	assert_true(retry_status_retryable(429));
-	assert_true(retry_status_retryable(500));
-	assert_true(retry_status_retryable(503));
-	assert_false(retry_status_retryable(410));
-	assert_false(retry_status_retryable(403));
-	assert_false(retry_status_retryable(200));
-	/* Retry-After is the earliest time; the backoff spreads those told the same. */
-	assert_int_equal(retry_wait_ms(100, 0), 100);
-	assert_int_equal(retry_wait_ms(100, 2), 2100);
-	assert_int_equal(retry_wait_ms(0, 2), 2000);
-	assert_int_equal(retry_wait_ms(100, 3600), RETRY_AFTER_MAX_S * 1000u + 100);
-	s = 0;
-	assert_true(retry_random(&s) != 0 && s != 0);   /* a zero seed does not stick at zero */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,7 +508,6 @@ int main(void)
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_requests_per_hour),
 		cmocka_unit_test(test_config_rules),
-		cmocka_unit_test(test_retry_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
