@@ -6,7 +6,6 @@
 
 #include "agent/apiwatch.h"
 #include "agent/log.h"
-#include "agent/schedule.h"
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubefeed.h"
@@ -52,6 +51,7 @@ struct apiwatch_one {
 	enum log_level report;          /* a line to log once the next step is known; LOG_LEVEL_DEBUG + 1: none */
 	const char *report_msg;         /* "API error" (with status, failures, retry_in) or another line */
 	bool report_err;                /* ... which carries o->said as its error */
+	bool report_wait;               /* ... and the wait before the next request (retry_in) */
 	bool absent_said;               /* Networks: "absent" logged (until they exist) */
 	bool missing_said;              /* Node: "does not exist" logged (until it does) */
 	enum apiwatch_mode mode;
@@ -92,10 +92,9 @@ static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum
 		.watchlist = mode == APIWATCH_WATCHED,
 		/* [1.2, 2.4) intervals: past the resync (at most 1.1 intervals after the last), which ends it. */
 		.timeout_min_s = aw->interval_s + aw->interval_s / 5,
-		/* The daemon's policy for every request: 5 s doubling to 300 s (or the interval). */
-		.backoff_base_ms = SCHEDULE_BACKOFF_BASE_MS,
-		.backoff_cap_ms = (unsigned)(interval_ms < SCHEDULE_BACKOFF_CAP_MS ? interval_ms : SCHEDULE_BACKOFF_CAP_MS),
-		.slow_retry_ms = which == APIWATCH_NETWORKS ? (unsigned)interval_ms : SCHEDULE_SLOW_RETRY_MS,
+		/* The one policy's cap, or the interval when shorter: a retry never waits past the resync. */
+		.backoff_cap_ms = (unsigned)(interval_ms < RETRY_BACKOFF_CAP_MS ? interval_ms : RETRY_BACKOFF_CAP_MS),
+		.slow_retry_ms = which == APIWATCH_NETWORKS ? (unsigned)interval_ms : RETRY_SLOW_MS,
 		.max_objects = max[which],
 		.seed = aw->seed ^ (0x9E3779B97F4A7C15ull * (which + 1u)),
 	};
@@ -187,6 +186,7 @@ static void apiwatch_failed(struct apiwatch_one *o, long status, int err, const 
 	o->report = level;
 	o->report_msg = "API error";
 	o->report_err = true;
+	o->report_wait = false;
 }
 
 /* A line other than "API error" to log after the step; @said its error (NULL: none). */
@@ -195,8 +195,16 @@ static void apiwatch_report(struct apiwatch_one *o, enum log_level level, const 
 	o->report = level;
 	o->report_msg = msg;
 	o->report_err = said != NULL;
+	o->report_wait = false;
 	if (said)
 		snprintf(o->said, sizeof(o->said), "%s", said);
+}
+
+/* A 410: the reflector relists after its backoff (growing while 410s come in a row); said with the wait. */
+static void apiwatch_expired(struct apiwatch_one *o)
+{
+	apiwatch_report(o, LOG_LEVEL_INFO, "API watch expired: relisting", reflector_error(o->r));
+	o->report_wait = true;
 }
 
 /* What the facts say about a failed answer: stable words (no resourceVersion, no port), the Status message. */
@@ -222,13 +230,14 @@ static void apiwatch_log(struct apiwatch_one *o, uint64_t now)
 	if (o->report == APIWATCH_NO_REPORT)
 		return;
 	snprintf(op, sizeof(op), "%s %s", o->s_watch ? "watch" : "list", apiwatch_name[o->which]);
+	if (o->wake != UINT64_MAX)
+		log_delay_text(o->wake > now ? o->wake - now : 0, retry, sizeof(retry));
 	if (strcmp(o->report_msg, "API error") != 0) {
-		log_emit(o->report, o->report_msg, "op", op, "error", o->report_err ? o->said : NULL, NULL);
+		log_emit(o->report, o->report_msg, "op", op, "error", o->report_err ? o->said : NULL,
+			 "retry_in", o->report_wait && retry[0] ? retry : NULL, NULL);
 	} else {
 		snprintf(code, sizeof(code), "%ld", o->status);
 		snprintf(fails, sizeof(fails), "%u", o->fails);
-		if (o->wake != UINT64_MAX)
-			log_delay_text(o->wake > now ? o->wake - now : 0, retry, sizeof(retry));
 		log_emit(o->report, "API error", "op", op, "status", o->status ? code : "none", "error", o->said,
 			 "failures", fails, "retry_in", retry[0] ? retry : NULL, NULL);
 	}
@@ -266,8 +275,8 @@ static void apiwatch_listed_next(struct apiwatch_one *o, const struct http_strea
 	uint64_t wait = (uint64_t)o->aw->interval_s * 1000u;
 
 	if (!ok && (end->status == 0 || retry_status_retryable(end->status))) {
-		uint64_t b = retry_wait_ms(retry_backoff_ms(retry_random(&o->rng), o->fails + 1, SCHEDULE_BACKOFF_BASE_MS,
-							    SCHEDULE_BACKOFF_CAP_MS), end->retry_after_s);
+		uint64_t b = retry_wait_ms(retry_backoff_ms(retry_random(&o->rng), o->fails + 1, RETRY_BACKOFF_BASE_MS,
+							    RETRY_BACKOFF_CAP_MS), end->retry_after_s);
 
 		wait = b < wait ? b : wait;
 	}
@@ -287,8 +296,8 @@ static void apiwatch_line(void *data, struct http_stream *s, const char *line, s
 		return;
 	http_stream_close(s);
 	o->s = NULL;
-	if (k == 1) {           /* 410: the store is refilled next */
-		apiwatch_report(o, LOG_LEVEL_INFO, "API watch expired: relisting", reflector_error(o->r));
+	if (k == 1) {           /* 410: the store is refilled after the reflector's backoff */
+		apiwatch_expired(o);
 		return;
 	}
 	/* Malformed, an ERROR event, too many objects: the reflector relists after its backoff. */
@@ -330,8 +339,8 @@ static void apiwatch_done(void *data, struct http_stream *s, const struct http_s
 		apiwatch_recovered(o);
 		return;
 	}
-	if (end->status == 410) {       /* the reflector relists at once */
-		apiwatch_report(o, LOG_LEVEL_INFO, "API watch expired: relisting", reflector_error(o->r));
+	if (end->status == 410) {       /* the reflector relists after its backoff */
+		apiwatch_expired(o);
 		return;
 	}
 	apiwatch_why(o, end, why, sizeof(why));
@@ -374,7 +383,7 @@ static int apiwatch_open(struct apiwatch_one *o, const char *path, bool watch)
 		if (r != -EINTR)
 			apiwatch_failed(o, 0, r, why, NULL, LOG_LEVEL_ERROR);
 		if (o->mode == APIWATCH_LISTED)
-			o->list_at = o->aw->now + SCHEDULE_BACKOFF_BASE_MS;
+			o->list_at = o->aw->now + RETRY_BACKOFF_BASE_MS;
 	}
 	return r;
 }

@@ -14,8 +14,10 @@
  * publisher's HTTP client; the loop polls their sockets beside its own and drives them. Each
  * store is filled by one watch with sendInitialEvents (list + watch where the server refuses
  * it), follows from the newest resourceVersion, resumes when the server ends a watch and
- * relists on 410. Networks are listed every interval instead when watching them is forbidden,
- * and looked for every interval while the resource is absent (no GKE multi-networking CRD).
+ * relists on 410 after the reflector's backoff (longer with each 410 or failure in a row, until
+ * a watch stays healthy for RETRY_HEALTHY_MS). Networks are listed every interval instead when
+ * watching them is forbidden, and looked for every interval while the resource is absent (no GKE
+ * multi-networking CRD).
  * Failures are logged here, one line per failed request with the backoff before the next.
  */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent/eventq.h"
+#include "probes/kube/retry.h"
 
 static void eventq_item_free(struct eventq_item *it)
 {
@@ -113,17 +114,13 @@ void eventq_posted(struct eventq *q)
 	q->hold_until = 0;
 }
 
-uint64_t eventq_retry(struct eventq *q, uint64_t now, uint64_t rnd)
+uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s, uint64_t rnd)
 {
-	uint64_t d = EVENTQ_BACKOFF_BASE_MS;
+	uint64_t d;
 
 	if (q->failures < 64)
 		q->failures++;
-	for (unsigned i = 1; i < q->failures && d < EVENTQ_BACKOFF_CAP_MS; i++)
-		d *= 2;
-	if (d > EVENTQ_BACKOFF_CAP_MS)
-		d = EVENTQ_BACKOFF_CAP_MS;
-	d = d / 2 + rnd % (d / 2 + 1);
+	d = retry_wait_ms(retry_backoff_ms(rnd, q->failures, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS), retry_after_s);
 	q->hold_until = now + d;
 	return d;
 }

@@ -7,8 +7,6 @@
 
 #define EVENTQ_MAX              256             /* Events waiting at once; a new one beyond drops the oldest */
 #define EVENTQ_KEYS_MAX         4096            /* dedupe keys remembered; beyond, the oldest are forgotten */
-#define EVENTQ_BACKOFF_BASE_MS  5000u           /* after a failed POST, the queue waits this long, doubling */
-#define EVENTQ_BACKOFF_CAP_MS   300000u         /* ... up to this */
 #define EVENTQ_MAX_AGE_MS       3600000u        /* an Event not posted within an hour is dropped (the API
 						   server keeps Events for an hour: it would be gone anyway) */
 #define EVENTQ_WHAT_MAX         160
@@ -56,10 +54,11 @@ void eventq_posted(struct eventq *q);
 
 /*
  * The head Event's POST failed for a reason worth retrying (no answer, 429, 5xx): it stays at the
- * head and the queue waits a backoff ([d/2, d], d doubling from EVENTQ_BACKOFF_BASE_MS to the cap,
- * @rnd the jitter). Return: the delay in ms.
+ * head and the queue waits the one backoff (probes/kube/retry.h: [d/2, d], d doubling from
+ * RETRY_BACKOFF_BASE_MS to RETRY_BACKOFF_CAP_MS, @rnd the jitter), after the server's
+ * @retry_after_s (0: none). Return: the delay in ms.
  */
-uint64_t eventq_retry(struct eventq *q, uint64_t now, uint64_t rnd);
+uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s, uint64_t rnd);
 
 /* The head Event was refused for good (400, 403, 422, ...): drop it. */
 void eventq_drop(struct eventq *q);

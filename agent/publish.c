@@ -292,7 +292,8 @@ int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_post
 				 */
 				uint64_t failed_at = publisher_clock_ms();
 
-				eventq_retry(&pb->events, failed_at > now ? failed_at : now, retry_random(&pb->rng));
+				eventq_retry(&pb->events, failed_at > now ? failed_at : now, resp.retry_after_s,
+					     retry_random(&pb->rng));
 				http_response_free(&resp);
 				break;
 			}

@@ -1,5 +1,6 @@
 /* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure). */
 #include "agent/schedule.h"
+#include "probes/kube/retry.h"
 
 void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, enum schedule_api api,
 		   uint64_t rnd)
@@ -141,20 +142,14 @@ void schedule_wrote(struct schedule *s, uint64_t now)
 
 uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd)
 {
-	uint64_t cap = SCHEDULE_BACKOFF_CAP_MS, d;
+	uint64_t cap = RETRY_BACKOFF_CAP_MS;
 
+	if (status == 403 || status == 404)
+		return retry_backoff_ms(rnd, 1, RETRY_SLOW_MS, RETRY_SLOW_MS);
+	/* The policy's cap, or the interval when shorter: a retry never comes later than the next read would. */
 	if (interval_ms && interval_ms < cap)
 		cap = interval_ms;
-	if (status == 403 || status == 404) {
-		d = SCHEDULE_SLOW_RETRY_MS;
-	} else {
-		d = SCHEDULE_BACKOFF_BASE_MS;
-		for (unsigned i = 1; i < failures && d < cap; i++)
-			d *= 2;
-		if (d > cap)
-			d = cap;
-	}
-	return d / 2 + rnd % (d / 2 + 1);
+	return retry_backoff_ms(rnd, failures, RETRY_BACKOFF_BASE_MS, (unsigned)cap);
 }
 
 uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint64_t rnd)

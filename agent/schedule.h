@@ -6,9 +6,6 @@
 
 #define SCHEDULE_DEBOUNCE_MS    1000u           /* events within this window make one re-observation */
 #define SCHEDULE_WAKE_MS        10000u          /* the loop wakes at least this often (health file) */
-#define SCHEDULE_BACKOFF_BASE_MS 5000u          /* first retry after an API failure, before jitter */
-#define SCHEDULE_BACKOFF_CAP_MS 300000u         /* transient failures are retried at least this often */
-#define SCHEDULE_SLOW_RETRY_MS  60000u          /* 403/404: a person must act; retry slowly */
 #define SCHEDULE_OBSERVE_RETRY_MS 5000u         /* an observation that could not be made: again after */
 #define SCHEDULE_FLAP_SPACING_MS 10000u         /* while a link flaps: at most one write this often */
 #define SCHEDULE_RESYNC_JITTER  10u             /* watches: each resync comes up to 1/10 of the interval late */
@@ -128,9 +125,8 @@ uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint
 
 /**
  * schedule_backoff_ms() - the delay before retry number @failures (1 = the first) after an
- * API failure with @status: 403 and 404 wait SCHEDULE_SLOW_RETRY_MS (a person has to fix
- * RBAC or the node name); anything else doubles from SCHEDULE_BACKOFF_BASE_MS up to
- * min(SCHEDULE_BACKOFF_CAP_MS, @interval_ms). Equal jitter: the result lies in [d/2, d], so
- * nodes that failed together spread out, yet none retries at once.
+ * API failure with @status, by the one policy (probes/kube/retry.h, equal jitter: [d/2, d]):
+ * 403 and 404 wait d = RETRY_SLOW_MS (a person has to fix RBAC or the node name); anything else
+ * doubles from RETRY_BACKOFF_BASE_MS up to min(RETRY_BACKOFF_CAP_MS, @interval_ms).
  */
 uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd);

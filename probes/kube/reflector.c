@@ -12,7 +12,6 @@
 #include "probes/model/strbuf.h"
 
 #define REFLECTOR_TIMEOUT_MIN_S     300u
-#define REFLECTOR_SLOW_RETRY_MS     300000u
 #define REFLECTOR_INITIAL_WAIT_MS   30000u
 #define REFLECTOR_MAX_OBJECTS       10000u
 #define REFLECTOR_SHORT_WATCH_MS    1000u   /* a watch that ends sooner with nothing in it failed */
@@ -42,7 +41,8 @@ struct reflector {
 	uint64_t watch_start, initial_deadline;
 	unsigned watch_timeout_s;       /* of the watch last asked for */
 	unsigned long watch_lines;
-	unsigned fails;                 /* consecutive failures: the backoff exponent */
+	unsigned fails;                 /* failures and 410s since the last healthy watch: the backoff exponent */
+	uint64_t healthy_since;         /* watches followed since then (resumes too); 0: none since the last backoff */
 
 	struct objstore store, pending;
 	bool synced;
@@ -90,9 +90,9 @@ int reflector_new(const struct reflector_config *cfg, struct reflector **ret)
 	}
 	r->watchlist = cfg->watchlist;
 	r->timeout_min_s = cfg->timeout_min_s ? cfg->timeout_min_s : REFLECTOR_TIMEOUT_MIN_S;
-	r->base_ms = cfg->backoff_base_ms ? cfg->backoff_base_ms : RETRY_BASE_MS;
-	r->cap_ms = cfg->backoff_cap_ms ? cfg->backoff_cap_ms : RETRY_CAP_MS;
-	r->slow_ms = cfg->slow_retry_ms ? cfg->slow_retry_ms : REFLECTOR_SLOW_RETRY_MS;
+	r->base_ms = cfg->backoff_base_ms ? cfg->backoff_base_ms : RETRY_BACKOFF_BASE_MS;
+	r->cap_ms = cfg->backoff_cap_ms ? cfg->backoff_cap_ms : RETRY_BACKOFF_CAP_MS;
+	r->slow_ms = cfg->slow_retry_ms ? cfg->slow_retry_ms : RETRY_SLOW_MS;
 	r->initial_ms = cfg->initial_wait_ms ? cfg->initial_wait_ms : REFLECTOR_INITIAL_WAIT_MS;
 	r->max_objects = cfg->max_objects ? cfg->max_objects : REFLECTOR_MAX_OBJECTS;
 	r->rng = cfg->seed ? cfg->seed : 0x853C49E6748FEA9BULL;
@@ -135,15 +135,37 @@ static void reflector_after(struct reflector *r, uint64_t now, uint64_t wait_ms,
 	r->state = state;
 }
 
-/* A failure: count it, back off (full jitter, growing with consecutive failures), then @next. */
-static void reflector_fail(struct reflector *r, uint64_t now, enum reflector_phase next, unsigned retry_after_s)
+/*
+ * Back off, then @next: after a failure, and before the relist that a 410 or a broken stream asks
+ * for (client-go's reflector). The wait grows with each one in a row; only a watch that followed
+ * for RETRY_HEALTHY_MS since the last one ends the run, not a list or an event that succeeded: an
+ * API that answers every watch with 410 is asked less and less often, not in a loop.
+ */
+static void reflector_backoff(struct reflector *r, uint64_t now, enum reflector_phase next, unsigned retry_after_s)
 {
 	uint64_t wait;
 
-	r->st.errors++;
-	r->fails++;
+	if (r->healthy_since && now - r->healthy_since >= RETRY_HEALTHY_MS)
+		r->fails = 0;
+	r->healthy_since = 0;
+	if (r->fails < 64)
+		r->fails++;
 	wait = retry_wait_ms(retry_backoff_ms(retry_random(&r->rng), r->fails, r->base_ms, r->cap_ms), retry_after_s);
 	reflector_after(r, now, wait ? wait : 1, next, REFLECTOR_BACKOFF);
+}
+
+/* A failure: count it and back off. */
+static void reflector_fail(struct reflector *r, uint64_t now, enum reflector_phase next, unsigned retry_after_s)
+{
+	r->st.errors++;
+	reflector_backoff(r, now, next, retry_after_s);
+}
+
+/* A watch follows the collection from @now (a resumed one goes on with the streak). */
+static void reflector_following(struct reflector *r, uint64_t now)
+{
+	if (!r->healthy_since)
+		r->healthy_since = now ? now : 1;
 }
 
 static char *reflector_build(struct reflector *r, bool watch)
@@ -244,6 +266,7 @@ enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **
 	r->watch_lines = 0;
 	r->phase = PHASE_IN_WATCH;
 	r->state = REFLECTOR_WATCHING;
+	reflector_following(r, now_ms);
 	return REFLECTOR_WATCH;
 }
 
@@ -271,6 +294,7 @@ static void reflector_status(struct reflector *r, uint64_t now, long status, uns
 {
 	if (status == 403 || status == 404) {
 		r->st.errors++;
+		r->healthy_since = 0;
 		reflector_after(r, now, r->slow_ms, PHASE_NEED_LIST,
 				status == 403 ? REFLECTOR_FORBIDDEN : REFLECTOR_ABSENT);
 	} else if (status == 0 || status == 401 || retry_status_retryable(status)) {
@@ -295,7 +319,10 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 		r->st.requests += attempts - 1;
 	if (status < 200 || status > 299) {
 		if (status == 410 && !r->list_consistent && r->rv[0]) {
-			/* The resourceVersion we asked "not older than" is gone: ask the newest state. */
+			/*
+			 * The resourceVersion we asked "not older than" is gone: ask the newest state
+			 * at once. Only once: a consistent list names no version that could be gone.
+			 */
 			r->st.gone++;
 			r->list_consistent = true;
 			reflector_errf(r, "list %s: 410 Gone: listing the newest state", r->path);
@@ -319,7 +346,6 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 	reflector_store_replace(r, &fresh);
 	snprintf(r->rv, sizeof(r->rv), "%s", rv);
 	r->list_consistent = false;
-	r->fails = 0;
 	r->error[0] = '\0';
 	r->phase = PHASE_NEED_WATCH;
 	r->state = REFLECTOR_WATCHING;
@@ -357,7 +383,7 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 			r->st.gone++;
 			reflector_errf(r, "watch %s: 410 %s: %s", r->path, ev.reason, ev.message);
 			watchevent_free(&ev);
-			reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+			reflector_backoff(r, now_ms, PHASE_NEED_LIST, 0);
 			return 1;
 		}
 		reflector_errf(r, "watch %s: ERROR event %ld %s: %s", r->path, ev.code, ev.reason, ev.message);
@@ -372,7 +398,7 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 				r->in_initial = false;
 				snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
 				r->state = REFLECTOR_WATCHING;
-				r->fails = 0;
+				reflector_following(r, now_ms);
 			}
 		} else {
 			snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
@@ -402,10 +428,8 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 		return k == -ENOMEM ? -ENOMEM : -E2BIG;
 	}
 	r->st.events++;
-	if (!r->in_initial) {
+	if (!r->in_initial)
 		snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
-		r->fails = 0;
-	}
 	watchevent_free(&ev);
 	return 0;
 }
@@ -441,7 +465,7 @@ void reflector_watch_done(struct reflector *r, uint64_t now_ms, long status, int
 	if (status == 410) {
 		r->st.gone++;
 		reflector_errf(r, "watch %s: 410 Gone", r->path);
-		reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
+		reflector_backoff(r, now_ms, PHASE_NEED_LIST, retry_after_s);
 		return;
 	}
 	if (initial && (status == 400 || status == 422)) {

@@ -34,7 +34,8 @@ enum reflector_state {          /* what the collection is doing, for logs and he
 	REFLECTOR_STARTING,
 	REFLECTOR_LISTING,
 	REFLECTOR_WATCHING,
-	REFLECTOR_BACKOFF,      /* a request failed; the next one waits (jittered exponential) */
+	REFLECTOR_BACKOFF,      /* a request failed, or a 410 or a broken stream asks a relist: the next
+				   request waits (probes/kube/retry.h; growing until a watch stays healthy) */
 	REFLECTOR_FORBIDDEN,    /* 403: RBAC does not allow it; retried slowly */
 	REFLECTOR_ABSENT,       /* 404: the resource (a CRD) does not exist; retried slowly */
 };
@@ -46,9 +47,9 @@ struct reflector_config {
 	bool watchlist;                 /* fill the store with one watch (sendInitialEvents) instead of a list;
 					   a server that refuses it (400/422) gets list+watch from then on */
 	unsigned timeout_min_s;         /* watches ask timeoutSeconds in [min, 2*min) (client-go); 0: 300 */
-	unsigned backoff_base_ms;       /* 0: RETRY_BASE_MS */
-	unsigned backoff_cap_ms;        /* 0: RETRY_CAP_MS */
-	unsigned slow_retry_ms;         /* the wait after 403 or 404; 0: 300,000 */
+	unsigned backoff_base_ms;       /* 0: RETRY_BACKOFF_BASE_MS (give another only with a reason) */
+	unsigned backoff_cap_ms;        /* 0: RETRY_BACKOFF_CAP_MS (likewise) */
+	unsigned slow_retry_ms;         /* the wait after 403 or 404; 0: RETRY_SLOW_MS */
 	unsigned initial_wait_ms;       /* watchlist: the initial events must end within this; 0: 30,000 */
 	unsigned max_objects;           /* the store's limit; 0: 10,000 */
 	uint64_t seed;                  /* jitter (backoff, timeoutSeconds); 0: a fixed seed */
@@ -95,9 +96,11 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 
 /**
  * reflector_watch_line() - one line of the open watch.
- * Return: 0 to keep reading; 1 to close the stream (410: the store is refilled next); -EINVAL
- * for a malformed line, -EIO for an ERROR event other than 410, -E2BIG past max_objects: close
- * the stream, reflector_error() says why. After non-zero, report nothing more for this stream.
+ * Return: 0 to keep reading; 1 to close the stream (410: the store is refilled after the
+ * backoff, which grows with each 410 or failure until a watch stays healthy for
+ * RETRY_HEALTHY_MS); -EINVAL for a malformed line, -EIO for an ERROR event other than 410,
+ * -E2BIG past max_objects: close the stream, reflector_error() says why. After non-zero, report
+ * nothing more for this stream.
  */
 int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line, size_t len);
 
@@ -105,7 +108,8 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
  * reflector_watch_done() - the watch ended by itself: @status is the HTTP status (0: none), @err
  * 0 for a clean end of the stream or the transport's -errno, @attempts and @retry_after_s as for
  * lists. A clean end resumes from the newest resourceVersion at once (unless the watch lasted
- * under a second without a line: then it backs off).
+ * under a second without a line: then it backs off); a 410 relists, a broken stream watches
+ * again, both after the backoff.
  */
 void reflector_watch_done(struct reflector *r, uint64_t now_ms, long status, int err, unsigned attempts,
 			  unsigned retry_after_s);

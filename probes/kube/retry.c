@@ -1,4 +1,4 @@
-/* retry.c - pure: the API client's retry policy (which answers are retried, jittered exponential backoff). */
+/* retry.c - pure: the one retry policy (which answers are retried, equal-jitter exponential backoff, Retry-After). */
 #include "probes/kube/retry.h"
 
 uint64_t retry_random(uint64_t *state)
@@ -20,7 +20,8 @@ uint64_t retry_backoff_ms(uint64_t random, unsigned attempt, unsigned base_ms, u
 		ceiling *= 2;
 	if (ceiling > cap_ms)
 		ceiling = cap_ms;
-	return random % (ceiling + 1);
+	/* [ceil(d/2), d]: an odd ceiling is still reached, and 1 ms stays 1 ms. */
+	return ceiling - ceiling / 2 + random % (ceiling / 2 + 1);
 }
 
 bool retry_status_retryable(long status)

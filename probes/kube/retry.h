@@ -1,9 +1,23 @@
-/* retry.h - pure: the API client's retry policy (which answers are retried, jittered exponential backoff). */
+/* retry.h - pure: the one retry policy (which answers are retried, the backoff's jitter, base, cap, Retry-After). */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * Every wait before a retry is retry_wait_ms(retry_backoff_ms(...), Retry-After): the HTTP
+ * client's own retries within one call, the reflectors' relists and watch retries, the daemon's
+ * reads and writes (agent/schedule.c) and its Event queue (agent/eventq.c). One jitter rule
+ * (equal jitter), one growth (doubling from a base to a cap), Retry-After added in one place.
+ */
+#define RETRY_BACKOFF_BASE_MS   5000u   /* between requests: the first backoff's ceiling */
+#define RETRY_BACKOFF_CAP_MS    300000u /* ... the largest: a failing API is still tried every 5 minutes */
+#define RETRY_SLOW_MS           60000u  /* 403 or 404: a person must act (RBAC, a name); tried this often */
+#define RETRY_HEALTHY_MS        60000u  /* a watch that followed this long ends a run of failures */
+/*
+ * Within one call (the HTTP client's own attempts): its caller waits through them, so the
+ * ceiling starts and stays short; the rule is the same.
+ */
 #define RETRY_BASE_MS           250u    /* first backoff ceiling */
 #define RETRY_CAP_MS            8000u   /* largest backoff ceiling */
 #define RETRY_AFTER_MAX_S       60u     /* a server's Retry-After is capped: it cannot park us */
@@ -12,8 +26,11 @@
 uint64_t retry_random(uint64_t *state);
 
 /**
- * retry_backoff_ms() - full jitter: uniform in [0, min(@cap_ms, @base_ms * 2^(@attempt - 1))],
- * drawn from @random (a retry_random() value). @attempt counts from 1; 0 is treated as 1.
+ * retry_backoff_ms() - the backoff before retry number @attempt (counts from 1; 0 is treated as
+ * 1): with the ceiling d = min(@cap_ms, @base_ms * 2^(@attempt - 1)), equal jitter, uniform in
+ * [d/2, d] (rounded up), drawn from @random (a retry_random() value). Clients that failed together spread
+ * over half the delay, and none comes back at once (full jitter's draw of 0 would ask a failing
+ * server again straight away).
  */
 uint64_t retry_backoff_ms(uint64_t random, unsigned attempt, unsigned base_ms, unsigned cap_ms);
 

@@ -361,6 +361,21 @@ def gone_both_ways():
     ctl({"op": "compact"})
     st, body = req("GET", "/api/v1/pods?watch=1&resourceVersion=" + lst["metadata"]["resourceVersion"])
     assert st == 410, (st, body)
+    # resume_gone: a watch from any resourceVersion, however new, is gone (in the "gone" form); lists
+    # and watches without one are served.
+    settings({"resume_gone": True})
+    st, lst = req("GET", "/api/v1/pods")
+    assert st == 200, st
+    w = Watch("/api/v1/pods?watch=1&resourceVersion=" + lst["metadata"]["resourceVersion"])
+    ev = w.rest()
+    assert w.r.status == 200 and len(ev) == 1 and ev[0]["object"]["code"] == 410, ev
+    settings({"resume_gone": True, "gone": "status"})
+    st, body = req("GET", "/api/v1/pods?watch=1&resourceVersion=" + lst["metadata"]["resourceVersion"])
+    assert st == 410 and body["reason"] == "Expired", (st, body)
+    w = Watch("/api/v1/pods?watch=1&timeoutSeconds=1")
+    ev = w.rest()
+    assert w.r.status == 200 and ev and all(e["type"] == "ADDED" for e in ev), ev
+    settings({})
 
 
 def bookmarks_and_timeout():

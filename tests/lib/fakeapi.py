@@ -33,6 +33,8 @@ change is seen):
                  watch_split_ms N pause between pieces (2)
                  watch_coalesce   write all pending events in one chunk
                  watchlist false  reject sendInitialEvents (422), as servers without WatchList
+                 resume_gone true  every watch from a resourceVersion gets 410 (in the "gone" form),
+                                  however new: a watch cache that cannot resume anything
                  forbidden [..]   "RESOURCE" or "RESOURCE:VERB" (verbs get list watch patch create;
                                   RESOURCE may be "nodes/status"): 403 as RBAC would answer
                  status_merge_conditions "reject"|"replace"  a merge patch to nodes/N/status
@@ -842,6 +844,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             STORE.sync([rname])
             if since is not None and not self.wait_rv(since):
                 gone = ("toolarge", self.too_large(since, res))
+            elif since is not None and cfg.get("resume_gone") is True:
+                gone = ("gone", status_body(410, "Expired",
+                                            "too old resource version: %d (%d)" % (since, STORE.rv + 1)))
             else:
                 try:
                     w = STORE.watch_open(rname, pred, self.path, None if sie else since, initial, named)

@@ -1,4 +1,4 @@
-/* test_reflector.c - the list-then-watch state machine on a fake clock; the retry policy it shares with http.c. */
+/* test_reflector.c - the list-then-watch state machine on a fake clock, and when it backs off (the policy: test_retry.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,6 +84,31 @@ static unsigned timeout_of(const char *path)
 	return (unsigned)strtoul(t + 15, NULL, 10);
 }
 
+/* The ceiling of the @n-th backoff in a row by the one policy (retry.h), with the defaults. */
+static uint64_t ceiling(unsigned n)
+{
+	uint64_t d = RETRY_BACKOFF_BASE_MS;
+
+	while (n-- > 1 && d < RETRY_BACKOFF_CAP_MS)
+		d *= 2;
+	return d < RETRY_BACKOFF_CAP_MS ? d : RETRY_BACKOFF_CAP_MS;
+}
+
+/* The next step is a wait: how long from @now; the wait of the @n-th backoff in a row (0: any). */
+static uint64_t waited(struct reflector *r, uint64_t now, unsigned n)
+{
+	uint64_t wake;
+
+	free(step(r, now, REFLECTOR_WAIT, &wake));
+	assert_true(wake > now && wake != UINT64_MAX);
+	if (n && (wake - now < ceiling(n) / 2 || wake - now > ceiling(n)))
+		fail_msg("backoff %u: waited %llu ms, want [%llu, %llu]", n, (unsigned long long)(wake - now),
+			 (unsigned long long)ceiling(n) / 2, (unsigned long long)ceiling(n));
+	assert_string_equal(reflector_state_name(reflector_state(r)), "backoff");
+	step_free(r, wake - 1, REFLECTOR_WAIT);         /* nothing before its end */
+	return wake - now;
+}
+
 static void test_list_then_watch(void **state)
 {
 	struct reflector *r = make(false);
@@ -154,62 +179,177 @@ static void test_gone_relists(void **state)
 
 	free(listed(r, T0));
 	assert_int_equal(line(r, T0 + 1, "ADDED", "p3", "11"), 0);
-	/* The ERROR event: close, relist "not older than" what we saw. */
+	uint64_t now;
+
+	/* The ERROR event: close, relist "not older than" what we saw, after a backoff. */
 	assert_int_equal(reflector_watch_line(r, T0 + 2, ERR410, strlen(ERR410)), 1);
 	assert_non_null(strstr(reflector_error(r), "410 Expired: too old resource version"));
-	p = step(r, T0 + 2, REFLECTOR_LIST, NULL);
+	now = T0 + 2 + waited(r, T0 + 2, 1);
+	p = step(r, now, REFLECTOR_LIST, NULL);
 	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=11");
 	free(p);
-	/* That version is gone from the cache too: the newest state, a consistent list. */
-	assert_int_equal(reflector_list_done(r, T0 + 3, 410, NULL, 0, 1, 0), -EIO);
-	p = step(r, T0 + 3, REFLECTOR_LIST, NULL);
+	/* That version is gone from the cache too: the newest state, a consistent list, at once (once). */
+	assert_int_equal(reflector_list_done(r, now + 1, 410, NULL, 0, 1, 0), -EIO);
+	p = step(r, now + 1, REFLECTOR_LIST, NULL);
 	assert_string_equal(p, PATH "?" QUERY);
 	free(p);
-	assert_int_equal(reflector_list_done(r, T0 + 4, 200, LIST, strlen(LIST), 1, 0), 0);
-	step_free(r, T0 + 4, REFLECTOR_WATCH);
-	/* A 410 answer to the watch itself: relist as well. */
-	reflector_watch_done(r, T0 + 5, 410, -EIO, 1, 0);
-	p = step(r, T0 + 5, REFLECTOR_LIST, NULL);
+	assert_int_equal(reflector_list_done(r, now + 2, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, now + 2, REFLECTOR_WATCH);
+	/* A 410 answer to the watch itself: relist as well; the list between did not end the run. */
+	reflector_watch_done(r, now + 3, 410, -EIO, 1, 0);
+	now += 3 + waited(r, now + 3, 2);
+	p = step(r, now, REFLECTOR_LIST, NULL);
 	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=10");
 	free(p);
 	assert_int_equal(st->gone, 3);
 	assert_int_equal(st->relists, 3);
 	assert_int_equal(st->lists, 4);
 	assert_int_equal(reflector_count(r), 2);        /* p3 fell out with the relist */
+	assert_int_equal(st->errors, 0);                /* a 410 is no error, but waits like one */
 	reflector_free(r);
 }
 
 static void test_backoff_grows_capped_and_resets(void **state)
 {
 	struct reflector *r = make(false);
-	uint64_t now = T0, wake, longest = 0;
+	uint64_t now = T0, w;
 	char *p;
 
 	free(listed(r, now));
-	for (int i = 0; i < 30; i++) {
+	for (unsigned i = 1; i <= 30; i++) {
 		reflector_watch_done(r, now, 0, -ECONNREFUSED, 1, 0);
-		step_free(r, now, REFLECTOR_WAIT);
-		free(step(r, now, REFLECTOR_WAIT, &wake));
-		assert_true(wake > now && wake <= now + RETRY_CAP_MS);
-		if (i == 0)
-			assert_true(wake <= now + RETRY_BASE_MS);
-		if (wake - now > longest)
-			longest = wake - now;
-		assert_string_equal(reflector_state_name(reflector_state(r)), "backoff");
-		step_free(r, wake - 1, REFLECTOR_WAIT);
-		now = wake;
+		w = waited(r, now, i);                  /* [d/2, d], d doubling from the base */
+		if (i >= 7)
+			assert_true(w >= RETRY_BACKOFF_CAP_MS / 2);     /* 320 s capped: the cap is reached */
+		now += w;
 		p = step(r, now, REFLECTOR_WATCH, NULL);   /* from the same version: no relist */
 		assert_non_null(strstr(p, "resourceVersion=10&"));
 		free(p);
 	}
-	assert_true(longest > 4 * RETRY_BASE_MS);       /* it grew (full jitter: not every time) */
 	assert_non_null(strstr(reflector_error(r), "no answer"));
-	/* One good event resets the exponent: the next failure waits at most the base again. */
+	/* An event is not health: a watch that failed after 1 s goes on from the cap. */
 	assert_int_equal(line(r, now, "ADDED", "p3", "11"), 0);
+	reflector_watch_done(r, now + 1000, 0, -ECONNRESET, 1, 0);
+	now += 1000 + waited(r, now + 1000, 31);
+	/* Nor is a watch that followed for just under RETRY_HEALTHY_MS. */
+	step_free(r, now, REFLECTOR_WATCH);
+	reflector_watch_done(r, now + RETRY_HEALTHY_MS - 1, 0, -ECONNRESET, 1, 0);
+	now += RETRY_HEALTHY_MS - 1 + waited(r, now + RETRY_HEALTHY_MS - 1, 32);
+	/* One that followed for RETRY_HEALTHY_MS ends the run: the next failure waits the first backoff. */
+	step_free(r, now, REFLECTOR_WATCH);
+	reflector_watch_done(r, now + RETRY_HEALTHY_MS, 0, -ECONNRESET, 1, 0);
+	now += RETRY_HEALTHY_MS + waited(r, now + RETRY_HEALTHY_MS, 1);
+	step_free(r, now, REFLECTOR_WATCH);
 	reflector_watch_done(r, now, 0, -ECONNRESET, 1, 0);
-	free(step(r, now, REFLECTOR_WAIT, &wake));
-	assert_true(wake <= now + RETRY_BASE_MS);
-	assert_int_equal(reflector_stats(r)->errors, 31);
+	waited(r, now, 2);                              /* and the run grows again from there */
+	assert_int_equal(reflector_stats(r)->errors, 34);
+	reflector_free(r);
+}
+
+static const char GONE[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+	"\"reason\":\"Expired\",\"message\":\"too old resource version\"}}";
+
+/*
+ * The storm: a server that refuses watch-list and answers every resumed watch with an ERROR 410.
+ * Each relist waits longer than the last (a list that succeeds does not end the run), so 30 s
+ * cost a few requests, not a loop.
+ */
+static void test_gone_storm_backs_off(void **state)
+{
+	struct reflector *r = make(true);
+	const struct reflector_stats *st = reflector_stats(r);
+	uint64_t now = T0, prev = 0, w;
+	unsigned long in30 = 0;
+
+	step_free(r, now, REFLECTOR_WATCH);
+	reflector_watch_done(r, now, 422, -EIO, 1, 0);  /* watch-list refused: list+watch from then on */
+	for (unsigned n = 1; n <= 12; n++) {
+		step_free(r, now, REFLECTOR_LIST);
+		assert_int_equal(reflector_list_done(r, now, 200, LIST, strlen(LIST), 1, 0), 0);
+		step_free(r, now, REFLECTOR_WATCH);
+		/* Half of them as an ERROR event, half as a 410 answer: one run either way. */
+		if (n % 2)
+			assert_int_equal(reflector_watch_line(r, now + 5, GONE, strlen(GONE)), 1);
+		else
+			reflector_watch_done(r, now + 5, 410, -EIO, 1, 0);
+		if (now < T0 + 30000)
+			in30 = st->requests;
+		w = waited(r, now + 5, n);
+		assert_true(n == 1 || w >= prev / 2);       /* growing: each at least the last's lower half */
+		assert_true(n > 6 || w >= ceiling(n) / 2);
+		prev = w;
+		now += 5 + w;
+	}
+	/* 30 s: the refused watch-list, then a list and a watch at 0, 2.5-5, 7.5-15, 17.5-35 s. */
+	print_message("410 on every resumed watch: %lu requests in the first 30 s\n", in30);
+	assert_true(in30 >= 5 && in30 <= 9);
+	assert_int_equal(st->gone, 12);
+	assert_int_equal(st->relists, 12);
+	assert_int_equal(st->errors, 0);
+	/* After 12 in a row the wait is the cap's. */
+	assert_true(prev >= RETRY_BACKOFF_CAP_MS / 2 && prev <= RETRY_BACKOFF_CAP_MS);
+	reflector_free(r);
+}
+
+/*
+ * Only a watch that stayed healthy RETRY_HEALTHY_MS ends the run (client-go's reset); resumes
+ * when the server ends a watch carry the streak on; in watch-list mode it counts from the end of
+ * the initial events.
+ */
+static void test_healthy_watch_resets(void **state)
+{
+	static const char END[] = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"metadata\":"
+		"{\"resourceVersion\":\"30\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}";
+	struct reflector *r = make(false);
+	uint64_t now = T0;
+
+	free(listed(r, now));
+	for (unsigned n = 1; n <= 3; n++) {             /* three 410s in a row */
+		assert_int_equal(reflector_watch_line(r, now + 10, GONE, strlen(GONE)), 1);
+		now += 10 + waited(r, now + 10, n);
+		step_free(r, now, REFLECTOR_LIST);
+		assert_int_equal(reflector_list_done(r, now, 200, LIST, strlen(LIST), 1, 0), 0);
+		step_free(r, now, REFLECTOR_WATCH);
+	}
+	/* Healthy just short of it, with events: the fourth waits longer still. */
+	assert_int_equal(line(r, now + 1000, "ADDED", "p3", "11"), 0);
+	assert_int_equal(line(r, now + 50000, "MODIFIED", "p3", "12"), 0);
+	assert_int_equal(reflector_watch_line(r, now + RETRY_HEALTHY_MS - 1, GONE, strlen(GONE)), 1);
+	now += RETRY_HEALTHY_MS - 1 + waited(r, now + RETRY_HEALTHY_MS - 1, 4);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(reflector_list_done(r, now, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, now, REFLECTOR_WATCH);
+	/* 40 s, ended by the server, resumed, 20 s more: healthy for 60 s; the next 410 waits the first backoff. */
+	reflector_watch_done(r, now + 40000, 200, 0, 1, 0);
+	step_free(r, now + 40000, REFLECTOR_WATCH);
+	assert_int_equal(reflector_watch_line(r, now + RETRY_HEALTHY_MS, GONE, strlen(GONE)), 1);
+	now += RETRY_HEALTHY_MS + waited(r, now + RETRY_HEALTHY_MS, 1);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(reflector_list_done(r, now, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, now, REFLECTOR_WATCH);
+	reflector_watch_done(r, now + 5, 200, -ECONNRESET, 1, 0);      /* a broken stream continues the run */
+	waited(r, now + 5, 2);
+	reflector_free(r);
+
+	/* Watch-list (each 410 refills with one): health counts from the end of the initial events. */
+	r = make(true);
+	now = T0;
+	for (unsigned n = 1; n <= 2; n++) {
+		char *p = step(r, now, REFLECTOR_WATCH, NULL);
+
+		assert_non_null(strstr(p, "sendInitialEvents=true"));
+		free(p);
+		/* The initial events took 20 s; 50 s of following after them are not 60. */
+		assert_int_equal(reflector_watch_line(r, now + 20000, END, strlen(END)), 0);
+		assert_int_equal(reflector_watch_line(r, now + 70000, GONE, strlen(GONE)), 1);
+		now += 70000 + waited(r, now + 70000, n);
+	}
+	/* ... 60 are. */
+	step_free(r, now, REFLECTOR_WATCH);
+	assert_int_equal(reflector_watch_line(r, now + 20000, END, strlen(END)), 0);
+	assert_int_equal(reflector_watch_line(r, now + 20000 + RETRY_HEALTHY_MS, GONE, strlen(GONE)), 1);
+	waited(r, now + 20000 + RETRY_HEALTHY_MS, 1);
+	assert_int_equal(reflector_stats(r)->relists, 2);
 	reflector_free(r);
 }
 
@@ -221,7 +361,8 @@ static void test_retry_after_and_slow_statuses(void **state)
 	free(listed(r, T0));
 	reflector_watch_done(r, T0, 429, -EIO, 4, 5);
 	free(step(r, T0, REFLECTOR_WAIT, &wake));
-	assert_true(wake >= T0 + 5000);                 /* Retry-After honoured */
+	/* Retry-After honoured, the backoff on top (retry_wait_ms()). */
+	assert_true(wake >= T0 + 5000 + RETRY_BACKOFF_BASE_MS / 2 && wake <= T0 + 5000 + RETRY_BACKOFF_BASE_MS);
 	assert_int_equal(reflector_stats(r)->requests, 2 + 3);  /* the client's retries are counted */
 	step_free(r, wake, REFLECTOR_WATCH);
 	reflector_watch_done(r, wake, 403, -EIO, 1, 0);
@@ -234,7 +375,7 @@ static void test_retry_after_and_slow_statuses(void **state)
 		uint64_t w2;
 
 		free(step(r, wake, REFLECTOR_WAIT, &w2));
-		assert_int_equal(w2, wake + 300000);
+		assert_int_equal(w2, wake + RETRY_SLOW_MS);
 	}
 	reflector_free(r);
 }
@@ -492,46 +633,14 @@ static void test_config_rules(void **state)
 	reflector_free(r);
 }
 
-/* --- retry.h ---------------------------------------------------------------------------------- */
-
-static void test_retry_policy(void **state)
-{
-	uint64_t s = 1, seen_max = 0;
-
-	for (unsigned a = 1; a <= 12; a++) {
-		uint64_t ceiling = a >= 7 ? RETRY_CAP_MS : (uint64_t)RETRY_BASE_MS << (a - 1);
-
-		for (int i = 0; i < 200; i++) {
-			uint64_t b = retry_backoff_ms(retry_random(&s), a, RETRY_BASE_MS, RETRY_CAP_MS);
-
-			assert_true(b <= ceiling);
-			if (a == 12 && b > seen_max)
-				seen_max = b;
-		}
-	}
-	assert_true(seen_max > RETRY_CAP_MS / 2);       /* the cap is reached, not a lower plateau */
-	assert_true(retry_backoff_ms(12345, 0, 100, 1000) <= 100);
-	assert_true(retry_status_retryable(429));
-	assert_true(retry_status_retryable(500));
-	assert_true(retry_status_retryable(503));
-	assert_false(retry_status_retryable(410));
-	assert_false(retry_status_retryable(403));
-	assert_false(retry_status_retryable(200));
-	/* Retry-After is the earliest time; the backoff spreads those told the same. */
-	assert_int_equal(retry_wait_ms(100, 0), 100);
-	assert_int_equal(retry_wait_ms(100, 2), 2100);
-	assert_int_equal(retry_wait_ms(0, 2), 2000);
-	assert_int_equal(retry_wait_ms(100, 3600), RETRY_AFTER_MAX_S * 1000u + 100);
-	s = 0;
-	assert_true(retry_random(&s) != 0 && s != 0);   /* a zero seed does not stick at zero */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list_then_watch),
 		cmocka_unit_test(test_gone_relists),
 		cmocka_unit_test(test_backoff_grows_capped_and_resets),
+		cmocka_unit_test(test_gone_storm_backs_off),
+		cmocka_unit_test(test_healthy_watch_resets),
 		cmocka_unit_test(test_retry_after_and_slow_statuses),
 		cmocka_unit_test(test_short_watch_and_broken_stream),
 		cmocka_unit_test(test_malformed_lines),
@@ -542,7 +651,6 @@ int main(void)
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_requests_per_hour),
 		cmocka_unit_test(test_config_rules),
-		cmocka_unit_test(test_retry_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

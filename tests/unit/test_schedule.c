@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "agent/schedule.h"
+#include "probes/kube/retry.h"
 
 #define T0 1000000u     /* an arbitrary monotonic start */
 
@@ -127,6 +128,10 @@ static void test_backoff_jitter_range(void **state)
 			if (top > 300000)
 				top = 300000;
 			assert_true(d >= top / 2 && d <= top);
+			/* The one policy's rule (probes/kube/retry.h), not a copy of it. */
+			assert_int_equal(d, retry_backoff_ms(rnd, f, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS));
+			assert_int_equal(schedule_backoff_ms(f, 403, 300000, rnd),
+					 retry_backoff_ms(rnd, 1, RETRY_SLOW_MS, RETRY_SLOW_MS));
 		}
 }
 
