@@ -582,9 +582,3 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
 	}
 	return 0;
 }
-
-void apiwatch_refeed(struct apiwatch *aw)
-{
-	for (size_t i = 0; i < APIWATCH__COUNT; i++)
-		aw->res[i].fed = false;
-}

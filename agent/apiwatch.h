@@ -80,6 +80,3 @@ bool apiwatch_ready(const struct apiwatch *aw);
  * Return: 0; -ENOMEM.
  */
 int apiwatch_update(struct apiwatch *aw, struct obs_kube *k);
-
-/* The next apiwatch_update() reads every filled store again, changed or not. */
-void apiwatch_refeed(struct apiwatch *aw);

@@ -291,7 +291,8 @@ void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, co
 			       fab->bind_service && !obs_pod_has_cap(c, "NET_BIND_SERVICE") ? "NET_BIND_SERVICE" : "");
 }
 
-void attach_device_injection_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
+/* The remedy of device-injection for @name, with the runtime hint. */
+static void attach_device_injection_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
 {
 	attach_remedy(n, buf, len, "annotate the pod with %s%s listing /dev/nvidia0..%u, /dev/nvidiactl, "
 		      "/dev/nvidia-uvm%s (one \"- path: /dev/...\" line each) and run the NRI device injector DaemonSet "

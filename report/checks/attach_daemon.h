@@ -48,6 +48,5 @@ void attach_device_annotation(const struct pod *p, const struct pod_container *c
 			      struct attach_acc *a);
 void attach_injector(const struct attach_node *n, const char *name, struct attach_acc *a);
 
-/* The remedies of daemon-mounts and device-injection for @c, with the runtime hint. */
+/* The remedy of daemon-mounts for @c, with the runtime hint. */
 void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len);
-void attach_device_injection_remedy(const struct attach_node *n, const char *name, char *buf, size_t len);

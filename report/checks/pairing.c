@@ -5,7 +5,8 @@
 
 #include "report/checks/pairing.h"
 
-int pairing_parent_bridge(const struct obs_pci *pci, unsigned domain, unsigned bus)
+/* The bridge whose secondary bus is @bus in @domain (the parent of devices on @bus), or -1. */
+static int pairing_parent_bridge(const struct obs_pci *pci, unsigned domain, unsigned bus)
 {
 	for (size_t i = 0; i < pci->n; i++) {
 		const struct obs_pci_func *f = &pci->v[i];

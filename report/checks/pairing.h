@@ -32,6 +32,3 @@ struct pairing {
 int pairing_compute(const struct obs_pci *pci, struct pairing *ret);
 
 void pairing_free(struct pairing *p);
-
-/* The bridge whose secondary bus is @bus in @domain (the parent of devices on @bus), or -1. */
-int pairing_parent_bridge(const struct obs_pci *pci, unsigned domain, unsigned bus);

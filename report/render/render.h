@@ -59,6 +59,3 @@ void render_safe(FILE *out, const char *s);
 
 /* One table cell: @s ("-" when empty or NULL) through render_safe(), padded to @width plus two spaces (0: last cell). */
 void render_cell(FILE *out, const char *s, int width);
-
-/* "10de:2330" into buf (10 bytes). */
-void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t len);

@@ -7,7 +7,8 @@
 #include "probes/model/json.h"
 #include "report/render/render.h"
 
-void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t len)
+/* "10de:2330" into buf (10 bytes). */
+static void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t len)
 {
 	snprintf(buf, len, "%04x:%04x", vendor, device);
 }
