@@ -7,6 +7,7 @@
 #include "agent/cli.h"
 #include "agent/cmd.h"
 #include "agent/observe.h"
+#include "agent/output.h"
 #include "agent/publish.h"
 #include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
@@ -17,23 +18,11 @@
 static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p,
 		      const struct workloads *w)
 {
-	if (opt->json) {
-		char *text = render_json(o, p, w);
-
-		if (!text) {
-			fprintf(stderr, "tcpxo-agent: out of memory while rendering JSON\n");
-			return -ENOMEM;
-		}
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (!opt->json)
 		render_human(o, p, w, stdout);
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "tcpxo-agent: writing the report failed: %s\n", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	else if (output_json("", render_json(o, p, w)) < 0)
+		return -ENOMEM;
+	return output_flush("");
 }
 
 /* Say why an API read failed; a refusal also says which permissions the agent needs. */

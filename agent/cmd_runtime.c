@@ -7,6 +7,7 @@
 #include "agent/cli.h"
 #include "agent/cmd.h"
 #include "agent/infile.h"
+#include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubenodes.h"
@@ -241,23 +242,11 @@ static bool runtime_cmd_any(struct runtime_cmd *c)
 
 static int runtime_cmd_print(const struct cli_options *opt, const struct rtresult *res)
 {
-	if (opt->json) {
-		char *text = render_runtime_json(res);
-
-		if (!text) {
-			fprintf(stderr, "tcpxo-agent: runtime: out of memory while rendering JSON\n");
-			return -ENOMEM;
-		}
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (!opt->json)
 		render_runtime_human(res, stdout);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "tcpxo-agent: runtime: writing the report failed: %s\n", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	else if (output_json("runtime: ", render_runtime_json(res)) < 0)
+		return -ENOMEM;
+	return output_flush("runtime: ");
 }
 
 int cmd_runtime(const struct cli_options *opt)

@@ -8,6 +8,7 @@
 #include "agent/cmd.h"
 #include "agent/infile.h"
 #include "agent/observe.h"
+#include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "report/checks/evaluate.h"
@@ -43,23 +44,11 @@ static int workloads_from_file(const struct cli_options *opt, struct obs_kube *k
 
 static int workloads_print(const struct cli_options *opt, const struct workloads *w, const char *node)
 {
-	if (opt->json) {
-		char *text = render_workloads_json(w, node);
-
-		if (!text) {
-			fprintf(stderr, "tcpxo-agent: workloads: out of memory while rendering JSON\n");
-			return -ENOMEM;
-		}
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (!opt->json)
 		render_workloads_human(w, node, stdout);
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: writing the report failed: %s\n", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	else if (output_json("workloads: ", render_workloads_json(w, node)) < 0)
+		return -ENOMEM;
+	return output_flush("workloads: ");
 }
 
 int cmd_workloads(const struct cli_options *opt)
