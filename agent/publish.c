@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "agent/infile.h"
+#include "agent/log.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
@@ -154,26 +155,21 @@ bool publisher_complete(const struct observation *o)
 	       o->kube.node_fetch.state == KUBE_FETCH_OK && o->kube.pods_fetch.state == KUBE_FETCH_OK;
 }
 
-void publisher_now(char *buf, size_t len)
+/* Now, to the second: "2026-12-02T14:31:17Z" (the annotations' changedAt, the condition's times). */
+static void publisher_now(char *buf, size_t len)
 {
-	time_t t = time(NULL);
-	struct tm tm;
+	const struct timespec now = { .tv_sec = time(NULL) };
 
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_time_text(&now, 0, buf, len);
 }
 
 /* An Event's eventTime (RFC 3339 UTC with microseconds) and a number unique to this Event. */
 static uint64_t publisher_event_time(struct publisher *pb, char *buf, size_t len)
 {
 	struct timespec ts;
-	struct tm tm;
-	char s[32];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%.20s.%06uZ", s, (unsigned)(ts.tv_nsec / 1000) % 1000000u);
+	log_time_text(&ts, 6, buf, len);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + pb->event_seq++;
 }
 

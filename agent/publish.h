@@ -132,6 +132,3 @@ int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t 
 
 /* The monotonic clock in ms (the Event queue's time: @now of the calls above). */
 uint64_t publisher_clock_ms(void);
-
-/* The current time as RFC 3339 UTC ("2026-12-02T14:31:17Z") into buf. */
-void publisher_now(char *buf, size_t len);
