@@ -145,7 +145,8 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	return rn < 0 || rp < 0 ? -EIO : 0;
 }
 
-bool publisher_complete(const struct observation *o)
+/* Whether the observation is complete enough to remove keys (every probe ran, the API answered). */
+static bool publisher_complete(const struct observation *o)
 {
 	const struct obs_host *h = &o->host;
 

@@ -64,9 +64,6 @@ void publisher_close(struct publisher *pb);
  */
 int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k);
 
-/* Whether the observation is complete enough to remove keys (every probe ran, the API answered). */
-bool publisher_complete(const struct observation *o);
-
 /**
  * publisher_pending() - how many writes of the node @p wants now: 1 when an annotation or label
  * differs from what o->kube says the node carries (one merge patch), plus 1 when the condition
