@@ -39,16 +39,13 @@ static const char *runtime_cmd_what(const char *path)
 static int runtime_cmd_read(const char *option, const char *path, size_t max, const char *kind, char **ret,
 			    size_t *ret_len)
 {
-	struct strbuf why = { 0 };
+	char err[512] = "";
 	int r;
 
-	r = infile_read(path, max, INFILE_STDIN | INFILE_STREAM, ret, ret_len, &why);
-	if (r == -EISDIR || r == -EFBIG)
-		strbuf_appendf(&why, r == -EISDIR ? ", not a %s file" : ": not a %s this command reads", kind);
+	r = infile_read_input(path, max, kind, ret, ret_len, err, sizeof(err));
 	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: %s %s: %s\n", option, runtime_cmd_what(path),
-			why.s ? why.s : strerror(-r));
-	strbuf_free(&why);
+		fprintf(stderr, "tcpxo-agent: runtime: %s %s: %s\n", option, infile_name(path),
+			err[0] ? err : strerror(-r));
 	return r;
 }
 

@@ -20,25 +20,29 @@
 /* --pods-file: the PodList (or kubectl's List) replaces the API's pod list. */
 static int workloads_from_file(const struct cli_options *opt, struct obs_kube *k)
 {
-	const char *what = strcmp(opt->pods_file, "-") == 0 ? "stdin" : opt->pods_file;
-	struct strbuf why = { 0 };
 	char err[512] = "", *text = NULL;
 	size_t len = 0;
 	int r;
 
-	r = infile_read(opt->pods_file, WORKLOADS_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, &why);
-	if (r == -EISDIR || r == -EFBIG)
-		strbuf_append(&why, r == -EISDIR ? ", not a PodList file" : ": not a pod list this command reads");
+	r = infile_read(opt->pods_file, WORKLOADS_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, err,
+			sizeof(err));
+	if (r == -EISDIR || r == -EFBIG) {
+		size_t n = strlen(err);
+
+		/* Not infile_read_input(): this command's size message has always said "pod list". */
+		snprintf(err + n, sizeof(err) - n, "%s", r == -EISDIR ? ", not a PodList file" :
+			 ": not a pod list this command reads");
+	}
 	if (r >= 0)
 		r = kubeparse_pods(text, len, k, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: --pods-file %s: %s\n", what, why.s ? why.s : err[0] ? err : strerror(-r));
+		fprintf(stderr, "tcpxo-agent: workloads: --pods-file %s: %s\n", infile_name(opt->pods_file),
+			err[0] ? err : strerror(-r));
 	} else {
 		k->configured = true;
 		k->pods_fetch = (struct kube_fetch){ .state = KUBE_FETCH_OK };
 	}
 	free(text);
-	strbuf_free(&why);
 	return r;
 }
 

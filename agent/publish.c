@@ -20,20 +20,18 @@
 /* The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed. */
 static int publish_load_releases(const char *path, struct releases **ret)
 {
-	struct strbuf why = { 0 };
 	char err[256] = "", *text = NULL;
 	size_t len = 0;
 	int r;
 
-	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, &why);
+	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, err, sizeof(err));
 	if (r >= 0)
 		r = releases_parse(text, len, ret, err, sizeof(err));
 	if (r >= 0)
 		snprintf((*ret)->source, sizeof((*ret)->source), "%s", path);
 	else
-		fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", path, why.s ? why.s : err[0] ? err : strerror(-r));
+		fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", path, err[0] ? err : strerror(-r));
 	free(text);
-	strbuf_free(&why);
 	return r;
 }
 
