@@ -7,7 +7,7 @@
 #include "agent/cli.h"
 #include "agent/cmd.h"
 #include "agent/infile.h"
-#include "agent/observe.h"
+#include "agent/nodeview.h"
 #include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kubeparse_pods.h"
@@ -57,53 +57,47 @@ static int workloads_print(const struct cli_options *opt, const struct workloads
 
 int cmd_workloads(const struct cli_options *opt)
 {
-	struct publisher pb;
-	struct observation o;
-	struct profile p = { 0 };
-	struct workloads w = { 0 };
-	int observed, code = EXIT_UNKNOWN;
+	struct nodeview v;
+	int code = EXIT_UNKNOWN;
 
-	if (publisher_open(opt, &pb) < 0)
+	if (nodeview_open(opt, &v) < 0)
 		return EXIT_UNKNOWN;
-	observed = observe_node(opt, &o);
-	if (!opt->pods_file && !pb.http) {
+	if (!opt->pods_file && !v.pb.http) {
 		fprintf(stderr, "tcpxo-agent: workloads: no Kubernetes API configured (%s) and no --pods-file: the pods "
 			"on the node are unknown; give kubectl get pods -A --field-selector spec.nodeName=NODE -o json "
-			"with --pods-file F or -\n", pb.http_why);
+			"with --pods-file F or -\n", v.pb.http_why);
 		goto out;
 	}
-	if (pb.http && !opt->node) {
+	if (v.pb.http && !opt->node) {
 		fprintf(stderr, "tcpxo-agent: workloads: no node name (--node or NODE_NAME): the node's pods are unknown\n");
 		if (!opt->pods_file)
 			goto out;
 	}
 	/* The node's facts (its Networks, the installer) from the API when there is one. */
-	if (pb.http && opt->node && publisher_read(&pb, opt->node, &o.kube) == -EIO && !opt->pods_file) {
+	if (v.pb.http && opt->node && publisher_read(&v.pb, opt->node, &v.o.kube) == -EIO && !opt->pods_file) {
 		fprintf(stderr, "tcpxo-agent: workloads: listing the pods on %s: %s\n", opt->node,
-			o.kube.pods_fetch.state != KUBE_FETCH_OK ? o.kube.pods_fetch.message : o.kube.node_fetch.message);
-		if (o.kube.pods_fetch.state != KUBE_FETCH_OK)
+			v.o.kube.pods_fetch.state != KUBE_FETCH_OK ? v.o.kube.pods_fetch.message :
+			v.o.kube.node_fetch.message);
+		if (v.o.kube.pods_fetch.state != KUBE_FETCH_OK)
 			goto out;
 	}
-	if (opt->pods_file && workloads_from_file(opt, &o.kube) < 0)
+	if (opt->pods_file && workloads_from_file(opt, &v.o.kube) < 0)
 		goto out;
-	if (profile_evaluate(&o, &p) < 0 || workloads_evaluate(&o, &p, &w) < 0) {
+	if (profile_evaluate(&v.o, &v.p) < 0 || workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
 		goto out;
 	}
-	if (workloads_print(opt, &w, o.node) < 0)
+	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;
-	if (o.pci.status.state != PROBE_OK)
+	if (v.o.pci.status.state != PROBE_OK)
 		fprintf(stderr, "tcpxo-agent: workloads: PCI probe failed: %s: the node's fabric is unknown\n",
-			o.pci.status.message);
+			v.o.pci.status.message);
 	/* Pods judged against a node that could not be observed are judged against nothing. */
-	if (observed < 0 || !w.judged)
+	if (v.observed < 0 || !v.w.judged)
 		code = EXIT_UNKNOWN;
 	else
-		code = workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
+		code = workloads_any_unattached(&v.w) ? EXIT_NOT_READY : EXIT_READY;
 out:
-	workloads_free(&w);
-	profile_free(&p);
-	observation_free(&o);
-	publisher_close(&pb);
+	nodeview_close(&v);
 	return code;
 }
