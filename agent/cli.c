@@ -152,175 +152,233 @@ static bool cli_stdin_twice(const struct cli_options *o)
 	return n > 1;
 }
 
+/* The command word, when argv[1] is one; moves argv past it. */
+static int cli_command_word(int *argc, char ***argv, enum cli_command *cmd)
+{
+	static const struct {
+		const char *word;
+		enum cli_command cmd;
+	} words[] = {
+		{ "interfaces", CLI_CMD_INTERFACES },
+		{ "health", CLI_CMD_HEALTH },
+		{ "workloads", CLI_CMD_WORKLOADS },
+		{ "runtime", CLI_CMD_RUNTIME },
+	};
+	const char *w;
+
+	if (*argc <= 1 || (*argv)[1][0] == '-')
+		return 0;
+	w = (*argv)[1];
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (strcmp(w, words[i].word) == 0) {
+			*cmd = words[i].cmd;
+			(*argv)++;
+			(*argc)--;
+			return 0;
+		}
+	}
+	fprintf(stderr, "tcpxo-agent: unknown command '%s' (try --help)\n", w);
+	return -EINVAL;
+}
+
+static int cli_format_arg(const char *s, enum cli_format *ret)
+{
+	if (strcmp(s, "flag") == 0)
+		*ret = CLI_FORMAT_FLAG;
+	else if (strcmp(s, "yaml") == 0)
+		*ret = CLI_FORMAT_YAML;
+	else if (strcmp(s, "json") == 0)
+		*ret = CLI_FORMAT_JSON;
+	else {
+		fprintf(stderr, "tcpxo-agent: --format: expected flag, yaml or json, got '%s'\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cli_log_format_arg(const char *s, enum cli_log_format *ret)
+{
+	if (strcmp(s, "text") == 0)
+		*ret = CLI_LOG_TEXT;
+	else if (strcmp(s, "json") == 0)
+		*ret = CLI_LOG_JSON;
+	else {
+		fprintf(stderr, "tcpxo-agent: --log-format: expected text or json, got '%s'\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cli_interval_arg(const char *s, unsigned *ret)
+{
+	if (cli_uint("--interval", s, 86400, ret) < 0)
+		return -EINVAL;
+	if (*ret < 10) {
+		fprintf(stderr, "tcpxo-agent: --interval: at least 10 seconds, got %u\n", *ret);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The options parsed so far, and the two flags that choose the command after them. */
+struct cli_state {
+	struct cli_options o;
+	bool once, cleanup;
+};
+
+/*
+ * One option @c (the option parser's code for it, its value in optarg) into @s.
+ * Return: 0; 1 after printing --help or --version; -EINVAL after printing a usage error.
+ */
+static int cli_option(int c, char **argv, struct cli_state *s)
+{
+	struct cli_options *o = &s->o;
+
+	switch (c) {
+	case OPT_ONCE: s->once = true; break;
+	case OPT_ROOT: o->root = optarg; break;
+	case OPT_NODE: o->node = optarg; break;
+	case OPT_JSON: o->json = true; break;
+	case OPT_NO_PUBLISH: o->no_publish = true; break;
+	case OPT_NO_LABELS: o->no_labels = true; break;
+	case OPT_API_SERVER: o->api_server = optarg; break;
+	case OPT_TOKEN_FILE: o->token_file = optarg; break;
+	case OPT_CA_FILE: o->ca_file = optarg; break;
+	case OPT_NODES_FILE: o->nodes_file = optarg; break;
+	case OPT_SELECTOR: o->selector = optarg; break;
+	case OPT_ANY_NETWORK_NAMES: o->any_network_names = true; break;
+	case OPT_PODS_FILE: o->pods_file = optarg; break;
+	case OPT_NAME: o->name = optarg; break;
+	case OPT_RUNTIME_FILE: o->runtime_file = optarg; break;
+	case OPT_NETWORKS_FILE: o->networks_file = optarg; break;
+	case OPT_FORMAT: return cli_format_arg(optarg, &o->format);
+	case OPT_INTERVAL: return cli_interval_arg(optarg, &o->interval);
+	case OPT_NO_WATCH: o->no_watch = true; break;
+	case OPT_START_JITTER: return cli_uint("--start-jitter", optarg, 3600, &o->start_jitter);
+	case OPT_HEALTH_FILE: o->health_file = optarg; break;
+	case OPT_MAX_AGE: return cli_uint("--max-age", optarg, 86400, &o->max_age);
+	case OPT_LOG_FORMAT: return cli_log_format_arg(optarg, &o->log_format);
+	case OPT_PREFIX: o->prefix = optarg; break;
+	case OPT_RELEASES: o->releases = optarg; break;
+	case OPT_CLEANUP: s->cleanup = true; break;
+	case 'v': o->verbose++; break;
+	case OPT_VERSION:
+		printf("tcpxo-agent %s\n", TCPXO_VERSION);
+		return 1;
+	case OPT_HELP:
+		fputs(cli_usage, stdout);
+		return 1;
+	case ':':
+		fprintf(stderr, "tcpxo-agent: %s needs a value (try --help)\n", argv[optind - 1]);
+		return -EINVAL;
+	default:
+		fprintf(stderr, "tcpxo-agent: unknown option '%s' (try --help)\n", argv[optind - 1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --once and --cleanup against each other and the command word; then the command they choose. */
+static int cli_resolve_command(struct cli_state *s)
+{
+	struct cli_options *o = &s->o;
+
+	if (s->once && s->cleanup) {
+		fprintf(stderr, "tcpxo-agent: --once and --cleanup exclude each other\n");
+		return -EINVAL;
+	}
+	if ((s->once || s->cleanup) && o->cmd != CLI_CMD_DAEMON) {
+		fprintf(stderr, "tcpxo-agent: --once and --cleanup do not apply to this command\n");
+		return -EINVAL;
+	}
+	if (o->any_network_names && o->cmd != CLI_CMD_INTERFACES) {
+		fprintf(stderr, "tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only\n");
+		return -EINVAL;
+	}
+	if (!o->interval)
+		o->interval = o->no_watch ? CLI_INTERVAL_POLL : CLI_INTERVAL_WATCH;
+	if (s->once)
+		o->cmd = CLI_CMD_ONCE;
+	else if (s->cleanup)
+		o->cmd = CLI_CMD_CLEANUP;
+	return 0;
+}
+
+/* The values' own rules, and which options the resolved command accepts. */
+static int cli_check(const struct cli_options *o)
+{
+	if (!*o->root) {
+		fprintf(stderr, "tcpxo-agent: --root must not be empty\n");
+		return -EINVAL;
+	}
+	if (cli_check_prefix(o->prefix) < 0) {
+		fprintf(stderr, "tcpxo-agent: --prefix: expected a DNS subdomain ending in '/', got '%s'\n", o->prefix);
+		return -EINVAL;
+	}
+	if (o->node && strlen(o->node) > 253) {
+		fprintf(stderr, "tcpxo-agent: --node: a node name has at most 253 characters\n");
+		return -EINVAL;
+	}
+	if (o->no_labels && o->cmd != CLI_CMD_DAEMON && o->cmd != CLI_CMD_ONCE) {
+		fprintf(stderr, "tcpxo-agent: --no-labels applies to the daemon and --once only\n");
+		return -EINVAL;
+	}
+	if (o->pods_file && o->cmd != CLI_CMD_WORKLOADS) {
+		fprintf(stderr, "tcpxo-agent: --pods-file applies to the workloads command only\n");
+		return -EINVAL;
+	}
+	if ((o->name || o->runtime_file || o->networks_file) && o->cmd != CLI_CMD_RUNTIME) {
+		fprintf(stderr, "tcpxo-agent: --name, --runtime-file and --networks-file apply to the runtime command only\n");
+		return -EINVAL;
+	}
+	if (o->name && !kube_name_valid(o->name)) {
+		fprintf(stderr, "tcpxo-agent: --name: a runtime's name is a DNS subdomain ([a-z0-9.-], at most 253 "
+			"characters)\n");
+		return -EINVAL;
+	}
+	if (o->cmd == CLI_CMD_RUNTIME && cli_stdin_twice(o)) {
+		fprintf(stderr, "tcpxo-agent: runtime: standard input (-) can feed one of --nodes-file, --runtime-file "
+			"and --networks-file\n");
+		return -EINVAL;
+	}
+	if (o->cmd == CLI_CMD_HEALTH && !o->health_file) {
+		fprintf(stderr, "tcpxo-agent: health needs --health-file\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *ret)
 {
-	struct cli_options o = {
-		.cmd = CLI_CMD_DAEMON,
-		.root = "/",
-		.node = getenv("NODE_NAME"),
-		.start_jitter = 60,
-		.max_age = 60,
-		.prefix = "fabric.aicr.run/",
+	struct cli_state s = {
+		.o = {
+			.cmd = CLI_CMD_DAEMON,
+			.root = "/",
+			.node = getenv("NODE_NAME"),
+			.start_jitter = 60,
+			.max_age = 60,
+			.prefix = "fabric.aicr.run/",
+		},
 	};
-	bool once = false, cleanup = false;
-	int c;
+	int c, r;
 
-	if (o.node && !*o.node)
-		o.node = NULL;
-	if (argc > 1 && argv[1][0] != '-') {
-		if (strcmp(argv[1], "interfaces") == 0)
-			o.cmd = CLI_CMD_INTERFACES;
-		else if (strcmp(argv[1], "health") == 0)
-			o.cmd = CLI_CMD_HEALTH;
-		else if (strcmp(argv[1], "workloads") == 0)
-			o.cmd = CLI_CMD_WORKLOADS;
-		else if (strcmp(argv[1], "runtime") == 0)
-			o.cmd = CLI_CMD_RUNTIME;
-		else {
-			fprintf(stderr, "tcpxo-agent: unknown command '%s' (try --help)\n", argv[1]);
-			return -EINVAL;
-		}
-		argv++;
-		argc--;
-	}
+	if (s.o.node && !*s.o.node)
+		s.o.node = NULL;
+	if (cli_command_word(&argc, &argv, &s.o.cmd) < 0)
+		return -EINVAL;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":v", cli_longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_ONCE: once = true; break;
-		case OPT_ROOT: o.root = optarg; break;
-		case OPT_NODE: o.node = optarg; break;
-		case OPT_JSON: o.json = true; break;
-		case OPT_NO_PUBLISH: o.no_publish = true; break;
-		case OPT_NO_LABELS: o.no_labels = true; break;
-		case OPT_API_SERVER: o.api_server = optarg; break;
-		case OPT_TOKEN_FILE: o.token_file = optarg; break;
-		case OPT_CA_FILE: o.ca_file = optarg; break;
-		case OPT_NODES_FILE: o.nodes_file = optarg; break;
-		case OPT_SELECTOR: o.selector = optarg; break;
-		case OPT_ANY_NETWORK_NAMES: o.any_network_names = true; break;
-		case OPT_PODS_FILE: o.pods_file = optarg; break;
-		case OPT_NAME: o.name = optarg; break;
-		case OPT_RUNTIME_FILE: o.runtime_file = optarg; break;
-		case OPT_NETWORKS_FILE: o.networks_file = optarg; break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "flag") == 0)
-				o.format = CLI_FORMAT_FLAG;
-			else if (strcmp(optarg, "yaml") == 0)
-				o.format = CLI_FORMAT_YAML;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = CLI_FORMAT_JSON;
-			else {
-				fprintf(stderr, "tcpxo-agent: --format: expected flag, yaml or json, got '%s'\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_INTERVAL:
-			if (cli_uint("--interval", optarg, 86400, &o.interval) < 0)
-				return -EINVAL;
-			if (o.interval < 10) {
-				fprintf(stderr, "tcpxo-agent: --interval: at least 10 seconds, got %u\n", o.interval);
-				return -EINVAL;
-			}
-			break;
-		case OPT_NO_WATCH: o.no_watch = true; break;
-		case OPT_START_JITTER:
-			if (cli_uint("--start-jitter", optarg, 3600, &o.start_jitter) < 0)
-				return -EINVAL;
-			break;
-		case OPT_HEALTH_FILE: o.health_file = optarg; break;
-		case OPT_MAX_AGE:
-			if (cli_uint("--max-age", optarg, 86400, &o.max_age) < 0)
-				return -EINVAL;
-			break;
-		case OPT_LOG_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				o.log_format = CLI_LOG_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o.log_format = CLI_LOG_JSON;
-			else {
-				fprintf(stderr, "tcpxo-agent: --log-format: expected text or json, got '%s'\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_PREFIX: o.prefix = optarg; break;
-		case OPT_RELEASES: o.releases = optarg; break;
-		case OPT_CLEANUP: cleanup = true; break;
-		case 'v': o.verbose++; break;
-		case OPT_VERSION:
-			printf("tcpxo-agent %s\n", TCPXO_VERSION);
-			return 1;
-		case OPT_HELP:
-			fputs(cli_usage, stdout);
-			return 1;
-		case ':':
-			fprintf(stderr, "tcpxo-agent: %s needs a value (try --help)\n", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			fprintf(stderr, "tcpxo-agent: unknown option '%s' (try --help)\n", argv[optind - 1]);
-			return -EINVAL;
-		}
+		r = cli_option(c, argv, &s);
+		if (r)
+			return r;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "tcpxo-agent: unexpected argument '%s' (try --help)\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (once && cleanup) {
-		fprintf(stderr, "tcpxo-agent: --once and --cleanup exclude each other\n");
+	if (cli_resolve_command(&s) < 0 || cli_check(&s.o) < 0)
 		return -EINVAL;
-	}
-	if ((once || cleanup) && o.cmd != CLI_CMD_DAEMON) {
-		fprintf(stderr, "tcpxo-agent: --once and --cleanup do not apply to this command\n");
-		return -EINVAL;
-	}
-	if (o.any_network_names && o.cmd != CLI_CMD_INTERFACES) {
-		fprintf(stderr, "tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only\n");
-		return -EINVAL;
-	}
-	if (!o.interval)
-		o.interval = o.no_watch ? CLI_INTERVAL_POLL : CLI_INTERVAL_WATCH;
-	if (once)
-		o.cmd = CLI_CMD_ONCE;
-	else if (cleanup)
-		o.cmd = CLI_CMD_CLEANUP;
-	if (!*o.root) {
-		fprintf(stderr, "tcpxo-agent: --root must not be empty\n");
-		return -EINVAL;
-	}
-	if (cli_check_prefix(o.prefix) < 0) {
-		fprintf(stderr, "tcpxo-agent: --prefix: expected a DNS subdomain ending in '/', got '%s'\n", o.prefix);
-		return -EINVAL;
-	}
-	if (o.node && strlen(o.node) > 253) {
-		fprintf(stderr, "tcpxo-agent: --node: a node name has at most 253 characters\n");
-		return -EINVAL;
-	}
-	if (o.no_labels && o.cmd != CLI_CMD_DAEMON && o.cmd != CLI_CMD_ONCE) {
-		fprintf(stderr, "tcpxo-agent: --no-labels applies to the daemon and --once only\n");
-		return -EINVAL;
-	}
-	if (o.pods_file && o.cmd != CLI_CMD_WORKLOADS) {
-		fprintf(stderr, "tcpxo-agent: --pods-file applies to the workloads command only\n");
-		return -EINVAL;
-	}
-	if ((o.name || o.runtime_file || o.networks_file) && o.cmd != CLI_CMD_RUNTIME) {
-		fprintf(stderr, "tcpxo-agent: --name, --runtime-file and --networks-file apply to the runtime command only\n");
-		return -EINVAL;
-	}
-	if (o.name && !kube_name_valid(o.name)) {
-		fprintf(stderr, "tcpxo-agent: --name: a runtime's name is a DNS subdomain ([a-z0-9.-], at most 253 "
-			"characters)\n");
-		return -EINVAL;
-	}
-	if (o.cmd == CLI_CMD_RUNTIME && cli_stdin_twice(&o)) {
-		fprintf(stderr, "tcpxo-agent: runtime: standard input (-) can feed one of --nodes-file, --runtime-file "
-			"and --networks-file\n");
-		return -EINVAL;
-	}
-	if (o.cmd == CLI_CMD_HEALTH && !o.health_file) {
-		fprintf(stderr, "tcpxo-agent: health needs --health-file\n");
-		return -EINVAL;
-	}
-	*ret = o;
+	*ret = s.o;
 	return 0;
 }

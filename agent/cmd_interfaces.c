@@ -27,10 +27,9 @@ static void interfaces_restart(void *userdata)
 
 static int interfaces_from_file(const struct cli_options *opt, struct coherence *c)
 {
-	const char *what = strcmp(opt->nodes_file, "-") == 0 ? "stdin" : opt->nodes_file;
 	struct strbuf err = { 0 };
 	size_t len = 0;
-	char *text = NULL;
+	char why[512] = "", *text = NULL;
 	int r;
 
 	if (opt->selector) {
@@ -38,13 +37,12 @@ static int interfaces_from_file(const struct cli_options *opt, struct coherence 
 			"select the nodes with kubectl get nodes -l SELECTOR -o json\n");
 		return -EINVAL;
 	}
-	r = infile_read(opt->nodes_file, INTERFACES_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, &err);
-	if (r == -EISDIR || r == -EFBIG)
-		strbuf_append(&err, r == -EISDIR ? ", not a NodeList file" : ": not a NodeList this command reads");
+	r = infile_read_input(opt->nodes_file, INTERFACES_FILE_MAX, "NodeList", &text, &len, why, sizeof(why));
 	if (r >= 0)
 		r = coherence_add_nodelist(c, text, len, NULL, &err);
 	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: interfaces: %s: %s\n", what, err.s ? err.s : strerror(-r));
+		fprintf(stderr, "tcpxo-agent: interfaces: %s: %s\n", infile_name(opt->nodes_file),
+			why[0] ? why : err.s ? err.s : strerror(-r));
 	free(text);
 	strbuf_free(&err);
 	return r < 0 ? r : 0;

@@ -6,7 +6,8 @@
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
-#include "agent/observe.h"
+#include "agent/nodeview.h"
+#include "agent/output.h"
 #include "agent/publish.h"
 #include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
@@ -17,23 +18,11 @@
 static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p,
 		      const struct workloads *w)
 {
-	if (opt->json) {
-		char *text = render_json(o, p, w);
-
-		if (!text) {
-			fprintf(stderr, "tcpxo-agent: out of memory while rendering JSON\n");
-			return -ENOMEM;
-		}
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (!opt->json)
 		render_human(o, p, w, stdout);
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "tcpxo-agent: writing the report failed: %s\n", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	else if (output_json("", render_json(o, p, w)) < 0)
+		return -ENOMEM;
+	return output_flush("");
 }
 
 /* Say why an API read failed; a refusal also says which permissions the agent needs. */
@@ -79,65 +68,57 @@ static int once_publish(struct publisher *pb, struct observation *o, const struc
 
 int cmd_once(const struct cli_options *opt)
 {
-	struct publisher pb;
-	struct observation o;
-	struct profile p;
-	struct workloads w = { 0 };
+	struct nodeview v;
 	bool api_ok = true;
-	int observed, code;
+	int code;
 
-	if (publisher_open(opt, &pb) < 0)
+	if (nodeview_open(opt, &v) < 0)
 		return EXIT_UNKNOWN;
-	observed = observe_node(opt, &o);
-	if (pb.http && !opt->node)
+	if (v.pb.http && !opt->node)
 		fprintf(stderr, "tcpxo-agent: no node name (--node or NODE_NAME): API facts not read\n");
-	if (publisher_read(&pb, opt->node, &o.kube) == -EIO) {
+	if (publisher_read(&v.pb, opt->node, &v.o.kube) == -EIO) {
 		api_ok = false;
-		once_fetch_report("reading node", opt->node, &o.kube.node_fetch);
-		once_fetch_report("listing the pods on", opt->node, &o.kube.pods_fetch);
+		once_fetch_report("reading node", opt->node, &v.o.kube.node_fetch);
+		once_fetch_report("listing the pods on", opt->node, &v.o.kube.pods_fetch);
 	}
-	if (profile_evaluate(&o, &p) < 0) {
+	if (profile_evaluate(&v.o, &v.p) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while evaluating the observation\n");
-		observation_free(&o);
-		publisher_close(&pb);
-		return EXIT_UNKNOWN;
+		code = EXIT_UNKNOWN;
+		goto out;
 	}
 	/* The GPU pods on the node, judged against its fabric: shown, never part of the node's verdict. */
-	if (workloads_evaluate(&o, &p, &w) < 0) {
+	if (workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while judging the workloads\n");
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (once_print(opt, &o, &p, &w) < 0) {
+	if (once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (o.pci.status.state != PROBE_OK)
-		fprintf(stderr, "tcpxo-agent: PCI probe failed: %s\n", o.pci.status.message);
-	if (o.links.status.state != PROBE_OK)
-		fprintf(stderr, "tcpxo-agent: links probe failed: %s\n", o.links.status.message);
+	if (v.o.pci.status.state != PROBE_OK)
+		fprintf(stderr, "tcpxo-agent: PCI probe failed: %s\n", v.o.pci.status.message);
+	if (v.o.links.status.state != PROBE_OK)
+		fprintf(stderr, "tcpxo-agent: links probe failed: %s\n", v.o.links.status.message);
 	/* A node whose PCI bus or links could not be read is unknown, not "not ready". */
-	code = observed < 0 ? EXIT_UNKNOWN : p.ready ? EXIT_READY : EXIT_NOT_READY;
+	code = v.observed < 0 ? EXIT_UNKNOWN : v.p.ready ? EXIT_READY : EXIT_NOT_READY;
 
 	if (!opt->no_publish) {
-		if (!pb.http) {
+		if (!v.pb.http) {
 			/* Nothing to publish to (a laptop, CI): the verdict stands, and we say so. */
-			fprintf(stderr, "tcpxo-agent: no Kubernetes API configured (%s): not published\n", pb.http_why);
-		} else if (observed < 0) {
+			fprintf(stderr, "tcpxo-agent: no Kubernetes API configured (%s): not published\n", v.pb.http_why);
+		} else if (v.observed < 0) {
 			/* An observation that could not be made is never published: the node keeps its values. */
 			fprintf(stderr, "tcpxo-agent: not published: the node could not be observed\n");
 		} else if (!api_ok || !opt->node) {
 			fprintf(stderr, "tcpxo-agent: not published: the API facts could not be read\n");
 			code = EXIT_UNKNOWN;
-		} else if (once_publish(&pb, &o, &p) < 0) {
+		} else if (once_publish(&v.pb, &v.o, &v.p) < 0) {
 			code = EXIT_UNKNOWN;
 		}
 	}
 out:
-	workloads_free(&w);
-	profile_free(&p);
-	observation_free(&o);
-	publisher_close(&pb);
+	nodeview_close(&v);
 	return code;
 }
 

@@ -7,6 +7,7 @@
 #include "agent/cli.h"
 #include "agent/cmd.h"
 #include "agent/infile.h"
+#include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubenodes.h"
@@ -38,16 +39,13 @@ static const char *runtime_cmd_what(const char *path)
 static int runtime_cmd_read(const char *option, const char *path, size_t max, const char *kind, char **ret,
 			    size_t *ret_len)
 {
-	struct strbuf why = { 0 };
+	char err[512] = "";
 	int r;
 
-	r = infile_read(path, max, INFILE_STDIN | INFILE_STREAM, ret, ret_len, &why);
-	if (r == -EISDIR || r == -EFBIG)
-		strbuf_appendf(&why, r == -EISDIR ? ", not a %s file" : ": not a %s this command reads", kind);
+	r = infile_read_input(path, max, kind, ret, ret_len, err, sizeof(err));
 	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: %s %s: %s\n", option, runtime_cmd_what(path),
-			why.s ? why.s : strerror(-r));
-	strbuf_free(&why);
+		fprintf(stderr, "tcpxo-agent: runtime: %s %s: %s\n", option, infile_name(path),
+			err[0] ? err : strerror(-r));
 	return r;
 }
 
@@ -241,23 +239,11 @@ static bool runtime_cmd_any(struct runtime_cmd *c)
 
 static int runtime_cmd_print(const struct cli_options *opt, const struct rtresult *res)
 {
-	if (opt->json) {
-		char *text = render_runtime_json(res);
-
-		if (!text) {
-			fprintf(stderr, "tcpxo-agent: runtime: out of memory while rendering JSON\n");
-			return -ENOMEM;
-		}
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (!opt->json)
 		render_runtime_human(res, stdout);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "tcpxo-agent: runtime: writing the report failed: %s\n", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	else if (output_json("runtime: ", render_runtime_json(res)) < 0)
+		return -ENOMEM;
+	return output_flush("runtime: ");
 }
 
 int cmd_runtime(const struct cli_options *opt)

@@ -7,7 +7,8 @@
 #include "agent/cli.h"
 #include "agent/cmd.h"
 #include "agent/infile.h"
-#include "agent/observe.h"
+#include "agent/nodeview.h"
+#include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "report/checks/evaluate.h"
@@ -19,98 +20,84 @@
 /* --pods-file: the PodList (or kubectl's List) replaces the API's pod list. */
 static int workloads_from_file(const struct cli_options *opt, struct obs_kube *k)
 {
-	const char *what = strcmp(opt->pods_file, "-") == 0 ? "stdin" : opt->pods_file;
-	struct strbuf why = { 0 };
 	char err[512] = "", *text = NULL;
 	size_t len = 0;
 	int r;
 
-	r = infile_read(opt->pods_file, WORKLOADS_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, &why);
-	if (r == -EISDIR || r == -EFBIG)
-		strbuf_append(&why, r == -EISDIR ? ", not a PodList file" : ": not a pod list this command reads");
+	r = infile_read(opt->pods_file, WORKLOADS_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, err,
+			sizeof(err));
+	if (r == -EISDIR || r == -EFBIG) {
+		size_t n = strlen(err);
+
+		/* Not infile_read_input(): this command's size message has always said "pod list". */
+		snprintf(err + n, sizeof(err) - n, "%s", r == -EISDIR ? ", not a PodList file" :
+			 ": not a pod list this command reads");
+	}
 	if (r >= 0)
 		r = kubeparse_pods(text, len, k, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: --pods-file %s: %s\n", what, why.s ? why.s : err[0] ? err : strerror(-r));
+		fprintf(stderr, "tcpxo-agent: workloads: --pods-file %s: %s\n", infile_name(opt->pods_file),
+			err[0] ? err : strerror(-r));
 	} else {
 		k->configured = true;
 		k->pods_fetch = (struct kube_fetch){ .state = KUBE_FETCH_OK };
 	}
 	free(text);
-	strbuf_free(&why);
 	return r;
 }
 
 static int workloads_print(const struct cli_options *opt, const struct workloads *w, const char *node)
 {
-	if (opt->json) {
-		char *text = render_workloads_json(w, node);
-
-		if (!text) {
-			fprintf(stderr, "tcpxo-agent: workloads: out of memory while rendering JSON\n");
-			return -ENOMEM;
-		}
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (!opt->json)
 		render_workloads_human(w, node, stdout);
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: writing the report failed: %s\n", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	else if (output_json("workloads: ", render_workloads_json(w, node)) < 0)
+		return -ENOMEM;
+	return output_flush("workloads: ");
 }
 
 int cmd_workloads(const struct cli_options *opt)
 {
-	struct publisher pb;
-	struct observation o;
-	struct profile p = { 0 };
-	struct workloads w = { 0 };
-	int observed, code = EXIT_UNKNOWN;
+	struct nodeview v;
+	int code = EXIT_UNKNOWN;
 
-	if (publisher_open(opt, &pb) < 0)
+	if (nodeview_open(opt, &v) < 0)
 		return EXIT_UNKNOWN;
-	observed = observe_node(opt, &o);
-	if (!opt->pods_file && !pb.http) {
+	if (!opt->pods_file && !v.pb.http) {
 		fprintf(stderr, "tcpxo-agent: workloads: no Kubernetes API configured (%s) and no --pods-file: the pods "
 			"on the node are unknown; give kubectl get pods -A --field-selector spec.nodeName=NODE -o json "
-			"with --pods-file F or -\n", pb.http_why);
+			"with --pods-file F or -\n", v.pb.http_why);
 		goto out;
 	}
-	if (pb.http && !opt->node) {
+	if (v.pb.http && !opt->node) {
 		fprintf(stderr, "tcpxo-agent: workloads: no node name (--node or NODE_NAME): the node's pods are unknown\n");
 		if (!opt->pods_file)
 			goto out;
 	}
 	/* The node's facts (its Networks, the installer) from the API when there is one. */
-	if (pb.http && opt->node && publisher_read(&pb, opt->node, &o.kube) == -EIO && !opt->pods_file) {
+	if (v.pb.http && opt->node && publisher_read(&v.pb, opt->node, &v.o.kube) == -EIO && !opt->pods_file) {
 		fprintf(stderr, "tcpxo-agent: workloads: listing the pods on %s: %s\n", opt->node,
-			o.kube.pods_fetch.state != KUBE_FETCH_OK ? o.kube.pods_fetch.message : o.kube.node_fetch.message);
-		if (o.kube.pods_fetch.state != KUBE_FETCH_OK)
+			v.o.kube.pods_fetch.state != KUBE_FETCH_OK ? v.o.kube.pods_fetch.message :
+			v.o.kube.node_fetch.message);
+		if (v.o.kube.pods_fetch.state != KUBE_FETCH_OK)
 			goto out;
 	}
-	if (opt->pods_file && workloads_from_file(opt, &o.kube) < 0)
+	if (opt->pods_file && workloads_from_file(opt, &v.o.kube) < 0)
 		goto out;
-	if (profile_evaluate(&o, &p) < 0 || workloads_evaluate(&o, &p, &w) < 0) {
+	if (profile_evaluate(&v.o, &v.p) < 0 || workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
 		goto out;
 	}
-	if (workloads_print(opt, &w, o.node) < 0)
+	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;
-	if (o.pci.status.state != PROBE_OK)
+	if (v.o.pci.status.state != PROBE_OK)
 		fprintf(stderr, "tcpxo-agent: workloads: PCI probe failed: %s: the node's fabric is unknown\n",
-			o.pci.status.message);
+			v.o.pci.status.message);
 	/* Pods judged against a node that could not be observed are judged against nothing. */
-	if (observed < 0 || !w.judged)
+	if (v.observed < 0 || !v.w.judged)
 		code = EXIT_UNKNOWN;
 	else
-		code = workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
+		code = workloads_any_unattached(&v.w) ? EXIT_NOT_READY : EXIT_READY;
 out:
-	workloads_free(&w);
-	profile_free(&p);
-	observation_free(&o);
-	publisher_close(&pb);
+	nodeview_close(&v);
 	return code;
 }

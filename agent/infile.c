@@ -2,14 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/infile.h"
+#include "probes/model/errmsg.h"
 
-static int infile_open(const char *path, unsigned flags, struct strbuf *err)
+static int infile_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd;
@@ -18,38 +20,33 @@ static int infile_open(const char *path, unsigned flags, struct strbuf *err)
 	if (fd < 0) {
 		int r = -errno;
 
-		strbuf_appendf(err, "cannot open: %s", strerror(-r));
-		return r;
+		return errmsg_set(err, errlen, r, "cannot open: %s", strerror(-r));
 	}
 	if (fstat(fd, &st) < 0) {
 		int r = -errno;
 
-		strbuf_appendf(err, "cannot open: %s", strerror(-r));
 		close(fd);
-		return r;
+		return errmsg_set(err, errlen, r, "cannot open: %s", strerror(-r));
 	}
 	if (S_ISDIR(st.st_mode)) {
-		strbuf_append(err, "is a directory");
 		close(fd);
-		return -EISDIR;
+		return errmsg_set(err, errlen, -EISDIR, "is a directory");
 	}
 	if (!S_ISREG(st.st_mode) && !((flags & INFILE_STREAM) && S_ISFIFO(st.st_mode))) {
-		strbuf_append(err, "not a regular file");
 		close(fd);
-		return -EINVAL;
+		return errmsg_set(err, errlen, -EINVAL, "not a regular file");
 	}
 	/* A pipe is read blocking to its end (a FIFO with no writer reads as empty at once). */
 	if (S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		int r = -errno;
 
-		strbuf_appendf(err, "cannot read: %s", strerror(-r));
 		close(fd);
-		return r;
+		return errmsg_set(err, errlen, r, "cannot read: %s", strerror(-r));
 	}
 	return fd;
 }
 
-int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_len, struct strbuf *err)
+int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_len, char *err, size_t errlen)
 {
 	bool is_stdin = (flags & INFILE_STDIN) && strcmp(path, "-") == 0;
 	size_t len = 0, cap = 64 << 10;
@@ -57,7 +54,7 @@ int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t
 	char *buf = NULL;
 	int fd, r;
 
-	fd = is_stdin ? STDIN_FILENO : infile_open(path, flags, err);
+	fd = is_stdin ? STDIN_FILENO : infile_open(path, flags, err, errlen);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -81,8 +78,7 @@ int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t
 				cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
-				r = -ENOMEM;
-				strbuf_append(err, "out of memory");
+				r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
 				goto out;
 			}
 			buf = nb;
@@ -92,7 +88,7 @@ int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t
 			continue;
 		if (n < 0) {
 			r = -errno;
-			strbuf_appendf(err, "cannot read: %s", strerror(-r));
+			errmsg_set(err, errlen, r, "cannot read: %s", strerror(-r));
 			goto out;
 		}
 		if (n == 0)
@@ -111,12 +107,28 @@ int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t
 	goto out;
 too_big:
 	if (max >= (1u << 20))
-		strbuf_appendf(err, "larger than %zu MiB", max >> 20);
+		errmsg_set(err, errlen, r, "larger than %zu MiB", max >> 20);
 	else
-		strbuf_appendf(err, "larger than %zu bytes", max);
+		errmsg_set(err, errlen, r, "larger than %zu bytes", max);
 out:
 	free(buf);
 	if (!is_stdin)
 		close(fd);
+	return r;
+}
+
+const char *infile_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+int infile_read_input(const char *path, size_t max, const char *kind, char **ret, size_t *ret_len, char *err,
+		      size_t errlen)
+{
+	int r = infile_read(path, max, INFILE_STDIN | INFILE_STREAM, ret, ret_len, err, errlen);
+	size_t n = err ? strnlen(err, errlen) : 0;
+
+	if ((r == -EISDIR || r == -EFBIG) && n < errlen)
+		snprintf(err + n, errlen - n, r == -EISDIR ? ", not a %s file" : ": not a %s this command reads", kind);
 	return r;
 }

@@ -172,23 +172,28 @@ int log_format_line(enum cli_log_format format, const char *ts, enum log_level l
 	return out->oom ? -ENOMEM : 0;
 }
 
-/* "2026-12-02T14:31:17.123Z" */
-static void log_now(char *buf, size_t len)
+void log_time_text(const struct timespec *ts, unsigned digits, char *buf, size_t len)
 {
-	struct timespec ts;
+	unsigned long frac = (unsigned long)ts->tv_nsec;
 	struct tm tm;
 	char sec[32];
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
+	gmtime_r(&ts->tv_sec, &tm);
 	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+	if (!digits) {
+		snprintf(buf, len, "%sZ", sec);
+		return;
+	}
+	for (unsigned i = digits; i < 9; i++)
+		frac /= 10;
+	snprintf(buf, len, "%s.%0*luZ", sec, (int)digits, frac);
 }
 
 void log_emit(enum log_level level, const char *msg, ...)
 {
 	const char *kv[2 * LOG_FIELDS_MAX];
 	struct strbuf sb = { 0 };
+	struct timespec now;
 	char ts[48];
 	size_t n = 0;
 	va_list ap;
@@ -209,7 +214,8 @@ void log_emit(enum log_level level, const char *msg, ...)
 		}
 	}
 	va_end(ap);
-	log_now(ts, sizeof(ts));
+	clock_gettime(CLOCK_REALTIME, &now);
+	log_time_text(&now, 3, ts, sizeof(ts));
 	if (log_format_line(log_format, ts, level, msg, kv, n, &sb) == 0) {
 		FILE *out = log_out ? log_out : stderr;
 
@@ -221,12 +227,10 @@ void log_emit(enum log_level level, const char *msg, ...)
 
 void log_delay_text(uint64_t delay_ms, char *buf, size_t len)
 {
-	time_t at = time(NULL) + (time_t)((delay_ms + 999) / 1000);
-	struct tm tm;
-	char ts[32];
+	const struct timespec at = { .tv_sec = time(NULL) + (time_t)((delay_ms + 999) / 1000) };
+	char ts[48];
 
-	gmtime_r(&at, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_time_text(&at, 0, ts, sizeof(ts));
 	snprintf(buf, len, "%llu.%03llus (%s)", (unsigned long long)(delay_ms / 1000),
 		 (unsigned long long)(delay_ms % 1000), ts);
 }

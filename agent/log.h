@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "agent/cli.h"
 #include "probes/model/strbuf.h"
@@ -40,6 +41,12 @@ int log_format_line(enum cli_log_format format, const char *ts, enum log_level l
 		    const char *const *kv, size_t n, struct strbuf *out);
 
 const char *log_level_name(enum log_level level);
+
+/**
+ * log_time_text() - @ts as RFC 3339 UTC text with @digits (0, 3 or 6) fractional digits:
+ * "2026-12-02T14:31:17Z", "2026-12-02T14:31:17.123Z", "2026-12-02T14:31:17.123456Z"; cut to @len.
+ */
+void log_time_text(const struct timespec *ts, unsigned digits, char *buf, size_t len);
 
 /* A delay as a log value: "12.345s (2026-12-02T14:31:17Z)", the wall-clock time it ends. */
 void log_delay_text(uint64_t delay_ms, char *buf, size_t len);

@@ -428,7 +428,6 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	}
 	loop_log_change(st, &p);
 
-	/* In backoff, only the retry (a read first) may write: events never hammer a failing API. */
 	/* In backoff, only the retry may write (polling: a read first): events never hammer a failing API. */
 	if (st->aw)
 		may_write = loop_watch_may_write(st, due);

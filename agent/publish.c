@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include "agent/infile.h"
+#include "agent/log.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/retry.h"
+#include "probes/model/errmsg.h"
 #include "report/render/annotations.h"
 #include "report/render/condition.h"
 #include "report/render/node_event.h"
@@ -19,20 +21,18 @@
 /* The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed. */
 static int publish_load_releases(const char *path, struct releases **ret)
 {
-	struct strbuf why = { 0 };
 	char err[256] = "", *text = NULL;
 	size_t len = 0;
 	int r;
 
-	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, &why);
+	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, err, sizeof(err));
 	if (r >= 0)
 		r = releases_parse(text, len, ret, err, sizeof(err));
 	if (r >= 0)
 		snprintf((*ret)->source, sizeof((*ret)->source), "%s", path);
 	else
-		fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", path, why.s ? why.s : err[0] ? err : strerror(-r));
+		fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", path, err[0] ? err : strerror(-r));
 	free(text);
-	strbuf_free(&why);
 	return r;
 }
 
@@ -144,7 +144,8 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	return rn < 0 || rp < 0 ? -EIO : 0;
 }
 
-bool publisher_complete(const struct observation *o)
+/* Whether the observation is complete enough to remove keys (every probe ran, the API answered). */
+static bool publisher_complete(const struct observation *o)
 {
 	const struct obs_host *h = &o->host;
 
@@ -154,41 +155,33 @@ bool publisher_complete(const struct observation *o)
 	       o->kube.node_fetch.state == KUBE_FETCH_OK && o->kube.pods_fetch.state == KUBE_FETCH_OK;
 }
 
-void publisher_now(char *buf, size_t len)
+/* Now, to the second: "2026-12-02T14:31:17Z" (the annotations' changedAt, the condition's times). */
+static void publisher_now(char *buf, size_t len)
 {
-	time_t t = time(NULL);
-	struct tm tm;
+	const struct timespec now = { .tv_sec = time(NULL) };
 
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_time_text(&now, 0, buf, len);
 }
 
 /* An Event's eventTime (RFC 3339 UTC with microseconds) and a number unique to this Event. */
 static uint64_t publisher_event_time(struct publisher *pb, char *buf, size_t len)
 {
 	struct timespec ts;
-	struct tm tm;
-	char s[32];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%.20s.%06uZ", s, (unsigned)(ts.tv_nsec / 1000) % 1000000u);
+	log_time_text(&ts, 6, buf, len);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + pb->event_seq++;
 }
 
 /* The node facts a write needs: an API, a node name, and the node's current values. */
 static int publisher_can_write(const struct publisher *pb, const struct observation *o, char *err, size_t errlen)
 {
-	if (!pb->http || !*o->node) {
-		snprintf(err, errlen, "%s", !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
-		return -ENOENT;
-	}
-	if (o->kube.node_fetch.state != KUBE_FETCH_OK) {
-		/* Without the node's current values a diff is impossible: never write blind. */
-		snprintf(err, errlen, "the node could not be read: %s", o->kube.node_fetch.message);
-		return -EIO;
-	}
+	if (!pb->http || !*o->node)
+		return errmsg_set(err, errlen, -ENOENT, "%s",
+				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
+	/* Without the node's current values a diff is impossible: never write blind. */
+	if (o->kube.node_fetch.state != KUBE_FETCH_OK)
+		return errmsg_set(err, errlen, -EIO, "the node could not be read: %s", o->kube.node_fetch.message);
 	return 0;
 }
 
@@ -282,8 +275,7 @@ int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_post
 			eventq_posted(&pb->events);
 			(*ret_posted)++;
 		} else {
-			snprintf(err, errlen, "Event %s: %s", it->what, resp.error);
-			ret = -EIO;
+			ret = errmsg_set(err, errlen, -EIO, "Event %s: %s", it->what, resp.error);
 			/* Refused before sending (-EINVAL: a body or namespace the API would refuse too) is for good. */
 			if (r == -EINTR || (r != -EINVAL && publisher_retryable(resp.status))) {
 				/*
@@ -313,7 +305,7 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 
 	pb->requests += resp.attempts;
 	if (r < 0)
-		snprintf(err, errlen, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
+		errmsg_set(err, errlen, r, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
 	http_response_free(&resp);
 	return r;
 }
@@ -329,10 +321,8 @@ static int publisher_condition(struct publisher *pb, const char *node, struct ku
 		return 0;
 	publisher_now(now, sizeof(now));
 	r = condition_patch(want, have, now, &patch);
-	if (r < 0) {
-		snprintf(err, errlen, "building the condition patch: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(err, errlen, r, "building the condition patch: %s", strerror(-r));
 	r = publisher_patch(pb, node, true, patch, err, errlen);
 	free(patch);
 	if (r < 0)
@@ -368,15 +358,12 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 	if (r < 0)
 		return r;
 	r = publisher_want(pb, o, p, &want);
-	if (r < 0) {
-		snprintf(err, errlen, "building the annotations: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(err, errlen, r, "building the annotations: %s", strerror(-r));
 	keys = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, &labels);
 	if (keys < 0) {
-		snprintf(err, errlen, "building the merge patch: %s", strerror(-keys));
 		annotations_free(&want);
-		return keys;
+		return errmsg_set(err, errlen, keys, "building the merge patch: %s", strerror(-keys));
 	}
 	if (keys) {
 		r = publisher_patch(pb, o->node, false, patch, err, errlen);
@@ -408,8 +395,9 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 		ret->event = r > 0;
 		if (r < 0) {
 			/* A node name an Event cannot carry (reportingInstance holds 128 characters). */
-			snprintf(ret->events_error, sizeof(ret->events_error), "the node's Event cannot be made for %.64s...: %s",
-				 o->node, strerror(-r));
+			errmsg_set(ret->events_error, sizeof(ret->events_error), r,
+				   "the node's Event cannot be made for %.64s...: %s",
+				   o->node, strerror(-r));
 			ret->events_failed = true;
 		}
 		annotations_remember(&want, o->kube.ours, o->kube.labels);
@@ -455,17 +443,14 @@ int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t 
 	char *patch = NULL;
 	int r;
 
-	if (!pb->http || !node) {
-		snprintf(err, errlen, "%s", !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
-		return -ENOENT;
-	}
+	if (!pb->http || !node)
+		return errmsg_set(err, errlen, -ENOENT, "%s",
+				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
 	/* The annotations and labels, then the condition: one write each, nothing else touched. */
 	for (int status = 0; status < 2; status++) {
 		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->opt->prefix, &patch);
-		if (r < 0) {
-			snprintf(err, errlen, "building the cleanup patch: %s", strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return errmsg_set(err, errlen, r, "building the cleanup patch: %s", strerror(-r));
 		r = publisher_patch(pb, node, status, patch, err, errlen);
 		free(patch);
 		if (r < 0)

@@ -64,9 +64,6 @@ void publisher_close(struct publisher *pb);
  */
 int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k);
 
-/* Whether the observation is complete enough to remove keys (every probe ran, the API answered). */
-bool publisher_complete(const struct observation *o);
-
 /**
  * publisher_pending() - how many writes of the node @p wants now: 1 when an annotation or label
  * differs from what o->kube says the node carries (one merge patch), plus 1 when the condition
@@ -132,6 +129,3 @@ int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t 
 
 /* The monotonic clock in ms (the Event queue's time: @now of the calls above). */
 uint64_t publisher_clock_ms(void);
-
-/* The current time as RFC 3339 UTC ("2026-12-02T14:31:17Z") into buf. */
-void publisher_now(char *buf, size_t len);

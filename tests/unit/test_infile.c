@@ -45,15 +45,10 @@ static void write_file(const char *path, const char *text, size_t len)
 
 static int read_it(const char *path, size_t max, unsigned flags, char **text, size_t *len, char *why, size_t whylen)
 {
-	struct strbuf err = { 0 };
-	int r;
-
 	*text = NULL;
 	*len = 0;
-	r = infile_read(path, max, flags, text, len, &err);
-	snprintf(why, whylen, "%s", err.s ? err.s : "");
-	strbuf_free(&err);
-	return r;
+	why[0] = '\0';
+	return infile_read(path, max, flags, text, len, why, whylen);
 }
 
 static void test_regular(void **state)
@@ -166,6 +161,26 @@ static void test_stdin(void **state)
 	free(text);
 }
 
+/* A command's input: a directory or an oversized file is said to be no such input; "-" is named stdin. */
+static void test_input_kind(void **state)
+{
+	char path[96], why[256] = "", *text = NULL;
+	size_t len = 0;
+
+	assert_int_equal(infile_read_input(dir, 4, "NodeList", &text, &len, why, sizeof(why)), -EISDIR);
+	assert_string_equal(why, "is a directory, not a NodeList file");
+	snprintf(path, sizeof(path), "%s/big", dir);
+	write_file(path, "hello", 5);
+	assert_int_equal(infile_read_input(path, 4, "NodeList", &text, &len, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "larger than 4 bytes: not a NodeList this command reads");
+	assert_null(text);
+	assert_int_equal(infile_read_input(path, 5, "NodeList", &text, &len, why, sizeof(why)), 0);
+	assert_string_equal(text, "hello");
+	free(text);
+	assert_string_equal(infile_name("-"), "stdin");
+	assert_string_equal(infile_name(path), path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_fifo_never_hangs),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_input_kind),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

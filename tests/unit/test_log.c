@@ -109,6 +109,22 @@ static void test_levels(void **state)
 	assert_string_equal(log_level_name(LOG_LEVEL_DEBUG), "debug");
 }
 
+/* One formatter for every time text: the log's milliseconds, an Event's microseconds, whole seconds. */
+static void test_time_text(void **state)
+{
+	const struct timespec ts = { .tv_sec = 1796221877, .tv_nsec = 123456789 };
+	char buf[48];
+
+	log_time_text(&ts, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-12-02T14:31:17Z");
+	log_time_text(&ts, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-12-02T14:31:17.123Z");
+	log_time_text(&ts, 6, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-12-02T14:31:17.123456Z");
+	log_time_text(&(struct timespec){ .tv_sec = 1796221877, .tv_nsec = 5000 }, 6, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-12-02T14:31:17.000005Z");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_json_object_per_line),
 		cmocka_unit_test(test_json_utf8_cut_on_boundary),
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_time_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

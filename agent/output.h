@@ -1,0 +1,20 @@
+/* output.h - a command's report on stdout: its JSON text or its human text, flushed; one message per failure. */
+#pragma once
+
+/*
+ * @who names the command in the messages, after "tcpxo-agent: " ("" for --once,
+ * "workloads: ", "runtime: ").
+ */
+
+/**
+ * output_json() - put @text (a rendered JSON report; NULL when rendering ran out of memory) on
+ * stdout, and free it.
+ * Return: 0; -ENOMEM (said on stderr) when @text is NULL.
+ */
+int output_json(const char *who, char *text);
+
+/**
+ * output_flush() - flush what the report wrote to stdout, and check that no write of it failed.
+ * Return: 0; -EIO (said on stderr).
+ */
+int output_flush(const char *who);
