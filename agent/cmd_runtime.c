@@ -30,11 +30,6 @@ struct runtime_cmd {
 	struct obs_kube networks;       /* networks_fetch and networks only */
 };
 
-static const char *runtime_cmd_what(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "stdin" : path;
-}
-
 /* A whole input file named on the command line; the message names the option and the file. */
 static int runtime_cmd_read(const char *option, const char *path, size_t max, const char *kind, char **ret,
 			    size_t *ret_len)
@@ -78,7 +73,7 @@ static int runtime_cmd_fleet(struct runtime_cmd *c)
 		}
 		r = runtime_cmd_read("--nodes-file", opt->nodes_file, RUNTIME_NODES_FILE_MAX, "NodeList", &text, &len);
 		if (r >= 0 && (r = fleet_add_nodelist(c->fleet, text, len, NULL, &err)) < 0)
-			fprintf(stderr, "tcpxo-agent: runtime: --nodes-file %s: %s\n", runtime_cmd_what(opt->nodes_file),
+			fprintf(stderr, "tcpxo-agent: runtime: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
 				err.s ? err.s : strerror(-r));
 		free(text);
 	} else if (!c->pb.http) {
@@ -150,7 +145,7 @@ static int runtime_cmd_runtime(struct runtime_cmd *c, const char *name)
 		return runtime_cmd_from_api(c, name);
 	r = runtime_cmd_read("--runtime-file", path, RUNTIME_FILE_MAX, "manifest", &text, &len);
 	if (r >= 0 && (r = trainruntime_find(text, len, name, &c->rt, err, sizeof(err))) < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: --runtime-file %s: %s\n", runtime_cmd_what(path), err);
+		fprintf(stderr, "tcpxo-agent: runtime: --runtime-file %s: %s\n", infile_name(path), err);
 	free(text);
 	return r;
 }
@@ -175,7 +170,7 @@ static int runtime_cmd_networks(struct runtime_cmd *c)
 	if (path) {
 		r = runtime_cmd_read("--networks-file", path, RUNTIME_NETWORKS_FILE_MAX, "NetworkList", &text, &len);
 		if (r >= 0 && (r = kubeparse_networks(text, len, &c->networks, err, sizeof(err))) < 0)
-			fprintf(stderr, "tcpxo-agent: runtime: --networks-file %s: %s\n", runtime_cmd_what(path), err);
+			fprintf(stderr, "tcpxo-agent: runtime: --networks-file %s: %s\n", infile_name(path), err);
 		if (r >= 0)
 			runtime_cmd_fetch(&c->networks.networks_fetch, 0, 0, "");
 		free(text);
