@@ -29,6 +29,7 @@
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/linebuf.h"
 #include "probes/kube/retry.h"
+#include "probes/model/errmsg.h"
 
 #define HTTP_SA_DIR             "/var/run/secrets/kubernetes.io/serviceaccount/"
 #define HTTP_PATH_MAX           4096u
@@ -71,7 +72,6 @@ struct http_client {
 
 static void http_streams_release(struct http_client *c);
 
-static void http_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static pthread_mutex_t http_global_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned http_global_users;
@@ -144,15 +144,13 @@ static int http_curl_load(char *err, size_t errlen)
 	if (http_curl_handle)
 		return 0;
 	h = dlopen(HTTP_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		http_errf(err, errlen, "cannot load %s (install libcurl4): %s", HTTP_CURL_SONAME, dlerror());
-		return -ELIBACC;
-	}
+	if (!h)
+		return errmsg_set(err, errlen, -ELIBACC, "cannot load %s (install libcurl4): %s", HTTP_CURL_SONAME, dlerror());
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		void *f = dlsym(h, syms[i].name);
 
 		if (!f) {
-			http_errf(err, errlen, "%s has no %s: too old a libcurl", HTTP_CURL_SONAME, syms[i].name);
+			errmsg_set(err, errlen, 0, "%s has no %s: too old a libcurl", HTTP_CURL_SONAME, syms[i].name);
 			dlclose(h);
 			return -ELIBACC;
 		}
@@ -171,7 +169,7 @@ static int http_global_ref(char *err, size_t errlen)
 	if (http_global_users == 0) {
 		r = http_curl_load(err, errlen);
 		if (r == 0 && http_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			http_errf(err, errlen, "libcurl initialisation failed");
+			errmsg_set(err, errlen, 0, "libcurl initialisation failed");
 			r = -ENOMEM;
 		}
 	}
@@ -187,18 +185,6 @@ static void http_global_unref(void)
 	if (http_global_users > 0 && --http_global_users == 0)
 		http_curl.global_cleanup();
 	pthread_mutex_unlock(&http_global_lock);
-}
-
-static void http_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void http_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 static uint64_t http_now_ms(void)
@@ -226,23 +212,16 @@ static int http_server_from_env(char **ret, char *err, size_t errlen)
 	char *url;
 	int n;
 
-	if (!host || !*host) {
-		http_errf(err, errlen, "no API server: KUBERNETES_SERVICE_HOST is not set and no --api-server given");
-		return -ENOENT;
-	}
+	if (!host || !*host)
+		return errmsg_set(err, errlen, -ENOENT, "no API server: KUBERNETES_SERVICE_HOST is not set and no --api-server given");
 	if (!port || !*port) {
-		http_errf(err, errlen, "in-cluster API: KUBERNETES_SERVICE_HOST is set but KUBERNETES_SERVICE_PORT "
-			  "is not (both must be set, as for client-go); set it or give --api-server");
-		return -EINVAL;
+		return errmsg_set(err, errlen, -EINVAL, "in-cluster API: KUBERNETES_SERVICE_HOST is set but KUBERNETES_SERVICE_PORT "
+				  "is not (both must be set, as for client-go); set it or give --api-server");
 	}
-	if (strlen(host) > 255 || strlen(port) > 5) {
-		http_errf(err, errlen, "KUBERNETES_SERVICE_HOST/_PORT too long");
-		return -EINVAL;
-	}
-	if (strspn(port, "0123456789") != strlen(port) || atoi(port) < 1 || atoi(port) > 65535) {
-		http_errf(err, errlen, "KUBERNETES_SERVICE_PORT is not a port number (1-65535)");
-		return -EINVAL;
-	}
+	if (strlen(host) > 255 || strlen(port) > 5)
+		return errmsg_set(err, errlen, -EINVAL, "KUBERNETES_SERVICE_HOST/_PORT too long");
+	if (strspn(port, "0123456789") != strlen(port) || atoi(port) < 1 || atoi(port) > 65535)
+		return errmsg_set(err, errlen, -EINVAL, "KUBERNETES_SERVICE_PORT is not a port number (1-65535)");
 	n = asprintf(&url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
 	if (n < 0)
 		return -ENOMEM;
@@ -412,7 +391,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 	}
 	r = http_easy_setup(c);
 	if (r < 0) {
-		http_errf(err, errlen, "libcurl rejected an option (built without HTTPS support?)");
+		errmsg_set(err, errlen, 0, "libcurl rejected an option (built without HTTPS support?)");
 		http_client_free(c);
 		return r;
 	}

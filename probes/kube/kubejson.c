@@ -1,22 +1,11 @@
 /* kubejson.c - typed reads of Kubernetes API JSON whose errors name the field (shared by the parsers). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probes/kube/kubejson.h"
-
-void kubejson_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+#include "probes/model/errmsg.h"
 
 const char *kubejson_tname(const struct json *v)
 {
@@ -34,15 +23,11 @@ int kubejson_str(const struct json *obj, const char *key, char *dst, size_t size
 	if (!v || json_type(v) == JSON_NULL)
 		return 0;
 	s = json_string(v);
-	if (!s) {
-		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-		return -EINVAL;
-	}
+	if (!s)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
 	n = strnlen(s, size);
-	if (n >= size) {
-		kubejson_err(err, errlen, "%s.%s: longer than %zu characters", where, key, size - 1);
-		return -EINVAL;
-	}
+	if (n >= size)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", where, key, size - 1);
 	memcpy(dst, s, n + 1);
 	return 0;
 }
@@ -55,11 +40,9 @@ int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
 	*ret = NULL;
 	if (!v || json_type(v) == JSON_NULL)
 		return 0;
-	if (json_type(v) != type) {
-		kubejson_err(err, errlen, "%s%s%s: expected an %s, got %s", where, *where ? "." : "", key,
-			      json_type_name(type), kubejson_tname(v));
-		return -EINVAL;
-	}
+	if (json_type(v) != type)
+		return errmsg_set(err, errlen, -EINVAL, "%s%s%s: expected an %s, got %s", where, *where ? "." : "", key,
+				  json_type_name(type), kubejson_tname(v));
 	*ret = v;
 	return 0;
 }
@@ -74,19 +57,13 @@ int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret
 	if (!v || json_type(v) == JSON_NULL)
 		return 0;
 	s = json_string(v);
-	if (!s) {
-		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-		return -EINVAL;
-	}
-	if (strnlen(s, max + 1) > max) {
-		kubejson_err(err, errlen, "%s.%s: longer than %zu characters", where, key, max);
-		return -EINVAL;
-	}
+	if (!s)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
+	if (strnlen(s, max + 1) > max)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", where, key, max);
 	*ret = strdup(s);
-	if (!*ret) {
-		kubejson_err(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!*ret)
+		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -103,10 +80,8 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 	r = kubejson_opt(obj, key, JSON_ARRAY, &arr, where, err, errlen);
 	if (r < 0 || !arr || json_size(arr) == 0)
 		return r;
-	if (json_size(arr) > max_n) {
-		kubejson_err(err, errlen, "%s.%s: %zu entries, at most %zu are read", where, key, json_size(arr), max_n);
-		return -EINVAL;
-	}
+	if (json_size(arr) > max_n)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %zu are read", where, key, json_size(arr), max_n);
 	v = calloc(json_size(arr), sizeof(*v));
 	if (!v)
 		goto oom;
@@ -114,12 +89,12 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 		const char *s = json_string(e);
 
 		if (!s) {
-			kubejson_err(err, errlen, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
+			errmsg_set(err, errlen, 0, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
 			r = -EINVAL;
 			goto fail;
 		}
 		if (strnlen(s, max_len + 1) > max_len) {
-			kubejson_err(err, errlen, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
+			errmsg_set(err, errlen, 0, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
 			r = -EINVAL;
 			goto fail;
 		}
@@ -132,7 +107,7 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 	*ret_n = n;
 	return 0;
 oom:
-	kubejson_err(err, errlen, "out of memory");
+	errmsg_set(err, errlen, 0, "out of memory");
 	r = -ENOMEM;
 fail:
 	for (size_t j = 0; j < n; j++)

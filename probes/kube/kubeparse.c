@@ -7,6 +7,7 @@
 
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubeparse.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/json.h"
 
 #define KUBEPARSE_DEFAULT_PREFIX "fabric.aicr.run/"
@@ -66,23 +67,19 @@ static int kubeparse_ann_array(const char *text, const char *name, struct json *
 	size_t n;
 	int r;
 
-	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX) {
-		kubejson_err(why, whylen, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
-		return -EINVAL;
-	}
+	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX)
+		return errmsg_set(why, whylen, -EINVAL, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
 	r = json_parse(text, strlen(text), &root);
-	if (r < 0) {
-		kubejson_err(why, whylen, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(why, whylen, r, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
 	if (json_type(root) != JSON_ARRAY) {
-		kubejson_err(why, whylen, "%s: expected an array, got %s", name, kubejson_tname(root));
+		errmsg_set(why, whylen, 0, "%s: expected an array, got %s", name, kubejson_tname(root));
 		json_free(root);
 		return -EINVAL;
 	}
 	n = json_size(root);
 	if (n > KUBE_NICS_MAX) {
-		kubejson_err(why, whylen, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
+		errmsg_set(why, whylen, 0, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
 		json_free(root);
 		return -EINVAL;
 	}
@@ -107,7 +104,7 @@ static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *r
 	r = -ENOMEM;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		kubejson_err(why, whylen, KUBEPARSE_NIC_INFO ": out of memory");
+		errmsg_set(why, whylen, 0, KUBEPARSE_NIC_INFO ": out of memory");
 		goto out;
 	}
 	r = -EINVAL;
@@ -116,7 +113,7 @@ static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *r
 
 		snprintf(where, sizeof(where), KUBEPARSE_NIC_INFO "[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {
-			kubejson_err(why, whylen, "%s: expected an object, got %s", where, kubejson_tname(e));
+			errmsg_set(why, whylen, 0, "%s: expected an object, got %s", where, kubejson_tname(e));
 			goto out;
 		}
 		if (kubejson_str(e, "birthName", nic->name, sizeof(nic->name), where, why, whylen) < 0 ||
@@ -125,29 +122,29 @@ static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *r
 		    kubejson_str(e, "birthIPv6", nic->ipv6, sizeof(nic->ipv6), where, why, whylen) < 0)
 			goto out;
 		if (nic->name[0] && !kubeparse_ifname_ok(nic->name)) {
-			kubejson_err(why, whylen, "%s.birthName: '%s' is not an interface name", where, nic->name);
+			errmsg_set(why, whylen, 0, "%s.birthName: '%s' is not an interface name", where, nic->name);
 			goto out;
 		}
 		if (nic->bdf[0] && !kubeparse_bdf_ok(nic->bdf)) {
-			kubejson_err(why, whylen, "%s.pciAddress: '%s' is not a PCI address like 0000:06:00.0",
-				      where, nic->bdf);
+			errmsg_set(why, whylen, 0, "%s.pciAddress: '%s' is not a PCI address like 0000:06:00.0",
+				   where, nic->bdf);
 			goto out;
 		}
 		if (nic->ipv4[0] && !kubeparse_ip_ok(AF_INET, nic->ipv4)) {
-			kubejson_err(why, whylen, "%s.birthIP: '%s' is not an IPv4 address", where, nic->ipv4);
+			errmsg_set(why, whylen, 0, "%s.birthIP: '%s' is not an IPv4 address", where, nic->ipv4);
 			goto out;
 		}
 		if (nic->ipv6[0] && !kubeparse_ip_ok(AF_INET6, nic->ipv6)) {
-			kubejson_err(why, whylen, "%s.birthIPv6: '%s' is not an IPv6 address", where, nic->ipv6);
+			errmsg_set(why, whylen, 0, "%s.birthIPv6: '%s' is not an IPv6 address", where, nic->ipv6);
 			goto out;
 		}
 		for (size_t j = 0; j < i; j++) {
 			if (nic->bdf[0] && strcmp(v[j].bdf, nic->bdf) == 0) {
-				kubejson_err(why, whylen, "%s.pciAddress: %s is listed twice", where, nic->bdf);
+				errmsg_set(why, whylen, 0, "%s.pciAddress: %s is listed twice", where, nic->bdf);
 				goto out;
 			}
 			if (nic->name[0] && strcmp(v[j].name, nic->name) == 0) {
-				kubejson_err(why, whylen, "%s.birthName: %s is listed twice", where, nic->name);
+				errmsg_set(why, whylen, 0, "%s.birthName: %s is listed twice", where, nic->name);
 				goto out;
 			}
 		}
@@ -179,21 +176,21 @@ static int kubeparse_north(const char *text, struct kube_north **ret, size_t *re
 	r = -ENOMEM;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		kubejson_err(why, whylen, KUBEPARSE_NORTH ": out of memory");
+		errmsg_set(why, whylen, 0, KUBEPARSE_NORTH ": out of memory");
 		goto out;
 	}
 	r = -EINVAL;
 	for (const struct json *e = json_first(root); e; e = json_next(e), i++) {
 		snprintf(where, sizeof(where), KUBEPARSE_NORTH "[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {
-			kubejson_err(why, whylen, "%s: expected an object, got %s", where, kubejson_tname(e));
+			errmsg_set(why, whylen, 0, "%s: expected an object, got %s", where, kubejson_tname(e));
 			goto out;
 		}
 		if (kubejson_str(e, "network", v[i].network, sizeof(v[i].network), where, why, whylen) < 0 ||
 		    kubejson_str(e, "ipAddress", v[i].ip, sizeof(v[i].ip), where, why, whylen) < 0)
 			goto out;
 		if (v[i].ip[0] && !kubeparse_ip_ok(AF_INET, v[i].ip) && !kubeparse_ip_ok(AF_INET6, v[i].ip)) {
-			kubejson_err(why, whylen, "%s.ipAddress: '%s' is not an IP address", where, v[i].ip);
+			errmsg_set(why, whylen, 0, "%s.ipAddress: '%s' is not an IP address", where, v[i].ip);
 			goto out;
 		}
 	}
@@ -249,15 +246,11 @@ static int kubeparse_cond_str(const struct json *c, const char *key, char *dst, 
 
 	if (!v || json_type(v) == JSON_NULL)
 		return 0;
-	if (!(s = json_string(v))) {
-		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-		return -EINVAL;
-	}
+	if (!(s = json_string(v)))
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
 	if (strnlen(s, size) >= size) {
-		if (!ret_long) {
-			kubejson_err(err, errlen, "%s.%s: longer than %zu bytes", where, key, size - 1);
-			return -EINVAL;
-		}
+		if (!ret_long)
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu bytes", where, key, size - 1);
 		*ret_long = true;
 		return 0;
 	}
@@ -298,10 +291,8 @@ static int kubeparse_condition(const struct json *root, struct kube_condition *r
 	    kubeparse_cond_str(mine, "lastTransitionTime", c.last_transition, sizeof(c.last_transition), NULL,
 			       where, err, errlen) < 0)
 		return -EINVAL;
-	if (json_get_string(mine, "message") && !c.message_long && !(c.message = strdup(msg))) {
-		kubejson_err(err, errlen, "node: out of memory");
-		return -ENOMEM;
-	}
+	if (json_get_string(mine, "message") && !c.message_long && !(c.message = strdup(msg)))
+		return errmsg_set(err, errlen, -ENOMEM, "node: out of memory");
 	*ret = c;
 	return 0;
 }
@@ -319,10 +310,8 @@ static int kubeparse_our_labels(const struct json *labels, const char *prefix, s
 		if (kubejson_str(labels, key, value, sizeof(value), "metadata.labels", err, errlen) < 0)
 			return -EINVAL;
 		out[i].present = true;
-		if (!(out[i].value = strdup(value))) {
-			kubejson_err(err, errlen, "node: out of memory");
-			return -ENOMEM;
-		}
+		if (!(out[i].value = strdup(value)))
+			return errmsg_set(err, errlen, -ENOMEM, "node: out of memory");
 	}
 	return 0;
 }
@@ -338,35 +327,31 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 	int r;
 
 	for (int i = 0; i < KUBE_ANN__COUNT; i++)
-		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0) {
-			kubejson_err(err, errlen, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
-				      prefix ? prefix : "");
-			return -EINVAL;
-		}
+		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0)
+			return errmsg_set(err, errlen, -EINVAL, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
+					  prefix ? prefix : "");
 	r = json_parse(body, len, &root);
-	if (r < 0) {
-		kubejson_err(err, errlen, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
 	r = -EINVAL;
 	if (json_type(root) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "node: expected an object, got %s", kubejson_tname(root));
+		errmsg_set(err, errlen, 0, "node: expected an object, got %s", kubejson_tname(root));
 		goto out;
 	}
 	kind = json_get_string(root, "kind");
 	if (json_get(root, "kind") && (!kind || strcmp(kind, "Node") != 0)) {
-		kubejson_err(err, errlen, "kind: expected \"Node\", got %.32s", kind ? kind : kubejson_tname(json_get(root, "kind")));
+		errmsg_set(err, errlen, 0, "kind: expected \"Node\", got %.32s", kind ? kind : kubejson_tname(json_get(root, "kind")));
 		goto out;
 	}
 	meta = json_get(root, "metadata");
 	if (json_type(meta) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "metadata: expected an object, got %s", kubejson_tname(meta));
+		errmsg_set(err, errlen, 0, "metadata: expected an object, got %s", kubejson_tname(meta));
 		goto out;
 	}
 	if (kubejson_str(meta, "name", n.node_name, sizeof(n.node_name), "metadata", err, errlen) < 0)
 		goto out;
 	if (!n.node_name[0]) {
-		kubejson_err(err, errlen, "metadata.name: missing");
+		errmsg_set(err, errlen, 0, "metadata.name: missing");
 		goto out;
 	}
 	if (kubejson_str(meta, "uid", n.node_uid, sizeof(n.node_uid), "metadata", err, errlen) < 0)
@@ -421,8 +406,8 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 		if (!v)
 			continue;
 		if (!(s = json_string(v))) {
-			kubejson_err(err, errlen, "metadata.annotations[%s]: expected a string, got %s", key,
-				      kubejson_tname(v));
+			errmsg_set(err, errlen, 0, "metadata.annotations[%s]: expected a string, got %s", key,
+				   kubejson_tname(v));
 			goto out;
 		}
 		n.ours[i].present = true;
@@ -431,7 +416,7 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 			n.ours[i].value = strdup(s);
 			if (!n.ours[i].value) {
 				r = -ENOMEM;
-				kubejson_err(err, errlen, "node: out of memory");
+				errmsg_set(err, errlen, 0, "node: out of memory");
 				goto out;
 			}
 		}
@@ -475,26 +460,24 @@ int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *e
 	int r;
 
 	r = json_parse(body, len, &root);
-	if (r < 0) {
-		kubejson_err(err, errlen, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
 	r = -EINVAL;
 	if (json_type(root) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "networks: expected an object, got %s", kubejson_tname(root));
+		errmsg_set(err, errlen, 0, "networks: expected an object, got %s", kubejson_tname(root));
 		goto out;
 	}
 	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
 		goto out;
 	n = json_size(items);
 	if (n > KUBE_NETWORKS_MAX) {
-		kubejson_err(err, errlen, "items: more than %d Networks", KUBE_NETWORKS_MAX);
+		errmsg_set(err, errlen, 0, "items: more than %d Networks", KUBE_NETWORKS_MAX);
 		goto out;
 	}
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
 		r = -ENOMEM;
-		kubejson_err(err, errlen, "networks: out of memory");
+		errmsg_set(err, errlen, 0, "networks: out of memory");
 		goto out;
 	}
 	for (const struct json *e = json_first(items); e; e = json_next(e), i++) {
@@ -503,7 +486,7 @@ int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *e
 
 		snprintf(where, sizeof(where), "items[%zu]", i);
 		if (json_type(e) != JSON_OBJECT) {
-			kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(e));
+			errmsg_set(err, errlen, 0, "%s: expected an object, got %s", where, kubejson_tname(e));
 			goto out;
 		}
 		if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
