@@ -9,6 +9,7 @@
 #define KUBE_PATCH_MAX  (1u << 20)
 #define KUBE_EVENT_MAX  (64u << 10)
 #define KUBE_NS_MAX     63
+#define KUBE_PATH_MAX   (128 + KUBE_NODE_NAME_MAX)     /* a fixed prefix, a name, a fixed suffix */
 
 static bool kube_label_char(char ch)
 {
@@ -73,27 +74,28 @@ static int kube_node_check(const char *node, struct http_response *resp)
 	return kube_name_check(node, "node", resp);
 }
 
-int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
+/* GET <prefix><name>, @name checked first (@what names it in the refusal). */
+static int kube_get_named(struct http_client *c, const char *prefix, const char *name, const char *what,
+			  struct http_response *resp)
 {
-	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
-	int r = kube_node_check(node, resp);
+	char path[KUBE_PATH_MAX];
+	int r = kube_name_check(name, what, resp);
 
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s", node);
+	snprintf(path, sizeof(path), "%s%s", prefix, name);
 	return http_request(c, "GET", path, NULL, NULL, resp);
+}
+
+int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
+{
+	return kube_get_named(c, "/api/v1/nodes/", node, "node", resp);
 }
 
 int kube_list_pods(struct http_client *c, const char *node, struct http_response *resp)
 {
-	char path[sizeof("/api/v1/pods?fieldSelector=spec.nodeName%3D") + KUBE_NODE_NAME_MAX];
-	int r = kube_node_check(node, resp);
-
-	if (r < 0)
-		return r;
 	/* A valid name needs no escaping: [a-z0-9.-] are all unreserved. */
-	snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
-	return http_request(c, "GET", path, NULL, NULL, resp);
+	return kube_get_named(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D", node, "node", resp);
 }
 
 /* PATCH /api/v1/nodes/<node><sub> with @patch of @type. */
@@ -143,11 +145,5 @@ int kube_list_networks(struct http_client *c, struct http_response *resp)
 
 int kube_get_training_runtime(struct http_client *c, const char *name, struct http_response *resp)
 {
-	char path[sizeof(KUBE_TRAINING_RUNTIMES "/") + KUBE_NODE_NAME_MAX];
-	int r = kube_name_check(name, "runtime", resp);
-
-	if (r < 0)
-		return r;
-	snprintf(path, sizeof(path), KUBE_TRAINING_RUNTIMES "/%s", name);
-	return http_request(c, "GET", path, NULL, NULL, resp);
+	return kube_get_named(c, KUBE_TRAINING_RUNTIMES "/", name, "runtime", resp);
 }

@@ -12,24 +12,33 @@ const char *kubejson_tname(const struct json *v)
 	return v ? json_type_name(json_type(v)) : "nothing";
 }
 
+/* The optional string member @key of @obj, of at most @max bytes: *@ret, NULL when absent or null. */
+static int kubejson_string(const struct json *obj, const char *key, size_t max, const char **ret,
+			   const char *where, char *err, size_t errlen)
+{
+	const struct json *v = json_get(obj, key);
+
+	*ret = NULL;
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	*ret = json_string(v);
+	if (!*ret)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
+	if (strnlen(*ret, max + 1) > max)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", where, key, max);
+	return 0;
+}
+
 int kubejson_str(const struct json *obj, const char *key, char *dst, size_t size,
 		 const char *where, char *err, size_t errlen)
 {
-	const struct json *v = json_get(obj, key);
 	const char *s;
-	size_t n;
+	int r = kubejson_string(obj, key, size - 1, &s, where, err, errlen);
 
 	dst[0] = '\0';
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	s = json_string(v);
-	if (!s)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-	n = strnlen(s, size);
-	if (n >= size)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", where, key, size - 1);
-	memcpy(dst, s, n + 1);
-	return 0;
+	if (r == 0 && s)
+		memcpy(dst, s, strlen(s) + 1);
+	return r;
 }
 
 int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
@@ -50,17 +59,12 @@ int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
 int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret,
 		 const char *where, char *err, size_t errlen)
 {
-	const struct json *v = json_get(obj, key);
 	const char *s;
+	int r = kubejson_string(obj, key, max, &s, where, err, errlen);
 
 	*ret = NULL;
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	s = json_string(v);
-	if (!s)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-	if (strnlen(s, max + 1) > max)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", where, key, max);
+	if (r < 0 || !s)
+		return r;
 	*ret = strdup(s);
 	if (!*ret)
 		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
@@ -89,13 +93,11 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 		const char *s = json_string(e);
 
 		if (!s) {
-			errmsg_set(err, errlen, 0, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
-			r = -EINVAL;
+			r = errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
 			goto fail;
 		}
 		if (strnlen(s, max_len + 1) > max_len) {
-			errmsg_set(err, errlen, 0, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
-			r = -EINVAL;
+			r = errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
 			goto fail;
 		}
 		v[n] = strdup(s);
@@ -107,8 +109,7 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 	*ret_n = n;
 	return 0;
 oom:
-	errmsg_set(err, errlen, 0, "out of memory");
-	r = -ENOMEM;
+	r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
 fail:
 	for (size_t j = 0; j < n; j++)
 		free(v[j]);

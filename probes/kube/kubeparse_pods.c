@@ -101,9 +101,8 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 			if (role < 0 || strlen(pc->image) >= KUBE_IMAGE_MAX)
 				continue;
 			if (n >= KUBE_CONTAINERS_MAX) {
-				errmsg_set(err, errlen, 0, "pods: more than %d installer or daemon containers",
-					   KUBE_CONTAINERS_MAX);
-				r = -EINVAL;
+				r = errmsg_set(err, errlen, -EINVAL, "pods: more than %d installer or daemon containers",
+					       KUBE_CONTAINERS_MAX);
 				goto out;
 			}
 			if (n == cap) {
@@ -111,8 +110,7 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 				struct kube_container *nv = realloc(v, nc * sizeof(*nv));
 
 				if (!nv) {
-					errmsg_set(err, errlen, 0, "pods: out of memory");
-					r = -ENOMEM;
+					r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
 					goto out;
 				}
 				v = nv;
@@ -186,8 +184,7 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	if (json_size(items)) {
 		pods = calloc(json_size(items), sizeof(*pods));
 		if (!pods) {
-			errmsg_set(err, errlen, 0, "pods: out of memory");
-			r = -ENOMEM;
+			r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
 			goto out;
 		}
 	}
