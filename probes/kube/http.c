@@ -36,24 +36,6 @@ static int http_xferinfo_cb(void *userdata, curl_off_t dltotal, curl_off_t dlnow
 	return c->cancel ? 1 : 0;
 }
 
-/* The requests' own options on c->easy, beside http_conf_easy_setup()'s. */
-static int http_easy_setup(struct http_client *c)
-{
-	CURLcode r = CURLE_OK;
-
-#define SET(opt, val) do { if (r == CURLE_OK) r = HTTP_CURL(easy_setopt)(c->easy, opt, val); } while (0)
-	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HTTP_BODY_MAX);
-	SET(CURLOPT_WRITEFUNCTION, http_write_cb);
-	SET(CURLOPT_WRITEDATA, c);
-	SET(CURLOPT_NOPROGRESS, 0L);
-	SET(CURLOPT_XFERINFOFUNCTION, http_xferinfo_cb);
-	SET(CURLOPT_XFERINFODATA, c);
-#undef SET
-	if (r == CURLE_OUT_OF_MEMORY)
-		return -ENOMEM;
-	return r == CURLE_OK ? 0 : -EINVAL;
-}
-
 void http_client_free(struct http_client *c)
 {
 	if (!c)
@@ -123,9 +105,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 		http_client_free(c);
 		return -ENOMEM;
 	}
-	r = http_conf_easy_setup(c);
-	if (r == 0)
-		r = http_easy_setup(c);
+	r = http_conf_easy_setup(c, http_write_cb, http_xferinfo_cb, HTTP_BODY_MAX);
 	if (r < 0) {
 		errmsg_set(err, errlen, 0, "libcurl rejected an option (built without HTTPS support?)");
 		http_client_free(c);

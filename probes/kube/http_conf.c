@@ -156,7 +156,8 @@ int http_conf_server_from_env(char **ret, char *err, size_t errlen)
 #endif
 #define HTTP_USER_AGENT "tcpxo-agent/" TCPXO_VERSION " (linux/" HTTP_ARCH ")"
 
-int http_conf_easy_setup(struct http_client *c)
+int http_conf_easy_setup(struct http_client *c, curl_write_callback write_cb, curl_xferinfo_callback xferinfo_cb,
+			 size_t body_max)
 {
 	CURL *e = c->easy;
 	CURLcode r = CURLE_OK;
@@ -178,6 +179,12 @@ int http_conf_easy_setup(struct http_client *c)
 	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_timeout_ms);
 	SET(CURLOPT_TCP_KEEPALIVE, 1L);
 	SET(CURLOPT_USERAGENT, HTTP_USER_AGENT);
+	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)body_max);
+	SET(CURLOPT_WRITEFUNCTION, write_cb);
+	SET(CURLOPT_WRITEDATA, c);
+	SET(CURLOPT_NOPROGRESS, 0L);
+	SET(CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+	SET(CURLOPT_XFERINFODATA, c);
 #undef SET
 	if (r == CURLE_OUT_OF_MEMORY)
 		return -ENOMEM;

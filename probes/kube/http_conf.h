@@ -99,8 +99,13 @@ uint64_t http_conf_now_ms(void);
 /* The in-cluster server from KUBERNETES_SERVICE_HOST/_PORT (malloc'd); -ENOENT outside a cluster, -EINVAL. */
 int http_conf_server_from_env(char **ret, char *err, size_t errlen);
 
-/* The options of c->easy that never change: TLS verified (1.2+, the CA file), https only, no proxy, timeouts, User-Agent. */
-int http_conf_easy_setup(struct http_client *c);
+/*
+ * The options of c->easy that never change: TLS verified (1.2+, the CA file), https only, no proxy,
+ * timeouts, User-Agent; the body to @write_cb (at most @body_max bytes), @xferinfo_cb to cancel
+ * (both called with @c). Streams start from a copy of it.
+ */
+int http_conf_easy_setup(struct http_client *c, curl_write_callback write_cb, curl_xferinfo_callback xferinfo_cb,
+			 size_t body_max);
 
 /* The request headers: the bearer token, Accept, @content_type (NULL: none). NULL on OOM. */
 struct curl_slist *http_conf_headers(const struct http_client *c, const char *content_type);
