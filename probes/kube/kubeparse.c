@@ -60,6 +60,24 @@ static int kubeparse_nic_cmp(const void *a, const void *b)
 typedef int (*kubeparse_entry_fn)(const struct json *e, void *slot, const void *all, size_t i, const char *where,
 				  char *why, size_t whylen);
 
+/* Each object of the array @arr into its slot of @v (@size bytes each) by @entry; "@name[i]" names it in errors. */
+static int kubeparse_objects(const struct json *arr, const char *name, char *v, size_t size, kubeparse_entry_fn entry,
+			     char *why, size_t whylen)
+{
+	char where[64];
+	size_t i = 0;
+	int r = 0;
+
+	for (const struct json *e = json_first(arr); r == 0 && e; e = json_next(e), i++) {
+		snprintf(where, sizeof(where), "%s[%zu]", name, i);
+		if (json_type(e) != JSON_OBJECT)
+			r = errmsg_set(why, whylen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
+		else
+			r = entry(e, v + i * size, v, i, where, why, whylen);
+	}
+	return r;
+}
+
 /*
  * A GKE annotation holding a JSON array of objects (nic-info, north-interfaces): bounded length,
  * valid JSON, at most KUBE_NICS_MAX entries, each read by @entry into a slot of @size bytes.
@@ -69,8 +87,8 @@ static int kubeparse_ann_array(const char *text, const char *name, size_t size, 
 			       void **ret, size_t *ret_n, char *why, size_t whylen)
 {
 	struct json *root = NULL;
-	char *v = NULL, where[64];
-	size_t n, i = 0;
+	char *v = NULL;
+	size_t n;
 	int r;
 
 	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX)
@@ -85,13 +103,8 @@ static int kubeparse_ann_array(const char *text, const char *name, size_t size, 
 		r = errmsg_set(why, whylen, -EINVAL, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
 	else if (!(v = calloc(n ? n : 1, size)))
 		r = errmsg_set(why, whylen, -ENOMEM, "%s: out of memory", name);
-	for (const struct json *e = json_first(root); r == 0 && e; e = json_next(e), i++) {
-		snprintf(where, sizeof(where), "%s[%zu]", name, i);
-		if (json_type(e) != JSON_OBJECT)
-			r = errmsg_set(why, whylen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
-		else
-			r = entry(e, v + i * size, v, i, where, why, whylen);
-	}
+	else
+		r = kubeparse_objects(root, name, v, size, entry, why, whylen);
 	json_free(root);
 	if (r < 0) {
 		free(v);
@@ -410,83 +423,76 @@ static int kubeparse_network_cmp(const void *a, const void *b)
 	return strcmp(((const struct kube_network *)a)->name, ((const struct kube_network *)b)->name);
 }
 
+/* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
+static int kubeparse_network(const struct json *e, void *slot, const void *all, size_t i, const char *item,
+			     char *err, size_t errlen)
+{
+	struct kube_network *net = slot;
+	const struct json *meta, *spec, *status, *ref, *conds;
+	char where[48], pname[KUBE_NAME_MAX];
+
+	if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, item, err, errlen) < 0 ||
+	    kubejson_opt(e, "spec", JSON_OBJECT, &spec, item, err, errlen) < 0 ||
+	    kubejson_opt(e, "status", JSON_OBJECT, &status, item, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.metadata", item);
+	if (kubejson_str(meta, "name", net->name, sizeof(net->name), where, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.spec", item);
+	if (kubejson_str(spec, "type", net->type, sizeof(net->type), where, err, errlen) < 0 ||
+	    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.spec.parametersRef", item);
+	if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
+		return -EINVAL;
+	net->has_params_ref = pname[0] != '\0';
+	snprintf(where, sizeof(where), "%s.status", item);
+	if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
+		return -EINVAL;
+	for (const struct json *c = json_first(conds); c; c = json_next(c)) {
+		const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");
+		bool yes = st && strcmp(st, "True") == 0;
+
+		if (!type)
+			continue;
+		if (strcmp(type, "Ready") == 0)
+			net->ready = yes;
+		else if (strcmp(type, "ParamsReady") == 0)
+			net->params_ready = yes;
+	}
+	return 0;
+}
+
 int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_network *v = NULL;
-	const struct json *items;
+	const struct json *items = NULL;
 	struct json *root = NULL;
-	size_t n = 0, i = 0;
+	size_t n = 0;
 	int r;
 
 	r = json_parse(body, len, &root);
 	if (r < 0)
 		return errmsg_set(err, errlen, r, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
-	r = -EINVAL;
-	if (json_type(root) != JSON_OBJECT) {
-		errmsg_set(err, errlen, 0, "networks: expected an object, got %s", kubejson_tname(root));
-		goto out;
-	}
-	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
-		goto out;
-	n = json_size(items);
-	if (n > KUBE_NETWORKS_MAX) {
-		errmsg_set(err, errlen, 0, "items: more than %d Networks", KUBE_NETWORKS_MAX);
-		goto out;
-	}
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		r = -ENOMEM;
-		errmsg_set(err, errlen, 0, "networks: out of memory");
-		goto out;
-	}
-	for (const struct json *e = json_first(items); e; e = json_next(e), i++) {
-		const struct json *meta, *spec, *status, *ref, *conds;
-		char where[48], pname[KUBE_NAME_MAX];
-
-		snprintf(where, sizeof(where), "items[%zu]", i);
-		if (json_type(e) != JSON_OBJECT) {
-			errmsg_set(err, errlen, 0, "%s: expected an object, got %s", where, kubejson_tname(e));
-			goto out;
-		}
-		if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
-		    kubejson_opt(e, "spec", JSON_OBJECT, &spec, where, err, errlen) < 0 ||
-		    kubejson_opt(e, "status", JSON_OBJECT, &status, where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].metadata", i);
-		if (kubejson_str(meta, "name", v[i].name, sizeof(v[i].name), where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].spec", i);
-		if (kubejson_str(spec, "type", v[i].type, sizeof(v[i].type), where, err, errlen) < 0 ||
-		    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].spec.parametersRef", i);
-		if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
-			goto out;
-		v[i].has_params_ref = pname[0] != '\0';
-		snprintf(where, sizeof(where), "items[%zu].status", i);
-		if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
-			goto out;
-		for (const struct json *c = json_first(conds); c; c = json_next(c)) {
-			const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");
-			bool yes = st && strcmp(st, "True") == 0;
-
-			if (!type)
-				continue;
-			if (strcmp(type, "Ready") == 0)
-				v[i].ready = yes;
-			else if (strcmp(type, "ParamsReady") == 0)
-				v[i].params_ready = yes;
-		}
+	if (json_type(root) != JSON_OBJECT)
+		r = errmsg_set(err, errlen, -EINVAL, "networks: expected an object, got %s", kubejson_tname(root));
+	else if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
+		r = -EINVAL;
+	else if ((n = json_size(items)) > KUBE_NETWORKS_MAX)
+		r = errmsg_set(err, errlen, -EINVAL, "items: more than %d Networks", KUBE_NETWORKS_MAX);
+	else if (!(v = calloc(n ? n : 1, sizeof(*v))))
+		r = errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
+	else
+		r = kubeparse_objects(items, "items", (char *)v, sizeof(*v), kubeparse_network, err, errlen);
+	json_free(root);
+	if (r < 0) {
+		free(v);
+		return r;
 	}
 	if (n > 1)
 		qsort(v, n, sizeof(*v), kubeparse_network_cmp);
 	obs_kube_free_networks(k);
 	k->networks = v;
 	k->n_networks = n;
-	v = NULL;
-	r = 0;
-out:
-	free(v);
-	json_free(root);
-	return r;
+	return 0;
 }
