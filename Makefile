@@ -38,7 +38,9 @@ endif
 
 # Lazy (=): pkg-config runs when a recipe needs the flags, after `deps` has installed them.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
-# libcurl: cflags only. probes/kube/http.c dlopens libcurl.so.4 when a client is first made.
+# libcurl: cflags only. probes/kube/http_conf.c dlopens libcurl.so.4 when a client is first made: linked
+# plainly, libcurl and the ~30 libraries behind it cost every run ~6 MiB of RSS and 10-25 ms, API or not
+# (docs/ARCHITECTURE.md). Its compile-time type checks still run: see CURL_TYPECHECK below.
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS))) -ldl
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
@@ -98,7 +100,24 @@ $(LIBA): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)$(AR) rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(LIBA)
+# libcurl's type checks (typecheck-gcc.h: every curl_easy_setopt() option against its value's type) work
+# on its real function names, which the dlopen'd adapter does not call: each adapter file is compiled once
+# more with HTTP_CURL_TYPECHECK (HTTP_CURL(f) is then curl_f) and the object dropped. The checks are calls
+# to functions with a warning attribute that -O2 removes when the type is right; they stand in a system
+# header, whose warnings GCC hides, hence -Wsystem-headers (only that warning is made an error).
+CURL_ADAPTER := probes/kube/http.c probes/kube/http_stream.c probes/kube/http_conf.c
+CURL_TYPECHECK := $(BUILD)/obj/probes/kube/curl-typecheck.ok
+$(CURL_TYPECHECK): $(CURL_ADAPTER) probes/kube/http_conf.h probes/kube/http.h | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CHECK   libcurl option types")
+	$(Q)for f in $(CURL_ADAPTER); do \
+		$(CC) $(CPPFLAGS) -std=gnu11 -O2 -Wsystem-headers -Werror=attribute-warning $(PKG_CFLAGS) \
+			-DHTTP_CURL_TYPECHECK -c $$f -o /dev/null 2>$(@D)/curl-typecheck.err || \
+			{ grep -B2 -A2 'error' $(@D)/curl-typecheck.err >&2; exit 1; }; \
+	done
+	@touch $@
+
+$(BIN): $(MAIN_OBJ) $(LIBA) $(CURL_TYPECHECK)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 

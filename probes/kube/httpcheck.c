@@ -1,26 +1,14 @@
 /* httpcheck.c - pure: what the HTTP client checks and says (server URLs, request shapes, answers' messages, the token kept out of them). */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "probes/kube/httpcheck.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/json.h"
-
-static void httpcheck_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void httpcheck_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool httpcheck_host_char(char ch)
 {
@@ -32,14 +20,10 @@ int httpcheck_server(const char *url, char *why, size_t whylen)
 	size_t n = strnlen(url, HTTPCHECK_URL_MAX + 1);
 	const char *p, *host_end;
 
-	if (n > HTTPCHECK_URL_MAX) {
-		httpcheck_errf(why, whylen, "API server URL longer than %u characters", HTTPCHECK_URL_MAX);
-		return -EINVAL;
-	}
-	if (strncasecmp(url, "https://", 8) != 0) {
-		httpcheck_errf(why, whylen, "API server URL must start with https:// (TLS is mandatory)");
-		return -EINVAL;
-	}
+	if (n > HTTPCHECK_URL_MAX)
+		return errmsg_set(why, whylen, -EINVAL, "API server URL longer than %u characters", HTTPCHECK_URL_MAX);
+	if (strncasecmp(url, "https://", 8) != 0)
+		return errmsg_set(why, whylen, -EINVAL, "API server URL must start with https:// (TLS is mandatory)");
 	p = url + 8;
 	if (*p == '[') {
 		host_end = strchr(p, ']');
@@ -77,14 +61,11 @@ int httpcheck_server(const char *url, char *why, size_t whylen)
 	return (int)n;
 
 bad_host:
-	httpcheck_errf(why, whylen, "API server URL has a malformed host (want https://HOST[:PORT])");
-	return -EINVAL;
+	return errmsg_set(why, whylen, -EINVAL, "API server URL has a malformed host (want https://HOST[:PORT])");
 bad_port:
-	httpcheck_errf(why, whylen, "API server URL has a malformed port");
-	return -EINVAL;
+	return errmsg_set(why, whylen, -EINVAL, "API server URL has a malformed port");
 bad_path:
-	httpcheck_errf(why, whylen, "API server URL path may not contain spaces, controls, '?' or '#'");
-	return -EINVAL;
+	return errmsg_set(why, whylen, -EINVAL, "API server URL path may not contain spaces, controls, '?' or '#'");
 }
 
 bool httpcheck_method(const char *m)

@@ -1,16 +1,15 @@
-/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node and status patches, Events, node list, Networks, a ClusterTrainingRuntime. */
+/* kube.c - the Kubernetes API calls the agent makes: node, pods of the node, node and status patches, Events, Networks, a ClusterTrainingRuntime. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probes/kube/kube.h"
-#include "probes/model/strbuf.h"
 
-#define KUBE_QUERY_MAX  4096u
 #define KUBE_PATCH_MAX  (1u << 20)
 #define KUBE_EVENT_MAX  (64u << 10)
 #define KUBE_NS_MAX     63
+#define KUBE_PATH_MAX   (128 + KUBE_NODE_NAME_MAX)     /* a fixed prefix, a name, a fixed suffix */
 
 static bool kube_label_char(char ch)
 {
@@ -44,32 +43,6 @@ bool kube_name_valid(const char *name)
 	return prev != '.' && prev != '-';
 }
 
-int kube_query_escape(const char *s, char **ret)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strnlen(s, KUBE_QUERY_MAX + 1), k = 0;
-	char *out;
-
-	if (n > KUBE_QUERY_MAX)
-		return -EINVAL;
-	out = malloc(3 * n + 1);
-	if (!out)
-		return -ENOMEM;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '-' || *p == '.' || *p == '_' || *p == '~') {
-			out[k++] = (char)*p;
-		} else {
-			out[k++] = '%';
-			out[k++] = hex[*p >> 4];
-			out[k++] = hex[*p & 15];
-		}
-	}
-	out[k] = '\0';
-	*ret = out;
-	return 0;
-}
-
 /* Refuse before sending: @resp still says why, as http_request() would. */
 static int kube_refuse(struct http_response *resp, int r, const char *msg)
 {
@@ -101,27 +74,28 @@ static int kube_node_check(const char *node, struct http_response *resp)
 	return kube_name_check(node, "node", resp);
 }
 
-int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
+/* GET <prefix><name>, @name checked first (@what names it in the refusal). */
+static int kube_get_named(struct http_client *c, const char *prefix, const char *name, const char *what,
+			  struct http_response *resp)
 {
-	char path[sizeof("/api/v1/nodes/") + KUBE_NODE_NAME_MAX];
-	int r = kube_node_check(node, resp);
+	char path[KUBE_PATH_MAX];
+	int r = kube_name_check(name, what, resp);
 
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s", node);
+	snprintf(path, sizeof(path), "%s%s", prefix, name);
 	return http_request(c, "GET", path, NULL, NULL, resp);
+}
+
+int kube_get_node(struct http_client *c, const char *node, struct http_response *resp)
+{
+	return kube_get_named(c, "/api/v1/nodes/", node, "node", resp);
 }
 
 int kube_list_pods(struct http_client *c, const char *node, struct http_response *resp)
 {
-	char path[sizeof("/api/v1/pods?fieldSelector=spec.nodeName%3D") + KUBE_NODE_NAME_MAX];
-	int r = kube_node_check(node, resp);
-
-	if (r < 0)
-		return r;
 	/* A valid name needs no escaping: [a-z0-9.-] are all unreserved. */
-	snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
-	return http_request(c, "GET", path, NULL, NULL, resp);
+	return kube_get_named(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D", node, "node", resp);
 }
 
 /* PATCH /api/v1/nodes/<node><sub> with @patch of @type. */
@@ -164,48 +138,6 @@ int kube_create_event(struct http_client *c, const char *ns, const char *event, 
 	return http_request(c, "POST", path, "application/json", event, resp);
 }
 
-int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit, const char *cont,
-		    struct http_response *resp)
-{
-	struct strbuf sb = { 0 };
-	char *esc = NULL, *path;
-	char sep = '?';
-	int r = 0;
-
-	strbuf_append(&sb, "/api/v1/nodes");
-	if (selector && *selector) {
-		r = kube_query_escape(selector, &esc);
-		if (r < 0)
-			goto refuse;
-		strbuf_appendf(&sb, "%clabelSelector=%s", sep, esc);
-		sep = '&';
-		free(esc);
-	}
-	if (limit) {
-		strbuf_appendf(&sb, "%climit=%u", sep, limit);
-		sep = '&';
-	}
-	if (cont && *cont) {
-		r = kube_query_escape(cont, &esc);
-		if (r < 0)
-			goto refuse;
-		strbuf_appendf(&sb, "%ccontinue=%s", sep, esc);
-		free(esc);
-	}
-	path = strbuf_take(&sb);
-	if (!path)
-		return kube_refuse(resp, -ENOMEM, "out of memory");
-	r = http_request(c, "GET", path, NULL, NULL, resp);
-	free(path);
-	return r;
-
-refuse:
-	strbuf_free(&sb);
-	if (r == -ENOMEM)
-		return kube_refuse(resp, r, "out of memory");
-	return kube_refuse(resp, r, "label selector or continue token longer than 4096 bytes");
-}
-
 int kube_list_networks(struct http_client *c, struct http_response *resp)
 {
 	return http_request(c, "GET", "/apis/networking.gke.io/v1/networks", NULL, NULL, resp);
@@ -213,11 +145,5 @@ int kube_list_networks(struct http_client *c, struct http_response *resp)
 
 int kube_get_training_runtime(struct http_client *c, const char *name, struct http_response *resp)
 {
-	char path[sizeof(KUBE_TRAINING_RUNTIMES "/") + KUBE_NODE_NAME_MAX];
-	int r = kube_name_check(name, "runtime", resp);
-
-	if (r < 0)
-		return r;
-	snprintf(path, sizeof(path), KUBE_TRAINING_RUNTIMES "/%s", name);
-	return http_request(c, "GET", path, NULL, NULL, resp);
+	return kube_get_named(c, KUBE_TRAINING_RUNTIMES "/", name, "runtime", resp);
 }

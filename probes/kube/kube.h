@@ -16,13 +16,6 @@
 bool kube_name_valid(const char *name);
 
 /**
- * kube_query_escape() - percent-encode @s for a URL query value: everything except
- * [A-Za-z0-9-._~] becomes %XX. @ret: malloc'd, caller frees.
- * Return: 0; -EINVAL when @s is longer than 4,096 bytes; -ENOMEM.
- */
-int kube_query_escape(const char *s, char **ret);
-
-/**
  * kube_get_node() - GET /api/v1/nodes/<node>.
  * @resp: filled in every case (see http_request()); free with http_response_free().
  * Return: 0 with the Node JSON in resp->body; -EINVAL for a name that is not a DNS subdomain
@@ -66,16 +59,6 @@ int kube_patch_node_status(struct http_client *c, const char *node, const char *
  * an Event of that name exists, e.g. a retried POST that had arrived; 403: not allowed).
  */
 int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp);
-
-/**
- * kube_list_nodes() - one page of GET /api/v1/nodes, for `interfaces`.
- * @selector: a label selector (escaped here) or NULL; @limit: page size, 0 for the server's
- * default; @cont: the metadata.continue token of the previous page, or NULL for the first.
- * Return: 0 with the NodeList JSON in resp->body; -EINVAL for an over-long selector or token;
- * otherwise as http_request() (-EIO with status 410: the continue token expired, start over).
- */
-int kube_list_nodes(struct http_client *c, const char *selector, unsigned limit, const char *cont,
-		    struct http_response *resp);
 
 /**
  * kube_list_networks() - GET /apis/networking.gke.io/v1/networks (GKE multi-network Network

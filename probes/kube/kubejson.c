@@ -1,50 +1,44 @@
 /* kubejson.c - typed reads of Kubernetes API JSON whose errors name the field (shared by the parsers). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probes/kube/kubejson.h"
-
-void kubejson_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+#include "probes/model/errmsg.h"
 
 const char *kubejson_tname(const struct json *v)
 {
 	return v ? json_type_name(json_type(v)) : "nothing";
 }
 
+/* The optional string member @key of @obj, of at most @max bytes: *@ret, NULL when absent or null. */
+static int kubejson_string(const struct json *obj, const char *key, size_t max, const char **ret,
+			   const char *where, char *err, size_t errlen)
+{
+	const struct json *v = json_get(obj, key);
+
+	*ret = NULL;
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	*ret = json_string(v);
+	if (!*ret)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
+	if (strnlen(*ret, max + 1) > max)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", where, key, max);
+	return 0;
+}
+
 int kubejson_str(const struct json *obj, const char *key, char *dst, size_t size,
 		 const char *where, char *err, size_t errlen)
 {
-	const struct json *v = json_get(obj, key);
 	const char *s;
-	size_t n;
+	int r = kubejson_string(obj, key, size - 1, &s, where, err, errlen);
 
 	dst[0] = '\0';
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	s = json_string(v);
-	if (!s) {
-		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-		return -EINVAL;
-	}
-	n = strnlen(s, size);
-	if (n >= size) {
-		kubejson_err(err, errlen, "%s.%s: longer than %zu characters", where, key, size - 1);
-		return -EINVAL;
-	}
-	memcpy(dst, s, n + 1);
-	return 0;
+	if (r == 0 && s)
+		memcpy(dst, s, strlen(s) + 1);
+	return r;
 }
 
 int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
@@ -55,11 +49,9 @@ int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
 	*ret = NULL;
 	if (!v || json_type(v) == JSON_NULL)
 		return 0;
-	if (json_type(v) != type) {
-		kubejson_err(err, errlen, "%s%s%s: expected an %s, got %s", where, *where ? "." : "", key,
-			      json_type_name(type), kubejson_tname(v));
-		return -EINVAL;
-	}
+	if (json_type(v) != type)
+		return errmsg_set(err, errlen, -EINVAL, "%s%s%s: expected an %s, got %s", where, *where ? "." : "", key,
+				  json_type_name(type), kubejson_tname(v));
 	*ret = v;
 	return 0;
 }
@@ -67,26 +59,15 @@ int kubejson_opt(const struct json *obj, const char *key, enum json_type type,
 int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret,
 		 const char *where, char *err, size_t errlen)
 {
-	const struct json *v = json_get(obj, key);
 	const char *s;
+	int r = kubejson_string(obj, key, max, &s, where, err, errlen);
 
 	*ret = NULL;
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	s = json_string(v);
-	if (!s) {
-		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-		return -EINVAL;
-	}
-	if (strnlen(s, max + 1) > max) {
-		kubejson_err(err, errlen, "%s.%s: longer than %zu characters", where, key, max);
-		return -EINVAL;
-	}
+	if (r < 0 || !s)
+		return r;
 	*ret = strdup(s);
-	if (!*ret) {
-		kubejson_err(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!*ret)
+		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -103,10 +84,8 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 	r = kubejson_opt(obj, key, JSON_ARRAY, &arr, where, err, errlen);
 	if (r < 0 || !arr || json_size(arr) == 0)
 		return r;
-	if (json_size(arr) > max_n) {
-		kubejson_err(err, errlen, "%s.%s: %zu entries, at most %zu are read", where, key, json_size(arr), max_n);
-		return -EINVAL;
-	}
+	if (json_size(arr) > max_n)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %zu are read", where, key, json_size(arr), max_n);
 	v = calloc(json_size(arr), sizeof(*v));
 	if (!v)
 		goto oom;
@@ -114,13 +93,11 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 		const char *s = json_string(e);
 
 		if (!s) {
-			kubejson_err(err, errlen, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
-			r = -EINVAL;
+			r = errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
 			goto fail;
 		}
 		if (strnlen(s, max_len + 1) > max_len) {
-			kubejson_err(err, errlen, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
-			r = -EINVAL;
+			r = errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
 			goto fail;
 		}
 		v[n] = strdup(s);
@@ -132,8 +109,7 @@ int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size
 	*ret_n = n;
 	return 0;
 oom:
-	kubejson_err(err, errlen, "out of memory");
-	r = -ENOMEM;
+	r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
 fail:
 	for (size_t j = 0; j < n; j++)
 		free(v[j]);

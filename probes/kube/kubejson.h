@@ -5,9 +5,6 @@
 
 #include "probes/model/json.h"
 
-/* Format into @err (@errlen bytes); nothing when @err is NULL. */
-void kubejson_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* The JSON type name of @v, or "nothing" when absent. */
 const char *kubejson_tname(const struct json *v);
 

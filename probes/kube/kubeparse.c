@@ -7,6 +7,7 @@
 
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubeparse.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/json.h"
 
 #define KUBEPARSE_DEFAULT_PREFIX "fabric.aicr.run/"
@@ -55,156 +56,147 @@ static int kubeparse_nic_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+/* One entry of a GKE annotation's array: @e (an object) into @slot, the @i entries before it in @all. */
+typedef int (*kubeparse_entry_fn)(const struct json *e, void *slot, const void *all, size_t i, const char *where,
+				  char *why, size_t whylen);
+
+/* Each object of the array @arr into its slot of @v (@size bytes each) by @entry; "@name[i]" names it in errors. */
+static int kubeparse_objects(const struct json *arr, const char *name, char *v, size_t size, kubeparse_entry_fn entry,
+			     char *why, size_t whylen)
+{
+	char where[64];
+	size_t i = 0;
+	int r = 0;
+
+	for (const struct json *e = json_first(arr); r == 0 && e; e = json_next(e), i++) {
+		snprintf(where, sizeof(where), "%s[%zu]", name, i);
+		if (json_type(e) != JSON_OBJECT)
+			r = errmsg_set(why, whylen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
+		else
+			r = entry(e, v + i * size, v, i, where, why, whylen);
+	}
+	return r;
+}
+
 /*
- * A GKE annotation holding a JSON array (nic-info, north-interfaces): bounded length, valid
- * JSON, an array of at most KUBE_NICS_MAX entries. @ret_root is the caller's to free.
+ * A GKE annotation holding a JSON array of objects (nic-info, north-interfaces): bounded length,
+ * valid JSON, at most KUBE_NICS_MAX entries, each read by @entry into a slot of @size bytes.
+ * *@ret: calloc'd (the caller frees), *@ret_n its entries. Errors go to @why (a finding).
  */
-static int kubeparse_ann_array(const char *text, const char *name, struct json **ret_root, size_t *ret_n,
-			       char *why, size_t whylen)
+static int kubeparse_ann_array(const char *text, const char *name, size_t size, kubeparse_entry_fn entry,
+			       void **ret, size_t *ret_n, char *why, size_t whylen)
 {
 	struct json *root = NULL;
+	char *v = NULL;
 	size_t n;
 	int r;
 
-	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX) {
-		kubejson_err(why, whylen, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
-		return -EINVAL;
-	}
+	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX)
+		return errmsg_set(why, whylen, -EINVAL, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
 	r = json_parse(text, strlen(text), &root);
+	if (r < 0)
+		return errmsg_set(why, whylen, r, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
+	n = json_size(root);
+	if (json_type(root) != JSON_ARRAY)
+		r = errmsg_set(why, whylen, -EINVAL, "%s: expected an array, got %s", name, kubejson_tname(root));
+	else if (n > KUBE_NICS_MAX)
+		r = errmsg_set(why, whylen, -EINVAL, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
+	else if (!(v = calloc(n ? n : 1, size)))
+		r = errmsg_set(why, whylen, -ENOMEM, "%s: out of memory", name);
+	else
+		r = kubeparse_objects(root, name, v, size, entry, why, whylen);
+	json_free(root);
 	if (r < 0) {
-		kubejson_err(why, whylen, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
+		free(v);
 		return r;
 	}
-	if (json_type(root) != JSON_ARRAY) {
-		kubejson_err(why, whylen, "%s: expected an array, got %s", name, kubejson_tname(root));
-		json_free(root);
-		return -EINVAL;
-	}
-	n = json_size(root);
-	if (n > KUBE_NICS_MAX) {
-		kubejson_err(why, whylen, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
-		json_free(root);
-		return -EINVAL;
-	}
-	*ret_root = root;
+	*ret = v;
 	*ret_n = n;
 	return 0;
 }
 
-/* Parse the nic-info value. Errors go to @why (a finding), never fatal to the node. */
-static int kubeparse_nic_info(const char *text, struct kube_nic **ret, size_t *ret_n,
-			      char *why, size_t whylen)
+/* One nic-info entry, its names and addresses checked, none listed twice. */
+static int kubeparse_nic(const struct json *e, void *slot, const void *all, size_t i, const char *where,
+			 char *why, size_t whylen)
 {
-	struct kube_nic *v = NULL;
-	struct json *root = NULL;
-	size_t n = 0, i = 0;
-	char where[64];
-	int r;
+	struct kube_nic *nic = slot;
+	const struct kube_nic *v = all;
 
-	r = kubeparse_ann_array(text, KUBEPARSE_NIC_INFO, &root, &n, why, whylen);
-	if (r < 0)
-		return r;
-	r = -ENOMEM;
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		kubejson_err(why, whylen, KUBEPARSE_NIC_INFO ": out of memory");
-		goto out;
+	if (kubejson_str(e, "birthName", nic->name, sizeof(nic->name), where, why, whylen) < 0 ||
+	    kubejson_str(e, "pciAddress", nic->bdf, sizeof(nic->bdf), where, why, whylen) < 0 ||
+	    kubejson_str(e, "birthIP", nic->ipv4, sizeof(nic->ipv4), where, why, whylen) < 0 ||
+	    kubejson_str(e, "birthIPv6", nic->ipv6, sizeof(nic->ipv6), where, why, whylen) < 0)
+		return -EINVAL;
+	if (nic->name[0] && !kubeparse_ifname_ok(nic->name))
+		return errmsg_set(why, whylen, -EINVAL, "%s.birthName: '%s' is not an interface name", where, nic->name);
+	if (nic->bdf[0] && !kubeparse_bdf_ok(nic->bdf))
+		return errmsg_set(why, whylen, -EINVAL, "%s.pciAddress: '%s' is not a PCI address like 0000:06:00.0",
+				  where, nic->bdf);
+	if (nic->ipv4[0] && !kubeparse_ip_ok(AF_INET, nic->ipv4))
+		return errmsg_set(why, whylen, -EINVAL, "%s.birthIP: '%s' is not an IPv4 address", where, nic->ipv4);
+	if (nic->ipv6[0] && !kubeparse_ip_ok(AF_INET6, nic->ipv6))
+		return errmsg_set(why, whylen, -EINVAL, "%s.birthIPv6: '%s' is not an IPv6 address", where, nic->ipv6);
+	for (size_t j = 0; j < i; j++) {
+		if (nic->bdf[0] && strcmp(v[j].bdf, nic->bdf) == 0)
+			return errmsg_set(why, whylen, -EINVAL, "%s.pciAddress: %s is listed twice", where, nic->bdf);
+		if (nic->name[0] && strcmp(v[j].name, nic->name) == 0)
+			return errmsg_set(why, whylen, -EINVAL, "%s.birthName: %s is listed twice", where, nic->name);
 	}
-	r = -EINVAL;
-	for (const struct json *e = json_first(root); e; e = json_next(e), i++) {
-		struct kube_nic *nic = &v[i];
-
-		snprintf(where, sizeof(where), KUBEPARSE_NIC_INFO "[%zu]", i);
-		if (json_type(e) != JSON_OBJECT) {
-			kubejson_err(why, whylen, "%s: expected an object, got %s", where, kubejson_tname(e));
-			goto out;
-		}
-		if (kubejson_str(e, "birthName", nic->name, sizeof(nic->name), where, why, whylen) < 0 ||
-		    kubejson_str(e, "pciAddress", nic->bdf, sizeof(nic->bdf), where, why, whylen) < 0 ||
-		    kubejson_str(e, "birthIP", nic->ipv4, sizeof(nic->ipv4), where, why, whylen) < 0 ||
-		    kubejson_str(e, "birthIPv6", nic->ipv6, sizeof(nic->ipv6), where, why, whylen) < 0)
-			goto out;
-		if (nic->name[0] && !kubeparse_ifname_ok(nic->name)) {
-			kubejson_err(why, whylen, "%s.birthName: '%s' is not an interface name", where, nic->name);
-			goto out;
-		}
-		if (nic->bdf[0] && !kubeparse_bdf_ok(nic->bdf)) {
-			kubejson_err(why, whylen, "%s.pciAddress: '%s' is not a PCI address like 0000:06:00.0",
-				      where, nic->bdf);
-			goto out;
-		}
-		if (nic->ipv4[0] && !kubeparse_ip_ok(AF_INET, nic->ipv4)) {
-			kubejson_err(why, whylen, "%s.birthIP: '%s' is not an IPv4 address", where, nic->ipv4);
-			goto out;
-		}
-		if (nic->ipv6[0] && !kubeparse_ip_ok(AF_INET6, nic->ipv6)) {
-			kubejson_err(why, whylen, "%s.birthIPv6: '%s' is not an IPv6 address", where, nic->ipv6);
-			goto out;
-		}
-		for (size_t j = 0; j < i; j++) {
-			if (nic->bdf[0] && strcmp(v[j].bdf, nic->bdf) == 0) {
-				kubejson_err(why, whylen, "%s.pciAddress: %s is listed twice", where, nic->bdf);
-				goto out;
-			}
-			if (nic->name[0] && strcmp(v[j].name, nic->name) == 0) {
-				kubejson_err(why, whylen, "%s.birthName: %s is listed twice", where, nic->name);
-				goto out;
-			}
-		}
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), kubeparse_nic_cmp);
-	*ret = v;
-	*ret_n = n;
-	v = NULL;
-	r = 0;
-out:
-	free(v);
-	json_free(root);
-	return r;
+	return 0;
 }
 
-static int kubeparse_north(const char *text, struct kube_north **ret, size_t *ret_n,
+/* One north-interfaces entry: its Network and IP address. */
+static int kubeparse_north(const struct json *e, void *slot, const void *all, size_t i, const char *where,
 			   char *why, size_t whylen)
 {
-	struct kube_north *v = NULL;
-	struct json *root = NULL;
-	size_t n = 0, i = 0;
-	char where[64];
-	int r;
+	struct kube_north *nn = slot;
 
-	r = kubeparse_ann_array(text, KUBEPARSE_NORTH, &root, &n, why, whylen);
-	if (r < 0)
-		return r;
-	r = -ENOMEM;
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		kubejson_err(why, whylen, KUBEPARSE_NORTH ": out of memory");
-		goto out;
-	}
-	r = -EINVAL;
-	for (const struct json *e = json_first(root); e; e = json_next(e), i++) {
-		snprintf(where, sizeof(where), KUBEPARSE_NORTH "[%zu]", i);
-		if (json_type(e) != JSON_OBJECT) {
-			kubejson_err(why, whylen, "%s: expected an object, got %s", where, kubejson_tname(e));
-			goto out;
+	if (kubejson_str(e, "network", nn->network, sizeof(nn->network), where, why, whylen) < 0 ||
+	    kubejson_str(e, "ipAddress", nn->ip, sizeof(nn->ip), where, why, whylen) < 0)
+		return -EINVAL;
+	if (nn->ip[0] && !kubeparse_ip_ok(AF_INET, nn->ip) && !kubeparse_ip_ok(AF_INET6, nn->ip))
+		return errmsg_set(why, whylen, -EINVAL, "%s.ipAddress: '%s' is not an IP address", where, nn->ip);
+	return 0;
+}
+
+/*
+ * The GKE annotation @name of @ann, when present, into *@ret/@ret_n (*@ok set); a malformed one
+ * is not fatal to the node: @why (KUBE_MSG_MAX bytes) says what is wrong with it.
+ */
+static void kubeparse_gke_ann(const struct json *ann, const char *name, size_t size, kubeparse_entry_fn entry,
+			      void **ret, size_t *ret_n, bool *ok, char *why)
+{
+	const struct json *v = json_get(ann, name);
+	const char *s;
+
+	if (!v)
+		return;
+	if (!(s = json_string(v)))
+		errmsg_set(why, KUBE_MSG_MAX, 0, "%s: expected a string, got %s", name, kubejson_tname(v));
+	else if (kubeparse_ann_array(s, name, size, entry, ret, ret_n, why, KUBE_MSG_MAX) == 0)
+		*ok = true;
+	else if (!why[0])
+		errmsg_set(why, KUBE_MSG_MAX, 0, "%s: unreadable", name);
+}
+
+/* nic-info and north-interfaces, and each NIC's Network: the north interface that carries its birth IP. */
+static void kubeparse_gke(const struct json *ann, struct obs_kube *n)
+{
+	kubeparse_gke_ann(ann, KUBEPARSE_NIC_INFO, sizeof(*n->nics), kubeparse_nic, (void **)&n->nics, &n->n_nics,
+			  &n->has_nic_info, n->nic_info_error);
+	if (n->n_nics > 1)
+		qsort(n->nics, n->n_nics, sizeof(*n->nics), kubeparse_nic_cmp);
+	kubeparse_gke_ann(ann, KUBEPARSE_NORTH, sizeof(*n->north), kubeparse_north, (void **)&n->north, &n->n_north,
+			  &n->has_north, n->north_error);
+	for (size_t i = 0; i < n->n_nics; i++)
+		for (size_t j = 0; j < n->n_north; j++) {
+			const char *ip = n->north[j].ip;
+
+			if (ip[0] && (strcmp(ip, n->nics[i].ipv4) == 0 || strcmp(ip, n->nics[i].ipv6) == 0)) {
+				snprintf(n->nics[i].network, sizeof(n->nics[i].network), "%s", n->north[j].network);
+				break;
+			}
 		}
-		if (kubejson_str(e, "network", v[i].network, sizeof(v[i].network), where, why, whylen) < 0 ||
-		    kubejson_str(e, "ipAddress", v[i].ip, sizeof(v[i].ip), where, why, whylen) < 0)
-			goto out;
-		if (v[i].ip[0] && !kubeparse_ip_ok(AF_INET, v[i].ip) && !kubeparse_ip_ok(AF_INET6, v[i].ip)) {
-			kubejson_err(why, whylen, "%s.ipAddress: '%s' is not an IP address", where, v[i].ip);
-			goto out;
-		}
-	}
-	*ret = v;
-	*ret_n = n;
-	v = NULL;
-	r = 0;
-out:
-	free(v);
-	json_free(root);
-	return r;
 }
 
 /* "<prefix><name>" into @buf; @name NULL (a key out of range) is -EINVAL. */
@@ -249,15 +241,11 @@ static int kubeparse_cond_str(const struct json *c, const char *key, char *dst, 
 
 	if (!v || json_type(v) == JSON_NULL)
 		return 0;
-	if (!(s = json_string(v))) {
-		kubejson_err(err, errlen, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
-		return -EINVAL;
-	}
+	if (!(s = json_string(v)))
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a string, got %s", where, key, kubejson_tname(v));
 	if (strnlen(s, size) >= size) {
-		if (!ret_long) {
-			kubejson_err(err, errlen, "%s.%s: longer than %zu bytes", where, key, size - 1);
-			return -EINVAL;
-		}
+		if (!ret_long)
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s: longer than %zu bytes", where, key, size - 1);
 		*ret_long = true;
 		return 0;
 	}
@@ -298,10 +286,8 @@ static int kubeparse_condition(const struct json *root, struct kube_condition *r
 	    kubeparse_cond_str(mine, "lastTransitionTime", c.last_transition, sizeof(c.last_transition), NULL,
 			       where, err, errlen) < 0)
 		return -EINVAL;
-	if (json_get_string(mine, "message") && !c.message_long && !(c.message = strdup(msg))) {
-		kubejson_err(err, errlen, "node: out of memory");
-		return -ENOMEM;
-	}
+	if (json_get_string(mine, "message") && !c.message_long && !(c.message = strdup(msg)))
+		return errmsg_set(err, errlen, -ENOMEM, "node: out of memory");
 	*ret = c;
 	return 0;
 }
@@ -319,143 +305,114 @@ static int kubeparse_our_labels(const struct json *labels, const char *prefix, s
 		if (kubejson_str(labels, key, value, sizeof(value), "metadata.labels", err, errlen) < 0)
 			return -EINVAL;
 		out[i].present = true;
-		if (!(out[i].value = strdup(value))) {
-			kubejson_err(err, errlen, "node: out of memory");
-			return -ENOMEM;
-		}
+		if (!(out[i].value = strdup(value)))
+			return errmsg_set(err, errlen, -ENOMEM, "node: out of memory");
 	}
 	return 0;
+}
+
+/* kind, metadata (name, uid) and the labels we read; *@ret_labels and *@ret_ann: the label and annotation objects. */
+static int kubeparse_node_meta(const struct json *root, struct obs_kube *n,
+			       const struct json **ret_labels, const struct json **ret_ann, char *err, size_t errlen)
+{
+	const struct json *meta, *labels;
+	const char *kind = json_get_string(root, "kind");
+
+	if (json_type(root) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "node: expected an object, got %s", kubejson_tname(root));
+	if (json_get(root, "kind") && (!kind || strcmp(kind, "Node") != 0))
+		return errmsg_set(err, errlen, -EINVAL, "kind: expected \"Node\", got %.32s",
+				  kind ? kind : kubejson_tname(json_get(root, "kind")));
+	meta = json_get(root, "metadata");
+	if (json_type(meta) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "metadata: expected an object, got %s", kubejson_tname(meta));
+	if (kubejson_str(meta, "name", n->node_name, sizeof(n->node_name), "metadata", err, errlen) < 0)
+		return -EINVAL;
+	if (!n->node_name[0])
+		return errmsg_set(err, errlen, -EINVAL, "metadata.name: missing");
+	if (kubejson_str(meta, "uid", n->node_uid, sizeof(n->node_uid), "metadata", err, errlen) < 0 ||
+	    kubejson_opt(meta, "labels", JSON_OBJECT, &labels, "metadata", err, errlen) < 0 ||
+	    kubejson_opt(meta, "annotations", JSON_OBJECT, ret_ann, "metadata", err, errlen) < 0 ||
+	    kubeparse_label(labels, KUBEPARSE_LABEL_TYPE, n->instance_type, err, errlen) < 0 ||
+	    kubeparse_label(labels, KUBEPARSE_LABEL_ACCEL, n->accelerator, err, errlen) < 0)
+		return -EINVAL;
+	*ret_labels = labels;
+	return 0;
+}
+
+/* Our annotations' current values; an over-long value stays NULL: it differs from anything we would write. */
+static int kubeparse_our_anns(const struct json *ann, const char *prefix, struct kube_annotation out[KUBE_ANN__COUNT],
+			      char *err, size_t errlen)
+{
+	char key[KUBEPARSE_ANN_PREFIX_MAX + 16];
+
+	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
+		const struct json *v;
+		const char *s;
+
+		kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key));
+		v = json_get(ann, key);
+		if (!v)
+			continue;
+		if (!(s = json_string(v)))
+			return errmsg_set(err, errlen, -EINVAL, "metadata.annotations[%s]: expected a string, got %s", key,
+					  kubejson_tname(v));
+		out[i].present = true;
+		if (strnlen(s, KUBE_ANN_VALUE_MAX) < KUBE_ANN_VALUE_MAX && !(out[i].value = strdup(s)))
+			return errmsg_set(err, errlen, -ENOMEM, "node: out of memory");
+	}
+	return 0;
+}
+
+/* The node's part of @k replaced by what @n holds; @n is left empty. */
+static void kubeparse_node_move(struct obs_kube *k, struct obs_kube *n)
+{
+	obs_kube_free_node(k);
+	memcpy(k->node_name, n->node_name, sizeof(k->node_name));
+	memcpy(k->instance_type, n->instance_type, sizeof(k->instance_type));
+	memcpy(k->accelerator, n->accelerator, sizeof(k->accelerator));
+	k->has_nic_info = n->has_nic_info;
+	memcpy(k->nic_info_error, n->nic_info_error, sizeof(k->nic_info_error));
+	k->nics = n->nics;
+	k->n_nics = n->n_nics;
+	k->has_north = n->has_north;
+	memcpy(k->north_error, n->north_error, sizeof(k->north_error));
+	k->north = n->north;
+	k->n_north = n->n_north;
+	memcpy(k->ours, n->ours, sizeof(k->ours));
+	memcpy(k->labels, n->labels, sizeof(k->labels));
+	k->condition = n->condition;
+	memcpy(k->node_uid, n->node_uid, sizeof(k->node_uid));
+	memset(n, 0, sizeof(*n));
 }
 
 int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
 		   char *err, size_t errlen)
 {
 	struct obs_kube n = { 0 };
-	const struct json *meta, *labels, *ann, *v;
+	const struct json *labels = NULL, *ann = NULL;
 	struct json *root = NULL;
-	const char *kind, *s;
 	char key[KUBEPARSE_ANN_PREFIX_MAX + 16];
 	int r;
 
 	for (int i = 0; i < KUBE_ANN__COUNT; i++)
-		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0) {
-			kubejson_err(err, errlen, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
-				      prefix ? prefix : "");
-			return -EINVAL;
-		}
+		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0)
+			return errmsg_set(err, errlen, -EINVAL, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
+					  prefix ? prefix : "");
 	r = json_parse(body, len, &root);
-	if (r < 0) {
-		kubejson_err(err, errlen, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
-		return r;
-	}
-	r = -EINVAL;
-	if (json_type(root) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "node: expected an object, got %s", kubejson_tname(root));
-		goto out;
-	}
-	kind = json_get_string(root, "kind");
-	if (json_get(root, "kind") && (!kind || strcmp(kind, "Node") != 0)) {
-		kubejson_err(err, errlen, "kind: expected \"Node\", got %.32s", kind ? kind : kubejson_tname(json_get(root, "kind")));
-		goto out;
-	}
-	meta = json_get(root, "metadata");
-	if (json_type(meta) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "metadata: expected an object, got %s", kubejson_tname(meta));
-		goto out;
-	}
-	if (kubejson_str(meta, "name", n.node_name, sizeof(n.node_name), "metadata", err, errlen) < 0)
-		goto out;
-	if (!n.node_name[0]) {
-		kubejson_err(err, errlen, "metadata.name: missing");
-		goto out;
-	}
-	if (kubejson_str(meta, "uid", n.node_uid, sizeof(n.node_uid), "metadata", err, errlen) < 0)
-		goto out;
-	if (kubejson_opt(meta, "labels", JSON_OBJECT, &labels, "metadata", err, errlen) < 0 ||
-	    kubejson_opt(meta, "annotations", JSON_OBJECT, &ann, "metadata", err, errlen) < 0)
-		goto out;
-	if (kubeparse_label(labels, KUBEPARSE_LABEL_TYPE, n.instance_type, err, errlen) < 0 ||
-	    kubeparse_label(labels, KUBEPARSE_LABEL_ACCEL, n.accelerator, err, errlen) < 0)
-		goto out;
-	r = kubeparse_our_labels(labels, prefix, n.labels, err, errlen);
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
+	r = kubeparse_node_meta(root, &n, &labels, &ann, err, errlen);
+	if (r == 0)
+		r = kubeparse_our_labels(labels, prefix, n.labels, err, errlen);
 	if (r == 0)
 		r = kubeparse_condition(root, &n.condition, err, errlen);
-	if (r < 0)
-		goto out;
-	r = -EINVAL;
-
-	v = json_get(ann, KUBEPARSE_NIC_INFO);
-	if (v) {
-		if (!(s = json_string(v)))
-			snprintf(n.nic_info_error, sizeof(n.nic_info_error),
-				 KUBEPARSE_NIC_INFO ": expected a string, got %s", kubejson_tname(v));
-		else if (kubeparse_nic_info(s, &n.nics, &n.n_nics, n.nic_info_error, sizeof(n.nic_info_error)) == 0)
-			n.has_nic_info = true;
-		else if (!n.nic_info_error[0])
-			snprintf(n.nic_info_error, sizeof(n.nic_info_error), KUBEPARSE_NIC_INFO ": unreadable");
+	if (r == 0) {
+		kubeparse_gke(ann, &n);
+		r = kubeparse_our_anns(ann, prefix, n.ours, err, errlen);
 	}
-	v = json_get(ann, KUBEPARSE_NORTH);
-	if (v) {
-		if (!(s = json_string(v)))
-			snprintf(n.north_error, sizeof(n.north_error),
-				 KUBEPARSE_NORTH ": expected a string, got %s", kubejson_tname(v));
-		else if (kubeparse_north(s, &n.north, &n.n_north, n.north_error, sizeof(n.north_error)) == 0)
-			n.has_north = true;
-		else if (!n.north_error[0])
-			snprintf(n.north_error, sizeof(n.north_error), KUBEPARSE_NORTH ": unreadable");
-	}
-	/* Join: each NIC's Network is the north interface that carries its birth IP. */
-	for (size_t i = 0; i < n.n_nics; i++)
-		for (size_t j = 0; j < n.n_north; j++) {
-			const char *ip = n.north[j].ip;
-
-			if (ip[0] && (strcmp(ip, n.nics[i].ipv4) == 0 || strcmp(ip, n.nics[i].ipv6) == 0)) {
-				snprintf(n.nics[i].network, sizeof(n.nics[i].network), "%s", n.north[j].network);
-				break;
-			}
-		}
-
-	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
-		kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key));
-		v = json_get(ann, key);
-		if (!v)
-			continue;
-		if (!(s = json_string(v))) {
-			kubejson_err(err, errlen, "metadata.annotations[%s]: expected a string, got %s", key,
-				      kubejson_tname(v));
-			goto out;
-		}
-		n.ours[i].present = true;
-		/* An over-long value stays NULL: it differs from anything we would write. */
-		if (strnlen(s, KUBE_ANN_VALUE_MAX) < KUBE_ANN_VALUE_MAX) {
-			n.ours[i].value = strdup(s);
-			if (!n.ours[i].value) {
-				r = -ENOMEM;
-				kubejson_err(err, errlen, "node: out of memory");
-				goto out;
-			}
-		}
-	}
-
-	obs_kube_free_node(k);
-	memcpy(k->node_name, n.node_name, sizeof(k->node_name));
-	memcpy(k->instance_type, n.instance_type, sizeof(k->instance_type));
-	memcpy(k->accelerator, n.accelerator, sizeof(k->accelerator));
-	k->has_nic_info = n.has_nic_info;
-	memcpy(k->nic_info_error, n.nic_info_error, sizeof(k->nic_info_error));
-	k->nics = n.nics;
-	k->n_nics = n.n_nics;
-	k->has_north = n.has_north;
-	memcpy(k->north_error, n.north_error, sizeof(k->north_error));
-	k->north = n.north;
-	k->n_north = n.n_north;
-	memcpy(k->ours, n.ours, sizeof(k->ours));
-	memcpy(k->labels, n.labels, sizeof(k->labels));
-	k->condition = n.condition;
-	memcpy(k->node_uid, n.node_uid, sizeof(k->node_uid));
-	memset(&n, 0, sizeof(n));
-	r = 0;
-out:
+	if (r == 0)
+		kubeparse_node_move(k, &n);
 	obs_kube_free_node(&n);
 	json_free(root);
 	return r;
@@ -466,85 +423,76 @@ static int kubeparse_network_cmp(const void *a, const void *b)
 	return strcmp(((const struct kube_network *)a)->name, ((const struct kube_network *)b)->name);
 }
 
+/* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
+static int kubeparse_network(const struct json *e, void *slot, const void *all, size_t i, const char *item,
+			     char *err, size_t errlen)
+{
+	struct kube_network *net = slot;
+	const struct json *meta, *spec, *status, *ref, *conds;
+	char where[48], pname[KUBE_NAME_MAX];
+
+	if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, item, err, errlen) < 0 ||
+	    kubejson_opt(e, "spec", JSON_OBJECT, &spec, item, err, errlen) < 0 ||
+	    kubejson_opt(e, "status", JSON_OBJECT, &status, item, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.metadata", item);
+	if (kubejson_str(meta, "name", net->name, sizeof(net->name), where, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.spec", item);
+	if (kubejson_str(spec, "type", net->type, sizeof(net->type), where, err, errlen) < 0 ||
+	    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.spec.parametersRef", item);
+	if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
+		return -EINVAL;
+	net->has_params_ref = pname[0] != '\0';
+	snprintf(where, sizeof(where), "%s.status", item);
+	if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
+		return -EINVAL;
+	for (const struct json *c = json_first(conds); c; c = json_next(c)) {
+		const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");
+		bool yes = st && strcmp(st, "True") == 0;
+
+		if (!type)
+			continue;
+		if (strcmp(type, "Ready") == 0)
+			net->ready = yes;
+		else if (strcmp(type, "ParamsReady") == 0)
+			net->params_ready = yes;
+	}
+	return 0;
+}
+
 int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_network *v = NULL;
-	const struct json *items;
+	const struct json *items = NULL;
 	struct json *root = NULL;
-	size_t n = 0, i = 0;
+	size_t n = 0;
 	int r;
 
 	r = json_parse(body, len, &root);
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
+	if (json_type(root) != JSON_OBJECT)
+		r = errmsg_set(err, errlen, -EINVAL, "networks: expected an object, got %s", kubejson_tname(root));
+	else if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
+		r = -EINVAL;
+	else if ((n = json_size(items)) > KUBE_NETWORKS_MAX)
+		r = errmsg_set(err, errlen, -EINVAL, "items: more than %d Networks", KUBE_NETWORKS_MAX);
+	else if (!(v = calloc(n ? n : 1, sizeof(*v))))
+		r = errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
+	else
+		r = kubeparse_objects(items, "items", (char *)v, sizeof(*v), kubeparse_network, err, errlen);
+	json_free(root);
 	if (r < 0) {
-		kubejson_err(err, errlen, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
+		free(v);
 		return r;
-	}
-	r = -EINVAL;
-	if (json_type(root) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "networks: expected an object, got %s", kubejson_tname(root));
-		goto out;
-	}
-	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
-		goto out;
-	n = json_size(items);
-	if (n > KUBE_NETWORKS_MAX) {
-		kubejson_err(err, errlen, "items: more than %d Networks", KUBE_NETWORKS_MAX);
-		goto out;
-	}
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		r = -ENOMEM;
-		kubejson_err(err, errlen, "networks: out of memory");
-		goto out;
-	}
-	for (const struct json *e = json_first(items); e; e = json_next(e), i++) {
-		const struct json *meta, *spec, *status, *ref, *conds;
-		char where[48], pname[KUBE_NAME_MAX];
-
-		snprintf(where, sizeof(where), "items[%zu]", i);
-		if (json_type(e) != JSON_OBJECT) {
-			kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(e));
-			goto out;
-		}
-		if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, where, err, errlen) < 0 ||
-		    kubejson_opt(e, "spec", JSON_OBJECT, &spec, where, err, errlen) < 0 ||
-		    kubejson_opt(e, "status", JSON_OBJECT, &status, where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].metadata", i);
-		if (kubejson_str(meta, "name", v[i].name, sizeof(v[i].name), where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].spec", i);
-		if (kubejson_str(spec, "type", v[i].type, sizeof(v[i].type), where, err, errlen) < 0 ||
-		    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
-			goto out;
-		snprintf(where, sizeof(where), "items[%zu].spec.parametersRef", i);
-		if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
-			goto out;
-		v[i].has_params_ref = pname[0] != '\0';
-		snprintf(where, sizeof(where), "items[%zu].status", i);
-		if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
-			goto out;
-		for (const struct json *c = json_first(conds); c; c = json_next(c)) {
-			const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");
-			bool yes = st && strcmp(st, "True") == 0;
-
-			if (!type)
-				continue;
-			if (strcmp(type, "Ready") == 0)
-				v[i].ready = yes;
-			else if (strcmp(type, "ParamsReady") == 0)
-				v[i].params_ready = yes;
-		}
 	}
 	if (n > 1)
 		qsort(v, n, sizeof(*v), kubeparse_network_cmp);
 	obs_kube_free_networks(k);
 	k->networks = v;
 	k->n_networks = n;
-	v = NULL;
-	r = 0;
-out:
-	free(v);
-	json_free(root);
-	return r;
+	return 0;
 }

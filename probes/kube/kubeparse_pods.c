@@ -8,6 +8,7 @@
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/kubepod.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/json.h"
 
 static int kubeparse_pod_cmp(const void *a, const void *b)
@@ -59,11 +60,9 @@ static int kubeparse_argv(const struct pod_container *pc, struct kube_container 
 {
 	size_t total = pc->n_command + pc->n_args;
 
-	if (total > KUBE_ARGS_MAX) {
-		kubejson_err(err, errlen, "%s: %zu command and args entries, at most %d are read", where, total,
-			     KUBE_ARGS_MAX);
-		return -EINVAL;
-	}
+	if (total > KUBE_ARGS_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "%s: %zu command and args entries, at most %d are read", where, total,
+				  KUBE_ARGS_MAX);
 	if (!total)
 		return 0;
 	out->argv = calloc(total, sizeof(*out->argv));
@@ -78,8 +77,7 @@ static int kubeparse_argv(const struct pod_container *pc, struct kube_container 
 	}
 	return 0;
 oom:
-	kubejson_err(err, errlen, "pods: out of memory");
-	return -ENOMEM;
+	return errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
 }
 
 /* The installer and daemon containers of every pod, as the node checks read them. */
@@ -103,9 +101,8 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 			if (role < 0 || strlen(pc->image) >= KUBE_IMAGE_MAX)
 				continue;
 			if (n >= KUBE_CONTAINERS_MAX) {
-				kubejson_err(err, errlen, "pods: more than %d installer or daemon containers",
-					     KUBE_CONTAINERS_MAX);
-				r = -EINVAL;
+				r = errmsg_set(err, errlen, -EINVAL, "pods: more than %d installer or daemon containers",
+					       KUBE_CONTAINERS_MAX);
 				goto out;
 			}
 			if (n == cap) {
@@ -113,8 +110,7 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 				struct kube_container *nv = realloc(v, nc * sizeof(*nv));
 
 				if (!nv) {
-					kubejson_err(err, errlen, "pods: out of memory");
-					r = -ENOMEM;
+					r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
 					goto out;
 				}
 				v = nv;
@@ -165,33 +161,30 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	int r;
 
 	r = json_parse(body, len, &root);
-	if (r < 0) {
-		kubejson_err(err, errlen, r == -ENOMEM ? "pods: out of memory" : "pods: not valid JSON");
-		return r;
-	}
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "pods: out of memory" : "pods: not valid JSON");
 	r = -EINVAL;
 	if (json_type(root) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "pods: expected an object, got %s", kubejson_tname(root));
+		errmsg_set(err, errlen, 0, "pods: expected an object, got %s", kubejson_tname(root));
 		goto out;
 	}
 	kind = json_get_string(root, "kind");
 	/* `kubectl get pods -o json` says "List": its items are the same Pods. */
 	if (json_get(root, "kind") && (!kind || (strcmp(kind, "PodList") != 0 && strcmp(kind, "List") != 0))) {
-		kubejson_err(err, errlen, "kind: expected \"PodList\" or \"List\", got %.32s",
-			     kind ? kind : kubejson_tname(json_get(root, "kind")));
+		errmsg_set(err, errlen, 0, "kind: expected \"PodList\" or \"List\", got %.32s",
+			   kind ? kind : kubejson_tname(json_get(root, "kind")));
 		goto out;
 	}
 	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
 		goto out;
 	if (json_size(items) > KUBEPARSE_PODS_MAX) {
-		kubejson_err(err, errlen, "items: more than %d pods", KUBEPARSE_PODS_MAX);
+		errmsg_set(err, errlen, 0, "items: more than %d pods", KUBEPARSE_PODS_MAX);
 		goto out;
 	}
 	if (json_size(items)) {
 		pods = calloc(json_size(items), sizeof(*pods));
 		if (!pods) {
-			kubejson_err(err, errlen, "pods: out of memory");
-			r = -ENOMEM;
+			r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
 			goto out;
 		}
 	}

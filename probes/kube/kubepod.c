@@ -7,6 +7,7 @@
 
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubepod.h"
+#include "probes/model/errmsg.h"
 
 #define KUBEPOD_KEY_MAX 317             /* a qualified key: prefix (253) + '/' + name (63) */
 #define KUBEPOD_WHERE 256
@@ -27,8 +28,7 @@ static void kubepod_at(char *dst, const char *base, const char *fmt, ...)
 
 static int kubepod_oom(char *err, size_t errlen)
 {
-	kubejson_err(err, errlen, "out of memory");
-	return -ENOMEM;
+	return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 }
 
 /* An array member of at most @max entries: *@ret (NULL when absent) and its size. */
@@ -38,10 +38,8 @@ static int kubepod_array(const struct json *obj, const char *key, size_t max, co
 	int r = kubejson_opt(obj, key, JSON_ARRAY, ret, where, err, errlen);
 
 	*ret_n = r < 0 ? 0 : json_size(*ret);
-	if (r == 0 && *ret_n > max) {
-		kubejson_err(err, errlen, "%s.%s: %zu entries, at most %zu are read", where, key, *ret_n, max);
-		return -EINVAL;
-	}
+	if (r == 0 && *ret_n > max)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %zu are read", where, key, *ret_n, max);
 	return r;
 }
 
@@ -50,8 +48,7 @@ static int kubepod_elem(const struct json *e, const char *where, char *err, size
 {
 	if (json_type(e) == JSON_OBJECT)
 		return 0;
-	kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(e));
-	return -EINVAL;
+	return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
 }
 
 /* A map of strings (labels, annotations, nodeSelector), keys and values bounded. */
@@ -65,11 +62,9 @@ static int kubepod_kvs(const struct json *obj, const char *key, size_t vmax, str
 	r = kubejson_opt(obj, key, JSON_OBJECT, &m, where, err, errlen);
 	if (r < 0 || !m || json_size(m) == 0)
 		return r;
-	if (json_size(m) > KUBEPOD_LIST_MAX) {
-		kubejson_err(err, errlen, "%s.%s: %zu entries, at most %d are read", where, key, json_size(m),
-			     KUBEPOD_LIST_MAX);
-		return -EINVAL;
-	}
+	if (json_size(m) > KUBEPOD_LIST_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %d are read", where, key, json_size(m),
+				  KUBEPOD_LIST_MAX);
 	ret->v = calloc(json_size(m), sizeof(*ret->v));
 	if (!ret->v)
 		return kubepod_oom(err, errlen);
@@ -77,16 +72,12 @@ static int kubepod_kvs(const struct json *obj, const char *key, size_t vmax, str
 	for (const struct json *e = json_first(m); e; e = json_next(e), i++) {
 		const char *k = json_key(e), *s = json_string(e);
 
-		if (!s) {
-			kubejson_err(err, errlen, "%s.%s[%.64s]: expected a string, got %s", where, key, k,
-				     kubejson_tname(e));
-			return -EINVAL;
-		}
-		if (strlen(k) > KUBEPOD_KEY_MAX || strnlen(s, vmax + 1) > vmax) {
-			kubejson_err(err, errlen, "%s.%s[%.64s]: longer than %zu characters", where, key, k,
-				     strlen(k) > KUBEPOD_KEY_MAX ? (size_t)KUBEPOD_KEY_MAX : vmax);
-			return -EINVAL;
-		}
+		if (!s)
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s[%.64s]: expected a string, got %s", where, key, k,
+					  kubejson_tname(e));
+		if (strlen(k) > KUBEPOD_KEY_MAX || strnlen(s, vmax + 1) > vmax)
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s[%.64s]: longer than %zu characters", where, key, k,
+					  strlen(k) > KUBEPOD_KEY_MAX ? (size_t)KUBEPOD_KEY_MAX : vmax);
 		ret->v[i].key = strdup(k);
 		ret->v[i].value = strdup(s);
 		if (!ret->v[i].key || !ret->v[i].value)
@@ -107,10 +98,8 @@ static int kubepod_quantity(const struct json *v, long long *ret, const char *wh
 
 		errno = 0;
 		n = strtoll(s, &end, 10);
-		if (!*s || *end || errno || n < 0 || n > KUBEPOD_GPUS_MAX || *s == '+' || *s == ' ') {
-			kubejson_err(err, errlen, "%s: '%.32s' is not a whole number of GPUs", where, s);
-			return -EINVAL;
-		}
+		if (!*s || *end || errno || n < 0 || n > KUBEPOD_GPUS_MAX || *s == '+' || *s == ' ')
+			return errmsg_set(err, errlen, -EINVAL, "%s: '%.32s' is not a whole number of GPUs", where, s);
 		*ret = n;
 		return 0;
 	}
@@ -118,8 +107,7 @@ static int kubepod_quantity(const struct json *v, long long *ret, const char *wh
 		*ret = (long long)d;
 		return 0;
 	}
-	kubejson_err(err, errlen, "%s: expected a whole number of GPUs, got %s", where, kubejson_tname(v));
-	return -EINVAL;
+	return errmsg_set(err, errlen, -EINVAL, "%s: expected a whole number of GPUs, got %s", where, kubejson_tname(v));
 }
 
 static int kubepod_gpus(const struct json *res, const char *key, long long *ret, const char *where,
@@ -160,10 +148,8 @@ static int kubepod_env(const struct json *c, struct pod_container *out, const ch
 		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &kv->key, w, err, errlen)) < 0 ||
 		    (r = kubejson_dup(e, "value", KUBEPOD_ARG_MAX, &kv->value, w, err, errlen)) < 0)
 			return r;
-		if (!kv->key) {
-			kubejson_err(err, errlen, "%s.name: missing", w);
-			return -EINVAL;
-		}
+		if (!kv->key)
+			return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", w);
 		/* A literal value, even empty, is a value; valueFrom leaves it unknown (NULL). */
 		if (!kv->value && !json_get(e, "valueFrom") && !(kv->value = strdup("")))
 			return kubepod_oom(err, errlen);
@@ -196,10 +182,8 @@ static int kubepod_mounts(const struct json *c, struct pod_container *out, const
 		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &m->name, w, err, errlen)) < 0 ||
 		    (r = kubejson_dup(e, "mountPath", KUBEPOD_PATH_MAX, &m->path, w, err, errlen)) < 0)
 			return r;
-		if (json_get(e, "readOnly") && !json_bool(json_get(e, "readOnly"), &ro)) {
-			kubejson_err(err, errlen, "%s.readOnly: expected a boolean", w);
-			return -EINVAL;
-		}
+		if (json_get(e, "readOnly") && !json_bool(json_get(e, "readOnly"), &ro))
+			return errmsg_set(err, errlen, -EINVAL, "%s.readOnly: expected a boolean", w);
 		m->read_only = ro;
 	}
 	return 0;
@@ -218,10 +202,8 @@ static int kubepod_security(const struct json *c, struct pod_container *out, con
 		return 0;
 	kubepod_at(w, where, ".securityContext");
 	priv = json_get(sc, "privileged");
-	if (priv && json_type(priv) != JSON_NULL && !json_bool(priv, &b)) {
-		kubejson_err(err, errlen, "%s.privileged: expected a boolean, got %s", w, kubejson_tname(priv));
-		return -EINVAL;
-	}
+	if (priv && json_type(priv) != JSON_NULL && !json_bool(priv, &b))
+		return errmsg_set(err, errlen, -EINVAL, "%s.privileged: expected a boolean, got %s", w, kubejson_tname(priv));
 	out->privileged = b;
 	if (kubejson_opt(sc, "capabilities", JSON_OBJECT, &caps, w, err, errlen) < 0)
 		return -EINVAL;
@@ -306,10 +288,8 @@ static int kubepod_container(const struct json *c, bool init, const struct json 
 		return r;
 	out->sidecar = init && policy && strcmp(policy, "Always") == 0;
 	free(policy);
-	if (!out->name) {
-		kubejson_err(err, errlen, "%s.name: missing", where);
-		return -EINVAL;
-	}
+	if (!out->name)
+		return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", where);
 	if ((r = kubejson_strings(c, "command", KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX, &out->command, &out->n_command,
 				  where, err, errlen)) < 0 ||
 	    (r = kubejson_strings(c, "args", KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX, &out->args, &out->n_args,
@@ -484,10 +464,8 @@ static int kubepod_affinity(const struct json *spec, struct pod *p, const char *
 			return r;
 		total += ne;
 	}
-	if (total > KUBEPOD_SMALL_MAX) {
-		kubejson_err(err, errlen, "%s: %zu match expressions, at most %d are read", w, total, KUBEPOD_SMALL_MAX);
-		return -EINVAL;
-	}
+	if (total > KUBEPOD_SMALL_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "%s: %zu match expressions, at most %d are read", w, total, KUBEPOD_SMALL_MAX);
 	if (!total)
 		return 0;
 	p->affinity = calloc(total, sizeof(*p->affinity));
@@ -569,10 +547,8 @@ static int kubepod_fill(const struct json *v, const char *where, struct pod *p, 
 	if ((r = kubejson_dup(spec, "nodeName", KUBEPOD_NAME_MAX, &p->node_name, w, err, errlen)) < 0 ||
 	    (r = kubepod_kvs(spec, "nodeSelector", 63, &p->node_selector, w, err, errlen)) < 0)
 		return r;
-	if (json_get(spec, "hostNetwork") && !json_bool(json_get(spec, "hostNetwork"), &b)) {
-		kubejson_err(err, errlen, "%s.hostNetwork: expected a boolean", w);
-		return -EINVAL;
-	}
+	if (json_get(spec, "hostNetwork") && !json_bool(json_get(spec, "hostNetwork"), &b))
+		return errmsg_set(err, errlen, -EINVAL, "%s.hostNetwork: expected a boolean", w);
 	p->host_network = b;
 	kubepod_at(w, where, ".status");
 	if ((r = kubejson_dup(status, "phase", 32, &p->phase, w, err, errlen)) < 0 ||

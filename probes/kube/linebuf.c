@@ -1,6 +1,5 @@
 /* linebuf.c - pure: a byte stream cut into lines, with a limit on the length of one line (watch streams). */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "probes/kube/linebuf.h"
@@ -20,44 +19,34 @@ void linebuf_free(struct linebuf *lb)
 	if (!lb)
 		return;
 	max = lb->max;
-	free(lb->buf);
+	strbuf_free(&lb->sb);
 	linebuf_init(lb, max);
 }
 
 int linebuf_feed(struct linebuf *lb, const char *data, size_t n)
 {
+	struct strbuf *sb = &lb->sb;
+	size_t len = sb->len;
 	const char *nl;
 
 	if (n == 0)
 		return 0;
 	/* Drop what was returned before growing: the held bytes move to the front. */
-	if (lb->start > 0 && lb->len + n + 1 > lb->cap) {
-		memmove(lb->buf, lb->buf + lb->start, lb->len - lb->start);
-		lb->len -= lb->start;
+	if (lb->start > 0 && sb->len + n + 1 > sb->cap) {
+		memmove(sb->s, sb->s + lb->start, sb->len - lb->start);
+		sb->len -= lb->start;
 		lb->scan -= lb->start;
 		lb->tail -= lb->start;
 		lb->start = 0;
+		len = sb->len;
 	}
 	nl = memrchr(data, '\n', n);
-	if ((nl ? (size_t)(data + n - nl - 1) : lb->len - lb->tail + n) > lb->max)
+	if ((nl ? (size_t)(data + n - nl - 1) : len - lb->tail + n) > lb->max)
 		return -EMSGSIZE;
-	if (lb->len + n + 1 > lb->cap) {
-		size_t cap = lb->cap ? lb->cap : 4096;
-		char *b;
-
-		while (cap < lb->len + n + 1)
-			cap *= 2;
-		b = realloc(lb->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		lb->buf = b;
-		lb->cap = cap;
-	}
-	memcpy(lb->buf + lb->len, data, n);
+	if (strbuf_appendn(sb, data, n) < 0)
+		return -ENOMEM;
 	if (nl)
-		lb->tail = lb->len + (size_t)(nl - data) + 1;
-	lb->len += n;
-	lb->buf[lb->len] = '\0';
+		lb->tail = len + (size_t)(nl - data) + 1;
 	return 0;
 }
 
@@ -68,17 +57,17 @@ int linebuf_next(struct linebuf *lb, const char **line, size_t *len)
 
 	if (lb->scan < lb->start)
 		lb->scan = lb->start;
-	if (lb->scan >= lb->len)
+	if (lb->scan >= lb->sb.len)
 		return 0;
-	nl = memchr(lb->buf + lb->scan, '\n', lb->len - lb->scan);
+	nl = memchr(lb->sb.s + lb->scan, '\n', lb->sb.len - lb->scan);
 	if (!nl) {
-		lb->scan = lb->len;
+		lb->scan = lb->sb.len;
 		return 0;
 	}
-	p = lb->buf + lb->start;
+	p = lb->sb.s + lb->start;
 	n = (size_t)(nl - p);
 	*nl = '\0';
-	lb->start = (size_t)(nl - lb->buf) + 1;
+	lb->start = (size_t)(nl - lb->sb.s) + 1;
 	lb->scan = lb->start;
 	if (n > 0 && p[n - 1] == '\r')
 		p[--n] = '\0';
@@ -91,10 +80,10 @@ int linebuf_next(struct linebuf *lb, const char **line, size_t *len)
 
 size_t linebuf_held(const struct linebuf *lb)
 {
-	return lb->len - lb->start;
+	return lb->sb.len - lb->start;
 }
 
 size_t linebuf_partial(const struct linebuf *lb)
 {
-	return lb->len - (lb->tail > lb->start ? lb->tail : lb->start);
+	return lb->sb.len - (lb->tail > lb->start ? lb->tail : lb->start);
 }

@@ -1,12 +1,12 @@
-/* linebuf.h - pure: a byte stream cut into lines, with a limit on the length of one line (watch streams). */
+/* linebuf.h - pure: a byte stream cut into lines (held in a strbuf), with a limit on the length of one line (watch streams). */
 #pragma once
 
 #include <stddef.h>
 
+#include "probes/model/strbuf.h"
+
 struct linebuf {
-	char *buf;
-	size_t len;             /* bytes held, from the start of buf */
-	size_t cap;
+	struct strbuf sb;       /* the bytes held (sb.len of them), from the start of sb.s */
 	size_t start;           /* first byte not yet returned by linebuf_next() */
 	size_t scan;            /* [start, scan) holds no newline */
 	size_t tail;            /* offset just after the last newline held (start of the partial line) */

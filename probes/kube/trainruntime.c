@@ -8,6 +8,7 @@
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubepod.h"
 #include "probes/kube/trainruntime.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/strbuf.h"
 #include "probes/model/yaml.h"
 
@@ -19,8 +20,7 @@
 
 static int trainruntime_oom(char *err, size_t errlen)
 {
-	kubejson_err(err, errlen, "out of memory");
-	return -ENOMEM;
+	return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 }
 
 void trainruntime_free(struct trainruntime *r)
@@ -51,10 +51,8 @@ static int trainruntime_object(const struct json *obj, const char *key, const st
 {
 	int r = kubejson_opt(obj, key, JSON_OBJECT, ret, where, err, errlen);
 
-	if (r == 0 && !*ret) {
-		kubejson_err(err, errlen, "%s.%s: missing", where, key);
-		return -EINVAL;
-	}
+	if (r == 0 && !*ret)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: missing", where, key);
 	return r;
 }
 
@@ -68,21 +66,15 @@ static int trainruntime_job(const struct json *e, size_t i, const char *where, s
 	int r;
 
 	snprintf(w, sizeof(w), "%s: spec.template.spec.replicatedJobs[%zu]", where, i);
-	if (json_type(e) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "%s: expected an object, got %s", w, kubejson_tname(e));
-		return -EINVAL;
-	}
+	if (json_type(e) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", w, kubejson_tname(e));
 	if ((r = kubejson_dup(e, "name", TRAINRUNTIME_JOB_MAX, &t->job, w, err, errlen)) < 0)
 		return r;
-	if (!t->job || !*t->job) {
-		kubejson_err(err, errlen, "%s.name: missing", w);
-		return -EINVAL;
-	}
+	if (!t->job || !*t->job)
+		return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", w);
 	for (size_t k = 0; k < i; k++)
-		if (strcmp(rt->templates[k].job, t->job) == 0) {
-			kubejson_err(err, errlen, "%s.name: job %s is named twice (replicatedJobs[%zu])", w, t->job, k);
-			return -EINVAL;
-		}
+		if (strcmp(rt->templates[k].job, t->job) == 0)
+			return errmsg_set(err, errlen, -EINVAL, "%s.name: job %s is named twice (replicatedJobs[%zu])", w, t->job, k);
 	if ((r = trainruntime_object(e, "template", &tmpl, w, err, errlen)) < 0)
 		return r;
 	snprintf(pw, sizeof(pw), "%s.template", w);
@@ -104,34 +96,26 @@ static int trainruntime_fill(const struct json *obj, const char *where, struct t
 	size_t i = 0;
 	int r;
 
-	if (json_type(obj) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "%s: expected an object, got %s", where, kubejson_tname(obj));
-		return -EINVAL;
-	}
+	if (json_type(obj) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(obj));
 	if ((r = kubejson_dup(obj, "kind", 64, &rt->kind, where, err, errlen)) < 0 ||
 	    (r = kubejson_dup(obj, "apiVersion", 128, &rt->api_version, where, err, errlen)) < 0)
 		return r;
-	if (!trainruntime_kind(rt->kind)) {
-		kubejson_err(err, errlen, "%s: kind %.64s is not ClusterTrainingRuntime or TrainingRuntime", where,
-			     rt->kind ? rt->kind : "(none)");
-		return -EINVAL;
-	}
+	if (!trainruntime_kind(rt->kind))
+		return errmsg_set(err, errlen, -EINVAL, "%s: kind %.64s is not ClusterTrainingRuntime or TrainingRuntime", where,
+				  rt->kind ? rt->kind : "(none)");
 	api = rt->api_version ? rt->api_version : "";
-	if (strncmp(api, TRAINRUNTIME_GROUP "/", sizeof(TRAINRUNTIME_GROUP)) != 0 || !api[sizeof(TRAINRUNTIME_GROUP)]) {
-		kubejson_err(err, errlen, "%s: apiVersion %.64s is not in the group %s (Kubeflow Trainer v2)", where,
-			     rt->api_version ? rt->api_version : "(none)", TRAINRUNTIME_GROUP);
-		return -EINVAL;
-	}
+	if (strncmp(api, TRAINRUNTIME_GROUP "/", sizeof(TRAINRUNTIME_GROUP)) != 0 || !api[sizeof(TRAINRUNTIME_GROUP)])
+		return errmsg_set(err, errlen, -EINVAL, "%s: apiVersion %.64s is not in the group %s (Kubeflow Trainer v2)", where,
+				  rt->api_version ? rt->api_version : "(none)", TRAINRUNTIME_GROUP);
 	if ((r = trainruntime_object(obj, "metadata", &meta, where, err, errlen)) < 0)
 		return r;
 	snprintf(w, sizeof(w), "%s: metadata", where);
 	if ((r = kubejson_dup(meta, "name", TRAINRUNTIME_NAME_MAX, &rt->name, w, err, errlen)) < 0 ||
 	    (r = kubejson_dup(meta, "namespace", 63, &rt->ns, w, err, errlen)) < 0)
 		return r;
-	if (!rt->name || !*rt->name) {
-		kubejson_err(err, errlen, "%s: metadata.name: missing", where);
-		return -EINVAL;
-	}
+	if (!rt->name || !*rt->name)
+		return errmsg_set(err, errlen, -EINVAL, "%s: metadata.name: missing", where);
 	if ((r = trainruntime_object(obj, "spec", &spec, where, err, errlen)) < 0)
 		return r;
 	snprintf(w, sizeof(w), "%s: spec", where);
@@ -143,11 +127,9 @@ static int trainruntime_fill(const struct json *obj, const char *where, struct t
 	snprintf(w, sizeof(w), "%s: spec.template.spec", where);
 	if ((r = kubejson_opt(tspec, "replicatedJobs", JSON_ARRAY, &jobs, w, err, errlen)) < 0)
 		return r;
-	if (!jobs || json_size(jobs) == 0 || json_size(jobs) > TRAINRUNTIME_JOBS_MAX) {
-		kubejson_err(err, errlen, "%s: spec.template.spec.replicatedJobs: %zu entries, expected 1 to %d", where,
-			     jobs ? json_size(jobs) : 0, TRAINRUNTIME_JOBS_MAX);
-		return -EINVAL;
-	}
+	if (!jobs || json_size(jobs) == 0 || json_size(jobs) > TRAINRUNTIME_JOBS_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "%s: spec.template.spec.replicatedJobs: %zu entries, expected 1 to %d", where,
+				  jobs ? json_size(jobs) : 0, TRAINRUNTIME_JOBS_MAX);
 	rt->templates = calloc(json_size(jobs), sizeof(*rt->templates));
 	if (!rt->templates)
 		return trainruntime_oom(err, errlen);
@@ -226,11 +208,9 @@ static int trainruntime_list(struct trainruntime_search *s, const struct json *i
 	size_t i = 0;
 	int r;
 
-	if (json_size(items) > TRAINRUNTIME_ITEMS_MAX) {
-		kubejson_err(err, errlen, "%s: a List of %zu items, more than %d", where, json_size(items),
-			     TRAINRUNTIME_ITEMS_MAX);
-		return -EINVAL;
-	}
+	if (json_size(items) > TRAINRUNTIME_ITEMS_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "%s: a List of %zu items, more than %d", where, json_size(items),
+				  TRAINRUNTIME_ITEMS_MAX);
 	for (const struct json *e = json_first(items); e; e = json_next(e), i++) {
 		snprintf(w, sizeof(w), "%s items[%zu]", where, i);
 		if ((r = trainruntime_visit(s, e, w, depth + 1, err, errlen)) < 0)
@@ -264,11 +244,9 @@ static int trainruntime_visit(struct trainruntime_search *s, const struct json *
 		trainruntime_note_runtime(s, kind, name);
 		return 0;
 	}
-	if (s->have) {
-		kubejson_err(err, errlen, "two runtimes are named %s: %s %s (%s) and %s (%s)", s->name, s->found.kind,
-			     s->found.name, s->found.where, kind, where);
-		return -EINVAL;
-	}
+	if (s->have)
+		return errmsg_set(err, errlen, -EINVAL, "two runtimes are named %s: %s %s (%s) and %s (%s)", s->name, s->found.kind,
+				  s->found.name, s->found.where, kind, where);
 	s->have = true;
 	return trainruntime_parse(v, where, &s->found, err, errlen);
 }
@@ -325,8 +303,8 @@ static int trainruntime_json(struct trainruntime_search *s, const char *text, si
 	if (i == len || (text[i] != '{' && text[i] != '['))
 		return 0;
 	if (len > TRAINRUNTIME_DOC_MAX) {
-		kubejson_err(err, errlen, "a JSON text of %zu bytes, more than %u: not a runtime this command reads", len,
-			     TRAINRUNTIME_DOC_MAX);
+		errmsg_set(err, errlen, 0, "a JSON text of %zu bytes, more than %u: not a runtime this command reads", len,
+			   TRAINRUNTIME_DOC_MAX);
 		*ret_r = -EINVAL;
 		return 1;
 	}
@@ -368,7 +346,7 @@ static void trainruntime_absent(const struct trainruntime_search *s, char *err, 
 			strbuf_appendf(&sb, "%s%s", i ? ", " : "", s->kinds[i]);
 		strbuf_appendf(&sb, "%s)", s->more_kinds ? ", ..." : "");
 	}
-	kubejson_err(err, errlen, "%s", sb.s ? sb.s : "no runtime of that name");
+	errmsg_set(err, errlen, 0, "%s", sb.s ? sb.s : "no runtime of that name");
 	strbuf_free(&sb);
 	free(name);
 }
@@ -381,10 +359,8 @@ int trainruntime_find(const char *text, size_t len, const char *name, struct tra
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (!text || !name || !*name) {
-		kubejson_err(err, errlen, "no text or no name");
-		return -EINVAL;
-	}
+	if (!text || !name || !*name)
+		return errmsg_set(err, errlen, -EINVAL, "no text or no name");
 	if (!trainruntime_json(&s, text, len, &r, err, errlen))
 		r = yaml_load_each(text, len, TRAINRUNTIME_DOC_MAX, trainruntime_on_doc, &s, err, errlen);
 	if (r >= 0 && !s.have) {

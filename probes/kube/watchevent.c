@@ -6,6 +6,7 @@
 
 #include "probes/kube/kubejson.h"
 #include "probes/kube/watchevent.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/strbuf.h"
 
 static const char *const watchevent_names[] = {
@@ -68,35 +69,27 @@ static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool 
 {
 	int r;
 
-	if (!meta) {
-		kubejson_err(err, errlen, "%s event: object.metadata: missing", watchevent_type_name(ev->type));
-		return -EINVAL;
-	}
+	if (!meta)
+		return errmsg_set(err, errlen, -EINVAL, "%s event: object.metadata: missing", watchevent_type_name(ev->type));
 	r = kubejson_str(meta, "resourceVersion", ev->resource_version, sizeof(ev->resource_version),
 			 "object.metadata", err, errlen);
 	if (r < 0)
 		return r;
-	if (!ev->resource_version[0]) {
-		kubejson_err(err, errlen, "%s event: object.metadata.resourceVersion: missing",
-			     watchevent_type_name(ev->type));
-		return -EINVAL;
-	}
-	if (!watchevent_rv_valid(ev->resource_version)) {
-		kubejson_err(err, errlen, "%s event: object.metadata.resourceVersion: not 1..63 of [A-Za-z0-9._~-]",
-			     watchevent_type_name(ev->type));
-		return -EINVAL;
-	}
+	if (!ev->resource_version[0])
+		return errmsg_set(err, errlen, -EINVAL, "%s event: object.metadata.resourceVersion: missing",
+				  watchevent_type_name(ev->type));
+	if (!watchevent_rv_valid(ev->resource_version))
+		return errmsg_set(err, errlen, -EINVAL, "%s event: object.metadata.resourceVersion: not 1..63 of [A-Za-z0-9._~-]",
+				  watchevent_type_name(ev->type));
 	if (!named)
 		return 0;
 	if ((r = kubejson_str(meta, "name", ev->name, sizeof(ev->name), "object.metadata", err, errlen)) < 0 ||
 	    (r = kubejson_str(meta, "namespace", ev->ns, sizeof(ev->ns), "object.metadata", err, errlen)) < 0)
 		return r;
-	if (!ev->name[0] || !watchevent_name_ok(ev->name) || !watchevent_name_ok(ev->ns)) {
-		kubejson_err(err, errlen, "%s event: object.metadata.%s: %s", watchevent_type_name(ev->type),
-			     ev->name[0] && watchevent_name_ok(ev->name) ? "namespace" : "name",
-			     ev->name[0] ? "contains spaces, controls or '/'" : "missing");
-		return -EINVAL;
-	}
+	if (!ev->name[0] || !watchevent_name_ok(ev->name) || !watchevent_name_ok(ev->ns))
+		return errmsg_set(err, errlen, -EINVAL, "%s event: object.metadata.%s: %s", watchevent_type_name(ev->type),
+				  ev->name[0] && watchevent_name_ok(ev->name) ? "namespace" : "name",
+				  ev->name[0] ? "contains spaces, controls or '/'" : "missing");
 	return 0;
 }
 
@@ -106,11 +99,9 @@ static int watchevent_status(struct watchevent *ev, char *err, size_t errlen)
 	double d;
 
 	/* The range first: casting a huge double to long is undefined. */
-	if (!json_number(code, &d) || !(d >= 1 && d <= 999) || d != (double)(long)d) {
-		kubejson_err(err, errlen, "ERROR event: object.code: expected the Status code (1..999), got %s",
-			     kubejson_tname(code));
-		return -EINVAL;
-	}
+	if (!json_number(code, &d) || !(d >= 1 && d <= 999) || d != (double)(long)d)
+		return errmsg_set(err, errlen, -EINVAL, "ERROR event: object.code: expected the Status code (1..999), got %s",
+				  kubejson_tname(code));
 	ev->code = (long)d;
 	watchevent_printable(ev->reason, sizeof(ev->reason), json_get_string(ev->object, "reason"));
 	watchevent_printable(ev->message, sizeof(ev->message), json_get_string(ev->object, "message"));
@@ -132,25 +123,23 @@ int watchevent_parse(const char *line, size_t len, struct watchevent *ev, char *
 	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
 			   line[len - 1] == '\t'))
 		len--;
-	if (len == 0) {
-		kubejson_err(err, errlen, "empty line");
-		return -EINVAL;
-	}
+	if (len == 0)
+		return errmsg_set(err, errlen, -EINVAL, "empty line");
 	r = json_parse(line, len, &ev->root);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		kubejson_err(err, errlen, "not JSON (or nested deeper than %d)", JSON_MAX_DEPTH);
+		errmsg_set(err, errlen, 0, "not JSON (or nested deeper than %d)", JSON_MAX_DEPTH);
 		goto fail;
 	}
 	if (json_type(ev->root) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "expected an object {\"type\", \"object\"}, got %s", kubejson_tname(ev->root));
+		errmsg_set(err, errlen, 0, "expected an object {\"type\", \"object\"}, got %s", kubejson_tname(ev->root));
 		goto fail;
 	}
 	type = json_get(ev->root, "type");
 	t = json_string(type);
 	if (!t) {
-		kubejson_err(err, errlen, "type: expected a string, got %s", kubejson_tname(type));
+		errmsg_set(err, errlen, 0, "type: expected a string, got %s", kubejson_tname(type));
 		goto fail;
 	}
 	for (i = 0; i < sizeof(watchevent_names) / sizeof(watchevent_names[0]); i++)
@@ -159,14 +148,14 @@ int watchevent_parse(const char *line, size_t len, struct watchevent *ev, char *
 	if (i == sizeof(watchevent_names) / sizeof(watchevent_names[0])) {
 		char *p = strbuf_printable(t, 32);
 
-		kubejson_err(err, errlen, "type: unknown event type \"%s\"", p ? p : "");
+		errmsg_set(err, errlen, 0, "type: unknown event type \"%s\"", p ? p : "");
 		free(p);
 		goto fail;
 	}
 	ev->type = (enum watchevent_type)i;
 	ev->object = json_get(ev->root, "object");
 	if (json_type(ev->object) != JSON_OBJECT) {
-		kubejson_err(err, errlen, "%s event: object: expected an object, got %s", t, kubejson_tname(ev->object));
+		errmsg_set(err, errlen, 0, "%s event: object: expected an object, got %s", t, kubejson_tname(ev->object));
 		goto fail;
 	}
 	if (kubejson_str(ev->object, "kind", ev->kind, sizeof(ev->kind), "object", err, errlen) < 0)

@@ -1,4 +1,4 @@
-/* strbuf.c - a growable NUL-terminated string for building messages. */
+/* strbuf.c - a growable NUL-terminated string for building messages, and the HTTP client's bodies. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +63,18 @@ int strbuf_append(struct strbuf *sb, const char *s)
 		return -ENOMEM;
 	memcpy(sb->s + sb->len, s, n + 1);
 	sb->len += n;
+	return 0;
+}
+
+int strbuf_appendn(struct strbuf *sb, const char *data, size_t n)
+{
+	if (n == 0)
+		return sb->oom ? -ENOMEM : 0;
+	if (strbuf_reserve(sb, n) < 0)
+		return -ENOMEM;
+	memcpy(sb->s + sb->len, data, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
 	return 0;
 }
 

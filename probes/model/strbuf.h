@@ -1,4 +1,4 @@
-/* strbuf.h - a growable NUL-terminated string for building messages. */
+/* strbuf.h - a growable NUL-terminated string for building messages, and the HTTP client's bodies. */
 #pragma once
 
 #include <stdarg.h>
@@ -16,6 +16,8 @@ struct strbuf {
 int strbuf_appendf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int strbuf_vappendf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 int strbuf_append(struct strbuf *sb, const char *s);
+/* Append @n bytes (any bytes, NUL included; the string stays NUL-terminated). Return: 0 or -ENOMEM. */
+int strbuf_appendn(struct strbuf *sb, const char *data, size_t n);
 
 /* Take the string (never NULL on success: "" for an empty buffer); the buffer is reset. NULL on OOM. */
 char *strbuf_take(struct strbuf *sb);

@@ -8,6 +8,7 @@
 
 #include "probes/kube/http.h"
 #include "probes/kube/kube.h"
+#include "probes/kube/kubenodes.h"
 
 static void usage(FILE *f)
 {
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < repeat; i++) {
 		struct http_response resp;
 		struct timespec t0, t1;
+		char *list_path = NULL;
 		long ms;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -139,7 +141,15 @@ int main(int argc, char **argv)
 		case O_GET_NODE: r = kube_get_node(c, node, &resp); break;
 		case O_LIST_PODS: r = kube_list_pods(c, node, &resp); break;
 		case O_PATCH_NODE: r = kube_patch_node(c, node, body, &resp); break;
-		case O_LIST_NODES: r = kube_list_nodes(c, selector, limit, cont, &resp); break;
+		case O_LIST_NODES:
+			r = kubenodes_path(selector, cont, limit, &list_path);
+			if (r == 0)
+				r = http_request(c, "GET", list_path, NULL, NULL, &resp);
+			else
+				resp = (struct http_response){ .error = "out of memory" };
+			free(list_path);
+			list_path = NULL;
+			break;
 		default: r = http_request(c, method, path, ctype, body, &resp); break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_lint_layers.sh - scripts/lint-layers.py passes on the tree and fails, naming file and line,
 # on each kind of mistake planted in a copy: an upward include, a sibling include, a library
-# header outside its adapter, an include cycle, and (from the objects) a call that goes up a layer
+# header (or an adapter's private header) outside its adapter, an include cycle, and (from the objects) a call that goes up a layer
 # or closes a circle with no #include line at all.
 # Env: TOPDIR (repo root), BUILD (build dir). Prints ok/not ok per case.
 set -u
@@ -62,6 +62,14 @@ expect sibling-include 'probes/kube/kube.c:1: "probes/host/links.h" probes/kube/
 fresh
 plant report/render/render_json.c '#include <cjson/cJSON.h>'
 expect library-outside-adapter 'report/render/render_json.c:1: <cjson/cJSON.h> is cJSON, which only probes/model/json.c includes'
+
+fresh
+plant probes/kube/kube.c '#include <curl/curl.h>'
+expect curl-outside-adapter 'probes/kube/kube.c:1: <curl/curl.h> is libcurl, which only probes/kube/http.c, probes/kube/http_stream.c'
+
+fresh
+plant tests/unit/test_http.c '#include "probes/kube/http_conf.h"'
+expect adapter-header-outside 'tests/unit/test_http.c:1: "probes/kube/http_conf.h" is inside the libcurl adapter'
 
 fresh
 plant tests/unit/test_links.c '#include <netlink/netlink.h>'

@@ -114,6 +114,11 @@ static void test_path(void **state)
 	assert_int_equal(kubenodes_path("", "", 16, &p), 0);
 	assert_string_equal(p, "/api/v1/nodes?limit=16");
 	free(p);
+	/* RFC 3986's unreserved characters stay, every other byte (high ones too) becomes %XX. */
+	assert_int_equal(kubenodes_path("a=b,c!=d,!e,k8s.io/x~_-.", "\xff &", 1, &p), 0);
+	assert_string_equal(p, "/api/v1/nodes?limit=1&labelSelector=a%3Db%2Cc%21%3Dd%2C%21e%2Ck8s.io%2Fx~_-."
+			    "&continue=%FF%20%26");
+	free(p);
 }
 
 static void test_pages(void **state)

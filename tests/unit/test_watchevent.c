@@ -264,7 +264,7 @@ static void test_linebuf_limit(void **state)
 		snprintf(big, sizeof(big), "line-%d", i);
 		next_is(&lb, big);
 	}
-	assert_true(lb.cap <= 8192);
+	assert_true(lb.sb.cap <= 8192);
 	linebuf_free(&lb);
 }
 
