@@ -4,7 +4,7 @@
 
 #include "probes/model/errmsg.h"
 
-static int errmsg_vset(char *err, size_t errlen, int ret, const char *fmt, va_list ap)
+int errmsg_vset(char *err, size_t errlen, int ret, const char *fmt, va_list ap)
 {
 	if (err && errlen)
 		vsnprintf(err, errlen, fmt, ap);
