@@ -15,15 +15,15 @@ static bool httpcheck_host_char(char ch)
 	return isalnum((unsigned char)ch) || ch == '.' || ch == '-' || ch == '_';
 }
 
-int httpcheck_server(const char *url, char *why, size_t whylen)
+int httpcheck_server(const char *url, char *err, size_t errlen)
 {
 	size_t n = strnlen(url, HTTPCHECK_URL_MAX + 1);
 	const char *p, *host_end;
 
 	if (n > HTTPCHECK_URL_MAX)
-		return errmsg_set(why, whylen, -EINVAL, "API server URL longer than %u characters", HTTPCHECK_URL_MAX);
+		return errmsg_set(err, errlen, -EINVAL, "API server URL longer than %u characters", HTTPCHECK_URL_MAX);
 	if (strncasecmp(url, "https://", 8) != 0)
-		return errmsg_set(why, whylen, -EINVAL, "API server URL must start with https:// (TLS is mandatory)");
+		return errmsg_set(err, errlen, -EINVAL, "API server URL must start with https:// (TLS is mandatory)");
 	p = url + 8;
 	if (*p == '[') {
 		host_end = strchr(p, ']');
@@ -61,11 +61,11 @@ int httpcheck_server(const char *url, char *why, size_t whylen)
 	return (int)n;
 
 bad_host:
-	return errmsg_set(why, whylen, -EINVAL, "API server URL has a malformed host (want https://HOST[:PORT])");
+	return errmsg_set(err, errlen, -EINVAL, "API server URL has a malformed host (want https://HOST[:PORT])");
 bad_port:
-	return errmsg_set(why, whylen, -EINVAL, "API server URL has a malformed port");
+	return errmsg_set(err, errlen, -EINVAL, "API server URL has a malformed port");
 bad_path:
-	return errmsg_set(why, whylen, -EINVAL, "API server URL path may not contain spaces, controls, '?' or '#'");
+	return errmsg_set(err, errlen, -EINVAL, "API server URL path may not contain spaces, controls, '?' or '#'");
 }
 
 bool httpcheck_method(const char *m)
@@ -88,7 +88,8 @@ bool httpcheck_text(const char *s, size_t max, bool allow_space)
 	return true;
 }
 
-char *httpcheck_status_message(const char *body, size_t len)
+/* The "message" of a Kubernetes Status body (at most 160 bytes), malloc'd; NULL when there is none. */
+static char *httpcheck_status_message(const char *body, size_t len)
 {
 	struct json *v = NULL;
 	const char *m;
@@ -103,7 +104,8 @@ char *httpcheck_status_message(const char *body, size_t len)
 	return s;
 }
 
-const char *httpcheck_reason(long status)
+/* The reason phrase of an HTTP status the API answers ("Gone"), "" for others. */
+static const char *httpcheck_reason(long status)
 {
 	switch (status) {
 	case 400: return "Bad Request";

@@ -10,21 +10,15 @@
  * httpcheck_server() - validate an API server URL: https only, a host (DNS name, IPv4, or
  * [IPv6]), an optional port, an optional path prefix; no user info, query, fragment, space or
  * control characters.
- * Return: the length without trailing slashes; -EINVAL with @why (@whylen bytes) saying what is wrong.
+ * Return: the length without trailing slashes; -EINVAL with @err (@errlen bytes) saying what is wrong.
  */
-int httpcheck_server(const char *url, char *why, size_t whylen);
+int httpcheck_server(const char *url, char *err, size_t errlen);
 
 /* Whether @m is a method the client sends (GET POST PUT PATCH DELETE, upper case). */
 bool httpcheck_method(const char *m);
 
 /* Whether @s is visible ASCII (spaces too with @allow_space) and shorter than @max: fit for a request line or header. */
 bool httpcheck_text(const char *s, size_t max, bool allow_space);
-
-/* The reason phrase of an HTTP status the API answers ("Gone"), "" for others. */
-const char *httpcheck_reason(long status);
-
-/* The "message" of a Kubernetes Status body (at most 160 bytes), malloc'd; NULL when there is none. */
-char *httpcheck_status_message(const char *body, size_t len);
 
 /*
  * httpcheck_status_error() - "METHOD PATH: HTTP 410 Gone: <the Status message>" into @buf (@size

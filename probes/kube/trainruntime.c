@@ -142,8 +142,20 @@ static int trainruntime_fill(const struct json *obj, const char *where, struct t
 	return rt->where ? 0 : trainruntime_oom(err, errlen);
 }
 
-int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *ret, char *err,
-		       size_t errlen)
+/**
+ * trainruntime_parse() - read one ClusterTrainingRuntime or TrainingRuntime object: kind and
+ * apiVersion (group trainer.kubeflow.org), metadata.name, and every replicated job's name and pod
+ * template (probes/kube/kubepod.c, whose limits apply).
+ * @where: where @obj is, for messages ("document 2 (line 14)").
+ * @ret: written on success; free with trainruntime_free().
+ * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
+ *
+ * Return: 0; -EINVAL for another kind or group, a missing name, no replicatedJobs or more than
+ * TRAINRUNTIME_JOBS_MAX, a job without a name or named twice, a template kubepod_parse() refuses;
+ * -ENOMEM.
+ */
+static int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *ret, char *err,
+			      size_t errlen)
 {
 	struct trainruntime rt = { 0 };
 	int r = trainruntime_fill(obj, where, &rt, err, errlen);

@@ -30,21 +30,6 @@ struct trainruntime {
 };
 
 /**
- * trainruntime_parse() - read one ClusterTrainingRuntime or TrainingRuntime object: kind and
- * apiVersion (group trainer.kubeflow.org), metadata.name, and every replicated job's name and pod
- * template (probes/kube/kubepod.c, whose limits apply).
- * @where: where @obj is, for messages ("document 2 (line 14)").
- * @ret: written on success; free with trainruntime_free().
- * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
- *
- * Return: 0; -EINVAL for another kind or group, a missing name, no replicatedJobs or more than
- * TRAINRUNTIME_JOBS_MAX, a job without a name or named twice, a template kubepod_parse() refuses;
- * -ENOMEM.
- */
-int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *ret, char *err,
-		       size_t errlen);
-
-/**
  * trainruntime_find() - the ClusterTrainingRuntime or TrainingRuntime named @name in @len bytes
  * of text: a JSON object (`kubectl get clustertrainingruntime NAME -o json`, or a List of them),
  * or YAML of one or many documents (`helm template`, a bundle; a document may be a List). A JSON
@@ -56,7 +41,7 @@ int trainruntime_parse(const struct json *obj, const char *where, struct trainru
  *
  * Return: 0; -ENOENT when no runtime of that name is there; -EINVAL for text that is not JSON or
  * YAML, a document (or JSON text) over TRAINRUNTIME_DOC_MAX bytes, two runtimes of that name, or
- * a runtime trainruntime_parse() refuses; -ENOMEM.
+ * a runtime object that does not read (kind, name, jobs, templates); -ENOMEM.
  */
 int trainruntime_find(const char *text, size_t len, const char *name, struct trainruntime *ret, char *err,
 		      size_t errlen);
