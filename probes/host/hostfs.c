@@ -323,6 +323,29 @@ enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *r
 	return OBS_FILE_ERROR;
 }
 
+/* What a type-checked read accepts: a regular file; a link is -ELOOP, anything else -EINVAL. */
+static int hostfs_check_regular(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP;
+	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
+}
+
+/* @fd, just opened non-blocking, checked again: still a regular file. Closes @fd on failure. */
+static int hostfs_opened_regular(int fd, struct stat *ret_st)
+{
+	int r;
+
+	if (fd < 0)
+		return fd;
+	r = fstat(fd, ret_st) < 0 ? -errno : hostfs_check_regular(ret_st);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
 int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
 {
 	struct stat st;
@@ -335,39 +358,60 @@ int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
 	if (fstat(fd, &st) < 0)
 		r = -errno;
 	close(fd);
+	if (r == 0)
+		r = hostfs_check_regular(&st);
 	if (r < 0)
 		return r;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
 	/* Non-blocking in case it was swapped for a fifo meanwhile; checked again once open. */
-	fd = hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	if (ret_st)
+	fd = hostfs_opened_regular(hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), &st);
+	if (fd >= 0 && ret_st)
 		*ret_st = st;
 	return fd;
 }
 
-int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
+/* A single component: no '/', not "." or "..", so that it cannot lead out of its directory. */
+static bool hostfs_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+int hostfs_open_file_at(int dirfd, const char *name, const struct stat *lst, struct stat *ret_st)
+{
+	struct stat st;
+	int r;
+
+	if (!hostfs_name_ok(name))
+		return -EINVAL;
+	if (!lst) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		lst = &st;
+	}
+	r = hostfs_check_regular(lst);
+	if (r < 0)
+		return r;
+	/* Relative to a directory resolved inside the root, one component, no link followed. */
+	r = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	r = hostfs_opened_regular(r < 0 ? -errno : r, &st);
+	if (r >= 0 && ret_st)
+		*ret_st = st;
+	return r;
+}
+
+/*
+ * Read the regular file @fd (its fstat @st) into @buf; closes @fd. A file whose size is known
+ * and has been read whole is at its end: no read is spent to hear so (sysfs and proc files
+ * give no size, 4096 or 0, and take the usual read that returns 0).
+ */
+static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size, size_t *ret_len,
+			  bool *ret_truncated)
 {
 	size_t len = 0;
+	bool whole = false;     /* as many bytes as its known size */
 	char extra;
-	int fd, r = 0;
+	int r = 0;
 
-	fd = hostfs_open_file(rootfd, path, NULL);
-	if (fd < 0)
-		return fd;
-	while (len < size) {
+	while (len < size && !whole) {
 		ssize_t n = read(fd, buf + len, size - len);
 
 		if (n < 0 && errno == EINTR)
@@ -379,17 +423,39 @@ int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *re
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		whole = st->st_size > 0 && len == (size_t)st->st_size;
 	}
-	*ret_truncated = len == size && read(fd, &extra, 1) == 1;
+	*ret_truncated = len == size && !whole && read(fd, &extra, 1) == 1;
 	*ret_len = len;
 out:
 	close(fd);
 	return r;
 }
 
-int hostfs_opendir(int rootfd, const char *path, DIR **ret)
+int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
 {
-	int fd = hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	struct stat st;
+	int fd = hostfs_open_file(rootfd, path, &st);
+
+	if (fd < 0)
+		return fd;
+	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
+}
+
+int hostfs_read_at(int dirfd, const char *name, const struct stat *lst, char *buf, size_t size,
+		   size_t *ret_len, bool *ret_truncated)
+{
+	struct stat st;
+	int fd = hostfs_open_file_at(dirfd, name, lst, &st);
+
+	if (fd < 0)
+		return fd;
+	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
+}
+
+/* A DIR over the directory fd @fd (-errno passed through); @fd is closed on failure. */
+static int hostfs_fdopendir(int fd, DIR **ret)
+{
 	DIR *d;
 
 	if (fd < 0)
@@ -403,6 +469,21 @@ int hostfs_opendir(int rootfd, const char *path, DIR **ret)
 	}
 	*ret = d;
 	return 0;
+}
+
+int hostfs_opendir(int rootfd, const char *path, DIR **ret)
+{
+	return hostfs_fdopendir(hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), ret);
+}
+
+int hostfs_opendir_at(int dirfd, const char *name, DIR **ret)
+{
+	int fd;
+
+	if (!hostfs_name_ok(name))
+		return -EINVAL;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	return hostfs_fdopendir(fd < 0 ? -errno : fd, ret);
 }
 
 int hostfs_readlink(int rootfd, const char *path, char *buf, size_t len)
