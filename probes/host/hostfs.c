@@ -1,5 +1,6 @@
 /* hostfs.c - host paths resolved inside --root (openat2 RESOLVE_IN_ROOT or our own walk), small reads, types. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@ struct open_how {
 
 #define HOSTFS_DEPTH_MAX 128    /* directories deep (sysfs device paths are about 10) */
 #define HOSTFS_EAGAIN_TRIES 8   /* openat2 asks to retry after a concurrent rename or mount */
+#define HOSTFS_LIST_CALLS_MAX 16        /* getdents of 8 KiB: a sysfs device directory takes one */
 
 static int hostfs_kernel_state = -1;    /* -1 not probed, 0 no openat2, 1 openat2 works */
 static bool hostfs_walk_forced;
@@ -375,19 +377,20 @@ static bool hostfs_name_ok(const char *name)
 	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-int hostfs_open_file_at(int dirfd, const char *name, const struct stat *lst, struct stat *ret_st)
+int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *ret_st)
 {
 	struct stat st;
 	int r;
 
 	if (!hostfs_name_ok(name))
 		return -EINVAL;
-	if (!lst) {
+	if (!type) {
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
-		lst = &st;
+		type = st.st_mode & S_IFMT;
 	}
-	r = hostfs_check_regular(lst);
+	st.st_mode = type;
+	r = hostfs_check_regular(&st);
 	if (r < 0)
 		return r;
 	/* Relative to a directory resolved inside the root, one component, no link followed. */
@@ -442,11 +445,11 @@ int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *re
 	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
 }
 
-int hostfs_read_at(int dirfd, const char *name, const struct stat *lst, char *buf, size_t size,
+int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
 		   size_t *ret_len, bool *ret_truncated)
 {
 	struct stat st;
-	int fd = hostfs_open_file_at(dirfd, name, lst, &st);
+	int fd = hostfs_open_file_at(dirfd, name, type, &st);
 
 	if (fd < 0)
 		return fd;
@@ -484,6 +487,39 @@ int hostfs_opendir_at(int dirfd, const char *name, DIR **ret)
 		return -EINVAL;
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	return hostfs_fdopendir(fd < 0 ? -errno : fd, ret);
+}
+
+int hostfs_list_types(int dirfd, const char *const *names, size_t n, mode_t *ret_types)
+{
+	_Alignas(struct dirent64) char buf[8192];
+	size_t seen = 0;
+	ssize_t len;
+
+	for (size_t i = 0; i < n; i++)
+		ret_types[i] = HOSTFS_TYPE_ABSENT;
+	while ((len = getdents64(dirfd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < len;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(de->d_name, names[i]) == 0)
+					ret_types[i] = DTTOIF(de->d_type);      /* DT_UNKNOWN: 0 */
+		}
+		if (++seen == HOSTFS_LIST_CALLS_MAX) {
+			len = -1;
+			errno = E2BIG;
+			break;
+		}
+	}
+	if (len < 0) {
+		int r = -errno;
+
+		for (size_t i = 0; i < n; i++)
+			ret_types[i] = 0;
+		return r;
+	}
+	return 0;
 }
 
 int hostfs_readlink(int rootfd, const char *path, char *buf, size_t len)

@@ -207,11 +207,11 @@ int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *re
 }
 
 /*
- * One sysfs ID file of the function's directory @dfd read strictly (@lst: its lstat, taken when
+ * One sysfs ID file of the function's directory @dfd read strictly (@type: its type, known when
  * vetted): libpci would parse it with strtol() and keep the low bits, so "0x1234567890abcdef"
  * would become vendor 0xcdef and the function would silently change kind.
  */
-static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, int dfd, const struct stat *lst,
+static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t type,
 			    const char *bdf, const char *name, const char *what, unsigned digits, uint32_t *ret)
 {
 	char path[PCITOPO_PATH_MAX], buf[64], q[sizeof(buf) * 4 + 8];
@@ -220,7 +220,7 @@ static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, int dfd, const 
 	int r;
 
 	pcitopo_dev_path(path, sizeof(path), bdf, name);
-	r = hostfs_read_at(dfd, name, lst, buf, sizeof(buf) - 1, &len, &trunc);
+	r = hostfs_read_at(dfd, name, type, buf, sizeof(buf) - 1, &len, &trunc);
 	if (r < 0)
 		return pcitopo_file_error(ctx, rootfd, path, r);
 	buf[len] = '\0';
@@ -248,40 +248,66 @@ static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, int dfd, const 
  * reads config alone (the files it would read for IDs, revision among them, are vetted all the
  * same, so a function with a broken one fails as it always has).
  */
+enum pcitopo_file {
+	PCITOPO_VENDOR, PCITOPO_DEVICE, PCITOPO_CLASS, PCITOPO_REVISION, PCITOPO_CONFIG,
+	PCITOPO_NUMA, PCITOPO_DRIVER, PCITOPO_NET, PCITOPO_NFILES
+};
+
+static const char *const pcitopo_file_names[PCITOPO_NFILES] = {
+	"vendor", "device", "class", "revision", "config", "numa_node", "driver", "net",
+};
+
 static const struct {
-	const char *name;
+	bool vetted;            /* one of the files a libpci reader opens */
 	bool required;
 	const char *what;       /* read here as a hex number of @digits, when set */
 	unsigned digits;
-} pcitopo_libpci_files[] = {
-	{ "vendor", true, "vendor ID", 4 }, { "device", true, "device ID", 4 },
-	{ "class", true, "class code", 6 }, { "revision", false, NULL, 0 }, { "config", true, NULL, 0 },
+} pcitopo_files[PCITOPO_NFILES] = {
+	[PCITOPO_VENDOR] = { true, true, "vendor ID", 4 },
+	[PCITOPO_DEVICE] = { true, true, "device ID", 4 },
+	[PCITOPO_CLASS] = { true, true, "class code", 6 },
+	[PCITOPO_REVISION] = { true, false, NULL, 0 },
+	[PCITOPO_CONFIG] = { true, true, NULL, 0 },
 };
-#define PCITOPO_NFILES (sizeof(pcitopo_libpci_files) / sizeof(pcitopo_libpci_files[0]))
 
-/* The lstat of each vetted file of the function's directory @dfd; 0, or -errno with ctx->msg. */
+/*
+ * Vet each file of the function's directory @dfd from its type in the listing (@type: updated
+ * where an lstat was needed: an unknown type, config's size). 0, or -errno with ctx->msg.
+ */
 static int pcitopo_vet_files(struct pcitopo_ctx *ctx, int rootfd, int dfd, const char *bdf,
-			     struct stat st[PCITOPO_NFILES])
+			     mode_t type[PCITOPO_NFILES])
 {
 	char path[PCITOPO_PATH_MAX];
 
 	for (size_t i = 0; i < PCITOPO_NFILES; i++) {
-		const char *name = pcitopo_libpci_files[i].name;
+		const char *name = pcitopo_file_names[i];
+		struct stat st = { .st_size = PCITOPO_CONFIG_LEN };
 
+		if (!pcitopo_files[i].vetted)
+			continue;
 		pcitopo_dev_path(path, sizeof(path), bdf, name);
-		if (fstatat(dfd, name, &st[i], AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT || pcitopo_libpci_files[i].required)
-				return pcitopo_file_error(ctx, rootfd, path, -errno);
+		if (type[i] == HOSTFS_TYPE_ABSENT) {
+			if (pcitopo_files[i].required)
+				return pcitopo_file_error(ctx, rootfd, path, -ENOENT);
 			continue;
 		}
-		if (S_ISLNK(st[i].st_mode))
+		if (!type[i] || (i == PCITOPO_CONFIG && S_ISREG(type[i]))) {
+			if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno != ENOENT || pcitopo_files[i].required)
+					return pcitopo_file_error(ctx, rootfd, path, -errno);
+				type[i] = HOSTFS_TYPE_ABSENT;
+				continue;
+			}
+			type[i] = st.st_mode & S_IFMT;
+		}
+		if (S_ISLNK(type[i]))
 			return pcitopo_file_error(ctx, rootfd, path, -ELOOP);
-		if (!S_ISREG(st[i].st_mode))
+		if (!S_ISREG(type[i]))
 			return pcitopo_file_error(ctx, rootfd, path, -EINVAL);
-		if (strcmp(name, "config") == 0 && st[i].st_size < PCITOPO_CONFIG_LEN) {
+		if (i == PCITOPO_CONFIG && st.st_size < PCITOPO_CONFIG_LEN) {
 			snprintf(ctx->msg, sizeof(ctx->msg), "/%s: PCI config space unreadable: %lld byte%s, "
-				 "shorter than the %d-byte header", path, (long long)st[i].st_size,
-				 st[i].st_size == 1 ? "" : "s", PCITOPO_CONFIG_LEN);
+				 "shorter than the %d-byte header", path, (long long)st.st_size,
+				 st.st_size == 1 ? "" : "s", PCITOPO_CONFIG_LEN);
 			return -EBADMSG;
 		}
 	}
@@ -289,20 +315,21 @@ static int pcitopo_vet_files(struct pcitopo_ctx *ctx, int rootfd, int dfd, const
 }
 
 /*
- * Vet the function @bdf and read its IDs and class into @f.
- * Return: its directory (an O_PATH fd resolved inside the root; the caller closes it), or
- * -errno with ctx->msg saying what and where.
+ * Vet the function @bdf and read its IDs and class into @f; @type gets the type of each of
+ * pcitopo_files from one listing of its directory.
+ * Return: its directory (an fd resolved inside the root; the caller closes it), or -errno
+ * with ctx->msg saying what and where.
  */
 static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, const char *bdf,
-		       struct obs_pci_func *f)
+		       struct obs_pci_func *f, mode_t type[PCITOPO_NFILES])
 {
 	char dev[PCITOPO_PATH_MAX], kpath[PATH_MAX + PCITOPO_PATH_MAX];
-	struct stat in_root, by_kernel, st[PCITOPO_NFILES];
+	struct stat in_root, by_kernel;
 	uint32_t v[PCITOPO_NFILES] = { 0 };
 	int dfd, r;
 
 	pcitopo_dev_path(dev, sizeof(dev), bdf, "");
-	dfd = hostfs_open(rootfd, dev, O_PATH | O_DIRECTORY);
+	dfd = hostfs_open(rootfd, dev, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 	if (dfd < 0) {
 		/* devices/ holds links: dangling (ENOENT), looping (ELOOP), or not to a directory. */
 		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", dev, strerror(-dfd));
@@ -316,19 +343,20 @@ static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, co
 			 "which follows links from the agent's own /, would read another directory)", dev);
 		r = -EXDEV;
 	} else {
-		r = pcitopo_vet_files(ctx, rootfd, dfd, bdf, st);
+		hostfs_list_types(dfd, pcitopo_file_names, PCITOPO_NFILES, type);     /* failed: all 0, lstat each */
+		r = pcitopo_vet_files(ctx, rootfd, dfd, bdf, type);
 	}
 	for (size_t i = 0; r == 0 && i < PCITOPO_NFILES; i++)
-		if (pcitopo_libpci_files[i].what)
-			r = pcitopo_read_hex(ctx, rootfd, dfd, &st[i], bdf, pcitopo_libpci_files[i].name,
-					     pcitopo_libpci_files[i].what, pcitopo_libpci_files[i].digits, &v[i]);
+		if (pcitopo_files[i].what)
+			r = pcitopo_read_hex(ctx, rootfd, dfd, type[i], bdf, pcitopo_file_names[i],
+					     pcitopo_files[i].what, pcitopo_files[i].digits, &v[i]);
 	if (r < 0) {
 		close(dfd);
 		return r;
 	}
-	f->vendor = (uint16_t)v[0];
-	f->device = (uint16_t)v[1];
-	f->class_code = v[2];
+	f->vendor = (uint16_t)v[PCITOPO_VENDOR];
+	f->device = (uint16_t)v[PCITOPO_DEVICE];
+	f->class_code = v[PCITOPO_CLASS];
 	return dfd;
 }
 
@@ -348,7 +376,8 @@ int pcitopo_parse_numa(const char *text)
  * numa_node: a decimal integer and a newline; garbage (or no file) is -1, unknown. A file that
  * is not a regular one (a fifo would block a reader) or cannot be read fails the function.
  */
-static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, int dfd, const char *bdf, int *ret)
+static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t type, const char *bdf,
+			     int *ret)
 {
 	char path[PCITOPO_PATH_MAX], buf[32];
 	size_t len;
@@ -357,7 +386,8 @@ static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, int dfd, const
 
 	*ret = -1;
 	pcitopo_dev_path(path, sizeof(path), bdf, "numa_node");
-	r = hostfs_read_at(dfd, "numa_node", NULL, buf, sizeof(buf) - 1, &len, &trunc);
+	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT :
+	    hostfs_read_at(dfd, "numa_node", type, buf, sizeof(buf) - 1, &len, &trunc);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -372,7 +402,7 @@ static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, int dfd, const
  * The bound driver: basename of the `driver` link, "" when absent, dangling or odd. The link's
  * text is read in the directory already resolved; it is followed inside the root.
  */
-static void pcitopo_read_driver(int rootfd, int dfd, const char *bdf, char *out, size_t outlen)
+static void pcitopo_read_driver(int rootfd, int dfd, mode_t type, const char *bdf, char *out, size_t outlen)
 {
 	char path[PCITOPO_PATH_MAX], target[PATH_MAX];
 	const char *base;
@@ -380,6 +410,8 @@ static void pcitopo_read_driver(int rootfd, int dfd, const char *bdf, char *out,
 	int err;
 
 	out[0] = '\0';
+	if (type == HOSTFS_TYPE_ABSENT)
+		return;
 	n = readlinkat(dfd, "driver", target, sizeof(target));
 	if (n <= 0 || (size_t)n >= sizeof(target))
 		return;
@@ -409,6 +441,32 @@ static void pcitopo_first_entry(DIR *d, char *out, size_t outlen)
 	closedir(d);
 }
 
+/*
+ * The usual shape, known without walking the whole path: the `device` link's last component X
+ * is a BDF, and the entry X beside the directory the link leads to is that very directory (not
+ * a link to it): then X is the last component of its canonical path. 0 (@out written), or
+ * -EAGAIN: walk instead.
+ */
+static int pcitopo_netdev_bdf_direct(int rootfd, const char *path, char *out)
+{
+	char target[PATH_MAX], beside[PATH_MAX];
+	struct pcitopo_name n;
+	struct stat dev, named;
+	const char *x;
+
+	if (hostfs_readlink(rootfd, path, target, sizeof(target)) <= 0)
+		return -EAGAIN;
+	x = strrchr(target, '/');
+	x = x ? x + 1 : target;
+	if (pcitopo_parse_bdf(x, &n) < 0 || snprintf(beside, sizeof(beside), "%s/../%s", path, x) >= (int)sizeof(beside))
+		return -EAGAIN;
+	if (hostfs_stat(rootfd, path, true, &dev) < 0 || hostfs_stat(rootfd, beside, false, &named) < 0 ||
+	    dev.st_dev != named.st_dev || dev.st_ino != named.st_ino)
+		return -EAGAIN;
+	memcpy(out, n.bdf, OBS_BDF_MAX);
+	return 0;
+}
+
 /* The PCI function a netdev's `device` link leads to (inside the root): the nearest BDF-named ancestor. */
 static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 {
@@ -419,6 +477,8 @@ static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 
 	if (snprintf(path, sizeof(path), "sys/class/net/%s/device", ifname) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
+	if (pcitopo_netdev_bdf_direct(rootfd, path, out) == 0)
+		return 0;
 	r = hostfs_realpath(rootfd, path, real, sizeof(real));
 	if (r < 0)
 		return r;
@@ -472,7 +532,7 @@ static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
  * that exists but cannot be listed (a looping link, a file, no permission) is not "no netdev"
  * (which reads as a NIC moved into a pod): the function fails, naming it.
  */
-static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, const char *bdf,
+static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t type, const char *bdf,
 			       struct pcitopo_netmap *m, char *out, size_t outlen)
 {
 	char path[PCITOPO_PATH_MAX];
@@ -482,7 +542,7 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, con
 	out[0] = '\0';
 	pcitopo_dev_path(path, sizeof(path), bdf, "net");
 	/* The usual folder in the directory at hand; a link, a file (...) as before, from the root. */
-	r = hostfs_opendir_at(dfd, "net", &d);
+	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT : hostfs_opendir_at(dfd, "net", &d);
 	if (r < 0 && r != -ENOENT)
 		r = hostfs_opendir(rootfd, path, &d);
 	if (r == 0) {
@@ -692,11 +752,12 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 	for (size_t i = 0; i < n_names; i++) {
 		struct obs_pci_func *f = &out.v[out.n];
 		const char *bdf = names[i].bdf;
+		mode_t type[PCITOPO_NFILES];
 		int dfd;
 
 		memset(f, 0, sizeof(*f));
 		ctx.msg[0] = '\0';
-		dfd = pcitopo_vet(&ctx, rootfd, root, bdf, f);
+		dfd = pcitopo_vet(&ctx, rootfd, root, bdf, f, type);
 		if (dfd < 0 || pcitopo_fill_libpci(a, &ctx, &names[i], f) < 0) {
 			if (dfd >= 0)
 				close(dfd);
@@ -710,11 +771,12 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 		f->bus = names[i].bus;
 		f->dev = names[i].dev;
 		f->func = names[i].func;
-		pcitopo_read_driver(rootfd, dfd, bdf, f->driver, sizeof(f->driver));
+		pcitopo_read_driver(rootfd, dfd, type[PCITOPO_DRIVER], bdf, f->driver, sizeof(f->driver));
 		/* Left out like the others: a half-read function would show a wrong state (in-pod). */
-		r = pcitopo_read_numa(&ctx, rootfd, dfd, bdf, &f->numa);
+		r = pcitopo_read_numa(&ctx, rootfd, dfd, type[PCITOPO_NUMA], bdf, &f->numa);
 		if (r == 0)
-			r = pcitopo_read_netdev(&ctx, rootfd, dfd, bdf, &netmap, f->netdev, sizeof(f->netdev));
+			r = pcitopo_read_netdev(&ctx, rootfd, dfd, type[PCITOPO_NET], bdf, &netmap, f->netdev,
+						sizeof(f->netdev));
 		close(dfd);
 		if (r < 0) {
 			if (bad_funcs++ == 0)
