@@ -32,14 +32,14 @@ RANK = {
 LAYERED = ("agent", "probes", "report")
 ADAPTER_SCOPE = LAYERED + ("tests", "fuzz")
 
-# Each external library's headers, and the one file allowed to include them.
+# Each external library's headers, and the files allowed to include them (its adapters: one, or libnl's two).
 ADAPTERS = [
-    (re.compile(r"^netlink/"), "libnl", "probes/host/links.c"),
-    (re.compile(r"^pci/"), "libpci", "probes/host/pcitopo.c"),
-    (re.compile(r"^libudev\.h$"), "libudev", "probes/host/uevents.c"),
-    (re.compile(r"^curl/"), "libcurl", "probes/kube/http.c"),
-    (re.compile(r"^cjson/"), "cJSON", "probes/model/json.c"),
-    (re.compile(r"^yaml\.h$"), "libyaml", "probes/model/yaml.c"),
+    (re.compile(r"^netlink/"), "libnl", ("probes/host/links_parse.c", "probes/host/links_watch.c")),
+    (re.compile(r"^pci/"), "libpci", ("probes/host/pcitopo.c",)),
+    (re.compile(r"^libudev\.h$"), "libudev", ("probes/host/uevents.c",)),
+    (re.compile(r"^curl/"), "libcurl", ("probes/kube/http.c",)),
+    (re.compile(r"^cjson/"), "cJSON", ("probes/model/json.c",)),
+    (re.compile(r"^yaml\.h$"), "libyaml", ("probes/model/yaml.c",)),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -154,10 +154,12 @@ def lint_includes(root):
         for n, system, name in includes(root, src):
             loc = "%s:%d" % (src, n)
             if system:
-                for pat, lib, owner in ADAPTERS:
-                    if pat.search(name) and src != owner:
-                        problems.append("%s: <%s> is %s, which only %s includes (its adapter)" %
-                                        (loc, name, lib, owner))
+                for pat, lib, owners in ADAPTERS:
+                    if pat.search(name) and src not in owners:
+                        problems.append("%s: <%s> is %s, which only %s (its adapter%s)" %
+                                        (loc, name, lib, " and ".join(owners) +
+                                         (" include" if len(owners) > 1 else " includes"),
+                                         "s" if len(owners) > 1 else ""))
                 continue
             if not os.path.isfile(os.path.join(root, name)):
                 problems.append('%s: "%s" does not exist (includes are relative to the top folder)' %
