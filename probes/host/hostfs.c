@@ -87,6 +87,93 @@ static int hostfs_canon_push(char *canon, size_t len, size_t *clen, const char *
 	return 0;
 }
 
+/* A walk in progress: the directories resolved so far (fds[0] is the root) and the canonical path. */
+struct hostfs_walker {
+	int fds[HOSTFS_DEPTH_MAX + 1];
+	size_t at[HOSTFS_DEPTH_MAX + 1];        /* the canonical path's length before each directory */
+	size_t depth, clen;
+	unsigned links;
+	char *canon;                            /* may be NULL */
+	size_t canonlen;
+	char todo[PATH_MAX];                    /* what is left to resolve */
+};
+
+/* "..": back to the parent directory, never above the root. */
+static void hostfs_walk_up(struct hostfs_walker *w)
+{
+	if (!w->depth)
+		return;
+	close(w->fds[w->depth]);
+	w->clen = w->at[w->depth--];
+	if (w->canon)
+		w->canon[w->clen] = '\0';
+}
+
+/*
+ * The link @fd (closed here) is replaced by its text: w->todo becomes the text followed by @rest
+ * (which points into w->todo); an absolute text starts again at the root. 0, or -errno.
+ */
+static int hostfs_walk_link(struct hostfs_walker *w, int fd, const char *rest)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	ssize_t tl;
+	int k;
+
+	if (++w->links > HOSTFS_LINKS_MAX) {
+		close(fd);
+		return -ELOOP;
+	}
+	tl = readlinkat(fd, "", target, sizeof(target));
+	close(fd);
+	if (tl < 0 || (size_t)tl >= sizeof(target))
+		return tl < 0 ? -errno : -ENAMETOOLONG;
+	if (tl == 0)
+		return -ENOENT;
+	target[tl] = '\0';
+	k = snprintf(next, sizeof(next), "%s%s", target, rest);
+	if (k < 0 || (size_t)k >= sizeof(next))
+		return -ENAMETOOLONG;
+	memcpy(w->todo, next, (size_t)k + 1);
+	if (target[0] == '/') {
+		while (w->depth)
+			close(w->fds[w->depth--]);
+		w->clen = 0;
+		if (w->canon)
+			w->canon[0] = '\0';
+	}
+	return 0;
+}
+
+/* Into the directory @fd (@st its stat; @before the canonical length before it): 0, -ENOTDIR, or -ENAMETOOLONG. */
+static int hostfs_walk_down(struct hostfs_walker *w, int fd, const struct stat *st, size_t before)
+{
+	if (!S_ISDIR(st->st_mode) || w->depth == HOSTFS_DEPTH_MAX) {
+		close(fd);
+		return !S_ISDIR(st->st_mode) ? -ENOTDIR : -ENAMETOOLONG;
+	}
+	w->fds[++w->depth] = fd;
+	w->at[w->depth] = before;
+	return 0;
+}
+
+/* The final component @comp, @fd its O_PATH (@st its stat), not a link to follow: opened as @flags asks. */
+static int hostfs_walk_last(struct hostfs_walker *w, int fd, const struct stat *st, const char *comp, int flags)
+{
+	int r;
+
+	if (flags & O_PATH) {
+		if ((flags & O_DIRECTORY) && !S_ISDIR(st->st_mode)) {
+			close(fd);
+			return -ENOTDIR;
+		}
+		return fd;
+	}
+	close(fd);
+	/* Relative to the resolved parent and with O_NOFOLLOW: it cannot leave the root. */
+	r = openat(w->fds[w->depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
+	return r < 0 ? -errno : r;
+}
+
 /*
  * Our own resolution, for kernels without openat2: one component at a time from the root, each
  * opened O_PATH | O_NOFOLLOW relative to its (already resolved) parent, so the kernel never
@@ -96,21 +183,18 @@ static int hostfs_canon_push(char *canon, size_t len, size_t *clen, const char *
  */
 static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, size_t canonlen)
 {
-	char todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX], comp[NAME_MAX + 1];
-	int fds[HOSTFS_DEPTH_MAX + 1];
-	size_t at[HOSTFS_DEPTH_MAX + 1], depth = 0, clen = 0;
-	unsigned links = 0;
+	struct hostfs_walker w = { .canon = canon, .canonlen = canonlen };
+	char comp[NAME_MAX + 1];
 	const char *p;
 	int r;
 
-	fds[0] = rootfd;
-	at[0] = 0;
+	w.fds[0] = rootfd;
 	if (canon && canonlen)
 		canon[0] = '\0';
-	if (strlen(path) >= sizeof(todo))
+	if (strlen(path) >= sizeof(w.todo))
 		return -ENAMETOOLONG;
-	memcpy(todo, path, strlen(path) + 1);
-	p = todo;
+	memcpy(w.todo, path, strlen(path) + 1);
+	p = w.todo;
 	for (;;) {
 		const char *rest, *q;
 		bool last, follow;
@@ -122,7 +206,7 @@ static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, siz
 			p++;
 		if (!*p) {
 			/* The path ends at a directory already resolved (the root, ".", a trailing "/"). */
-			r = openat(fds[depth], ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+			r = openat(w.fds[w.depth], ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 			r = r < 0 ? -errno : r;
 			break;
 		}
@@ -138,21 +222,14 @@ static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, siz
 			;
 		last = !*q;
 		follow = !(flags & O_NOFOLLOW) || *rest == '/';        /* "link/" means the directory */
-		if (strcmp(comp, ".") == 0) {
-			p = rest;
+		p = rest;
+		if (strcmp(comp, ".") == 0)
 			continue;
-		}
 		if (strcmp(comp, "..") == 0) {
-			if (depth) {
-				close(fds[depth]);
-				clen = at[depth--];
-				if (canon)
-					canon[clen] = '\0';
-			}
-			p = rest;
+			hostfs_walk_up(&w);
 			continue;
 		}
-		fd = openat(fds[depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(w.fds[w.depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			r = -errno;
 			break;
@@ -163,76 +240,28 @@ static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, siz
 			break;
 		}
 		if (S_ISLNK(st.st_mode) && (!last || follow)) {
-			ssize_t tl;
-			int k;
-
-			if (++links > HOSTFS_LINKS_MAX) {
-				close(fd);
-				r = -ELOOP;
+			r = hostfs_walk_link(&w, fd, rest);
+			if (r < 0)
 				break;
-			}
-			tl = readlinkat(fd, "", target, sizeof(target));
-			close(fd);
-			if (tl < 0 || (size_t)tl >= sizeof(target)) {
-				r = tl < 0 ? -errno : -ENAMETOOLONG;
-				break;
-			}
-			if (tl == 0) {
-				r = -ENOENT;
-				break;
-			}
-			target[tl] = '\0';
-			k = snprintf(next, sizeof(next), "%s%s", target, rest);
-			if (k < 0 || (size_t)k >= sizeof(next)) {
-				r = -ENAMETOOLONG;
-				break;
-			}
-			memcpy(todo, next, (size_t)k + 1);
-			p = todo;
-			if (target[0] == '/') {
-				while (depth)
-					close(fds[depth--]);
-				clen = 0;
-				if (canon)
-					canon[0] = '\0';
-			}
+			p = w.todo;
 			continue;
 		}
-		before = clen;
-		r = hostfs_canon_push(canon, canonlen, &clen, comp);
+		before = w.clen;
+		r = hostfs_canon_push(w.canon, w.canonlen, &w.clen, comp);
 		if (r < 0) {
 			close(fd);
 			break;
 		}
-		if (!last) {
-			if (!S_ISDIR(st.st_mode) || depth == HOSTFS_DEPTH_MAX) {
-				r = !S_ISDIR(st.st_mode) ? -ENOTDIR : -ENAMETOOLONG;
-				close(fd);
-				break;
-			}
-			fds[++depth] = fd;
-			at[depth] = before;
-			p = rest;
-			continue;
-		}
-		/* The final component, not a link to follow. */
-		if (flags & O_PATH) {
-			if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
-				close(fd);
-				r = -ENOTDIR;
-			} else {
-				r = fd;
-			}
+		if (last) {
+			r = hostfs_walk_last(&w, fd, &st, comp, flags);
 			break;
 		}
-		close(fd);
-		/* Relative to the resolved parent and with O_NOFOLLOW: it cannot leave the root. */
-		r = openat(fds[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
-		r = r < 0 ? -errno : r;
-		break;
+		r = hostfs_walk_down(&w, fd, &st, before);
+		if (r < 0)
+			break;
 	}
-	while (depth)
-		close(fds[depth--]);
+	while (w.depth)
+		close(w.fds[w.depth--]);
 	return r;
 }
 

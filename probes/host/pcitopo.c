@@ -697,6 +697,38 @@ static struct pci_access *pcitopo_open(struct pcitopo_ctx *ctx, char *busdir)
 	return a;
 }
 
+/*
+ * One function @n into @f: vetted, IDs and class, libpci's config, driver, NUMA node, netdev.
+ * Return: 0, or -errno with ctx->msg saying what (the function is then left out whole: a
+ * half-read one would show a wrong state, e.g. in-pod).
+ */
+static int pcitopo_read_func(struct pcitopo_ctx *ctx, struct pci_access *a, int rootfd, const char *root,
+			     const struct pcitopo_name *n, struct pcitopo_netmap *netmap, struct obs_pci_func *f)
+{
+	mode_t type[PCITOPO_NFILES];
+	int dfd, r;
+
+	memset(f, 0, sizeof(*f));
+	dfd = pcitopo_vet(ctx, rootfd, root, n->bdf, f, type);
+	if (dfd < 0)
+		return dfd;
+	r = pcitopo_fill_libpci(a, ctx, n, f);
+	if (r == 0) {
+		memcpy(f->bdf, n->bdf, sizeof(f->bdf));
+		f->domain = n->domain;
+		f->bus = n->bus;
+		f->dev = n->dev;
+		f->func = n->func;
+		pcitopo_read_driver(rootfd, dfd, type[PCITOPO_DRIVER], n->bdf, f->driver, sizeof(f->driver));
+		r = pcitopo_read_numa(ctx, rootfd, dfd, type[PCITOPO_NUMA], n->bdf, &f->numa);
+	}
+	if (r == 0)
+		r = pcitopo_read_netdev(ctx, rootfd, dfd, type[PCITOPO_NET], n->bdf, netmap, f->netdev,
+					sizeof(f->netdev));
+	close(dfd);
+	return r;
+}
+
 int pcitopo_scan(const char *root, struct obs_pci *ret)
 {
 	struct pcitopo_ctx ctx = { .armed = false };
@@ -750,37 +782,11 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 		goto done;
 	}
 	for (size_t i = 0; i < n_names; i++) {
-		struct obs_pci_func *f = &out.v[out.n];
-		const char *bdf = names[i].bdf;
-		mode_t type[PCITOPO_NFILES];
-		int dfd;
-
-		memset(f, 0, sizeof(*f));
 		ctx.msg[0] = '\0';
-		dfd = pcitopo_vet(&ctx, rootfd, root, bdf, f, type);
-		if (dfd < 0 || pcitopo_fill_libpci(a, &ctx, &names[i], f) < 0) {
-			if (dfd >= 0)
-				close(dfd);
+		if (pcitopo_read_func(&ctx, a, rootfd, root, &names[i], &netmap, &out.v[out.n]) < 0) {
 			if (bad_funcs++ == 0)
 				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1,
-					 ctx.msg[0] ? ctx.msg : bdf);
-			continue;
-		}
-		memcpy(f->bdf, bdf, sizeof(f->bdf));
-		f->domain = names[i].domain;
-		f->bus = names[i].bus;
-		f->dev = names[i].dev;
-		f->func = names[i].func;
-		pcitopo_read_driver(rootfd, dfd, type[PCITOPO_DRIVER], bdf, f->driver, sizeof(f->driver));
-		/* Left out like the others: a half-read function would show a wrong state (in-pod). */
-		r = pcitopo_read_numa(&ctx, rootfd, dfd, type[PCITOPO_NUMA], bdf, &f->numa);
-		if (r == 0)
-			r = pcitopo_read_netdev(&ctx, rootfd, dfd, type[PCITOPO_NET], bdf, &netmap, f->netdev,
-						sizeof(f->netdev));
-		close(dfd);
-		if (r < 0) {
-			if (bad_funcs++ == 0)
-				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1, ctx.msg);
+					 ctx.msg[0] ? ctx.msg : names[i].bdf);
 			continue;
 		}
 		out.n++;
