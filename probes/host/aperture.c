@@ -154,17 +154,23 @@ static void aperture_inspect(int rootfd, struct obs_aperture_entry *e)
 
 	/* A name with '/' cannot come from readdir; an over-long path is an unreadable entry. */
 	r = hostfs_join(entry, sizeof(entry), APERTURE_DIR, e->name);
-	e->type = r < 0 ? OBS_FILE_ERROR : hostfs_type(rootfd, entry, true, &e->err);
-	if (r < 0)
-		e->err = r;
-	if (e->type != OBS_FILE_DIR)
-		return;
-	r = hostfs_opendir(rootfd, entry, &d);
 	if (r < 0) {
-		e->err = r;
 		e->type = OBS_FILE_ERROR;
+		e->err = r;
 		return;
 	}
+	/* The usual entry is a directory: opened at once (O_DIRECTORY opens nothing else), typed if not. */
+	r = hostfs_opendir(rootfd, entry, &d);
+	if (r < 0) {
+		e->type = hostfs_type(rootfd, entry, true, &e->err);
+		if (e->type == OBS_FILE_DIR) {
+			e->err = r;
+			e->type = OBS_FILE_ERROR;
+		}
+		return;
+	}
+	e->type = OBS_FILE_DIR;
+	e->err = 0;
 	aperture_read_id(dirfd(d), "vendor", &e->vendor, &ok);
 	aperture_read_id(dirfd(d), "device", &e->device, &ok);
 	e->ids_known = ok;
