@@ -1,7 +1,7 @@
 /*
  * pcitopo.c - the PCI functions under <root>/sys/bus/pci, read with libpci (its only includer).
  *
- * About 700 lines and whole on purpose: vetting each function's files inside the root before
+ * About 800 lines and whole on purpose: vetting each function's files inside the root before
  * libpci opens them, and the no-return error hook that guards every libpci call, belong with the
  * calls themselves, and the adapter rule keeps those in this one file.
  */
