@@ -65,6 +65,10 @@ plant report/render/render_json.c '#include <cjson/cJSON.h>'
 expect library-outside-adapter 'report/render/render_json.c:1: <cjson/cJSON.h> is cJSON, which only probes/model/json.c includes'
 
 fresh
+plant probes/host/links.c '#include <netlink/netlink.h>'
+expect library-outside-adapters 'probes/host/links.c:1: <netlink/netlink.h> is libnl, which only probes/host/links_parse.c and probes/host/links_watch.c include (its adapters)'
+
+fresh
 plant tests/unit/test_links.c '#include <netlink/netlink.h>'
 expect library-in-a-test 'tests/unit/test_links.c:1: <netlink/netlink.h> is libnl'
 
