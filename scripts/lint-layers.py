@@ -32,16 +32,17 @@ RANK = {
 LAYERED = ("agent", "probes", "report")
 ADAPTER_SCOPE = LAYERED + ("tests", "fuzz")
 
-# Each external library's headers, and its adapter: the files allowed to include them (libcurl's
-# is three files and their private header, split by concern, never seen from outside them).
+# Each external library's headers, and its adapter: the files allowed to include them (one file, or
+# a library's files split by concern: libnl's parsing and watch, libcurl's three and their private
+# header, never seen from outside them).
 ADAPTERS = [
-    (re.compile(r"^netlink/"), "libnl", "probes/host/links.c"),
-    (re.compile(r"^pci/"), "libpci", "probes/host/pcitopo.c"),
-    (re.compile(r"^libudev\.h$"), "libudev", "probes/host/uevents.c"),
+    (re.compile(r"^netlink/"), "libnl", ("probes/host/links_parse.c", "probes/host/links_watch.c")),
+    (re.compile(r"^pci/"), "libpci", ("probes/host/pcitopo.c",)),
+    (re.compile(r"^libudev\.h$"), "libudev", ("probes/host/uevents.c",)),
     (re.compile(r"^curl/"), "libcurl", ("probes/kube/http.c", "probes/kube/http_stream.c",
                                         "probes/kube/http_conf.c", "probes/kube/http_conf.h")),
-    (re.compile(r"^cjson/"), "cJSON", "probes/model/json.c"),
-    (re.compile(r"^yaml\.h$"), "libyaml", "probes/model/yaml.c"),
+    (re.compile(r"^cjson/"), "cJSON", ("probes/model/json.c",)),
+    (re.compile(r"^yaml\.h$"), "libyaml", ("probes/model/yaml.c",)),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -156,8 +157,7 @@ def lint_includes(root):
         for n, system, name in includes(root, src):
             loc = "%s:%d" % (src, n)
             if system:
-                for pat, lib, owner in ADAPTERS:
-                    owners = (owner,) if isinstance(owner, str) else owner
+                for pat, lib, owners in ADAPTERS:
                     if pat.search(name) and src not in owners:
                         problems.append("%s: <%s> is %s, which only %s includes (its adapter)" %
                                         (loc, name, lib, ", ".join(owners)))
@@ -166,8 +166,7 @@ def lint_includes(root):
                 problems.append('%s: "%s" does not exist (includes are relative to the top folder)' %
                                 (loc, name))
                 continue
-            for _, lib, owner in ADAPTERS:
-                owners = (owner,) if isinstance(owner, str) else owner
+            for _, lib, owners in ADAPTERS:
                 if name in owners and src not in owners:
                     problems.append('%s: "%s" is inside the %s adapter, which only %s include' %
                                     (loc, name, lib, ", ".join(o for o in owners if o != name)))

@@ -62,16 +62,14 @@ int aperture_copy_mapped(void *dst, const void *src, size_t len)
  * allows is mapped (touching a page past EOF is SIGBUS); a file mmap refuses (0 bytes, or
  * a filesystem without mmap) is read() instead.
  */
-static void aperture_read_bar4(int rootfd, const char *entry, struct obs_aperture_entry *e)
+static void aperture_read_bar4(int dfd, struct obs_aperture_entry *e)
 {
 	uint8_t buf[BAR4_MAP_LEN];
-	char path[PATH_MAX];
 	size_t len = 0;
 	struct stat st;
 	int fd, r;
 
-	r = hostfs_join(path, sizeof(path), entry, "resource4");
-	fd = r < 0 ? r : hostfs_open_file(rootfd, path, &st);
+	fd = hostfs_open_file_at(dfd, "resource4", 0, &st);
 	if (fd < 0) {
 		e->bar4 = fd == -ENOENT ? OBS_BAR4_MISSING :
 			  fd == -ELOOP || fd == -EINVAL ? OBS_BAR4_NOT_FILE : OBS_BAR4_UNREADABLE;
@@ -111,14 +109,14 @@ out:
 	close(fd);
 }
 
-static void aperture_read_id(int rootfd, const char *entry, const char *name, uint16_t *ret, bool *ok)
+/* @dfd: the entry's directory, resolved inside the root. */
+static void aperture_read_id(int dfd, const char *name, uint16_t *ret, bool *ok)
 {
-	char buf[32], path[PATH_MAX];
+	char buf[32];
 	size_t len;
 	bool trunc;
 
-	if (hostfs_join(path, sizeof(path), entry, name) < 0 ||
-	    hostfs_read(rootfd, path, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
+	if (hostfs_read_at(dfd, name, 0, buf, sizeof(buf), &len, &trunc) < 0 || trunc ||
 	    bar4_parse_id(buf, len, ret) < 0)
 		*ok = false;
 }
@@ -156,23 +154,29 @@ static void aperture_inspect(int rootfd, struct obs_aperture_entry *e)
 
 	/* A name with '/' cannot come from readdir; an over-long path is an unreadable entry. */
 	r = hostfs_join(entry, sizeof(entry), APERTURE_DIR, e->name);
-	e->type = r < 0 ? OBS_FILE_ERROR : hostfs_type(rootfd, entry, true, &e->err);
-	if (r < 0)
-		e->err = r;
-	if (e->type != OBS_FILE_DIR)
-		return;
-	r = hostfs_opendir(rootfd, entry, &d);
 	if (r < 0) {
-		e->err = r;
 		e->type = OBS_FILE_ERROR;
+		e->err = r;
 		return;
 	}
-	aperture_read_id(rootfd, entry, "vendor", &e->vendor, &ok);
-	aperture_read_id(rootfd, entry, "device", &e->device, &ok);
+	/* The usual entry is a directory: opened at once (O_DIRECTORY opens nothing else), typed if not. */
+	r = hostfs_opendir(rootfd, entry, &d);
+	if (r < 0) {
+		e->type = hostfs_type(rootfd, entry, true, &e->err);
+		if (e->type == OBS_FILE_DIR) {
+			e->err = r;
+			e->type = OBS_FILE_ERROR;
+		}
+		return;
+	}
+	e->type = OBS_FILE_DIR;
+	e->err = 0;
+	aperture_read_id(dirfd(d), "vendor", &e->vendor, &ok);
+	aperture_read_id(dirfd(d), "device", &e->device, &ok);
 	e->ids_known = ok;
 	aperture_scan_resources(d, e);
+	aperture_read_bar4(dirfd(d), e);
 	closedir(d);
-	aperture_read_bar4(rootfd, entry, e);
 }
 
 int aperture_scan(int rootfd, struct obs_aperture *ret)

@@ -1,5 +1,6 @@
 /* hostfs.c - host paths resolved inside --root (openat2 RESOLVE_IN_ROOT or our own walk), small reads, types. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@ struct open_how {
 
 #define HOSTFS_DEPTH_MAX 128    /* directories deep (sysfs device paths are about 10) */
 #define HOSTFS_EAGAIN_TRIES 8   /* openat2 asks to retry after a concurrent rename or mount */
+#define HOSTFS_LIST_CALLS_MAX 16        /* getdents of 8 KiB: a sysfs device directory takes one */
 
 static int hostfs_kernel_state = -1;    /* -1 not probed, 0 no openat2, 1 openat2 works */
 static bool hostfs_walk_forced;
@@ -85,6 +87,93 @@ static int hostfs_canon_push(char *canon, size_t len, size_t *clen, const char *
 	return 0;
 }
 
+/* A walk in progress: the directories resolved so far (fds[0] is the root) and the canonical path. */
+struct hostfs_walker {
+	int fds[HOSTFS_DEPTH_MAX + 1];
+	size_t at[HOSTFS_DEPTH_MAX + 1];        /* the canonical path's length before each directory */
+	size_t depth, clen;
+	unsigned links;
+	char *canon;                            /* may be NULL */
+	size_t canonlen;
+	char todo[PATH_MAX];                    /* what is left to resolve */
+};
+
+/* "..": back to the parent directory, never above the root. */
+static void hostfs_walk_up(struct hostfs_walker *w)
+{
+	if (!w->depth)
+		return;
+	close(w->fds[w->depth]);
+	w->clen = w->at[w->depth--];
+	if (w->canon)
+		w->canon[w->clen] = '\0';
+}
+
+/*
+ * The link @fd (closed here) is replaced by its text: w->todo becomes the text followed by @rest
+ * (which points into w->todo); an absolute text starts again at the root. 0, or -errno.
+ */
+static int hostfs_walk_link(struct hostfs_walker *w, int fd, const char *rest)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	ssize_t tl;
+	int k;
+
+	if (++w->links > HOSTFS_LINKS_MAX) {
+		close(fd);
+		return -ELOOP;
+	}
+	tl = readlinkat(fd, "", target, sizeof(target));
+	close(fd);
+	if (tl < 0 || (size_t)tl >= sizeof(target))
+		return tl < 0 ? -errno : -ENAMETOOLONG;
+	if (tl == 0)
+		return -ENOENT;
+	target[tl] = '\0';
+	k = snprintf(next, sizeof(next), "%s%s", target, rest);
+	if (k < 0 || (size_t)k >= sizeof(next))
+		return -ENAMETOOLONG;
+	memcpy(w->todo, next, (size_t)k + 1);
+	if (target[0] == '/') {
+		while (w->depth)
+			close(w->fds[w->depth--]);
+		w->clen = 0;
+		if (w->canon)
+			w->canon[0] = '\0';
+	}
+	return 0;
+}
+
+/* Into the directory @fd (@st its stat; @before the canonical length before it): 0, -ENOTDIR, or -ENAMETOOLONG. */
+static int hostfs_walk_down(struct hostfs_walker *w, int fd, const struct stat *st, size_t before)
+{
+	if (!S_ISDIR(st->st_mode) || w->depth == HOSTFS_DEPTH_MAX) {
+		close(fd);
+		return !S_ISDIR(st->st_mode) ? -ENOTDIR : -ENAMETOOLONG;
+	}
+	w->fds[++w->depth] = fd;
+	w->at[w->depth] = before;
+	return 0;
+}
+
+/* The final component @comp, @fd its O_PATH (@st its stat), not a link to follow: opened as @flags asks. */
+static int hostfs_walk_last(struct hostfs_walker *w, int fd, const struct stat *st, const char *comp, int flags)
+{
+	int r;
+
+	if (flags & O_PATH) {
+		if ((flags & O_DIRECTORY) && !S_ISDIR(st->st_mode)) {
+			close(fd);
+			return -ENOTDIR;
+		}
+		return fd;
+	}
+	close(fd);
+	/* Relative to the resolved parent and with O_NOFOLLOW: it cannot leave the root. */
+	r = openat(w->fds[w->depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
+	return r < 0 ? -errno : r;
+}
+
 /*
  * Our own resolution, for kernels without openat2: one component at a time from the root, each
  * opened O_PATH | O_NOFOLLOW relative to its (already resolved) parent, so the kernel never
@@ -94,21 +183,18 @@ static int hostfs_canon_push(char *canon, size_t len, size_t *clen, const char *
  */
 static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, size_t canonlen)
 {
-	char todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX], comp[NAME_MAX + 1];
-	int fds[HOSTFS_DEPTH_MAX + 1];
-	size_t at[HOSTFS_DEPTH_MAX + 1], depth = 0, clen = 0;
-	unsigned links = 0;
+	struct hostfs_walker w = { .canon = canon, .canonlen = canonlen };
+	char comp[NAME_MAX + 1];
 	const char *p;
 	int r;
 
-	fds[0] = rootfd;
-	at[0] = 0;
+	w.fds[0] = rootfd;
 	if (canon && canonlen)
 		canon[0] = '\0';
-	if (strlen(path) >= sizeof(todo))
+	if (strlen(path) >= sizeof(w.todo))
 		return -ENAMETOOLONG;
-	memcpy(todo, path, strlen(path) + 1);
-	p = todo;
+	memcpy(w.todo, path, strlen(path) + 1);
+	p = w.todo;
 	for (;;) {
 		const char *rest, *q;
 		bool last, follow;
@@ -120,7 +206,7 @@ static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, siz
 			p++;
 		if (!*p) {
 			/* The path ends at a directory already resolved (the root, ".", a trailing "/"). */
-			r = openat(fds[depth], ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+			r = openat(w.fds[w.depth], ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 			r = r < 0 ? -errno : r;
 			break;
 		}
@@ -136,21 +222,14 @@ static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, siz
 			;
 		last = !*q;
 		follow = !(flags & O_NOFOLLOW) || *rest == '/';        /* "link/" means the directory */
-		if (strcmp(comp, ".") == 0) {
-			p = rest;
+		p = rest;
+		if (strcmp(comp, ".") == 0)
 			continue;
-		}
 		if (strcmp(comp, "..") == 0) {
-			if (depth) {
-				close(fds[depth]);
-				clen = at[depth--];
-				if (canon)
-					canon[clen] = '\0';
-			}
-			p = rest;
+			hostfs_walk_up(&w);
 			continue;
 		}
-		fd = openat(fds[depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(w.fds[w.depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			r = -errno;
 			break;
@@ -161,76 +240,28 @@ static int hostfs_walk(int rootfd, const char *path, int flags, char *canon, siz
 			break;
 		}
 		if (S_ISLNK(st.st_mode) && (!last || follow)) {
-			ssize_t tl;
-			int k;
-
-			if (++links > HOSTFS_LINKS_MAX) {
-				close(fd);
-				r = -ELOOP;
+			r = hostfs_walk_link(&w, fd, rest);
+			if (r < 0)
 				break;
-			}
-			tl = readlinkat(fd, "", target, sizeof(target));
-			close(fd);
-			if (tl < 0 || (size_t)tl >= sizeof(target)) {
-				r = tl < 0 ? -errno : -ENAMETOOLONG;
-				break;
-			}
-			if (tl == 0) {
-				r = -ENOENT;
-				break;
-			}
-			target[tl] = '\0';
-			k = snprintf(next, sizeof(next), "%s%s", target, rest);
-			if (k < 0 || (size_t)k >= sizeof(next)) {
-				r = -ENAMETOOLONG;
-				break;
-			}
-			memcpy(todo, next, (size_t)k + 1);
-			p = todo;
-			if (target[0] == '/') {
-				while (depth)
-					close(fds[depth--]);
-				clen = 0;
-				if (canon)
-					canon[0] = '\0';
-			}
+			p = w.todo;
 			continue;
 		}
-		before = clen;
-		r = hostfs_canon_push(canon, canonlen, &clen, comp);
+		before = w.clen;
+		r = hostfs_canon_push(w.canon, w.canonlen, &w.clen, comp);
 		if (r < 0) {
 			close(fd);
 			break;
 		}
-		if (!last) {
-			if (!S_ISDIR(st.st_mode) || depth == HOSTFS_DEPTH_MAX) {
-				r = !S_ISDIR(st.st_mode) ? -ENOTDIR : -ENAMETOOLONG;
-				close(fd);
-				break;
-			}
-			fds[++depth] = fd;
-			at[depth] = before;
-			p = rest;
-			continue;
-		}
-		/* The final component, not a link to follow. */
-		if (flags & O_PATH) {
-			if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
-				close(fd);
-				r = -ENOTDIR;
-			} else {
-				r = fd;
-			}
+		if (last) {
+			r = hostfs_walk_last(&w, fd, &st, comp, flags);
 			break;
 		}
-		close(fd);
-		/* Relative to the resolved parent and with O_NOFOLLOW: it cannot leave the root. */
-		r = openat(fds[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
-		r = r < 0 ? -errno : r;
-		break;
+		r = hostfs_walk_down(&w, fd, &st, before);
+		if (r < 0)
+			break;
 	}
-	while (depth)
-		close(fds[depth--]);
+	while (w.depth)
+		close(w.fds[w.depth--]);
 	return r;
 }
 
@@ -323,6 +354,29 @@ enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *r
 	return OBS_FILE_ERROR;
 }
 
+/* What a type-checked read accepts: a regular file; a link is -ELOOP, anything else -EINVAL. */
+static int hostfs_check_regular(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP;
+	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
+}
+
+/* @fd, just opened non-blocking, checked again: still a regular file. Closes @fd on failure. */
+static int hostfs_opened_regular(int fd, struct stat *ret_st)
+{
+	int r;
+
+	if (fd < 0)
+		return fd;
+	r = fstat(fd, ret_st) < 0 ? -errno : hostfs_check_regular(ret_st);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
 int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
 {
 	struct stat st;
@@ -335,39 +389,61 @@ int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
 	if (fstat(fd, &st) < 0)
 		r = -errno;
 	close(fd);
+	if (r == 0)
+		r = hostfs_check_regular(&st);
 	if (r < 0)
 		return r;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
 	/* Non-blocking in case it was swapped for a fifo meanwhile; checked again once open. */
-	fd = hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	if (ret_st)
+	fd = hostfs_opened_regular(hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), &st);
+	if (fd >= 0 && ret_st)
 		*ret_st = st;
 	return fd;
 }
 
-int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
+/* A single component: no '/', not "." or "..", so that it cannot lead out of its directory. */
+static bool hostfs_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *ret_st)
+{
+	struct stat st;
+	int r;
+
+	if (!hostfs_name_ok(name))
+		return -EINVAL;
+	if (!type) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		type = st.st_mode & S_IFMT;
+	}
+	st.st_mode = type;
+	r = hostfs_check_regular(&st);
+	if (r < 0)
+		return r;
+	/* Relative to a directory resolved inside the root, one component, no link followed. */
+	r = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	r = hostfs_opened_regular(r < 0 ? -errno : r, &st);
+	if (r >= 0 && ret_st)
+		*ret_st = st;
+	return r;
+}
+
+/*
+ * Read the regular file @fd (its fstat @st) into @buf; closes @fd. A file whose size is known
+ * and has been read whole is at its end: no read is spent to hear so (sysfs and proc files
+ * give no size, 4096 or 0, and take the usual read that returns 0).
+ */
+static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size, size_t *ret_len,
+			  bool *ret_truncated)
 {
 	size_t len = 0;
+	bool whole = false;     /* as many bytes as its known size */
 	char extra;
-	int fd, r = 0;
+	int r = 0;
 
-	fd = hostfs_open_file(rootfd, path, NULL);
-	if (fd < 0)
-		return fd;
-	while (len < size) {
+	while (len < size && !whole) {
 		ssize_t n = read(fd, buf + len, size - len);
 
 		if (n < 0 && errno == EINTR)
@@ -379,17 +455,39 @@ int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *re
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		whole = st->st_size > 0 && len == (size_t)st->st_size;
 	}
-	*ret_truncated = len == size && read(fd, &extra, 1) == 1;
+	*ret_truncated = len == size && !whole && read(fd, &extra, 1) == 1;
 	*ret_len = len;
 out:
 	close(fd);
 	return r;
 }
 
-int hostfs_opendir(int rootfd, const char *path, DIR **ret)
+int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
 {
-	int fd = hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	struct stat st;
+	int fd = hostfs_open_file(rootfd, path, &st);
+
+	if (fd < 0)
+		return fd;
+	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
+}
+
+int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
+		   size_t *ret_len, bool *ret_truncated)
+{
+	struct stat st;
+	int fd = hostfs_open_file_at(dirfd, name, type, &st);
+
+	if (fd < 0)
+		return fd;
+	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
+}
+
+/* A DIR over the directory fd @fd (-errno passed through); @fd is closed on failure. */
+static int hostfs_fdopendir(int fd, DIR **ret)
+{
 	DIR *d;
 
 	if (fd < 0)
@@ -402,6 +500,54 @@ int hostfs_opendir(int rootfd, const char *path, DIR **ret)
 		return r;
 	}
 	*ret = d;
+	return 0;
+}
+
+int hostfs_opendir(int rootfd, const char *path, DIR **ret)
+{
+	return hostfs_fdopendir(hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), ret);
+}
+
+int hostfs_opendir_at(int dirfd, const char *name, DIR **ret)
+{
+	int fd;
+
+	if (!hostfs_name_ok(name))
+		return -EINVAL;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	return hostfs_fdopendir(fd < 0 ? -errno : fd, ret);
+}
+
+int hostfs_list_types(int dirfd, const char *const *names, size_t n, mode_t *ret_types)
+{
+	_Alignas(struct dirent64) char buf[8192];
+	size_t seen = 0;
+	ssize_t len;
+
+	for (size_t i = 0; i < n; i++)
+		ret_types[i] = HOSTFS_TYPE_ABSENT;
+	while ((len = getdents64(dirfd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < len;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(de->d_name, names[i]) == 0)
+					ret_types[i] = DTTOIF(de->d_type);      /* DT_UNKNOWN: 0 */
+		}
+		if (++seen == HOSTFS_LIST_CALLS_MAX) {
+			len = -1;
+			errno = E2BIG;
+			break;
+		}
+	}
+	if (len < 0) {
+		int r = -errno;
+
+		for (size_t i = 0; i < n; i++)
+			ret_types[i] = 0;
+		return r;
+	}
 	return 0;
 }
 

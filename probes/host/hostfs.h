@@ -65,6 +65,19 @@ enum obs_file_type hostfs_type_of_mode(mode_t mode);
 int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st);
 
 /**
+ * hostfs_open_file_at() - hostfs_open_file() of @name, one component of the directory @dirfd
+ * that was itself resolved inside the root (hostfs_open(..., O_PATH | O_DIRECTORY)): opened
+ * relative to it without following a link, so it cannot lead out of the root either.
+ * @type: the S_IFMT type of @name when the caller knows it (an lstat, hostfs_list_types()),
+ * else 0 and it is lstat'ed here; either way nothing but a regular file is opened.
+ * @ret_st: when not NULL, the stat of the opened file.
+ *
+ * Return: the fd, or -errno as for hostfs_open_file(); -EINVAL also for a @name with a '/',
+ * "." or "..".
+ */
+int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *ret_st);
+
+/**
  * hostfs_read() - read at most @size bytes of the small regular file @path
  * (hostfs_open_file() rules: never blocks, never follows a final link).
  * @ret_len: bytes read, written on success.
@@ -76,11 +89,37 @@ int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st);
 int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated);
 
 /**
+ * hostfs_read_at() - hostfs_read() of @name in @dirfd (hostfs_open_file_at() rules, @type as there).
+ * Return: 0, or -errno as for hostfs_open_file_at() and read(2).
+ */
+int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
+		   size_t *ret_len, bool *ret_truncated);
+
+/**
  * hostfs_opendir() - open the directory @path (a final link followed inside the root).
  * @ret: written on success; closedir() it.
  * Return: 0, or -errno (-ENOENT, -ENOTDIR for a fifo or file, -ELOOP, -EACCES, ...).
  */
 int hostfs_opendir(int rootfd, const char *path, DIR **ret);
+
+/**
+ * hostfs_opendir_at() - open the directory @name, one component of @dirfd (resolved inside the
+ * root), without following a link: a link there is -ENOTDIR (or -ELOOP); hostfs_opendir() on
+ * the whole path follows one inside the root.
+ * Return: 0, or -errno (-ENOENT, -ENOTDIR, -EACCES, -EINVAL for a @name that is not one component).
+ */
+int hostfs_opendir_at(int dirfd, const char *name, DIR **ret);
+
+#define HOSTFS_TYPE_ABSENT S_IFMT        /* hostfs_list_types(): no such entry */
+
+/**
+ * hostfs_list_types() - the type of each of @names in the directory @dirfd (opened for reading,
+ * at its start), from one listing instead of an lstat each: S_IFREG, S_IFLNK, ... as the
+ * directory entry says, HOSTFS_TYPE_ABSENT when there is no such entry, 0 when the filesystem
+ * does not say (DT_UNKNOWN: lstat it). The listing is the kernel's, nothing is followed.
+ * Return: 0, or -errno (every type then 0) for a listing that fails or never ends.
+ */
+int hostfs_list_types(int dirfd, const char *const *names, size_t n, mode_t *ret_types);
 
 /**
  * hostfs_readlink() - the text of the symbolic link @path (its parents resolved inside the root).

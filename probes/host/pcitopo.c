@@ -1,7 +1,7 @@
 /*
  * pcitopo.c - the PCI functions under <root>/sys/bus/pci, read with libpci (its only includer).
  *
- * About 700 lines and whole on purpose: vetting each function's files inside the root before
+ * About 800 lines and whole on purpose: vetting each function's files inside the root before
  * libpci opens them, and the no-return error hook that guards every libpci call, belong with the
  * calls themselves, and the adapter rule keeps those in this one file.
  */
@@ -207,24 +207,24 @@ int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *re
 }
 
 /*
- * One sysfs ID file read strictly: libpci parses it with strtol() and keeps the low bits, so
- * "0x1234567890abcdef" would become vendor 0xcdef and the function would silently change kind.
+ * One sysfs ID file of the function's directory @dfd read strictly (@type: its type, known when
+ * vetted): libpci would parse it with strtol() and keep the low bits, so "0x1234567890abcdef"
+ * would become vendor 0xcdef and the function would silently change kind.
  */
-static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, const char *bdf, const char *name,
-			    const char *what, unsigned digits)
+static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t type,
+			    const char *bdf, const char *name, const char *what, unsigned digits, uint32_t *ret)
 {
 	char path[PCITOPO_PATH_MAX], buf[64], q[sizeof(buf) * 4 + 8];
-	uint32_t v;
 	size_t len;
 	bool trunc;
 	int r;
 
 	pcitopo_dev_path(path, sizeof(path), bdf, name);
-	r = hostfs_read(rootfd, path, buf, sizeof(buf) - 1, &len, &trunc);
+	r = hostfs_read_at(dfd, name, type, buf, sizeof(buf) - 1, &len, &trunc);
 	if (r < 0)
 		return pcitopo_file_error(ctx, rootfd, path, r);
 	buf[len] = '\0';
-	if (trunc || strlen(buf) != len || pcitopo_parse_hex(buf, len, digits, &v) < 0) {
+	if (trunc || strlen(buf) != len || pcitopo_parse_hex(buf, len, digits, ret) < 0) {
 		if (len && buf[len - 1] == '\n')
 			buf[len - 1] = '\0';   /* the usual newline is no part of what is wrong */
 		obs_host_quote(buf, q, sizeof(q));
@@ -236,74 +236,128 @@ static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, const char *bdf
 }
 
 /*
- * Before libpci reads a function: libpci opens <sysfs.path>/devices/<bdf>/<file> itself, with
+ * Before anything reads a function: libpci opens <sysfs.path>/devices/<bdf>/config itself, with
  * a plain blocking open() that follows links from the agent's own "/". Its sysfs.path cannot
  * point at a directory resolved inside the root (it appends devices/<bdf>), so instead the
  * function is handed to libpci only when (1) the device directory the kernel reaches by that
  * path is the very directory hostfs reaches inside the root (same device and inode: no link on
- * the way left the root), and (2) every file libpci opens in it is a regular file, not a link
- * (a fifo would block it forever), and config holds at least the 64-byte header. A real sysfs
- * passes: its links are relative and stay inside /sys. What fails is named, file and cause.
+ * the way left the root), and (2) each file below is a regular file, not a link (a fifo would
+ * block a reader forever), and config holds at least the 64-byte header. A real sysfs passes:
+ * its links are relative and stay inside /sys. What fails is named, file and cause. The IDs
+ * and class are then read here, strictly and once, from the directory already resolved; libpci
+ * reads config alone (the files it would read for IDs, revision among them, are vetted all the
+ * same, so a function with a broken one fails as it always has).
  */
-static const struct {
-	const char *name;
-	bool required;
-} pcitopo_libpci_files[] = {
-	{ "vendor", true }, { "device", true }, { "class", true }, { "revision", false }, { "config", true },
+enum pcitopo_file {
+	PCITOPO_VENDOR, PCITOPO_DEVICE, PCITOPO_CLASS, PCITOPO_REVISION, PCITOPO_CONFIG,
+	PCITOPO_NUMA, PCITOPO_DRIVER, PCITOPO_NET, PCITOPO_NFILES
 };
 
-static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, const char *bdf)
+static const char *const pcitopo_file_names[PCITOPO_NFILES] = {
+	"vendor", "device", "class", "revision", "config", "numa_node", "driver", "net",
+};
+
+static const struct {
+	bool vetted;            /* one of the files a libpci reader opens */
+	bool required;
+	const char *what;       /* read here as a hex number of @digits, when set */
+	unsigned digits;
+} pcitopo_files[PCITOPO_NFILES] = {
+	[PCITOPO_VENDOR] = { true, true, "vendor ID", 4 },
+	[PCITOPO_DEVICE] = { true, true, "device ID", 4 },
+	[PCITOPO_CLASS] = { true, true, "class code", 6 },
+	[PCITOPO_REVISION] = { true, false, NULL, 0 },
+	[PCITOPO_CONFIG] = { true, true, NULL, 0 },
+};
+
+/*
+ * Vet each file of the function's directory @dfd from its type in the listing (@type: updated
+ * where an lstat was needed: an unknown type, config's size). 0, or -errno with ctx->msg.
+ */
+static int pcitopo_vet_files(struct pcitopo_ctx *ctx, int rootfd, int dfd, const char *bdf,
+			     mode_t type[PCITOPO_NFILES])
 {
-	char dev[PCITOPO_PATH_MAX], kpath[PATH_MAX + PCITOPO_PATH_MAX], path[PCITOPO_PATH_MAX];
+	char path[PCITOPO_PATH_MAX];
+
+	for (size_t i = 0; i < PCITOPO_NFILES; i++) {
+		const char *name = pcitopo_file_names[i];
+		struct stat st = { .st_size = PCITOPO_CONFIG_LEN };
+
+		if (!pcitopo_files[i].vetted)
+			continue;
+		pcitopo_dev_path(path, sizeof(path), bdf, name);
+		if (type[i] == HOSTFS_TYPE_ABSENT) {
+			if (pcitopo_files[i].required)
+				return pcitopo_file_error(ctx, rootfd, path, -ENOENT);
+			continue;
+		}
+		if (!type[i] || (i == PCITOPO_CONFIG && S_ISREG(type[i]))) {
+			if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno != ENOENT || pcitopo_files[i].required)
+					return pcitopo_file_error(ctx, rootfd, path, -errno);
+				type[i] = HOSTFS_TYPE_ABSENT;
+				continue;
+			}
+			type[i] = st.st_mode & S_IFMT;
+		}
+		if (S_ISLNK(type[i]))
+			return pcitopo_file_error(ctx, rootfd, path, -ELOOP);
+		if (!S_ISREG(type[i]))
+			return pcitopo_file_error(ctx, rootfd, path, -EINVAL);
+		if (i == PCITOPO_CONFIG && st.st_size < PCITOPO_CONFIG_LEN) {
+			snprintf(ctx->msg, sizeof(ctx->msg), "/%s: PCI config space unreadable: %lld byte%s, "
+				 "shorter than the %d-byte header", path, (long long)st.st_size,
+				 st.st_size == 1 ? "" : "s", PCITOPO_CONFIG_LEN);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Vet the function @bdf and read its IDs and class into @f; @type gets the type of each of
+ * pcitopo_files from one listing of its directory.
+ * Return: its directory (an fd resolved inside the root; the caller closes it), or -errno
+ * with ctx->msg saying what and where.
+ */
+static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, const char *bdf,
+		       struct obs_pci_func *f, mode_t type[PCITOPO_NFILES])
+{
+	char dev[PCITOPO_PATH_MAX], kpath[PATH_MAX + PCITOPO_PATH_MAX];
 	struct stat in_root, by_kernel;
-	int dfd, kfd, r = 0;
+	uint32_t v[PCITOPO_NFILES] = { 0 };
+	int dfd, r;
 
 	pcitopo_dev_path(dev, sizeof(dev), bdf, "");
-	dfd = hostfs_open(rootfd, dev, O_PATH | O_DIRECTORY);
+	dfd = hostfs_open(rootfd, dev, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 	if (dfd < 0) {
 		/* devices/ holds links: dangling (ENOENT), looping (ELOOP), or not to a directory. */
 		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", dev, strerror(-dfd));
 		return dfd;
 	}
+	/* stat() follows the links from the agent's own / as libpci's open() will. */
 	snprintf(kpath, sizeof(kpath), "%s/%s", strcmp(root, "/") == 0 ? "" : root, dev);
-	kfd = open(kpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fstat(dfd, &in_root) < 0 || kfd < 0 || fstat(kfd, &by_kernel) < 0 ||
+	if (fstat(dfd, &in_root) < 0 || stat(kpath, &by_kernel) < 0 || !S_ISDIR(by_kernel.st_mode) ||
 	    in_root.st_dev != by_kernel.st_dev || in_root.st_ino != by_kernel.st_ino) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: a link on the way leads out of --root (libpci, "
 			 "which follows links from the agent's own /, would read another directory)", dev);
 		r = -EXDEV;
+	} else {
+		hostfs_list_types(dfd, pcitopo_file_names, PCITOPO_NFILES, type);     /* failed: all 0, lstat each */
+		r = pcitopo_vet_files(ctx, rootfd, dfd, bdf, type);
 	}
-	if (kfd >= 0)
-		close(kfd);
-	for (size_t i = 0; r == 0 && i < sizeof(pcitopo_libpci_files) / sizeof(pcitopo_libpci_files[0]); i++) {
-		const char *name = pcitopo_libpci_files[i].name;
-		struct stat st;
-
-		pcitopo_dev_path(path, sizeof(path), bdf, name);
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT || pcitopo_libpci_files[i].required)
-				r = pcitopo_file_error(ctx, rootfd, path, -errno);
-			continue;
-		}
-		if (S_ISLNK(st.st_mode))
-			r = pcitopo_file_error(ctx, rootfd, path, -ELOOP);
-		else if (!S_ISREG(st.st_mode))
-			r = pcitopo_file_error(ctx, rootfd, path, -EINVAL);
-		else if (strcmp(name, "config") == 0 && st.st_size < PCITOPO_CONFIG_LEN) {
-			snprintf(ctx->msg, sizeof(ctx->msg), "/%s: PCI config space unreadable: %lld byte%s, "
-				 "shorter than the %d-byte header", path, (long long)st.st_size,
-				 st.st_size == 1 ? "" : "s", PCITOPO_CONFIG_LEN);
-			r = -EBADMSG;
-		}
+	for (size_t i = 0; r == 0 && i < PCITOPO_NFILES; i++)
+		if (pcitopo_files[i].what)
+			r = pcitopo_read_hex(ctx, rootfd, dfd, type[i], bdf, pcitopo_file_names[i],
+					     pcitopo_files[i].what, pcitopo_files[i].digits, &v[i]);
+	if (r < 0) {
+		close(dfd);
+		return r;
 	}
-	close(dfd);
-	if (r == 0)
-		r = pcitopo_read_hex(ctx, rootfd, bdf, "vendor", "vendor ID", 4);
-	if (r == 0)
-		r = pcitopo_read_hex(ctx, rootfd, bdf, "device", "device ID", 4);
-	if (r == 0)
-		r = pcitopo_read_hex(ctx, rootfd, bdf, "class", "class code", 6);
-	return r;
+	f->vendor = (uint16_t)v[PCITOPO_VENDOR];
+	f->device = (uint16_t)v[PCITOPO_DEVICE];
+	f->class_code = v[PCITOPO_CLASS];
+	return dfd;
 }
 
 int pcitopo_parse_numa(const char *text)
@@ -322,7 +376,8 @@ int pcitopo_parse_numa(const char *text)
  * numa_node: a decimal integer and a newline; garbage (or no file) is -1, unknown. A file that
  * is not a regular one (a fifo would block a reader) or cannot be read fails the function.
  */
-static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, const char *bdf, int *ret)
+static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t type, const char *bdf,
+			     int *ret)
 {
 	char path[PCITOPO_PATH_MAX], buf[32];
 	size_t len;
@@ -331,7 +386,8 @@ static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, const char *bd
 
 	*ret = -1;
 	pcitopo_dev_path(path, sizeof(path), bdf, "numa_node");
-	r = hostfs_read(rootfd, path, buf, sizeof(buf) - 1, &len, &trunc);
+	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT :
+	    hostfs_read_at(dfd, "numa_node", type, buf, sizeof(buf) - 1, &len, &trunc);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -342,17 +398,26 @@ static int pcitopo_read_numa(struct pcitopo_ctx *ctx, int rootfd, const char *bd
 	return 0;
 }
 
-/* The bound driver: basename of the `driver` link, "" when absent, dangling or odd. */
-static void pcitopo_read_driver(int rootfd, const char *bdf, char *out, size_t outlen)
+/*
+ * The bound driver: basename of the `driver` link, "" when absent, dangling or odd. The link's
+ * text is read in the directory already resolved; it is followed inside the root.
+ */
+static void pcitopo_read_driver(int rootfd, int dfd, mode_t type, const char *bdf, char *out, size_t outlen)
 {
 	char path[PCITOPO_PATH_MAX], target[PATH_MAX];
 	const char *base;
+	ssize_t n;
 	int err;
 
 	out[0] = '\0';
+	if (type == HOSTFS_TYPE_ABSENT)
+		return;
+	n = readlinkat(dfd, "driver", target, sizeof(target));
+	if (n <= 0 || (size_t)n >= sizeof(target))
+		return;
+	target[n] = '\0';
 	pcitopo_dev_path(path, sizeof(path), bdf, "driver");
-	if (hostfs_readlink(rootfd, path, target, sizeof(target)) <= 0 ||
-	    hostfs_type(rootfd, path, true, &err) != OBS_FILE_DIR)
+	if (hostfs_type(rootfd, path, true, &err) != OBS_FILE_DIR)
 		return;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
@@ -376,6 +441,32 @@ static void pcitopo_first_entry(DIR *d, char *out, size_t outlen)
 	closedir(d);
 }
 
+/*
+ * The usual shape, known without walking the whole path: the `device` link's last component X
+ * is a BDF, and the entry X beside the directory the link leads to is that very directory (not
+ * a link to it): then X is the last component of its canonical path. 0 (@out written), or
+ * -EAGAIN: walk instead.
+ */
+static int pcitopo_netdev_bdf_direct(int rootfd, const char *path, char *out)
+{
+	char target[PATH_MAX], beside[PATH_MAX];
+	struct pcitopo_name n;
+	struct stat dev, named;
+	const char *x;
+
+	if (hostfs_readlink(rootfd, path, target, sizeof(target)) <= 0)
+		return -EAGAIN;
+	x = strrchr(target, '/');
+	x = x ? x + 1 : target;
+	if (pcitopo_parse_bdf(x, &n) < 0 || snprintf(beside, sizeof(beside), "%s/../%s", path, x) >= (int)sizeof(beside))
+		return -EAGAIN;
+	if (hostfs_stat(rootfd, path, true, &dev) < 0 || hostfs_stat(rootfd, beside, false, &named) < 0 ||
+	    dev.st_dev != named.st_dev || dev.st_ino != named.st_ino)
+		return -EAGAIN;
+	memcpy(out, n.bdf, OBS_BDF_MAX);
+	return 0;
+}
+
 /* The PCI function a netdev's `device` link leads to (inside the root): the nearest BDF-named ancestor. */
 static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 {
@@ -386,6 +477,8 @@ static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 
 	if (snprintf(path, sizeof(path), "sys/class/net/%s/device", ifname) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
+	if (pcitopo_netdev_bdf_direct(rootfd, path, out) == 0)
+		return 0;
 	r = hostfs_realpath(rootfd, path, real, sizeof(real));
 	if (r < 0)
 		return r;
@@ -439,7 +532,7 @@ static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
  * that exists but cannot be listed (a looping link, a file, no permission) is not "no netdev"
  * (which reads as a NIC moved into a pod): the function fails, naming it.
  */
-static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, const char *bdf,
+static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t type, const char *bdf,
 			       struct pcitopo_netmap *m, char *out, size_t outlen)
 {
 	char path[PCITOPO_PATH_MAX];
@@ -448,7 +541,10 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, const char *
 
 	out[0] = '\0';
 	pcitopo_dev_path(path, sizeof(path), bdf, "net");
-	r = hostfs_opendir(rootfd, path, &d);
+	/* The usual folder in the directory at hand; a link, a file (...) as before, from the root. */
+	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT : hostfs_opendir_at(dfd, "net", &d);
+	if (r < 0 && r != -ENOENT)
+		r = hostfs_opendir(rootfd, path, &d);
 	if (r == 0) {
 		pcitopo_first_entry(d, out, outlen);
 		return 0;       /* an empty net/ is a NIC whose netdev left this namespace */
@@ -470,9 +566,9 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, const char *
 }
 
 /*
- * The libpci part of one function: IDs and class from sysfs, header type and bus range from
- * config. A libpci error jumps back here and fails this function (pcitopo_vet() has made sure
- * the files it opens are there and safe to open).
+ * The libpci part of one function: header type and bus range from config (the IDs and class in
+ * @f are pcitopo_vet()'s). A libpci error jumps back here and fails this function (pcitopo_vet()
+ * has made sure config is there and safe to open).
  */
 static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 			       const struct pcitopo_name *n, struct obs_pci_func *f)
@@ -489,10 +585,6 @@ static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
 	}
 	ctx->armed = true;
 	d = pci_get_dev(a, (int)n->domain, (int)n->bus, (int)n->dev, (int)n->func);
-	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT);
-	f->vendor = d->vendor_id;
-	f->device = d->device_id;
-	f->class_code = (uint32_t)d->device_class << 8 | d->prog_if;
 	config_ok = pci_read_block(d, 0, cfg, sizeof(cfg));
 	if (config_ok) {
 		header_type = cfg[0x0e] & 0x7f;
@@ -605,6 +697,38 @@ static struct pci_access *pcitopo_open(struct pcitopo_ctx *ctx, char *busdir)
 	return a;
 }
 
+/*
+ * One function @n into @f: vetted, IDs and class, libpci's config, driver, NUMA node, netdev.
+ * Return: 0, or -errno with ctx->msg saying what (the function is then left out whole: a
+ * half-read one would show a wrong state, e.g. in-pod).
+ */
+static int pcitopo_read_func(struct pcitopo_ctx *ctx, struct pci_access *a, int rootfd, const char *root,
+			     const struct pcitopo_name *n, struct pcitopo_netmap *netmap, struct obs_pci_func *f)
+{
+	mode_t type[PCITOPO_NFILES];
+	int dfd, r;
+
+	memset(f, 0, sizeof(*f));
+	dfd = pcitopo_vet(ctx, rootfd, root, n->bdf, f, type);
+	if (dfd < 0)
+		return dfd;
+	r = pcitopo_fill_libpci(a, ctx, n, f);
+	if (r == 0) {
+		memcpy(f->bdf, n->bdf, sizeof(f->bdf));
+		f->domain = n->domain;
+		f->bus = n->bus;
+		f->dev = n->dev;
+		f->func = n->func;
+		pcitopo_read_driver(rootfd, dfd, type[PCITOPO_DRIVER], n->bdf, f->driver, sizeof(f->driver));
+		r = pcitopo_read_numa(ctx, rootfd, dfd, type[PCITOPO_NUMA], n->bdf, &f->numa);
+	}
+	if (r == 0)
+		r = pcitopo_read_netdev(ctx, rootfd, dfd, type[PCITOPO_NET], n->bdf, netmap, f->netdev,
+					sizeof(f->netdev));
+	close(dfd);
+	return r;
+}
+
 int pcitopo_scan(const char *root, struct obs_pci *ret)
 {
 	struct pcitopo_ctx ctx = { .armed = false };
@@ -658,28 +782,11 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 		goto done;
 	}
 	for (size_t i = 0; i < n_names; i++) {
-		struct obs_pci_func *f = &out.v[out.n];
-		const char *bdf = names[i].bdf;
-
-		memset(f, 0, sizeof(*f));
 		ctx.msg[0] = '\0';
-		if (pcitopo_vet(&ctx, rootfd, root, bdf) < 0 || pcitopo_fill_libpci(a, &ctx, &names[i], f) < 0) {
+		if (pcitopo_read_func(&ctx, a, rootfd, root, &names[i], &netmap, &out.v[out.n]) < 0) {
 			if (bad_funcs++ == 0)
 				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1,
-					 ctx.msg[0] ? ctx.msg : bdf);
-			continue;
-		}
-		memcpy(f->bdf, bdf, sizeof(f->bdf));
-		f->domain = names[i].domain;
-		f->bus = names[i].bus;
-		f->dev = names[i].dev;
-		f->func = names[i].func;
-		pcitopo_read_driver(rootfd, bdf, f->driver, sizeof(f->driver));
-		/* Left out like the others: a half-read function would show a wrong state (in-pod). */
-		if (pcitopo_read_numa(&ctx, rootfd, bdf, &f->numa) < 0 ||
-		    pcitopo_read_netdev(&ctx, rootfd, bdf, &netmap, f->netdev, sizeof(f->netdev)) < 0) {
-			if (bad_funcs++ == 0)
-				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1, ctx.msg);
+					 ctx.msg[0] ? ctx.msg : names[i].bdf);
 			continue;
 		}
 		out.n++;

@@ -72,6 +72,10 @@ plant tests/unit/test_http.c '#include "probes/kube/http_conf.h"'
 expect adapter-header-outside 'tests/unit/test_http.c:1: "probes/kube/http_conf.h" is inside the libcurl adapter'
 
 fresh
+plant probes/host/links.c '#include <netlink/netlink.h>'
+expect library-outside-adapters 'probes/host/links.c:1: <netlink/netlink.h> is libnl, which only probes/host/links_parse.c, probes/host/links_watch.c includes (its adapter)'
+
+fresh
 plant tests/unit/test_links.c '#include <netlink/netlink.h>'
 expect library-in-a-test 'tests/unit/test_links.c:1: <netlink/netlink.h> is libnl'
 

@@ -1,5 +1,6 @@
 /* test_hostfs.c - host paths resolved inside the root: absolute and climbing links, loops, fifos; kernel and walk. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -273,6 +274,62 @@ static void test_read_sizes(void **state)
 	assert_false(trunc);
 }
 
+/* One directory resolved inside the root, then its own entries: never a link followed, never "..". */
+static void test_in_resolved_dir(void **state)
+{
+	static const char *const names[] = { "libcuda.so", "sub", "fifo", "link", "none" };
+	struct fs *f = *state;
+	mode_t type[5];
+	char buf[16];
+	size_t len;
+	bool trunc;
+	DIR *d;
+	int dfd;
+
+	alarm(10);
+	fs_mkdir(f, "opt/nvidia/lib64/sub");
+	fs_link(f, "opt/nvidia/lib64/link", "/etc");
+	{
+		char p[PATH_MAX];
+
+		fs_path(f, "opt/nvidia/lib64/fifo", p, sizeof(p));
+		assert_int_equal(mkfifo(p, 0644), 0);
+	}
+	/* through the absolute link, inside the root */
+	dfd = hostfs_open(f->rootfd, "home/kubernetes/bin/nvidia/lib64", O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(hostfs_read_at(dfd, "libcuda.so", 0, buf, sizeof(buf) - 1, &len, &trunc), 0);
+	buf[len] = '\0';
+	assert_string_equal(buf, "in-root\n");
+	assert_false(trunc);
+	assert_int_equal(hostfs_read_at(dfd, "libcuda.so", 0, buf, 3, &len, &trunc), 0);
+	assert_int_equal(len, 3);
+	assert_true(trunc);
+	assert_int_equal(hostfs_read_at(dfd, "libcuda.so", 0, buf, 8, &len, &trunc), 0);
+	assert_int_equal(len, 8);
+	assert_false(trunc);
+	assert_int_equal(hostfs_read_at(dfd, "fifo", 0, buf, sizeof(buf), &len, &trunc), -EINVAL);
+	assert_int_equal(hostfs_read_at(dfd, "link", 0, buf, sizeof(buf), &len, &trunc), -ELOOP);
+	assert_int_equal(hostfs_read_at(dfd, "none", 0, buf, sizeof(buf), &len, &trunc), -ENOENT);
+	/* a type the caller states is checked, not trusted to be regular */
+	assert_int_equal(hostfs_open_file_at(dfd, "libcuda.so", S_IFIFO, NULL), -EINVAL);
+	assert_int_equal(hostfs_open_file_at(dfd, "../lib64/libcuda.so", 0, NULL), -EINVAL);
+	assert_int_equal(hostfs_open_file_at(dfd, "..", 0, NULL), -EINVAL);
+	assert_int_equal(hostfs_opendir_at(dfd, "sub", &d), 0);
+	closedir(d);
+	assert_int_equal(hostfs_opendir_at(dfd, "link", &d), -ENOTDIR);
+	assert_int_equal(hostfs_opendir_at(dfd, "fifo", &d), -ENOTDIR);
+	assert_int_equal(hostfs_opendir_at(dfd, "..", &d), -EINVAL);
+	assert_int_equal(hostfs_list_types(dfd, names, 5, type), 0);
+	assert_int_equal(type[0], S_IFREG);
+	assert_int_equal(type[1], S_IFDIR);
+	assert_int_equal(type[2], S_IFIFO);
+	assert_int_equal(type[3], S_IFLNK);
+	assert_int_equal(type[4], HOSTFS_TYPE_ABSENT);
+	close(dfd);
+	alarm(0);
+}
+
 static void test_join(void **state)
 {
 	char buf[8];
@@ -298,6 +355,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_loops_and_limits, fs_setup_walk, fs_teardown),
 		cmocka_unit_test_setup_teardown(test_fifo_never_blocks, fs_setup_walk, fs_teardown),
 		cmocka_unit_test_setup_teardown(test_read_sizes, fs_setup_walk, fs_teardown),
+		cmocka_unit_test_setup_teardown(test_in_resolved_dir, fs_setup_kernel, fs_teardown),
+		cmocka_unit_test_setup_teardown(test_in_resolved_dir, fs_setup_walk, fs_teardown),
 		cmocka_unit_test(test_join),
 	};
 
