@@ -242,6 +242,7 @@ static void test_refused(void **state)
 	assert_string_equal(err, "expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'");
 	/* A page refused after its first node: that node is dropped with the page. */
 	assert_true(fleet_add_nodelist(f, half, strlen(half), NULL, err, sizeof(err)) == -EINVAL);
+	assert_string_equal(err, "items[1] is a Pod, not a Node");
 	assert_int_equal(fleet_count(f, PROFILE_TCPXO), 0);
 	fleet_free(f);
 }

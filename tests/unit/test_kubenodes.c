@@ -92,6 +92,8 @@ static int run(const struct answer *a, size_t n, const char *selector, struct pa
 	*p = (struct pages){ 0 };
 	snprintf(err, errlen, "%s", "");
 	r = kubenodes_list(NULL, selector, &sink, err, errlen);
+	if (r >= 0)
+		assert_string_equal(err, "");           /* written only on failure */
 	assert_int_equal(next_answer, n);       /* no request more or less than scripted */
 	return r;
 }
