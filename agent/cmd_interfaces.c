@@ -9,15 +9,15 @@
 #include "agent/infile.h"
 #include "probes/kube/http.h"
 #include "probes/kube/kubenodes.h"
-#include "probes/model/strbuf.h"
 #include "report/fleet/coherence.h"
 #include "report/render/render_mapping.h"
 
 #define INTERFACES_FILE_MAX ((size_t)256 << 20)        /* a NodeList of ~30,000 fat nodes */
 
-static int interfaces_page(void *userdata, const char *body, size_t len, char **ret_continue, struct strbuf *err)
+static int interfaces_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err,
+			   size_t errlen)
 {
-	return coherence_add_nodelist(userdata, body, len, ret_continue, err);
+	return coherence_add_nodelist(userdata, body, len, ret_continue, err, errlen);
 }
 
 static void interfaces_restart(void *userdata)
@@ -27,9 +27,8 @@ static void interfaces_restart(void *userdata)
 
 static int interfaces_from_file(const struct cli_options *opt, struct coherence *c)
 {
-	struct strbuf err = { 0 };
 	size_t len = 0;
-	char why[512] = "", *text = NULL;
+	char why[512] = "", err[512] = "", *text = NULL;
 	int r;
 
 	if (opt->selector) {
@@ -39,12 +38,11 @@ static int interfaces_from_file(const struct cli_options *opt, struct coherence 
 	}
 	r = infile_read_input(opt->nodes_file, INTERFACES_FILE_MAX, "NodeList", &text, &len, why, sizeof(why));
 	if (r >= 0)
-		r = coherence_add_nodelist(c, text, len, NULL, &err);
+		r = coherence_add_nodelist(c, text, len, NULL, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "tcpxo-agent: interfaces: %s: %s\n", infile_name(opt->nodes_file),
-			why[0] ? why : err.s ? err.s : strerror(-r));
+			why[0] ? why : err[0] ? err : strerror(-r));
 	free(text);
-	strbuf_free(&err);
 	return r < 0 ? r : 0;
 }
 
@@ -57,8 +55,7 @@ static int interfaces_from_api(const struct cli_options *opt, struct coherence *
 	};
 	const struct kubenodes_sink sink = { interfaces_page, interfaces_restart, c };
 	struct http_client *client = NULL;
-	struct strbuf err = { 0 };
-	char why[256] = "";
+	char why[256] = "", err[512] = "";
 	int r;
 
 	r = http_client_new(&cfg, &client, why, sizeof(why));
@@ -71,10 +68,9 @@ static int interfaces_from_api(const struct cli_options *opt, struct coherence *
 		fprintf(stderr, "tcpxo-agent: interfaces: API client: %s\n", why[0] ? why : strerror(-r));
 		return r;
 	}
-	r = kubenodes_list(client, opt->selector, &sink, &err);
+	r = kubenodes_list(client, opt->selector, &sink, err, sizeof(err));
 	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err.s ? err.s : strerror(-r));
-	strbuf_free(&err);
+		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err[0] ? err : strerror(-r));
 	http_client_free(client);
 	return r;
 }
@@ -93,8 +89,7 @@ int cmd_interfaces(const struct cli_options *opt)
 {
 	struct coherence_result res = { 0 };
 	struct coherence *c = NULL;
-	struct strbuf err = { 0 };
-	char *mapping = NULL;
+	char err[512] = "", *mapping = NULL;
 	int r, code = EXIT_UNKNOWN;
 
 	if (coherence_new(opt->prefix, &c) < 0) {
@@ -105,9 +100,9 @@ int cmd_interfaces(const struct cli_options *opt)
 	r = opt->nodes_file ? interfaces_from_file(opt, c) : interfaces_from_api(opt, c);
 	if (r < 0)
 		goto out;
-	r = coherence_evaluate(c, &res, &err);
+	r = coherence_evaluate(c, &res, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err.s ? err.s : strerror(-r));
+		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err[0] ? err : strerror(-r));
 		goto out;
 	}
 	fputs(res.diagnostics, stderr);
@@ -127,7 +122,6 @@ int cmd_interfaces(const struct cli_options *opt)
 	code = EXIT_READY;
 out:
 	free(mapping);
-	strbuf_free(&err);
 	coherence_result_free(&res);
 	coherence_free(c);
 	return code;

@@ -46,9 +46,10 @@ static int runtime_cmd_read(const char *option, const char *path, size_t max, co
 
 /* ---- the fleet ---- */
 
-static int runtime_cmd_page(void *userdata, const char *body, size_t len, char **ret_continue, struct strbuf *err)
+static int runtime_cmd_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err,
+			    size_t errlen)
 {
-	return fleet_add_nodelist(userdata, body, len, ret_continue, err);
+	return fleet_add_nodelist(userdata, body, len, ret_continue, err, errlen);
 }
 
 static void runtime_cmd_restart(void *userdata)
@@ -60,8 +61,7 @@ static int runtime_cmd_fleet(struct runtime_cmd *c)
 {
 	const struct cli_options *opt = c->opt;
 	const struct kubenodes_sink sink = { runtime_cmd_page, runtime_cmd_restart, c->fleet };
-	struct strbuf err = { 0 };
-	char *text = NULL;
+	char err[512] = "", *text = NULL;
 	size_t len = 0;
 	int r;
 
@@ -72,18 +72,17 @@ static int runtime_cmd_fleet(struct runtime_cmd *c)
 			return -EINVAL;
 		}
 		r = runtime_cmd_read("--nodes-file", opt->nodes_file, RUNTIME_NODES_FILE_MAX, "NodeList", &text, &len);
-		if (r >= 0 && (r = fleet_add_nodelist(c->fleet, text, len, NULL, &err)) < 0)
+		if (r >= 0 && (r = fleet_add_nodelist(c->fleet, text, len, NULL, err, sizeof(err))) < 0)
 			fprintf(stderr, "tcpxo-agent: runtime: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
-				err.s ? err.s : strerror(-r));
+				err[0] ? err : strerror(-r));
 		free(text);
 	} else if (!c->pb.http) {
 		fprintf(stderr, "tcpxo-agent: runtime: no Kubernetes API configured (%s) and no --nodes-file: the fleet is "
 			"unknown; give kubectl get nodes -o json with --nodes-file F or -\n", c->pb.http_why);
 		r = -ENOENT;
-	} else if ((r = kubenodes_list(c->pb.http, opt->selector, &sink, &err)) < 0) {
-		fprintf(stderr, "tcpxo-agent: runtime: %s\n", err.s ? err.s : strerror(-r));
+	} else if ((r = kubenodes_list(c->pb.http, opt->selector, &sink, err, sizeof(err))) < 0) {
+		fprintf(stderr, "tcpxo-agent: runtime: %s\n", err[0] ? err : strerror(-r));
 	}
-	strbuf_free(&err);
 	return r < 0 ? r : 0;
 }
 
@@ -246,7 +245,7 @@ int cmd_runtime(const struct cli_options *opt)
 	struct runtime_cmd c = { .opt = opt };
 	struct fleet_facts ff = { 0 };
 	struct rtresult res = { 0 };
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	enum profile_kind kind;
 	const char *name = opt->name;
 	int code = EXIT_UNKNOWN;
@@ -271,9 +270,9 @@ int cmd_runtime(const struct cli_options *opt)
 	kind = runtime_cmd_kind(&c, &c.rt);
 	if (kind == PROFILE_NONE || runtime_cmd_networks(&c) < 0)
 		goto out;
-	if (fleet_facts(c.fleet, kind, &ff, &err) < 0) {
+	if (fleet_facts(c.fleet, kind, &ff, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tcpxo-agent: runtime: the %s nodes: %s\n", runtime_cmd_fabric(kind),
-			err.s ? err.s : "refused");
+			err[0] ? err : "refused");
 		goto out;
 	}
 	if (runtime_judge(&c.rt, &ff, &c.networks, c.pb.releases, opt->prefix, &res) < 0) {
@@ -286,7 +285,6 @@ int cmd_runtime(const struct cli_options *opt)
 out:
 	rtresult_free(&res);
 	fleet_facts_free(&ff);
-	strbuf_free(&err);
 	obs_kube_free(&c.networks);
 	trainruntime_free(&c.rt);
 	fleet_free(c.fleet);

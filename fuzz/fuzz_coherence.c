@@ -9,18 +9,17 @@ int fuzz_one(const uint8_t *data, size_t size)
 {
 	struct coherence_result res = { 0 };
 	struct coherence *c = NULL;
-	struct strbuf err = { 0 };
-	char *cont = NULL, *out;
+	char err[512], *cont = NULL, *out;
 
 	if (coherence_new("fabric.aicr.run/", &c) < 0)
 		abort();        /* the default prefix is valid: failing here would fuzz nothing */
 	/* Twice: the second page adds the same node names again (duplicates across pages). */
-	if (coherence_add_nodelist(c, (const char *)data, size, &cont, &err) >= 0) {
+	if (coherence_add_nodelist(c, (const char *)data, size, &cont, err, sizeof(err)) >= 0) {
 		free(cont);
 		cont = NULL;
-		coherence_add_nodelist(c, (const char *)data, size, &cont, &err);
+		coherence_add_nodelist(c, (const char *)data, size, &cont, err, sizeof(err));
 	}
-	if (coherence_evaluate(c, &res, &err) == 0 && res.coherent) {
+	if (coherence_evaluate(c, &res, err, sizeof(err)) == 0 && res.coherent) {
 		for (int f = RENDER_MAPPING_FLAG; f <= RENDER_MAPPING_JSON; f++)
 			if (render_mapping(res.ifaces, res.n_ifaces, (enum render_mapping_format)f, &out) == 0)
 				free(out);
@@ -29,6 +28,5 @@ int fuzz_one(const uint8_t *data, size_t size)
 	coherence_reset(c);
 	coherence_free(c);
 	free(cont);
-	strbuf_free(&err);
 	return 0;
 }

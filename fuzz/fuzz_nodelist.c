@@ -5,9 +5,10 @@
 
 #include "fuzz/fuzz.h"
 #include "probes/kube/nodelist.h"
+#include "probes/model/errmsg.h"
 
 /* Touch every kept string, so a field left dangling or unterminated is caught by ASan. */
-static int fuzz_nodelist_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+static int fuzz_nodelist_item(void *ctx, size_t idx, const struct nodelist_item *it, char *err, size_t errlen)
 {
 	const struct jsonscan_field *f[] = { &it->name, &it->itype, &it->accelerator, &it->pool, &it->profile,
 					     &it->ready, &it->interfaces, &it->attachment };
@@ -23,21 +24,18 @@ static int fuzz_nodelist_item(void *ctx, size_t idx, const struct nodelist_item 
 			  (t->effect.s ? strlen(t->effect.s) : 0);
 	}
 	/* Stop at the fifth item now and then: the caller-refused path frees what was kept. */
-	if (idx == 4 && (*total & 1)) {
-		strbuf_append(err, "refused by the fuzzer");
-		return -EINVAL;
-	}
+	if (idx == 4 && (*total & 1))
+		return errmsg_set(err, errlen, -EINVAL, "refused by the fuzzer");
 	return 0;
 }
 
 int fuzz_one(const uint8_t *data, size_t size)
 {
-	struct strbuf err = { 0 };
 	size_t total = 0;
-	char *cont = NULL;
+	char err[512], *cont = NULL;
 
-	if (nodelist_scan((const char *)data, size, "fabric.aicr.run/", fuzz_nodelist_item, &total, &cont, &err) >= 0)
+	if (nodelist_scan((const char *)data, size, "fabric.aicr.run/", fuzz_nodelist_item, &total, &cont, err,
+			  sizeof(err)) >= 0)
 		free(cont);
-	strbuf_free(&err);
 	return 0;
 }

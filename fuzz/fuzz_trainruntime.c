@@ -35,13 +35,12 @@ static void fuzz_rt_judge(const struct trainruntime *rt, struct fleet *f, enum p
 {
 	struct fleet_facts ff = { 0 };
 	struct obs_kube nets = { 0 };
-	struct strbuf err = { 0 };
 	struct rtresult res = { 0 };
-	char buf[1 << 16];
+	char buf[1 << 16], err[512];
 	FILE *out;
 
 	nets.networks_fetch.state = KUBE_FETCH_OK;
-	if (fleet_facts(f, kind, &ff, &err) == 0 && runtime_judge(rt, &ff, &nets, NULL, "fabric.aicr.run/", &res) == 0) {
+	if (fleet_facts(f, kind, &ff, err, sizeof(err)) == 0 && runtime_judge(rt, &ff, &nets, NULL, "fabric.aicr.run/", &res) == 0) {
 		free(render_runtime_json(&res));
 		out = fmemopen(buf, sizeof(buf), "w");
 		if (out) {
@@ -52,19 +51,17 @@ static void fuzz_rt_judge(const struct trainruntime *rt, struct fleet *f, enum p
 	}
 	rtresult_free(&res);
 	fleet_facts_free(&ff);
-	strbuf_free(&err);
 }
 
 int fuzz_one(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { "torch-distributed-tcpxo", "torch-distributed-tcpx" };
-	struct strbuf err = { 0 };
 	struct fleet *f = NULL;
 	char msg[512];
 
 	if (fleet_new("fabric.aicr.run/", &f) < 0)
 		return 0;
-	if (fleet_add_nodelist(f, fuzz_rt_nodes, sizeof(fuzz_rt_nodes) - 1, NULL, &err) == 3) {
+	if (fleet_add_nodelist(f, fuzz_rt_nodes, sizeof(fuzz_rt_nodes) - 1, NULL, msg, sizeof(msg)) == 3) {
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			struct trainruntime rt = { 0 };
 
@@ -74,7 +71,6 @@ int fuzz_one(const uint8_t *data, size_t size)
 			trainruntime_free(&rt);
 		}
 	}
-	strbuf_free(&err);
 	fleet_free(f);
 	return 0;
 }

@@ -6,6 +6,11 @@
 #include <string.h>
 
 #include "probes/kube/kubenodes.h"
+#include "probes/model/errmsg.h"
+#include "probes/model/strbuf.h"
+
+/* A page's refusal: the NodeList scan's messages name an index and a kind of at most 64 bytes. */
+#define KUBENODES_WHY_MAX 512
 
 static int kubenodes_escape(struct strbuf *sb, const char *s)
 {
@@ -41,7 +46,7 @@ int kubenodes_path(const char *selector, const char *cont, unsigned limit, char 
 }
 
 int kubenodes_list(struct http_client *c, const char *selector, const struct kubenodes_sink *sink,
-		   struct strbuf *err)
+		   char *err, size_t errlen)
 {
 	unsigned limit = KUBENODES_PAGE_LIMIT, pages = 0;
 	bool restarted = false;
@@ -50,18 +55,17 @@ int kubenodes_list(struct http_client *c, const char *selector, const struct kub
 
 	for (;;) {
 		struct http_response resp = { 0 };
-		struct strbuf why = { 0 };
+		char why[KUBENODES_WHY_MAX] = "";
 		char *path = NULL, *next = NULL;
 
 		if (++pages > KUBENODES_MAX_PAGES) {
-			strbuf_appendf(err, "GET /api/v1/nodes: the listing did not end within %d pages",
+			r = errmsg_set(err, errlen, -EINVAL, "GET /api/v1/nodes: the listing did not end within %d pages",
 				       KUBENODES_MAX_PAGES);
-			r = -EINVAL;
 			break;
 		}
 		r = kubenodes_path(selector, cont, limit, &path);
 		if (r < 0) {
-			strbuf_append(err, "out of memory");
+			errmsg_set(err, errlen, r, "out of memory");
 			break;
 		}
 		r = http_request(c, "GET", path, NULL, NULL, &resp);
@@ -85,37 +89,36 @@ int kubenodes_list(struct http_client *c, const char *selector, const struct kub
 		}
 		if (r < 0) {
 			/* The client's message already names the request and status; never the token. */
+			const char *hint = resp.status == 401 || resp.status == 403 ?
+					   " (the credentials need get and list on nodes)" : "";
+
 			if (r == -EFBIG)
-				strbuf_appendf(err, "GET /api/v1/nodes: a page of %u nodes is larger than %u bytes",
-					       limit, HTTP_BODY_MAX);
+				errmsg_set(err, errlen, r, "GET /api/v1/nodes: a page of %u nodes is larger than %u bytes%s",
+					   limit, HTTP_BODY_MAX, hint);
 			else if (resp.error[0])
-				strbuf_append(err, resp.error);
+				errmsg_set(err, errlen, r, "%s%s", resp.error, hint);
 			else if (resp.status)
-				strbuf_appendf(err, "GET /api/v1/nodes: HTTP %ld", resp.status);
+				errmsg_set(err, errlen, r, "GET /api/v1/nodes: HTTP %ld%s", resp.status, hint);
 			else
-				strbuf_appendf(err, "GET /api/v1/nodes: %s", strerror(-r));
-			if (resp.status == 401 || resp.status == 403)
-				strbuf_append(err, " (the credentials need get and list on nodes)");
+				errmsg_set(err, errlen, r, "GET /api/v1/nodes: %s%s", strerror(-r), hint);
 			http_response_free(&resp);
 			break;
 		}
 		if (!resp.body) {
-			strbuf_append(err, "GET /api/v1/nodes: empty response");
+			r = errmsg_set(err, errlen, -EINVAL, "GET /api/v1/nodes: empty response");
 			http_response_free(&resp);
-			r = -EINVAL;
 			break;
 		}
-		r = sink->page(sink->userdata, resp.body, resp.len, &next, &why);
+		r = sink->page(sink->userdata, resp.body, resp.len, &next, why, sizeof(why));
 		http_response_free(&resp);
 		if (r < 0) {
-			strbuf_appendf(err, "GET /api/v1/nodes: page %u: %s", pages, why.s ? why.s : "refused");
-			strbuf_free(&why);
+			errmsg_set(err, errlen, r, "GET /api/v1/nodes: page %u: %s", pages, why[0] ? why : "refused");
 			break;
 		}
 		if (next && cont && strcmp(next, cont) == 0) {
-			strbuf_append(err, "GET /api/v1/nodes: the server returned the same continue token twice");
+			r = errmsg_set(err, errlen, -EINVAL,
+				       "GET /api/v1/nodes: the server returned the same continue token twice");
 			free(next);
-			r = -EINVAL;
 			break;
 		}
 		free(cont);

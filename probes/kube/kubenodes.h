@@ -4,7 +4,6 @@
 #include <stddef.h>
 
 #include "probes/kube/http.h"
-#include "probes/model/strbuf.h"
 
 #define KUBENODES_PAGE_LIMIT 500        /* nodes asked for per page */
 #define KUBENODES_PAGE_LIMIT_MIN 16     /* pages too large for HTTP_BODY_MAX are asked again, halved, down to this */
@@ -13,8 +12,8 @@
 /* Where the pages go: the consumer parses each body (a NodeList) and returns its continue token. */
 struct kubenodes_sink {
 	/* Return: >= 0 when taken (*ret_continue: malloc'd token or NULL on the last page); -EINVAL
-	 * with @err set for a body that is not a NodeList; -ENOMEM. */
-	int (*page)(void *userdata, const char *body, size_t len, char **ret_continue, struct strbuf *err);
+	 * with @err (@errlen bytes) set for a body that is not a NodeList; -ENOMEM. */
+	int (*page)(void *userdata, const char *body, size_t len, char **ret_continue, char *err, size_t errlen);
 	/* The listing starts over (the continue token expired): forget the pages taken so far. */
 	void (*restart)(void *userdata);
 	void *userdata;
@@ -33,11 +32,11 @@ int kubenodes_path(const char *selector, const char *cont, unsigned limit, char 
  * kubenodes_list() - list every Node, feeding each page to @sink. A 410 Gone on a continued page
  * (the token expired) restarts the listing once; a page over HTTP_BODY_MAX is asked for again
  * with half the limit.
- * @err: receives why the listing failed (never the token).
+ * @err: receives why the listing failed (@errlen bytes; never the token), written only on failure.
  *
  * Return: 0; -EIO for an HTTP error status (403, 404, a second 410, ...); -EINVAL when a page is
  * not a NodeList or the listing does not end within KUBENODES_MAX_PAGES; -EFBIG when even a
  * small page is too large; transport errors as http_request() returns them; -ENOMEM.
  */
 int kubenodes_list(struct http_client *c, const char *selector, const struct kubenodes_sink *sink,
-		   struct strbuf *err);
+		   char *err, size_t errlen);

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "probes/kube/nodelist.h"
+#include "probes/model/errmsg.h"
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 
 #define NODELIST_PREFIX_MAX 254
 #define NODELIST_KIND_SHOWN 64          /* bytes of a refused kind we print */
@@ -16,7 +18,8 @@ struct nodelist_scan {
 	char key_interfaces[NODELIST_PREFIX_MAX + 16], key_attachment[NODELIST_PREFIX_MAX + 16];
 	nodelist_item_fn fn;
 	void *ctx;
-	struct strbuf *err;
+	char *err;
+	size_t errlen;
 	bool refused;                   /* err says why: not a NodeList (the JSON itself may be fine) */
 	bool oom;
 	struct jsonscan_field kind, cont;
@@ -171,19 +174,16 @@ static int nodelist_check_item(struct nodelist_scan *sc, size_t idx)
 	if (sc->item_kind.s && strcmp(sc->item_kind.s, "Node") != 0) {
 		char *k = strbuf_printable(sc->item_kind.s, NODELIST_KIND_SHOWN);
 
-		strbuf_appendf(sc->err, "items[%zu] is a %s, not a Node", idx, k ? k : "?");
+		errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] is a %s, not a Node", idx, k ? k : "?");
 		free(k);
 		return -EINVAL;
 	}
-	if (!it->name.s || !*it->name.s) {
-		strbuf_appendf(sc->err, "items[%zu] has no metadata.name", idx);
-		return -EINVAL;
-	}
-	if (strlen(it->name.s) > NODELIST_NAME_MAX) {
-		strbuf_appendf(sc->err, "items[%zu]: a node name has at most %d characters", idx, NODELIST_NAME_MAX);
-		return -EINVAL;
-	}
-	return sc->fn(sc->ctx, idx, it, sc->err);
+	if (!it->name.s || !*it->name.s)
+		return errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] has no metadata.name", idx);
+	if (strlen(it->name.s) > NODELIST_NAME_MAX)
+		return errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu]: a node name has at most %d characters", idx,
+				  NODELIST_NAME_MAX);
+	return sc->fn(sc->ctx, idx, it, sc->err, sc->errlen);
 }
 
 static const char *nodelist_on_item(void *ctx, const char *v, const char *end, int depth)
@@ -198,7 +198,8 @@ static const char *nodelist_on_item(void *ctx, const char *v, const char *end, i
 	if (*v != '{') {
 		e = jsonscan_value(v, end, depth);
 		if (e) {
-			strbuf_appendf(sc->err, "items[%zu] is a JSON %s, not a Node object", idx, jsonscan_type_name(*v));
+			errmsg_set(sc->err, sc->errlen, 0, "items[%zu] is a JSON %s, not a Node object", idx,
+				   jsonscan_type_name(*v));
 			sc->refused = true;
 		}
 		return NULL;
@@ -238,8 +239,8 @@ static const char *nodelist_on_list(void *ctx, const char *k, size_t klen, const
 		if (e && sc->kind.s && strcmp(sc->kind.s, "NodeList") != 0 && strcmp(sc->kind.s, "List") != 0) {
 			char *kind = strbuf_printable(sc->kind.s, NODELIST_KIND_SHOWN);
 
-			strbuf_appendf(sc->err, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'",
-				       kind ? kind : "?");
+			errmsg_set(sc->err, sc->errlen, 0, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'",
+				   kind ? kind : "?");
 			free(kind);
 			sc->refused = true;
 			return NULL;
@@ -273,15 +274,14 @@ static int nodelist_keys(struct nodelist_scan *sc, const char *prefix)
 }
 
 int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_item_fn fn, void *ctx,
-		  char **ret_continue, struct strbuf *err)
+		  char **ret_continue, char *err, size_t errlen)
 {
-	struct strbuf local = { 0 };
-	struct nodelist_scan sc = { .fn = fn, .ctx = ctx, .err = err ? err : &local };
+	struct nodelist_scan sc = { .fn = fn, .ctx = ctx, .err = err, .errlen = errlen };
 	const char *p, *end = text + len;
 	int r = -EINVAL;
 
 	if (nodelist_keys(&sc, prefix) < 0) {
-		strbuf_append(sc.err, "the annotation prefix is empty or too long");
+		errmsg_set(err, errlen, 0, "the annotation prefix is empty or too long");
 		goto out;
 	}
 	p = jsonscan_ws(text, end);
@@ -289,9 +289,9 @@ int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_ite
 		const char *e = jsonscan_value(p, end, 0);
 
 		if (e && jsonscan_ws(e, end) == end)
-			strbuf_appendf(sc.err, "expected a NodeList object, got a JSON %s", jsonscan_type_name(*p));
+			errmsg_set(err, errlen, 0, "expected a NodeList object, got a JSON %s", jsonscan_type_name(*p));
 		else
-			strbuf_appendf(sc.err, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
+			errmsg_set(err, errlen, 0, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
 		goto out;
 	}
 	p = p < end ? jsonscan_object(&sc, p, end, 0, nodelist_on_list) : NULL;
@@ -299,23 +299,22 @@ int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_ite
 		p = jsonscan_ws(p, end);
 	if (!p || p != end) {
 		if (sc.oom) {
-			strbuf_append(sc.err, "out of memory");
-			r = -ENOMEM;
+			r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
 		} else if (!sc.refused) {
-			strbuf_appendf(sc.err, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
+			errmsg_set(err, errlen, 0, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
 		}
 		goto out;
 	}
 	if (!sc.items) {
-		strbuf_append(sc.err, "no \"items\" list: not a NodeList");
+		errmsg_set(err, errlen, 0, "no \"items\" list: not a NodeList");
 		goto out;
 	}
 	if (sc.items_type != '[' && sc.items_type != 'n') {
-		strbuf_appendf(sc.err, "\"items\" is a JSON %s, not a list", jsonscan_type_name(sc.items_type));
+		errmsg_set(err, errlen, 0, "\"items\" is a JSON %s, not a list", jsonscan_type_name(sc.items_type));
 		goto out;
 	}
 	if (sc.cont.s && strlen(sc.cont.s) > NODELIST_CONTINUE_MAX) {
-		strbuf_appendf(sc.err, "metadata.continue is longer than %u bytes", NODELIST_CONTINUE_MAX);
+		errmsg_set(err, errlen, 0, "metadata.continue is longer than %u bytes", NODELIST_CONTINUE_MAX);
 		goto out;
 	}
 	if (ret_continue) {
@@ -328,6 +327,5 @@ out:
 	nodelist_item_clear(&sc);
 	jsonscan_field_clear(&sc.kind);
 	jsonscan_field_clear(&sc.cont);
-	strbuf_free(&local);
 	return r;
 }

@@ -4,7 +4,6 @@
 #include <stddef.h>
 
 #include "probes/model/jsonscan.h"
-#include "probes/model/strbuf.h"
 
 #define NODELIST_NAME_MAX 253           /* a Node name is a DNS subdomain */
 #define NODELIST_CONTINUE_MAX (16u << 10)
@@ -33,20 +32,20 @@ struct nodelist_item {
 
 /*
  * Called once per item, in list order, after the whole item was read and checked to be a Node.
- * Return 0 to go on; -EINVAL (after appending why to @err) or -ENOMEM stops the scan.
+ * Return 0 to go on; -EINVAL (after writing why to @err, @errlen bytes) or -ENOMEM stops the scan.
  */
-typedef int (*nodelist_item_fn)(void *ctx, size_t idx, const struct nodelist_item *item, struct strbuf *err);
+typedef int (*nodelist_item_fn)(void *ctx, size_t idx, const struct nodelist_item *item, char *err, size_t errlen);
 
 /**
  * nodelist_scan() - validate @len bytes of JSON as a NodeList and hand each item to @fn.
  * @prefix: the annotation prefix whose profile, ready, interfaces and attachment keys are kept.
  * @ret_continue: when not NULL, receives metadata.continue (malloc'd, caller frees) or NULL
  *                when the list has no further page; written only on success.
- * @err: receives why the input was refused (may be NULL).
+ * @err: receives why the input was refused (@errlen bytes; may be NULL), written only on failure.
  *
  * Return: the number of items; -EINVAL for malformed JSON, a document that is not a NodeList
  * (another kind, an item that is not a Node or has no metadata.name) or an error from @fn;
  * -ENOMEM. Items handed to @fn before a failure are not taken back: the caller drops them.
  */
 int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_item_fn fn, void *ctx,
-		  char **ret_continue, struct strbuf *err);
+		  char **ret_continue, char *err, size_t errlen);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/kube/objstore.h"
+#include "probes/model/errmsg.h"
 
 void objstore_clear(struct objstore *s)
 {
@@ -136,7 +137,7 @@ static int objstore_key(const struct json *obj, char *key, size_t size)
 }
 
 int objstore_parse_list(const char *body, size_t len, size_t max, struct objstore *ret, char *rv, size_t rvsize,
-			char *err, size_t errsize)
+			char *err, size_t errlen)
 {
 	struct json *root = NULL;
 	const struct json *items, *it;
@@ -146,35 +147,31 @@ int objstore_parse_list(const char *body, size_t len, size_t max, struct objstor
 	int k = 0;
 
 	if (!body || json_parse(body, len, &root) < 0 || json_type(root) != JSON_OBJECT) {
-		snprintf(err, errsize, "not a JSON object");
-		k = -EINVAL;
+		k = errmsg_set(err, errlen, -EINVAL, "not a JSON object");
 		goto out;
 	}
 	lrv = json_get_string(json_get(root, "metadata"), "resourceVersion");
 	if (!watchevent_rv_valid(lrv)) {
-		snprintf(err, errsize, "metadata.resourceVersion: missing or not 1..63 of [A-Za-z0-9._~-]");
-		k = -EINVAL;
+		k = errmsg_set(err, errlen, -EINVAL, "metadata.resourceVersion: missing or not 1..63 of [A-Za-z0-9._~-]");
 		goto out;
 	}
 	snprintf(rv, rvsize, "%s", lrv);
 	items = json_get(root, "items");
 	if (json_type(items) != JSON_ARRAY && json_type(items) != JSON_NULL && items) {
-		snprintf(err, errsize, "items: expected an array, got %s", json_type_name(json_type(items)));
-		k = -EINVAL;
+		k = errmsg_set(err, errlen, -EINVAL, "items: expected an array, got %s", json_type_name(json_type(items)));
 		goto out;
 	}
 	for (it = json_first(items); it; it = json_next(it), i++) {
 		struct json *dup;
 
 		if (json_type(it) != JSON_OBJECT || objstore_key(it, key, sizeof(key)) < 0) {
-			snprintf(err, errsize, "items[%zu]: not an object with metadata.name", i);
-			k = -EINVAL;
+			k = errmsg_set(err, errlen, -EINVAL, "items[%zu]: not an object with metadata.name", i);
 			goto out;
 		}
 		dup = json_dup(it);
 		k = dup ? objstore_put(ret, key, dup, max) : -ENOMEM;
 		if (k < 0) {
-			snprintf(err, errsize, "%s", k == -E2BIG ? "more objects than the limit" : "out of memory");
+			errmsg_set(err, errlen, k, "%s", k == -E2BIG ? "more objects than the limit" : "out of memory");
 			goto out;
 		}
 	}

@@ -44,12 +44,12 @@ int objstore_apply(struct objstore *s, const struct watchevent *ev, size_t max);
  * (a later item with the same key replaces an earlier one).
  * @ret: an empty store, filled; on error it may hold some items (objstore_clear() it).
  * @rv: the list's metadata.resourceVersion (@rvsize bytes; WATCHEVENT_RV_MAX is enough).
- * @err: on error, why (@errsize bytes), naming the field or the item's index.
+ * @err: on error, why (@errlen bytes), naming the field or the item's index.
  * Return: 0; -EINVAL for a malformed list (not JSON, no valid resourceVersion, items not an array,
  * an item without metadata.name); -E2BIG for more than @max items; -ENOMEM.
  */
 int objstore_parse_list(const char *body, size_t len, size_t max, struct objstore *ret, char *rv, size_t rvsize,
-			char *err, size_t errsize);
+			char *err, size_t errlen);
 
 /* Whether two stores hold the same keys at the same metadata.resourceVersions (an object without one differs). */
 bool objstore_same(const struct objstore *a, const struct objstore *b);

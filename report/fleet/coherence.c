@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "probes/kube/nodelist.h"
+#include "probes/model/errmsg.h"
+#include "probes/model/strbuf.h"
 #include "report/fleet/coherence.h"
 #include "report/fleet/coherence_node.h"
 
@@ -88,17 +90,15 @@ void coherence_free(struct coherence *c)
 }
 
 /* Read one node the NodeList scan hands on. Return: 0; -EINVAL (with @err) beyond COHERENCE_MAX_NODES; -ENOMEM. */
-static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *it, char *err, size_t errlen)
 {
 	struct coherence *c = ctx;
 	struct coherence_node *n;
 
 	(void)idx;
 
-	if (c->n >= COHERENCE_MAX_NODES) {
-		strbuf_appendf(err, "more than %d nodes", COHERENCE_MAX_NODES);
-		return -EINVAL;
-	}
+	if (c->n >= COHERENCE_MAX_NODES)
+		return errmsg_set(err, errlen, -EINVAL, "more than %d nodes", COHERENCE_MAX_NODES);
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		struct coherence_node *nn = realloc(c->nodes, cap * sizeof(*nn));
@@ -113,12 +113,12 @@ static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *
 }
 
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
-			   struct strbuf *err)
+			   char *err, size_t errlen)
 {
 	size_t start = c->n;
 	int r;
 
-	r = nodelist_scan(text, len, c->prefix, coherence_on_item, c, ret_continue, err);
+	r = nodelist_scan(text, len, c->prefix, coherence_on_item, c, ret_continue, err, errlen);
 	if (r < 0)
 		coherence_truncate(c, start);   /* a refused page adds nothing */
 	return r;
@@ -369,7 +369,7 @@ static void coherence_print_list(struct strbuf *sb, const char *head, const stru
 }
 
 /* Sort the nodes by name and size the scratch. Return: 0; -EINVAL (with @err) for a name listed twice; -ENOMEM. */
-static int coherence_eval_start(struct coherence_eval *ev, struct strbuf *err)
+static int coherence_eval_start(struct coherence_eval *ev, char *err, size_t errlen)
 {
 	const struct coherence *c = ev->c;
 	size_t need = 1, slots = c->n ? c->n : 1;
@@ -387,11 +387,9 @@ static int coherence_eval_start(struct coherence_eval *ev, struct strbuf *err)
 		ev->by_name[i] = &c->nodes[i];
 	qsort(ev->by_name, c->n, sizeof(*ev->by_name), coherence_cmp_node);
 	for (size_t i = 1; i < c->n; i++)
-		if (strcmp(ev->by_name[i]->name, ev->by_name[i - 1]->name) == 0) {
-			if (err)
-				strbuf_appendf(err, "node '%s' appears more than once in the list", ev->by_name[i]->name);
-			return -EINVAL;
-		}
+		if (strcmp(ev->by_name[i]->name, ev->by_name[i - 1]->name) == 0)
+			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list",
+					  ev->by_name[i]->name);
 	for (size_t i = 0; i < c->n; i++) {
 		switch (ev->by_name[i]->kind) {
 		case COHERENCE_NODE_KIND_TCPXO:
@@ -559,14 +557,14 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 	strbuf_append(out, "\n");
 }
 
-int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, struct strbuf *err)
+int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, char *err, size_t errlen)
 {
 	struct strbuf out = { 0 };
 	struct coherence_eval ev = { .c = c, .n = c->n, .out = &out };
 	struct coherence_result res = { .n_nodes = c->n };
 	int r;
 
-	r = coherence_eval_start(&ev, err);
+	r = coherence_eval_start(&ev, err, errlen);
 	if (r == 0)
 		r = coherence_eval_ready(&ev);
 	if (r == 0)
@@ -583,8 +581,8 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	}
 	if (r == 0)
 		*ret = res;
-	if (r == -ENOMEM && err)
-		strbuf_append(err, "out of memory");
+	if (r == -ENOMEM)
+		errmsg_set(err, errlen, r, "out of memory");
 	strbuf_free(&out);
 	free(ev.by_name);
 	free(ev.sel);

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "probes/model/strbuf.h"
 #include "report/checks/ifacemap.h"
 #include "report/checks/profile.h"
 #include "report/fleet/coherence_node.h"
@@ -57,13 +56,13 @@ void coherence_reset(struct coherence *c);
  * API page) and collect its nodes. Only the facts the verdict needs are kept.
  * @ret_continue: when not NULL, receives metadata.continue (malloc'd, caller frees) or NULL
  *                when the list has no further page.
- * @err: when not NULL, receives why the input was refused.
+ * @err: when not NULL, receives why the input was refused (@errlen bytes), written only on failure.
  *
  * Return: the number of nodes added; -EINVAL for malformed JSON or a document that is not a
  * NodeList (an item without metadata.name, a non-array items, too many nodes); -ENOMEM.
  */
 int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, char **ret_continue,
-			   struct strbuf *err);
+			   char *err, size_t errlen);
 
 /*
  * coherence_nodes() - every node collected, in the order they came, each read once by
@@ -78,11 +77,11 @@ const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *
  * Diagnostics name counts and at most COHERENCE_NAMES_SHOWN node names (sorted), majority
  * first; the result does not depend on the order the nodes came in.
  * @ret: written on success; free with coherence_result_free().
- * @err: when not NULL, receives why the input was refused.
+ * @err: when not NULL, receives why the input was refused (@errlen bytes), written only on failure.
  *
  * Return: 0 (coherent or not: see ret->coherent); -EINVAL when a node name appears twice;
  * -ENOMEM.
  */
-int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, struct strbuf *err);
+int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, char *err, size_t errlen);
 
 void coherence_result_free(struct coherence_result *r);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/model/errmsg.h"
+#include "probes/model/strbuf.h"
 #include "report/fleet/coherence.h"
 #include "report/fleet/coherence_node.h"
 #include "report/fleet/fleet.h"
@@ -51,9 +53,10 @@ void fleet_free(struct fleet *f)
 	free(f);
 }
 
-int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, struct strbuf *err)
+int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, char *err,
+		       size_t errlen)
 {
-	return coherence_add_nodelist(f->coh, text, len, ret_continue, err);
+	return coherence_add_nodelist(f->coh, text, len, ret_continue, err, errlen);
 }
 
 /* The coherence kind of the nodes whose profile annotation is @kind's. */
@@ -293,7 +296,7 @@ static int fleet_cmp_node(const void *a, const void *b)
 }
 
 /* The mapping the TCPXO nodes publish (coherence.c's verdict), or why there is none. */
-static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, struct strbuf *err)
+static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *err, size_t errlen)
 {
 	struct coherence_result res = { 0 };
 	int r;
@@ -303,7 +306,7 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, struct s
 					 "TCPXO nodes only)\n");
 		return ff->mapping_why ? 0 : -ENOMEM;
 	}
-	r = coherence_evaluate(f->coh, &res, err);
+	r = coherence_evaluate(f->coh, &res, err, errlen);
 	if (r < 0)
 		return r;
 	if (res.coherent) {
@@ -321,7 +324,7 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, struct s
 	return 0;
 }
 
-int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, struct strbuf *err)
+int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen)
 {
 	struct fleet_facts ff = { .kind = kind };
 	struct fleet_eval ev = { 0 };
@@ -341,8 +344,7 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 	qsort(all, n, sizeof(*all), fleet_cmp_node);
 	for (size_t i = 0; i < n; i++) {
 		if (i && strcmp(all[i]->name, all[i - 1]->name) == 0) {
-			strbuf_appendf(err, "node '%s' appears more than once in the list", all[i]->name);
-			r = -EINVAL;
+			r = errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list", all[i]->name);
 			goto out;
 		}
 		if (all[i]->kind == want) {
@@ -363,13 +365,13 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 	    (r = fleet_fact(&ev, fleet_accel, &ff.accelerators)) < 0 ||
 	    (r = fleet_fact(&ev, fleet_pool, &ff.pools)) < 0 ||
 	    (r = fleet_fact_taints(&ev, &ff)) < 0 ||
-	    (r = fleet_mapping(f, &ff, err)) < 0)
+	    (r = fleet_mapping(f, &ff, err, errlen)) < 0)
 		goto out;
 	*ret = ff;
 	r = 0;
 out:
 	if (r == -ENOMEM)
-		strbuf_append(err, "out of memory");
+		errmsg_set(err, errlen, r, "out of memory");
 	if (r < 0)
 		fleet_facts_free(&ff);
 	free(all);

@@ -74,12 +74,13 @@ void fleet_reset(struct fleet *f);
  * fleet_add_nodelist() - parse one NodeList (a whole `kubectl get nodes -o json`, or one API page)
  * in one pass (probes/kube/nodelist.c) and collect its nodes' published facts: each node is read
  * once (coherence_node_read()), and the mapping's judgement weighs the same records.
- * @ret_continue, @err: as coherence_add_nodelist().
+ * @ret_continue, @err, @errlen: as coherence_add_nodelist().
  *
  * Return: the number of nodes added; -EINVAL for a text that is not a NodeList (a refused page
  * adds nothing); -ENOMEM.
  */
-int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, struct strbuf *err);
+int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, char *err,
+		       size_t errlen);
 
 /* The nodes collected whose profile annotation is @kind's ("tcpxo", "tcpx"). */
 size_t fleet_count(const struct fleet *f, enum profile_kind kind);
@@ -88,11 +89,11 @@ size_t fleet_count(const struct fleet *f, enum profile_kind kind);
  * fleet_facts() - the facts of the @kind nodes, grouped; nodes of other kinds are left out.
  * The result does not depend on the order the nodes came in.
  * @ret: written on success; free with fleet_facts_free().
- * @err: why it failed.
+ * @err: why it failed (@errlen bytes), written only on failure.
  *
  * Return: 0; -EINVAL when a node name appears twice; -ENOMEM.
  */
-int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, struct strbuf *err);
+int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen);
 
 void fleet_facts_free(struct fleet_facts *ff);
 

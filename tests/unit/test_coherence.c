@@ -105,16 +105,13 @@ struct run {
 /* Evaluate one NodeList text; the run's diagnostics are checked by the caller. */
 static struct run eval_text(const char *prefix, const char *text)
 {
-	struct strbuf err = { 0 };
 	struct coherence *c = NULL;
 	struct run run = { .r = 0 };
 
 	assert_int_equal(coherence_new(prefix, &c), 0);
-	run.r = coherence_add_nodelist(c, text, strlen(text), NULL, &err);
+	run.r = coherence_add_nodelist(c, text, strlen(text), NULL, run.err, sizeof(run.err));
 	if (run.r >= 0)
-		run.r = coherence_evaluate(c, &run.res, &err);
-	snprintf(run.err, sizeof(run.err), "%s", err.s ? err.s : "");
-	strbuf_free(&err);
+		run.r = coherence_evaluate(c, &run.res, run.err, sizeof(run.err));
 	coherence_free(c);
 	return run;
 }
@@ -334,8 +331,8 @@ static void test_naming_rule(void **state)
 	struct coherence *c = NULL;
 
 	assert_int_equal(coherence_new(P, &c), 0);
-	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, NULL), 2);
-	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, NULL, 0), 2);
+	assert_int_equal(coherence_evaluate(c, &res, NULL, 0), 0);
 	assert_false(res.coherent);
 	assert_int_equal(res.n_ifaces, 0);
 	assert_string_equal(res.diagnostics,
@@ -348,7 +345,7 @@ static void test_naming_rule(void **state)
 
 	/* Lifted after the nodes were added: the same collection is now coherent. */
 	coherence_set_any_names(c, true);
-	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_int_equal(coherence_evaluate(c, &res, NULL, 0), 0);
 	assert_true(res.coherent);
 	assert_int_equal(res.n_ifaces, 8);
 	assert_string_equal(res.ifaces[0].network, "vpc1");
@@ -361,8 +358,8 @@ static void test_naming_rule(void **state)
 	v[1] = mk_tcpxo("gke-b", "true", BAD3, NULL);
 	text = mk_list(NULL, v, 2);
 	coherence_reset(c);
-	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, NULL), 2);
-	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, NULL, 0), 2);
+	assert_int_equal(coherence_evaluate(c, &res, NULL, 0), 0);
 	assert_false(res.coherent);
 	assert_non_null(strstr(res.diagnostics, "mapping breaks the renderer's rules: 1 node (gke-b): eth3 is on "
 			       "network 'default'"));
@@ -542,25 +539,24 @@ static void test_pages(void **state)
 	const char *bad = "{\"items\":[{\"metadata\":{\"name\":\"gke-z\"}},{}]}";
 	struct coherence_result res;
 	struct coherence *c = NULL;
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	char *cont = NULL;
 
 	assert_int_equal(coherence_new(P, &c), 0);
-	assert_int_equal(coherence_add_nodelist(c, t1, strlen(t1), &cont, NULL), 2);
+	assert_int_equal(coherence_add_nodelist(c, t1, strlen(t1), &cont, NULL, 0), 2);
 	assert_string_equal(cont, "tok-1");
 	free(cont);
-	assert_int_equal(coherence_add_nodelist(c, bad, strlen(bad), &cont, &err), -EINVAL);
-	assert_string_equal(err.s, "items[1] has no metadata.name");
-	strbuf_free(&err);
-	assert_int_equal(coherence_add_nodelist(c, t2, strlen(t2), &cont, NULL), 1);
+	assert_int_equal(coherence_add_nodelist(c, bad, strlen(bad), &cont, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "items[1] has no metadata.name");
+	assert_int_equal(coherence_add_nodelist(c, t2, strlen(t2), &cont, NULL, 0), 1);
 	assert_null(cont);
-	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_int_equal(coherence_evaluate(c, &res, NULL, 0), 0);
 	assert_string_equal(res.diagnostics, "coherent: 3 TCPXO nodes carry the same mapping\n");
 	coherence_result_free(&res);
 
 	coherence_reset(c);
-	assert_int_equal(coherence_add_nodelist(c, t2, strlen(t2), NULL, NULL), 1);
-	assert_int_equal(coherence_evaluate(c, &res, NULL), 0);
+	assert_int_equal(coherence_add_nodelist(c, t2, strlen(t2), NULL, NULL, 0), 1);
+	assert_int_equal(coherence_evaluate(c, &res, NULL, 0), 0);
 	assert_string_equal(res.diagnostics, "coherent: 1 TCPXO node carries the same mapping\n");
 	coherence_result_free(&res);
 	coherence_free(c);
@@ -604,12 +600,12 @@ static void test_ready_apart(void **state)
 	char *text = mk_list(NULL, v, 2);
 	struct coherence_result res = { 0 };
 	struct coherence *c = NULL;
-	struct strbuf err = { 0 };
+	char err[512] = "";
 
 	assert_int_equal(coherence_new(P, &c), 0);
 	coherence_set_ready_apart(c, true);
-	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, &err), 2);
-	assert_int_equal(coherence_evaluate(c, &res, &err), 0);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, err, sizeof(err)), 2);
+	assert_int_equal(coherence_evaluate(c, &res, err, sizeof(err)), 0);
 	assert_true(res.coherent);
 	assert_int_equal(res.n_ifaces, 8);
 	assert_string_equal(res.diagnostics,
@@ -619,10 +615,9 @@ static void test_ready_apart(void **state)
 	coherence_result_free(&res);
 
 	/* The same nodes again (as report/fleet/fleet.c adds them): a duplicate is refused at evaluation. */
-	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, &err), 2);
-	assert_int_equal(coherence_evaluate(c, &res, &err), -EINVAL);
-	assert_string_equal(err.s, "node 'gke-ok' appears more than once in the list");
-	strbuf_free(&err);
+	assert_int_equal(coherence_add_nodelist(c, text, strlen(text), NULL, err, sizeof(err)), 2);
+	assert_int_equal(coherence_evaluate(c, &res, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "node 'gke-ok' appears more than once in the list");
 	coherence_free(c);
 	free(text);
 }

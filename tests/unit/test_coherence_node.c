@@ -21,12 +21,13 @@ struct got {
 	size_t n;
 };
 
-static int on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct strbuf *err)
+static int on_item(void *ctx, size_t idx, const struct nodelist_item *it, char *err, size_t errlen)
 {
 	struct got *g = ctx;
 
 	(void)idx;
 	(void)err;
+	(void)errlen;
 	assert_true(g->n < NODES_MAX);
 	return coherence_node_read(&g->v[g->n++], it);
 }
@@ -34,13 +35,12 @@ static int on_item(void *ctx, size_t idx, const struct nodelist_item *it, struct
 /* Read every node of the NodeList @text (taken) through the scanner, as coherence.c does. */
 static void read_text(struct got *g, char *text)
 {
-	struct strbuf err = { 0 };
+	char err[512] = "";
 
 	memset(g, 0, sizeof(*g));
 	assert_non_null(text);
-	if (nodelist_scan(text, strlen(text), FB_P, on_item, g, NULL, &err) < 0)
-		fail_msg("nodelist_scan: %s", err.s ? err.s : "?");
-	strbuf_free(&err);
+	if (nodelist_scan(text, strlen(text), FB_P, on_item, g, NULL, err, sizeof(err)) < 0)
+		fail_msg("nodelist_scan: %s", err[0] ? err : "?");
 	free(text);
 }
 

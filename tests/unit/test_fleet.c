@@ -16,13 +16,12 @@
 
 static struct fleet *load(const struct fb_node *v, size_t n)
 {
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	struct fleet *f = NULL;
 	char *text = fb_list(v, n);
 
 	assert_int_equal(fleet_new(FB_P, &f), 0);
-	assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, &err), (int)n);
-	strbuf_free(&err);
+	assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), (int)n);
 	free(text);
 	return f;
 }
@@ -56,7 +55,7 @@ static void test_facts(void **state)
 		{ .name = "n-new", .itype = "a3-megagpu-8g" },
 	};
 	struct fleet_facts ff = { 0 };
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	struct fleet *f;
 
 	v[3].ready = "false";
@@ -65,7 +64,7 @@ static void test_facts(void **state)
 	f = load(v, sizeof(v) / sizeof(v[0]));
 	assert_int_equal(fleet_count(f, PROFILE_TCPXO), 4);
 	assert_int_equal(fleet_count(f, PROFILE_TCPX), 1);
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	assert_int_equal(ff.n_nodes, 4);
 	assert_int_equal(ff.n_not_ready, 1);
 	assert_int_equal(ff.n_unobserved, 1);
@@ -91,7 +90,7 @@ static void test_facts(void **state)
 	fleet_facts_free(&ff);
 
 	/* The TCPX fleet of the same cluster: no mapping, its own facts. */
-	assert_int_equal(fleet_facts(f, PROFILE_TCPX, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPX, &ff, err, sizeof(err)), 0);
 	assert_int_equal(ff.n_nodes, 1);
 	assert_int_equal(ff.n_unobserved, 0);
 	expect_groups(&ff.nics, "4 on 1 node (x-1)");
@@ -100,7 +99,6 @@ static void test_facts(void **state)
 	assert_int_equal(ff.n_taints, 0);
 	fleet_facts_free(&ff);
 	fleet_free(f);
-	strbuf_free(&err);
 	free(map);
 	free(a15);
 	free(a14);
@@ -115,10 +113,10 @@ static void test_mapping(void **state)
 	char *att = fb_attachment("v1.0.15", "v1.0.21", 8, 8);
 	struct fb_node v[] = { fb_tcpxo("a", map, att), fb_tcpxo("b", map, att), fb_tcpxo("c", swap, att) };
 	struct fleet_facts ff = { 0 };
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	struct fleet *f = load(v, 2);
 
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	assert_true(ff.ifaces_known);
 	assert_null(ff.mapping_why);
 	assert_int_equal(ff.n_ifaces, 8);
@@ -128,7 +126,7 @@ static void test_mapping(void **state)
 	fleet_free(f);
 
 	f = load(v, 3);
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	assert_false(ff.ifaces_known);
 	assert_string_equal(ff.mapping_why, "eth2: 2 nodes → a3pool-gpu-nic-2, 1 node → a3pool-gpu-nic-9 (c)\n"
 			    "incoherent: 3 TCPXO nodes: mappings differ on 1 interface; no mapping printed\n");
@@ -139,14 +137,13 @@ static void test_mapping(void **state)
 	{
 		char *text = fb_list(v, 3);
 
-		assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, &err), 3);
-		assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, &err), 3);
+		assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), 3);
+		assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), 3);
 		free(text);
 	}
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), -EINVAL);
-	assert_string_equal(err.s, "node 'a' appears more than once in the list");
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "node 'a' appears more than once in the list");
 	fleet_free(f);
-	strbuf_free(&err);
 	free(map);
 	free(swap);
 	free(att);
@@ -158,11 +155,11 @@ static void test_unknown_facts(void **state)
 	char *map = fb_mapping(NULL, NULL), *bare = fb_attachment(NULL, NULL, -1, 0);
 	struct fb_node v[] = { fb_tcpxo("a", map, bare), fb_tcpxo("b", map, "{not json"), fb_tcpxo("c", map, NULL) };
 	struct fleet_facts ff = { 0 };
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	struct attach_node n;
 	struct fleet *f = load(v, 3);
 
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	expect_groups(&ff.installers, "3 nodes without it (a, b, c)");
 	assert_null(fleet_groups_top(&ff.gpus));
 	fleet_node_build(&ff, NULL, &n);
@@ -173,7 +170,6 @@ static void test_unknown_facts(void **state)
 	assert_int_equal(n.n_devices, 11);
 	fleet_facts_free(&ff);
 	fleet_free(f);
-	strbuf_free(&err);
 	free(map);
 	free(bare);
 }
@@ -185,11 +181,11 @@ static void test_node_build(void **state)
 	char *a15x = fb_attachment("v1.0.15", NULL, 8, 8), *ax = fb_attachment("v3.1.9", NULL, 8, 4);
 	struct fb_node v[] = { fb_tcpxo("a", map, a15), fb_tcpxo("b", map, a15) };
 	struct fleet_facts ff = { 0 };
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	struct attach_node n;
 	struct fleet *f = load(v, 2);
 
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	fleet_node_build(&ff, NULL, &n);
 	assert_int_equal(n.kind, PROFILE_TCPXO);
 	assert_int_equal(n.gpus, 8);
@@ -209,14 +205,14 @@ static void test_node_build(void **state)
 	/* No expectedDaemon published: the release table pairs it. TCPX: 4 NICs, 10 devices, no mapping. */
 	v[0].attachment = v[1].attachment = a15x;
 	f = load(v, 2);
-	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	fleet_node_build(&ff, NULL, &n);
 	assert_string_equal(n.expected_daemon, "v1.0.21");
 	fleet_facts_free(&ff);
 	fleet_free(f);
 	v[0] = (struct fb_node){ .name = "x", .profile = "tcpx", .ready = "true", .attachment = ax, .itype = "a3-highgpu-8g" };
 	f = load(v, 1);
-	assert_int_equal(fleet_facts(f, PROFILE_TCPX, &ff, &err), 0);
+	assert_int_equal(fleet_facts(f, PROFILE_TCPX, &ff, err, sizeof(err)), 0);
 	fleet_node_build(&ff, NULL, &n);
 	assert_int_equal(n.gpu_nics, 4);
 	assert_int_equal(n.n_devices, 10);
@@ -225,7 +221,6 @@ static void test_node_build(void **state)
 	assert_string_equal(n.expected_daemon, "v2.0.12");
 	fleet_facts_free(&ff);
 	fleet_free(f);
-	strbuf_free(&err);
 	free(map);
 	free(a15);
 	free(a15x);
@@ -235,7 +230,7 @@ static void test_node_build(void **state)
 /* A refused page: the message names why, and it adds nothing. */
 static void test_refused(void **state)
 {
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	struct fleet *f = NULL;
 	const char *pods = "{\"kind\":\"PodList\",\"items\":[]}";
 	const char *half = "{\"kind\":\"NodeList\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\","
@@ -243,14 +238,13 @@ static void test_refused(void **state)
 
 	assert_int_equal(fleet_new("", &f), -EINVAL);
 	assert_int_equal(fleet_new(FB_P, &f), 0);
-	assert_int_equal(fleet_add_nodelist(f, pods, strlen(pods), NULL, &err), -EINVAL);
-	assert_string_equal(err.s, "expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'");
+	assert_int_equal(fleet_add_nodelist(f, pods, strlen(pods), NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'");
 	/* A page refused after its first node: that node is dropped with the page. */
-	strbuf_free(&err);
-	assert_true(fleet_add_nodelist(f, half, strlen(half), NULL, &err) == -EINVAL);
+	assert_true(fleet_add_nodelist(f, half, strlen(half), NULL, err, sizeof(err)) == -EINVAL);
+	assert_string_equal(err, "items[1] is a Pod, not a Node");
 	assert_int_equal(fleet_count(f, PROFILE_TCPXO), 0);
 	fleet_free(f);
-	strbuf_free(&err);
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "probes/kube/kubenodes.h"
+#include "probes/model/errmsg.h"
 
 /*
  * The fake client: this file defines the two http_* calls kubenodes.o makes, so the linker never
@@ -61,14 +62,12 @@ struct pages {
 	size_t taken, restarts;
 };
 
-static int sink_page(void *userdata, const char *body, size_t len, char **ret_continue, struct strbuf *err)
+static int sink_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err, size_t errlen)
 {
 	struct pages *p = userdata;
 
-	if (strcmp(body, "!") == 0) {
-		strbuf_append(err, "not a NodeList");
-		return -EINVAL;
-	}
+	if (strcmp(body, "!") == 0)
+		return errmsg_set(err, errlen, -EINVAL, "not a NodeList");
 	p->taken++;
 	*ret_continue = *body ? strdup(body) : NULL;
 	return 0;
@@ -85,16 +84,16 @@ static void sink_restart(void *userdata)
 static int run(const struct answer *a, size_t n, const char *selector, struct pages *p, char *err, size_t errlen)
 {
 	struct kubenodes_sink sink = { sink_page, sink_restart, p };
-	struct strbuf sb = { 0 };
 	int r;
 
 	script = a;
 	n_script = n;
 	next_answer = n_requests = 0;
 	*p = (struct pages){ 0 };
-	r = kubenodes_list(NULL, selector, &sink, &sb);
-	snprintf(err, errlen, "%s", sb.s ? sb.s : "");
-	strbuf_free(&sb);
+	snprintf(err, errlen, "%s", "");
+	r = kubenodes_list(NULL, selector, &sink, err, errlen);
+	if (r >= 0)
+		assert_string_equal(err, "");           /* written only on failure */
 	assert_int_equal(next_answer, n);       /* no request more or less than scripted */
 	return r;
 }

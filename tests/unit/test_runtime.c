@@ -95,7 +95,7 @@ static void fleet_tcpxo(struct world *w, size_t n)
 	char *map = fb_mapping(NULL, NULL), *att = fb_attachment("v1.0.15", "v1.0.21", 8, 8), *text;
 	struct fb_node v[8];
 	char names[8][16];
-	struct strbuf err = { 0 };
+	char err[512] = "";
 
 	for (size_t i = 0; i < n; i++) {
 		snprintf(names[i], sizeof(names[i]), "gke-a3-%zu", i);
@@ -103,9 +103,8 @@ static void fleet_tcpxo(struct world *w, size_t n)
 	}
 	text = fb_list(v, n);
 	assert_int_equal(fleet_new(FB_P, &w->fleet), 0);
-	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, &err), (int)n);
-	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, &err), 0);
-	strbuf_free(&err);
+	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, err, sizeof(err)), (int)n);
+	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, err, sizeof(err)), 0);
 	free(text);
 	free(map);
 	free(att);
@@ -114,14 +113,13 @@ static void fleet_tcpxo(struct world *w, size_t n)
 /* Replace the fleet by the nodes @v. */
 static void refleet(struct world *w, const struct fb_node *v, size_t n)
 {
-	struct strbuf err = { 0 };
+	char err[512] = "";
 	char *text = fb_list(v, n);
 
 	fleet_facts_free(&w->ff);
 	fleet_reset(w->fleet);
-	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, &err), (int)n);
-	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, &err), 0);
-	strbuf_free(&err);
+	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, err, sizeof(err)), (int)n);
+	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, err, sizeof(err)), 0);
 	free(text);
 }
 
