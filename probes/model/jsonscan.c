@@ -76,13 +76,36 @@ static const char *jsonscan_number(const char *p, const char *end)
 	return p;
 }
 
-const char *jsonscan_object(void *ctx, const char *p, const char *end, int depth, jsonscan_member_fn fn)
+/*
+ * After the opening bracket at @p: the first member's start; past @close when the container is
+ * empty (*@empty); NULL past the depth limit.
+ */
+static const char *jsonscan_open(const char *p, const char *end, int depth, char close, bool *empty)
 {
 	if (depth >= JSON_MAX_DEPTH)
 		return NULL;
 	p = jsonscan_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return p + 1;
+	*empty = p < end && *p == close;
+	return *empty ? p + 1 : p;
+}
+
+/* After a member or an element: the next one's start (*@more), or past @close; NULL for anything else. */
+static const char *jsonscan_next(const char *p, const char *end, char close, bool *more)
+{
+	p = jsonscan_ws(p, end);
+	*more = p < end && *p == ',';
+	if (*more)
+		return jsonscan_ws(p + 1, end);
+	return p < end && *p == close ? p + 1 : NULL;
+}
+
+const char *jsonscan_object(void *ctx, const char *p, const char *end, int depth, jsonscan_member_fn fn)
+{
+	bool empty, more;
+
+	p = jsonscan_open(p, end, depth, '}', &empty);
+	if (!p || empty)
+		return p;
 	for (;;) {
 		const char *key = p, *v;
 
@@ -98,32 +121,26 @@ const char *jsonscan_object(void *ctx, const char *p, const char *end, int depth
 			jsonscan_value(v, end, depth + 1);
 		if (!p)
 			return NULL;
-		p = jsonscan_ws(p, end);
-		if (p < end && *p == ',') {
-			p = jsonscan_ws(p + 1, end);
-			continue;
-		}
-		return p < end && *p == '}' ? p + 1 : NULL;
+		p = jsonscan_next(p, end, '}', &more);
+		if (!p || !more)
+			return p;
 	}
 }
 
 const char *jsonscan_array(void *ctx, const char *p, const char *end, int depth, jsonscan_element_fn fn)
 {
-	if (depth >= JSON_MAX_DEPTH)
-		return NULL;
-	p = jsonscan_ws(p + 1, end);
-	if (p < end && *p == ']')
-		return p + 1;
+	bool empty, more;
+
+	p = jsonscan_open(p, end, depth, ']', &empty);
+	if (!p || empty)
+		return p;
 	for (;;) {
 		p = fn ? fn(ctx, p, end, depth + 1) : jsonscan_value(p, end, depth + 1);
 		if (!p)
 			return NULL;
-		p = jsonscan_ws(p, end);
-		if (p < end && *p == ',') {
-			p = jsonscan_ws(p + 1, end);
-			continue;
-		}
-		return p < end && *p == ']' ? p + 1 : NULL;
+		p = jsonscan_next(p, end, ']', &more);
+		if (!p || !more)
+			return p;
 	}
 }
 
