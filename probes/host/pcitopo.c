@@ -163,8 +163,25 @@ static bool pcitopo_name_ok(const char *s, size_t max)
 /* "sys/bus/pci/devices/<bdf>/<name>" (@name "" for the directory) into @buf. */
 static void pcitopo_dev_path(char *buf, size_t len, const char *bdf, const char *name)
 {
-	/* A BDF is at most 14 bytes and @name one of ours: always fits PCITOPO_PATH_MAX. */
-	snprintf(buf, len, PCITOPO_DEVICES "/%s%s%s", bdf, *name ? "/" : "", name);
+	/*
+	 * A BDF is at most 14 bytes and @name one of ours: always fits PCITOPO_PATH_MAX. Joined by
+	 * hand: it runs a dozen times per function, and snprintf() was a sixth of --once's work.
+	 */
+	size_t nd = sizeof(PCITOPO_DEVICES) - 1, nb = strlen(bdf), nn = strlen(name);
+
+	if (nd + 1 + nb + 1 + nn >= len) {
+		snprintf(buf, len, PCITOPO_DEVICES "/%s%s%s", bdf, *name ? "/" : "", name);
+		return;
+	}
+	memcpy(buf, PCITOPO_DEVICES "/", nd + 1);
+	memcpy(buf + nd + 1, bdf, nb);
+	buf += nd + 1 + nb;
+	if (nn) {
+		*buf++ = '/';
+		memcpy(buf, name, nn);
+		buf += nn;
+	}
+	*buf = '\0';
 }
 
 /* Say in ctx->msg why @path (root-relative, short) could not be used, from hostfs's -errno @r. */

@@ -232,10 +232,22 @@ struct json *json_dup(const struct json *v)
 }
 
 /* Our own printer: cJSON's pretty form uses tabs; ours is stable two-space JSON. */
+/* Runs of characters that need no escape are appended whole (a character at a time cost a third of --once). */
 static void json_print_string(struct strbuf *sb, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	strbuf_append(sb, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
+		size_t run = 0;
+
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run) {
+			strbuf_appendn(sb, (const char *)p, run);
+			p += run;
+			continue;
+		}
 		switch (*p) {
 		case '"': strbuf_append(sb, "\\\""); break;
 		case '\\': strbuf_append(sb, "\\\\"); break;
@@ -244,19 +256,22 @@ static void json_print_string(struct strbuf *sb, const char *s)
 		case '\n': strbuf_append(sb, "\\n"); break;
 		case '\r': strbuf_append(sb, "\\r"); break;
 		case '\t': strbuf_append(sb, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				strbuf_appendf(sb, "\\u%04x", *p);
-			else
-				strbuf_appendf(sb, "%c", *p);
+		default: strbuf_appendf(sb, "\\u%04x", *p); break;
 		}
+		p++;
 	}
 	strbuf_append(sb, "\"");
 }
 
 static void json_indent(struct strbuf *sb, int level)
 {
-	strbuf_appendf(sb, "\n%*s", level * 2, "");
+	static const char spaces[] = "                                                                ";
+	size_t n = (size_t)level * 2;
+
+	strbuf_append(sb, "\n");
+	for (; n > sizeof(spaces) - 1; n -= sizeof(spaces) - 1)
+		strbuf_appendn(sb, spaces, sizeof(spaces) - 1);
+	strbuf_appendn(sb, spaces, n);
 }
 
 static void json_print_value(struct strbuf *sb, const cJSON *v, bool pretty, int level)
