@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_daemon.sh - the daemon loop against real kernel events in a private netns and the fake API server.
 # Cases: first publish, an idle window (no PATCH, watches renewed only on the resync schedule, no log lines),
-# eth3 down/up (one PATCH each within 3 s), eth5 moved into a pod namespace (in-pod, still ready),
+# eth3 down/up (one PATCH each, from the link event, not the 10 s resync), eth5 moved into a pod namespace (in-pod, still ready),
 # an aperture entry removed (inotify), the token file replaced, a wedged loop failing the health
 # probe, SIGTERM idle and during a hanging request (exit 0 within 1 s, nothing removed), API 500 for 20 s at start
 # while polling (--no-watch: backoff, then one publish), a synthesized uevent removing a gVNIC (umockdev).
@@ -87,15 +87,17 @@ if [ "$LONG" = 1 ]; then
 	ok "daemon idle cpu: $((cpu1 - cpu0)) ticks of 1/$hz s in ${window}s ($all requests)"
 fi
 
-# --- eth3 down: exactly one PATCH with ready=false and the links failure, one status PATCH, one Event, within 3 s ---
+# --- eth3 down: exactly one PATCH with ready=false and the links failure, one status PATCH, one Event ---
+# Within 6 s: the link event's, not the resync's (10 s). How fast is make bench's figure (section 4),
+# not a test's: a loaded CI machine once took 3,013 ms against the 3 s this said before.
 link_case() {  # NAME CMD WANT_READY WANT_FAIL WANT_COND WANT_EVENT
 	m=$(mark)
 	sh -c "$2"
-	dt=$(wait_patches "$m" 1 3)
+	dt=$(wait_patches "$m" 1 6)
 	sleep 1.5       # a second PATCH would have come by now (debounce 1 s)
 	got=$(reqs "$m" | grep -E '^(PATCH|STATUS|EVENT)')
 	n=$(printf '%s\n' "$got" | grep -c '^PATCH')
-	if [ "$n" = 1 ] && [ "$dt" -le 3000 ] && printf '%s' "$got" | grep -q "ready=$3" &&
+	if [ "$n" = 1 ] && [ "$dt" -le 6000 ] && printf '%s' "$got" | grep -q "ready=$3" &&
 	   { [ -z "$4" ] || printf '%s' "$got" | grep -q "fail=.*$4"; } &&
 	   [ "$(printf '%s\n' "$got" | grep -c "^STATUS .* cond=$5\$")" = 1 ] && [ "$(printf '%s\n' "$got" | grep -c '^STATUS')" = 1 ] &&
 	   [ "$(printf '%s\n' "$got" | grep -c "^EVENT .*/$6\$")" = 1 ] && [ "$(printf '%s\n' "$got" | grep -c '^EVENT')" = 1 ]; then
@@ -146,7 +148,7 @@ fi
 # --- an aperture entry removed: inotify, one PATCH ---
 m=$(mark)
 rm -rf "$root/dev/aperture_devices/0000:00:11.0"
-dt=$(wait_patches "$m" 1 3)
+dt=$(wait_patches "$m" 1 6)
 sleep 1.5
 n=$(reqs "$m" | grep -c '^PATCH')
 if [ "$n" = 1 ] && reqs "$m" | grep -q 'fail=.*aperture-devices'; then
