@@ -315,8 +315,7 @@ static void loop_flap_observed(struct loop_state *st, struct observation *o, boo
 		flap_keep_only(st->flap, loop_flap_present, o);
 	}
 	flap_release(st->flap, now, loop_flap_released, NULL);
-	schedule_damp(&st->sched, flap_next_release(st->flap));
-	schedule_spacing(&st->sched, flap_any_held(st->flap) ? SCHEDULE_FLAP_SPACING_MS : 0);
+	schedule_flaps(&st->sched, st->flap);
 	flap_fill(st->flap, &o->flaps);
 }
 

@@ -1,5 +1,6 @@
 /* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure). */
 #include "agent/schedule.h"
+#include "agent/flap.h"
 #include "probes/kube/retry.h"
 
 void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, enum schedule_api api,
@@ -33,9 +34,10 @@ void schedule_observe_failed(struct schedule *s, uint64_t now)
 		s->observe_at = now + SCHEDULE_OBSERVE_RETRY_MS;
 }
 
-void schedule_damp(struct schedule *s, uint64_t at)
+void schedule_flaps(struct schedule *s, const struct flap *f)
 {
-	s->damp_at = at;
+	s->damp_at = flap_next_release(f);
+	s->spacing_ms = flap_any_held(f) ? SCHEDULE_FLAP_SPACING_MS : 0;
 }
 
 void schedule_spacing(struct schedule *s, uint64_t spacing_ms)

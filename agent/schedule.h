@@ -70,8 +70,14 @@ void schedule_event(struct schedule *s, uint64_t now);
 /* The observation could not be made (nothing published): try again SCHEDULE_OBSERVE_RETRY_MS later. */
 void schedule_observe_failed(struct schedule *s, uint64_t now);
 
-/* Re-observe at @at (a flapping link's hold-down ends then); 0: no such deadline. */
-void schedule_damp(struct schedule *s, uint64_t at);
+struct flap;
+
+/*
+ * After an observation, the flap damping's timers from its history @f: re-observe when the first
+ * held link's hold-down ends (only an observation releases it, and a stable link sends no event),
+ * and keep writes SCHEDULE_FLAP_SPACING_MS apart while a link is held; neither once none is.
+ */
+void schedule_flaps(struct schedule *s, const struct flap *f);
 
 /*
  * Keep writes @spacing_ms apart (SCHEDULE_FLAP_SPACING_MS while a link flaps, 0 otherwise): a

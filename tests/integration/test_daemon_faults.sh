@@ -1,11 +1,11 @@
 #!/bin/sh
 # test_daemon_faults.sh - the daemon on a host that cannot be observed, and on hostile files, against
 # the fake API in a private netns. Cases: a PCI function unreadable from the start (no PATCH at all,
-# one log line, the health file fresh; after 30 s the one write: the condition Unknown; published
-# once repaired); one turning unreadable while the node is published (no write: the node keeps its
+# one log line, the health file fresh; after 30 s the one write: the condition Unknown, not written
+# again when the cause changes; published once repaired); one turning unreadable while the node is published (no write: the node keeps its
 # values; before, ready=false profile none), a link going down meanwhile changes nothing; 20
 # SIGHUPs in a row (one info line); the token file replaced by a fifo (the last good token is used,
-# nothing hangs), and --once with a fifo token (exit 2 at once, the file named). Takes about 60 s.
+# nothing hangs), and --once with a fifo token (exit 2 at once, the file named). Takes about 70 s.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -59,6 +59,19 @@ then
 	ok "daemon-faults unobservable for 30 s: one status PATCH, FabricReady Unknown (ObservationFailed), no other write"
 else
 	nok "daemon-faults unobservable for 30 s" "$(reqs 0 | grep -vE '^GET' | tr '\n' '|'); log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+fi
+# The cause changes while the node stays unobservable: still that one write, the first message kept.
+head -c 5 "$tmp/config.good" >"$GPUDIR/config"
+if wait_for 'grep -q "error=.*$GPU/config: PCI config space unreadable: 5 bytes" "$tmp/agent.log"' 8; then
+	sleep 6         # the write would go with the observation that saw the new cause; and one retry more
+	if [ "$(reqs 0 | grep -cE '^(PATCH|STATUS|EVENT)')" = 1 ] &&
+	   /usr/bin/python3 -c 'import json, sys; n = json.load(open(sys.argv[1])); c = [c for c in n["status"]["conditions"] if c["type"] == "FabricReady"][0]; assert c["status"] == "Unknown" and "3 bytes" in c["message"], c' "$state/node.json"; then
+		ok "daemon-faults cause changed while unobservable: still one status PATCH, the first message kept"
+	else
+		nok "daemon-faults cause changed while unobservable" "$(reqs 0 | grep -vE '^GET' | tr '\n' '|')"
+	fi
+else
+	nok "daemon-faults cause changed while unobservable" "the new cause was not logged: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
 fi
 m=$(mark)
 cp "$tmp/config.good" "$GPUDIR/config"

@@ -1,7 +1,6 @@
 #!/bin/sh
 # test_interfaces_api.sh - `tcpxo-agent interfaces` over the API: paging, selector, errors, against tests/lib/fakeapi.py.
-# NOTE: needs the HTTP client (probes/kube/http.c) and tests/lib/{fakeapi.py,certs.sh} from the http branch; until
-# those are merged every case is skipped (only when fakeapi.py is absent), never passed.
+# The fake API (tests/lib/fakeapi.py) is part of the tree: without it this script fails, never skips.
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -12,8 +11,8 @@ FAKEAPI=$TOPDIR/tests/lib/fakeapi.py
 failed=0
 
 if [ ! -f "$FAKEAPI" ]; then
-	skip "interfaces-api" "tests/lib/fakeapi.py is not there yet (merged with the HTTP client)"
-	exit 0
+	nok "interfaces-api" "$FAKEAPI is missing (it is part of the tree)"
+	exit 1
 fi
 if [ ! -x "$AGENT" ]; then
 	nok "interfaces-api" "$AGENT is not built"

@@ -150,6 +150,21 @@ static inline void pb_cap(struct pod_container *c, const char *cap)
 	c->cap_add[c->n_cap_add++] = strdup(cap);
 }
 
+/* Remove capability @cap from the container's add list. */
+static inline void pb_uncap(struct pod_container *c, const char *cap)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < c->n_cap_add; i++) {
+		if (strcmp(c->cap_add[i], cap) == 0) {
+			free(c->cap_add[i]);
+			continue;
+		}
+		c->cap_add[j++] = c->cap_add[i];
+	}
+	c->n_cap_add = j;
+}
+
 static inline void pb_ann(struct pod *p, const char *k, const char *v)
 {
 	pb_kv(&p->annotations, k, v);

@@ -326,6 +326,24 @@ static void test_daemon_mounts(void **state)
 	attach_result_free(&r);
 	pb_free(p);
 
+	/* Either capability alone missing fails, and is named alone. */
+	p = pb_aicr_worker();
+	d = pb_find(p, "tcpxo-daemon");
+	pb_uncap(d, "NET_BIND_SERVICE");
+	r = judge(p);
+	assert_int_equal(r.verdict, ATTACH_PARTIAL);
+	expect(&r, ATTACH_DAEMON_MOUNTS, CHECK_FAIL, "container tcpxo-daemon is not privileged and lacks NET_BIND_SERVICE "
+	       "in securityContext.capabilities.add");
+	expect_others_pass(&r, ATTACH_DAEMON_MOUNTS, ATTACH__COUNT);
+	attach_result_free(&r);
+	pb_cap(d, "NET_BIND_SERVICE");
+	pb_uncap(d, "NET_ADMIN");
+	r = judge(p);
+	expect(&r, ATTACH_DAEMON_MOUNTS, CHECK_FAIL, "container tcpxo-daemon is not privileged and lacks NET_ADMIN in "
+	       "securityContext.capabilities.add");
+	attach_result_free(&r);
+	pb_free(p);
+
 	/* LD_LIBRARY_PATH without the mounted lib64: a warning. */
 	p = pb_aicr_worker();
 	d = pb_find(p, "tcpxo-daemon");
@@ -491,6 +509,20 @@ static void test_aperture(void **state)
 	       "aperture devices are mounted at /dev/aperture_devices");
 	attach_result_free(&r);
 
+	/* One directory, not a list: the mount followed by another path fails, as does the reverse. */
+	pb_unenv(w, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY");
+	pb_env(w, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "/dev/aperture_devices:/x");
+	r = judge(p);
+	assert_int_equal(r.verdict, ATTACH_PARTIAL);
+	expect(&r, ATTACH_APERTURE, CHECK_FAIL, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY is /dev/aperture_devices:/x, but the "
+	       "aperture devices are mounted at /dev/aperture_devices");
+	attach_result_free(&r);
+	pb_unenv(w, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY");
+	pb_env(w, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "/x:/dev/aperture_devices");
+	r = judge(p);
+	expect(&r, ATTACH_APERTURE, CHECK_FAIL, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY is /x:/dev/aperture_devices");
+	attach_result_free(&r);
+
 	w->privileged = true;
 	r = judge(p);
 	expect(&r, ATTACH_APERTURE, CHECK_PASS, "every GPU container reaches the LLCM devices");
@@ -520,6 +552,24 @@ static void test_plugin_path(void **state)
 	pb_arg(w, "NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/nccl-env-profile.sh && torchrun");
 	r = judge(p);
 	expect(&r, ATTACH_PLUGIN_PATH, CHECK_PASS, "every GPU container reaches the plugin");
+	attach_result_free(&r);
+	pb_free(p);
+
+	/* The NVIDIA path mounted elsewhere: that mount's lib64 on LD_LIBRARY_PATH passes, another path fails naming it. */
+	p = pb_aicr_worker();
+	w = pb_find(p, "node");
+	pb_unmount(w, "/usr/local/nvidia");
+	pb_mount(w, "nvtcpxo-libraries", "/opt/nvidia/");
+	pb_unenv(w, "LD_LIBRARY_PATH");
+	pb_env(w, "LD_LIBRARY_PATH", "/usr/local/cuda/lib64:/opt/nvidia/lib64");
+	r = judge(p);
+	expect(&r, ATTACH_PLUGIN_PATH, CHECK_PASS, "every GPU container reaches the plugin");
+	attach_result_free(&r);
+	pb_unenv(w, "LD_LIBRARY_PATH");
+	pb_env(w, "LD_LIBRARY_PATH", "/usr/local/cuda/lib64:/opt/nvidia");
+	r = judge(p);
+	expect(&r, ATTACH_PLUGIN_PATH, CHECK_FAIL, "container node: LD_LIBRARY_PATH (/usr/local/cuda/lib64:/opt/nvidia) "
+	       "does not hold /opt/nvidia/lib64");
 	attach_result_free(&r);
 	pb_free(p);
 }

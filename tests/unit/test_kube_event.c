@@ -79,6 +79,9 @@ static void test_render(void **state)
 	assert_int_equal(kube_event_render(&e, &text), 0);
 	assert_int_equal(json_parse(text, strlen(text), &v), 0);
 	assert_int_equal(json_size(json_get(v, "regarding")), 3);
+	assert_string_equal(json_get_string(json_get(v, "regarding"), "apiVersion"), "v1");
+	assert_string_equal(json_get_string(json_get(v, "regarding"), "kind"), "Node");
+	assert_null(json_get(v, "related"));      /* the agent relates an Event to nothing */
 	assert_null(json_get(v, "note"));
 	json_free(v);
 	free(text);

@@ -268,11 +268,27 @@ static void test_env_sets(void **state)
 	assert_string_equal(env_value(e, n, "NCCL_DYNAMIC_CHUNK_SIZE"), "524288");
 	assert_null(env_value(e, n, "CUDA_VISIBLE_DEVICES"));
 	assert_null(env_value(e, n, "NCCL_NVLS_ENABLE"));
-	/* v1.0.11 and v1.0.9-1 (written v1.0.9): NCCL_ALGO=Ring,Tree and NCCL_NVLS_ENABLE=0. */
-	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.9", &n);
-	assert_string_equal(env_value(e, n, "NCCL_ALGO"), "Ring,Tree");
-	assert_string_equal(env_value(e, n, "NCCL_NVLS_ENABLE"), "0");
-	assert_string_equal(env_value(e, n, "NCCL_PROTO"), "Simple,LL128");
+	/*
+	 * v1.0.11 and v1.0.9-1 (written v1.0.9): NCCL_ALGO=Ring,Tree and NCCL_NVLS_ENABLE=0, still
+	 * NCCL_DYNAMIC_CHUNK_SIZE, none of v1.0.12's NVLSTree; the same set, not v1.0.12's.
+	 */
+	for (int k = 0; k < 2; k++) {
+		const char *tag = k ? "v1.0.11" : "v1.0.9";
+
+		e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, tag, &n);
+		assert_non_null(e);
+		assert_int_equal(n, 24);
+		assert_string_equal(env_value(e, n, "NCCL_ALGO"), "Ring,Tree");
+		assert_string_equal(env_value(e, n, "NCCL_NVLS_ENABLE"), "0");
+		assert_string_equal(env_value(e, n, "NCCL_PROTO"), "Simple,LL128");
+		assert_string_equal(env_value(e, n, "NCCL_DYNAMIC_CHUNK_SIZE"), "524288");
+		assert_null(env_value(e, n, "NCCL_NVLSTREE_MAX_CHUNKSIZE"));
+		assert_null(env_value(e, n, "CUDA_VISIBLE_DEVICES"));
+	}
+	assert_ptr_equal(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.11", &n),
+			 releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.9-1", &n));
+	assert_ptr_not_equal(releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.11", &n),
+			     releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.12", &n));
 	/* Before LL128 (v1.0.8-1 and older): Simple; v1.0.2 has no tuner config, v1.0.0 no tuner. */
 	e = releases_env_of(NULL, RELEASES_FABRIC_TCPXO, "v1.0.8-1", &n);
 	assert_string_equal(env_value(e, n, "NCCL_PROTO"), "Simple");

@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
+#include "agent/flap.h"
 #include "agent/schedule.h"
 #include "probes/kube/retry.h"
 
@@ -190,19 +192,39 @@ static void test_observe_retry(void **state)
 	assert_int_equal(schedule_due(&s, T0 + 8000), SCHEDULE_OBSERVE);
 }
 
-/* A flapping link's hold-down end wakes the loop to observe, without an event. */
+/*
+ * A flapping link's hold-down end wakes the loop to observe, without an event (a stable link sends
+ * none): scheduled from the flap history itself, with the write spacing; that observation releases
+ * the link, and both end.
+ */
 static void test_damp_wakes(void **state)
 {
+	struct flap *f = calloc(1, sizeof(*f));
 	struct schedule s;
 
+	assert_non_null(f);
 	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 0);
 	schedule_observed(&s);
-	schedule_damp(&s, T0 + 30000);
-	assert_int_equal(schedule_timeout(&s, T0 + 25000), 5000);
-	assert_int_equal(schedule_due(&s, T0 + 29999), 0);
-	assert_int_equal(schedule_due(&s, T0 + 30000), SCHEDULE_OBSERVE);
-	schedule_damp(&s, 0);
-	assert_int_equal(schedule_due(&s, T0 + 30000), 0);
+	schedule_flaps(&s, f);
+	assert_int_equal(schedule_timeout(&s, T0), SCHEDULE_WAKE_MS);  /* nothing held: no wake-up */
+	flap_state(f, "eth2", true, T0);
+	flap_state(f, "eth2", false, T0 + 1000);
+	flap_state(f, "eth2", true, T0 + 2000);
+	assert_int_equal(flap_state(f, "eth2", false, T0 + 3000), FLAP_NEWS_HELD);
+	schedule_flaps(&s, f);
+	assert_int_equal(schedule_timeout(&s, T0 + 25000), 8000);
+	assert_int_equal(schedule_due(&s, T0 + 32999), 0);
+	assert_int_equal(schedule_due(&s, T0 + 3000 + FLAP_HOLD_MS), SCHEDULE_OBSERVE);
+	schedule_wrote(&s, T0 + 3000);
+	assert_false(schedule_may_publish(&s, T0 + 3000 + SCHEDULE_FLAP_SPACING_MS - 1));
+	/* The wake-up's observation releases the link: no more wake-up, no spacing. */
+	schedule_observed(&s);
+	assert_int_equal(flap_release(f, T0 + 3000 + FLAP_HOLD_MS, NULL, NULL), 1);
+	schedule_flaps(&s, f);
+	assert_int_equal(schedule_due(&s, T0 + 3000 + FLAP_HOLD_MS), 0);
+	assert_int_equal(schedule_timeout(&s, T0 + 3000 + FLAP_HOLD_MS), SCHEDULE_WAKE_MS);
+	assert_true(schedule_may_publish(&s, T0 + 3001));
+	free(f);
 }
 
 /* Events waiting for their backoff wake the loop once; the iteration consumes the wake-up. */
