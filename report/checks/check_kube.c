@@ -605,9 +605,9 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 			       s->installer, sizeof(p->installer) - 1);
 		s->installer = NULL;
 	} else {
-		snprintf(p->installer, sizeof(p->installer), "%s", s->installer);
 		const struct releases_row *row = releases_find_installer(s->t, fabric, s->installer);
 
+		snprintf(p->installer, sizeof(p->installer), "%s", s->installer);
 		s->expected = row ? row->daemon : NULL;
 		if (s->expected)
 			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", s->expected);
