@@ -39,7 +39,7 @@ static const char cli_usage[] =
 "  --ca-file F            CA bundle for the API server (default: service account ca.crt)\n"
 "  --nodes-file F         interfaces, runtime: read a NodeList (kubectl get nodes -o json) from F or -\n"
 "  --selector S           interfaces, runtime: label selector for the API's node list\n"
-"  --format FMT           interfaces: flag (default), yaml or json\n"
+"  --format FMT           interfaces: flag (default), yaml, json or aicrconfig\n"
 "  --any-network-names    interfaces: check the mapping without AICR's rule that each Network\n"
 "                         name contains gpu-nic (Google names them vpc1..vpc8)\n"
 "  --pods-file F          workloads: read a PodList (kubectl get pods -o json) from F or -\n"
@@ -189,8 +189,10 @@ static int cli_format_arg(const char *s, enum cli_format *ret)
 		*ret = CLI_FORMAT_YAML;
 	else if (strcmp(s, "json") == 0)
 		*ret = CLI_FORMAT_JSON;
+	else if (strcmp(s, "aicrconfig") == 0)
+		*ret = CLI_FORMAT_AICRCONFIG;
 	else {
-		fprintf(stderr, "tcpxo-agent: --format: expected flag, yaml or json, got '%s'\n", s);
+		fprintf(stderr, "tcpxo-agent: --format: expected flag, yaml, json or aicrconfig, got '%s'\n", s);
 		return -EINVAL;
 	}
 	return 0;

@@ -17,6 +17,7 @@ enum cli_format {
 	CLI_FORMAT_FLAG = 0,
 	CLI_FORMAT_YAML,
 	CLI_FORMAT_JSON,
+	CLI_FORMAT_AICRCONFIG,
 };
 
 enum cli_log_format {

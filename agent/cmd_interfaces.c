@@ -81,6 +81,7 @@ static enum render_mapping_format interfaces_format(enum cli_format f)
 	case CLI_FORMAT_FLAG: return RENDER_MAPPING_FLAG;
 	case CLI_FORMAT_YAML: return RENDER_MAPPING_YAML;
 	case CLI_FORMAT_JSON: return RENDER_MAPPING_JSON;
+	case CLI_FORMAT_AICRCONFIG: return RENDER_MAPPING_AICRCONFIG;
 	}
 	return RENDER_MAPPING_FLAG;
 }

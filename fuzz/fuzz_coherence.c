@@ -20,7 +20,7 @@ int fuzz_one(const uint8_t *data, size_t size)
 		coherence_add_nodelist(c, (const char *)data, size, &cont, err, sizeof(err));
 	}
 	if (coherence_evaluate(c, &res, err, sizeof(err)) == 0 && res.coherent) {
-		for (int f = RENDER_MAPPING_FLAG; f <= RENDER_MAPPING_JSON; f++)
+		for (int f = RENDER_MAPPING_FLAG; f <= RENDER_MAPPING_AICRCONFIG; f++)
 			if (render_mapping(res.ifaces, res.n_ifaces, (enum render_mapping_format)f, &out) == 0)
 				free(out);
 	}

@@ -262,9 +262,22 @@ void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, co
 
 	attach_quote(c->name, q, sizeof(q));
 	attach_daemon_mounts_remedy(n, q, remedy, sizeof(remedy));
-	attach_daemon_mount(p, c, "/hostsysfs", "/sys", "without it the daemon finds 0 GPUs and exits", q, remedy, a);
-	attach_daemon_mount(p, c, "/hostprocsysfs", "/proc/sys", "the daemon tunes the host's network settings there",
-			    q, remedy, a);
+	/*
+	 * The daemon reads the host's sysfs and /proc/sys at /hostsysfs and /hostprocsysfs only through
+	 * its start script, which falls back to /sys and /proc/sys when they are absent (plugin
+	 * scripts/kernel_tuning.sh). A privileged container on the host network sees the host's NICs and
+	 * may write there (Google's gpudirect-tcpxo/nccl-test.yaml): the mounts are not needed. Anywhere
+	 * else the fallback is the pod's own, read-only or in another network namespace.
+	 */
+	if (!(c->privileged && p->host_network)) {
+		attach_daemon_mount(p, c, "/hostsysfs", "/sys", "without it the daemon finds 0 GPUs and exits", q,
+				    remedy, a);
+		attach_daemon_mount(p, c, "/hostprocsysfs", "/proc/sys", "the daemon tunes the host's network settings "
+				    "there", q, remedy, a);
+	} else if (!obs_pod_mount_at(c, "/hostsysfs") || !obs_pod_mount_at(c, "/hostprocsysfs")) {
+		attach_acc_add(a, CHECK_PASS, NULL, "container %s is privileged on the host network: without /hostsysfs "
+			       "and /hostprocsysfs its start script uses the host's /sys and /proc/sys", q);
+	}
 	if (!attach_nvidia_lib64(p, c, lib64, sizeof(lib64))) {
 		attach_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount the NVIDIA library path (hostPath %s): "
 			       "the daemon cannot load libcuda", q, ATTACH_NVIDIA_HOST);

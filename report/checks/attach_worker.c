@@ -203,6 +203,22 @@ static size_t attach_worker_gpu_containers(const struct pod *p)
 	return n;
 }
 
+/*
+ * Whether @c turns the plugin's LLCM on: NCCL_FASTRAK_USE_LLCM=1 in its env, or the env profile
+ * (which exports it) sourced by its command. The plugin reads the LLCM devices only then, from
+ * NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY or, unset, /sys/bus/pci/devices (plugin
+ * tcpdirect_plugin/fastrak_offload/nic_client_router.cc, const_params.h: default 0).
+ */
+static bool attach_worker_llcm_on(const struct pod_container *c)
+{
+	bool set = false;
+	const char *v = obs_pod_env(c, "NCCL_FASTRAK_USE_LLCM", &set);
+
+	if (set)
+		return v && strcmp(v, "0") != 0;
+	return attach_sources_profile(c);
+}
+
 int attach_aperture(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
 {
 	static const char var[] = "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY";
@@ -231,10 +247,15 @@ int attach_aperture(const struct pod *p, const struct attach_node *n, struct att
 				       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
 		} else if (!set && attach_argv_mentions(c, var)) {
 			continue;       /* exported by the command's script */
+		} else if (!set && attach_worker_llcm_on(c)) {
+			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
+				       "and turns LLCM on: the plugin opens the devices under /sys/bus/pci/devices instead, "
+				       "read-only in an unprivileged pod", q, var, m->path);
 		} else if (!set) {
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s): the "
-				       "plugin reads /sys/bus/pci/devices instead, read-only in an unprivileged pod", q, var,
-				       m->path);
+			attach_acc_add(&a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
+				       "the plugin falls back to /sys/bus/pci/devices, read-only in an unprivileged pod; that "
+				       "holds only while LLCM stays off (NCCL_FASTRAK_USE_LLCM, default 0; "
+				       "nccl-env-profile.sh sets 1)", q, var, m->path);
 		} else if (!v) {
 			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
 				       q, var, m->path);

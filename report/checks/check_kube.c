@@ -605,11 +605,19 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 			       s->installer, sizeof(p->installer) - 1);
 		s->installer = NULL;
 	} else {
+		const struct releases_row *row = releases_find_installer(s->t, fabric, s->installer);
+
 		snprintf(p->installer, sizeof(p->installer), "%s", s->installer);
-		s->expected = releases_expected_daemon(s->t, fabric, s->installer);
+		s->expected = row ? row->daemon : NULL;
 		if (s->expected)
 			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", s->expected);
-		else
+		if (row && row->unverified)
+			check_kube_add(&s->a, CHECK_WARN, "confirm the pair in Google's release notes, or pass --releases "
+				       "FILE with a row for this installer",
+				       "%s installer %s <-> daemon %s is an unverified row of the release table (%s): %s",
+				       check_kube_fabric_upper(fabric), row->installer, row->daemon, s->t->source,
+				       row->source ? row->source : "no source");
+		if (!s->expected)
 			check_kube_add(&s->a, CHECK_WARN, "pass --releases FILE with a row for this installer",
 				       "%s installer %s is not in the release table (%s): the daemon it pairs with is unknown",
 				       check_kube_fabric_upper(fabric), s->installer, s->t->source);

@@ -8,7 +8,7 @@
 
 #define IFACEMAP_ENTRIES 8      /* eth1..eth8 */
 #define IFACEMAP_NET_MAX 41     /* the renderer's limit on a Network name */
-#define IFACEMAP_NAME_RULE "gpu-nic"    /* AICR's renderer refuses Network names without it */
+#define IFACEMAP_NAME_RULE "gpu-nic"    /* AICR's validators find the GPU NIC Networks by it */
 
 /**
  * ifacemap_validate() - the renderer's rules on the mapping's shape (REFERENCE §6): exactly
@@ -22,9 +22,11 @@
 int ifacemap_validate(const struct profile_iface *v, size_t n, struct strbuf *why);
 
 /**
- * ifacemap_renderer_names() - AICR's naming rule: every network name contains "gpu-nic" (its
- * recipe validation refuses others). A renderer's rule, not the fabric's: a node whose
- * Networks are named otherwise works, but AICR cannot render its mapping.
+ * ifacemap_renderer_names() - AICR's naming rule: every network name contains "gpu-nic", a
+ * provisioning requirement its validators find the GPU NIC Networks by (NVIDIA/aicr
+ * validators/internal/gkenet/gkenet.go; the recipe-time pkg/recipe/gke_tcpxo.go versions checked
+ * take any DNS label). AICR's rule, not the fabric's: a node whose Networks are named otherwise
+ * works, but AICR's validation does not find them.
  * @why: when not NULL and the rule is broken, receives "<rule>: <net>, <net> ... do not contain
  *       it" naming each network that breaks it, in the mapping's order.
  *

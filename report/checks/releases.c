@@ -33,39 +33,54 @@ static const char *const releases_tcpxo_open_files[] = {
 #define TCPX RELEASES_FABRIC_TCPX
 
 /*
- * TCPXO: GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpxo/README.md (the release
- * notes: pair, date, "Compatible NCCL version"), newest first; then the source-only tags
- * (REFERENCE §4: plugin v1.0.13 <-> daemon v1.0.19, v1.0.16 and v1.0.17 <-> v1.0.23; NCCL 2.28.7
- * for v1.0.14..v1.0.17). An NCCL of "" means the notes give a range, not the version installed
+ * Where each row comes from. TCPXO: GoogleCloudPlatform/container-engine-accelerators
+ * gpudirect-tcpxo/README.md (the release notes: pair, date, "Compatible NCCL version"), every dated
+ * row found there at 685dca2541b5 (HEAD 992db8125755, 2026-06-11); then the source-only tags:
+ * google/nccl-plugin-gpudirect-tcpxo buffer_mgmt_daemon/buffer_manager_version.h (kRxdmPatch 19
+ * in the v1.0.13 commit 1468329, 23 in v1.0.16 cc46ebb and v1.0.17 04815d1); NCCL 2.28.7 for
+ * v1.0.14..v1.0.17. An NCCL of "" means the notes give a range, not the version installed
  * ("default nccl-2.23, qualified 2.21.5-2.23.4" for v1.0.8-1 and v1.0.9-1; none for v1.0.0 and
  * v1.0.13): plugin-files then accepts any libnccl.so.2.*.
- * TCPX: gpudirect-tcpx/README.md (Feb 15, 2024: v3.1.9 <-> v2.0.12, also Cluster Toolkit
- * modules/compute/gke-node-pool/gpu_direct.tf "rxdm_version v2.0.12 # matching nccl-tcpx-installer
- * version v3.1.9"; Jun 22, 2026: v3.1.12 <-> v2.0.15). Its notes name NCCL 2.19 ("qualified 2.19.3",
- * "2.19.4"), not the file installed, and no file set is published: both are left unknown.
+ * TCPX: v3.1.9 <-> v2.0.12 (Feb 15, 2024) is what every gpudirect-tcpx/ manifest pins at
+ * 992db8125755 (nccl-tcpx-installer.yaml, nccl-test-latest.yaml) and Cluster Toolkit
+ * modules/compute/gke-node-pool/gpu_direct.tf ("rxdm_version v2.0.12 # matching nccl-tcpx-installer
+ * version v3.1.9"). v3.1.12 <-> v2.0.15 (Jun 22, 2026) is in a gpudirect-tcpx/README.md of commit
+ * 98c85a6e581d that is not in the repository's history as stored (HEAD 992db8125755 has no such
+ * README and still pins v3.1.9 / v2.0.12): unverified. Its notes name NCCL 2.19 ("qualified
+ * 2.19.3", "2.19.4"), not the file installed, and no file set is published: both left unknown.
  */
+#define SRC_NOTES "GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpxo/README.md @685dca2541b5"
+#define SRC_RXDM(c) "google/nccl-plugin-gpudirect-tcpxo buffer_mgmt_daemon/buffer_manager_version.h @" c
+#define SRC_TCPX_PINS "GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpx/nccl-tcpx-installer.yaml " \
+	"and nccl-test-latest.yaml @992db8125755"
+#define SRC_TCPX_README "GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpx/README.md @98c85a6e581d, " \
+	"a commit not in the repository's history as stored (its HEAD 992db8125755 pins v3.1.9 / v2.0.12)"
 static struct releases_row releases_builtin_rows[] = {
-	{ TCPXO, "2026-01-09", "v1.0.15", "v1.0.21", D15, D21, "2.28.7", RELEASES_OPEN },
-	{ TCPXO, "2025-11-19", "v1.0.14", "v1.0.20", "", "", "2.28.7", RELEASES_OPEN },
-	{ TCPXO, "2025-08-21", "v1.0.12", "v1.0.18", "", "", "2.26.5", RELEASES_OPEN },
-	{ TCPXO, "2025-06-27", "v1.0.11", "v1.0.17", "", "", "2.23.4", RELEASES_UNSOURCED },
-	{ TCPXO, "2025-05-01", "v1.0.9-1", "v1.0.15", "", "", "", RELEASES_UNSOURCED },
-	{ TCPXO, "2025-02-06", "v1.0.8-1", "v1.0.14", "", "", "", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-11-27", "v1.0.7", "v1.0.13_1", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-10-18", "v1.0.6", "v1.0.12", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-09-19", "v1.0.5", "v1.0.11", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-08-06", "v1.0.4", "v1.0.10", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-06-27", "v1.0.3", "v1.0.09", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-05-30", "v1.0.2", "v1.0.8", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-05-20", "v1.0.1", "v1.0.8", "", "", "2.21.5", RELEASES_UNSOURCED },
-	{ TCPXO, "2024-04-17", "v1.0.0", "v1.0.6-sctp", "", "", "", RELEASES_UNSOURCED },
-	{ TCPXO, "", "v1.0.13", "v1.0.19", "", "", "", RELEASES_OPEN },
-	{ TCPXO, "", "v1.0.16", "v1.0.23", "", "", "2.28.7", RELEASES_OPEN },
-	{ TCPXO, "", "v1.0.17", "v1.0.23", "", "", "2.28.7", RELEASES_OPEN },
-	{ TCPX, "2026-06-22", "v3.1.12", "v2.0.15", "", "", "", RELEASES_UNSOURCED },
-	{ TCPX, "2024-02-15", "v3.1.9", "v2.0.12", "", "", "", RELEASES_UNSOURCED },
+	{ TCPXO, "2026-01-09", "v1.0.15", "v1.0.21", D15, D21, "2.28.7", RELEASES_OPEN, SRC_NOTES, false },
+	{ TCPXO, "2025-11-19", "v1.0.14", "v1.0.20", "", "", "2.28.7", RELEASES_OPEN, SRC_NOTES, false },
+	{ TCPXO, "2025-08-21", "v1.0.12", "v1.0.18", "", "", "2.26.5", RELEASES_OPEN, SRC_NOTES, false },
+	{ TCPXO, "2025-06-27", "v1.0.11", "v1.0.17", "", "", "2.23.4", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2025-05-01", "v1.0.9-1", "v1.0.15", "", "", "", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2025-02-06", "v1.0.8-1", "v1.0.14", "", "", "", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-11-27", "v1.0.7", "v1.0.13_1", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-10-18", "v1.0.6", "v1.0.12", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-09-19", "v1.0.5", "v1.0.11", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-08-06", "v1.0.4", "v1.0.10", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-06-27", "v1.0.3", "v1.0.09", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-05-30", "v1.0.2", "v1.0.8", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-05-20", "v1.0.1", "v1.0.8", "", "", "2.21.5", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "2024-04-17", "v1.0.0", "v1.0.6-sctp", "", "", "", RELEASES_UNSOURCED, SRC_NOTES, false },
+	{ TCPXO, "", "v1.0.13", "v1.0.19", "", "", "", RELEASES_OPEN, SRC_RXDM("1468329"), false },
+	{ TCPXO, "", "v1.0.16", "v1.0.23", "", "", "2.28.7", RELEASES_OPEN, SRC_RXDM("cc46ebb"), false },
+	{ TCPXO, "", "v1.0.17", "v1.0.23", "", "", "2.28.7", RELEASES_OPEN, SRC_RXDM("04815d1"), false },
+	{ TCPX, "2026-06-22", "v3.1.12", "v2.0.15", "", "", "", RELEASES_UNSOURCED, SRC_TCPX_README, true },
+	{ TCPX, "2024-02-15", "v3.1.9", "v2.0.12", "", "", "", RELEASES_UNSOURCED, SRC_TCPX_PINS, false },
 };
 
+#undef SRC_NOTES
+#undef SRC_RXDM
+#undef SRC_TCPX_PINS
+#undef SRC_TCPX_README
 #undef TCPXO
 #undef TCPX
 

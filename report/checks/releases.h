@@ -40,6 +40,13 @@ struct releases_row {
 	 */
 	const char *const *files;
 	size_t n_files;
+	/*
+	 * Where the row comes from (repository, path, commit); NULL for a file's rows (the table's
+	 * source says which file). An unverified row could not be found in the source's history as
+	 * stored: version-pair warns on it instead of passing.
+	 */
+	const char *source;
+	bool unverified;
 };
 
 struct releases {

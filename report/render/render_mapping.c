@@ -31,6 +31,17 @@ int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_
 		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
 			strbuf_appendf(&sb, "  - interfaceName: %s\n    network: %s\n", s[i].name, s[i].network);
 		break;
+	case RENDER_MAPPING_AICRCONFIG:
+		/*
+		 * What `aicr recipe --config` reads: AICR takes the mapping at recipe time only and
+		 * refuses any bundle-time --set of kubeflow-trainer.tcpxoInterfaces.
+		 */
+		strbuf_append(&sb, "apiVersion: " RENDER_MAPPING_AICRCONFIG_VERSION "\nkind: AICRConfig\nspec:\n"
+			      "  recipe:\n    configuration:\n      gke:\n        tcpxoInterfaces:\n");
+		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
+			strbuf_appendf(&sb, "          - interfaceName: %s\n            network: %s\n", s[i].name,
+				       s[i].network);
+		break;
 	case RENDER_MAPPING_JSON:
 		json = ifacemap_to_json(s, IFACEMAP_ENTRIES);
 		if (!json)

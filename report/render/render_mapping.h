@@ -1,4 +1,4 @@
-/* render_mapping.h - the eth1..eth8 -> Network mapping in the runtime renderer's three input formats. */
+/* render_mapping.h - the eth1..eth8 -> Network mapping in the runtime renderer's input formats. */
 #pragma once
 
 #include <stddef.h>
@@ -9,7 +9,11 @@ enum render_mapping_format {
 	RENDER_MAPPING_FLAG = 0,        /* eth1=<net>,...,eth8=<net> (--gke-tcpxo-interfaces) */
 	RENDER_MAPPING_YAML,            /* tcpxoInterfaces: list (Helm values) */
 	RENDER_MAPPING_JSON,            /* the compact JSON list */
+	RENDER_MAPPING_AICRCONFIG,      /* an AICRConfig document: spec.recipe.configuration.gke.tcpxoInterfaces */
 };
+
+/* The AICRConfig schema the mapping's section belongs to (NVIDIA/aicr; earlier documents were v1alpha2). */
+#define RENDER_MAPPING_AICRCONFIG_VERSION "aicr.run/v1beta1"
 
 /**
  * render_mapping() - the mapping as the renderer takes it, sorted eth1..eth8, ending in a newline.

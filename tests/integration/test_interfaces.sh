@@ -47,7 +47,7 @@ no_out() { : >"$tmp/want.out"; }
 
 X=gke-train-a3mega-5c1e7a90
 
-# --- 16 coherent nodes: the three formats, byte for byte ---
+# --- 16 coherent nodes: the four formats, byte for byte ---
 want_err <<'EOF_'
 coherent: 16 TCPXO nodes carry the same mapping
 EOF_
@@ -83,18 +83,89 @@ want_out <<'EOF_'
 EOF_
 run coherent-json 0 --format json --nodes-file "$FIX/coherent-16.json"
 
+# The AICRConfig document `aicr recipe --config` reads: AICR takes the mapping at recipe time only
+# (spec.recipe.configuration.gke.tcpxoInterfaces, NVIDIA/aicr pkg/recipe/gke_tcpxo.go).
+want_out <<'EOF_'
+apiVersion: aicr.run/v1beta1
+kind: AICRConfig
+spec:
+  recipe:
+    configuration:
+      gke:
+        tcpxoInterfaces:
+          - interfaceName: eth1
+            network: gpu-nic-0
+          - interfaceName: eth2
+            network: gpu-nic-1
+          - interfaceName: eth3
+            network: gpu-nic-2
+          - interfaceName: eth4
+            network: gpu-nic-3
+          - interfaceName: eth5
+            network: gpu-nic-4
+          - interfaceName: eth6
+            network: gpu-nic-5
+          - interfaceName: eth7
+            network: gpu-nic-6
+          - interfaceName: eth8
+            network: gpu-nic-7
+EOF_
+run coherent-aicrconfig 0 --format aicrconfig --nodes-file "$FIX/coherent-16.json"
+# Names outside AICR's gpu-nic rule print only with --any-network-names, as in every format.
+want_out <<'EOF_'
+apiVersion: aicr.run/v1beta1
+kind: AICRConfig
+spec:
+  recipe:
+    configuration:
+      gke:
+        tcpxoInterfaces:
+          - interfaceName: eth1
+            network: vpc1
+          - interfaceName: eth2
+            network: vpc2
+          - interfaceName: eth3
+            network: vpc3
+          - interfaceName: eth4
+            network: vpc4
+          - interfaceName: eth5
+            network: vpc5
+          - interfaceName: eth6
+            network: vpc6
+          - interfaceName: eth7
+            network: vpc7
+          - interfaceName: eth8
+            network: vpc8
+EOF_
+"$AGENT" interfaces --any-network-names --format aicrconfig --nodes-file "$FIX/vpc-16.json" >"$tmp/out" 2>/dev/null
+rc=$?
+: >"$tmp/err"
+: >"$tmp/want.err"
+check vpc-names-any-aicrconfig 0 $rc
+want_err <<'EOF_'
+tcpxo-agent: --format: expected flag, yaml, json or aicrconfig, got 'helm'
+EOF_
+no_out
+run format-unknown 2 --format helm --nodes-file "$FIX/coherent-16.json"
+want_err <<'EOF_'
+coherent: 16 TCPXO nodes carry the same mapping
+EOF_
+
 # The YAML is what Helm reads, and the JSON is the annotation's own shape.
 if /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
 	"$AGENT" interfaces --format yaml --nodes-file "$FIX/coherent-16.json" 2>/dev/null >"$tmp/y"
 	"$AGENT" interfaces --format json --nodes-file "$FIX/coherent-16.json" 2>/dev/null >"$tmp/j"
-	if /usr/bin/python3 - "$tmp/y" "$tmp/j" <<'EOF_'
+	"$AGENT" interfaces --format aicrconfig --nodes-file "$FIX/coherent-16.json" 2>/dev/null >"$tmp/a"
+	if /usr/bin/python3 - "$tmp/y" "$tmp/j" "$tmp/a" <<'EOF_'
 import json, sys, yaml
 y = yaml.safe_load(open(sys.argv[1]))["tcpxoInterfaces"]
 j = json.load(open(sys.argv[2]))
+a = yaml.safe_load(open(sys.argv[3]))
 want = [{"interfaceName": "eth%d" % (i + 1), "network": "gpu-nic-%d" % i} for i in range(8)]
-sys.exit(0 if y == j == want else 1)
+ok = a["kind"] == "AICRConfig" and a["apiVersion"] == "aicr.run/v1beta1" and list(a["spec"]) == ["recipe"]
+sys.exit(0 if ok and y == j == want == a["spec"]["recipe"]["configuration"]["gke"]["tcpxoInterfaces"] else 1)
 EOF_
-	then ok "coherent-yaml-json-parse"; else nok "coherent-yaml-json-parse" "YAML and JSON outputs do not load to the same list"; fi
+	then ok "coherent-yaml-json-parse"; else nok "coherent-yaml-json-parse" "YAML, AICRConfig and JSON outputs do not load to the same list"; fi
 else
 	skip "coherent-yaml-json-parse" "python3-yaml not installed"
 fi

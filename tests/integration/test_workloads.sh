@@ -179,6 +179,22 @@ WANT["ml-team/llama-interfaces-node-0-0-2f14b"] = ("attached", [], ["daemon-args
 eq({k: (g.get(k), v) for k, v in WANT.items() if g.get(k) != v}, {}, "the other verdicts and findings hold")
 eq(err, "", "stderr")
 EOF
+# Google's samples (container-engine-accelerators 992db812 gpudirect-tcpxo/): nccl-test.yaml runs the daemon
+# privileged on the host network without /hostsysfs and /hostprocsysfs (its start script falls back to the host's
+# /sys and /proc/sys); nccl-test-latest-autopilot.yaml sets no NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY (the plugin
+# falls back to sysfs, used only with LLCM on): neither is partial.
+offline workloads --node "$NODE" --pods-file "$KUBE/pods-google-samples.json" --json
+a google-samples <<'EOF'
+eq(rc, 0, "exit")
+eq(j["counts"], {"attached": 2, "partial": 0, "unattached": 0, "not-fabric": 0}, "counts")
+f = {p["name"]: {x["id"]: (x["status"], x["message"]) for x in p["findings"]} for p in j["pods"]}
+# The JSON lists what did not pass: daemon-mounts passed.
+eq(sorted(f["nccl-test-host-1"]), ["nccl-env"], "host network, privileged: the mounts are not needed")
+eq(f["nccl-test-host-2"]["aperture"][0], "warn", "autopilot: the directory unset is a warning")
+ok("falls back to /sys/bus/pci/devices" in f["nccl-test-host-2"]["aperture"][1],
+   "names the fallback: %r" % (f["nccl-test-host-2"]["aperture"],))
+eq(err, "", "stderr")
+EOF
 offline workloads --node "$NODE" --pods-file - <"$KUBE/pods-workloads.json"
 a pods-file-stdin <<'EOF'
 eq(rc, 1, "exit")

@@ -802,6 +802,88 @@ static void test_hostile_sizes(void **state)
 	pb_free(p);
 }
 
+/*
+ * Google's gpudirect-tcpxo/nccl-test.yaml (container-engine-accelerators 992db812): hostNetwork, a
+ * privileged daemon without /hostsysfs or /hostprocsysfs. Its start script falls back to the host's
+ * /sys and /proc/sys (plugin scripts/kernel_tuning.sh), so the mounts are not needed there; off the
+ * host network, or unprivileged, they still are.
+ */
+static void test_daemon_mounts_privileged_host_network(void **state)
+{
+	struct pod *p = pb_aicr_worker();
+	struct pod_container *d = pb_find(p, "tcpxo-daemon");
+	struct attach_result r;
+
+	(void)state;
+	pb_unmount(d, "/hostsysfs");
+	pb_unmount(d, "/hostprocsysfs");
+	d->privileged = true;
+	p->host_network = true;
+	r = judge(p);
+	assert_int_equal(r.verdict, ATTACH_ATTACHED);
+	expect(&r, ATTACH_DAEMON_MOUNTS, CHECK_PASS, "container tcpxo-daemon is privileged on the host network: without "
+	       "/hostsysfs and /hostprocsysfs its start script uses the host's /sys and /proc/sys");
+	attach_result_free(&r);
+
+	/* Privileged in the pod's own network namespace: /sys is not the host's. */
+	p->host_network = false;
+	r = judge(p);
+	assert_int_equal(r.verdict, ATTACH_PARTIAL);
+	expect(&r, ATTACH_DAEMON_MOUNTS, CHECK_FAIL, "no volumeMount at /hostsysfs of hostPath /sys (without it the "
+	       "daemon finds 0 GPUs and exits)");
+	expect(&r, ATTACH_DAEMON_MOUNTS, CHECK_FAIL, "no volumeMount at /hostprocsysfs");
+	attach_result_free(&r);
+
+	/* On the host network but unprivileged: /sys and /proc/sys are read-only to it. */
+	p->host_network = true;
+	d->privileged = false;
+	r = judge(p);
+	expect(&r, ATTACH_DAEMON_MOUNTS, CHECK_FAIL, "no volumeMount at /hostsysfs of hostPath /sys");
+	attach_result_free(&r);
+	pb_free(p);
+}
+
+/*
+ * Google's gpudirect-tcpxo/nccl-test-latest-autopilot.yaml: the aperture mount, no
+ * NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY. The plugin then falls back to /sys/bus/pci/devices, which it
+ * opens only with LLCM on (nic_client_router.cc; NCCL_FASTRAK_USE_LLCM defaults to 0).
+ */
+static void test_aperture_unset_directory(void **state)
+{
+	struct pod *p = pb_aicr_worker();
+	struct pod_container *w = pb_find(p, "node");
+	struct attach_result r;
+
+	(void)state;
+	pb_unenv(w, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY");
+	pb_unenv(w, "NCCL_FASTRAK_USE_LLCM");
+	r = judge(p);
+	assert_int_equal(r.verdict, ATTACH_ATTACHED);
+	expect(&r, ATTACH_APERTURE, CHECK_WARN, "container node does not set NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY (the "
+	       "aperture mount is at /dev/aperture_devices): the plugin falls back to /sys/bus/pci/devices, read-only "
+	       "in an unprivileged pod; that holds only while LLCM stays off");
+	attach_result_free(&r);
+
+	/* LLCM turned on: by env, or by the sourced env profile. */
+	pb_env(w, "NCCL_FASTRAK_USE_LLCM", "1");
+	r = judge(p);
+	assert_int_equal(r.verdict, ATTACH_PARTIAL);
+	expect(&r, ATTACH_APERTURE, CHECK_FAIL, "and turns LLCM on: the plugin opens the devices under "
+	       "/sys/bus/pci/devices instead");
+	attach_result_free(&r);
+	pb_unenv(w, "NCCL_FASTRAK_USE_LLCM");
+	pb_env(w, "NCCL_FASTRAK_USE_LLCM", "0");
+	r = judge(p);
+	expect(&r, ATTACH_APERTURE, CHECK_WARN, "falls back to /sys/bus/pci/devices");
+	attach_result_free(&r);
+	pb_unenv(w, "NCCL_FASTRAK_USE_LLCM");
+	pb_arg(w, "source /usr/local/nvidia/lib64/nccl-env-profile.sh && torchrun train.py");
+	r = judge(p);
+	expect(&r, ATTACH_APERTURE, CHECK_FAIL, "and turns LLCM on");
+	attach_result_free(&r);
+	pb_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -822,6 +904,8 @@ int main(void)
 		cmocka_unit_test_setup(test_tcpx, setup),
 		cmocka_unit_test_setup(test_hostile_names, setup),
 		cmocka_unit_test_setup(test_hostile_sizes, setup),
+		cmocka_unit_test_setup(test_daemon_mounts_privileged_host_network, setup),
+		cmocka_unit_test_setup(test_aperture_unset_directory, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -809,6 +809,38 @@ static void test_version_pair_no_api(void **state)
 	env_free(e);
 }
 
+/*
+ * TCPX v3.1.12 <-> v2.0.15 rests on a README commit not in container-engine-accelerators' history
+ * as stored: a node on it warns, naming the row's source, and still pairs the daemon it expects.
+ */
+static void test_version_pair_unverified_row(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->p.kind = PROFILE_TCPX;
+	load_pods(e, "pods-tcpx-healthy.json");
+	for (size_t i = 0; i < e->o.kube.n_containers; i++) {
+		struct kube_container *ct = &e->o.kube.containers[i];
+
+		strcpy(ct->tag, ct->role == KUBE_IMAGE_DAEMON ? "v2.0.15" : "v3.1.12");
+		ct->image_id_digest[0] = '\0';
+	}
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "TCPX installer v3.1.12 <-> daemon v2.0.15 is an unverified row of the release "
+		     "table (built-in): GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpx/README.md "
+		     "@98c85a6e581d, a commit not in the repository's history as stored");
+	assert_non_null(strstr(e->c.remedy, "confirm the pair in Google's release notes"));
+	assert_string_equal(e->p.expected_daemon, "v2.0.15");
+
+	/* A skewed daemon on it still fails. */
+	for (size_t i = 0; i < e->o.kube.n_containers; i++)
+		if (e->o.kube.containers[i].role == KUBE_IMAGE_DAEMON)
+			strcpy(e->o.kube.containers[i].tag, "v2.0.12");
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "daemon v2.0.12 does not pair with installer v3.1.12 (expects v2.0.15)");
+	env_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -838,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_version_pair_nccl_test_pod),
 		cmocka_unit_test(test_version_pair_daemon_not_running),
 		cmocka_unit_test(test_version_pair_tcpx),
+		cmocka_unit_test(test_version_pair_unverified_row),
 		cmocka_unit_test(test_version_pair_normalised_tags),
 		cmocka_unit_test(test_version_pair_several_daemons),
 		cmocka_unit_test(test_version_pair_host_processes),

@@ -66,6 +66,8 @@ static void test_subcommands(void **state)
 	assert_int_equal(PARSE(&o, "interfaces", "--format", "yaml", "--nodes-file", "-"), 0);
 	assert_int_equal(o.cmd, CLI_CMD_INTERFACES);
 	assert_int_equal(o.format, CLI_FORMAT_YAML);
+	assert_int_equal(PARSE(&o, "interfaces", "--format", "aicrconfig", "--nodes-file", "-"), 0);
+	assert_int_equal(o.format, CLI_FORMAT_AICRCONFIG);
 	assert_false(o.any_network_names);
 	assert_int_equal(PARSE(&o, "interfaces", "--any-network-names", "--nodes-file", "-"), 0);
 	assert_true(o.any_network_names);

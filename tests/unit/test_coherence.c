@@ -622,6 +622,41 @@ static void test_ready_apart(void **state)
 	free(text);
 }
 
+/* The AICRConfig form: the document `aicr recipe --config` reads, sorted, only for a mapping AICR accepts. */
+static void test_format_aicrconfig(void **state)
+{
+	struct profile_iface m[8];
+	char *out = NULL;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		snprintf(m[i].name, sizeof(m[i].name), "eth%d", 8 - i);
+		snprintf(m[i].network, sizeof(m[i].network), "gpu-nic-%d", 7 - i);
+	}
+	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_AICRCONFIG, &out), 0);
+	assert_string_equal(out,
+		"apiVersion: aicr.run/v1beta1\n"
+		"kind: AICRConfig\n"
+		"spec:\n"
+		"  recipe:\n"
+		"    configuration:\n"
+		"      gke:\n"
+		"        tcpxoInterfaces:\n"
+		"          - interfaceName: eth1\n            network: gpu-nic-0\n"
+		"          - interfaceName: eth2\n            network: gpu-nic-1\n"
+		"          - interfaceName: eth3\n            network: gpu-nic-2\n"
+		"          - interfaceName: eth4\n            network: gpu-nic-3\n"
+		"          - interfaceName: eth5\n            network: gpu-nic-4\n"
+		"          - interfaceName: eth6\n            network: gpu-nic-5\n"
+		"          - interfaceName: eth7\n            network: gpu-nic-6\n"
+		"          - interfaceName: eth8\n            network: gpu-nic-7\n");
+	free(out);
+	out = NULL;
+	strcpy(m[0].network, m[1].network);
+	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_AICRCONFIG, &out), -EINVAL);
+	assert_null(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_scanner_accepts),
 		cmocka_unit_test(test_pages),
 		cmocka_unit_test(test_hostile_text),
+		cmocka_unit_test(test_format_aicrconfig),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

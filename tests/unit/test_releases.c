@@ -386,6 +386,29 @@ static void test_env_of_file_table(void **state)
 	releases_free(t);
 }
 
+/* Every built-in row says where it is from; only the TCPX v3.1.12 row, absent from the history, is unverified. */
+static void test_builtin_sources(void **state)
+{
+	const struct releases *t = releases_builtin();
+	const struct releases_row *r;
+
+	(void)state;
+	for (size_t i = 0; i < t->n; i++) {
+		assert_non_null(t->rows[i].source);
+		assert_non_null(strstr(t->rows[i].source, " @"));
+		assert_int_equal(t->rows[i].unverified, t->rows[i].fabric == RELEASES_FABRIC_TCPX &&
+				 strcmp(t->rows[i].installer, "v3.1.12") == 0);
+	}
+	r = releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.15");
+	assert_string_equal(r->source, "GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpxo/README.md "
+			    "@685dca2541b5");
+	r = releases_find_installer(t, RELEASES_FABRIC_TCPXO, "v1.0.17");
+	assert_non_null(strstr(r->source, "buffer_manager_version.h @04815d1"));
+	r = releases_find_installer(t, RELEASES_FABRIC_TCPX, "v3.1.12");
+	assert_true(r->unverified);
+	assert_non_null(strstr(r->source, "not in the repository's history"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_env_sets),
 		cmocka_unit_test(test_env_sets_whole),
 		cmocka_unit_test(test_env_of_file_table),
+		cmocka_unit_test(test_builtin_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
