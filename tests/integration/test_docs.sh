@@ -228,14 +228,14 @@ for line in readme.splitlines():
     elif cur is not None:
         cur.append(line)
 for block in blocks:
-    m = re.match(r"\$ tcpxo-agent --once --root fixtures/([a-z0-9-]+) ", block)
+    m = re.search(r"^\$ scripts/fixture.sh netns ([a-z0-9-]+) build/tcpxo-agent --once ", block, re.M)
     if not m:
         continue
     samples += 1
     fx = os.path.join(top, "fixtures", m.group(1))
     golden = read(os.path.join(fx, "expected.txt")).splitlines()
-    for line in block.splitlines()[1:]:
-        if not line.strip() or line.strip() == "...":
+    for line in block.splitlines():
+        if not line.strip() or line.strip() == "..." or line.startswith("$ "):
             continue
         ex = re.match(r"exit code: (\d+) ", line)
         if ex:
@@ -247,7 +247,7 @@ for block in blocks:
                 errs.append("%s: no golden line starts with %r" % (m.group(1), line[:-3][:60]))
         elif line not in golden:
             errs.append("%s: not in the golden output: %r" % (m.group(1), line[:80]))
-report("readme/sample", errs + ([] if samples else ["no sample block starting with '$ tcpxo-agent --once --root fixtures/NAME'"]))
+report("readme/sample", errs + ([] if samples else ["no sample block with '$ scripts/fixture.sh netns NAME build/tcpxo-agent --once'"]))
 pending = "not available in this version" in read(os.path.join(tmp, "health.err"))
 for name, doc in (("readme/pending", readme), ("guide/pending", guide)):
     says = "not available yet" in doc
