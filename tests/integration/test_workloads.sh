@@ -209,6 +209,17 @@ a api-down <<'EOF'
 eq(rc, 2, "exit")
 ok(err.startswith("tcpxo-agent: workloads: listing the pods on %s: " % NODE), "says why: %r" % err)
 EOF
+# No facts about the node: a tree without its GPUs (a laptop's /, here the cpu-node fixture) and no API.
+"$TCPXO_AGENT" workloads --root "$TOPDIR/fixtures/cpu-node" --node "$NODE" --pods-file "$KUBE/pods-workloads.json" \
+	>"$API_TMP/out" 2>"$API_TMP/err"
+API_RC=$?
+a no-node-facts <<'EOF'
+eq(rc, 2, "exit: the pods are not judged against a tree that is not the node's")
+ok(out.startswith("workloads: not judged: no facts about node %s: 15 GPU pods on it, but --root " % NODE), "stdout: %r" % out)
+ok("not-fabric" not in out, "no pod called not-fabric: %r" % out)
+ok(err.startswith("tcpxo-agent: workloads: no facts about node %s: " % NODE) and "give --root with the node's tree, or the API" in err,
+   "says why: %r" % err)
+EOF
 offline workloads --node "$NODE" --pods-file "$KUBE/node-a3mega.json"
 a pods-file-not-a-list <<'EOF'
 eq(rc, 2, "exit")
