@@ -237,6 +237,9 @@ static void test_pci_probe_failed(void **state)
 	assert_int_equal(p.kind, PROFILE_NONE);
 	assert_status(&p, CHECK_GPUS, CHECK_FAIL);
 	assert_non_null(strstr(p.checks[CHECK_GPUS].message, "could not read the PCI bus: /nonexistent"));
+	/* Not observed is unknown, not "not ready": --once exits 2. */
+	assert_string_equal(p.summary, "tcpxo: unknown: gpus: could not read the PCI bus: "
+			    "/nonexistent/sys/bus/pci: No such file or directory");
 	profile_free(&p);
 	observation_free(&o);
 }
@@ -254,6 +257,7 @@ static void test_links_probe_failed(void **state)
 	evaluate(&o, &p);
 	assert_int_equal(p.nics[0].state, NIC_STATE_UNKNOWN);
 	assert_status(&p, CHECK_LINKS, CHECK_FAIL);
+	assert_non_null(strstr(p.summary, "tcpxo: unknown: links: "));
 	profile_free(&p);
 	observation_free(&o);
 }
