@@ -255,6 +255,21 @@ for name, doc in (("readme/pending", readme), ("guide/pending", guide)):
            ["the binary %s the daemon and health commands, but %s says %s: update the 'not available yet' notes" %
             ("lacks" if pending else "has", name.split("/")[0], "they are there" if not says else "they are not")])
 
+# ---- deploy.md's install table names every object the kustomization installs ----
+import yaml
+mdir = os.path.join(top, "manifests/daemonset")
+deploy = read(os.path.join(top, "docs/deploy.md"))
+errs = []
+for f in yaml.safe_load(read(os.path.join(mdir, "kustomization.yaml")))["resources"]:
+    rows = [l for l in deploy.splitlines() if l.startswith("| ") and "`%s`" % f in l]
+    if not rows:
+        errs.append("no install table row for %s" % f)
+        continue
+    for doc in yaml.safe_load_all(read(os.path.join(mdir, f))):
+        if doc and "`%s`" % doc["metadata"]["name"] not in rows[0]:
+            errs.append("%s's %s %s is not in its row" % (f, doc["kind"], doc["metadata"]["name"]))
+report("deploy/install-table", errs)
+
 # ---- the schemas name the same checks ----
 sch = json.loads(read(os.path.join(top, "docs/schema/report.schema.json")))
 enum = sch["$defs"]["checkId"]["enum"]
