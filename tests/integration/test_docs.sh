@@ -156,6 +156,15 @@ if helptext:
     report("help/options", ["--help does not mention --%s" % o for o in longopts
                             if not re.search(r"--%s\b(?![-\w])" % re.escape(o), helptext)] +
            ["--help does not mention %s" % o for o in shortopts if not re.search(r"(^|\s)%s\b" % o, helptext, re.M)])
+    # Each command of the man page has its usage line.
+    cmds = [re.sub(r"\\-", "-", c).strip() for c in re.findall(r"^\.B tcpxo-agent(.*)$", read(os.path.join(top, "docs/tcpxo-agent.8")), re.M)]
+    report("help/usage", ["--help has no usage line 'tcpxo-agent %s[OPTIONS]'" % (c + " " if c else "") for c in cmds
+                          if not re.search(r"^  tcpxo-agent %s\[OPTIONS\]" % re.escape(c + " " if c else ""), helptext, re.M)] +
+           (["no command found in the man page"] if len(cmds) < 5 else []))
+    # One debug level: neither --help nor the man page may promise more with a repeated -v.
+    report("help/verbose", ["%s says -v can be repeated for more; there is one debug level" % n
+                            for n, t in (("--help", helptext), ("the man page", read(os.path.join(top, "docs/tcpxo-agent.8"))))
+                            if re.search(r"repeat for debug|; repeat", t)])
 
 # ---- the user guide ----
 guide = read(os.path.join(top, "docs/user-guide.md"))
