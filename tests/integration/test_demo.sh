@@ -31,6 +31,24 @@ else
 	nok fixture-unknown-scenario-fails "exit $rc, stderr: $(cat "$tmp/err")"
 fi
 
+# Without root the demo says so and exits 1, as the README says.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh scripts/demo.sh "$TCPXO_AGENT" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+else
+	sh scripts/demo.sh "$TCPXO_AGENT" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$(id -u)" = 0 ] && rc=norun
+fi
+if [ "$rc" = norun ]; then
+	skip demo-without-root "root without setpriv: cannot run the demo as another user"
+elif [ "$rc" = 1 ] && grep -q '^demo: not root' "$tmp/err" && [ ! -s "$tmp/out" ] \
+	&& tr '\n' ' ' <README.md | grep -q 'The demo needs root (`unshare -n`, `mknod`): without it, it says so and exits 1'; then
+	ok demo-without-root
+else
+	nok demo-without-root "exit $rc ($(head -n 1 "$tmp/err")), or README.md does not say it exits 1"
+fi
+
 if ! why=$(netns_can_run 2>&1); then
 	for c in demo-prints-what-runs fixture-prepare; do skip "$c" "needs root and unshare -n: $why"; done
 	exit $failed
