@@ -29,5 +29,6 @@ rc=$?
 rm -rf "$root"
 echo
 echo "exit code: $rc  (0 ready, 1 not ready, 2 unknown)"
-echo "other scenarios: make demo SCENARIO=<name>, one of: $(sh scripts/fixture.sh list | tr '\n' ' ')"
+echo "other scenarios: make demo SCENARIO=<name>, one of:"
+sh scripts/fixture.sh list | tr '\n' ' ' | fold -s -w 96 | sed 's/ *$//; s/^/  /'
 exit 0
