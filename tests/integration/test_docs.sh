@@ -156,6 +156,10 @@ if helptext:
     report("help/options", ["--help does not mention --%s" % o for o in longopts
                             if not re.search(r"--%s\b(?![-\w])" % re.escape(o), helptext)] +
            ["--help does not mention %s" % o for o in shortopts if not re.search(r"(^|\s)%s\b" % o, helptext, re.M)])
+    # The one rule for options outside their command: test_cli.c's table names every option.
+    tcli = read(os.path.join(top, "tests/unit/test_cli.c"))
+    report("help/option-scope", ["tests/unit/test_cli.c's scope_cases does not cover --%s" % o for o in longopts
+                                 if o not in ("help", "version", "once", "cleanup") and '{ "--%s", ' % o not in tcli])
     # Each command of the man page has its usage line.
     cmds = [re.sub(r"\\-", "-", c).strip() for c in re.findall(r"^\.B tcpxo-agent(.*)$", read(os.path.join(top, "docs/tcpxo-agent.8")), re.M)]
     report("help/usage", ["--help has no usage line 'tcpxo-agent %s[OPTIONS]'" % (c + " " if c else "") for c in cmds
