@@ -14,6 +14,7 @@ static const char cli_usage[] =
 "Usage:\n"
 "  tcpxo-agent [OPTIONS]              run as the DaemonSet agent: observe, publish on change, repeat\n"
 "  tcpxo-agent --once [OPTIONS]       observe once, print the report, publish unless --no-publish\n"
+"  tcpxo-agent --cleanup [OPTIONS]    remove the agent's annotations, labels, condition from the node\n"
 "  tcpxo-agent interfaces [OPTIONS]   check the TCPXO nodes' published mappings agree; print it\n"
 "  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
 "  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric\n"
@@ -28,7 +29,8 @@ static const char cli_usage[] =
 "\n"
 "Options:\n"
 "  --once                 observe once, print the verdict and exit (0 ready, 1 not, 2 unknown)\n"
-"  --root DIR             host root prefix for sys/, dev/, proc/, home/ (default /)\n"
+"  --root DIR             daemon, --once, workloads: host root prefix for sys/, dev/, proc/,\n"
+"                         home/ (default /)\n"
 "  --node NAME            this node's name (default $NODE_NAME)\n"
 "  --json                 print the JSON report instead of the human one\n"
 "  --no-publish           never write to the Kubernetes API\n"
@@ -52,15 +54,16 @@ static const char cli_usage[] =
 "  --start-jitter SEC     daemon: random delay before the first API request (default 60)\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
 "  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
-"  --log-format FMT       daemon log lines on stderr: text (default) or json\n"
+"  --log-format FMT       daemon, --cleanup: log lines on stderr as text (default) or json\n"
 "  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
 "  --releases F           installer<->daemon release table file (default: built in)\n"
 "  --cleanup              remove this agent's annotations, labels and FabricReady condition\n"
 "                         from the node (two writes) and exit\n"
-"  -v                     more log detail (repeat for debug)\n"
+"  -v                     daemon: log debug lines too (-vv is the same)\n"
 "  --version              print the version and exit\n"
 "  --help                 print this help and exit\n"
 "\n"
+"An option given to a command that does not use it is refused (exit 2).\n"
 "Exit codes (--once, interfaces): 0 ready/coherent, 1 not ready/incoherent, 2 unknown.\n"
 "Exit codes (workloads): 0 every GPU pod attached (or none), 1 any partial or unattached, 2 unknown.\n"
 "Exit codes (runtime): 0 the runtime matches the fleet, 1 a finding fails, 2 unknown.\n"
@@ -226,6 +229,7 @@ static int cli_interval_arg(const char *s, unsigned *ret)
 struct cli_state {
 	struct cli_options o;
 	bool once, cleanup;
+	unsigned long long seen;        /* the options given: bit (OPT_x - OPT_ONCE); -v is CLI_SEEN_V */
 };
 
 /*
@@ -350,6 +354,86 @@ static int cli_check(const struct cli_options *o)
 	return 0;
 }
 
+/* ---- which commands each option works for: the one rule, any other command refuses it (exit 2) ---- */
+
+#define CLI_SEEN_V 63                   /* -v's bit in cli_state.seen: after every OPT_x */
+#define CLI_D (1u << CLI_CMD_DAEMON)
+#define CLI_O (1u << CLI_CMD_ONCE)
+#define CLI_C (1u << CLI_CMD_CLEANUP)
+#define CLI_I (1u << CLI_CMD_INTERFACES)
+#define CLI_H (1u << CLI_CMD_HEALTH)
+#define CLI_W (1u << CLI_CMD_WORKLOADS)
+#define CLI_R (1u << CLI_CMD_RUNTIME)
+#define CLI_API (CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R)    /* every command that talks to the API */
+
+static const struct cli_scope {
+	int opt;                        /* OPT_x, or 'v' */
+	const char *name;
+	unsigned cmds;                  /* a bit per enum cli_command */
+} cli_scopes[] = {
+	{ OPT_ROOT, "--root", CLI_D | CLI_O | CLI_W },
+	{ OPT_NODE, "--node", CLI_D | CLI_O | CLI_C | CLI_W },
+	{ OPT_JSON, "--json", CLI_O | CLI_W | CLI_R },
+	{ OPT_NO_PUBLISH, "--no-publish", CLI_D | CLI_O },
+	{ OPT_NO_LABELS, "--no-labels", CLI_D | CLI_O },
+	{ OPT_API_SERVER, "--api-server", CLI_API },
+	{ OPT_TOKEN_FILE, "--token-file", CLI_API },
+	{ OPT_CA_FILE, "--ca-file", CLI_API },
+	{ OPT_NODES_FILE, "--nodes-file", CLI_I | CLI_R },
+	{ OPT_SELECTOR, "--selector", CLI_I | CLI_R },
+	{ OPT_FORMAT, "--format", CLI_I },
+	{ OPT_ANY_NETWORK_NAMES, "--any-network-names", CLI_I },
+	{ OPT_PODS_FILE, "--pods-file", CLI_W },
+	{ OPT_NAME, "--name", CLI_R },
+	{ OPT_RUNTIME_FILE, "--runtime-file", CLI_R },
+	{ OPT_NETWORKS_FILE, "--networks-file", CLI_R },
+	{ OPT_INTERVAL, "--interval", CLI_D },
+	{ OPT_NO_WATCH, "--no-watch", CLI_D },
+	{ OPT_START_JITTER, "--start-jitter", CLI_D },
+	{ OPT_HEALTH_FILE, "--health-file", CLI_D | CLI_H },
+	{ OPT_MAX_AGE, "--max-age", CLI_H },
+	{ OPT_LOG_FORMAT, "--log-format", CLI_D | CLI_C },
+	{ OPT_PREFIX, "--prefix", CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R },
+	{ OPT_RELEASES, "--releases", CLI_D | CLI_O | CLI_W | CLI_R },
+	{ 'v', "-v", CLI_D },
+};
+
+static const char *cli_cmd_label(enum cli_command c)
+{
+	switch (c) {
+	case CLI_CMD_DAEMON: return "the daemon";
+	case CLI_CMD_ONCE: return "--once";
+	case CLI_CMD_CLEANUP: return "--cleanup";
+	case CLI_CMD_INTERFACES: return "interfaces";
+	case CLI_CMD_HEALTH: return "health";
+	case CLI_CMD_WORKLOADS: return "workloads";
+	case CLI_CMD_RUNTIME: return "runtime";
+	}
+	return "?";
+}
+
+/* Each option given against the table: one that the resolved command does not use is refused. */
+static int cli_check_scope(const struct cli_state *s)
+{
+	for (size_t i = 0; i < sizeof(cli_scopes) / sizeof(cli_scopes[0]); i++) {
+		const struct cli_scope *sc = &cli_scopes[i];
+		int bit = sc->opt == 'v' ? CLI_SEEN_V : sc->opt - OPT_ONCE;
+		const char *sep = "";
+
+		if (!(s->seen & (1ull << bit)) || (sc->cmds & (1u << s->o.cmd)))
+			continue;
+		fprintf(stderr, "tcpxo-agent: %s does not apply to %s; it applies to ", sc->name, cli_cmd_label(s->o.cmd));
+		for (int c = CLI_CMD_DAEMON; c <= CLI_CMD_RUNTIME; c++)
+			if (sc->cmds & (1u << c)) {
+				fprintf(stderr, "%s%s", sep, cli_cmd_label((enum cli_command)c));
+				sep = ", ";
+			}
+		fputc('\n', stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *ret)
 {
 	struct cli_state s = {
@@ -374,12 +458,16 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		r = cli_option(c, argv, &s);
 		if (r)
 			return r;
+		if (c == 'v')
+			s.seen |= 1ull << CLI_SEEN_V;
+		else if (c >= OPT_ONCE && c - OPT_ONCE < CLI_SEEN_V)
+			s.seen |= 1ull << (c - OPT_ONCE);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "tcpxo-agent: unexpected argument '%s' (try --help)\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (cli_resolve_command(&s) < 0 || cli_check(&s.o) < 0)
+	if (cli_resolve_command(&s) < 0 || cli_check(&s.o) < 0 || cli_check_scope(&s) < 0)
 		return -EINVAL;
 	*ret = s.o;
 	return 0;

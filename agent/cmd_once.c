@@ -1,11 +1,13 @@
 /* cmd_once.c - `tcpxo-agent --once` and `--cleanup`: observe, evaluate, print, publish. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
+#include "agent/log.h"
 #include "agent/nodeview.h"
 #include "agent/output.h"
 #include "agent/publish.h"
@@ -122,6 +124,26 @@ out:
 	return code;
 }
 
+/* --cleanup's outcome on stderr: a log line when --log-format json (the uninstall DaemonSet's logs), else text. */
+static void cleanup_say(const struct cli_options *opt, enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void cleanup_say(const struct cli_options *opt, enum log_level level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (opt->log_format != CLI_LOG_JSON) {
+		fprintf(stderr, "tcpxo-agent: %s\n", msg);
+		return;
+	}
+	log_setup(opt->log_format, opt->verbose, stderr);
+	log_emit(level, msg, "node", opt->node, NULL);
+}
+
 int cmd_cleanup(const struct cli_options *opt)
 {
 	struct publisher pb;
@@ -129,23 +151,23 @@ int cmd_cleanup(const struct cli_options *opt)
 	int r;
 
 	if (!opt->node) {
-		fprintf(stderr, "tcpxo-agent: --cleanup needs the node name (--node or NODE_NAME)\n");
+		cleanup_say(opt, LOG_LEVEL_ERROR, "--cleanup needs the node name (--node or NODE_NAME)");
 		return EXIT_UNKNOWN;
 	}
 	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
 	if (!pb.http) {
-		fprintf(stderr, "tcpxo-agent: --cleanup: no Kubernetes API configured (%s)\n", pb.http_why);
+		cleanup_say(opt, LOG_LEVEL_ERROR, "--cleanup: no Kubernetes API configured (%s)", pb.http_why);
 		publisher_close(&pb);
 		return EXIT_UNKNOWN;
 	}
 	r = publisher_cleanup(&pb, opt->node, err, sizeof(err));
 	publisher_close(&pb);
 	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: --cleanup failed: %s\n", err);
+		cleanup_say(opt, LOG_LEVEL_ERROR, "--cleanup failed: %s", err);
 		return EXIT_UNKNOWN;
 	}
-	fprintf(stderr, "tcpxo-agent: removed the %s annotations and labels and the FabricReady condition from node %s\n",
-		opt->prefix, opt->node);
+	cleanup_say(opt, LOG_LEVEL_INFO, "removed the %s annotations and labels and the FabricReady condition from node %s",
+		    opt->prefix, opt->node);
 	return 0;
 }

@@ -55,6 +55,22 @@ static int workloads_print(const struct cli_options *opt, const struct workloads
 	return output_flush("workloads: ");
 }
 
+/*
+ * GPU pods bound to the node, yet --root shows no GPU and no API was read: the tree is not the node's
+ * (a laptop, a forgotten --root), and judging the pods against it would call them all not-fabric.
+ * Not judged, said on stderr too; the exit is then unknown.
+ */
+static void workloads_need_facts(const struct cli_options *opt, struct nodeview *v)
+{
+	if (v->pb.http || !v->w.judged || !v->w.n || v->p.n_gpus)
+		return;
+	v->w.judged = false;
+	snprintf(v->w.why, sizeof(v->w.why), "no facts about node %s: %zu GPU pod%s on it, but --root %s shows no "
+		 "GPU and no API was read; give --root with the node's tree, or the API", opt->node ? opt->node : "-",
+		 v->w.n, v->w.n == 1 ? "" : "s", opt->root);
+	fprintf(stderr, "tcpxo-agent: workloads: %s\n", v->w.why);
+}
+
 int cmd_workloads(const struct cli_options *opt)
 {
 	struct nodeview v;
@@ -87,6 +103,7 @@ int cmd_workloads(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
 		goto out;
 	}
+	workloads_need_facts(opt, &v);
 	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;
 	if (v.o.pci.status.state != PROBE_OK)

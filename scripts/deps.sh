@@ -16,32 +16,6 @@ missing=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
-for goal in "${@:-build}"; do
-	case "$goal" in
-	build)
-		ok=1
-		have_cmd pkg-config || ok=0
-		have_cmd cc || ok=0
-		if [ $ok = 1 ]; then for p in $need_pc; do have_pc "$p" || ok=0; done; fi
-		[ $ok = 1 ] || missing="$missing $build_pkgs" ;;
-	test)
-		have_pc cmocka && have_cmd umockdev-run && have_cmd ip && have_cmd lspci && have_cmd openssl \
-			&& have_cmd groff && have_cmd man && have_cmd valgrind \
-			&& /usr/bin/python3 -c 'import jsonschema, yaml' 2>/dev/null \
-			|| missing="$missing $test_pkgs"
-		# Node.js and npm for tests/k8s (the CEL engine and the Kubernetes OpenAPI models).
-		have_cmd node || missing="$missing nodejs"
-		have_cmd npm || missing="$missing npm"
-		npm_ci=1
-		want_promtool=1 ;;
-	bench)
-		have_cmd hyperfine && [ -x /usr/bin/time ] || missing="$missing $bench_pkgs" ;;
-	fuzz)
-		have_cmd clang && [ -n "$(ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] \
-			|| missing="$missing $fuzz_pkgs" ;;
-	*) echo "deps.sh: unknown goal '$goal'" >&2; exit 2 ;;
-	esac
-done
 
 # tests/k8s/node_modules from package-lock.json, exactly (npm ci), when missing or older than the
 # lockfile: the stamp is the lockfile's hash, written after a complete install.
@@ -84,6 +58,50 @@ promtool_fetch() {
 	rm -rf "$_t"
 }
 
+# apt_install PKG... - apt-get update, then install PKG... (root). Another apt or dpkg (unattended
+# upgrades, a second shell) may hold the dpkg lock: apt-get waits DEPS_APT_LOCK_WAIT seconds (600)
+# for it rather than failing at once, and we say so first, as apt-get's own waiting line is hidden.
+apt_install() {
+	_wait=${DEPS_APT_LOCK_WAIT:-600}
+	echo "deps.sh: installing: $*" >&2
+	echo "deps.sh: if another apt or dpkg holds the lock, waiting up to ${_wait}s for it" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o "DPkg::Lock::Timeout=$_wait" update -qq >/dev/null || { echo "deps.sh: apt-get update failed" >&2; return 1; }
+	apt_updated=1
+	apt-get -o "DPkg::Lock::Timeout=$_wait" install -y -qq --no-install-recommends "$@" >/dev/null \
+		|| { echo "deps.sh: apt-get install failed" >&2; return 1; }
+}
+
+# DEPS_SH_LIB=1: define the functions only (tests/integration/test_deps.sh sources this file).
+[ "${DEPS_SH_LIB:-0}" = 1 ] && return 0
+
+for goal in "${@:-build}"; do
+	case "$goal" in
+	build)
+		ok=1
+		have_cmd pkg-config || ok=0
+		have_cmd cc || ok=0
+		if [ $ok = 1 ]; then for p in $need_pc; do have_pc "$p" || ok=0; done; fi
+		[ $ok = 1 ] || missing="$missing $build_pkgs" ;;
+	test)
+		have_pc cmocka && have_cmd umockdev-run && have_cmd ip && have_cmd lspci && have_cmd openssl \
+			&& have_cmd groff && have_cmd man && have_cmd valgrind \
+			&& /usr/bin/python3 -c 'import jsonschema, yaml' 2>/dev/null \
+			|| missing="$missing $test_pkgs"
+		# Node.js and npm for tests/k8s (the CEL engine and the Kubernetes OpenAPI models).
+		have_cmd node || missing="$missing nodejs"
+		have_cmd npm || missing="$missing npm"
+		npm_ci=1
+		want_promtool=1 ;;
+	bench)
+		have_cmd hyperfine && [ -x /usr/bin/time ] || missing="$missing $bench_pkgs" ;;
+	fuzz)
+		have_cmd clang && [ -n "$(ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] \
+			|| missing="$missing $fuzz_pkgs" ;;
+	*) echo "deps.sh: unknown goal '$goal'" >&2; exit 2 ;;
+	esac
+done
+
 if [ -z "$missing" ]; then
 	npm_install
 	promtool_fetch
@@ -94,11 +112,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: run as root, or: sudo apt-get install$missing" >&2
 	exit 1
 fi
-echo "deps.sh: installing:$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null || { echo "deps.sh: apt-get update failed" >&2; exit 1; }
-apt_updated=1
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt_install $missing || exit 1
 npm_install
 promtool_fetch

@@ -179,11 +179,12 @@ struct trainruntime_search {
 	char kinds[TRAINRUNTIME_KINDS_SHOWN][TRAINRUNTIME_TEXT_SHOWN + 8];
 	size_t n_kinds;
 	bool more_kinds;
+	char item_kind[TRAINRUNTIME_TEXT_SHOWN + 8];    /* "Pod" while in a PodList: the API's items carry no kind */
 };
 
 static void trainruntime_note_kind(struct trainruntime_search *s, const char *kind)
 {
-	char *k = strbuf_printable(kind ? kind : "(no kind)", TRAINRUNTIME_TEXT_SHOWN);
+	char *k = strbuf_printable(kind ? kind : s->item_kind[0] ? s->item_kind : "without a kind", TRAINRUNTIME_TEXT_SHOWN);
 
 	s->n_other++;
 	if (!k)
@@ -245,8 +246,15 @@ static int trainruntime_visit(struct trainruntime_search *s, const struct json *
 	}
 	/* A List holds objects; a List inside a List is not something kubectl writes. */
 	if (kind && strlen(kind) >= 4 && strcmp(kind + strlen(kind) - 4, "List") == 0 &&
-	    json_type(items) == JSON_ARRAY && depth == 0)
-		return trainruntime_list(s, items, where, depth, err, errlen);
+	    json_type(items) == JSON_ARRAY && depth == 0) {
+		int r;
+
+		/* A typed list (PodList) names its items' kind; kubectl's "List" does not. */
+		snprintf(s->item_kind, sizeof(s->item_kind), "%.*s", (int)(strlen(kind) - 4), kind);
+		r = trainruntime_list(s, items, where, depth, err, errlen);
+		s->item_kind[0] = '\0';
+		return r;
+	}
 	if (!trainruntime_kind(kind)) {
 		trainruntime_note_kind(s, kind);
 		return 0;

@@ -401,7 +401,7 @@ void attach_injector(const struct attach_node *n, const char *name, struct attac
 	case ATTACH_INJECTOR_RUNNING:
 		break;
 	case ATTACH_INJECTOR_UNKNOWN:
-		attach_acc_add(a, CHECK_PASS, NULL, "the NRI device injector was not observed (%s)", n->injector_found);
+		attach_acc_skip(a, "the NRI device injector was not observed (%s)", n->injector_found);
 		break;
 	case ATTACH_INJECTOR_ABSENT:
 	case ATTACH_INJECTOR_NOT_RUNNING:

@@ -22,10 +22,11 @@
 	"GKE's NVIDIA driver installer writes " CHECK_HOST_NVIDIA ": check its pod on this node " \
 	"(kube-system, nvidia-driver-installer) and the node pool's gpu-driver-version"
 
-/* A "; "-separated list of findings that names the first few and counts the rest. */
+/* A "; "-separated (or sep-separated) list of findings that names the first few and counts the rest. */
 struct check_host_list {
 	struct strbuf sb;
 	unsigned n;
+	const char *sep;                /* NULL: "; " */
 };
 
 static int check_host_add(struct check_host_list *l, const char *fmt, ...)
@@ -39,7 +40,7 @@ static int check_host_add(struct check_host_list *l, const char *fmt, ...)
 	if (l->n++ >= CHECK_HOST_LIST_MAX)
 		return 0;
 	if (l->n > 1)
-		r = strbuf_append(&l->sb, "; ");
+		r = strbuf_append(&l->sb, l->sep ? l->sep : "; ");
 	if (r == 0) {
 		va_start(ap, fmt);
 		r = strbuf_vappendf(&l->sb, fmt, ap);
@@ -52,7 +53,7 @@ static int check_host_add(struct check_host_list *l, const char *fmt, ...)
 static char *check_host_take(struct check_host_list *l)
 {
 	if (l->n > CHECK_HOST_LIST_MAX)
-		strbuf_appendf(&l->sb, "; and %u more", l->n - CHECK_HOST_LIST_MAX);
+		strbuf_appendf(&l->sb, "%sand %u more", l->sep ? l->sep : "; ", l->n - CHECK_HOST_LIST_MAX);
 	if (l->sb.oom) {
 		strbuf_free(&l->sb);
 		return NULL;
@@ -273,15 +274,17 @@ static int check_host_aperture_verdict(struct check_host_aperture *ap, struct ch
 	if (ap->unknown.n && !(unk = check_host_take(&ap->unknown)))
 		return -ENOMEM;
 	if (ap->bad.n) {
-		r = unk ? check_host_add(&ap->bad, "cannot match BAR4 to %s: IPv4 unknown", unk) : 0;
+		r = unk ? check_host_add(&ap->bad, "BAR4 cannot be matched to %u NIC%s whose IPv4 is unknown: %s",
+					 ap->unknown.n, ap->unknown.n == 1 ? "" : "s", unk) : 0;
 		if (r == 0)
 			r = check_host_finish(c, &ap->bad, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER, "");
 	} else if (unk) {
 		r = check_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
 			      "names the NICs' addresses) or look again when the NICs are back in the host "
 			      "network namespace",
-			      "%zu entries match the LLCM functions, but cannot match BAR4 to %s: IPv4 "
-			      "unknown (NIC in a pod, no API facts)", ap->a->n, unk);
+			      "%zu entries match the LLCM functions, but BAR4 cannot be matched to %u NIC%s whose "
+			      "IPv4 is unknown (in a pod, no API facts): %s", ap->a->n, ap->unknown.n,
+			      ap->unknown.n == 1 ? "" : "s", unk);
 	} else {
 		r = check_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
 			      "the %zu GPU NICs has one (BAR4 = NIC address)", ap->a->n, ap->n_live, ap->n_claimed);
@@ -294,6 +297,7 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 {
 	struct check_host_aperture ap = {
 		.o = o, .a = &o->host.aperture, .p = p, .pci_ok = o->pci.status.state == PROBE_OK,
+		.unknown = { .sep = ", " },
 	};
 	int r;
 

@@ -243,9 +243,13 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 		return topology_done(c, CHECK_FAIL, remedy, &sb);
 	}
 	strbuf_free(&sb);
+	/* A NIC moved into a pod's namespace is not seen from the host: not counted as up, not a failure. */
+	if (in_pod && !up)
+		return check_set(c, CHECK_PASS, NULL, "the %zu GPU NICs are all in use by a pod (moved into its network "
+				 "namespace: not seen from the host)", in_pod);
 	if (in_pod)
 		return check_set(c, CHECK_PASS, NULL,
-				 "%zu GPU NICs up with MTU %d and an IPv4 address; %zu in use by a pod (not in the host namespace)",
-				 up, TOPOLOGY_MTU, in_pod);
+				 "%zu GPU NICs up with MTU %d and an IPv4 address, and %zu more in use by a pod (moved into "
+				 "its network namespace: not seen from the host)", up, TOPOLOGY_MTU, in_pod);
 	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, TOPOLOGY_MTU);
 }

@@ -159,8 +159,10 @@ out:
 	return r;
 }
 
-static int evaluate_summary(struct profile *p)
+/* The first line: ready, not ready, or unknown when the PCI bus or the links could not be read (--once exits 2). */
+static int evaluate_summary(const struct observation *o, struct profile *p)
 {
+	bool unknown = o->pci.status.state == PROBE_FAILED || o->links.status.state == PROBE_FAILED;
 	const struct check *first_fail = NULL;
 	size_t warn = 0, skip = 0;
 	struct strbuf sb = { 0 };
@@ -184,10 +186,11 @@ static int evaluate_summary(struct profile *p)
 			strbuf_appendf(&sb, ", %zu skipped", skip);
 		strbuf_append(&sb, ")");
 	} else if (first_fail) {
-		strbuf_appendf(&sb, "tcpxo: not ready: %s: %s", check_id_name(first_fail->id), first_fail->message);
+		strbuf_appendf(&sb, "tcpxo: %s: %s: %s", unknown ? "unknown" : "not ready", check_id_name(first_fail->id),
+			       first_fail->message);
 	} else {
 		/* Unreachable by construction (profile none always fails gpus or gpu-nics); say so if not. */
-		strbuf_appendf(&sb, "tcpxo: not ready: profile %s", profile_kind_name(p->kind));
+		strbuf_appendf(&sb, "tcpxo: %s: profile %s", unknown ? "unknown" : "not ready", profile_kind_name(p->kind));
 	}
 	p->summary = strbuf_take(&sb);
 	return p->summary ? 0 : -ENOMEM;
@@ -219,7 +222,7 @@ int profile_evaluate(const struct observation *o, struct profile *ret)
 		failed |= c->status == CHECK_FAIL;
 	}
 	p.ready = p.kind != PROFILE_NONE && !failed;
-	r = evaluate_summary(&p);
+	r = evaluate_summary(o, &p);
 	if (r < 0)
 		goto fail;
 	*ret = p;

@@ -14,6 +14,42 @@ void render_safe(FILE *out, const char *s)
 		fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
 }
 
+#define RENDER_WIDTH 100        /* columns of a detail or remedy line, unless one word is longer */
+
+/*
+ * @s through render_safe()'s rule, wrapped at spaces: the first line goes on from column @col, the
+ * others start at column @indent, and no line passes RENDER_WIDTH unless a single word does (it is
+ * never cut). Columns count UTF-8 characters. The summary line is never wrapped: scripts read it.
+ */
+static void render_wrapped(FILE *out, const char *s, int col, int indent)
+{
+	int cur = col;
+
+	for (const char *p = s;;) {
+		size_t n = strcspn(p, " ");
+		int w = 0;
+
+		for (size_t i = 0; i < n; i++)
+			w += ((unsigned char)p[i] & 0xc0) != 0x80;
+		if (p != s && cur + 1 + w > RENDER_WIDTH && cur > indent) {
+			fprintf(out, "\n%*s", indent, "");
+			cur = indent;
+		} else if (p != s) {
+			fputc(' ', out);
+			cur++;
+		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)p[i];
+
+			fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+		}
+		cur += w;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+}
+
 static const char *render_or_dash(const char *s)
 {
 	return s && *s ? s : "-";
@@ -47,7 +83,7 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	render_cell(out, n ? nic_state_name(n->state) : NULL, 7);
 	render_cell(out, mtu, 4);
 	render_cell(out, n ? n->ipv4 : NULL, 15);
-	render_cell(out, n ? n->network : NULL, 12);
+	render_cell(out, n ? n->network : NULL, 11);
 	render_cell(out, n ? n->aperture : NULL, 0);
 	fputc('\n', out);
 	(void)p;
@@ -81,7 +117,7 @@ int render_human(const struct observation *o, const struct profile *p, const str
 	}
 
 	if (p->n_gpus || p->n_nics) {
-		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK       APERTURE\n", out);
+		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n", out);
 		for (size_t i = 0; i < p->n_gpus; i++)
 			render_row(out, p, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
 		for (size_t i = 0; i < p->n_nics; i++)
@@ -94,13 +130,14 @@ int render_human(const struct observation *o, const struct profile *p, const str
 		const struct check *c = &p->checks[i];
 		const char *st = check_status_name(c->status);
 
+		/* The DETAIL column starts at 28: "  " + 16 + "  " + 6 + "  "; "remedy: " takes 8 more. */
 		fprintf(out, "  %-16s  %-6s  ", check_id_name(c->id),
 			c->status == CHECK_FAIL ? "FAIL" : c->status == CHECK_WARN ? "WARN" : st);
-		render_safe(out, c->message ? c->message : "");
+		render_wrapped(out, c->message ? c->message : "", 28, 28);
 		fputc('\n', out);
 		if (c->remedy && (c->status == CHECK_FAIL || c->status == CHECK_WARN)) {
 			fprintf(out, "  %-16s  %-6s  remedy: ", "", "");
-			render_safe(out, c->remedy);
+			render_wrapped(out, c->remedy, 36, 36);
 			fputc('\n', out);
 		}
 	}
@@ -166,14 +203,15 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 
 		if (f->status != st)
 			continue;
+		/* The finding's column starts at 30: "      " + 16 + "  " + 4 + "  ". */
 		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i),
 			st == CHECK_FAIL ? "FAIL" : "WARN");
-		render_safe(out, f->message ? f->message : "");
+		render_wrapped(out, f->message ? f->message : "", 30, 30);
 		fputc('\n', out);
-		/* Warnings stay one line: the table is for what breaks; JSON and the guide have the rest. */
+		/* A warning gets no remedy line: the table is for what breaks; JSON and the guide have the rest. */
 		if (f->remedy && st == CHECK_FAIL) {
 			fprintf(out, "      %-16s  %-4s  remedy: ", "", "");
-			render_safe(out, f->remedy);
+			render_wrapped(out, f->remedy, 38, 38);
 			fputc('\n', out);
 		}
 	}

@@ -29,6 +29,9 @@ else nok real-root-json "exit $rc: $(cat "$tmp/err")"; fi
 "$A" --once --no-publish --root "$tmp/nonexistent" >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q "$tmp/nonexistent" "$tmp/out" "$tmp/err"; then ok missing-root
 else nok missing-root "exit $rc: $(cat "$tmp/out" "$tmp/err" | head -5)"; fi
+# ... and its summary says unknown, as the exit does, not "not ready".
+if head -n 1 "$tmp/out" | grep -q '^tcpxo: unknown: gpus: could not read the PCI bus: '; then ok missing-root-unknown
+else nok missing-root-unknown "first line: $(head -n 1 "$tmp/out")"; fi
 
 # A root that is a file.
 : >"$tmp/file"

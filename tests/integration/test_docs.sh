@@ -156,6 +156,19 @@ if helptext:
     report("help/options", ["--help does not mention --%s" % o for o in longopts
                             if not re.search(r"--%s\b(?![-\w])" % re.escape(o), helptext)] +
            ["--help does not mention %s" % o for o in shortopts if not re.search(r"(^|\s)%s\b" % o, helptext, re.M)])
+    # The one rule for options outside their command: test_cli.c's table names every option.
+    tcli = read(os.path.join(top, "tests/unit/test_cli.c"))
+    report("help/option-scope", ["tests/unit/test_cli.c's scope_cases does not cover --%s" % o for o in longopts
+                                 if o not in ("help", "version", "once", "cleanup") and '{ "--%s", ' % o not in tcli])
+    # Each command of the man page has its usage line.
+    cmds = [re.sub(r"\\-", "-", c).strip() for c in re.findall(r"^\.B tcpxo-agent(.*)$", read(os.path.join(top, "docs/tcpxo-agent.8")), re.M)]
+    report("help/usage", ["--help has no usage line 'tcpxo-agent %s[OPTIONS]'" % (c + " " if c else "") for c in cmds
+                          if not re.search(r"^  tcpxo-agent %s\[OPTIONS\]" % re.escape(c + " " if c else ""), helptext, re.M)] +
+           (["no command found in the man page"] if len(cmds) < 5 else []))
+    # One debug level: neither --help nor the man page may promise more with a repeated -v.
+    report("help/verbose", ["%s says -v can be repeated for more; there is one debug level" % n
+                            for n, t in (("--help", helptext), ("the man page", read(os.path.join(top, "docs/tcpxo-agent.8"))))
+                            if re.search(r"repeat for debug|; repeat", t)])
 
 # ---- the user guide ----
 guide = read(os.path.join(top, "docs/user-guide.md"))
@@ -228,14 +241,14 @@ for line in readme.splitlines():
     elif cur is not None:
         cur.append(line)
 for block in blocks:
-    m = re.match(r"\$ tcpxo-agent --once --root fixtures/([a-z0-9-]+) ", block)
+    m = re.search(r"^\$ scripts/fixture.sh netns ([a-z0-9-]+) build/tcpxo-agent --once ", block, re.M)
     if not m:
         continue
     samples += 1
     fx = os.path.join(top, "fixtures", m.group(1))
     golden = read(os.path.join(fx, "expected.txt")).splitlines()
-    for line in block.splitlines()[1:]:
-        if not line.strip() or line.strip() == "...":
+    for line in block.splitlines():
+        if not line.strip() or line.strip() == "..." or line.startswith("$ "):
             continue
         ex = re.match(r"exit code: (\d+) ", line)
         if ex:
@@ -247,13 +260,28 @@ for block in blocks:
                 errs.append("%s: no golden line starts with %r" % (m.group(1), line[:-3][:60]))
         elif line not in golden:
             errs.append("%s: not in the golden output: %r" % (m.group(1), line[:80]))
-report("readme/sample", errs + ([] if samples else ["no sample block starting with '$ tcpxo-agent --once --root fixtures/NAME'"]))
+report("readme/sample", errs + ([] if samples else ["no sample block with '$ scripts/fixture.sh netns NAME build/tcpxo-agent --once'"]))
 pending = "not available in this version" in read(os.path.join(tmp, "health.err"))
 for name, doc in (("readme/pending", readme), ("guide/pending", guide)):
     says = "not available yet" in doc
     report(name, [] if says == pending else
            ["the binary %s the daemon and health commands, but %s says %s: update the 'not available yet' notes" %
             ("lacks" if pending else "has", name.split("/")[0], "they are there" if not says else "they are not")])
+
+# ---- deploy.md's install table names every object the kustomization installs ----
+import yaml
+mdir = os.path.join(top, "manifests/daemonset")
+deploy = read(os.path.join(top, "docs/deploy.md"))
+errs = []
+for f in yaml.safe_load(read(os.path.join(mdir, "kustomization.yaml")))["resources"]:
+    rows = [l for l in deploy.splitlines() if l.startswith("| ") and "`%s`" % f in l]
+    if not rows:
+        errs.append("no install table row for %s" % f)
+        continue
+    for doc in yaml.safe_load_all(read(os.path.join(mdir, f))):
+        if doc and "`%s`" % doc["metadata"]["name"] not in rows[0]:
+            errs.append("%s's %s %s is not in its row" % (f, doc["kind"], doc["metadata"]["name"]))
+report("deploy/install-table", errs)
 
 # ---- the schemas name the same checks ----
 sch = json.loads(read(os.path.join(top, "docs/schema/report.schema.json")))

@@ -141,7 +141,9 @@ rm -f "$R/home/kubernetes/bin/nvidia/bin/nvidia-smi" "$R/home/kubernetes/bin/nvi
 mkfifo "$R/home/kubernetes/bin/nvidia/bin/nvidia-smi" "$R/home/kubernetes/bin/nvidia/lib64/libnccl-net.so" \
 	"$R/proc/4242/comm"
 agent fifo-nvidia-comm && expect fifo-nvidia-comm "1" 'bin/nvidia-smi is a fifo or socket'
-grep -q 'lib64/libnccl-net\.so is a fifo or socket' "$T/out" || nok fifo-nvidia-comm "plugin-files does not name the fifo"
+# The report wraps long details at words: join the lines before looking for a phrase.
+tr -s ' \n' '  ' <"$T/out" | grep -q 'lib64/libnccl-net\.so is a fifo or socket' ||
+	nok fifo-nvidia-comm "plugin-files does not name the fifo"
 # --releases is refused before anything is observed: exit 2 at once, no report.
 mkfifo "$T/releases.fifo"
 fresh

@@ -503,6 +503,14 @@ eq(rc, 2, "exit")
 ok(err.startswith("tcpxo-agent: --cleanup failed: PATCH node %s: " % NODE), "stderr")
 ok("Couldn't connect to server" in err, "says why")
 EOF
+# The uninstall DaemonSet runs --cleanup --log-format=json: its outcome is one JSON log line.
+API_NOSERVER=1 api_run a3-mega --cleanup --log-format=json
+a cleanup-log-json <<'EOF'
+eq(rc, 2, "exit")
+line = json.loads(err.strip().splitlines()[-1])
+eq((line["level"], line["fields"]["node"]), ("error", NODE), "level and node")
+ok(line["msg"].startswith("--cleanup failed: PATCH node %s: " % NODE), "msg: %r" % line["msg"])
+EOF
 
 # ---- nothing but 127.0.0.1 is contacted (every connect() and sendto() address, under strace) ----
 if command -v strace >/dev/null 2>&1; then

@@ -92,8 +92,17 @@ eq(row.split(None, 3)[1:], ["8", "unattached", "daemon-sidecar, interfaces, aper
    "the unattached row")
 i = lines.index(row)
 eq(lines[i + 1].split(None, 2)[:2], ["daemon-sidecar", "FAIL"], "its first failed finding below it")
-ok(lines[i + 2].strip().startswith("remedy: add the tcpxo-daemon native sidecar"), "with its remedy: %r" % lines[i + 2])
-ok("or, in a TrainJob, reference runtimeRef torch-distributed-tcpxo" in lines[i + 2], "the remedy names the runtime")
+# A finding's message and remedy wrap at words under their column: join them back.
+j = [k for k in range(i + 1, len(lines)) if lines[k].strip().startswith("remedy: ")][0]
+remedy = lines[j].strip()
+for l in lines[j + 1:]:
+    if not l.startswith(" " * 38) or l[38:39] == " ":
+        break
+    remedy += " " + l.strip()
+ok(remedy.startswith("remedy: add the tcpxo-daemon native sidecar"), "with its remedy: %r" % remedy)
+ok("or, in a TrainJob, reference runtimeRef torch-distributed-tcpxo" in remedy, "the remedy names the runtime")
+long = [l for l in lines if l.startswith("      ") and len(l) > 100 and " " in l.strip()]
+ok(not long, "finding and remedy lines fit 100 columns: %r" % long[:2])
 ok([l for l in lines if l.startswith("  research/jupyter-notebook-0 ") and l.split()[1:] == ["1", "not-fabric", "-"]],
    "the notebook is listed, not judged")
 EOF
@@ -224,6 +233,17 @@ API_NOSERVER=1 api_run a3-mega workloads
 a api-down <<'EOF'
 eq(rc, 2, "exit")
 ok(err.startswith("tcpxo-agent: workloads: listing the pods on %s: " % NODE), "says why: %r" % err)
+EOF
+# No facts about the node: a tree without its GPUs (a laptop's /, here the cpu-node fixture) and no API.
+"$TCPXO_AGENT" workloads --root "$TOPDIR/fixtures/cpu-node" --node "$NODE" --pods-file "$KUBE/pods-workloads.json" \
+	>"$API_TMP/out" 2>"$API_TMP/err"
+API_RC=$?
+a no-node-facts <<'EOF'
+eq(rc, 2, "exit: the pods are not judged against a tree that is not the node's")
+ok(out.startswith("workloads: not judged: no facts about node %s: 15 GPU pods on it, but --root " % NODE), "stdout: %r" % out)
+ok("not-fabric" not in out, "no pod called not-fabric: %r" % out)
+ok(err.startswith("tcpxo-agent: workloads: no facts about node %s: " % NODE) and "give --root with the node's tree, or the API" in err,
+   "says why: %r" % err)
 EOF
 offline workloads --node "$NODE" --pods-file "$KUBE/node-a3mega.json"
 a pods-file-not-a-list <<'EOF'

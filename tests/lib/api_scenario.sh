@@ -125,9 +125,14 @@ api_run() {
 	API_WALL=
 	API_RC=125
 	api_root "$_ar_name" || return 0
+	# The tree and the node name only where the command uses them: any other option is refused.
+	case " $* " in
+	*" --cleanup "*) set -- "$@" --node "$API_NODE" ;;
+	*) set -- "$@" --root "$API_ROOT" --node "$API_NODE" ;;
+	esac
 	netns_run "$TOPDIR/fixtures/${_ar_name%%:*}/links.spec" sh -c "$_API_INNER" api-inner \
 		"$API_STATE" "$API_TMP/certs" "$API_TMP" "$API_FAKE" \
-		"$TCPXO_AGENT" "$@" --root "$API_ROOT" --node "$API_NODE" 2>>"$API_TMP/harness.err"
+		"$TCPXO_AGENT" "$@" 2>>"$API_TMP/harness.err"
 	API_RC=$?
 	API_WALL=$(awk '{ printf "%.2f", $2 - $1 }' "$API_TMP/wall" 2>/dev/null)
 	# Everything the agent printed, for the token check at the end.

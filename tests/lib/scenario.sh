@@ -6,9 +6,9 @@ scenario_prepare() {
 	_src="$TOPDIR/fixtures/$1"
 	_dst=$(mktemp -d "${SCENARIO_TMP:-/dev/shm}/tcpxo-$1.XXXXXX") || return 1
 	# Copy without following links: the sysfs shape is symlinks. Device nodes are made here, as git can't store them.
-	cp -a "$_src/." "$_dst/" || return 1
+	cp -a "$_src/." "$_dst/" || { rm -rf "$_dst"; return 1; }
 	if [ -f "$_dst/devnodes.spec" ] && command -v devnodes_make >/dev/null 2>&1; then
-		devnodes_make "$_dst" >/dev/null || return 1
+		devnodes_make "$_dst" >/dev/null || { rm -rf "$_dst"; return 1; }
 	fi
 	echo "$_dst"
 }

@@ -157,7 +157,7 @@ static void test_aperture_unknown_ip(void **state)
 	f->nics[5].ipv4[0] = '\0';
 	f->nics[6].ipv4[0] = '\0';
 	f->nics[6].name[0] = '\0';
-	expect(f, check_aperture_devices, CHECK_WARN, "cannot match BAR4 to eth6; 0000:8c:00.0: IPv4 unknown", NULL);
+	expect(f, check_aperture_devices, CHECK_WARN, "BAR4 cannot be matched to 2 NICs whose IPv4 is unknown (in a pod, no API facts): eth6, 0000:8c:00.0", NULL);
 	assert_non_null(f->c.remedy);
 	assert_string_equal(f->nics[0].aperture, llcm[0]);
 	assert_string_equal(f->nics[5].aperture, "");

@@ -141,8 +141,32 @@ static void test_in_pod(void **state)
 	/* Without the API the name of a NIC in a pod is unknown, never guessed. */
 	assert_string_equal(profile_nic_by_bdf(&p, "0000:86:00.0")->name, "");
 	assert_status(&p, CHECK_LINKS, CHECK_PASS);
-	assert_non_null(strstr(p.checks[CHECK_LINKS].message, "2 in use by a pod"));
+	assert_string_equal(p.checks[CHECK_LINKS].message, "6 GPU NICs up with MTU 8244 and an IPv4 address, and 2 more "
+			    "in use by a pod (moved into its network namespace: not seen from the host)");
 	assert_true(p.ready);
+	profile_free(&p);
+	observation_free(&o);
+}
+
+/* Every GPU NIC in a pod: said as such, never "0 GPU NICs up". */
+static void test_all_in_pod(void **state)
+{
+	struct observation o;
+	struct profile p;
+
+	ob_a3mega(&o, true);
+	for (size_t i = 0; i < o.links.n;) {
+		if (strncmp(o.links.v[i].name, "eth", 3) == 0 && strcmp(o.links.v[i].name, "eth0") != 0) {
+			memmove(&o.links.v[i], &o.links.v[i + 1], (o.links.n - i - 1) * sizeof(o.links.v[0]));
+			o.links.n--;
+		} else {
+			i++;
+		}
+	}
+	evaluate(&o, &p);
+	assert_status(&p, CHECK_LINKS, CHECK_PASS);
+	assert_string_equal(p.checks[CHECK_LINKS].message, "the 8 GPU NICs are all in use by a pod (moved into its "
+			    "network namespace: not seen from the host)");
 	profile_free(&p);
 	observation_free(&o);
 }
@@ -237,6 +261,9 @@ static void test_pci_probe_failed(void **state)
 	assert_int_equal(p.kind, PROFILE_NONE);
 	assert_status(&p, CHECK_GPUS, CHECK_FAIL);
 	assert_non_null(strstr(p.checks[CHECK_GPUS].message, "could not read the PCI bus: /nonexistent"));
+	/* Not observed is unknown, not "not ready": --once exits 2. */
+	assert_string_equal(p.summary, "tcpxo: unknown: gpus: could not read the PCI bus: "
+			    "/nonexistent/sys/bus/pci: No such file or directory");
 	profile_free(&p);
 	observation_free(&o);
 }
@@ -254,6 +281,7 @@ static void test_links_probe_failed(void **state)
 	evaluate(&o, &p);
 	assert_int_equal(p.nics[0].state, NIC_STATE_UNKNOWN);
 	assert_status(&p, CHECK_LINKS, CHECK_FAIL);
+	assert_non_null(strstr(p.summary, "tcpxo: unknown: links: "));
 	profile_free(&p);
 	observation_free(&o);
 }
@@ -333,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_a3high),
 		cmocka_unit_test(test_mega_without_llcm_is_none),
 		cmocka_unit_test(test_cpu_node),
+		cmocka_unit_test(test_all_in_pod),
 		cmocka_unit_test(test_pci_probe_failed),
 		cmocka_unit_test(test_links_probe_failed),
 		cmocka_unit_test(test_gpu_missing),

@@ -134,6 +134,10 @@ static void test_absent(void **state)
 	expect_err("", "x", -ENOENT, "no ClusterTrainingRuntime or TrainingRuntime named x: the text holds no object");
 	expect_err("# only a comment\n", "x", -ENOENT, "the text holds no object");
 	expect_err("[1, \"a\"]", "x", -ENOENT, "2 objects of other kinds (number, string)");
+	/* A PodList, as the API writes it: the items carry no kind; the list's says what they are. */
+	expect_err("{\"kind\": \"PodList\", \"items\": [{\"metadata\": {\"name\": \"a\"}}, {}]}", "x", -ENOENT,
+		   "it holds 2 objects of other kinds (Pod)");
+	expect_err("{\"metadata\": {\"name\": \"a\"}}", "x", -ENOENT, "it holds 1 object of other kinds (without a kind)");
 }
 
 static void test_refusals(void **state)
