@@ -349,6 +349,34 @@ static int publisher_node_event(struct publisher *pb, const struct observation *
 	return publisher_event(pb, o->node, &node, ev.type, ev.reason, ev.action, ev.note, NULL, now);
 }
 
+/*
+ * A transition the node carries but was never told: our condition missing, or disagreeing with
+ * the published ready annotation (the agent before stopped between its node PATCH and its status
+ * PATCH). *@from = our annotations as they were before it: ready as the condition says (absent
+ * when it is missing or Unknown). Return: 1 derived; 0 none; -ENOMEM.
+ */
+static int publisher_untold(const struct obs_kube *k, struct kube_annotation from[KUBE_ANN__COUNT])
+{
+	const struct kube_annotation *ready = &k->ours[KUBE_ANN_READY];
+	const char *was = !k->condition.present ? NULL :
+			  strcmp(k->condition.status, "True") == 0 ? "true" :
+			  strcmp(k->condition.status, "False") == 0 ? "false" : NULL;
+	struct kube_annotation *r = &from[KUBE_ANN_READY];
+
+	if (!ready->present || !ready->value || (was && strcmp(was, ready->value) == 0))
+		return 0;
+	if (obs_kube_ann_copy(from, k->ours, KUBE_ANN__COUNT) < 0)
+		return -ENOMEM;
+	free(r->value);
+	r->value = was ? strdup(was) : NULL;
+	r->present = was != NULL;
+	if (was && !r->value) {
+		obs_kube_ann_clear(from, KUBE_ANN__COUNT);
+		return -ENOMEM;
+	}
+	return 1;
+}
+
 int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
 		    struct publish_result *ret, char *err, size_t errlen)
 {
@@ -386,11 +414,19 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 		ret->annotations = (unsigned)keys - labels;
 		ret->labels = labels;
 	}
+	if (!keys && !pb->event_from_set && !pb->start_checked) {
+		r = publisher_untold(&o->kube, pb->event_from);
+		if (r < 0)
+			goto out;
+		pb->event_from_set = r > 0;
+	}
+	pb->start_checked = true;
 	if (keys || pb->event_from_set) {
 		/*
 		 * Queued before anything else can fail: the transition is judged against the node as it
 		 * was before our first try of it. Without keys, a PATCH whose answer was lost had been
-		 * applied: its transition still gets its Event, once.
+		 * applied (by us, or by the agent before us: publisher_untold()): its transition still
+		 * gets its Event, once.
 		 */
 		r = publisher_node_event(pb, o, p, &want, pb->event_from_set ? pb->event_from : o->kube.ours, now);
 		obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);

@@ -4,7 +4,8 @@
 # not-fabric pods, none again across resyncs, one for a new uid or a new verdict, a failing POST retried with
 # backoff while the node's own PATCHes go on, a restarted agent that finds the node as it sees it (no
 # node write, no node Event), and a node PATCH whose answers are lost after the server applied it (the
-# transition's Event still posted, once). Takes about 60 s (--interval 10: the pods store is refilled every 10-11 s).
+# transition's Event still posted, once), and a new agent that finds ready published but our condition missing
+# (the agent before stopped during its node PATCH: the transition told once). Takes about 70 s (--interval 10: the pods store is refilled every 10-11 s).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -206,5 +207,45 @@ print("3 node PATCHes applied with their answers cut, %d more; then the conditio
       % (len(node_patch) - 3))
 EOF
 rm -f "$state/faults"
+# --- issue 22: an agent stopped between its node PATCH and its status PATCH: the server kept our values
+# (ready=true) but neither the condition nor the Event. The next agent finds the condition missing and
+# tells that transition once: the condition True and one FabricReady Event. Before, it found its values
+# there and posted nothing. ---
+stop_agent
+$PY - "$state/node.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+assert n["metadata"]["annotations"]["fabric.aicr.run/ready"] == "true", n["metadata"]["annotations"]
+n["status"]["conditions"] = [c for c in n["status"]["conditions"] if c["type"] != "FabricReady"]
+json.dump(n, open(sys.argv[1] + ".tmp", "w"))
+PY
+mv "$state/node.json.tmp" "$state/node.json"
+m=$(mark)
+start_agent "$tmp/agent3.log" --interval 10
+wait_for 'reqs '"$m"' | grep -q "^EVENT .*FabricReady.* status=201"' 15
+sleep 2
+check "status untold transition at start" "$m" <<'EOF'
+node_patch = [r for r in reqs if r["method"] == "PATCH" and r["path"] == "/api/v1/nodes/" + NODE]
+assert node_patch == [], [r["body"][:80] for r in node_patch]
+status = [r for r in reqs if r["method"] == "PATCH" and r["path"].endswith("/status")]
+assert len(status) == 1 and '"True"' in status[0]["body"], [r["body"][:80] for r in status]
+assert [(e["reason"], e["type"]) for e in node_events] == [("FabricReady", "Normal")], \
+    [(e["reason"], e["type"]) for e in node_events]
+assert "ready (none)→true" in node_events[0]["note"], node_events[0]["note"]
+print("no node PATCH; the condition True and one Event FabricReady (%s)" % node_events[0]["note"][-40:])
+EOF
+
+# --- and an agent that finds the condition agreeing with ready tells nothing ---
+stop_agent
+m=$(mark)
+start_agent "$tmp/agent4.log" --interval 10
+wait_for 'reqs '"$m"' | grep -q "^GET /api/v1/pods"' 5
+sleep 2.5
+check "status condition agrees at start" "$m" <<'EOF'
+writes = [(r["method"], r["path"]) for r in reqs if r["method"] == "PATCH"]
+assert writes == [], writes
+assert not node_events, [e["reason"] for e in node_events]
+print("no PATCH, no node Event")
+EOF
 stop_agent
 exit $failed
