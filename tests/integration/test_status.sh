@@ -5,7 +5,9 @@
 # backoff while the node's own PATCHes go on, a restarted agent that finds the node as it sees it (no
 # node write, no node Event), and a node PATCH whose answers are lost after the server applied it (the
 # transition's Event still posted, once), and a new agent that finds ready published but our condition missing
-# (the agent before stopped during its node PATCH: the transition told once). Takes about 70 s (--interval 10: the pods store is refilled every 10-11 s).
+# (the agent before stopped during its node PATCH: the transition told once), and the daemon pod that cannot
+# be read (nothing published until it can; then the skew beside pods of 70,000-character env and 300
+# containers is published). Takes about 90 s (--interval 10: the pods store is refilled every 10-11 s).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -247,5 +249,50 @@ assert writes == [], writes
 assert not node_events, [e["reason"] for e in node_events]
 print("no PATCH, no node Event")
 EOF
+
+# --- issue 22, the daemon: the daemon's pod cannot be read (its sidecar's env not a list) while the daemon
+# it runs does not pair: the versions are unknown, so nothing is published (the node keeps ready=true) and
+# it says so once; when the pod can be read again, the skew is published at its next change ---
+m=$(mark)
+$PY - "$TOPDIR/fixtures/kube/pods-skew.json" "$state/pods.json.tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    for c in p["spec"].get("initContainers", []):
+        if c["name"] == "tcpxo-daemon":
+            c["env"] = {}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+mv "$state/pods.json.tmp" "$state/pods.json"
+wait_for 'grep -q "API facts not read" "$tmp/agent4.log"' 15
+sleep 2
+if [ "$(patches "$m")" = 0 ] && [ "$(reqs "$m" | grep -c '^STATUS')" = 0 ] &&
+   [ "$(grep -c 'API facts not read' "$tmp/agent4.log")" = 1 ] &&
+   grep -q 'API facts not read.*pod ml-team/llama-train-node-0-0-x2b9f could not be read' "$tmp/agent4.log"; then
+	ok "status daemon pod unreadable: nothing published, logged once naming the pod"
+else
+	nok "status daemon pod unreadable" "$(reqs "$m" | grep -E '^(PATCH|STATUS)' | tr '\n' '|') log: $(grep 'API facts' "$tmp/agent4.log" | tr '\n' '|')"
+fi
+# Beside it, a CPU pod with an env value of 70,000 characters and one with 300 containers: before, the
+# whole list was refused, version-pair skipped and the skewed node stayed published ready.
+m=$(mark)
+$PY - "$TOPDIR/fixtures/kube/pods-skew.json" "$state/pods.json.tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+node = d["items"][0]["spec"]["nodeName"]
+def pod(name, containers):
+    return {"metadata": {"namespace": "batch", "name": name, "uid": "uid-" + name},
+            "spec": {"nodeName": node, "containers": containers}, "status": {"phase": "Running"}}
+d["items"] += [pod("etl", [{"name": "c", "image": "busybox", "env": [{"name": "BLOB", "value": "x" * 70000}]}]),
+               pod("wide", [{"name": "c%d" % i, "image": "busybox"} for i in range(300)])]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+mv "$state/pods.json.tmp" "$state/pods.json"
+wait_for 'reqs '"$m"' | grep -q "^PATCH .*ready=false"' 15
+if reqs "$m" | grep -q '^PATCH .*ready=false.*fail=version-pair' && grep -q 'API facts read again' "$tmp/agent4.log"; then
+	ok "status daemon pod readable again, beside large pods: the skew published (ready=false, version-pair)"
+else
+	nok "status daemon pod readable again" "$(reqs "$m" | grep -E '^(PATCH|STATUS)' | tr '\n' '|')"
+fi
 stop_agent
 exit $failed
