@@ -450,8 +450,13 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 	ret->condition = r > 0;
 	if (r < 0)
 		ret->failed = "patch node status";
-	/* The annotations' transition happened, whatever the status patch did: its Event goes out now. */
-	if (!ret->events_failed &&
+	/*
+	 * The node's Event follows its condition: when the status patch fails the Event waits in the
+	 * queue (posted after the next status write). So a condition that disagrees with the
+	 * published ready always means an Event never posted, which the next agent then tells
+	 * (publisher_untold()), and a transition is told once.
+	 */
+	if (r >= 0 && !ret->events_failed &&
 	    publisher_post_events(pb, now, &ret->posted, ret->events_error, sizeof(ret->events_error)) < 0)
 		ret->events_failed = true;
 	r = r < 0 ? r : 0;

@@ -82,7 +82,8 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
  * carries: one merge patch of the annotations and labels (labels unless --no-labels), one
  * strategic merge patch of the FabricReady condition on nodes/<node>/status, and when ready,
  * profile or runtime changed, one Event on the Node, posted with any Event waiting
- * (publisher_post_events()). What was written is remembered in o->kube, so the next call finds
+ * (publisher_post_events()) once the condition is written (when the status patch fails, they
+ * wait in the queue). What was written is remembered in o->kube, so the next call finds
  * the node equal without reading it back. The first call of a publisher whose annotations are
  * already on the node tells a transition never told: the condition missing, or disagreeing with
  * the published ready (an agent stopped after its node PATCH), gets the Event of that change.
