@@ -102,8 +102,13 @@ int cmd_once(const struct cli_options *opt)
 		fprintf(stderr, "tcpxo-agent: PCI probe failed: %s\n", v.o.pci.status.message);
 	if (v.o.links.status.state != PROBE_OK)
 		fprintf(stderr, "tcpxo-agent: links probe failed: %s\n", v.o.links.status.message);
-	/* A node whose PCI bus or links could not be read is unknown, not "not ready". */
-	code = v.observed < 0 ? EXIT_UNKNOWN : v.p.ready ? EXIT_READY : EXIT_NOT_READY;
+	/*
+	 * A node whose PCI bus or links could not be read is unknown, not "not ready"; so is one
+	 * whose API facts could not be read: the checks that need them skipped, they never passed.
+	 */
+	code = v.observed < 0 || !api_ok ? EXIT_UNKNOWN : v.p.ready ? EXIT_READY : EXIT_NOT_READY;
+	if (!api_ok && v.observed >= 0)
+		fprintf(stderr, "tcpxo-agent: unknown: the checks that read the API could not judge node %s\n", opt->node);
 
 	if (!opt->no_publish) {
 		if (!v.pb.http) {

@@ -46,6 +46,25 @@ static int workloads_from_file(const struct cli_options *opt, struct obs_kube *k
 	return r;
 }
 
+/* The pods that could not be read, set aside and not judged: named, each on one line. */
+static void workloads_aside(const struct obs_kube *k)
+{
+	size_t named = k->n_aside < KUBE_ASIDE_NAMED ? k->n_aside : KUBE_ASIDE_NAMED;
+
+	for (size_t i = 0; i < named; i++) {
+		const struct kube_pod_aside *a = &k->aside[i];
+
+		if (a->name[0])
+			fprintf(stderr, "tcpxo-agent: workloads: pod %s/%s could not be read (%s): not judged\n", a->ns,
+				a->name, a->why);
+		else
+			fprintf(stderr, "tcpxo-agent: workloads: pod items[%zu] could not be read (%s): not judged\n",
+				a->item, a->why);
+	}
+	if (k->n_aside > named)
+		fprintf(stderr, "tcpxo-agent: workloads: %zu more pods could not be read: not judged\n", k->n_aside - named);
+}
+
 static int workloads_print(const struct cli_options *opt, const struct workloads *w, const char *node)
 {
 	if (!opt->json)
@@ -99,6 +118,7 @@ int cmd_workloads(const struct cli_options *opt)
 	}
 	if (opt->pods_file && workloads_from_file(opt, &v.o.kube) < 0)
 		goto out;
+	workloads_aside(&v.o.kube);
 	if (profile_evaluate(&v.o, &v.p) < 0 || workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
 		goto out;

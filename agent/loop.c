@@ -58,6 +58,7 @@ struct loop_state {
 	bool health_failed;             /* the last health-file touch failed (logged once) */
 	bool observe_failed;            /* the last observation could not be made (nothing published) */
 	char observe_why[2 * OBS_MSG_MAX + 32]; /* ... and why, as logged (logged again when it changes) */
+	char unread_why[KUBE_MSG_MAX];  /* watches: why the node's or pods' facts are not read ("": they are) */
 	uint64_t hup_logged_at;         /* the last SIGHUP logged at info */
 	struct flap *flap;              /* each link's up/down history: flap damping */
 	int sig_fd;                     /* readable after a signal (signals.h) */
@@ -357,6 +358,31 @@ static bool loop_watches(struct loop_state *st, unsigned due, uint64_t now)
 	return false;
 }
 
+/*
+ * Watches: whether the node and its pods are read. A store that holds an object the parsers
+ * refuse (a pod that may be the daemon, set aside) leaves the checks that read it unknown:
+ * nothing is published, the node keeps its values, and the next change of the store (or the
+ * resync) reads it again. Logged when the cause changes.
+ */
+static bool loop_watch_facts_read(struct loop_state *st)
+{
+	const struct kube_fetch *bad = st->facts.node_fetch.state != KUBE_FETCH_OK ? &st->facts.node_fetch :
+				       st->facts.pods_fetch.state != KUBE_FETCH_OK ? &st->facts.pods_fetch : NULL;
+
+	if (!bad) {
+		if (st->unread_why[0])
+			log_emit(LOG_LEVEL_INFO, "API facts read again", NULL);
+		st->unread_why[0] = '\0';
+		return true;
+	}
+	if (strcmp(st->unread_why, bad->message) != 0) {
+		snprintf(st->unread_why, sizeof(st->unread_why), "%s", bad->message[0] ? bad->message : "failed");
+		log_emit(LOG_LEVEL_ERROR, "API facts not read: nothing published, the node keeps its last values",
+			 "what", bad == &st->facts.node_fetch ? "node" : "pods", "error", st->unread_why, NULL);
+	}
+	return false;
+}
+
 /* Watches: a write may go when the node and pods were read, unless a failed write waits for its retry. */
 static bool loop_watch_may_write(struct loop_state *st, unsigned due)
 {
@@ -364,7 +390,7 @@ static bool loop_watch_may_write(struct loop_state *st, unsigned due)
 
 	if (retry)
 		schedule_retry_taken(&st->sched);
-	return st->publish && st->have_facts && (!st->sched.failures || retry);
+	return st->publish && st->have_facts && loop_watch_facts_read(st) && (!st->sched.failures || retry);
 }
 
 static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)

@@ -127,6 +127,11 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	if (rp >= 0) {
 		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
 		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
+		/* A pod set aside that may be the installer or the daemon: the pods are not read. */
+		if (rp >= 0 && (rp = kubeparse_pods_blind(k, k->pods_fetch.message, sizeof(k->pods_fetch.message))) < 0) {
+			k->pods_fetch.state = KUBE_FETCH_FAILED;
+			k->pods_fetch.err = rp;
+		}
 	}
 	http_response_free(&resp);
 
@@ -344,6 +349,34 @@ static int publisher_node_event(struct publisher *pb, const struct observation *
 	return publisher_event(pb, o->node, &node, ev.type, ev.reason, ev.action, ev.note, NULL, now);
 }
 
+/*
+ * A transition the node carries but was never told: our condition missing, or disagreeing with
+ * the published ready annotation (the agent before stopped between its node PATCH and its status
+ * PATCH). *@from = our annotations as they were before it: ready as the condition says (absent
+ * when it is missing or Unknown). Return: 1 derived; 0 none; -ENOMEM.
+ */
+static int publisher_untold(const struct obs_kube *k, struct kube_annotation from[KUBE_ANN__COUNT])
+{
+	const struct kube_annotation *ready = &k->ours[KUBE_ANN_READY];
+	const char *was = !k->condition.present ? NULL :
+			  strcmp(k->condition.status, "True") == 0 ? "true" :
+			  strcmp(k->condition.status, "False") == 0 ? "false" : NULL;
+	struct kube_annotation *r = &from[KUBE_ANN_READY];
+
+	if (!ready->present || !ready->value || (was && strcmp(was, ready->value) == 0))
+		return 0;
+	if (obs_kube_ann_copy(from, k->ours, KUBE_ANN__COUNT) < 0)
+		return -ENOMEM;
+	free(r->value);
+	r->value = was ? strdup(was) : NULL;
+	r->present = was != NULL;
+	if (was && !r->value) {
+		obs_kube_ann_clear(from, KUBE_ANN__COUNT);
+		return -ENOMEM;
+	}
+	return 1;
+}
+
 int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
 		    struct publish_result *ret, char *err, size_t errlen)
 {
@@ -381,11 +414,19 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 		ret->annotations = (unsigned)keys - labels;
 		ret->labels = labels;
 	}
+	if (!keys && !pb->event_from_set && !pb->start_checked) {
+		r = publisher_untold(&o->kube, pb->event_from);
+		if (r < 0)
+			goto out;
+		pb->event_from_set = r > 0;
+	}
+	pb->start_checked = true;
 	if (keys || pb->event_from_set) {
 		/*
 		 * Queued before anything else can fail: the transition is judged against the node as it
 		 * was before our first try of it. Without keys, a PATCH whose answer was lost had been
-		 * applied: its transition still gets its Event, once.
+		 * applied (by us, or by the agent before us: publisher_untold()): its transition still
+		 * gets its Event, once.
 		 */
 		r = publisher_node_event(pb, o, p, &want, pb->event_from_set ? pb->event_from : o->kube.ours, now);
 		obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
@@ -409,8 +450,13 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 	ret->condition = r > 0;
 	if (r < 0)
 		ret->failed = "patch node status";
-	/* The annotations' transition happened, whatever the status patch did: its Event goes out now. */
-	if (!ret->events_failed &&
+	/*
+	 * The node's Event follows its condition: when the status patch fails the Event waits in the
+	 * queue (posted after the next status write). So a condition that disagrees with the
+	 * published ready always means an Event never posted, which the next agent then tells
+	 * (publisher_untold()), and a transition is told once.
+	 */
+	if (r >= 0 && !ret->events_failed &&
 	    publisher_post_events(pb, now, &ret->posted, ret->events_error, sizeof(ret->events_error)) < 0)
 		ret->events_failed = true;
 	r = r < 0 ? r : 0;

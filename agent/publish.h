@@ -29,6 +29,11 @@ struct publisher {
 	 */
 	struct kube_annotation event_from[KUBE_ANN__COUNT];
 	bool event_from_set;
+	/*
+	 * The first write of this process looked for a transition never told: an agent stopped
+	 * during the node PATCH leaves our values applied, but not the condition nor the Event.
+	 */
+	bool start_checked;
 };
 
 #define PUBLISH_UNKNOWN_AFTER_MS 30000u /* observations failing this long: the condition says Unknown */
@@ -77,8 +82,11 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
  * carries: one merge patch of the annotations and labels (labels unless --no-labels), one
  * strategic merge patch of the FabricReady condition on nodes/<node>/status, and when ready,
  * profile or runtime changed, one Event on the Node, posted with any Event waiting
- * (publisher_post_events()). What was written is remembered in o->kube, so the next call finds
- * the node equal without reading it back.
+ * (publisher_post_events()) once the condition is written (when the status patch fails, they
+ * wait in the queue). What was written is remembered in o->kube, so the next call finds
+ * the node equal without reading it back. The first call of a publisher whose annotations are
+ * already on the node tells a transition never told: the condition missing, or disagreeing with
+ * the published ready (an agent stopped after its node PATCH), gets the Event of that change.
  * @now: a monotonic clock in ms (the Event queue's backoff).
  * @ret: what was done, written in every case.
  * Return: 0 (an Event that could not be posted is in ret->events_failed: it waits in the queue);

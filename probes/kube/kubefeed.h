@@ -28,7 +28,8 @@ int kubefeed_node(const struct reflector *r, const char *node, const char *prefi
 /**
  * kubefeed_pods() - the pod part of @k from @r, a store of the pods bound to the node.
  * Return: 0 (k->pods_fetch OK); -EAGAIN when @r was never filled; -EINVAL (k->pods_fetch
- * FAILED, the previous pods kept); -ENOMEM.
+ * FAILED: the list refused, the previous pods kept; or a pod that may be the installer or the
+ * daemon set aside, kubeparse_pods_blind(), the other pods read); -ENOMEM.
  */
 int kubefeed_pods(const struct reflector *r, struct obs_kube *k);
 

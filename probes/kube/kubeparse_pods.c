@@ -10,6 +10,7 @@
 #include "probes/kube/kubepod.h"
 #include "probes/model/errmsg.h"
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 
 static int kubeparse_pod_cmp(const void *a, const void *b)
 {
@@ -54,15 +55,11 @@ static enum kube_fabric kubeparse_fabric(const struct imageref *ref)
 	return KUBE_FABRIC_UNKNOWN;
 }
 
-/* A daemon's command then args, copied. */
-static int kubeparse_argv(const struct pod_container *pc, struct kube_container *out, const char *where,
-			  char *err, size_t errlen)
+/* A daemon's command then args, copied (kubepod bounds how many). */
+static int kubeparse_argv(const struct pod_container *pc, struct kube_container *out, char *err, size_t errlen)
 {
 	size_t total = pc->n_command + pc->n_args;
 
-	if (total > KUBE_ARGS_MAX)
-		return errmsg_set(err, errlen, -EINVAL, "%s: %zu command and args entries, at most %d are read", where, total,
-				  KUBE_ARGS_MAX);
 	if (!total)
 		return 0;
 	out->argv = calloc(total, sizeof(*out->argv));
@@ -96,7 +93,6 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 			struct kube_container *out;
 			struct imageref ref;
 			int role = kubeparse_role(pc->image, &ref);
-			char where[KUBE_NAME_MAX + KUBE_CNAME_MAX * 2 + 16];
 
 			if (role < 0 || strlen(pc->image) >= KUBE_IMAGE_MAX)
 				continue;
@@ -133,8 +129,7 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 			if (!pc->status.image_id ||
 			    imageref_digest_of(pc->status.image_id, out->image_id_digest, sizeof(out->image_id_digest)) < 0)
 				out->image_id_digest[0] = '\0';
-			snprintf(where, sizeof(where), "%s/%s container %s", out->ns, out->pod, out->name);
-			if (out->role == KUBE_IMAGE_DAEMON && (r = kubeparse_argv(pc, out, where, err, errlen)) < 0)
+			if (out->role == KUBE_IMAGE_DAEMON && (r = kubeparse_argv(pc, out, err, errlen)) < 0)
 				goto out;
 		}
 	}
@@ -150,6 +145,85 @@ out:
 	return r;
 }
 
+/*
+ * Whether a pod the parser refused may run one of our images: an image under its spec that is
+ * ours, or a spec that cannot be walked (then nothing says it is not).
+ */
+static bool kubeparse_maybe_ours(const struct json *item)
+{
+	static const char *const keys[] = { "initContainers", "containers" };
+	const struct json *spec = json_get(item, "spec");
+	struct imageref ref;
+
+	if (json_type(spec) != JSON_OBJECT)
+		return true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct json *list = json_get(spec, keys[i]);
+
+		if (!list || json_type(list) == JSON_NULL)
+			continue;
+		if (json_type(list) != JSON_ARRAY)
+			return true;
+		for (const struct json *c = json_first(list); c; c = json_next(c)) {
+			const struct json *image = json_get(c, "image");
+			const char *s = json_string(image);
+
+			if (json_type(c) != JSON_OBJECT || (image && !s && json_type(image) != JSON_NULL))
+				return true;
+			if (s && strnlen(s, KUBE_IMAGE_MAX) < KUBE_IMAGE_MAX && kubeparse_role(s, &ref) >= 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* @dst (@size bytes) = the member @key of @meta when a string, printable and cut; "" otherwise. */
+static void kubeparse_meta_text(const struct json *meta, const char *key, char *dst, size_t size)
+{
+	const char *s = json_get_string(meta, key);
+	char *p = s ? strbuf_printable(s, size - 4) : NULL;
+
+	snprintf(dst, size, "%s", p ? p : "");
+	free(p);
+}
+
+/* Set item @i aside: named, why, whether it may be ours. Those that may be ours take a place first. */
+static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t i, const char *why)
+{
+	const struct json *meta = json_get(item, "metadata");
+	bool ours = kubeparse_maybe_ours(item);
+	struct kube_pod_aside *a;
+
+	if (k->n_aside < KUBE_ASIDE_NAMED)
+		a = &k->aside[k->n_aside];
+	else if (ours && !obs_kube_aside_ours(k))
+		a = &k->aside[KUBE_ASIDE_NAMED - 1];
+	else
+		a = NULL;
+	k->n_aside++;
+	if (!a)
+		return;
+	memset(a, 0, sizeof(*a));
+	kubeparse_meta_text(meta, "namespace", a->ns, sizeof(a->ns));
+	kubeparse_meta_text(meta, "name", a->name, sizeof(a->name));
+	a->item = i;
+	a->ours = ours;
+	snprintf(a->why, sizeof(a->why), "%s", why);
+}
+
+int kubeparse_pods_blind(const struct obs_kube *k, char *err, size_t errlen)
+{
+	const struct kube_pod_aside *a = obs_kube_aside_ours(k);
+	char item[32];
+
+	if (!a)
+		return 0;
+	snprintf(item, sizeof(item), "items[%zu]", a->item);
+	return errmsg_set(err, errlen, -EINVAL, "pod %s%s%s could not be read (%s), and it may run the installer or "
+			  "the daemon: their versions cannot be judged", a->name[0] ? a->ns : "",
+			  a->name[0] ? "/" : "", a->name[0] ? a->name : item, a->why);
+}
+
 int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
 {
 	const struct json *items;
@@ -157,7 +231,7 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	struct obs_kube fresh = { 0 };
 	struct pod *pods = NULL;
 	const char *kind;
-	size_t n = 0;
+	size_t n = 0, i = 0;
 	int r;
 
 	r = json_parse(body, len, &root);
@@ -188,13 +262,20 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 			goto out;
 		}
 	}
-	for (const struct json *item = json_first(items); item; item = json_next(item), n++) {
-		char where[32];
+	for (const struct json *item = json_first(items); item; item = json_next(item), i++) {
+		char where[32], why[256];
 
-		snprintf(where, sizeof(where), "items[%zu]", n);
-		r = kubepod_parse(item, where, &pods[n], err, errlen);
-		if (r < 0)
+		snprintf(where, sizeof(where), "items[%zu]", i);
+		r = kubepod_parse(item, where, &pods[n], why, sizeof(why));
+		if (r == -ENOMEM) {
+			errmsg_set(err, errlen, r, "pods: out of memory");
 			goto out;
+		}
+		/* One pod that cannot be read is set aside and named: the others are still the node's. */
+		if (r < 0)
+			kubeparse_aside(&fresh, item, i, why);
+		else
+			n++;
 	}
 	if (n > 1)
 		qsort(pods, n, sizeof(*pods), kubeparse_pod_cmp);
@@ -206,6 +287,8 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	k->n_pods = n;
 	k->containers = fresh.containers;
 	k->n_containers = fresh.n_containers;
+	memcpy(k->aside, fresh.aside, sizeof(k->aside));
+	k->n_aside = fresh.n_aside;
 	pods = NULL;
 	n = 0;
 	r = 0;

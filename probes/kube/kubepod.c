@@ -142,16 +142,22 @@ static int kubepod_env(const struct json *c, struct pod_container *out, const ch
 	out->env.n = n;
 	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
 		struct pod_kv *kv = &out->env.v[i];
+		const char *value;
+		bool long_value;
 
 		kubepod_at(w, where, ".env[%zu]", i);
 		if ((r = kubepod_elem(e, w, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &kv->key, w, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "value", KUBEPOD_ARG_MAX, &kv->value, w, err, errlen)) < 0)
+		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &kv->key, w, err, errlen)) < 0)
 			return r;
 		if (!kv->key)
 			return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", w);
+		/* A value too long to be one the checks read is not copied: set, value unknown. */
+		value = json_get_string(e, "value");
+		long_value = value && strnlen(value, KUBEPOD_ENV_VALUE_MAX + 1) > KUBEPOD_ENV_VALUE_MAX;
+		if (!long_value && (r = kubejson_dup(e, "value", KUBEPOD_ENV_VALUE_MAX, &kv->value, w, err, errlen)) < 0)
+			return r;
 		/* A literal value, even empty, is a value; valueFrom leaves it unknown (NULL). */
-		if (!kv->value && !json_get(e, "valueFrom") && !(kv->value = strdup("")))
+		if (!kv->value && !long_value && !json_get(e, "valueFrom") && !(kv->value = strdup("")))
 			return kubepod_oom(err, errlen);
 	}
 	out->env_from = json_size(json_get(c, "envFrom")) > 0;

@@ -6,11 +6,19 @@
 #include "probes/model/json.h"
 #include "probes/model/obs_pod.h"
 
-#define KUBEPOD_CONTAINERS_MAX 256      /* containers, and init containers, of one pod */
-#define KUBEPOD_LIST_MAX 1024           /* command/args entries, env entries, labels, annotations */
-#define KUBEPOD_VOLUMES_MAX 256
-#define KUBEPOD_SMALL_MAX 64            /* capabilities, tolerations, owners, affinity expressions */
-#define KUBEPOD_ARG_MAX (64u << 10)     /* one command/args entry or env value (a shell script) */
+/*
+ * The API server stores a pod of up to 1.5 MiB (etcd's request limit) and bounds neither the
+ * number of its containers, env entries or volumes nor the length of a command or env value.
+ * The count limits are far above any pod a kubelet runs; a pod over one is set aside by the
+ * PodList parser, named, never the whole list.
+ */
+#define KUBEPOD_OBJECT_MAX (3u << 19)   /* 1.5 MiB: the largest object the API server stores */
+#define KUBEPOD_CONTAINERS_MAX 4096     /* containers, and init containers, of one pod */
+#define KUBEPOD_LIST_MAX 16384          /* command/args entries, env entries, labels, annotations */
+#define KUBEPOD_VOLUMES_MAX 4096        /* volumes, and mounts of one container */
+#define KUBEPOD_SMALL_MAX 1024          /* capabilities, tolerations, owners, affinity expressions */
+#define KUBEPOD_ARG_MAX KUBEPOD_OBJECT_MAX      /* one command/args entry (a whole shell script) */
+#define KUBEPOD_ENV_VALUE_MAX (64u << 10)       /* env values held; a longer one is held as unknown */
 #define KUBEPOD_ANN_MAX (256u << 10)    /* one annotation value (the API's limit for all of them) */
 #define KUBEPOD_NAME_MAX 253
 #define KUBEPOD_PATH_MAX 4096
@@ -25,7 +33,8 @@
  * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
  *
  * Fields the model does not hold are not looked at. Those it holds must have their API types
- * and fit the limits above; nvidia.com/gpu quantities must be whole numbers.
+ * and fit the limits above; nvidia.com/gpu quantities must be whole numbers. An env value over
+ * KUBEPOD_ENV_VALUE_MAX is not held: it reads as set, value unknown (as valueFrom).
  *
  * Return: 0; -EINVAL for a wrong type, an over-long or over-many value, or a container
  * without a name; -ENOMEM.

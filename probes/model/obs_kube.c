@@ -67,6 +67,17 @@ void obs_kube_free_pods(struct obs_kube *k)
 	free(k->containers);
 	k->containers = NULL;
 	k->n_containers = 0;
+	k->n_aside = 0;
+}
+
+const struct kube_pod_aside *obs_kube_aside_ours(const struct obs_kube *k)
+{
+	size_t n = k->n_aside < KUBE_ASIDE_NAMED ? k->n_aside : KUBE_ASIDE_NAMED;
+
+	for (size_t i = 0; i < n; i++)
+		if (k->aside[i].ours)
+			return &k->aside[i];
+	return NULL;
 }
 
 void obs_kube_free_networks(struct obs_kube *k)

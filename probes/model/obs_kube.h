@@ -19,7 +19,6 @@
 #define KUBE_TAG_MAX 129                /* OCI tags are at most 128 characters */
 #define KUBE_DIGEST_MAX 72              /* "sha256:" + 64 hex + NUL */
 #define KUBE_CONTAINERS_MAX 256         /* installer/daemon containers kept from one pod list */
-#define KUBE_ARGS_MAX 128               /* command + args entries of one daemon container */
 #define KUBE_ARG_LEN 4096
 #define KUBE_ANN_VALUE_MAX 16384        /* our own annotation values; larger ones are rewritten */
 #define KUBE_GKE_ANN_MAX 65536          /* nic-info / north-interfaces values */
@@ -125,6 +124,17 @@ struct kube_container {
 	size_t argc;
 };
 
+#define KUBE_ASIDE_NAMED 8               /* pods set aside that are named; the rest are counted */
+
+/* A pod of the node's PodList that could not be read: set aside, named, never the whole list. */
+struct kube_pod_aside {
+	char ns[KUBE_CNAME_MAX];        /* "" when not readable */
+	char name[KUBE_NAME_MAX];       /* "" when not readable: then items[item] names it */
+	size_t item;                    /* its index in the list */
+	bool ours;                      /* it may run the installer or the daemon image */
+	char why[256];                  /* the parser's message, naming the field */
+};
+
 /* A networks.networking.gke.io object (cluster-scoped). */
 struct kube_network {
 	char name[KUBE_NAME_MAX];
@@ -163,6 +173,9 @@ struct obs_kube {
 	size_t n_pods;
 	struct kube_container *containers;      /* ours among them, sorted by namespace, pod, name */
 	size_t n_containers;
+	/* Pods that could not be read, in list order (those that may be ours kept first when over KUBE_ASIDE_NAMED). */
+	struct kube_pod_aside aside[KUBE_ASIDE_NAMED];
+	size_t n_aside;                         /* all of them: over KUBE_ASIDE_NAMED are counted only */
 
 	/* GET /apis/networking.gke.io/v1/networks (kubeparse_networks): optional facts */
 	struct kube_fetch networks_fetch;
@@ -203,6 +216,9 @@ void obs_kube_ann_clear(struct kube_annotation *a, size_t n);
  * Return: 0, or -ENOMEM with @dst cleared.
  */
 int obs_kube_ann_copy(struct kube_annotation *dst, const struct kube_annotation *src, size_t n);
+
+/* The first pod set aside that may run the installer or the daemon image, or NULL. */
+const struct kube_pod_aside *obs_kube_aside_ours(const struct obs_kube *k);
 
 /* Free one container's argv. */
 void obs_kube_container_clear(struct kube_container *c);

@@ -14,7 +14,7 @@
 /* A name/value pair: labels, annotations, nodeSelector, env. */
 struct pod_kv {
 	char *key;
-	char *value;            /* NULL: not a literal (env valueFrom) */
+	char *value;            /* NULL: not a literal (env valueFrom), or an env value too long to hold */
 };
 
 struct pod_kvs {

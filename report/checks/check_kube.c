@@ -683,6 +683,31 @@ static int check_kube_pair_remedy(struct check_kube_pair *s)
 	return 0;
 }
 
+/*
+ * The pods that could not be read, named: none of them runs the installer or the daemon (one
+ * that may makes the pods unread, kubeparse_pods_blind()), so the versions stand; a warning.
+ */
+static void check_kube_pair_aside(struct check_kube_pair *s)
+{
+	const struct obs_kube *k = s->k;
+	size_t named = k->n_aside < KUBE_ASIDE_NAMED ? k->n_aside : KUBE_ASIDE_NAMED;
+
+	for (size_t i = 0; i < named && i < 3; i++) {
+		const struct kube_pod_aside *a = &k->aside[i];
+
+		if (a->name[0])
+			check_kube_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
+				       "pod %s/%s could not be read (%s): set aside, it runs neither the installer nor the daemon",
+				       a->ns, a->name, a->why);
+		else
+			check_kube_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
+				       "pod items[%zu] could not be read (%s): set aside, it runs neither the installer nor "
+				       "the daemon", a->item, a->why);
+	}
+	if (k->n_aside > 3)
+		check_kube_add(&s->a, CHECK_WARN, NULL, "%zu more pods could not be read: set aside", k->n_aside - 3);
+}
+
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
 {
 	struct check_kube_pair s = {
@@ -706,6 +731,7 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 		if (s.expected)
 			check_kube_pair_mismatch(&s);
 		r = check_kube_pair_remedy(&s);
+		check_kube_pair_aside(&s);
 	}
 	if (r < 0) {
 		check_kube_free_daemons(p);

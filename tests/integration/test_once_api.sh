@@ -219,6 +219,68 @@ eq((e["type"], e["reason"], e["note"]), ("Normal", "FabricReady",
 eq([x["reason"] for x in events], ["FabricNotReady", "FabricReady"], "events.json")
 EOF
 
+# ---- issue 22: pods the API server accepts never blind the version check ----
+# Beside the skewed daemon: a CPU pod with one env value of 70,000 characters and one with 300
+# containers (both read), and one the API server would never hold (env not a list: set aside, named).
+# The skew still fails the node; before, the whole PodList was refused and the node published ready.
+api_state node-fixture-a3mega pods-skew networks
+"$API_PY" - "$API_STATE/pods.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+node = d["items"][0]["spec"]["nodeName"]
+def pod(name, containers):
+    return {"metadata": {"namespace": "batch", "name": name, "uid": "uid-" + name},
+            "spec": {"nodeName": node, "containers": containers}, "status": {"phase": "Running"}}
+d["items"] += [pod("etl", [{"name": "c", "image": "busybox", "env": [{"name": "BLOB", "value": "x" * 70000}]}]),
+               pod("wide", [{"name": "c%d" % i, "image": "busybox"} for i in range(300)]),
+               pod("odd", [{"name": "c", "image": "busybox", "env": {}}])]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+api_run a3-mega --once --json
+a skew-beside-large-pods <<'EOF'
+eq(rc, 1, "exit")
+c = check("version-pair")
+eq(c["status"], "fail", "version-pair status")
+ok(c["message"].startswith("daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21); pod batch/odd "
+   "could not be read (items[7].spec.containers[0].env: expected an array, got object): set aside"),
+   "version-pair names the pod set aside: %r" % c["message"])
+eq(check("daemon-pod")["status"], "pass", "daemon-pod judged")
+eq(ann[PREFIX + "ready"], "false", "node's ready")
+eq(status_of(status_patches[0])["status"], "False", "condition")
+EOF
+
+# The pod that cannot be read is the daemon's: the versions are unknown. --once says so, exit 2,
+# naming the pod, and publishes nothing: the node keeps its values.
+api_state node-fixture-a3mega pods-skew networks
+"$API_PY" - "$API_STATE/pods.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    for c in p["spec"].get("initContainers", []):
+        if c["name"] == "tcpxo-daemon":
+            c["env"] = {}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+api_run a3-mega --once --json
+a daemon-pod-unreadable <<'EOF'
+eq(rc, 2, "exit")
+eq(check("version-pair")["status"], "skip", "version-pair not judged")
+ok("pod ml-team/llama-train-node-0-0-x2b9f could not be read" in check("version-pair")["message"],
+   "version-pair names the pod: %r" % check("version-pair")["message"])
+ok("tcpxo-agent: listing the pods on %s: pod ml-team/llama-train-node-0-0-x2b9f could not be read (items[1].spec."
+   "initContainers[0].env: expected an array, got object), and it may run the installer or the daemon" % NODE in err,
+   "stderr names the pod: %r" % err)
+ok("tcpxo-agent: not published: the API facts could not be read" in err, "not published")
+eq(patches, [], "no PATCH")
+eq(status_patches, [], "no status PATCH")
+eq(ann, orig_ann, "annotations")
+EOF
+api_run a3-mega --once --no-publish
+a daemon-pod-unreadable-no-publish <<'EOF'
+eq(rc, 2, "exit")
+ok("tcpxo-agent: unknown: the checks that read the API could not judge node %s" % NODE in err, "stderr: %r" % err)
+EOF
+
 # ---- retired daemon flags: Google's pre-v1.0.18 sample command on a v1.0.21 daemon warns ----
 api_state node-fixture-a3mega pods-retired-flags networks
 api_run a3-mega --once --json

@@ -189,28 +189,38 @@ eq(err, "tcpxo-agent: publish failed: PATCH node %s: PATCH /api/v1/nodes/%s: HTT
    "Internal error occurred: fake fault (after 3 attempts)\n" % (NODE, NODE), "stderr")
 EOF
 
-# ---- the status PATCH answered 500 (forever): the annotations are published, the node's Event posted, exit 2 ----
+# ---- the status PATCH answered 500 (forever): the annotations are published, exit 2; the node's Event
+# follows the condition, so it is not posted: the condition missing tells the next agent it never was ----
 fresh
 api_fault '{"mode": "500", "method": "PATCH", "path": "/api/v1/nodes/'"$API_NODE"'/status"}'
 api_run a3-mega --once
 { printf '%s' "$PRINTED"; cat; } <<'EOF' | a status-patch-500
 eq(rc, 2, "exit")
-eq((len(patches), len(status_patches), len(posts)), (1, 3, 1), "PATCH, status PATCH attempts, POST")
+eq((len(patches), len(status_patches), len(posts)), (1, 3, 0), "PATCH, status PATCH attempts, POST")
 eq(ann[PREFIX + "ready"], "true", "annotations published")
 eq(condition(), None, "no condition")
-eq([e["reason"] for e in events], ["FabricReady"], "the transition's Event")
-eq(err, "tcpxo-agent: published on node %s: 5 annotations, 2 labels, 1 Event\n"
+eq(events, [], "no Event yet")
+eq(err, "tcpxo-agent: published on node %s: 5 annotations, 2 labels\n"
    "tcpxo-agent: publish failed: PATCH node %s/status: PATCH /api/v1/nodes/%s/status: HTTP 500 Internal "
    "Server Error: Internal error occurred: fake fault (after 3 attempts)\n" % (NODE, NODE, NODE), "stderr")
 EOF
-# The next run writes only the condition (the annotations are there): no second Event.
+# The next run writes only the condition (the annotations are there), and tells the transition once.
 api_fault ""
 api_run a3-mega --once
 a status-patch-500-retried <<'EOF'
 eq(rc, 0, "exit")
-eq((len(patches), len(status_patches), len(posts)), (0, 1, 0), "PATCH, status PATCH, POST")
+eq((len(patches), len(status_patches), len(posts)), (0, 1, 1), "PATCH, status PATCH, POST")
 eq(condition()["status"], "True", "condition")
-eq(err, "tcpxo-agent: published on node %s: condition FabricReady=True (TCPXOReady)\n" % NODE, "stderr")
+eq([(e["reason"], e["note"].split(". ")[-1]) for e in events], [("FabricReady", "Changed: ready (none)→true.")],
+   "the transition's Event, once")
+eq(err, "tcpxo-agent: published on node %s: condition FabricReady=True (TCPXOReady), 1 Event\n" % NODE, "stderr")
+EOF
+# A third run finds the condition agreeing: nothing to tell.
+api_run a3-mega --once
+a status-patch-500-told <<'EOF'
+eq(rc, 0, "exit")
+eq((len(patches), len(status_patches), len(posts)), (0, 0, 0), "PATCH, status PATCH, POST")
+eq(len(events), 1, "Events in all")
 EOF
 
 # ---- RBAC without nodes/status (an older ClusterRole): one 403, said clearly, exit 2 ----

@@ -4,7 +4,10 @@
 # not-fabric pods, none again across resyncs, one for a new uid or a new verdict, a failing POST retried with
 # backoff while the node's own PATCHes go on, a restarted agent that finds the node as it sees it (no
 # node write, no node Event), and a node PATCH whose answers are lost after the server applied it (the
-# transition's Event still posted, once). Takes about 60 s (--interval 10: the pods store is refilled every 10-11 s).
+# transition's Event still posted, once), and a new agent that finds ready published but our condition missing
+# (the agent before stopped during its node PATCH: the transition told once), and the daemon pod that cannot
+# be read (nothing published until it can; then the skew beside pods of 70,000-character env and 300
+# containers is published). Takes about 90 s (--interval 10: the pods store is refilled every 10-11 s).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -206,5 +209,90 @@ print("3 node PATCHes applied with their answers cut, %d more; then the conditio
       % (len(node_patch) - 3))
 EOF
 rm -f "$state/faults"
+# --- issue 22: an agent stopped between its node PATCH and its status PATCH: the server kept our values
+# (ready=true) but neither the condition nor the Event. The next agent finds the condition missing and
+# tells that transition once: the condition True and one FabricReady Event. Before, it found its values
+# there and posted nothing. ---
+stop_agent
+$PY - "$state/node.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+assert n["metadata"]["annotations"]["fabric.aicr.run/ready"] == "true", n["metadata"]["annotations"]
+n["status"]["conditions"] = [c for c in n["status"]["conditions"] if c["type"] != "FabricReady"]
+json.dump(n, open(sys.argv[1] + ".tmp", "w"))
+PY
+mv "$state/node.json.tmp" "$state/node.json"
+m=$(mark)
+start_agent "$tmp/agent3.log" --interval 10
+wait_for 'reqs '"$m"' | grep -q "^EVENT .*FabricReady.* status=201"' 15
+sleep 2
+check "status untold transition at start" "$m" <<'EOF'
+node_patch = [r for r in reqs if r["method"] == "PATCH" and r["path"] == "/api/v1/nodes/" + NODE]
+assert node_patch == [], [r["body"][:80] for r in node_patch]
+status = [r for r in reqs if r["method"] == "PATCH" and r["path"].endswith("/status")]
+assert len(status) == 1 and '"True"' in status[0]["body"], [r["body"][:80] for r in status]
+assert [(e["reason"], e["type"]) for e in node_events] == [("FabricReady", "Normal")], \
+    [(e["reason"], e["type"]) for e in node_events]
+assert "ready (none)→true" in node_events[0]["note"], node_events[0]["note"]
+print("no node PATCH; the condition True and one Event FabricReady (%s)" % node_events[0]["note"][-40:])
+EOF
+
+# --- and an agent that finds the condition agreeing with ready tells nothing ---
+stop_agent
+m=$(mark)
+start_agent "$tmp/agent4.log" --interval 10
+wait_for 'reqs '"$m"' | grep -q "^GET /api/v1/pods"' 5
+sleep 2.5
+check "status condition agrees at start" "$m" <<'EOF'
+writes = [(r["method"], r["path"]) for r in reqs if r["method"] == "PATCH"]
+assert writes == [], writes
+assert not node_events, [e["reason"] for e in node_events]
+print("no PATCH, no node Event")
+EOF
+
+# --- issue 22, the daemon: the daemon's pod cannot be read (its sidecar's env not a list) while the daemon
+# it runs does not pair: the versions are unknown, so nothing is published (the node keeps ready=true) and
+# it says so once; when the pod can be read again, the skew is published at its next change ---
+m=$(mark)
+$PY - "$TOPDIR/fixtures/kube/pods-skew.json" "$state/pods.json.tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    for c in p["spec"].get("initContainers", []):
+        if c["name"] == "tcpxo-daemon":
+            c["env"] = {}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+mv "$state/pods.json.tmp" "$state/pods.json"
+wait_for 'grep -q "API facts not read" "$tmp/agent4.log"' 15
+sleep 2
+if [ "$(patches "$m")" = 0 ] && [ "$(reqs "$m" | grep -c '^STATUS')" = 0 ] &&
+   [ "$(grep -c 'API facts not read' "$tmp/agent4.log")" = 1 ] &&
+   grep -q 'API facts not read.*pod ml-team/llama-train-node-0-0-x2b9f could not be read' "$tmp/agent4.log"; then
+	ok "status daemon pod unreadable: nothing published, logged once naming the pod"
+else
+	nok "status daemon pod unreadable" "$(reqs "$m" | grep -E '^(PATCH|STATUS)' | tr '\n' '|') log: $(grep 'API facts' "$tmp/agent4.log" | tr '\n' '|')"
+fi
+# Beside it, a CPU pod with an env value of 70,000 characters and one with 300 containers: before, the
+# whole list was refused, version-pair skipped and the skewed node stayed published ready.
+m=$(mark)
+$PY - "$TOPDIR/fixtures/kube/pods-skew.json" "$state/pods.json.tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+node = d["items"][0]["spec"]["nodeName"]
+def pod(name, containers):
+    return {"metadata": {"namespace": "batch", "name": name, "uid": "uid-" + name},
+            "spec": {"nodeName": node, "containers": containers}, "status": {"phase": "Running"}}
+d["items"] += [pod("etl", [{"name": "c", "image": "busybox", "env": [{"name": "BLOB", "value": "x" * 70000}]}]),
+               pod("wide", [{"name": "c%d" % i, "image": "busybox"} for i in range(300)])]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+mv "$state/pods.json.tmp" "$state/pods.json"
+wait_for 'reqs '"$m"' | grep -q "^PATCH .*ready=false"' 15
+if reqs "$m" | grep -q '^PATCH .*ready=false.*fail=version-pair' && grep -q 'API facts read again' "$tmp/agent4.log"; then
+	ok "status daemon pod readable again, beside large pods: the skew published (ready=false, version-pair)"
+else
+	nok "status daemon pod readable again" "$(reqs "$m" | grep -E '^(PATCH|STATUS)' | tr '\n' '|')"
+fi
 stop_agent
 exit $failed

@@ -214,6 +214,21 @@ a pods-file-other-node <<'EOF'
 eq(rc, 0, "exit: the file's pods are bound to another node")
 eq(lines[0], "workloads: 0 unattached, 0 partial, 0 attached on other-node", "summary")
 EOF
+# A pod the agent cannot read (env not a list) is set aside and named; the others are judged as before.
+"$API_PY" - "$KUBE/pods-workloads.json" "$API_TMP/pods-odd.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["items"].append({"metadata": {"namespace": "batch", "name": "odd"}, "spec": {"nodeName": d["items"][0]["spec"]["nodeName"],
+                   "containers": [{"name": "c", "image": "busybox", "env": {}}]}, "status": {"phase": "Running"}})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+offline workloads --node "$NODE" --pods-file "$API_TMP/pods-odd.json"
+a pods-file-unreadable-pod <<'EOF'
+eq(rc, 1, "exit")
+eq(lines[0], "workloads: 1 unattached, 9 partial, 4 attached, 1 not-fabric on " + NODE, "summary")
+eq(err, "tcpxo-agent: workloads: pod batch/odd could not be read (items[%d].spec.containers[0].env: expected an array, "
+   "got object): not judged\n" % (len(json.load(open(os.environ["KUBE"] + "/pods-workloads.json"))["items"])), "stderr")
+EOF
 # The API down and a --pods-file: judged with what the file tells.
 api_state node-fixture-a3mega pods-idle networks
 API_NOSERVER=1 api_run a3-mega workloads --pods-file "$KUBE/pods-workloads.json"

@@ -517,6 +517,64 @@ static void test_version_pair_skew(void **state)
 	env_free(e);
 }
 
+/*
+ * Issue 22: pods the API server accepts (a CPU pod with one env value of 70,000 characters, one
+ * with 300 containers) and one it never would (env not a list) beside the skewed daemon: the
+ * first two are read, the third is set aside and named, and the skew still fails the node.
+ */
+static void test_version_pair_skew_beside_large_pods(void **state)
+{
+	struct env *e = env_new(false);
+	size_t len, cap, o;
+	char *skew = fixture("pods-skew.json", &len), *body, *items, err[512];
+
+	items = strstr(skew, "\"items\": [");
+	assert_non_null(items);
+	items += strlen("\"items\": [");
+	cap = len + 70000 + 300 * 64 + 1024;
+	body = malloc(cap);
+	assert_non_null(body);
+	o = (size_t)snprintf(body, cap, "%.*s{\"metadata\":{\"namespace\":\"batch\",\"name\":\"etl\"},\"spec\":"
+			     "{\"nodeName\":\"n\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"env\":"
+			     "[{\"name\":\"BLOB\",\"value\":\"", (int)(items - skew), skew);
+	memset(body + o, 'x', 70000);
+	o += 70000;
+	o += (size_t)snprintf(body + o, cap - o, "\"}]}]},\"status\":{\"phase\":\"Running\"}},"
+			      "{\"metadata\":{\"namespace\":\"batch\",\"name\":\"wide\"},\"spec\":{\"containers\":[");
+	for (int i = 0; i < 300; i++)
+		o += (size_t)snprintf(body + o, cap - o, "%s{\"name\":\"c%d\",\"image\":\"busybox\"}", i ? "," : "", i);
+	o += (size_t)snprintf(body + o, cap - o, "]},\"status\":{\"phase\":\"Running\"}},"
+			      "{\"metadata\":{\"namespace\":\"batch\",\"name\":\"odd\"},\"spec\":{\"containers\":"
+			      "[{\"name\":\"c\",\"image\":\"busybox\",\"env\":{}}]}},%s", items);
+	free(skew);
+
+	obs_kube_free_pods(&e->o.kube);
+	assert_int_equal(kubeparse_pods(body, o + strlen(body + o), &e->o.kube, err, sizeof(err)), 0);
+	free(body);
+	assert_int_equal(kubeparse_pods_blind(&e->o.kube, err, sizeof(err)), 0);
+	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+	assert_int_equal(e->o.kube.n_aside, 1);
+	assert_string_equal(e->o.kube.aside[0].name, "odd");
+	/* The long value is not held: set, value unknown. */
+	for (size_t i = 0; i < e->o.kube.n_pods; i++) {
+		const struct pod *p = &e->o.kube.pods[i];
+		bool set = false;
+
+		if (strcmp(p->name, "etl") == 0) {
+			assert_null(obs_pod_env(&p->containers[0], "BLOB", &set));
+			assert_true(set);
+		} else if (strcmp(p->name, "wide") == 0) {
+			assert_int_equal(p->n_containers, 300);
+		}
+	}
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_non_null(strstr(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)"));
+	assert_non_null(strstr(e->c.message, "pod batch/odd could not be read"));
+	assert_non_null(strstr(e->c.message, "runs neither the installer nor the daemon"));
+	env_free(e);
+}
+
 static void set_state(struct env *e, const char *name, enum pod_cstate st, const char *reason, unsigned restarts,
 		      int last);
 
@@ -863,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_networks_tcpx_and_none),
 		cmocka_unit_test(test_version_pair_pass),
 		cmocka_unit_test(test_version_pair_skew),
+		cmocka_unit_test(test_version_pair_skew_beside_large_pods),
 		cmocka_unit_test(test_version_pair_idle),
 		cmocka_unit_test(test_version_pair_digest_only),
 		cmocka_unit_test(test_version_pair_running_digest_wins),

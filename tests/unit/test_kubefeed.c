@@ -128,22 +128,35 @@ static void test_pods_and_networks(void **state)
 	free(nets);
 }
 
-/* A store the parser refuses: the fetch says why, the facts it had stay. */
-static void test_refused_keeps_facts(void **state)
+/*
+ * A pod the parser cannot read is set aside, named: when it may be the daemon or the installer
+ * (its containers cannot be walked), the pods are not read, as a GET's; when it runs neither
+ * image, the others are read.
+ */
+static void test_refused_pod(void **state)
 {
 	struct obs_kube k = { 0 };
 	char *pods = fixture_items("kube/pods-healthy.json");
 	struct reflector *good = filled("/api/v1/pods", "Pod", pods);
 	struct reflector *bad = filled("/api/v1/pods", "Pod",
 				       "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"containers\":7}}");
+	struct reflector *cpu = filled("/api/v1/pods", "Pod",
+				       "{\"metadata\":{\"name\":\"q\",\"namespace\":\"ml\"},\"spec\":{\"containers\":"
+				       "[{\"name\":\"c\",\"image\":\"busybox\",\"env\":7}]}}");
 
 	assert_int_equal(kubefeed_pods(good, &k), 0);
 	assert_int_equal(kubefeed_pods(bad, &k), -EINVAL);
 	assert_int_equal(k.pods_fetch.state, KUBE_FETCH_FAILED);
-	assert_non_null(strstr(k.pods_fetch.message, "unusable PodList"));
-	assert_int_equal(k.n_pods, 5);
+	assert_non_null(strstr(k.pods_fetch.message, "pod ml/p could not be read"));
+	assert_non_null(strstr(k.pods_fetch.message, "may run the installer or the daemon"));
+	assert_int_equal(kubefeed_pods(cpu, &k), 0);
+	assert_int_equal(k.pods_fetch.state, KUBE_FETCH_OK);
+	assert_int_equal(k.n_aside, 1);
+	assert_string_equal(k.aside[0].name, "q");
+	assert_false(k.aside[0].ours);
 	reflector_free(good);
 	reflector_free(bad);
+	reflector_free(cpu);
 	obs_kube_free(&k);
 	free(pods);
 }
@@ -171,7 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node),
 		cmocka_unit_test(test_pods_and_networks),
-		cmocka_unit_test(test_refused_keeps_facts),
+		cmocka_unit_test(test_refused_pod),
 		cmocka_unit_test(test_failed),
 	};
 

@@ -392,6 +392,48 @@ static void expect_pods_error(const char *body, const char *needle)
 	obs_kube_free(&k);
 }
 
+/* @body is read: its one daemon container has @argc arguments, the first at most @arg0 long. */
+static void expect_pods_read(const char *body, size_t argc, size_t arg0)
+{
+	struct obs_kube k = { 0 };
+	char err[512] = "";
+
+	assert_int_equal(kubeparse_pods(body, strlen(body), &k, err, sizeof(err)), 0);
+	assert_int_equal(k.n_aside, 0);
+	assert_int_equal(k.n_containers, 1);
+	assert_int_equal(k.containers[0].argc, argc);
+	assert_true(strlen(k.containers[0].argv[0]) <= arg0);
+	obs_kube_free(&k);
+}
+
+/* @body's one pod is set aside, named @name, why naming @needle; @ours: it may run our images. */
+static void expect_pods_aside(const char *body, const char *name, const char *needle, bool ours)
+{
+	struct obs_kube k = { 0 };
+	char err[512] = "";
+
+	assert_int_equal(parse_pods_fixture("pods-healthy.json", &k), 0);
+	if (kubeparse_pods(body, strlen(body), &k, err, sizeof(err)) != 0)
+		fail_msg("refused the whole list: %s: %.200s", err, body);
+	assert_int_equal(k.n_pods, 0);
+	assert_int_equal(k.n_containers, 0);
+	assert_int_equal(k.n_aside, 1);
+	assert_string_equal(k.aside[0].name, name);
+	assert_int_equal(k.aside[0].item, 0);
+	if (!strstr(k.aside[0].why, needle))
+		fail_msg("why '%s' does not mention '%s'", k.aside[0].why, needle);
+	assert_int_equal(k.aside[0].ours, ours);
+	err[0] = '\0';
+	if (ours) {
+		assert_int_equal(kubeparse_pods_blind(&k, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, needle));
+		assert_non_null(strstr(err, "may run the installer or the daemon"));
+	} else {
+		assert_int_equal(kubeparse_pods_blind(&k, err, sizeof(err)), 0);
+	}
+	obs_kube_free(&k);
+}
+
 #define POD(spec) "{\"items\":[{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"},\"spec\":" spec "}]}"
 #define DAEMON "\"image\":\"r.io/x/tcpgpudmarxd-dev:v1.0.21\""
 
@@ -405,40 +447,45 @@ static void test_pods_errors(void **state)
 	expect_pods_error("\"x\"", "pods: expected an object, got string");
 	expect_pods_error("{\"kind\":\"NodeList\",\"items\":[]}", "kind: expected \"PodList\"");
 	expect_pods_error("{\"items\":{}}", "items: expected an array, got object");
-	expect_pods_error("{\"items\":[3]}", "items[0]: expected an object, got number");
-	expect_pods_error("{\"items\":[{\"metadata\":{\"name\":[]}}]}", "items[0].metadata.name: expected a string");
-	expect_pods_error(POD("{\"containers\":{}}"), "items[0].spec.containers: expected an array");
-	expect_pods_error(POD("{\"initContainers\":[7]}"), "items[0].spec.initContainers[0]: expected an object");
-	expect_pods_error(POD("{\"containers\":[{\"name\":\"a\",\"image\":7}]}"),
-			  "items[0].spec.containers[0].image: expected a string, got number");
-	expect_pods_error(POD("{\"containers\":[{" DAEMON "}]}"), "items[0].spec.containers[0].name: missing");
-	expect_pods_error(POD("{\"containers\":[{\"name\":\"d\"," DAEMON ",\"args\":\"--num_hops=2\"}]}"),
-			  "items[0].spec.containers[0].args: expected an array, got string");
-	expect_pods_error(POD("{\"containers\":[{\"name\":\"d\"," DAEMON ",\"command\":[\"sh\",1]}]}"),
-			  "items[0].spec.containers[0].command[1]: expected a string, got number");
-	expect_pods_error("{\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"d\"," DAEMON "}]},"
-			  "\"status\":{\"containerStatuses\":{}}}]}",
-			  "items[0].status.containerStatuses: expected an array");
+	/* One pod that cannot be read is set aside and named, never the whole list. */
+	expect_pods_aside("{\"items\":[3]}", "", "items[0]: expected an object, got number", true);
+	expect_pods_aside("{\"items\":[{\"metadata\":{\"name\":[]},\"spec\":{}}]}", "",
+			  "items[0].metadata.name: expected a string", false);
+	expect_pods_aside(POD("{\"containers\":{}}"), "p", "items[0].spec.containers: expected an array", true);
+	expect_pods_aside(POD("{\"initContainers\":[7]}"), "p", "items[0].spec.initContainers[0]: expected an object",
+			  true);
+	expect_pods_aside(POD("{\"containers\":[{\"name\":\"a\",\"image\":7}]}"), "p",
+			  "items[0].spec.containers[0].image: expected a string, got number", true);
+	expect_pods_aside(POD("{\"containers\":[{" DAEMON "}]}"), "p", "items[0].spec.containers[0].name: missing", true);
+	expect_pods_aside(POD("{\"containers\":[{\"name\":\"d\"," DAEMON ",\"args\":\"--num_hops=2\"}]}"), "p",
+			  "items[0].spec.containers[0].args: expected an array, got string", true);
+	expect_pods_aside(POD("{\"containers\":[{\"name\":\"d\"," DAEMON ",\"command\":[\"sh\",1]}]}"), "p",
+			  "items[0].spec.containers[0].command[1]: expected a string, got number", true);
+	expect_pods_aside("{\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"d\"," DAEMON "}]},"
+			  "\"status\":{\"containerStatuses\":{}}}]}", "p",
+			  "items[0].status.containerStatuses: expected an array", true);
+	/* A CPU pod that cannot be read runs neither image. */
+	expect_pods_aside(POD("{\"containers\":[{\"name\":\"a\",\"image\":\"busybox\",\"env\":{}}]}"), "p",
+			  "items[0].spec.containers[0].env: expected an array", false);
 
-	/* Too many args, too long an arg. */
+	/* Many args, and one a whole shell script: the API server bounds neither, they are read. */
 	cap = 64 * 1024;
 	big = malloc(cap);
 	assert_non_null(big);
 	o = (size_t)snprintf(big, cap, "{\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"d\"," DAEMON ",\"args\":[");
-	for (int i = 0; i <= KUBE_ARGS_MAX; i++)
+	for (int i = 0; i < 300; i++)
 		o += (size_t)snprintf(big + o, cap - o, "%s\"a\"", i ? "," : "");
 	snprintf(big + o, cap - o, "]}]}}]}");
-	expect_pods_error(big, "129 command and args entries");
+	expect_pods_read(big, 300, 70000);
 	free(big);
-	/* One entry may be a whole shell script, up to KUBEPOD_ARG_MAX bytes. */
-	cap = KUBEPOD_ARG_MAX + 256;
+	cap = 70000 + 256;
 	big = malloc(cap);
 	assert_non_null(big);
 	o = (size_t)snprintf(big, cap, "{\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"d\"," DAEMON ",\"args\":[\"");
-	memset(big + o, 'a', KUBEPOD_ARG_MAX + 1);
-	o += KUBEPOD_ARG_MAX + 1;
+	memset(big + o, 'a', 70000);
+	o += 70000;
 	snprintf(big + o, cap - o, "\"]}]}}]}");
-	expect_pods_error(big, "items[0].spec.containers[0].args[0]: longer than 65536 characters");
+	expect_pods_read(big, 1, 70000);
 	free(big);
 }
 

@@ -257,13 +257,13 @@ static void test_limits(void **state)
 	for (int i = 0; i <= KUBEPOD_LIST_MAX; i++)
 		o += (size_t)snprintf(big + o, cap - o, "%s{\"name\":\"V%d\"}", i ? "," : "", i);
 	snprintf(big + o, cap - o, "]}]}}");
-	expect_error(big, "pod.spec.containers[0].env: 1025 entries, at most 1024 are read");
+	expect_error(big, "pod.spec.containers[0].env: 16385 entries, at most 16384 are read");
 
 	o = (size_t)snprintf(big, cap, "{\"spec\":{\"containers\":[");
 	for (int i = 0; i <= KUBEPOD_CONTAINERS_MAX; i++)
 		o += (size_t)snprintf(big + o, cap - o, "%s{\"name\":\"c%d\"}", i ? "," : "", i);
 	snprintf(big + o, cap - o, "]}}");
-	expect_error(big, "pod.spec.containers: 257 entries, at most 256 are read");
+	expect_error(big, "pod.spec.containers: 4097 entries, at most 4096 are read");
 	free(big);
 }
 
