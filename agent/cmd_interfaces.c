@@ -108,7 +108,8 @@ int cmd_interfaces(const struct cli_options *opt)
 	}
 	fputs(res.diagnostics, stderr);
 	if (!res.coherent) {
-		code = EXIT_NOT_READY;
+		/* GKE managed DRANET alone: no Network mapping exists; said on stderr, not a failure. */
+		code = !res.n_tcpxo && res.n_dranet ? EXIT_READY : EXIT_NOT_READY;
 		goto out;
 	}
 	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);

@@ -15,6 +15,7 @@
 #define KUBEPARSE_NORTH "networking.gke.io/north-interfaces"
 #define KUBEPARSE_LABEL_TYPE "node.kubernetes.io/instance-type"
 #define KUBEPARSE_LABEL_ACCEL "cloud.google.com/gke-accelerator"
+#define KUBEPARSE_LABEL_DRANET "cloud.google.com/gke-networking-dra-driver"
 
 static bool kubeparse_bdf_ok(const char *s)
 {
@@ -317,6 +318,7 @@ static int kubeparse_node_meta(const struct json *root, struct obs_kube *n,
 {
 	const struct json *meta, *labels;
 	const char *kind = json_get_string(root, "kind");
+	char dranet[KUBE_LABEL_MAX] = "";
 
 	if (json_type(root) != JSON_OBJECT)
 		return errmsg_set(err, errlen, -EINVAL, "node: expected an object, got %s", kubejson_tname(root));
@@ -334,8 +336,11 @@ static int kubeparse_node_meta(const struct json *root, struct obs_kube *n,
 	    kubejson_opt(meta, "labels", JSON_OBJECT, &labels, "metadata", err, errlen) < 0 ||
 	    kubejson_opt(meta, "annotations", JSON_OBJECT, ret_ann, "metadata", err, errlen) < 0 ||
 	    kubeparse_label(labels, KUBEPARSE_LABEL_TYPE, n->instance_type, err, errlen) < 0 ||
-	    kubeparse_label(labels, KUBEPARSE_LABEL_ACCEL, n->accelerator, err, errlen) < 0)
+	    kubeparse_label(labels, KUBEPARSE_LABEL_ACCEL, n->accelerator, err, errlen) < 0 ||
+	    kubeparse_label(labels, KUBEPARSE_LABEL_DRANET, dranet, err, errlen) < 0)
 		return -EINVAL;
+	/* GKE managed DRANET: the node pool's label (GKE docs, "Allocate network resources by using GKE managed DRANET"). */
+	n->dranet = strcmp(dranet, "true") == 0;
 	*ret_labels = labels;
 	return 0;
 }
@@ -371,6 +376,7 @@ static void kubeparse_node_move(struct obs_kube *k, struct obs_kube *n)
 	memcpy(k->node_name, n->node_name, sizeof(k->node_name));
 	memcpy(k->instance_type, n->instance_type, sizeof(k->instance_type));
 	memcpy(k->accelerator, n->accelerator, sizeof(k->accelerator));
+	k->dranet = n->dranet;
 	k->has_nic_info = n->has_nic_info;
 	memcpy(k->nic_info_error, n->nic_info_error, sizeof(k->nic_info_error));
 	k->nics = n->nics;

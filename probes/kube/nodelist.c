@@ -53,6 +53,8 @@ static const char *nodelist_on_label(void *ctx, const char *k, size_t klen, cons
 		return nodelist_field(sc, &sc->item.accelerator, v, end, depth);
 	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-nodepool"))
 		return nodelist_field(sc, &sc->item.pool, v, end, depth);
+	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-networking-dra-driver"))
+		return nodelist_field(sc, &sc->item.dranet, v, end, depth);
 	return jsonscan_value(v, end, depth);
 }
 
@@ -151,8 +153,8 @@ static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const
 static void nodelist_item_clear(struct nodelist_scan *sc)
 {
 	struct jsonscan_field *f[] = { &sc->item_kind, &sc->item.name, &sc->item.itype, &sc->item.accelerator,
-				       &sc->item.pool, &sc->item.profile, &sc->item.ready, &sc->item.interfaces,
-				       &sc->item.attachment };
+				       &sc->item.pool, &sc->item.dranet, &sc->item.profile, &sc->item.ready,
+				       &sc->item.interfaces, &sc->item.attachment };
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		jsonscan_field_clear(f[i]);

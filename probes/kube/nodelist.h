@@ -24,6 +24,7 @@ struct nodelist_item {
 	struct jsonscan_field itype;            /* label node.kubernetes.io/instance-type */
 	struct jsonscan_field accelerator;      /* label cloud.google.com/gke-accelerator */
 	struct jsonscan_field pool;             /* label cloud.google.com/gke-nodepool */
+	struct jsonscan_field dranet;           /* label cloud.google.com/gke-networking-dra-driver (GKE managed DRANET) */
 	struct jsonscan_field profile, ready, interfaces, attachment;  /* <prefix>profile, ... */
 	struct nodelist_taint taints[NODELIST_TAINTS_MAX];     /* spec.taints objects, the first ones */
 	size_t n_taints;

@@ -8,6 +8,8 @@
 
 #define KUBE_NAME_MAX 254               /* DNS subdomain (253) + NUL: node, pod, Network names */
 #define KUBE_LABEL_MAX 64               /* label values are at most 63 characters */
+/* GKE managed DRANET's node label: the node's NICs are allocated through DRA ResourceClaims. */
+#define OBS_KUBE_DRANET_LABEL "cloud.google.com/gke-networking-dra-driver=true"
 #define KUBE_CNAME_MAX 64               /* container names and namespaces: DNS labels */
 #define KUBE_IFNAME_MAX 16              /* IFNAMSIZ */
 #define KUBE_BDF_MAX 16
@@ -154,6 +156,7 @@ struct obs_kube {
 	char node_name[KUBE_NAME_MAX];
 	char instance_type[KUBE_LABEL_MAX];     /* node.kubernetes.io/instance-type, "" absent */
 	char accelerator[KUBE_LABEL_MAX];       /* cloud.google.com/gke-accelerator, "" absent */
+	bool dranet;                            /* cloud.google.com/gke-networking-dra-driver=true: GKE managed DRANET */
 	bool has_nic_info;                      /* annotation present and well-formed */
 	char nic_info_error[KUBE_MSG_MAX];      /* present but malformed: why; "" otherwise */
 	struct kube_nic *nics;                  /* sorted by bdf */

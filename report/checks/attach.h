@@ -43,6 +43,7 @@ struct attach_node {
 	enum profile_kind kind;                 /* PROFILE_NONE: not a fabric node, nothing is judged */
 	unsigned gpus;                          /* GPUs of the node; 0 unknown (the profile's 8 is assumed) */
 	unsigned gpu_nics;                      /* GPU NICs; 0 unknown */
+	bool dranet;                            /* GKE managed DRANET allocates the GPU NICs (no Networks) */
 	bool ifaces_known;                      /* ifaces holds every GPU NIC's Network */
 	struct attach_iface ifaces[ATTACH_NICS_MAX];    /* eth1..ethN -> Network, sorted by name */
 	size_t n_ifaces;

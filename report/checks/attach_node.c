@@ -31,6 +31,11 @@ static void attach_node_ifaces(const struct observation *o, const struct profile
 			 k->node_fetch.message[0] ? k->node_fetch.message : "failed");
 		return;
 	}
+	if (k->dranet) {
+		n->dranet = true;
+		snprintf(n->ifaces_why, sizeof(n->ifaces_why), "GPU NICs allocated by DRANET");
+		return;
+	}
 	if (!p->n_nics || p->n_nics > ATTACH_NICS_MAX) {
 		snprintf(n->ifaces_why, sizeof(n->ifaces_why), "%zu GPU NICs observed", p->n_nics);
 		return;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/model/json.h"
+#include "probes/model/obs_kube.h"
 #include "report/checks/attach_worker.h"
 #include "report/checks/releases_env.h"
 
@@ -128,6 +129,10 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct a
 	attach_worker_hint(n, first, remedy, sizeof(remedy));
 	if (p->host_network)
 		return attach_finding_set(f, CHECK_PASS, NULL, "hostNetwork: the pod uses the node's own GPU NICs");
+	if (n->dranet)
+		return attach_finding_set(f, CHECK_SKIP, NULL, "GPU NICs allocated by DRANET (node label "
+					  OBS_KUBE_DRANET_LABEL "): they reach pods through ResourceClaims, not Networks "
+					  "and the %s annotation; the pod's claims are not checked", ATTACH_IFACES_KEY);
 	if (!v)
 		return attach_finding_set(f, CHECK_FAIL, remedy, "the pod has no %s annotation: it sees eth0 only, and NCCL "
 					  "runs over TCP sockets there", ATTACH_IFACES_KEY);

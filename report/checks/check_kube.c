@@ -318,6 +318,11 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 				 "profile tcpx: the eth1..eth8 mapping is the tcpxo runtime's input");
 	if (p->n_nics == 0)
 		return check_set(c, CHECK_SKIP, NULL, "no GPU NICs observed: nothing to map");
+	if (k->dranet)
+		return check_set(c, CHECK_SKIP, NULL,
+				 "GPU NICs allocated by DRANET (node label " OBS_KUBE_DRANET_LABEL "): they reach pods "
+				 "through ResourceClaims, not Networks and the networking.gke.io/interfaces annotation; "
+				 "no eth1..eth8 mapping is checked or published");
 
 	if (!k->has_nic_info)
 		check_kube_add(&a, CHECK_FAIL, remedy_map, "%s",

@@ -180,6 +180,7 @@ struct coherence_eval {
 	size_t *valid_pos;                      /* their places in by_name */
 	struct coherence_item *items;           /* a phase's (label, message, node) lines */
 	size_t n_tcpxo, n_tcpx, n_none, n_other;
+	size_t n_dranet;                        /* TCPXO (or unobserved) nodes whose NICs DRANET allocates: not counted */
 	size_t n_unobs, n_notready, n_nomap, n_malformed, n_invalid, n_names, nv;
 	int differ;                             /* interfaces the valid mappings disagree on */
 };
@@ -352,7 +353,8 @@ static size_t coherence_select(const struct coherence_eval *ev, enum coherence_n
 	size_t k = 0;
 
 	for (size_t i = 0; i < ev->n; i++)
-		if (ev->by_name[i]->kind == kind && (map < 0 || (int)ev->by_name[i]->map == map))
+		if (ev->by_name[i]->kind == kind && !ev->by_name[i]->dranet &&
+		    (map < 0 || (int)ev->by_name[i]->map == map))
 			sel[k++] = ev->by_name[i];
 	return k;
 }
@@ -394,7 +396,11 @@ static int coherence_eval_start(struct coherence_eval *ev, char *err, size_t err
 		switch (ev->by_name[i]->kind) {
 		case COHERENCE_NODE_KIND_TCPXO:
 		case COHERENCE_NODE_KIND_UNOBSERVED:
-			ev->n_tcpxo++;
+			/* GKE managed DRANET: the NICs reach pods through ResourceClaims; no mapping to weigh. */
+			if (ev->by_name[i]->dranet)
+				ev->n_dranet++;
+			else
+				ev->n_tcpxo++;
 			break;
 		case COHERENCE_NODE_KIND_TCPX: ev->n_tcpx++; break;
 		case COHERENCE_NODE_KIND_NONE: ev->n_none++; break;
@@ -425,7 +431,7 @@ static int coherence_eval_ready(struct coherence_eval *ev)
 	for (size_t i = 0; i < ev->n; i++) {
 		const struct coherence_node *n = ev->by_name[i];
 
-		if (n->kind != COHERENCE_NODE_KIND_TCPXO || n->ready == COHERENCE_NODE_READY_TRUE)
+		if (n->kind != COHERENCE_NODE_KIND_TCPXO || n->dranet || n->ready == COHERENCE_NODE_READY_TRUE)
 			continue;
 		ev->sel[ev->n_notready++] = n;
 		if (n->ready == COHERENCE_NODE_READY_MISSING)
@@ -470,7 +476,7 @@ static int coherence_eval_mappings(struct coherence_eval *ev)
 	for (size_t i = 0; i < ev->n; i++) {
 		const struct coherence_node *n = ev->by_name[i];
 
-		if (n->kind != COHERENCE_NODE_KIND_TCPXO)
+		if (n->kind != COHERENCE_NODE_KIND_TCPXO || n->dranet)
 			continue;
 		if (n->map == COHERENCE_NODE_MAP_VALID) {
 			ev->valid_pos[ev->nv] = i;
@@ -513,6 +519,11 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 		res->n_ifaces = IFACEMAP_ENTRIES;
 		strbuf_appendf(out, "coherent: %zu TCPXO %s the same mapping", ev->n_tcpxo,
 			       ev->n_tcpxo == 1 ? "node carries" : "nodes carry");
+	} else if (!ev->n_tcpxo && ev->n_dranet) {
+		strbuf_appendf(out, "no mapping: the GPU NICs of %zu TCPXO %s are allocated by DRANET (node label "
+			       "cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims, "
+			       "not Networks and the networking.gke.io/interfaces annotation; no mapping printed",
+			       ev->n_dranet, coherence_plural(ev->n_dranet));
 	} else if (!ev->n_tcpxo) {
 		strbuf_appendf(out, "incoherent: no TCPXO nodes among %zu %s; no mapping printed",
 			       ev->n, coherence_plural(ev->n));
@@ -538,10 +549,14 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 #undef COHERENCE_TERM
 		strbuf_append(out, "; no mapping printed");
 	}
-	if (ev->n_tcpx || ev->n_none || ev->n_other) {
+	if ((ev->n_tcpx || ev->n_none || ev->n_other || ev->n_dranet) && (ev->n_tcpxo || !ev->n_dranet)) {
 		const char *sep = "";
 
 		strbuf_append(out, " (not counted:");
+		if (ev->n_dranet) {
+			strbuf_appendf(out, "%s %zu DRANET", sep, ev->n_dranet);
+			sep = ",";
+		}
 		if (ev->n_tcpx) {
 			strbuf_appendf(out, "%s %zu tcpx", sep, ev->n_tcpx);
 			sep = ",";
@@ -576,6 +591,7 @@ int coherence_evaluate(const struct coherence *c, struct coherence_result *ret, 
 	if (r == 0) {
 		coherence_eval_verdict(&ev, &res);
 		res.n_tcpxo = ev.n_tcpxo;
+		res.n_dranet = ev.n_dranet;
 		res.diagnostics = strbuf_take(&out);
 		r = res.diagnostics ? 0 : -ENOMEM;
 	}

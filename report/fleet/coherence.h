@@ -16,7 +16,8 @@ struct coherence;                       /* opaque: the nodes collected so far */
 struct coherence_result {
 	bool coherent;                  /* at least one TCPXO node, all observed, ready (unless apart), agreeing */
 	size_t n_nodes;                 /* nodes in the input */
-	size_t n_tcpxo;                 /* TCPXO nodes among them (incl. not yet observed) */
+	size_t n_tcpxo;                 /* TCPXO nodes among them (incl. not yet observed), DRANET's apart */
+	size_t n_dranet;                /* TCPXO nodes whose GPU NICs GKE managed DRANET allocates (no mapping) */
 	struct profile_iface ifaces[IFACEMAP_ENTRIES];  /* the mapping, only when coherent */
 	size_t n_ifaces;
 	char *diagnostics;              /* owned: lines for stderr, each ending in '\n' */

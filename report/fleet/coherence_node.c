@@ -258,6 +258,7 @@ int coherence_node_read(struct coherence_node *n, const struct nodelist_item *it
 	if (!n->name)
 		return -ENOMEM;
 	n->kind = coherence_node_kind(it);
+	n->dranet = it->dranet.s && strcmp(it->dranet.s, "true") == 0;
 	n->has_profile = it->profile.s != NULL;
 	n->ready = coherence_node_ready(&it->ready);
 	if ((r = coherence_node_published(n, it)) < 0)

@@ -59,6 +59,7 @@ struct coherence_node_taint {
 struct coherence_node {
 	char *name;                     /* printable (control bytes replaced), owned */
 	enum coherence_node_kind kind;
+	bool dranet;                    /* labelled cloud.google.com/gke-networking-dra-driver=true: GKE managed DRANET */
 	bool has_profile;               /* the profile annotation is a string */
 	enum coherence_node_ready ready;
 	char *ready_value;              /* TCPXO, COHERENCE_NODE_READY_BAD: the value, printable */

@@ -366,4 +366,35 @@ else
 	nok "big-5000" "fixtures/nodelists/gen.py failed"
 fi
 
+# --- GKE managed DRANET (issue 22 point 9): the node label; no mapping exists, said, exit 0 ---
+# dranet.json: every node labelled, no interfaces annotation; dranet-2.json: two of the 16 labelled.
+if /usr/bin/python3 - "$FIX/coherent-16.json" "$tmp/dranet.json" "$tmp/dranet-2.json" <<'EOF_'
+import copy, json, sys
+src = json.load(open(sys.argv[1]))
+every, two = copy.deepcopy(src), copy.deepcopy(src)
+for item in every["items"]:
+    item["metadata"]["labels"]["cloud.google.com/gke-networking-dra-driver"] = "true"
+    item["metadata"]["annotations"].pop("fabric.aicr.run/interfaces", None)
+for item in two["items"][:2]:
+    item["metadata"]["labels"]["cloud.google.com/gke-networking-dra-driver"] = "true"
+json.dump(every, open(sys.argv[2], "w"))
+json.dump(two, open(sys.argv[3], "w"))
+EOF_
+then
+	no_out
+	want_err <<'EOF_'
+no mapping: the GPU NICs of 16 TCPXO nodes are allocated by DRANET (node label cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims, not Networks and the networking.gke.io/interfaces annotation; no mapping printed
+EOF_
+	run dranet-all 0 --nodes-file "$tmp/dranet.json"
+	want_out <<'EOF_'
+eth1=gpu-nic-0,eth2=gpu-nic-1,eth3=gpu-nic-2,eth4=gpu-nic-3,eth5=gpu-nic-4,eth6=gpu-nic-5,eth7=gpu-nic-6,eth8=gpu-nic-7
+EOF_
+	want_err <<'EOF_'
+coherent: 14 TCPXO nodes carry the same mapping (not counted: 2 DRANET)
+EOF_
+	run dranet-two 0 --nodes-file "$tmp/dranet-2.json"
+else
+	nok "dranet" "could not derive the DRANET NodeLists"
+fi
+
 exit $failed

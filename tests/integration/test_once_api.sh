@@ -522,6 +522,24 @@ eq(j["summary"], "tcpxo: not ready: machine-type: " + c["message"], "summary")
 eq(patch_of(patches[0])[PREFIX + "ready"], "false", "published ready")
 EOF
 
+# ---- GKE managed DRANET (issue 22 point 9): the node label, no networking.gke.io NIC annotations ----
+# The NICs reach pods through ResourceClaims: networks skips and names DRANET, nothing else changes.
+api_state node-fixture-a3mega-dranet pods-healthy networks
+api_run a3-mega --once --json
+a dranet <<'EOF'
+eq(rc, 0, "exit")
+c = check("networks")
+eq((c["status"], c["message"]), ("skip", "GPU NICs allocated by DRANET (node label "
+   "cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims, not Networks and "
+   "the networking.gke.io/interfaces annotation; no eth1..eth8 mapping is checked or published"), "networks")
+eq([(x["id"], x["status"]) for x in j["checks"] if x["status"] != "pass"], [("networks", "skip")], "checks not passing")
+eq(j["interfaces"], None, "interfaces in the report")
+eq(patch_of(patches[0]).get(PREFIX + "interfaces"), None, "interfaces not published")
+eq(patch_of(patches[0])[PREFIX + "ready"], "true", "published ready")
+eq([(p["name"], p["verdict"]) for p in j["workloads"]["pods"]], [("llama-train-node-0-0-x2b9f", "attached")],
+   "workloads")
+EOF
+
 # ---- no Network API (GKE multi-networking off): said, not failed on ----
 api_state node-fixture-a3mega pods-healthy
 api_run a3-mega --once --json

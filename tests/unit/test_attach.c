@@ -488,6 +488,38 @@ static void test_interfaces(void **state)
 	pb_free(p);
 }
 
+/* Issue 22 point 9: on a GKE managed DRANET node the NICs reach pods through ResourceClaims. */
+static void test_interfaces_dranet(void **state)
+{
+	struct pod *p = pb_aicr_worker();
+	struct attach_result r;
+	const char *key = "networking.gke.io/interfaces";
+
+	(void)state;
+	pb_unann(p, key);
+	/* Without the label: unchanged, the annotation is missing. */
+	r = judge(p);
+	expect(&r, ATTACH_INTERFACES, CHECK_FAIL, "the pod has no networking.gke.io/interfaces annotation");
+	attach_result_free(&r);
+	/* With it: a skip that names DRANET, not a fail; the pod is not held partial for it. */
+	node.dranet = true;
+	node.ifaces_known = false;
+	node.n_ifaces = 0;
+	strcpy(node.ifaces_why, "GPU NICs allocated by DRANET");
+	r = judge(p);
+	expect(&r, ATTACH_INTERFACES, CHECK_SKIP, "GPU NICs allocated by DRANET (node label "
+	       "cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims");
+	expect_others_pass(&r, ATTACH_INTERFACES, ATTACH__COUNT);
+	assert_int_equal(r.verdict, ATTACH_ATTACHED);
+	attach_result_free(&r);
+	/* An annotation there is not judged either. */
+	pb_ann(p, key, "[{\"interfaceName\":\"eth0\",\"network\":\"vpc0\"}]");
+	r = judge(p);
+	expect(&r, ATTACH_INTERFACES, CHECK_SKIP, "allocated by DRANET");
+	attach_result_free(&r);
+	pb_free(p);
+}
+
 static void test_aperture(void **state)
 {
 	struct pod *p = pb_aicr_worker();
@@ -897,6 +929,7 @@ int main(void)
 		cmocka_unit_test_setup(test_daemon_mounts, setup),
 		cmocka_unit_test_setup(test_device_injection, setup),
 		cmocka_unit_test_setup(test_interfaces, setup),
+		cmocka_unit_test_setup(test_interfaces_dranet, setup),
 		cmocka_unit_test_setup(test_aperture, setup),
 		cmocka_unit_test_setup(test_plugin_path, setup),
 		cmocka_unit_test_setup(test_nccl_env, setup),

@@ -428,6 +428,36 @@ static void test_networks_missing_facts(void **state)
 	env_free(e);
 }
 
+/* Issue 22 point 9: GKE managed DRANET's node label: the NICs are allocated by DRA, nothing to map. */
+static void test_networks_dranet(void **state)
+{
+	struct env *e = env_new(false);
+
+	for (int i = 0; i < 8; i++)
+		e->p.nics[i].network[0] = '\0';
+	/* Without the label, the same node (no networking.gke.io NIC annotations) fails. */
+	load_node(e, "node-a3mega-dranet.json");
+	assert_true(e->o.kube.dranet);
+	e->o.kube.dranet = false;
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_non_null(strstr(e->c.message, "no networking.gke.io/nic-info annotation"));
+	/* With it: a skip that names DRANET; no mapping published. */
+	load_node(e, "node-a3mega-dranet.json");
+	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	assert_non_null(strstr(e->c.message, "GPU NICs allocated by DRANET (node label "
+			       "cloud.google.com/gke-networking-dra-driver=true)"));
+	assert_null(e->c.remedy);
+	assert_int_equal(e->p.n_ifaces, 0);
+	/* The healthy node does not carry it: unchanged. */
+	load_node(e, "node-a3mega.json");
+	assert_false(e->o.kube.dranet);
+	env_free(e);
+}
+
 static void test_networks_gpu_nic_not_on_bus(void **state)
 {
 	struct env *e = env_new(false);
@@ -916,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_networks_in_pod),
 		cmocka_unit_test(test_enrich_keeps_kernel_values),
 		cmocka_unit_test(test_networks_missing_facts),
+		cmocka_unit_test(test_networks_dranet),
 		cmocka_unit_test(test_networks_gpu_nic_not_on_bus),
 		cmocka_unit_test(test_networks_objects),
 		cmocka_unit_test(test_networks_tcpx_and_none),

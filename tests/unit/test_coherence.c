@@ -399,6 +399,52 @@ static void test_kinds(void **state)
 	coherence_result_free(&run.res);
 }
 
+/* A node of @v labelled as GKE managed DRANET's (issue 22 point 9). */
+static struct json *mk_dranet(struct json *n, const char *value)
+{
+	struct json *labels = (struct json *)json_get_path(n, "metadata", "labels", NULL);
+
+	assert_int_equal(json_add_string(labels, "cloud.google.com/gke-networking-dra-driver", value), 0);
+	return n;
+}
+
+static void test_dranet(void **state)
+{
+	struct json *v[3];
+	struct run run;
+
+	/* Only DRANET nodes: no Network mapping exists; said, not a failure of the mapping. */
+	v[0] = mk_dranet(mk_tcpxo("gke-a", "true", NULL, NULL), "true");
+	v[1] = mk_dranet(mk_node("gke-b", "a3-megagpu-8g", NULL), "true");      /* not yet observed */
+	run = eval_nodes(v, 2);
+	assert_diag(&run, "no mapping: the GPU NICs of 2 TCPXO nodes are allocated by DRANET (node label "
+		    "cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims, not "
+		    "Networks and the networking.gke.io/interfaces annotation; no mapping printed\n");
+	assert_false(run.res.coherent);
+	assert_int_equal(run.res.n_tcpxo, 0);
+	assert_int_equal(run.res.n_dranet, 2);
+	coherence_result_free(&run.res);
+
+	/* Beside nodes that publish a mapping: theirs is printed, DRANET's are not counted. */
+	v[0] = mk_tcpxo("gke-a", "true", GOOD, NULL);
+	v[1] = mk_dranet(mk_tcpxo("gke-d", "false", NULL, NULL), "true");
+	v[2] = mk_dranet(mk_tcpxo("gke-e", "true", GOOD, NULL), "false");      /* only "true" counts */
+	run = eval_nodes(v, 3);
+	assert_diag(&run, "coherent: 2 TCPXO nodes carry the same mapping (not counted: 1 DRANET)\n");
+	assert_true(run.res.coherent);
+	assert_int_equal(run.res.n_dranet, 1);
+	coherence_result_free(&run.res);
+
+	/* Without the label the same node is held to the mapping: unchanged. */
+	v[0] = mk_tcpxo("gke-a", "true", GOOD, NULL);
+	v[1] = mk_tcpxo("gke-d", "true", NULL, NULL);
+	run = eval_nodes(v, 2);
+	assert_false(run.res.coherent);
+	assert_non_null(strstr(run.res.diagnostics, "without a mapping"));
+	assert_int_equal(run.res.n_dranet, 0);
+	coherence_result_free(&run.res);
+}
+
 static void test_prefix(void **state)
 {
 	struct json *v[] = {
@@ -669,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_mapping_problems),
 		cmocka_unit_test(test_naming_rule),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_dranet),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_bad_input),

@@ -85,6 +85,22 @@ static void test_node_fixture(void **state)
 	assert_null(obs_kube_nic_by_bdf(&k, "0000:99:00.0"));
 	for (int i = 0; i < KUBE_ANN__COUNT; i++)
 		assert_false(k.ours[i].present);
+	assert_false(k.dranet);
+	obs_kube_free(&k);
+	/* GKE managed DRANET's node label (issue 22 point 9): only the value "true" counts. */
+	assert_int_equal(parse_node_fixture("node-a3mega-dranet.json", &k), 0);
+	assert_true(k.dranet);
+	assert_false(k.has_nic_info);
+	assert_int_equal(parse_node_fixture("node-a3mega.json", &k), 0);
+	assert_false(k.dranet);
+	{
+		static const char off[] = "{\"metadata\":{\"name\":\"n\",\"labels\":{"
+					  "\"cloud.google.com/gke-networking-dra-driver\":\"false\"}}}";
+		char err[256];
+
+		assert_int_equal(kubeparse_node(off, strlen(off), NULL, &k, err, sizeof(err)), 0);
+		assert_false(k.dranet);
+	}
 	obs_kube_free(&k);
 	obs_kube_free(&k);      /* idempotent */
 	obs_kube_free(NULL);

@@ -186,6 +186,30 @@ static void test_node_facts_unknown(void **state)
 	env_free(e);
 }
 
+/* Issue 22 point 9: a GKE managed DRANET node: the interfaces finding skips and names DRANET. */
+static void test_node_facts_dranet(void **state)
+{
+	struct env *e = env_new("pods-workloads.json");
+	const struct workloads_pod *wp;
+	struct attach_node n;
+
+	(void)state;
+	e->o.kube.dranet = true;
+	env_eval(e);
+	attach_node_build(&e->o, &e->p, &n);
+	assert_true(n.dranet);
+	assert_false(n.ifaces_known);
+	assert_string_equal(n.ifaces_why, "GPU NICs allocated by DRANET");
+	/* The pod whose only fault was its interfaces annotation is attached now. */
+	wp = pod_named(&e->w, "llama-interfaces-");
+	assert_int_equal(wp->result.verdict, ATTACH_ATTACHED);
+	assert_int_equal(wp->result.findings[ATTACH_INTERFACES].status, CHECK_SKIP);
+	assert_non_null(strstr(wp->result.findings[ATTACH_INTERFACES].message, "GPU NICs allocated by DRANET"));
+	for (size_t i = 0; i < e->w.n; i++)
+		assert_int_not_equal(e->w.pods[i].result.findings[ATTACH_INTERFACES].status, CHECK_FAIL);
+	env_free(e);
+}
+
 static void test_daemon_pod_check(void **state)
 {
 	struct env *e = env_new("pods-healthy.json");
@@ -385,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_pods),
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_node_facts_unknown),
+		cmocka_unit_test(test_node_facts_dranet),
 		cmocka_unit_test(test_daemon_pod_check),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_pod_event),
