@@ -367,36 +367,44 @@ static int cli_check(const struct cli_options *o)
 #define CLI_API (CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R)    /* every command that talks to the API */
 
 static const struct cli_scope {
-	int opt;                        /* OPT_x, or 'v' */
-	const char *name;
+	int opt;                        /* OPT_x, or 'v'; its name comes from cli_longopts */
 	unsigned cmds;                  /* a bit per enum cli_command */
 } cli_scopes[] = {
-	{ OPT_ROOT, "--root", CLI_D | CLI_O | CLI_W },
-	{ OPT_NODE, "--node", CLI_D | CLI_O | CLI_C | CLI_W },
-	{ OPT_JSON, "--json", CLI_O | CLI_W | CLI_R },
-	{ OPT_NO_PUBLISH, "--no-publish", CLI_D | CLI_O },
-	{ OPT_NO_LABELS, "--no-labels", CLI_D | CLI_O },
-	{ OPT_API_SERVER, "--api-server", CLI_API },
-	{ OPT_TOKEN_FILE, "--token-file", CLI_API },
-	{ OPT_CA_FILE, "--ca-file", CLI_API },
-	{ OPT_NODES_FILE, "--nodes-file", CLI_I | CLI_R },
-	{ OPT_SELECTOR, "--selector", CLI_I | CLI_R },
-	{ OPT_FORMAT, "--format", CLI_I },
-	{ OPT_ANY_NETWORK_NAMES, "--any-network-names", CLI_I },
-	{ OPT_PODS_FILE, "--pods-file", CLI_W },
-	{ OPT_NAME, "--name", CLI_R },
-	{ OPT_RUNTIME_FILE, "--runtime-file", CLI_R },
-	{ OPT_NETWORKS_FILE, "--networks-file", CLI_R },
-	{ OPT_INTERVAL, "--interval", CLI_D },
-	{ OPT_NO_WATCH, "--no-watch", CLI_D },
-	{ OPT_START_JITTER, "--start-jitter", CLI_D },
-	{ OPT_HEALTH_FILE, "--health-file", CLI_D | CLI_H },
-	{ OPT_MAX_AGE, "--max-age", CLI_H },
-	{ OPT_LOG_FORMAT, "--log-format", CLI_D | CLI_C },
-	{ OPT_PREFIX, "--prefix", CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R },
-	{ OPT_RELEASES, "--releases", CLI_D | CLI_O | CLI_W | CLI_R },
-	{ 'v', "-v", CLI_D },
+	{ OPT_ROOT, CLI_D | CLI_O | CLI_W },
+	{ OPT_NODE, CLI_D | CLI_O | CLI_C | CLI_W },
+	{ OPT_JSON, CLI_O | CLI_W | CLI_R },
+	{ OPT_NO_PUBLISH, CLI_D | CLI_O },
+	{ OPT_NO_LABELS, CLI_D | CLI_O },
+	{ OPT_API_SERVER, CLI_API },
+	{ OPT_TOKEN_FILE, CLI_API },
+	{ OPT_CA_FILE, CLI_API },
+	{ OPT_NODES_FILE, CLI_I | CLI_R },
+	{ OPT_SELECTOR, CLI_I | CLI_R },
+	{ OPT_FORMAT, CLI_I },
+	{ OPT_ANY_NETWORK_NAMES, CLI_I },
+	{ OPT_PODS_FILE, CLI_W },
+	{ OPT_NAME, CLI_R },
+	{ OPT_RUNTIME_FILE, CLI_R },
+	{ OPT_NETWORKS_FILE, CLI_R },
+	{ OPT_INTERVAL, CLI_D },
+	{ OPT_NO_WATCH, CLI_D },
+	{ OPT_START_JITTER, CLI_D },
+	{ OPT_HEALTH_FILE, CLI_D | CLI_H },
+	{ OPT_MAX_AGE, CLI_H },
+	{ OPT_LOG_FORMAT, CLI_D | CLI_C },
+	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R },
+	{ OPT_RELEASES, CLI_D | CLI_O | CLI_W | CLI_R },
+	{ 'v', CLI_D },
 };
+
+/* An option's name as typed, without its dashes ("root"; "v" for -v). */
+static const char *cli_opt_name(int opt)
+{
+	for (const struct option *o = cli_longopts; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "v";
+}
 
 static const char *cli_cmd_label(enum cli_command c)
 {
@@ -422,7 +430,8 @@ static int cli_check_scope(const struct cli_state *s)
 
 		if (!(s->seen & (1ull << bit)) || (sc->cmds & (1u << s->o.cmd)))
 			continue;
-		fprintf(stderr, "tcpxo-agent: %s does not apply to %s; it applies to ", sc->name, cli_cmd_label(s->o.cmd));
+		fprintf(stderr, "tcpxo-agent: %s%s does not apply to %s; it applies to ", sc->opt == 'v' ? "-" : "--",
+			cli_opt_name(sc->opt), cli_cmd_label(s->o.cmd));
 		for (int c = CLI_CMD_DAEMON; c <= CLI_CMD_RUNTIME; c++)
 			if (sc->cmds & (1u << c)) {
 				fprintf(stderr, "%s%s", sep, cli_cmd_label((enum cli_command)c));

@@ -178,12 +178,20 @@ static uint64_t publisher_event_time(struct publisher *pb, char *buf, size_t len
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + pb->event_seq++;
 }
 
+/* Where a write goes: an API and a node name (@node may be NULL or ""). */
+static int publisher_has_target(const struct publisher *pb, const char *node, char *err, size_t errlen)
+{
+	if (!pb->http || !node || !*node)
+		return errmsg_set(err, errlen, -ENOENT, "%s",
+				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
+	return 0;
+}
+
 /* The node facts a write needs: an API, a node name, and the node's current values. */
 static int publisher_can_write(const struct publisher *pb, const struct observation *o, char *err, size_t errlen)
 {
-	if (!pb->http || !*o->node)
-		return errmsg_set(err, errlen, -ENOENT, "%s",
-				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
+	if (publisher_has_target(pb, o->node, err, errlen) < 0)
+		return -ENOENT;
 	/* Without the node's current values a diff is impossible: never write blind. */
 	if (o->kube.node_fetch.state != KUBE_FETCH_OK)
 		return errmsg_set(err, errlen, -EIO, "the node could not be read: %s", o->kube.node_fetch.message);
@@ -489,9 +497,8 @@ int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t 
 	char *patch = NULL;
 	int r;
 
-	if (!pb->http || !node)
-		return errmsg_set(err, errlen, -ENOENT, "%s",
-				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
+	if (publisher_has_target(pb, node, err, errlen) < 0)
+		return -ENOENT;
 	/* The annotations and labels, then the condition: one write each, nothing else touched. */
 	for (int status = 0; status < 2; status++) {
 		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->opt->prefix, &patch);

@@ -8,20 +8,29 @@
 
 #include "report/render/render.h"
 
+/* @n bytes of @s, each control byte as '?' (hostile text never moves the terminal). */
+static void render_safe_n(FILE *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+	}
+}
+
 void render_safe(FILE *out, const char *s)
 {
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+	render_safe_n(out, s, strlen(s));
 }
 
 #define RENDER_WIDTH 100        /* columns of a detail or remedy line, unless one word is longer */
 
 /*
- * @s through render_safe()'s rule, wrapped at spaces: the first line goes on from column @col, the
- * others start at column @indent, and no line passes RENDER_WIDTH unless a single word does (it is
+ * @s through render_safe()'s rule, wrapped at spaces: the caller has printed up to column @col, and
+ * every further line starts there too; no line passes RENDER_WIDTH unless a single word does (it is
  * never cut). Columns count UTF-8 characters. The summary line is never wrapped: scripts read it.
  */
-static void render_wrapped(FILE *out, const char *s, int col, int indent)
+static void render_wrapped(FILE *out, const char *s, int col)
 {
 	int cur = col;
 
@@ -31,18 +40,14 @@ static void render_wrapped(FILE *out, const char *s, int col, int indent)
 
 		for (size_t i = 0; i < n; i++)
 			w += ((unsigned char)p[i] & 0xc0) != 0x80;
-		if (p != s && cur + 1 + w > RENDER_WIDTH && cur > indent) {
-			fprintf(out, "\n%*s", indent, "");
-			cur = indent;
+		if (p != s && cur + 1 + w > RENDER_WIDTH && cur > col) {
+			fprintf(out, "\n%*s", col, "");
+			cur = col;
 		} else if (p != s) {
 			fputc(' ', out);
 			cur++;
 		}
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)p[i];
-
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
-		}
+		render_safe_n(out, p, n);
 		cur += w;
 		if (!p[n])
 			break;
@@ -133,11 +138,11 @@ int render_human(const struct observation *o, const struct profile *p, const str
 		/* The DETAIL column starts at 28: "  " + 16 + "  " + 6 + "  "; "remedy: " takes 8 more. */
 		fprintf(out, "  %-16s  %-6s  ", check_id_name(c->id),
 			c->status == CHECK_FAIL ? "FAIL" : c->status == CHECK_WARN ? "WARN" : st);
-		render_wrapped(out, c->message ? c->message : "", 28, 28);
+		render_wrapped(out, c->message ? c->message : "", 28);
 		fputc('\n', out);
 		if (c->remedy && (c->status == CHECK_FAIL || c->status == CHECK_WARN)) {
 			fprintf(out, "  %-16s  %-6s  remedy: ", "", "");
-			render_wrapped(out, c->remedy, 36, 36);
+			render_wrapped(out, c->remedy, 36);
 			fputc('\n', out);
 		}
 	}
@@ -206,12 +211,12 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 		/* The finding's column starts at 30: "      " + 16 + "  " + 4 + "  ". */
 		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i),
 			st == CHECK_FAIL ? "FAIL" : "WARN");
-		render_wrapped(out, f->message ? f->message : "", 30, 30);
+		render_wrapped(out, f->message ? f->message : "", 30);
 		fputc('\n', out);
 		/* A warning gets no remedy line: the table is for what breaks; JSON and the guide have the rest. */
 		if (f->remedy && st == CHECK_FAIL) {
 			fprintf(out, "      %-16s  %-4s  remedy: ", "", "");
-			render_wrapped(out, f->remedy, 38, 38);
+			render_wrapped(out, f->remedy, 38);
 			fputc('\n', out);
 		}
 	}
