@@ -7,6 +7,15 @@
 #include "report/checks/ifacemap.h"
 #include "report/render/render_mapping.h"
 
+/* "tcpxoInterfaces:" and its list, at @indent columns (networks passed the renderer's rules: DNS labels, safe unquoted in YAML). */
+static void render_mapping_yaml(struct strbuf *sb, const struct profile_iface *s, int indent)
+{
+	strbuf_appendf(sb, "%*stcpxoInterfaces:\n", indent, "");
+	for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
+		strbuf_appendf(sb, "%*s  - interfaceName: %s\n%*s    network: %s\n", indent, "", s[i].name, indent, "",
+			       s[i].network);
+}
+
 int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_format f, char **ret)
 {
 	struct profile_iface s[IFACEMAP_ENTRIES];
@@ -26,10 +35,7 @@ int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_
 		strbuf_append(&sb, "\n");
 		break;
 	case RENDER_MAPPING_YAML:
-		/* Networks passed the renderer's rules: DNS labels, safe unquoted in YAML. */
-		strbuf_append(&sb, "tcpxoInterfaces:\n");
-		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
-			strbuf_appendf(&sb, "  - interfaceName: %s\n    network: %s\n", s[i].name, s[i].network);
+		render_mapping_yaml(&sb, s, 0);
 		break;
 	case RENDER_MAPPING_AICRCONFIG:
 		/*
@@ -37,10 +43,8 @@ int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_
 		 * refuses any bundle-time --set of kubeflow-trainer.tcpxoInterfaces.
 		 */
 		strbuf_append(&sb, "apiVersion: " RENDER_MAPPING_AICRCONFIG_VERSION "\nkind: AICRConfig\nspec:\n"
-			      "  recipe:\n    configuration:\n      gke:\n        tcpxoInterfaces:\n");
-		for (size_t i = 0; i < IFACEMAP_ENTRIES; i++)
-			strbuf_appendf(&sb, "          - interfaceName: %s\n            network: %s\n", s[i].name,
-				       s[i].network);
+			      "  recipe:\n    configuration:\n      gke:\n");
+		render_mapping_yaml(&sb, s, 8);
 		break;
 	case RENDER_MAPPING_JSON:
 		json = ifacemap_to_json(s, IFACEMAP_ENTRIES);
