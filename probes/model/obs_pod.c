@@ -38,6 +38,7 @@ static void obs_pod_container_free(struct pod_container *c)
 	free(c->status.reason);
 	free(c->status.last_reason);
 	free(c->status.image_id);
+	free(c->status.container_id);
 }
 
 void obs_pod_free(struct pod *p)

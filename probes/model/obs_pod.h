@@ -53,6 +53,8 @@ struct pod_cstatus {
 	unsigned restarts;      /* restartCount */
 	bool ready;
 	char *image_id;         /* imageID as reported ("...@sha256:..."), NULL none */
+	char *container_id;     /* containerID as reported ("containerd://<id>"), NULL none */
+	long long started_at;   /* state.running.startedAt, seconds since the epoch; 0 unknown or not running */
 };
 
 #define POD_GPUS_ABSENT (-1LL)

@@ -86,4 +86,5 @@ void observation_free(struct observation *o)
 	o->pci.n = 0;
 	obs_host_free(&o->host);
 	obs_kube_free(&o->kube);
+	obs_transport_free(&o->transport);
 }

@@ -7,6 +7,7 @@
 
 #include "probes/model/obs_host.h"
 #include "probes/model/obs_kube.h"
+#include "probes/model/obs_transport.h"
 #include "probes/model/probe_status.h"
 
 #define OBS_IFNAME_MAX 16       /* IFNAMSIZ */
@@ -105,6 +106,7 @@ struct observation {
 	struct obs_pci pci;
 	struct obs_host host;           /* files, devices, processes (obs_host.h) */
 	struct obs_kube kube;           /* node and pod facts from the API (obs_kube.h) */
+	struct obs_transport transport; /* the GPU pods' sockets to the daemon, from /proc (obs_transport.h) */
 	struct obs_flaps flaps;         /* held flapping links (daemon only; plain data, nothing owned) */
 };
 

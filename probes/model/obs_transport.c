@@ -1,0 +1,23 @@
+/* obs_transport.c - lifetime and lookup of the GPU pods' transport samples. */
+#include "probes/model/obs_transport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void obs_transport_free(struct obs_transport *t)
+{
+	if (!t)
+		return;
+	free(t->pods);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct obs_pod_transport *obs_transport_find(const struct obs_transport *t, const char *uid)
+{
+	if (!t || !uid)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->pods[i].uid, uid) == 0)
+			return &t->pods[i];
+	return NULL;
+}
