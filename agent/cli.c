@@ -126,6 +126,31 @@ static int cli_uint(const char *name, const char *s, unsigned max, unsigned *ret
 	return 0;
 }
 
+int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s)
+{
+	unsigned long long v, unit = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end != s && *end && !end[1])
+		unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : 0;
+	else if (end != s && *end)
+		unit = 0;
+	if (errno || end == s || *s == '-' || *s == '+' || !unit || v > max_s / unit) {
+		fprintf(stderr, "tcpxo-agent: %s: expected a duration such as 10s, 5m or 1h (at most %us), got '%s'\n",
+			name, max_s, s);
+		return -EINVAL;
+	}
+	v *= unit;
+	if (v && v < min_s) {
+		fprintf(stderr, "tcpxo-agent: %s: at least %u seconds (or 0 for off), got '%s'\n", name, min_s, s);
+		return -EINVAL;
+	}
+	*ret_s = (unsigned)v;
+	return 0;
+}
+
 static int cli_check_prefix(const char *p)
 {
 	size_t n = strlen(p);

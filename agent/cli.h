@@ -61,6 +61,14 @@ enum {
 	EXIT_UNKNOWN = 2,
 };
 
+/*
+ * cli_duration() - a duration argument of option @name: a whole number followed by s, m or h
+ * ("10s", "5m", "1h"); a bare number is seconds. "0" (with or without a unit) is 0, which the
+ * caller may take as "off". Any other value must lie within [@min_s, @max_s].
+ * Return: 0 with *@ret_s; -EINVAL after printing a usage error naming @name.
+ */
+int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
+
 /**
  * cli_parse() - parse argv into @ret (defaults filled in).
  * Return: 0; 1 when --help or --version was printed (exit 0); -EINVAL after printing a

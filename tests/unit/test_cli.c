@@ -198,6 +198,29 @@ static const struct {
 	{ "-v", NULL, " daemon " },
 };
 
+static void test_duration(void **state)
+{
+	static const struct { const char *s; int r; unsigned v; } cases[] = {
+		{ "10s", 0, 10 }, { "5m", 0, 300 }, { "1h", 0, 3600 }, { "90", 0, 90 }, { "0", 0, 0 },
+		{ "0s", 0, 0 }, { "9s", -EINVAL, 0 }, { "25h", -EINVAL, 0 }, { "5x", -EINVAL, 0 },
+		{ "5mm", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "-5m", -EINVAL, 0 }, { "+5m", -EINVAL, 0 },
+		{ "m", -EINVAL, 0 }, { "99999999999999999999s", -EINVAL, 0 }, { "1441m", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned v = 12345;
+		int r = cli_duration("--x", cases[i].s, 10, 86400, &v);
+
+		if (r != cases[i].r)
+			fail_msg("'%s': %d, expected %d", cases[i].s, r, cases[i].r);
+		if (!r && v != cases[i].v)
+			fail_msg("'%s': %u, expected %u", cases[i].s, v, cases[i].v);
+		if (r && v != 12345)
+			fail_msg("'%s': written on failure", cases[i].s);
+	}
+}
+
 static void test_option_scope(void **state)
 {
 	static const struct {
@@ -233,6 +256,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_scope),
+		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_once),
 		cmocka_unit_test(test_subcommands),
