@@ -1,0 +1,58 @@
+"""promnames.py - the metric names a PromQL expression reads, held to the families that exist.
+
+promtool accepts any well-formed name, so a typo (tcpxo_node_redy) would pass its checks and give a
+rule that never fires or a panel that stays empty. test_alerting.sh and test_dashboard.sh import
+this to refuse names the agent does not export (tests/integration/data/metric-families.txt), the
+recording rules do not define, or kube-state-metrics does not give.
+"""
+import re
+
+# kube-state-metrics' series the shipped rules and dashboard may read.
+KSM = {"kube_node_labels", "kube_node_status_condition"}
+_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or",
+             "unless", "offset", "inf", "nan", "atan2",
+             # aggregations, which may be followed by `by (...)` rather than by their parenthesis
+             "sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values",
+             "bottomk", "topk", "quantile"}
+
+
+def families(path):
+    """The series names metric-families.txt allows (a histogram's _bucket, _sum and _count too)."""
+    names = set()
+    for line in open(path):
+        line = line.split("#", 1)[0].split()
+        if not line:
+            continue
+        names.add(line[0])
+        if len(line) > 1 and line[1] == "histogram":
+            names.update(line[0] + s for s in ("_bucket", "_sum", "_count"))
+    return names
+
+
+def names(expr):
+    """The metric names expr selects: no functions, keywords, label names, strings or durations."""
+    e = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`', '""', expr)
+    e = re.sub(r"\{[^}]*\}", "{}", e)
+    e = re.sub(r"\[[^\]]*\]", "[]", e)
+    e = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", r"\1", e)
+    out = set()
+    for m in re.finditer(r"(?<![\w:.])([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?", e):
+        if m.group(2) or m.group(1).lower() in _KEYWORDS:
+            continue
+        out.add(m.group(1))
+    return out
+
+
+def unknown(expr, allowed, records):
+    """The names in expr that are neither an agent family, a recording rule nor KSM's: a list."""
+    bad = []
+    for n in sorted(names(expr)):
+        if n.startswith("tcpxo_") and n not in allowed:
+            bad.append(n)
+        elif n.startswith("tcpxo:") and n not in records:
+            bad.append(n)
+        elif n.startswith("kube_") and n not in KSM:
+            bad.append(n)
+        elif not n.startswith(("tcpxo_", "tcpxo:", "kube_")):
+            bad.append(n)
+    return bad
