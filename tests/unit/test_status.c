@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "fleetbuild.h"
+#include "tests/unit/fleetbuild.h"
 #include "report/fleet/coherence.h"
 #include "report/fleet/status.h"
 #include "report/render/render_status.h"
