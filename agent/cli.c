@@ -17,7 +17,8 @@ static const char cli_usage[] =
 "  tcpxo-agent --cleanup [OPTIONS]    remove the agent's annotations, labels, condition from the node\n"
 "  tcpxo-agent interfaces [OPTIONS]   check the TCPXO nodes' published mappings agree; print it\n"
 "  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
-"  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric\n"
+"  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric (or, with\n"
+"                                     --nodes-file, against what the node published)\n"
 "  tcpxo-agent runtime [OPTIONS]      hold the named runtime (ClusterTrainingRuntime) against the fleet\n"
 "  tcpxo-agent status [OPTIONS]       the fleet's A3 nodes: ready or not, and why, as their agents published\n"
 "\n"
@@ -41,7 +42,7 @@ static const char cli_usage[] =
 "  --token-file F         bearer token file, re-read when it changes (default: service account)\n"
 "  --ca-file F            CA bundle for the API server (default: service account ca.crt)\n"
 "  --nodes-file F         interfaces, runtime, status: read a NodeList (kubectl get nodes -o json)\n"
-"                         from F or -\n"
+"                         from F or -; workloads: judge --node's pods against what it published\n"
 "  --selector S           interfaces, runtime, status: label selector for the API's node list\n"
 "  --format FMT           interfaces: flag (default), yaml, json or aicrconfig\n"
 "  --any-network-names    interfaces: check the mapping without AICR's rule that each Network\n"
@@ -408,7 +409,7 @@ static const struct cli_scope {
 	{ OPT_API_SERVER, CLI_API },
 	{ OPT_TOKEN_FILE, CLI_API },
 	{ OPT_CA_FILE, CLI_API },
-	{ OPT_NODES_FILE, CLI_I | CLI_R | CLI_S },
+	{ OPT_NODES_FILE, CLI_I | CLI_W | CLI_R | CLI_S },
 	{ OPT_SELECTOR, CLI_I | CLI_R | CLI_S },
 	{ OPT_FORMAT, CLI_I },
 	{ OPT_ANY_NETWORK_NAMES, CLI_I },

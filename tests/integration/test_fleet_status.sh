@@ -161,6 +161,7 @@ if [ -n "\${FAKE_KUBECTL_FAIL:-}" ]; then
 fi
 case "\$*" in
 *"get nodes"*) cat "$T/nodes.json" ;;
+*"get pods"*) cat "$T/pods.json" ;;
 *) echo "error: the server doesn't have a resource type \"\$3\"" >&2; exit 1 ;;
 esac
 EOF
@@ -205,6 +206,48 @@ PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --bogus >"$T/out" 2>"$T/err"
 judge kubectl-fabric-bad-option $? <<'EOF'
 eq(rc, 2, "exit")
 eq(err, "kubectl-fabric: unknown option '--bogus' (try --help)\n", "stderr")
+EOF
+
+# workloads NODE: the pods on NODE judged against what NODE published (the whole list answered: one node kept).
+/usr/bin/python3 - "$TOPDIR/fixtures/kube/pods-skew.json" "$T/pods.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    if p["spec"].get("nodeName"):
+        p["spec"]["nodeName"] = "a3-mega-skew"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+: >"$T/kubectl.argv"
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads a3-mega-skew --json --context c2 >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads $? <<EOF
+eq(rc, 1, "exit")
+eq(j["counts"], {"attached": 0, "partial": 1, "unattached": 0, "not-fabric": 0}, "counts")
+eq([(p["name"], p["verdict"], [f["id"] for f in p["findings"] if f["status"] == "fail"]) for p in j["pods"]],
+   [("llama-train-node-0-0-x2b9f", "partial", ["daemon-version"])], "the skewed daemon against the node's installer")
+eq(open("$T/kubectl.argv").read(), "--context c2 get nodes --field-selector metadata.name=a3-mega-skew -o json\n"
+   "--context c2 get pods --all-namespaces --field-selector spec.nodeName=a3-mega-skew -o json\n", "kubectl argv")
+EOF
+
+/usr/bin/python3 - "$TOPDIR/fixtures/kube/pods-healthy.json" "$T/pods.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    if p["spec"].get("nodeName"):
+        p["spec"]["nodeName"] = "a3-mega"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads a3-mega >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads-attached $? <<'EOF'
+eq(rc, 0, "exit")
+ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
+EOF
+
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads no-such-node >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads-unknown-node $? <<'EOF'
+import re
+eq(rc, 2, "exit")
+ok(re.match(r"^tcpxo-agent: workloads: --nodes-file .*/nodes.json: node no-such-node is not in the list, or publishes "
+            r"no tcpxo or tcpx profile \(fabric.aicr.run/profile\): its facts are unknown\n$", err), "stderr %r" % err)
 EOF
 
 PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" --help >"$T/out" 2>"$T/err"

@@ -186,7 +186,7 @@ static const struct {
 	{ "--api-server", "https://a", " daemon once cleanup interfaces workloads runtime status " },
 	{ "--token-file", "/t", " daemon once cleanup interfaces workloads runtime status " },
 	{ "--ca-file", "/c", " daemon once cleanup interfaces workloads runtime status " },
-	{ "--nodes-file", "/n", " interfaces runtime status " },
+	{ "--nodes-file", "/n", " interfaces workloads runtime status " },
 	{ "--selector", "a=b", " interfaces runtime status " },
 	{ "--format", "yaml", " interfaces " },
 	{ "--any-network-names", NULL, " interfaces " },
