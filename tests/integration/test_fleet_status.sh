@@ -109,6 +109,7 @@ judge status-published $? <<EOF
 $ACCEPT
 EOF
 cp "$T/out" "$T/direct.json"
+cp "$T/out" "$T/json.published"
 
 "$TCPXO_AGENT" status --nodes-file - <"$T/nodes.json" >"$T/out" 2>"$T/err"
 judge status-human $? <<'EOF'
@@ -124,7 +125,9 @@ EOF
 # An old heartbeat: stale, not ready whatever the node published.
 list "$T/stale.json" a3-mega
 "$TCPXO_AGENT" status --json --nodes-file "$T/stale.json" >"$T/out" 2>"$T/err"
-judge status-stale $? <<'EOF'
+rc=$?
+cp "$T/out" "$T/json.stale"
+judge status-stale $rc <<'EOF'
 eq(rc, 1, "exit")
 n = [n for n in j["nodes"] if n["name"] == "a3-mega"][0]
 eq((n["ready"], n["stale"], n["causes"]), (False, True, ["stale"]), "a3-mega")
@@ -143,6 +146,127 @@ judge status-ready $? <<'EOF'
 eq(rc, 0, "exit")
 eq(out.splitlines()[0], "fleet: 1 node listed, 1 ready, 0 not ready", "summary")
 EOF
+"$TCPXO_AGENT" status --json --nodes-file "$T/healthy.json" >"$T/json.ready" 2>/dev/null
+# An A3 node the agent never reached, and a CPU node alone (nothing listed: exit 0, said on stderr).
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cpu = [n for n in d["items"] if n["metadata"]["name"] == "cpu-node"]
+bare = json.loads(json.dumps([n for n in d["items"] if n["metadata"]["name"] == "a3-mega"]))
+for n in bare:
+    n["metadata"]["name"] = "a3-mega-new"
+    n["metadata"]["annotations"] = {k: v for k, v in n["metadata"]["annotations"].items() if not k.startswith("fabric.aicr.run/")}
+    n["status"]["conditions"] = [c for c in n["status"]["conditions"] if c["type"] != "FabricReady"]
+json.dump(dict(d, items=d["items"] + bare), open(sys.argv[2], "w"))
+json.dump(dict(d, items=cpu), open(sys.argv[3], "w"))' "$T/nodes.json" "$T/unobserved.json" "$T/cpu.json"
+"$TCPXO_AGENT" status --json --nodes-file "$T/unobserved.json" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.unobserved"
+judge status-unobserved $rc <<'EOF'
+eq(rc, 1, "exit")
+n = [n for n in j["nodes"] if n["name"] == "a3-mega-new"][0]
+eq((n["profile"], n["ready"], n["unobserved"], n["causes"], n["heartbeat"], n["ageSeconds"]),
+   (None, False, True, ["unobserved"], None, None), "a3-mega-new")
+eq(j["causes"]["unobserved"], ["a3-mega-new"], "unobserved group")
+EOF
+"$TCPXO_AGENT" status --json --nodes-file "$T/cpu.json" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.cpu"
+judge status-cpu-only $rc <<'EOF'
+eq(rc, 0, "exit")
+eq((j["nodes"], j["causes"], j["ready"]), ([], {}, True), "nothing listed")
+eq(err, "tcpxo-agent: status: none of the 1 nodes is an A3 GPU machine type or carries a fabric profile "
+   "(fabric.aicr.run/profile)\n", "stderr")
+EOF
+
+# ---- the API: the same list read page by page from the fake API; a selector; a refused token ----
+api_state_dir=$T/apistate
+mkdir -p "$api_state_dir"
+cp "$T/nodes.json" "$api_state_dir/nodes.json"
+printf 'fleet-tok-%s\n' "$$" >"$api_state_dir/token"
+/usr/bin/python3 "$TOPDIR/tests/lib/fakeapi.py" --state "$api_state_dir" --port-file "$T/port" \
+	--cert "$API_TMP/certs/server.crt" --key "$API_TMP/certs/server.key" --max-seconds 120 2>"$T/fakeapi.err" &
+fleet_api_pid=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+SERVER=https://127.0.0.1:$(cat "$T/port" 2>/dev/null)
+"$TCPXO_AGENT" status --json --api-server "$SERVER" --token-file "$api_state_dir/token" \
+	--ca-file "$API_TMP/certs/ca.crt" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.api"
+judge status-api $rc <<EOF
+$ACCEPT
+direct = json.load(open("$T/direct.json"))
+strip = lambda d: [dict(n, ageSeconds=None) for n in d["nodes"]]
+eq(strip(j), strip(direct), "the same nodes as from the file")
+EOF
+"$TCPXO_AGENT" status --api-server "$SERVER" --token-file "$api_state_dir/token" --ca-file "$API_TMP/certs/ca.crt" \
+	--selector 'node.kubernetes.io/instance-type=n2-standard-8' >"$T/out" 2>"$T/err"
+judge status-api-selector $? <<'EOF'
+eq(rc, 0, "exit")
+eq(out, "fleet: no A3 node and no node with a fabric profile\n", "stdout")
+EOF
+printf 'wrong-token\n' >"$T/wrong-token"
+"$TCPXO_AGENT" status --api-server "$SERVER" --token-file "$T/wrong-token" --ca-file "$API_TMP/certs/ca.crt" \
+	>"$T/out" 2>"$T/err"
+judge status-api-unauthorized $? <<'EOF'
+import re
+eq(rc, 2, "exit")
+eq(out, "", "stdout")
+ok(re.match(r"^tcpxo-agent: status: .*401.*\n$", err) and "wrong-token" not in err, "stderr %r" % err)
+EOF
+kill "$fleet_api_pid" 2>/dev/null
+wait "$fleet_api_pid" 2>/dev/null
+
+# Every document above against docs/schema/status.schema.json; broken ones refused (the schema is strict).
+if ! /usr/bin/python3 -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null; then
+	nok schema "/usr/bin/python3 has no jsonschema with draft 2020-12 (apt-get install python3-jsonschema)"
+	failed=1
+else
+	/usr/bin/python3 - "$TOPDIR/docs/schema/status.schema.json" "$T" <<'EOF' || failed=1
+import copy, glob, json, os, sys
+from jsonschema import Draft202012Validator
+schema = json.load(open(sys.argv[1]))
+Draft202012Validator.check_schema(schema)
+v = Draft202012Validator(schema)
+bad = 0
+def report(name, errs):
+    global bad
+    if errs:
+        bad = 1
+        print("not ok %s: %s" % (name, "; ".join(errs)[:600]))
+    else:
+        print("ok " + name)
+for path in sorted(glob.glob(os.path.join(sys.argv[2], "json.*"))):
+    doc = json.load(open(path))
+    errs = ["%s: %s" % ("/".join(map(str, e.absolute_path)) or "(top)", e.message[:160]) for e in v.iter_errors(doc)]
+    if [n["name"] for n in doc["nodes"]] != sorted(n["name"] for n in doc["nodes"]):
+        errs.append("nodes not sorted by name")
+    if doc["ready"] != all(n["ready"] for n in doc["nodes"]):
+        errs.append("ready disagrees with the nodes")
+    want = {}
+    for n in doc["nodes"]:
+        for c in ([] if n["ready"] else n["causes"]):
+            want.setdefault(c, []).append(n["name"])
+    if doc["causes"] != want:
+        errs.append("causes %r, the nodes say %r" % (doc["causes"], want))
+    report("schema/" + os.path.basename(path)[5:], errs)
+doc = json.load(open(os.path.join(sys.argv[2], "json.published")))
+cases = {"extra-member": lambda d: d.update(extra=1),
+         "node-extra-member": lambda d: d["nodes"][0].update(extra=1),
+         "cause-not-an-id": lambda d: d["nodes"][1]["causes"].append("Links Down"),
+         "stale-but-ready": lambda d: d["nodes"][0].update(stale=True),
+         "unobserved-with-profile": lambda d: d["nodes"][0].update(unobserved=True, ready=False, causes=["unobserved"]),
+         "negative-age": lambda d: d["nodes"][0].update(ageSeconds=-1),
+         "empty-cause-group": lambda d: d["causes"].update(links=[]),
+         "summary": lambda d: d.update(summary="fleet: fine")}
+for n, f in cases.items():
+    d = copy.deepcopy(doc)
+    f(d)
+    report("schema/negative/" + n, ["accepted"] if v.is_valid(d) else [])
+sys.exit(bad)
+EOF
+fi
 printf '{"kind":"PodList","items":[]}' >"$T/pods.json"
 "$TCPXO_AGENT" status --nodes-file "$T/pods.json" >"$T/out" 2>"$T/err"
 judge status-not-a-nodelist $? <<'EOF'
