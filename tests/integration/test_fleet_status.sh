@@ -254,7 +254,8 @@ for path in sorted(glob.glob(os.path.join(sys.argv[2], "json.*"))):
 doc = json.load(open(os.path.join(sys.argv[2], "json.published")))
 cases = {"extra-member": lambda d: d.update(extra=1),
          "node-extra-member": lambda d: d["nodes"][0].update(extra=1),
-         "cause-not-an-id": lambda d: d["nodes"][1]["causes"].append("Links Down"),
+         "cause-empty": lambda d: d["nodes"][1]["causes"].append(""),
+         "cause-longer-than-kept": lambda d: d["nodes"][1]["causes"].append("x" * 66),
          "stale-but-ready": lambda d: d["nodes"][0].update(stale=True),
          "unobserved-with-profile": lambda d: d["nodes"][0].update(unobserved=True, ready=False, causes=["unobserved"]),
          "negative-age": lambda d: d["nodes"][0].update(ageSeconds=-1),

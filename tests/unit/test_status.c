@@ -204,6 +204,30 @@ static void test_unknown_causes(void **state)
 	stresult_free(&r);
 }
 
+/* A hostile attachment: a check id with control bytes and one too long are printable and cut, never dropped. */
+static void test_hostile_ids(void **state)
+{
+	const struct fb_node v[] = {
+		node("h", "a3-megagpu-8g", "tcpxo\a", "false",
+		     FAILS(FAIL("li\\nnks") "," FAIL("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")),
+		     "2026-12-05T00:00:00Z\x01"),
+	};
+	struct stresult r = { 0 };
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(judge(v, 1, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.n_nodes, 1);
+	assert_string_equal(r.nodes[0].profile, "tcpxo?");
+	assert_int_equal(r.nodes[0].n_causes, 2);
+	assert_string_equal(r.nodes[0].causes[0], "li?nks");
+	assert_int_equal(strlen(r.nodes[0].causes[1]), 64 + strlen("…"));
+	/* A heartbeat that is not a time: no age, not stale. */
+	assert_int_equal(r.nodes[0].age_s, -1);
+	assert_false(r.nodes[0].stale);
+	stresult_free(&r);
+}
+
 static void test_duplicate(void **state)
 {
 	const struct fb_node v[] = {
@@ -297,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_listed),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_unknown_causes),
+		cmocka_unit_test(test_hostile_ids),
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_age_text),
