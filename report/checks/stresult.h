@@ -17,6 +17,7 @@
 #define STRESULT_STALE "stale"                  /* the heartbeat is older than STRESULT_STALE_PERIODS periods */
 #define STRESULT_READY_UNKNOWN "ready-unknown"  /* the ready annotation is absent or neither true nor false */
 #define STRESULT_CHECKS_UNKNOWN "checks-unknown"        /* not ready, and the attachment names no failed check */
+#define STRESULT_OBSERVATION_FAILED "observation-failed" /* FabricReady is Unknown: the daemon cannot observe the node */
 #define STRESULT_STALE_PERIODS 3
 #define STRESULT_PERIOD_DEFAULT 300u            /* seconds: the daemon's default heartbeat (5 min) */
 
@@ -24,7 +25,7 @@ struct stresult_node {
 	char *name;                     /* owned, printable */
 	char *profile;                  /* owned: the profile annotation; NULL when the node carries none */
 	char *machine;                  /* owned: node.kubernetes.io/instance-type; NULL without the label */
-	bool ready;                     /* published ready "true", and not stale */
+	bool ready;                     /* published ready "true", FabricReady not Unknown, and not stale */
 	bool unobserved;                /* no profile annotation: the agent never published here */
 	bool stale;
 	char **causes;                  /* owned: failed check ids in the attachment's order, then our words */

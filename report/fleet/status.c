@@ -111,7 +111,7 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 	int r;
 
 	sn->age_s = -1;
-	sn->causes = calloc(n->n_fails + 3, sizeof(*sn->causes));
+	sn->causes = calloc(n->n_fails + 4, sizeof(*sn->causes));
 	if (!sn->causes || status_strdup(n->name, &sn->name) < 0 || status_strdup(n->profile, &sn->profile) < 0 ||
 	    status_strdup(n->itype, &sn->machine) < 0 || status_strdup(n->heartbeat, &sn->heartbeat) < 0)
 		return -ENOMEM;
@@ -123,7 +123,8 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 		sn->age_s = now > hb ? now - hb : 0;
 		sn->stale = sn->age_s > (long long)STRESULT_STALE_PERIODS * period_s;
 	}
-	sn->ready = n->ready == COHERENCE_NODE_READY_TRUE && !sn->stale;
+	/* Unknown: the daemon could not observe the node for 30 s; its annotations keep their last values. */
+	sn->ready = n->ready == COHERENCE_NODE_READY_TRUE && n->cond != COHERENCE_NODE_COND_UNKNOWN && !sn->stale;
 	for (size_t f = 0; f < n->n_fails; f++)
 		if ((r = status_cause(sn, n->fails[f].id)) < 0)
 			return r;
@@ -131,6 +132,8 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 	    (r = status_cause(sn, STRESULT_READY_UNKNOWN)) < 0)
 		return r;
 	if (n->ready == COHERENCE_NODE_READY_FALSE && !n->n_fails && (r = status_cause(sn, STRESULT_CHECKS_UNKNOWN)) < 0)
+		return r;
+	if (n->cond == COHERENCE_NODE_COND_UNKNOWN && (r = status_cause(sn, STRESULT_OBSERVATION_FAILED)) < 0)
 		return r;
 	if (sn->stale && (r = status_cause(sn, STRESULT_STALE)) < 0)
 		return r;

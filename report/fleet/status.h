@@ -24,7 +24,8 @@ bool status_listed(const struct coherence_node *n);
  * status_judge() - the status of the listed nodes among @nodes (the records coherence_nodes()
  * holds, each read once): per node its profile, whether it is ready, its causes (the failed checks
  * its attachment names; STRESULT_UNOBSERVED for a listed node without a profile annotation;
- * STRESULT_READY_UNKNOWN, STRESULT_CHECKS_UNKNOWN; STRESULT_STALE when FabricReady's
+ * STRESULT_READY_UNKNOWN, STRESULT_CHECKS_UNKNOWN; STRESULT_OBSERVATION_FAILED when FabricReady
+ * is Unknown (or says neither True nor False), which makes the node not ready; STRESULT_STALE when FabricReady's
  * lastHeartbeatTime is older than STRESULT_STALE_PERIODS heartbeat periods before @now, which
  * makes the node not ready whatever it published), the verdict's age; then the not-ready nodes
  * grouped by cause. The result does not depend on the order of @nodes.

@@ -228,6 +228,32 @@ static void test_hostile_ids(void **state)
 	stresult_free(&r);
 }
 
+/* FabricReady Unknown (the daemon cannot observe the node): not ready, whatever the annotations kept. */
+static void test_condition_unknown(void **state)
+{
+	struct fb_node v[] = {
+		node("unknown", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), "2026-12-04T23:59:00Z"),
+		node("garbage", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), "2026-12-04T23:59:00Z"),
+		node("false-cond", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), "2026-12-04T23:59:00Z"),
+	};
+	struct stresult r = { 0 };
+	char err[256] = "";
+
+	(void)state;
+	v[0].cond_status = "Unknown";
+	v[1].cond_status = "Maybe";
+	v[2].cond_status = "False";
+	assert_int_equal(judge(v, 3, &r, err, sizeof(err)), 0);
+	assert_false(row(&r, "unknown")->ready);
+	causes_are(row(&r, "unknown"), "observation-failed");
+	causes_are(row(&r, "garbage"), "observation-failed");
+	/* False beside ready "true": two writes, the second on its way; the annotation is the verdict. */
+	assert_true(row(&r, "false-cond")->ready);
+	assert_string_equal(r.causes[0].id, "observation-failed");
+	assert_int_equal(r.causes[0].n, 2);
+	stresult_free(&r);
+}
+
 static void test_duplicate(void **state)
 {
 	const struct fb_node v[] = {
@@ -322,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_unknown_causes),
 		cmocka_unit_test(test_hostile_ids),
+		cmocka_unit_test(test_condition_unknown),
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_age_text),
