@@ -287,7 +287,9 @@ fi
 case "\$*" in
 *"get nodes"*) cat "$T/nodes.json" ;;
 *"get pods"*) cat "$T/pods.json" ;;
-*) echo "error: the server doesn't have a resource type \"\$3\"" >&2; exit 1 ;;
+*"get clustertrainingruntimes.trainer.kubeflow.org"*) cat "$TOPDIR/fixtures/runtime/aicr-tcpxo.json" ;;
+*) while [ "\$1" != get ]; do shift; done
+   echo "error: the server doesn't have a resource type \"\$2\"" >&2; exit 1 ;;
 esac
 EOF
 chmod +x "$T/bin/kubectl"
@@ -373,6 +375,27 @@ import re
 eq(rc, 2, "exit")
 ok(re.match(r"^tcpxo-agent: workloads: --nodes-file .*/nodes.json: node no-such-node is not in the list, or publishes "
             r"no tcpxo or tcpx profile \(fabric.aicr.run/profile\): its facts are unknown\n$", err), "stderr %r" % err)
+EOF
+
+# runtime: the nodes, the named runtime, the Networks (refused here: networks-published is skipped, not an error).
+: >"$T/kubectl.argv"
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" runtime --name torch-distributed-tcpxo --json --context c3 >"$T/out" 2>"$T/err"
+judge kubectl-fabric-runtime $? <<EOF
+ok(rc in (0, 1), "exit %d: %r" % (rc, err[:300]))
+eq(j["runtime"], "torch-distributed-tcpxo", "runtime")
+eq([f["status"] for f in j["findings"] if f["id"] == "networks-published"], ["skip"], "networks-published")
+eq(err.splitlines()[0], "kubectl-fabric: kubectl get networks.networking.gke.io failed: the server doesn't have a "
+   "resource type \"networks.networking.gke.io\"; networks-published is skipped", "stderr")
+eq(open("$T/kubectl.argv").read(), "--context c3 get nodes -o json\n"
+   "--context c3 get clustertrainingruntimes.trainer.kubeflow.org torch-distributed-tcpxo -o json\n"
+   "--context c3 get networks.networking.gke.io -o json\n", "kubectl argv")
+EOF
+
+# interfaces: three of the four TCPXO nodes are not ready, so the fleet is incoherent (exit 1, nothing on stdout).
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" interfaces --format json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-interfaces $? <<'EOF'
+eq((rc, out), (1, ""), "exit, stdout")
+ok("not ready: 3 nodes" in err, "stderr %r" % err[:300])
 EOF
 
 PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" --help >"$T/out" 2>"$T/err"
