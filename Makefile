@@ -197,9 +197,11 @@ demo: deps
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tcpxo-agent
 	install -D -m 0644 docs/tcpxo-agent.8 $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
+	install -D -m 0755 scripts/kubectl-fabric $(DESTDIR)$(PREFIX)/bin/kubectl-fabric
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/tcpxo-agent $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
+	rm -f $(DESTDIR)$(PREFIX)/bin/tcpxo-agent $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8 \
+		$(DESTDIR)$(PREFIX)/bin/kubectl-fabric
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -17,8 +17,10 @@ static const char cli_usage[] =
 "  tcpxo-agent --cleanup [OPTIONS]    remove the agent's annotations, labels, condition from the node\n"
 "  tcpxo-agent interfaces [OPTIONS]   check the TCPXO nodes' published mappings agree; print it\n"
 "  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
-"  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric\n"
+"  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric (or, with\n"
+"                                     --nodes-file, against what the node published)\n"
 "  tcpxo-agent runtime [OPTIONS]      hold the named runtime (ClusterTrainingRuntime) against the fleet\n"
+"  tcpxo-agent status [OPTIONS]       the fleet's A3 nodes: which are not ready, and why\n"
 "\n"
 "Observe whether this GKE a3-megagpu-8g node is attached to the GPUDirect-TCPXO fabric\n"
 "(GPUs, GPU NICs, PCIe pairing, links, LLCM aperture devices, device nodes, NVIDIA host\n"
@@ -39,8 +41,9 @@ static const char cli_usage[] =
 "  --api-server URL       API server (default in-cluster: KUBERNETES_SERVICE_HOST/_PORT)\n"
 "  --token-file F         bearer token file, re-read when it changes (default: service account)\n"
 "  --ca-file F            CA bundle for the API server (default: service account ca.crt)\n"
-"  --nodes-file F         interfaces, runtime: read a NodeList (kubectl get nodes -o json) from F or -\n"
-"  --selector S           interfaces, runtime: label selector for the API's node list\n"
+"  --nodes-file F         interfaces, runtime, status: read a NodeList (kubectl get nodes -o json)\n"
+"                         from F or -; workloads: judge --node's pods against what it published\n"
+"  --selector S           interfaces, runtime, status: label selector for the API's node list\n"
 "  --format FMT           interfaces: flag (default), yaml, json or aicrconfig\n"
 "  --any-network-names    interfaces: check the mapping without AICR's rule that each Network\n"
 "                         name contains gpu-nic (Google names them vpc1..vpc8)\n"
@@ -67,6 +70,7 @@ static const char cli_usage[] =
 "Exit codes (--once, interfaces): 0 ready/coherent, 1 not ready/incoherent, 2 unknown.\n"
 "Exit codes (workloads): 0 every GPU pod attached (or none), 1 any partial or unattached, 2 unknown.\n"
 "Exit codes (runtime): 0 the runtime matches the fleet, 1 a finding fails, 2 unknown.\n"
+"Exit codes (status): 0 every listed node ready, 1 any not ready, 2 the list could not be read.\n"
 "See tcpxo-agent(8).\n";
 
 enum {
@@ -191,6 +195,7 @@ static int cli_command_word(int *argc, char ***argv, enum cli_command *cmd)
 		{ "health", CLI_CMD_HEALTH },
 		{ "workloads", CLI_CMD_WORKLOADS },
 		{ "runtime", CLI_CMD_RUNTIME },
+		{ "status", CLI_CMD_STATUS },
 	};
 	const char *w;
 
@@ -389,7 +394,8 @@ static int cli_check(const struct cli_options *o)
 #define CLI_H (1u << CLI_CMD_HEALTH)
 #define CLI_W (1u << CLI_CMD_WORKLOADS)
 #define CLI_R (1u << CLI_CMD_RUNTIME)
-#define CLI_API (CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R)    /* every command that talks to the API */
+#define CLI_S (1u << CLI_CMD_STATUS)
+#define CLI_API (CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R | CLI_S)    /* every command that talks to the API */
 
 static const struct cli_scope {
 	int opt;                        /* OPT_x, or 'v'; its name comes from cli_longopts */
@@ -397,14 +403,14 @@ static const struct cli_scope {
 } cli_scopes[] = {
 	{ OPT_ROOT, CLI_D | CLI_O | CLI_W },
 	{ OPT_NODE, CLI_D | CLI_O | CLI_C | CLI_W },
-	{ OPT_JSON, CLI_O | CLI_W | CLI_R },
+	{ OPT_JSON, CLI_O | CLI_W | CLI_R | CLI_S },
 	{ OPT_NO_PUBLISH, CLI_D | CLI_O },
 	{ OPT_NO_LABELS, CLI_D | CLI_O },
 	{ OPT_API_SERVER, CLI_API },
 	{ OPT_TOKEN_FILE, CLI_API },
 	{ OPT_CA_FILE, CLI_API },
-	{ OPT_NODES_FILE, CLI_I | CLI_R },
-	{ OPT_SELECTOR, CLI_I | CLI_R },
+	{ OPT_NODES_FILE, CLI_I | CLI_W | CLI_R | CLI_S },
+	{ OPT_SELECTOR, CLI_I | CLI_R | CLI_S },
 	{ OPT_FORMAT, CLI_I },
 	{ OPT_ANY_NETWORK_NAMES, CLI_I },
 	{ OPT_PODS_FILE, CLI_W },
@@ -417,7 +423,7 @@ static const struct cli_scope {
 	{ OPT_HEALTH_FILE, CLI_D | CLI_H },
 	{ OPT_MAX_AGE, CLI_H },
 	{ OPT_LOG_FORMAT, CLI_D | CLI_C },
-	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R },
+	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R | CLI_S },
 	{ OPT_RELEASES, CLI_D | CLI_O | CLI_W | CLI_R },
 	{ 'v', CLI_D },
 };
@@ -441,6 +447,7 @@ static const char *cli_cmd_label(enum cli_command c)
 	case CLI_CMD_HEALTH: return "health";
 	case CLI_CMD_WORKLOADS: return "workloads";
 	case CLI_CMD_RUNTIME: return "runtime";
+	case CLI_CMD_STATUS: return "status";
 	}
 	return "?";
 }
@@ -457,7 +464,7 @@ static int cli_check_scope(const struct cli_state *s)
 			continue;
 		fprintf(stderr, "tcpxo-agent: %s%s does not apply to %s; it applies to ", sc->opt == 'v' ? "-" : "--",
 			cli_opt_name(sc->opt), cli_cmd_label(s->o.cmd));
-		for (int c = CLI_CMD_DAEMON; c <= CLI_CMD_RUNTIME; c++)
+		for (int c = CLI_CMD_DAEMON; c <= CLI_CMD_STATUS; c++)
 			if (sc->cmds & (1u << c)) {
 				fprintf(stderr, "%s%s", sep, cli_cmd_label((enum cli_command)c));
 				sep = ", ";

@@ -11,6 +11,7 @@ enum cli_command {
 	CLI_CMD_CLEANUP,
 	CLI_CMD_WORKLOADS,
 	CLI_CMD_RUNTIME,
+	CLI_CMD_STATUS,
 };
 
 enum cli_format {
@@ -54,7 +55,7 @@ struct cli_options {
 #define CLI_INTERVAL_WATCH 3600u        /* --interval's default while watches keep the facts */
 #define CLI_INTERVAL_POLL 300u          /* ... and with --no-watch, when the interval is all there is */
 
-/* Exit codes of --once, interfaces, workloads and runtime (NPD custom-plugin convention). */
+/* Exit codes of --once, interfaces, workloads, runtime and status (NPD custom-plugin convention). */
 enum {
 	EXIT_READY = 0,
 	EXIT_NOT_READY = 1,

@@ -11,3 +11,4 @@ int cmd_health(const struct cli_options *opt);
 int cmd_cleanup(const struct cli_options *opt);
 int cmd_workloads(const struct cli_options *opt);
 int cmd_runtime(const struct cli_options *opt);
+int cmd_status(const struct cli_options *opt);

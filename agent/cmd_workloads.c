@@ -13,6 +13,8 @@
 #include "probes/kube/kubeparse_pods.h"
 #include "report/checks/evaluate.h"
 #include "report/checks/workloads.h"
+#include "report/fleet/fleet.h"
+#include "report/fleet/fleet_node.h"
 #include "report/render/render.h"
 
 #define WORKLOADS_FILE_MAX ((size_t)256 << 20)        /* a PodList of thousands of fat pods */
@@ -90,10 +92,98 @@ static void workloads_need_facts(const struct cli_options *opt, struct nodeview 
 	fprintf(stderr, "tcpxo-agent: workloads: %s\n", v->w.why);
 }
 
+/* The node's facts as it published them: one NodeList node read by fleet.c, built by fleet_node.c (as runtime). */
+static int workloads_published_facts(const struct cli_options *opt, const struct releases *t, struct attach_node *ret)
+{
+	struct fleet *f = NULL;
+	struct fleet_facts ff = { 0 };
+	char why[512] = "", err[512] = "", *text = NULL;
+	enum profile_kind kind = PROFILE_NONE;
+	size_t len = 0;
+	int r;
+
+	r = infile_read_input(opt->nodes_file, WORKLOADS_FILE_MAX, "NodeList", &text, &len, why, sizeof(why));
+	if (r >= 0 && (r = fleet_new(opt->prefix, &f)) >= 0) {
+		fleet_set_only(f, opt->node);
+		r = fleet_add_nodelist(f, text, len, NULL, err, sizeof(err));
+	}
+	if (r < 0) {
+		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
+			why[0] ? why : err[0] ? err : strerror(-r));
+		goto out;
+	}
+	if (fleet_count(f, PROFILE_TCPXO))
+		kind = PROFILE_TCPXO;
+	else if (fleet_count(f, PROFILE_TCPX))
+		kind = PROFILE_TCPX;
+	if (kind == PROFILE_NONE) {
+		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file %s: node %s is not in the list, or publishes no tcpxo "
+			"or tcpx profile (%sprofile): its facts are unknown\n", infile_name(opt->nodes_file), opt->node,
+			opt->prefix);
+		r = -ENOENT;
+		goto out;
+	}
+	r = fleet_facts(f, kind, &ff, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
+			err[0] ? err : strerror(-r));
+		goto out;
+	}
+	fleet_node_build(&ff, t, ret);
+out:
+	fleet_facts_free(&ff);
+	fleet_free(f);
+	free(text);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * --nodes-file: the pods of --node (--pods-file) judged against what that node published, not
+ * against this host (kubectl fabric workloads NODE): the same attach_judge() as the daemon's.
+ */
+static int workloads_published(const struct cli_options *opt)
+{
+	struct publisher pb = { 0 };
+	struct attach_node facts;
+	struct obs_kube k = { 0 };
+	struct workloads w = { 0 };
+	int code = EXIT_UNKNOWN;
+
+	if (!opt->node || !opt->pods_file) {
+		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file judges the pods of the node --node names, read with "
+			"--pods-file: give both\n");
+		return EXIT_UNKNOWN;
+	}
+	if (strcmp(opt->nodes_file, "-") == 0 && strcmp(opt->pods_file, "-") == 0) {
+		fprintf(stderr, "tcpxo-agent: workloads: standard input (-) can feed one of --nodes-file and --pods-file\n");
+		return EXIT_UNKNOWN;
+	}
+	if (publisher_open(opt, &pb) < 0)
+		return EXIT_UNKNOWN;
+	if (workloads_published_facts(opt, pb.releases, &facts) < 0 || workloads_from_file(opt, &k) < 0)
+		goto out;
+	workloads_aside(&k);
+	if (workloads_judge(&k, opt->node, &facts, &w) < 0) {
+		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
+		goto out;
+	}
+	if (workloads_print(opt, &w, opt->node) < 0)
+		goto out;
+	code = workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
+out:
+	workloads_free(&w);
+	obs_kube_free(&k);
+	publisher_close(&pb);
+	return code;
+}
+
 int cmd_workloads(const struct cli_options *opt)
 {
 	struct nodeview v;
 	int code = EXIT_UNKNOWN;
+
+	if (opt->nodes_file)
+		return workloads_published(opt);
 
 	if (nodeview_open(opt, &v) < 0)
 		return EXIT_UNKNOWN;

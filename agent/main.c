@@ -53,6 +53,7 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 	case CLI_CMD_CLEANUP: return cmd_cleanup(&opt);
 	case CLI_CMD_WORKLOADS: return cmd_workloads(&opt);
 	case CLI_CMD_RUNTIME: return cmd_runtime(&opt);
+	case CLI_CMD_STATUS: return cmd_status(&opt);
 	}
 	return EXIT_UNKNOWN;
 }

@@ -1,4 +1,4 @@
-/* fuzz_nodelist.c - the streaming NodeList scanner alone: every item's facts (labels, taints, annotations), every error path. */
+/* fuzz_nodelist.c - the streaming NodeList scanner alone: every item's facts (labels, taints, annotations, our condition), every error path. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,8 @@
 static int fuzz_nodelist_item(void *ctx, size_t idx, const struct nodelist_item *it, char *err, size_t errlen)
 {
 	const struct jsonscan_field *f[] = { &it->name, &it->itype, &it->accelerator, &it->pool, &it->profile,
-					     &it->ready, &it->interfaces, &it->attachment };
+					     &it->ready, &it->interfaces, &it->attachment, &it->condition.status,
+					     &it->condition.heartbeat, &it->condition.transition };
 	size_t *total = ctx;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)

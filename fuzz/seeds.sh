@@ -21,11 +21,13 @@ fresh kubeparse_networks
 for f in fixtures/kube/networks*.json; do cp "$f" "$F/kubeparse_networks/seed-$(basename "$f")"; done
 # NodeLists cut to their first three nodes, compact: the fuzzer mutates small inputs faster.
 # The scanner alone (nodelist) gets six: its fuzz target refuses the fifth item now and then.
+# The fleet's status (status) the same three; case-* files beside them carry FabricReady conditions.
 fresh coherence
 fresh nodelist
-/usr/bin/python3 - "$F/coherence" "$F/nodelist" <<'PY'
+fresh status
+/usr/bin/python3 - "$F/coherence" "$F/nodelist" "$F/status" <<'PY'
 import glob, json, os, sys
-for out, keep in ((sys.argv[1], 3), (sys.argv[2], 6)):
+for out, keep in ((sys.argv[1], 3), (sys.argv[2], 6), (sys.argv[3], 3)):
     for p in sorted(glob.glob("fixtures/nodelists/*.json")):
         d = json.load(open(p))
         d["items"] = d.get("items", [])[:keep]

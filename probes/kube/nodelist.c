@@ -1,4 +1,4 @@
-/* nodelist.c - a NodeList read in one pass: each item's name, instance type, pool and accelerator, taints and our annotations. */
+/* nodelist.c - a NodeList read in one pass: each item's name, instance type, pool and accelerator, taints, our annotations and condition. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "probes/kube/nodelist.h"
 #include "probes/model/errmsg.h"
 #include "probes/model/json.h"
+#include "probes/model/obs_kube.h"
 #include "probes/model/strbuf.h"
 
 #define NODELIST_PREFIX_MAX 254
@@ -28,6 +29,9 @@ struct nodelist_scan {
 	bool items;
 	size_t idx;
 	struct nodelist_item item;      /* the item being read */
+	struct jsonscan_field cond_type;        /* the status.conditions entry being read: its type ... */
+	struct nodelist_condition cond;         /* ... and the rest, moved to item.condition when ours */
+	size_t conds_seen;                      /* status.conditions entries of the item, looked at or not */
 };
 
 #define NODELIST_KEY(k, klen, lit) ((klen) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
@@ -136,6 +140,65 @@ static const char *nodelist_on_spec(void *ctx, const char *k, size_t klen, const
 	return jsonscan_value(v, end, depth);
 }
 
+static void nodelist_condition_clear(struct nodelist_condition *c)
+{
+	jsonscan_field_clear(&c->status);
+	jsonscan_field_clear(&c->heartbeat);
+	jsonscan_field_clear(&c->transition);
+	c->present = false;
+}
+
+static const char *nodelist_on_cond_member(void *ctx, const char *k, size_t klen, const char *v,
+					   const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (NODELIST_KEY(k, klen, "type"))
+		return nodelist_field(sc, &sc->cond_type, v, end, depth);
+	if (NODELIST_KEY(k, klen, "status"))
+		return nodelist_field(sc, &sc->cond.status, v, end, depth);
+	if (NODELIST_KEY(k, klen, "lastHeartbeatTime"))
+		return nodelist_field(sc, &sc->cond.heartbeat, v, end, depth);
+	if (NODELIST_KEY(k, klen, "lastTransitionTime"))
+		return nodelist_field(sc, &sc->cond.transition, v, end, depth);
+	return jsonscan_value(v, end, depth);
+}
+
+/*
+ * One status.conditions entry: an object of our type, the first one, becomes item.condition (its
+ * members may come in any order, so they are read aside first); anything else is skipped.
+ */
+static const char *nodelist_on_condition(void *ctx, const char *v, const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+	const char *e;
+
+	if (v >= end)
+		return NULL;
+	if (*v != '{' || sc->item.condition.present || sc->conds_seen++ >= NODELIST_CONDITIONS_MAX)
+		return jsonscan_value(v, end, depth);
+	e = jsonscan_object(sc, v, end, depth, nodelist_on_cond_member);
+	if (e && sc->cond_type.s && strcmp(sc->cond_type.s, KUBE_CONDITION_TYPE) == 0) {
+		sc->item.condition = sc->cond;
+		sc->item.condition.present = true;
+		memset(&sc->cond, 0, sizeof(sc->cond));
+	}
+	nodelist_condition_clear(&sc->cond);
+	jsonscan_field_clear(&sc->cond_type);
+	return e;
+}
+
+static const char *nodelist_on_status(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+				      int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	/* The first conditions list only, as the first taints list. */
+	if (NODELIST_KEY(k, klen, "conditions") && *v == '[' && !sc->conds_seen && !sc->item.condition.present)
+		return jsonscan_array(sc, v, end, depth, nodelist_on_condition);
+	return jsonscan_value(v, end, depth);
+}
+
 static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const char *v, const char *end,
 				    int depth)
 {
@@ -147,6 +210,8 @@ static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const
 		return jsonscan_object(sc, v, end, depth, nodelist_on_node_meta);
 	if (NODELIST_KEY(k, klen, "spec") && *v == '{')
 		return jsonscan_object(sc, v, end, depth, nodelist_on_spec);
+	if (NODELIST_KEY(k, klen, "status") && *v == '{')
+		return jsonscan_object(sc, v, end, depth, nodelist_on_status);
 	return jsonscan_value(v, end, depth);
 }
 
@@ -166,6 +231,11 @@ static void nodelist_item_clear(struct nodelist_scan *sc)
 	}
 	sc->item.n_taints = 0;
 	sc->item.taints_seen = 0;
+	/* A condition entry left half-read by an error is cleared with the item's. */
+	nodelist_condition_clear(&sc->item.condition);
+	nodelist_condition_clear(&sc->cond);
+	jsonscan_field_clear(&sc->cond_type);
+	sc->conds_seen = 0;
 }
 
 /* The item read is a Node with a usable name: hand it on. */

@@ -121,6 +121,18 @@ static const struct {
 	{ "a3-edgegpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
 };
 
+bool check_machine_kind(const char *machine, enum profile_kind *ret_kind)
+{
+	for (size_t t = 0; machine && t < sizeof(check_kube_types) / sizeof(check_kube_types[0]); t++) {
+		if (strcmp(machine, check_kube_types[t].machine) == 0) {
+			if (ret_kind)
+				*ret_kind = check_kube_types[t].kind;
+			return true;
+		}
+	}
+	return false;
+}
+
 static const char *check_kube_accel_of_kind(enum profile_kind kind)
 {
 	switch (kind) {

@@ -33,6 +33,13 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c);
 
 /*
+ * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
+ * machine types whose hardware the agent knows (the machine-type check's table: a3-megagpu-8g for
+ * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx), and its fabric in *@ret_kind (may be NULL).
+ */
+bool check_machine_kind(const char *machine, enum profile_kind *ret_kind);
+
+/*
  * Fill NIC rows from the API facts before the checks run (report/checks/check_kube.c): interface
  * names of NICs not in this namespace (nic-info birthName by PCI address), their IPv4
  * (birthIP), and each NIC's GKE Network (north-interfaces joined on IP). Never overwrites

@@ -25,11 +25,18 @@ bool workloads_any_unattached(const struct workloads *w)
 
 int workloads_evaluate(const struct observation *o, const struct profile *p, struct workloads *ret)
 {
-	const struct obs_kube *k = &o->kube;
-	struct workloads w = { 0 };
+	struct attach_node facts;
+
+	attach_node_build(o, p, &facts);
+	return workloads_judge(&o->kube, o->node, &facts, ret);
+}
+
+int workloads_judge(const struct obs_kube *k, const char *node, const struct attach_node *facts,
+		    struct workloads *ret)
+{
+	struct workloads w = { .node = *facts };
 	int r;
 
-	attach_node_build(o, p, &w.node);
 	if (k->pods_fetch.state != KUBE_FETCH_OK) {
 		if (!k->configured || k->pods_fetch.state == KUBE_FETCH_NOT_RUN)
 			snprintf(w.why, sizeof(w.why), "no API access: the node's pods were not read");
@@ -52,7 +59,7 @@ int workloads_evaluate(const struct observation *o, const struct profile *p, str
 			w.n_unscheduled++;
 			continue;
 		}
-		if (o->node[0] && strcmp(pod->node_name, o->node) != 0)
+		if (node && node[0] && strcmp(pod->node_name, node) != 0)
 			continue;
 		wp = &w.pods[w.n];
 		wp->pod = pod;

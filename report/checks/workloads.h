@@ -33,6 +33,15 @@ struct workloads {
  */
 int workloads_evaluate(const struct observation *o, const struct profile *p, struct workloads *ret);
 
+/**
+ * workloads_judge() - judge every pod of @k->pods bound to @node (NULL or "": every scheduled one)
+ * with at least one GPU against @facts (attach_node_build()'s from an observation, or
+ * fleet_node_build()'s from what a node published); the rest as workloads_evaluate().
+ * Return: 0 or -ENOMEM.
+ */
+int workloads_judge(const struct obs_kube *k, const char *node, const struct attach_node *facts,
+		    struct workloads *ret);
+
 void workloads_free(struct workloads *w);       /* accepts NULL; leaves *w zeroed */
 
 /* Whether any judged pod is partial or unattached. */

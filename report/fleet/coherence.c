@@ -19,6 +19,7 @@ struct coherence {
 	size_t n, cap;
 	bool any_names;                 /* AICR's naming rule not applied (--any-network-names) */
 	bool ready_apart;               /* readiness is reported, not required (the runtime check) */
+	const char *only;               /* the one node name kept, NULL: all (the caller's string) */
 };
 
 static char *coherence_key(const char *prefix, const char *name)
@@ -69,6 +70,11 @@ void coherence_set_ready_apart(struct coherence *c, bool apart)
 	c->ready_apart = apart;
 }
 
+void coherence_set_only(struct coherence *c, const char *name)
+{
+	c->only = name;
+}
+
 void coherence_reset(struct coherence *c)
 {
 	if (c)
@@ -97,6 +103,8 @@ static int coherence_on_item(void *ctx, size_t idx, const struct nodelist_item *
 
 	(void)idx;
 
+	if (c->only && strcmp(it->name.s, c->only) != 0)
+		return 0;
 	if (c->n >= COHERENCE_MAX_NODES)
 		return errmsg_set(err, errlen, -EINVAL, "more than %d nodes", COHERENCE_MAX_NODES);
 	if (c->n == c->cap) {

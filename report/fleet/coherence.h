@@ -49,6 +49,13 @@ void coherence_set_any_names(struct coherence *c, bool any);
  */
 void coherence_set_ready_apart(struct coherence *c, bool apart);
 
+/*
+ * coherence_set_only() - keep only the node named @name (NULL: every node) from the NodeLists
+ * added after this call; the others are read and dropped. @name must outlive @c's use. The
+ * workload checker judges one node's pods against what that node alone published.
+ */
+void coherence_set_only(struct coherence *c, const char *name);
+
 /* Forget every node collected so far (the API listing restarted after 410 Gone). */
 void coherence_reset(struct coherence *c);
 

@@ -16,6 +16,7 @@
 void coherence_node_clear(struct coherence_node *n)
 {
 	free(n->name);
+	free(n->profile);
 	free(n->ready_value);
 	free(n->map_why);
 	free(n->names_why);
@@ -37,6 +38,8 @@ void coherence_node_clear(struct coherence_node *n)
 		free(n->taints[i].effect);
 	}
 	free(n->taints);
+	free(n->heartbeat);
+	free(n->transition);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -234,6 +237,21 @@ static enum coherence_node_ready coherence_node_ready(const struct jsonscan_fiel
 	return COHERENCE_NODE_READY_BAD;
 }
 
+/* Our condition: its status, and its times as printable text (the fleet's status parses them). */
+static int coherence_node_condition(struct coherence_node *n, const struct nodelist_condition *c)
+{
+	const char *s = c->status.s;
+
+	if (!c->present)
+		return 0;
+	n->cond = s && strcmp(s, "True") == 0 ? COHERENCE_NODE_COND_TRUE :
+		  s && strcmp(s, "False") == 0 ? COHERENCE_NODE_COND_FALSE : COHERENCE_NODE_COND_UNKNOWN;
+	if (coherence_node_text(&c->heartbeat, &n->heartbeat) < 0 ||
+	    coherence_node_text(&c->transition, &n->transition) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* What every node keeps: the runtime check groups the nodes of either fabric by these. */
 static int coherence_node_published(struct coherence_node *n, const struct nodelist_item *it)
 {
@@ -242,8 +260,10 @@ static int coherence_node_published(struct coherence_node *n, const struct nodel
 	if (coherence_node_text(&it->itype, &n->itype) < 0 || coherence_node_text(&it->accelerator, &n->accel) < 0 ||
 	    coherence_node_text(&it->pool, &n->pool) < 0)
 		return -ENOMEM;
-	if (it->attachment.s &&
-	    (r = coherence_node_attachment(n, it->attachment.s, n->kind == COHERENCE_NODE_KIND_TCPXO)) < 0)
+	/* The failed checks of every node with a profile: the fleet's status lists them. */
+	if (it->attachment.s && (r = coherence_node_attachment(n, it->attachment.s, it->profile.present)) < 0)
+		return r;
+	if ((r = coherence_node_condition(n, &it->condition)) < 0)
 		return r;
 	return coherence_node_taints(n, it);
 }
@@ -260,7 +280,13 @@ int coherence_node_read(struct coherence_node *n, const struct nodelist_item *it
 	n->kind = coherence_node_kind(it);
 	n->dranet = it->dranet.s && strcmp(it->dranet.s, "true") == 0;
 	n->has_profile = it->profile.s != NULL;
+	if (coherence_node_text(&it->profile, &n->profile) < 0)
+		return -ENOMEM;
 	n->ready = coherence_node_ready(&it->ready);
+	if (it->profile.present && !it->attachment.present)
+		n->attach = COHERENCE_NODE_ATTACH_MISSING;
+	else if (it->profile.present && !it->attachment.s)
+		n->attach = COHERENCE_NODE_ATTACH_BAD;
 	if ((r = coherence_node_published(n, it)) < 0)
 		return r;
 	/* The judgement of the mapping weighs TCPXO nodes alone: only they keep more. */
@@ -271,12 +297,5 @@ int coherence_node_read(struct coherence_node *n, const struct nodelist_item *it
 		if (!n->ready_value)
 			return -ENOMEM;
 	}
-	r = coherence_node_interfaces(n, &it->interfaces);
-	if (r < 0)
-		return r;
-	if (!it->attachment.present)
-		n->attach = COHERENCE_NODE_ATTACH_MISSING;
-	else if (!it->attachment.s)
-		n->attach = COHERENCE_NODE_ATTACH_BAD;
-	return 0;
+	return coherence_node_interfaces(n, &it->interfaces);
 }

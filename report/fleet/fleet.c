@@ -39,6 +39,11 @@ int fleet_new(const char *prefix, struct fleet **ret)
 	return 0;
 }
 
+void fleet_set_only(struct fleet *f, const char *name)
+{
+	coherence_set_only(f->coh, name);
+}
+
 void fleet_reset(struct fleet *f)
 {
 	if (f)

@@ -67,6 +67,9 @@ int fleet_new(const char *prefix, struct fleet **ret);
 
 void fleet_free(struct fleet *f);
 
+/* Keep only the node named @name from the NodeLists added after this (coherence_set_only()). */
+void fleet_set_only(struct fleet *f, const char *name);
+
 /* Forget every node collected so far (the API listing restarted after 410 Gone). */
 void fleet_reset(struct fleet *f);
 

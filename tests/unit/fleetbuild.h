@@ -16,6 +16,7 @@ struct fb_node {
 	const char *profile, *ready, *interfaces, *attachment;  /* our annotations */
 	const char *itype, *accel, *pool;                       /* labels */
 	const char *taint_key, *taint_value, *taint_effect;     /* one spec.taints entry */
+	const char *cond_status, *heartbeat;    /* our condition FabricReady after the kubelet's Ready (status NULL: none) */
 };
 
 /* eth1..eth8 on a3pool-gpu-nic-1..8, with one interface's Network replaced (@swap_if NULL: none). */
@@ -98,6 +99,21 @@ static inline char *fb_list(const struct fb_node *v, size_t n)
 			json_add(spec, "taints", taints);
 		}
 		json_add(node, "spec", spec);
+		if (v[i].cond_status) {
+			struct json *st = json_new_object(), *conds = json_new_array(), *ready = json_new_object();
+			struct json *ours = json_new_object();
+
+			json_add_string(ready, "type", "Ready");
+			json_add_string(ready, "status", "True");
+			json_append(conds, ready);
+			json_add_string(ours, "type", "FabricReady");
+			json_add_string(ours, "status", v[i].cond_status);
+			fb_add(ours, "lastHeartbeatTime", v[i].heartbeat);
+			fb_add(ours, "lastTransitionTime", v[i].heartbeat);
+			json_append(conds, ours);
+			json_add(st, "conditions", conds);
+			json_add(node, "status", st);
+		}
 		json_append(items, node);
 	}
 	json_add(l, "items", items);

@@ -89,6 +89,13 @@ static void test_subcommands(void **state)
 	assert_int_equal(PARSE(&o, "workloads", "--pods-file"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--cleanup", "--node", "x"), 0);
 	assert_int_equal(o.cmd, CLI_CMD_CLEANUP);
+	/* status: the fleet's verdicts, from the API or a NodeList. */
+	assert_int_equal(PARSE(&o, "status", "--json", "--nodes-file", "-"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_STATUS);
+	assert_true(o.json);
+	assert_string_equal(o.nodes_file, "-");
+	assert_int_equal(PARSE(&o, "status", "--root", "/"), -EINVAL);
+	assert_int_equal(PARSE(&o, "status", "extra"), -EINVAL);
 }
 
 /* runtime: its own options, the fleet's (--nodes-file, --selector), one of them on stdin at most. */
@@ -173,14 +180,14 @@ static const struct {
 } scope_cases[] = {
 	{ "--root", "/r", " daemon once workloads " },
 	{ "--node", "n", " daemon once cleanup workloads " },
-	{ "--json", NULL, " once workloads runtime " },
+	{ "--json", NULL, " once workloads runtime status " },
 	{ "--no-publish", NULL, " daemon once " },
 	{ "--no-labels", NULL, " daemon once " },
-	{ "--api-server", "https://a", " daemon once cleanup interfaces workloads runtime " },
-	{ "--token-file", "/t", " daemon once cleanup interfaces workloads runtime " },
-	{ "--ca-file", "/c", " daemon once cleanup interfaces workloads runtime " },
-	{ "--nodes-file", "/n", " interfaces runtime " },
-	{ "--selector", "a=b", " interfaces runtime " },
+	{ "--api-server", "https://a", " daemon once cleanup interfaces workloads runtime status " },
+	{ "--token-file", "/t", " daemon once cleanup interfaces workloads runtime status " },
+	{ "--ca-file", "/c", " daemon once cleanup interfaces workloads runtime status " },
+	{ "--nodes-file", "/n", " interfaces workloads runtime status " },
+	{ "--selector", "a=b", " interfaces runtime status " },
 	{ "--format", "yaml", " interfaces " },
 	{ "--any-network-names", NULL, " interfaces " },
 	{ "--pods-file", "/p", " workloads " },
@@ -193,7 +200,7 @@ static const struct {
 	{ "--health-file", "/h", " daemon health " },
 	{ "--max-age", "5", " health " },
 	{ "--log-format", "json", " daemon cleanup " },
-	{ "--prefix", "x.io/", " daemon once cleanup interfaces workloads runtime " },
+	{ "--prefix", "x.io/", " daemon once cleanup interfaces workloads runtime status " },
 	{ "--releases", "/r", " daemon once workloads runtime " },
 	{ "-v", NULL, " daemon " },
 };
@@ -229,7 +236,7 @@ static void test_option_scope(void **state)
 	} cmds[] = {
 		{ "daemon", { NULL } }, { "once", { "--once" } }, { "cleanup", { "--cleanup" } },
 		{ "interfaces", { "interfaces" } }, { "health", { "health", "--health-file", "/h" } },
-		{ "workloads", { "workloads" } }, { "runtime", { "runtime" } },
+		{ "workloads", { "workloads" } }, { "runtime", { "runtime" } }, { "status", { "status" } },
 	};
 
 	unsetenv("NODE_NAME");

@@ -317,6 +317,43 @@ static void test_name_printable(void **state)
 	got_free(&g);
 }
 
+/* The fleet's status reads every profiled node's failed checks, its profile's text and our condition. */
+static void test_status_facts(void **state)
+{
+	const struct fb_node v[] = {
+		{ .name = "x", .profile = "tcpx", .ready = "false", .itype = "a3-highgpu-8g",
+		  .attachment = "{\"checks\":[{\"id\":\"links\",\"status\":\"fail\"}]}",
+		  .cond_status = "False", .heartbeat = "2026-12-05T00:00:00Z" },
+		{ .name = "n", .profile = "none", .ready = "false", .attachment = "{\"checks\":[{\"id\":\"gpus\",\"status\":\"fail\"}]}",
+		  .cond_status = "Unknown" },
+		{ .name = "o", .itype = "n2-standard-8", .attachment = "{\"checks\":[{\"id\":\"gpus\",\"status\":\"fail\"}]}",
+		  .cond_status = "True" },
+		{ .name = "p", .profile = "tcpxo", .cond_status = "sure" },
+		{ .name = "q", .profile = "tcpxo" },
+	};
+	struct got g;
+
+	(void)state;
+	read_nodes(&g, v, 5);
+	assert_string_equal(g.v[0].profile, "tcpx");
+	assert_int_equal(g.v[0].n_fails, 1);
+	assert_string_equal(g.v[0].fails[0].id, "links");
+	assert_int_equal(g.v[0].cond, COHERENCE_NODE_COND_FALSE);
+	assert_string_equal(g.v[0].heartbeat, "2026-12-05T00:00:00Z");
+	assert_string_equal(g.v[0].transition, "2026-12-05T00:00:00Z");
+	assert_int_equal(g.v[1].n_fails, 1);
+	assert_int_equal(g.v[1].cond, COHERENCE_NODE_COND_UNKNOWN);
+	assert_null(g.v[1].heartbeat);
+	/* No profile annotation: the agent's checks are not its verdict (none is kept). */
+	assert_null(g.v[2].profile);
+	assert_int_equal(g.v[2].n_fails, 0);
+	assert_int_equal(g.v[2].cond, COHERENCE_NODE_COND_TRUE);
+	assert_int_equal(g.v[3].cond, COHERENCE_NODE_COND_UNKNOWN);
+	assert_int_equal(g.v[4].cond, COHERENCE_NODE_COND_MISSING);
+	assert_int_equal(g.v[4].attach, COHERENCE_NODE_ATTACH_MISSING);
+	got_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_attachment_limits),
 		cmocka_unit_test(test_published),
 		cmocka_unit_test(test_name_printable),
+		cmocka_unit_test(test_status_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* test_nodelist.c - probes/kube/nodelist.c: the facts kept per item (labels, taints, our annotations), in one pass. */
+/* test_nodelist.c - probes/kube/nodelist.c: the facts kept per item (labels, taints, our annotations and condition), in one pass. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,12 +104,94 @@ static void test_taint_malformed(void **state)
 	assert_non_null(strstr(err, "not valid JSON"));
 }
 
+/* One line per item: our condition as kept (status, heartbeat, transition), or "none". */
+static int on_cond(void *ctx, size_t idx, const struct nodelist_item *it, char *err, size_t errlen)
+{
+	struct seen *s = ctx;
+	char *b = s->text[s->n];
+	size_t len = sizeof(s->text[0]);
+
+	(void)err;
+	(void)errlen;
+	assert_int_equal(idx, s->n);
+	snprintf(b, len, "%s", it->name.s);
+	if (!it->condition.present) {
+		snprintf(b + strlen(b), len - strlen(b), " none");
+	} else {
+		add_field(b, len, "status", &it->condition.status);
+		add_field(b, len, "hb", &it->condition.heartbeat);
+		add_field(b, len, "tr", &it->condition.transition);
+	}
+	s->n++;
+	return 0;
+}
+
+/* status.conditions: ours by type, its members in any order, the first of ours only; others skipped. */
+static void test_condition(void **state)
+{
+	static const char text[] =
+		"{\"kind\":\"NodeList\",\"items\":["
+		"{\"metadata\":{\"name\":\"a\"},\"status\":{\"capacity\":{\"cpu\":\"208\"},\"conditions\":["
+		"{\"type\":\"Ready\",\"status\":\"True\",\"lastHeartbeatTime\":\"2026-12-05T00:00:00Z\"},7,null,"
+		"{\"lastHeartbeatTime\":\"2026-12-05T01:02:03Z\",\"reason\":\"Links\",\"status\":\"False\","
+		"\"type\":\"FabricReady\",\"lastTransitionTime\":\"2026-12-04T23:00:00Z\"},"
+		"{\"type\":\"FabricReady\",\"status\":\"True\",\"lastHeartbeatTime\":\"1999-01-01T00:00:00Z\"}]}},"
+		"{\"metadata\":{\"name\":\"b\"},\"status\":{\"conditions\":[{\"type\":\"FabricReady\","
+		"\"status\":true,\"lastHeartbeatTime\":null}]}},"
+		"{\"metadata\":{\"name\":\"c\"},\"status\":{\"conditions\":{\"type\":\"FabricReady\"}}},"
+		"{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"},{\"type\":7,\"status\":\"True\"}]},"
+		"\"metadata\":{\"name\":\"d\"}}]}";
+	struct seen s = { 0 };
+	char err[256] = "";
+
+	assert_int_equal(nodelist_scan(text, strlen(text), "fabric.aicr.run/", on_cond, &s, NULL, err, sizeof(err)), 4);
+	assert_string_equal(s.text[0], "a status=False hb=2026-12-05T01:02:03Z tr=2026-12-04T23:00:00Z");
+	/* Values that are not strings are present, not kept: the judgement calls them unknown. */
+	assert_string_equal(s.text[1], "b status=? hb=? tr=-");
+	assert_string_equal(s.text[2], "c none");
+	assert_string_equal(s.text[3], "d none");
+	assert_string_equal(err, "");
+}
+
+/* Only the first NODELIST_CONDITIONS_MAX entries are looked at; a condition cut by bad JSON leaves nothing. */
+static void test_condition_bounded(void **state)
+{
+	static const char cut[] = "{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"},\"status\":"
+		"{\"conditions\":[{\"type\":\"FabricReady\",\"status\":\"True\",\"lastHeartbeatTime\":";
+
+	for (int at = NODELIST_CONDITIONS_MAX - 1; at <= NODELIST_CONDITIONS_MAX; at++) {
+		struct strbuf t = { 0 };
+		struct seen s = { 0 };
+		char err[256] = "";
+
+		strbuf_append(&t, "{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"},"
+			      "\"status\":{\"conditions\":[");
+		for (int i = 0; i < at; i++)
+			strbuf_appendf(&t, "{\"type\":\"X%d\",\"status\":\"True\"},", i);
+		strbuf_append(&t, "{\"type\":\"FabricReady\",\"status\":\"True\"}]}}]}");
+		assert_false(t.oom);
+		assert_int_equal(nodelist_scan(t.s, t.len, "fabric.aicr.run/", on_cond, &s, NULL, err, sizeof(err)), 1);
+		assert_string_equal(s.text[0], at < NODELIST_CONDITIONS_MAX ? "a status=True hb=- tr=-" : "a none");
+		strbuf_free(&t);
+	}
+	{
+		struct seen s = { 0 };
+		char err[256] = "";
+
+		assert_int_equal(nodelist_scan(cut, strlen(cut), "fabric.aicr.run/", on_cond, &s, NULL, err, sizeof(err)),
+				 -EINVAL);
+		assert_int_equal(s.n, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_labels_and_taints),
 		cmocka_unit_test(test_taints_bounded),
 		cmocka_unit_test(test_taint_malformed),
+		cmocka_unit_test(test_condition),
+		cmocka_unit_test(test_condition_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

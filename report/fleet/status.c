@@ -1,0 +1,249 @@
+/* status.c - pure: the fleet's status from the Nodes its agents published: which nodes are listed, ready, stale, and why not. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/errmsg.h"
+#include "report/checks/checks.h"
+#include "report/fleet/status.h"
+
+/* Digits at @s, exactly @n of them, as a number; -1 when one is not a digit. */
+static int status_digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* Days from 1970-01-01 to @y-@m-@d of the proleptic Gregorian calendar (Howard Hinnant's days_from_civil). */
+static long long status_days(int y, int m, int d)
+{
+	long long era, yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+int status_time_parse(const char *s, long long *ret)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h, mi, sec, off = 0;
+	const char *p;
+
+	if (!s || strlen(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
+	    s[16] != ':')
+		return -EINVAL;
+	y = status_digits(s, 4);
+	mo = status_digits(s + 5, 2);
+	d = status_digits(s + 8, 2);
+	h = status_digits(s + 11, 2);
+	mi = status_digits(s + 14, 2);
+	sec = status_digits(s + 17, 2);
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+	    sec < 0 || sec > 60)
+		return -EINVAL;
+	if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return -EINVAL;
+	p = s + 19;
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return -EINVAL;
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	}
+	if ((*p == 'Z' || *p == 'z') && !p[1]) {
+		off = 0;
+	} else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+		int oh = status_digits(p + 1, 2), om = status_digits(p + 4, 2);
+
+		if (oh < 0 || oh > 23 || om < 0 || om > 59)
+			return -EINVAL;
+		off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
+	} else {
+		return -EINVAL;
+	}
+	*ret = status_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + (sec > 59 ? 59 : sec) - off;
+	return 0;
+}
+
+bool status_listed(const struct coherence_node *n)
+{
+	if (n->profile && strcmp(n->profile, "none") != 0)
+		return true;
+	return check_machine_kind(n->itype, NULL);
+}
+
+static int status_cause(struct stresult_node *sn, const char *id)
+{
+	char *c;
+
+	for (size_t k = 0; k < sn->n_causes; k++)
+		if (strcmp(sn->causes[k], id) == 0)
+			return 0;       /* a check listed twice by a hostile attachment: once here */
+	c = strdup(id);
+	if (!c)
+		return -ENOMEM;
+	sn->causes[sn->n_causes++] = c;
+	return 0;
+}
+
+static int status_strdup(const char *s, char **ret)
+{
+	*ret = NULL;
+	if (!s)
+		return 0;
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* One listed node's row. */
+static int status_node(const struct coherence_node *n, long long now, unsigned period_s, struct stresult_node *sn)
+{
+	long long hb;
+	int r;
+
+	sn->age_s = -1;
+	sn->causes = calloc(n->n_fails + 4, sizeof(*sn->causes));
+	if (!sn->causes || status_strdup(n->name, &sn->name) < 0 || status_strdup(n->profile, &sn->profile) < 0 ||
+	    status_strdup(n->itype, &sn->machine) < 0 || status_strdup(n->heartbeat, &sn->heartbeat) < 0)
+		return -ENOMEM;
+	if (!n->profile) {
+		sn->unobserved = true;
+		return status_cause(sn, STRESULT_UNOBSERVED);
+	}
+	if (n->heartbeat && status_time_parse(n->heartbeat, &hb) == 0) {
+		sn->age_s = now > hb ? now - hb : 0;
+		sn->stale = sn->age_s > (long long)STRESULT_STALE_PERIODS * period_s;
+	}
+	/* Unknown: the daemon could not observe the node for 30 s; its annotations keep their last values. */
+	sn->ready = n->ready == COHERENCE_NODE_READY_TRUE && n->cond != COHERENCE_NODE_COND_UNKNOWN && !sn->stale;
+	for (size_t f = 0; f < n->n_fails; f++)
+		if ((r = status_cause(sn, n->fails[f].id)) < 0)
+			return r;
+	if ((n->ready == COHERENCE_NODE_READY_MISSING || n->ready == COHERENCE_NODE_READY_BAD) &&
+	    (r = status_cause(sn, STRESULT_READY_UNKNOWN)) < 0)
+		return r;
+	if (n->ready == COHERENCE_NODE_READY_FALSE && !n->n_fails && (r = status_cause(sn, STRESULT_CHECKS_UNKNOWN)) < 0)
+		return r;
+	if (n->cond == COHERENCE_NODE_COND_UNKNOWN && (r = status_cause(sn, STRESULT_OBSERVATION_FAILED)) < 0)
+		return r;
+	if (sn->stale && (r = status_cause(sn, STRESULT_STALE)) < 0)
+		return r;
+	return 0;
+}
+
+static int status_cmp_node(const void *a, const void *b)
+{
+	return strcmp(((const struct stresult_node *)a)->name, ((const struct stresult_node *)b)->name);
+}
+
+/* A (cause, node) pair of a not-ready node, to be grouped. */
+struct status_pair {
+	const char *id;
+	size_t node;
+};
+
+static int status_cmp_pair(const void *a, const void *b)
+{
+	const struct status_pair *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+static int status_cmp_cause(const void *a, const void *b)
+{
+	const struct stresult_cause *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/* The not-ready nodes grouped by cause: the most nodes first, then by id. */
+static int status_group(struct stresult *res)
+{
+	struct status_pair *pairs;
+	size_t np = 0, total = 0;
+	int r = -ENOMEM;
+
+	for (size_t i = 0; i < res->n_nodes; i++)
+		total += res->nodes[i].ready ? 0 : res->nodes[i].n_causes;
+	if (!total)
+		return 0;
+	pairs = calloc(total, sizeof(*pairs));
+	res->causes = calloc(total, sizeof(*res->causes));
+	if (!pairs || !res->causes)
+		goto out;
+	for (size_t i = 0; i < res->n_nodes; i++)
+		for (size_t k = 0; !res->nodes[i].ready && k < res->nodes[i].n_causes; k++)
+			pairs[np++] = (struct status_pair){ res->nodes[i].causes[k], i };
+	qsort(pairs, np, sizeof(*pairs), status_cmp_pair);
+	for (size_t i = 0; i < np;) {
+		struct stresult_cause *c = &res->causes[res->n_causes];
+		size_t j = i;
+
+		while (j < np && strcmp(pairs[j].id, pairs[i].id) == 0)
+			j++;
+		c->id = strdup(pairs[i].id);
+		c->nodes = calloc(j - i, sizeof(*c->nodes));
+		res->n_causes++;
+		if (!c->id || !c->nodes)
+			goto out;
+		for (; i < j; i++)
+			c->nodes[c->n++] = pairs[i].node;
+	}
+	qsort(res->causes, res->n_causes, sizeof(*res->causes), status_cmp_cause);
+	r = 0;
+out:
+	free(pairs);
+	return r;
+}
+
+int status_judge(const struct coherence_node *nodes, size_t n, long long now, unsigned period_s,
+		 struct stresult *ret, char *err, size_t errlen)
+{
+	struct stresult res = { .period_s = period_s ? period_s : STRESULT_PERIOD_DEFAULT };
+	size_t listed = 0;
+	int r = -ENOMEM;
+
+	for (size_t i = 0; i < n; i++)
+		listed += status_listed(&nodes[i]);
+	res.nodes = calloc(listed ? listed : 1, sizeof(*res.nodes));
+	if (!res.nodes)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		if (!status_listed(&nodes[i]))
+			continue;
+		r = status_node(&nodes[i], now, res.period_s, &res.nodes[res.n_nodes++]);
+		if (r < 0)
+			goto fail;
+	}
+	qsort(res.nodes, res.n_nodes, sizeof(*res.nodes), status_cmp_node);
+	for (size_t i = 0; i < res.n_nodes; i++) {
+		if (i && strcmp(res.nodes[i].name, res.nodes[i - 1].name) == 0) {
+			r = errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list",
+				       res.nodes[i].name);
+			goto fail;
+		}
+		res.n_ready += res.nodes[i].ready;
+	}
+	r = status_group(&res);
+	if (r < 0)
+		goto fail;
+	*ret = res;
+	return 0;
+fail:
+	if (r == -ENOMEM)
+		errmsg_set(err, errlen, r, "out of memory");
+	stresult_free(&res);
+	return r;
+}

@@ -1,0 +1,34 @@
+/* render_status.h - `tcpxo-agent status`'s output: one row per listed node and the not-ready nodes by cause, or its JSON (pure). */
+#pragma once
+
+#include <stdio.h>
+
+#include "report/checks/stresult.h"
+
+#define RENDER_STATUS_NAMES_SHOWN 20    /* node names per cause line of the human output before "… (N more)" */
+
+/*
+ * render_status_summary() - the first line: "fleet: N nodes listed, R ready, K not ready" (or
+ * "fleet: no A3 node and no node with a fabric profile"), into @buf of @len bytes.
+ */
+void render_status_summary(const struct stresult *r, char *buf, size_t len);
+
+/* render_status_age() - an age in seconds as "45s", "12m", "5h", "3d"; "-" when unknown (< 0). */
+void render_status_age(long long age_s, char *buf, size_t len);
+
+/**
+ * render_status_human() - the summary, then one row per listed node by name (NODE, PROFILE,
+ * READY yes/no/unobserved, AGE of the verdict with "(stale)", CAUSES), then the not-ready nodes
+ * grouped by cause, the most nodes first ("links: 2 nodes: a, b").
+ * Return: 0 or -EIO when the stream failed.
+ */
+int render_status_human(const struct stresult *r, FILE *out);
+
+/**
+ * render_status_json() - {"schema", "summary", "heartbeatPeriodSeconds", "ready", "nodes": [{"name",
+ * "profile", "machineType", "ready", "unobserved", "stale", "causes", "heartbeat", "ageSeconds"}],
+ * "causes": {id: [node names]}} (docs/schema/status.schema.json), pretty-printed with a trailing
+ * newline; "ready" at the top is true when every listed node is.
+ * Return: malloc'd text, or NULL on -ENOMEM.
+ */
+char *render_status_json(const struct stresult *r);

@@ -1,0 +1,407 @@
+#!/bin/sh
+# test_fleet_status.sh - `tcpxo-agent status` and `kubectl fabric` on a fleet the agent published itself: `--once`
+# against the fake API for each fixture scenario (healthy, a NIC down, a stale aperture entry, a skewed daemon, a
+# CPU node), the Nodes it left collected into one NodeList; each cause grouped; a heartbeat made old is stale; then
+# scripts/kubectl-fabric with a stand-in kubectl on PATH that answers the NodeList and records its argv (the
+# flags passed through), one that fails with a message, and none at all. Env: TOPDIR, BUILD, TCPXO_AGENT.
+set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
+. "$TOPDIR/tests/lib/netns.sh"
+. "$TOPDIR/tests/lib/devnodes.sh"
+. "$TOPDIR/tests/lib/scenario.sh"
+. "$TOPDIR/tests/lib/api_scenario.sh"
+
+api_test_begin fleet-status
+T=$API_TMP/fleet
+mkdir -p "$T/items" "$T/bin"
+
+# publish NAME SCENARIO PODS [CPU]: `--once` publishes SCENARIO's verdict on the fake API's node; the Node as
+# the agent left it, renamed NAME (a CPU machine type with CPU), is kept for the NodeList.
+publish() {
+	api_state node-fixture-a3mega "$3" networks
+	if [ -n "${4:-}" ]; then
+		/usr/bin/python3 - "$API_STATE/node.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lab = d["metadata"]["labels"]
+for k in ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"):
+    lab[k] = "n2-standard-8"
+lab.pop("cloud.google.com/gke-accelerator", None)
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+	fi
+	api_run "$2" --once
+	if [ ! -s "$API_STATE/node.json" ]; then
+		nok "publish-$1" "no node.json after --once (exit $API_RC): $(head -c 300 "$API_TMP/err")"
+		failed=1
+		return
+	fi
+	/usr/bin/python3 - "$API_STATE/node.json" "$1" "$T/items/$1.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["metadata"]["name"] = sys.argv[2]
+json.dump(d, open(sys.argv[3], "w"))
+EOF
+	ok "publish-$1 (exit $API_RC)"
+}
+
+publish a3-mega a3-mega pods-healthy
+publish a3-mega-nic-down a3-mega-nic-down pods-healthy
+publish a3-mega-stale-aperture a3-mega-stale-aperture pods-healthy
+publish a3-mega-skew a3-mega pods-skew
+publish cpu-node cpu-node pods-idle cpu
+
+# list OUT [STALE_NODE]: the NodeList of every Node kept (kubectl's List), STALE_NODE's heartbeat 20 minutes old.
+list() {
+	/usr/bin/python3 - "$T/items" "$1" "${2:-}" <<'EOF'
+import json, os, sys, time
+items = [json.load(open(os.path.join(sys.argv[1], f))) for f in sorted(os.listdir(sys.argv[1]))]
+for n in items:
+    if n["metadata"]["name"] == sys.argv[3]:
+        for c in n["status"]["conditions"]:
+            if c["type"] == "FabricReady":
+                c["lastHeartbeatTime"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 1200))
+json.dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items},
+          open(sys.argv[2], "w"))
+EOF
+}
+list "$T/nodes.json"
+
+# judge NAME RC: python assertions (stdin) over $T/out (JSON as j), $T/err, the exit status rc.
+judge() {
+	/usr/bin/python3 - "$T/out" "$T/err" "$2" "$1" <<EOF
+import json, sys
+out, err, rc, name = open(sys.argv[1]).read(), open(sys.argv[2]).read(), int(sys.argv[3]), sys.argv[4]
+try:
+    j = json.loads(out)
+except ValueError:
+    j = None
+def eq(got, want, what):
+    if got != want:
+        raise SystemExit("not ok %s: %s: got %r, want %r" % (name, what, got, want))
+def ok(cond, what):
+    if not cond:
+        raise SystemExit("not ok %s: %s" % (name, what))
+$(cat)
+print("ok " + name)
+EOF
+	[ $? -eq 0 ] || failed=1
+}
+
+ACCEPT='
+eq(rc, 1, "exit")
+eq([n["name"] for n in j["nodes"]], ["a3-mega", "a3-mega-nic-down", "a3-mega-skew", "a3-mega-stale-aperture"], "listed")
+eq([n["name"] for n in j["nodes"] if n["ready"]], ["a3-mega"], "ready nodes")
+eq(j["causes"], {"links": ["a3-mega-nic-down"], "aperture-devices": ["a3-mega-stale-aperture"],
+                 "version-pair": ["a3-mega-skew"]}, "causes")
+eq({n["name"]: n["causes"] for n in j["nodes"]}, {"a3-mega": [], "a3-mega-nic-down": ["links"],
+   "a3-mega-skew": ["version-pair"], "a3-mega-stale-aperture": ["aperture-devices"]}, "each node'"'"'s causes")
+eq({n["profile"] for n in j["nodes"]}, {"tcpxo"}, "profiles")
+ok(all(n["heartbeat"] and 0 <= n["ageSeconds"] < 600 and not n["stale"] for n in j["nodes"]), "heartbeats: %r" % j["nodes"])
+eq(j["ready"], False, "ready")
+eq(err, "", "stderr")
+'
+
+"$TCPXO_AGENT" status --json --nodes-file "$T/nodes.json" >"$T/out" 2>"$T/err"
+judge status-published $? <<EOF
+$ACCEPT
+EOF
+cp "$T/out" "$T/direct.json"
+cp "$T/out" "$T/json.published"
+
+"$TCPXO_AGENT" status --nodes-file - <"$T/nodes.json" >"$T/out" 2>"$T/err"
+judge status-human $? <<'EOF'
+eq(rc, 1, "exit")
+lines = out.splitlines()
+eq(lines[0], "fleet: 4 nodes listed, 1 ready, 3 not ready", "summary")
+ok(not [l for l in lines if "cpu-node" in l], "the CPU node is not listed")
+tail = lines[lines.index("not ready, by cause:") + 1:]
+eq(sorted(tail), ["  aperture-devices: 1 node: a3-mega-stale-aperture", "  links: 1 node: a3-mega-nic-down",
+                  "  version-pair: 1 node: a3-mega-skew"], "by cause")
+EOF
+
+# An old heartbeat: stale, not ready whatever the node published.
+list "$T/stale.json" a3-mega
+"$TCPXO_AGENT" status --json --nodes-file "$T/stale.json" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.stale"
+judge status-stale $rc <<'EOF'
+eq(rc, 1, "exit")
+n = [n for n in j["nodes"] if n["name"] == "a3-mega"][0]
+eq((n["ready"], n["stale"], n["causes"]), (False, True, ["stale"]), "a3-mega")
+ok(1190 <= n["ageSeconds"] < 1800, "age %r" % n["ageSeconds"])
+eq(j["causes"]["stale"], ["a3-mega"], "stale group")
+EOF
+
+# Only the healthy node: exit 0. Not a NodeList: exit 2.
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["items"] = [n for n in d["items"] if n["metadata"]["name"] in ("a3-mega", "cpu-node")]
+json.dump(d, open(sys.argv[2], "w"))' "$T/nodes.json" "$T/healthy.json"
+"$TCPXO_AGENT" status --nodes-file "$T/healthy.json" >"$T/out" 2>"$T/err"
+judge status-ready $? <<'EOF'
+eq(rc, 0, "exit")
+eq(out.splitlines()[0], "fleet: 1 node listed, 1 ready, 0 not ready", "summary")
+EOF
+"$TCPXO_AGENT" status --json --nodes-file "$T/healthy.json" >"$T/json.ready" 2>/dev/null
+# An A3 node the agent never reached, and a CPU node alone (nothing listed: exit 0, said on stderr).
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cpu = [n for n in d["items"] if n["metadata"]["name"] == "cpu-node"]
+bare = json.loads(json.dumps([n for n in d["items"] if n["metadata"]["name"] == "a3-mega"]))
+for n in bare:
+    n["metadata"]["name"] = "a3-mega-new"
+    n["metadata"]["annotations"] = {k: v for k, v in n["metadata"]["annotations"].items() if not k.startswith("fabric.aicr.run/")}
+    n["status"]["conditions"] = [c for c in n["status"]["conditions"] if c["type"] != "FabricReady"]
+json.dump(dict(d, items=d["items"] + bare), open(sys.argv[2], "w"))
+json.dump(dict(d, items=cpu), open(sys.argv[3], "w"))' "$T/nodes.json" "$T/unobserved.json" "$T/cpu.json"
+"$TCPXO_AGENT" status --json --nodes-file "$T/unobserved.json" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.unobserved"
+judge status-unobserved $rc <<'EOF'
+eq(rc, 1, "exit")
+n = [n for n in j["nodes"] if n["name"] == "a3-mega-new"][0]
+eq((n["profile"], n["ready"], n["unobserved"], n["causes"], n["heartbeat"], n["ageSeconds"]),
+   (None, False, True, ["unobserved"], None, None), "a3-mega-new")
+eq(j["causes"]["unobserved"], ["a3-mega-new"], "unobserved group")
+EOF
+"$TCPXO_AGENT" status --json --nodes-file "$T/cpu.json" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.cpu"
+judge status-cpu-only $rc <<'EOF'
+eq(rc, 0, "exit")
+eq((j["nodes"], j["causes"], j["ready"]), ([], {}, True), "nothing listed")
+eq(err, "tcpxo-agent: status: none of the 1 nodes is an A3 GPU machine type or carries a fabric profile "
+   "(fabric.aicr.run/profile)\n", "stderr")
+EOF
+
+# ---- the API: the same list read page by page from the fake API; a selector; a refused token ----
+api_state_dir=$T/apistate
+mkdir -p "$api_state_dir"
+cp "$T/nodes.json" "$api_state_dir/nodes.json"
+printf 'fleet-tok-%s\n' "$$" >"$api_state_dir/token"
+/usr/bin/python3 "$TOPDIR/tests/lib/fakeapi.py" --state "$api_state_dir" --port-file "$T/port" \
+	--cert "$API_TMP/certs/server.crt" --key "$API_TMP/certs/server.key" --max-seconds 120 2>"$T/fakeapi.err" &
+fleet_api_pid=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+SERVER=https://127.0.0.1:$(cat "$T/port" 2>/dev/null)
+"$TCPXO_AGENT" status --json --api-server "$SERVER" --token-file "$api_state_dir/token" \
+	--ca-file "$API_TMP/certs/ca.crt" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.api"
+judge status-api $rc <<EOF
+$ACCEPT
+direct = json.load(open("$T/direct.json"))
+strip = lambda d: [dict(n, ageSeconds=None) for n in d["nodes"]]
+eq(strip(j), strip(direct), "the same nodes as from the file")
+EOF
+"$TCPXO_AGENT" status --api-server "$SERVER" --token-file "$api_state_dir/token" --ca-file "$API_TMP/certs/ca.crt" \
+	--selector 'node.kubernetes.io/instance-type=n2-standard-8' >"$T/out" 2>"$T/err"
+judge status-api-selector $? <<'EOF'
+eq(rc, 0, "exit")
+eq(out, "fleet: no A3 node and no node with a fabric profile\n", "stdout")
+EOF
+printf 'wrong-token\n' >"$T/wrong-token"
+"$TCPXO_AGENT" status --api-server "$SERVER" --token-file "$T/wrong-token" --ca-file "$API_TMP/certs/ca.crt" \
+	>"$T/out" 2>"$T/err"
+judge status-api-unauthorized $? <<'EOF'
+import re
+eq(rc, 2, "exit")
+eq(out, "", "stdout")
+ok(re.match(r"^tcpxo-agent: status: .*401.*\n$", err) and "wrong-token" not in err, "stderr %r" % err)
+EOF
+kill "$fleet_api_pid" 2>/dev/null
+wait "$fleet_api_pid" 2>/dev/null
+
+# Every document above against docs/schema/status.schema.json; broken ones refused (the schema is strict).
+if ! /usr/bin/python3 -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null; then
+	nok schema "/usr/bin/python3 has no jsonschema with draft 2020-12 (apt-get install python3-jsonschema)"
+	failed=1
+else
+	/usr/bin/python3 - "$TOPDIR/docs/schema/status.schema.json" "$T" <<'EOF' || failed=1
+import copy, glob, json, os, sys
+from jsonschema import Draft202012Validator
+schema = json.load(open(sys.argv[1]))
+Draft202012Validator.check_schema(schema)
+v = Draft202012Validator(schema)
+bad = 0
+def report(name, errs):
+    global bad
+    if errs:
+        bad = 1
+        print("not ok %s: %s" % (name, "; ".join(errs)[:600]))
+    else:
+        print("ok " + name)
+for path in sorted(glob.glob(os.path.join(sys.argv[2], "json.*"))):
+    doc = json.load(open(path))
+    errs = ["%s: %s" % ("/".join(map(str, e.absolute_path)) or "(top)", e.message[:160]) for e in v.iter_errors(doc)]
+    if [n["name"] for n in doc["nodes"]] != sorted(n["name"] for n in doc["nodes"]):
+        errs.append("nodes not sorted by name")
+    if doc["ready"] != all(n["ready"] for n in doc["nodes"]):
+        errs.append("ready disagrees with the nodes")
+    want = {}
+    for n in doc["nodes"]:
+        for c in ([] if n["ready"] else n["causes"]):
+            want.setdefault(c, []).append(n["name"])
+    if doc["causes"] != want:
+        errs.append("causes %r, the nodes say %r" % (doc["causes"], want))
+    report("schema/" + os.path.basename(path)[5:], errs)
+doc = json.load(open(os.path.join(sys.argv[2], "json.published")))
+cases = {"extra-member": lambda d: d.update(extra=1),
+         "node-extra-member": lambda d: d["nodes"][0].update(extra=1),
+         "cause-empty": lambda d: d["nodes"][1]["causes"].append(""),
+         "cause-longer-than-kept": lambda d: d["nodes"][1]["causes"].append("x" * 66),
+         "stale-but-ready": lambda d: d["nodes"][0].update(stale=True),
+         "unobserved-with-profile": lambda d: d["nodes"][0].update(unobserved=True, ready=False, causes=["unobserved"]),
+         "negative-age": lambda d: d["nodes"][0].update(ageSeconds=-1),
+         "empty-cause-group": lambda d: d["causes"].update(links=[]),
+         "summary": lambda d: d.update(summary="fleet: fine")}
+for n, f in cases.items():
+    d = copy.deepcopy(doc)
+    f(d)
+    report("schema/negative/" + n, ["accepted"] if v.is_valid(d) else [])
+sys.exit(bad)
+EOF
+fi
+printf '{"kind":"PodList","items":[]}' >"$T/pods.json"
+"$TCPXO_AGENT" status --nodes-file "$T/pods.json" >"$T/out" 2>"$T/err"
+judge status-not-a-nodelist $? <<'EOF'
+eq(rc, 2, "exit")
+eq(out, "", "stdout")
+ok("expected kind NodeList or List" in err and err.startswith("tcpxo-agent: status: --nodes-file "), "stderr %r" % err)
+EOF
+
+# ---- kubectl fabric: a stand-in kubectl on PATH answers the NodeList and records its argv ----
+cat >"$T/bin/kubectl" <<EOF
+#!/bin/sh
+printf '%s\n' "\$*" >>"$T/kubectl.argv"
+if [ -n "\${FAKE_KUBECTL_FAIL:-}" ]; then
+	echo "error: You must be logged in to the server (Unauthorized)" >&2
+	exit 1
+fi
+case "\$*" in
+*"get nodes"*) cat "$T/nodes.json" ;;
+*"get pods"*) cat "$T/pods.json" ;;
+*"get clustertrainingruntimes.trainer.kubeflow.org"*) cat "$TOPDIR/fixtures/runtime/aicr-tcpxo.json" ;;
+*) while [ "\$1" != get ]; do shift; done
+   echo "error: the server doesn't have a resource type \"\$2\"" >&2; exit 1 ;;
+esac
+EOF
+chmod +x "$T/bin/kubectl"
+mkdir -p "$T/agentbin"
+ln -s "$TCPXO_AGENT" "$T/agentbin/tcpxo-agent"
+FABRIC=$TOPDIR/scripts/kubectl-fabric
+
+: >"$T/kubectl.argv"
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --json --context gke_p_us-central1_c1 --kubeconfig /k/config \
+	-n team-a --request-timeout=5s --user me --as=admin --insecure-skip-tls-verify >"$T/out" 2>"$T/err"
+judge kubectl-fabric-status $? <<EOF
+$ACCEPT
+direct = json.load(open("$T/direct.json"))
+strip = lambda d: [dict(n, ageSeconds=None) for n in d["nodes"]]
+eq(strip(j), strip(direct), "the same nodes as tcpxo-agent status --nodes-file")
+eq(open("$T/kubectl.argv").read(), "--context gke_p_us-central1_c1 --kubeconfig /k/config -n team-a "
+   "--request-timeout=5s --user me --as=admin --insecure-skip-tls-verify get nodes -o json\n", "kubectl argv")
+EOF
+
+: >"$T/kubectl.argv"
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status -l cloud.google.com/gke-nodepool=a3 --cluster c1 >"$T/out" 2>"$T/err"
+judge kubectl-fabric-selector $? <<EOF
+eq(rc, 1, "exit")
+eq(open("$T/kubectl.argv").read(), "--cluster c1 get nodes -l cloud.google.com/gke-nodepool=a3 -o json\n", "kubectl argv")
+EOF
+
+PATH=$T/bin:$T/agentbin:$PATH FAKE_KUBECTL_FAIL=1 sh "$FABRIC" status --json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-fails $? <<'EOF'
+eq(rc, 2, "exit")
+eq(out, "", "stdout")
+eq(err, "kubectl-fabric: kubectl get nodes failed: You must be logged in to the server (Unauthorized)\n", "stderr")
+EOF
+
+PATH=$T/agentbin:/usr/bin:/bin KUBECTL=kubectl-nowhere sh "$FABRIC" status >"$T/out" 2>"$T/err"
+judge kubectl-fabric-no-kubectl $? <<'EOF'
+eq(rc, 2, "exit")
+ok(err.startswith("kubectl-fabric: kubectl not found (kubectl-nowhere): "), "stderr %r" % err)
+EOF
+
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --bogus >"$T/out" 2>"$T/err"
+judge kubectl-fabric-bad-option $? <<'EOF'
+eq(rc, 2, "exit")
+eq(err, "kubectl-fabric: unknown option '--bogus' (try --help)\n", "stderr")
+EOF
+
+# workloads NODE: the pods on NODE judged against what NODE published (the whole list answered: one node kept).
+/usr/bin/python3 - "$TOPDIR/fixtures/kube/pods-skew.json" "$T/pods.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    if p["spec"].get("nodeName"):
+        p["spec"]["nodeName"] = "a3-mega-skew"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+: >"$T/kubectl.argv"
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads a3-mega-skew --json --context c2 >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads $? <<EOF
+eq(rc, 1, "exit")
+eq(j["counts"], {"attached": 0, "partial": 1, "unattached": 0, "not-fabric": 0}, "counts")
+eq([(p["name"], p["verdict"], [f["id"] for f in p["findings"] if f["status"] == "fail"]) for p in j["pods"]],
+   [("llama-train-node-0-0-x2b9f", "partial", ["daemon-version"])], "the skewed daemon against the node's installer")
+eq(open("$T/kubectl.argv").read(), "--context c2 get nodes --field-selector metadata.name=a3-mega-skew -o json\n"
+   "--context c2 get pods --all-namespaces --field-selector spec.nodeName=a3-mega-skew -o json\n", "kubectl argv")
+EOF
+
+/usr/bin/python3 - "$TOPDIR/fixtures/kube/pods-healthy.json" "$T/pods.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["items"]:
+    if p["spec"].get("nodeName"):
+        p["spec"]["nodeName"] = "a3-mega"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads a3-mega >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads-attached $? <<'EOF'
+eq(rc, 0, "exit")
+ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
+EOF
+
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads no-such-node >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads-unknown-node $? <<'EOF'
+import re
+eq(rc, 2, "exit")
+ok(re.match(r"^tcpxo-agent: workloads: --nodes-file .*/nodes.json: node no-such-node is not in the list, or publishes "
+            r"no tcpxo or tcpx profile \(fabric.aicr.run/profile\): its facts are unknown\n$", err), "stderr %r" % err)
+EOF
+
+# runtime: the nodes, the named runtime, the Networks (refused here: networks-published is skipped, not an error).
+: >"$T/kubectl.argv"
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" runtime --name torch-distributed-tcpxo --json --context c3 >"$T/out" 2>"$T/err"
+judge kubectl-fabric-runtime $? <<EOF
+ok(rc in (0, 1), "exit %d: %r" % (rc, err[:300]))
+eq(j["runtime"], "torch-distributed-tcpxo", "runtime")
+eq([f["status"] for f in j["findings"] if f["id"] == "networks-published"], ["skip"], "networks-published")
+eq(err.splitlines()[0], "kubectl-fabric: kubectl get networks.networking.gke.io failed: the server doesn't have a "
+   "resource type \"networks.networking.gke.io\"; networks-published is skipped", "stderr")
+eq(open("$T/kubectl.argv").read(), "--context c3 get nodes -o json\n"
+   "--context c3 get clustertrainingruntimes.trainer.kubeflow.org torch-distributed-tcpxo -o json\n"
+   "--context c3 get networks.networking.gke.io -o json\n", "kubectl argv")
+EOF
+
+# interfaces: three of the four TCPXO nodes are not ready, so the fleet is incoherent (exit 1, nothing on stdout).
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" interfaces --format json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-interfaces $? <<'EOF'
+eq((rc, out), (1, ""), "exit, stdout")
+ok("not ready: 3 nodes" in err, "stderr %r" % err[:300])
+EOF
+
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" --help >"$T/out" 2>"$T/err"
+judge kubectl-fabric-help $? <<'EOF'
+eq(rc, 0, "exit")
+ok(out.startswith("Usage:\n  kubectl fabric status"), "usage %r" % out[:80])
+EOF
+
+exit $failed
