@@ -266,6 +266,37 @@ static void test_member_numa_differs(void **state)
 	observation_free(&o);
 }
 
+/* The API's Network on each NIC row; a flapping link and one without an address marked on theirs. */
+static void tr_networks(struct profile *p)
+{
+	for (size_t i = 0; i < p->n_nics; i++)
+		snprintf(p->nics[i].network, sizeof(p->nics[i].network), "gpu-nic-%zu", i);
+}
+
+static void test_network_flap_no_address(void **state)
+{
+	struct observation o;
+	char line[256], *t;
+
+	tr_mega(&o);
+	snprintf(o.flaps.v[0].name, sizeof(o.flaps.v[0].name), "eth2");
+	o.flaps.v[0].changes = 4;
+	o.flaps.n = 1;
+	o.flaps.hold_s = 60;
+	((struct obs_link *)observation_link_find(&o, "eth5"))->n_ipv4 = 0;
+	t = tr_render(&o, tr_networks);
+	assert_string_equal(tr_line(t, "  eth1  ", line, sizeof(line)),
+			    "  │  ├─ NIC  0000:06:00.0  eth1  up  10.0.16.3/32  aperture 0000:00:10.0  network gpu-nic-0");
+	assert_non_null(strstr(t, "  │  └─ NIC  0000:07:00.0  eth2  up  10.0.17.3/32  aperture 0000:00:11.0  network gpu-nic-1\n"
+				  "  │          FAIL links: flapping: 4 up/down changes\n"));
+	/* eth5 has no address: no aperture entry can be matched to it either (the check warns). */
+	assert_non_null(strstr(t, "  │  ├─ NIC  0000:86:00.0  eth5  up  -             aperture -  network gpu-nic-4\n"
+				  "  │  │       FAIL links: no IPv4 address  WARN aperture-devices: IPv4 unknown: no entry matched\n"));
+	tr_assert_bounded(t);
+	free(t);
+	observation_free(&o);
+}
+
 /* A switch that lost its NICs, one with one NIC for two GPUs, and a stale aperture entry: marked where they sit. */
 static void test_unpaired_and_stale(void **state)
 {
@@ -372,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_mark_follows_check),
 		cmocka_unit_test(test_tcpx_two_gpus_per_nic),
 		cmocka_unit_test(test_numa_order_and_unknown),
+		cmocka_unit_test(test_network_flap_no_address),
 		cmocka_unit_test(test_member_numa_differs),
 		cmocka_unit_test(test_unpaired_and_stale),
 		cmocka_unit_test(test_hostile_names_bounded),
