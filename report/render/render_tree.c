@@ -302,12 +302,36 @@ static void tree_nic_aperture(const struct tree *t, const struct profile_nic *n,
 	}
 }
 
+/* What is wrong with the Network object @name, in check_kube.c's order; false when nothing or not read. */
+static bool tree_network_problem(const struct obs_kube *k, const char *name, char *buf, size_t len)
+{
+	const struct kube_network *net = obs_kube_network(k, name);
+
+	if (k->networks_fetch.state != KUBE_FETCH_OK)
+		return false;
+	if (!net)
+		snprintf(buf, len, "no such Network");
+	else if (!net->type[0])
+		snprintf(buf, len, "Network has no spec.type, not Device");
+	else if (strcmp(net->type, "Device") != 0)
+		snprintf(buf, len, "Network is not of type Device");
+	else if (!net->ready)
+		snprintf(buf, len, "Network not Ready");
+	else if (!net->params_ready)
+		snprintf(buf, len, "Network not ParamsReady");
+	else if (!net->has_params_ref)
+		snprintf(buf, len, "Network has no parametersRef");
+	else
+		return false;
+	return true;
+}
+
 static void tree_nic_row(const struct tree *t, const struct profile_nic *n, struct tree_row *r)
 {
 	const struct obs_link *l = n->name[0] ? observation_link_find(t->o, n->name) : NULL;
 	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(t->o, n->name) : NULL;
 	unsigned per = t->p->kind == PROFILE_TCPX ? 2 : 1;
-	char name[OBS_IFNAME_MAX], net[PROFILE_NET_MAX];
+	char name[OBS_IFNAME_MAX], net[PROFILE_NET_MAX], why[TREE_MARK_MAX];
 	const char *state = nic_state_name(n->state);
 
 	tree_clean(n->name, name, sizeof(name));
@@ -323,7 +347,7 @@ static void tree_nic_row(const struct tree *t, const struct profile_nic *n, stru
 		tree_add(r, 0, "network %s", net);
 	}
 	tree_numa(t, r, n->numa);
-	/* Marks in the checks' order: gpu-nics, pairing, links, aperture-devices. */
+	/* Marks in the checks' order: gpu-nics, pairing, links, networks, aperture-devices. */
 	if (n->state == NIC_STATE_MISSING)
 		tree_mark(t, r, CHECK_GPU_NICS, "not bound to a driver");
 	if (n->sw < 0)
@@ -343,6 +367,10 @@ static void tree_nic_row(const struct tree *t, const struct profile_nic *n, stru
 		if (!n->ipv4[0])
 			tree_mark(t, r, CHECK_LINKS, "no IPv4 address");
 	}
+	if (n->network[0] && tree_network_problem(&t->o->kube, n->network, why, sizeof(why)))
+		tree_mark(t, r, CHECK_NETWORKS, "%s", why);
+	else if (!n->network[0] && t->o->kube.has_nic_info && t->o->kube.has_north)
+		tree_mark(t, r, CHECK_NETWORKS, "no Network in nic-info");
 	if (t->p->kind == PROFILE_TCPXO)
 		tree_nic_aperture(t, n, r);
 }

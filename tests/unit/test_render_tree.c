@@ -297,6 +297,59 @@ static void test_network_flap_no_address(void **state)
 	observation_free(&o);
 }
 
+/* The Network objects the API listed: gpu-nic-0..7 Ready Device Networks, but gpu-nic-2 absent and gpu-nic-5 not Ready. */
+static void tr_kube_networks(struct observation *o)
+{
+	struct obs_kube *k = &o->kube;
+
+	k->networks = calloc(8, sizeof(*k->networks));
+	assert_non_null(k->networks);
+	for (size_t i = 0; i < 8; i++) {
+		struct kube_network *net;
+
+		if (i == 2)
+			continue;
+		net = &k->networks[k->n_networks++];
+		snprintf(net->name, sizeof(net->name), "gpu-nic-%zu", i);
+		snprintf(net->type, sizeof(net->type), "Device");
+		net->has_params_ref = true;
+		net->ready = i != 5;
+		net->params_ready = true;
+	}
+	k->networks_fetch.state = KUBE_FETCH_OK;
+	k->has_nic_info = true;
+	k->has_north = true;
+}
+
+static void tr_networks_failing(struct profile *p)
+{
+	tr_networks(p);
+	p->nics[7].network[0] = '\0';
+	p->checks[CHECK_NETWORKS].status = CHECK_FAIL;
+}
+
+static void test_network_marks(void **state)
+{
+	struct observation o;
+	char *t;
+
+	tr_mega(&o);
+	tr_kube_networks(&o);
+	t = tr_render(&o, tr_networks_failing);
+	assert_non_null(strstr(t, "  │  ├─ NIC  0000:06:00.0  eth1  up  10.0.16.3/32  aperture 0000:00:10.0  network gpu-nic-0\n"
+				  "  │  └─ NIC"));
+	assert_non_null(strstr(t, "     ├─ NIC  0000:0d:00.0  eth3  up  10.0.18.3/32  aperture 0000:00:12.0  network gpu-nic-2\n"
+				  "     │       FAIL networks: no such Network\n"));
+	assert_non_null(strstr(t, "  │  └─ NIC  0000:87:00.0  eth6  up  10.0.21.3/32  aperture 0000:00:15.0  network gpu-nic-5\n"
+				  "  │          FAIL networks: Network not Ready\n"));
+	assert_non_null(strstr(t, "     └─ NIC  0000:8e:00.0  eth8  up  10.0.23.3/32  aperture 0000:00:17.0\n"
+				  "             FAIL networks: no Network in nic-info\n"));
+	assert_int_equal(tr_count(t, "FAIL"), 3);
+	tr_assert_bounded(t);
+	free(t);
+	observation_free(&o);
+}
+
 /* A switch that lost its NICs, one with one NIC for two GPUs, and a stale aperture entry: marked where they sit. */
 static void test_unpaired_and_stale(void **state)
 {
@@ -404,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_tcpx_two_gpus_per_nic),
 		cmocka_unit_test(test_numa_order_and_unknown),
 		cmocka_unit_test(test_network_flap_no_address),
+		cmocka_unit_test(test_network_marks),
 		cmocka_unit_test(test_member_numa_differs),
 		cmocka_unit_test(test_unpaired_and_stale),
 		cmocka_unit_test(test_hostile_names_bounded),
