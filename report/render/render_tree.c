@@ -35,14 +35,15 @@ struct tree {
 	bool dry;                       /* count rows only */
 };
 
-/* Host or API text as the tree prints it: visible ASCII kept, any other byte (space too) '?'. */
-static void tree_clean(const char *s, char *buf, size_t len)
+/* Host or API text as the tree prints it: visible ASCII kept, any other byte (space too) '?'. Return: @buf. */
+static char *tree_clean(const char *s, char *buf, size_t len)
 {
 	size_t i = 0;
 
 	for (; s[i] && i + 1 < len; i++)
 		buf[i] = s[i] > 0x20 && s[i] < 0x7f ? s[i] : '?';
 	buf[i] = '\0';
+	return buf;
 }
 
 /* Columns of @n bytes of our text: one per UTF-8 character (host text is ASCII by tree_clean()). */
@@ -236,10 +237,26 @@ static bool tree_live(const struct observation *o, const char *name)
 	return f && f->kind == PCI_KIND_LLCM;
 }
 
-/* What is wrong with aperture entry @e by itself, in check_host.c's order; false when nothing. */
+/* The probe's "resource0 0644": its file name cleaned, the space before the mode kept. */
+static const char *tree_narrow(const struct obs_aperture_entry *e, char *buf, size_t len)
+{
+	const char *sp = strrchr(e->narrow, ' ');
+
+	tree_clean(e->narrow, buf, len);
+	if (sp && (size_t)(sp - e->narrow) < strlen(buf))
+		buf[sp - e->narrow] = ' ';
+	return buf;
+}
+
+/*
+ * What is wrong with aperture entry @e by itself, in check_host.c's order; false when nothing.
+ * Liveness is known: the tree is only drawn when the PCI bus was read.
+ */
 static bool tree_entry_problem(const struct observation *o, const struct obs_aperture_entry *e, char *buf,
 			       size_t len)
 {
+	char narrow[sizeof(e->narrow)];
+
 	if (e->type != OBS_FILE_DIR)
 		snprintf(buf, len, "is %s, not a directory", obs_file_type_name(e->type));
 	else if (!tree_live(o, e->name))
@@ -251,7 +268,7 @@ static bool tree_entry_problem(const struct observation *o, const struct obs_ape
 	else if (!e->n_resources)
 		snprintf(buf, len, "no resource files");
 	else if (e->n_narrow)
-		snprintf(buf, len, "not a+rw: %s", e->narrow);
+		snprintf(buf, len, "not a+rw: %s", tree_narrow(e, narrow, sizeof(narrow)));
 	else if (e->bar4 == OBS_BAR4_MISSING)
 		snprintf(buf, len, "no resource4 (BAR4)");
 	else if (e->bar4 == OBS_BAR4_NOT_FILE)
@@ -402,7 +419,7 @@ static void tree_switch_members(struct tree *t, const struct pairing_switch *s, 
 			if (n)
 				tree_nic_row(t, n, &r);
 			else
-				tree_add(&r, 0, "NIC  %s  primary", nb);
+				tree_add(&r, 0, "NIC  %s", nb);     /* not a GPU NIC row: cannot happen today */
 		}
 		tree_item(t, bar, &r);
 	}

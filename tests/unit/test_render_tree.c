@@ -413,12 +413,15 @@ static void test_hostile_names_bounded(void **state)
 	e->name[1] = '\n';
 	e->name[2] = '\x9b';
 	e->type = OBS_FILE_OTHER;
+	o.host.aperture.v[0].n_narrow = 1;
+	snprintf(o.host.aperture.v[0].narrow, sizeof(o.host.aperture.v[0].narrow), "resource\x1b" "0 0644");
 	t = tr_render(&o, tr_hostile_networks);
 	tr_assert_bounded(t);
 	assert_non_null(strstr(t, "network nnn????nnn"));
 	assert_non_null(strstr(t, "  └─ aperture  z??zzz"));     /* cut on its row, not moved */
 	assert_non_null(strstr(t, "zzz…\n"));   /* the 255-byte name is cut at the edge */
 	assert_non_null(strstr(t, "FAIL aperture-devices: is a fifo or socket, not a directory"));
+	assert_non_null(strstr(t, "FAIL aperture-devices: not a+rw: resource?0 0644\n"));
 	free(t);
 	observation_free(&o);
 }
