@@ -7,7 +7,7 @@
 #include "report/checks/checks.h"
 
 #define TOPOLOGY_GPUS 8
-#define TOPOLOGY_MTU 8244
+#define TOPOLOGY_MTU PROFILE_GPU_NIC_MTU
 #define TOPOLOGY_LIST_MAX 8     /* items named in one message before "and N more" */
 
 static const char *const remedy_machine =

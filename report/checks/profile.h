@@ -56,6 +56,7 @@ enum nic_state {
 
 #define PROFILE_MAX_GPUS_PER_NIC 8
 #define PROFILE_NET_MAX 64
+#define PROFILE_GPU_NIC_MTU 8244        /* the MTU of the GPU NIC networks (links check) */
 
 struct profile_gpu {
 	char bdf[OBS_BDF_MAX];

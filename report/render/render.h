@@ -19,8 +19,8 @@ struct json;
 char *render_json(const struct observation *o, const struct profile *p, const struct workloads *w);
 
 /**
- * render_human() - the human report: the summary as the first line, the GPU<->NIC table,
- * then the checks, each failed or warned one with its cause and remedy, then (when @w is not
+ * render_human() - the human report: the summary as the first line, the node as a PCIe tree
+ * (render_tree()), the GPU<->NIC table, then the checks, each failed or warned one with its cause and remedy, then (when @w is not
  * NULL) the workloads table of render_workloads_human().
  * Return: 0 or -errno from the stream.
  */

@@ -1,4 +1,4 @@
-/* render_human.c - the human report: summary line, GPU<->NIC table, checks with remedies. */
+/* render_human.c - the human report: summary line, PCIe tree, GPU<->NIC table, checks with remedies. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "probes/model/strbuf.h"
 
 #include "report/render/render.h"
+#include "report/render/render_tree.h"
 
 /* @n bytes of @s, each control byte as '?' (hostile text never moves the terminal). */
 static void render_safe_n(FILE *out, const char *s, size_t n)
@@ -94,6 +95,20 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	(void)p;
 }
 
+/* The PCIe tree (render_tree.c), after a blank line; nothing for a node without GPUs or GPU NICs. */
+static int render_human_tree(const struct observation *o, const struct profile *p, FILE *out)
+{
+	struct strbuf sb = { 0 };
+	int r = render_tree(o, p, &sb);
+
+	if (r == 0 && sb.len) {
+		fputc('\n', out);
+		fputs(sb.s, out);
+	}
+	strbuf_free(&sb);
+	return r;
+}
+
 int render_human(const struct observation *o, const struct profile *p, const struct workloads *w, FILE *out)
 {
 	const char *mt = obs_kube_machine_type(&o->kube);
@@ -121,6 +136,8 @@ int render_human(const struct observation *o, const struct profile *p, const str
 		fputc('\n', out);
 	}
 
+	if (render_human_tree(o, p, out) < 0)
+		return -ENOMEM;
 	if (p->n_gpus || p->n_nics) {
 		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n", out);
 		for (size_t i = 0; i < p->n_gpus; i++)

@@ -121,10 +121,11 @@ fi
 
 # The human report's goldens fit 100 columns: a long detail or remedy wraps at words under its column.
 # Only the summary (scripts read it whole), the node line and a single word longer than the room may pass.
+# Columns are characters: the PCIe tree's lines (├─ │ →) count each UTF-8 character once, whatever the awk.
 long=$(for f in "$TOPDIR"/fixtures/*/expected.txt; do
-	awk -v f="${f#"$TOPDIR"/}" 'FNR > 2 && length($0) > 100 {
+	LC_ALL=C awk -v f="${f#"$TOPDIR"/}" '{ c = $0; gsub(/[\200-\277]/, "", c) } FNR > 2 && length(c) > 100 {
 		s = $0; sub(/^ +/, "", s); sub(/^[a-z-]+ +(pass|skip|WARN|FAIL) +/, "", s); sub(/^remedy: /, "", s)
-		if (s ~ / /) print f ":" FNR ": " length($0) " columns"
+		if (s ~ / /) print f ":" FNR ": " length(c) " columns"
 	}' "$f"
 done)
 if [ -z "$long" ]; then ok golden-width; else nok golden-width "$(echo "$long" | head -n 3 | tr '\n' ' ')"; fi

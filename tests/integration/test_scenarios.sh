@@ -33,4 +33,22 @@ for dir in "$TOPDIR"/fixtures/*/; do
 		ok "$name (exit $rc)"
 	fi
 done
+
+# Issue 25's acceptance, on the goldens the loop above holds to the binary: the healthy node's PCIe
+# tree has a row for each of its 8 GPUs and 8 GPU NICs under a switch (the second level), and the
+# nic-down node's tree marks its down NIC (eth3 in that fixture) on that NIC's row.
+mega=$TOPDIR/fixtures/a3-mega/expected.txt
+# Alternations, not bracket expressions: the box-drawing characters are several bytes in any locale.
+gpus=$(grep -Ec '^  (│| )  (├|└)─ GPU  ' "$mega"); nics=$(grep -Ec '^  (│| )  (├|└)─ NIC  ' "$mega")
+if [ "$gpus" = 8 ] && [ "$nics" = 8 ] && [ "$(grep -Ec '^  (├|└)─ switch ' "$mega")" = 4 ]; then
+	ok "tree-a3-mega (8 GPU rows, 8 NIC rows under 4 switches)"
+else
+	nok "tree-a3-mega" "$gpus GPU rows, $nics NIC rows under the switches"; failed=1
+fi
+if grep -Eq '^  (│| )  (├|└)─ NIC  [0-9a-f:.]+  eth3  down  .*FAIL links: admin down$' \
+	"$TOPDIR/fixtures/a3-mega-nic-down/expected.txt"; then
+	ok "tree-nic-down (eth3's row marked down)"
+else
+	nok "tree-nic-down" "no tree row for eth3 marked 'FAIL links: admin down'"; failed=1
+fi
 exit $failed

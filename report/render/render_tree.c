@@ -1,0 +1,318 @@
+/* render_tree.c - the node as a tree: GPU PCIe switches by NUMA node, their GPUs and GPU NICs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/checks/pairing.h"
+
+#include "report/render/render_tree.h"
+#include "report/render/treemarks.h"
+
+#define TREE_INDENT "  "        /* the human report's left margin */
+#define TREE_WRAP_INDENT "     "        /* a wrapped row continues under its first field's end */
+
+struct tree {
+	const struct observation *o;
+	const struct profile *p;
+	const struct pairing *pr;
+	struct strbuf *sb;
+	int w_name, w_state, w_ipv4;    /* NIC rows' column widths */
+	int numa;                       /* the group's NUMA node; -1 unknown, -2 outside the switches */
+	size_t k, n;                    /* rows printed in the current list, and its length (for └─) */
+	bool dry;                       /* count rows only */
+};
+
+/* One row of the current list: under a switch when @bar is its bar ("│  " or "   "), else under a group. */
+static void tree_item(struct tree *t, const char *bar, const struct treerow *r)
+{
+	bool last = t->k + 1 == t->n;
+	char prefix[32], cont[40];
+
+	t->k++;
+	if (t->dry)
+		return;
+	snprintf(prefix, sizeof(prefix), "%s%s%s", TREE_INDENT, bar, last ? "└─ " : "├─ ");
+	snprintf(cont, sizeof(cont), "%s%s%s%s", TREE_INDENT, bar, last ? "   " : "│  ", TREE_WRAP_INDENT);
+	treerow_emit(r, prefix, cont, t->sb);
+}
+
+static const struct profile_gpu *tree_gpu_by_bdf(const struct profile *p, const char *bdf)
+{
+	for (size_t i = 0; i < p->n_gpus; i++)
+		if (strcmp(p->gpus[i].bdf, bdf) == 0)
+			return &p->gpus[i];
+	return NULL;
+}
+
+/* The switch (pairing index) of the function at @bdf, or -1. */
+static int tree_sw_of(const struct tree *t, const char *bdf)
+{
+	const struct obs_pci_func *f = observation_pci_find(t->o, bdf);
+
+	return f ? t->pr->sw_of[f - t->o->pci.v] : -1;
+}
+
+static void tree_numa(const struct tree *t, struct treerow *r, int numa)
+{
+	/* Only where it differs from the group's: a member on another node than its switch. */
+	if (t->numa == -2 ? numa < 0 : numa == t->numa)
+		return;
+	if (numa < 0)
+		treerow_add(r, 0, "numa unknown");
+	else
+		treerow_add(r, 0, "numa %d", numa);
+}
+
+static void tree_gpu_row(const struct tree *t, const struct profile_gpu *g, struct treerow *r)
+{
+	treerow_add(r, 0, "GPU");
+	treerow_add(r, 0, "%s", g->bdf);
+	if (g->nic >= 0) {
+		const struct profile_nic *n = &t->p->nics[g->nic];
+		char name[OBS_IFNAME_MAX];
+
+		treerow_add(r, 0, "→ %s", treerow_clean(n->name[0] ? n->name : n->bdf, name, sizeof(name)));
+	}
+	tree_numa(t, r, g->numa);
+	treemarks_gpu(t->p, g, tree_sw_of(t, g->bdf) >= 0, r);
+}
+
+static const struct obs_aperture_entry *tree_entry(const struct obs_aperture *a, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].name, name) == 0)
+			return &a->v[i];
+	return NULL;
+}
+
+static void tree_nic_row(const struct tree *t, const struct profile_nic *n, struct treerow *r)
+{
+	char name[OBS_IFNAME_MAX], net[PROFILE_NET_MAX];
+	const char *state = nic_state_name(n->state);
+
+	treerow_clean(n->name, name, sizeof(name));
+	treerow_add(r, 0, "NIC");
+	treerow_add(r, 0, "%s", n->bdf);
+	treerow_add(r, t->w_name, "%s", name[0] ? name : "-");
+	treerow_add(r, t->w_state, "%s", state ? state : "-");
+	treerow_add(r, t->w_ipv4, "%s", n->ipv4[0] ? n->ipv4 : "-");
+	if (t->p->kind == PROFILE_TCPXO)
+		treerow_add(r, 0, "aperture %s", n->aperture[0] ? n->aperture : "-");
+	if (n->network[0])
+		treerow_add(r, 0, "network %s", treerow_clean(n->network, net, sizeof(net)));
+	tree_numa(t, r, n->numa);
+	treemarks_nic(t->o, t->p, n, n->aperture[0] ? tree_entry(&t->o->host.aperture, n->aperture) : NULL, r);
+}
+
+/* The members of switch @s (GPUs and GPU NICs merged in BDF order), under @bar. */
+static void tree_switch_members(struct tree *t, const struct pairing_switch *s, const char *bar)
+{
+	size_t gi = 0, ni = 0;
+
+	t->k = 0;
+	t->n = s->n_gpus + s->n_nics;
+	while (gi < s->n_gpus || ni < s->n_nics) {
+		const char *gb = gi < s->n_gpus ? t->o->pci.v[s->gpus[gi]].bdf : NULL;
+		const char *nb = ni < s->n_nics ? t->o->pci.v[s->nics[ni]].bdf : NULL;
+		struct treerow r = { 0 };
+
+		if (gb && (!nb || strcmp(gb, nb) < 0)) {
+			const struct profile_gpu *g = tree_gpu_by_bdf(t->p, gb);
+
+			gi++;
+			if (g)
+				tree_gpu_row(t, g, &r);
+			else
+				treerow_add(&r, 0, "GPU  %s", gb);
+		} else {
+			const struct profile_nic *n = profile_nic_by_bdf(t->p, nb);
+
+			ni++;
+			if (n)
+				tree_nic_row(t, n, &r);
+			else
+				treerow_add(&r, 0, "NIC  %s", nb);     /* not a GPU NIC row: cannot happen today */
+		}
+		tree_item(t, bar, &r);
+	}
+}
+
+/* A switch's NUMA node: its upstream port's, else its first member's that is known. */
+static int tree_switch_numa(const struct observation *o, const struct pairing_switch *s)
+{
+	const struct obs_pci_func *f = observation_pci_find(o, s->bdf);
+
+	if (f && f->numa >= 0)
+		return f->numa;
+	for (size_t i = 0; i < s->n_gpus; i++)
+		if (o->pci.v[s->gpus[i]].numa >= 0)
+			return o->pci.v[s->gpus[i]].numa;
+	for (size_t i = 0; i < s->n_nics; i++)
+		if (o->pci.v[s->nics[i]].numa >= 0)
+			return o->pci.v[s->nics[i]].numa;
+	return -1;
+}
+
+struct tree_sw {
+	int numa;
+	size_t i;               /* index into pairing.sw, which is in BDF order */
+};
+
+static int tree_sw_cmp(const void *a, const void *b)
+{
+	const struct tree_sw *x = a, *y = b;
+
+	if (x->numa != y->numa)
+		return x->numa < 0 ? 1 : y->numa < 0 ? -1 : x->numa < y->numa ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void tree_switches(struct tree *t, const struct tree_sw *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pairing_switch *s = &t->pr->sw[v[i].i];
+		const struct obs_pci_func *f = observation_pci_find(t->o, s->bdf);
+		bool last = i + 1 == n || v[i + 1].numa != v[i].numa;
+		struct treerow r = { 0 };
+
+		if (i == 0 || v[i - 1].numa != v[i].numa) {
+			if (v[i].numa >= 0)
+				strbuf_appendf(t->sb, "%snuma %d\n", TREE_INDENT, v[i].numa);
+			else
+				strbuf_appendf(t->sb, "%snuma unknown\n", TREE_INDENT);
+		}
+		t->numa = v[i].numa;
+		treerow_add(&r, 0, "switch %s", s->bdf);
+		if (f && f->has_bus_range)
+			treerow_add(&r, 0, "buses %02x-%02x", f->secondary, f->subordinate);
+		treerow_emit(&r, last ? TREE_INDENT "└─ " : TREE_INDENT "├─ ",
+			     last ? TREE_INDENT "   " TREE_WRAP_INDENT : TREE_INDENT "│  " TREE_WRAP_INDENT, t->sb);
+		tree_switch_members(t, s, last ? "   " : "│  ");
+	}
+}
+
+/* The aperture entry row of @e, which no NIC row names: what it holds, and why it serves none. */
+static void tree_entry_row(const struct tree *t, const struct obs_aperture_entry *e, struct treerow *r)
+{
+	char name[OBS_HOST_NAME_MAX], ipt[OBS_IPV4_TEXT];
+
+	treerow_add(r, 0, "aperture");
+	treerow_add(r, 0, "%s", treerow_clean(e->name, name, sizeof(name)));
+	if (e->type == OBS_FILE_DIR && e->bar4 == OBS_BAR4_OK) {
+		obs_ipv4_format(e->bar4_ipv4, -1, ipt, sizeof(ipt));
+		treerow_add(r, 0, "BAR4 %s", ipt);
+	}
+	treemarks_entry(t->o, t->p, e, r);
+}
+
+static bool tree_entry_claimed(const struct profile *p, const char *name)
+{
+	for (size_t j = 0; j < p->n_nics; j++)
+		if (p->nics[j].aperture[0] && strcmp(p->nics[j].aperture, name) == 0)
+			return true;
+	return false;
+}
+
+/* Rows outside the GPU switches, in order: GPUs, GPU NICs, unclaimed aperture entries, LLCM functions without one. */
+static void tree_outside(struct tree *t)
+{
+	const struct obs_aperture *a = &t->o->host.aperture;
+	bool apt = t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
+
+	t->k = 0;
+	for (size_t i = 0; i < t->p->n_gpus; i++) {
+		struct treerow r = { 0 };
+
+		if (tree_sw_of(t, t->p->gpus[i].bdf) >= 0)
+			continue;
+		tree_gpu_row(t, &t->p->gpus[i], &r);
+		tree_item(t, "", &r);
+	}
+	for (size_t i = 0; i < t->p->n_nics; i++) {
+		struct treerow r = { 0 };
+
+		if (t->p->nics[i].sw >= 0)
+			continue;
+		tree_nic_row(t, &t->p->nics[i], &r);
+		tree_item(t, "", &r);
+	}
+	for (size_t i = 0; apt && i < a->n; i++) {
+		struct treerow r = { 0 };
+
+		if (tree_entry_claimed(t->p, a->v[i].name))
+			continue;
+		tree_entry_row(t, &a->v[i], &r);
+		tree_item(t, "", &r);
+	}
+	for (size_t i = 0; apt && i < t->o->pci.n; i++) {
+		const struct obs_pci_func *f = &t->o->pci.v[i];
+		struct treerow r = { 0 };
+
+		if (f->kind != PCI_KIND_LLCM || tree_entry(a, f->bdf))
+			continue;
+		treerow_add(&r, 0, "LLCM");
+		treerow_add(&r, 0, "%s", f->bdf);
+		treemarks_mark(t->p, &r, CHECK_APERTURE_DEVICES, "no entry in /dev/aperture_devices");
+		tree_item(t, "", &r);
+	}
+}
+
+static int tree_width(const char *s, int cur)
+{
+	int w = (int)strlen(s);
+
+	return w > cur ? w : cur;
+}
+
+int render_tree(const struct observation *o, const struct profile *p, struct strbuf *sb)
+{
+	struct pairing pr = { 0 };
+	struct tree t = { .o = o, .p = p, .sb = sb, .w_name = 1, .w_state = 1, .w_ipv4 = 1 };
+	struct tree_sw *v = NULL;
+	size_t outside;
+	int r;
+
+	if (o->pci.status.state != PROBE_OK || (!p->n_gpus && !p->n_nics))
+		return 0;
+	r = pairing_compute(&o->pci, &pr);
+	if (r < 0)
+		return r;
+	t.pr = &pr;
+	v = calloc(pr.n_sw ? pr.n_sw : 1, sizeof(*v));
+	if (!v) {
+		pairing_free(&pr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pr.n_sw; i++)
+		v[i] = (struct tree_sw){ .numa = tree_switch_numa(o, &pr.sw[i]), .i = i };
+	qsort(v, pr.n_sw, sizeof(*v), tree_sw_cmp);
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const char *state = nic_state_name(p->nics[i].state);
+
+		t.w_name = tree_width(p->nics[i].name, t.w_name);
+		t.w_state = tree_width(state ? state : "-", t.w_state);
+		t.w_ipv4 = tree_width(p->nics[i].ipv4, t.w_ipv4);
+	}
+
+	/* Count the rows outside first: the group is printed only when it has some, its last with └─. */
+	t.dry = true;
+	t.numa = -2;
+	tree_outside(&t);
+	outside = t.k;
+	t.dry = false;
+
+	strbuf_appendf(sb, "%sPCIe tree: %zu GPU switch%s by NUMA node, %zu GPU%s, %zu GPU NIC%s\n", TREE_INDENT,
+		       pr.n_sw, pr.n_sw == 1 ? "" : "es", p->n_gpus, p->n_gpus == 1 ? "" : "s", p->n_nics,
+		       p->n_nics == 1 ? "" : "s");
+	tree_switches(&t, v, pr.n_sw);
+	if (outside) {
+		strbuf_appendf(sb, "%soutside the GPU switches\n", TREE_INDENT);
+		t.numa = -2;
+		t.n = outside;
+		tree_outside(&t);
+	}
+	free(v);
+	pairing_free(&pr);
+	return sb->oom ? -ENOMEM : 0;
+}

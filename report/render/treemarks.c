@@ -1,0 +1,206 @@
+/* treemarks.c - the marks of the human report's PCIe tree: what fails or warns a check, on its row. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probes/host/bar4.h"
+
+#include "report/render/treemarks.h"
+
+#define TREEMARKS_TEXT_MAX 160
+
+void treemarks_mark(const struct profile *p, struct treerow *r, enum check_id id, const char *fmt, ...)
+{
+	enum check_status st = p->checks[id].status;
+	char text[TREEMARKS_TEXT_MAX];
+	va_list ap;
+
+	if (st != CHECK_FAIL && st != CHECK_WARN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	treerow_add(r, 0, "%s %s: %s", st == CHECK_FAIL ? "FAIL" : "WARN", check_id_name(id), text);
+}
+
+static bool treemarks_live(const struct observation *o, const char *name)
+{
+	const struct obs_pci_func *f = observation_pci_find(o, name);
+
+	return f && f->kind == PCI_KIND_LLCM;
+}
+
+/* The probe's "resource0 0644": its file name cleaned, the space before the mode kept. */
+static const char *treemarks_narrow(const struct obs_aperture_entry *e, char *buf, size_t len)
+{
+	const char *sp = strrchr(e->narrow, ' ');
+
+	treerow_clean(e->narrow, buf, len);
+	if (sp && (size_t)(sp - e->narrow) < strlen(buf))
+		buf[sp - e->narrow] = ' ';
+	return buf;
+}
+
+/*
+ * What is wrong with aperture entry @e by itself, in check_host.c's order; false when nothing.
+ * Liveness is known: the tree is only drawn when the PCI bus was read.
+ */
+static bool treemarks_entry_problem(const struct observation *o, const struct obs_aperture_entry *e, char *buf,
+				    size_t len)
+{
+	char narrow[sizeof(e->narrow)];
+
+	if (e->type != OBS_FILE_DIR)
+		snprintf(buf, len, "is %s, not a directory", obs_file_type_name(e->type));
+	else if (!treemarks_live(o, e->name))
+		snprintf(buf, len, "stale: no live LLCM function behind it");
+	else if (!e->ids_known)
+		snprintf(buf, len, "vendor/device unreadable");
+	else if (e->vendor != 0x1ae0 || e->device != 0x0084)
+		snprintf(buf, len, "shows %04x:%04x, not LLCM", e->vendor, e->device);
+	else if (!e->n_resources)
+		snprintf(buf, len, "no resource files");
+	else if (e->n_narrow)
+		snprintf(buf, len, "not a+rw: %s", treemarks_narrow(e, narrow, sizeof(narrow)));
+	else if (e->bar4 == OBS_BAR4_MISSING)
+		snprintf(buf, len, "no resource4 (BAR4)");
+	else if (e->bar4 == OBS_BAR4_NOT_FILE)
+		snprintf(buf, len, "resource4 is not a file");
+	else if (e->bar4 == OBS_BAR4_EMPTY || e->bar4 == OBS_BAR4_SHORT)
+		snprintf(buf, len, "resource4 holds fewer than 4 bytes");
+	else if (e->bar4 == OBS_BAR4_UNREADABLE)
+		snprintf(buf, len, "resource4 unreadable");
+	else
+		return false;
+	return true;
+}
+
+/* Live, readable entries whose BAR4 holds @ip: how many serve that address. */
+static size_t treemarks_claims(const struct observation *o, uint32_t ip)
+{
+	const struct obs_aperture *a = &o->host.aperture;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		n += a->v[i].type == OBS_FILE_DIR && a->v[i].bar4 == OBS_BAR4_OK && a->v[i].bar4_ipv4 == ip &&
+		     treemarks_live(o, a->v[i].name);
+	return n;
+}
+
+/* A TCPXO NIC row's aperture entry @e, or its lack of one. */
+static void treemarks_aperture(const struct observation *o, const struct profile *p, const struct profile_nic *n,
+			       const struct obs_aperture_entry *e, struct treerow *r)
+{
+	const struct obs_aperture *a = &o->host.aperture;
+	char why[TREEMARKS_TEXT_MAX];
+	uint32_t ip;
+
+	if (n->aperture[0]) {
+		if (e && treemarks_entry_problem(o, e, why, sizeof(why)))
+			treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "%s", why);
+	} else if (a->status.state != PROBE_OK) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "/dev/aperture_devices not read");
+	} else if (!a->present) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "/dev/aperture_devices missing");
+	} else if (bar4_parse_ipv4_text(n->ipv4, &ip) < 0) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "IPv4 unknown: no entry matched");
+	} else if (treemarks_claims(o, ip) > 1) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "claimed by %zu entries", treemarks_claims(o, ip));
+	} else {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "no entry serves its address");
+	}
+}
+
+/* What is wrong with the Network object @name, in check_kube.c's order; false when nothing or not read. */
+static bool treemarks_network_problem(const struct obs_kube *k, const char *name, char *buf, size_t len)
+{
+	const struct kube_network *net = obs_kube_network(k, name);
+
+	if (k->networks_fetch.state != KUBE_FETCH_OK)
+		return false;
+	if (!net)
+		snprintf(buf, len, "no such Network");
+	else if (!net->type[0])
+		snprintf(buf, len, "Network has no spec.type, not Device");
+	else if (strcmp(net->type, "Device") != 0)
+		snprintf(buf, len, "Network is not of type Device");
+	else if (!net->ready)
+		snprintf(buf, len, "Network not Ready");
+	else if (!net->params_ready)
+		snprintf(buf, len, "Network not ParamsReady");
+	else if (!net->has_params_ref)
+		snprintf(buf, len, "Network has no parametersRef");
+	else
+		return false;
+	return true;
+}
+
+void treemarks_gpu(const struct profile *p, const struct profile_gpu *g, bool in_switch, struct treerow *r)
+{
+	if (g->nic >= 0)
+		return;
+	treemarks_mark(p, r, CHECK_PAIRING, in_switch ? "no GPU NIC in its switch" : "in no PCIe switch");
+}
+
+void treemarks_nic(const struct observation *o, const struct profile *p, const struct profile_nic *n,
+		   const struct obs_aperture_entry *e, struct treerow *r)
+{
+	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
+	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
+	bool held = flap && n->state != NIC_STATE_IN_POD;       /* the links check's rule */
+	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
+	char why[TREEMARKS_TEXT_MAX];
+
+	if (n->state == NIC_STATE_MISSING)
+		treemarks_mark(p, r, CHECK_GPU_NICS, "not bound to a driver");
+	if (n->sw < 0)
+		treemarks_mark(p, r, CHECK_PAIRING, "outside every GPU PCIe switch");
+	else if (n->n_gpus != per)
+		treemarks_mark(p, r, CHECK_PAIRING, "serves %zu GPU%s, expected %u", n->n_gpus,
+			       n->n_gpus == 1 ? "" : "s", per);
+	if (held)
+		treemarks_mark(p, r, CHECK_LINKS, "flapping: %u up/down change%s", flap->changes,
+			       flap->changes == 1 ? "" : "s");
+	else if (n->state == NIC_STATE_DOWN)
+		treemarks_mark(p, r, CHECK_LINKS, "%s%s", l && !l->admin_up ? "admin down" : "oper ",
+			       l && !l->admin_up ? "" : link_oper_name(l ? l->oper : LINK_OPER_UNKNOWN));
+	if (held || n->state == NIC_STATE_DOWN || n->state == NIC_STATE_UP) {
+		if (n->mtu != PROFILE_GPU_NIC_MTU)
+			treemarks_mark(p, r, CHECK_LINKS, "MTU %u, expected %d", n->mtu, PROFILE_GPU_NIC_MTU);
+		if (!n->ipv4[0])
+			treemarks_mark(p, r, CHECK_LINKS, "no IPv4 address");
+	}
+	if (n->network[0] && treemarks_network_problem(&o->kube, n->network, why, sizeof(why)))
+		treemarks_mark(p, r, CHECK_NETWORKS, "%s", why);
+	else if (!n->network[0] && o->kube.has_nic_info && o->kube.has_north)
+		treemarks_mark(p, r, CHECK_NETWORKS, "no Network in nic-info");
+	if (p->kind == PROFILE_TCPXO)
+		treemarks_aperture(o, p, n, e, r);
+}
+
+void treemarks_entry(const struct observation *o, const struct profile *p, const struct obs_aperture_entry *e,
+		     struct treerow *r)
+{
+	char why[TREEMARKS_TEXT_MAX], name[OBS_IFNAME_MAX];
+	const char *served = NULL;
+	bool all_known = true;
+
+	if (treemarks_entry_problem(o, e, why, sizeof(why))) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "%s", why);
+		return;
+	}
+	for (size_t j = 0; j < p->n_nics; j++) {
+		const struct profile_nic *n = &p->nics[j];
+		uint32_t ip;
+
+		if (bar4_parse_ipv4_text(n->ipv4, &ip) < 0)
+			all_known = false;
+		else if (ip == e->bar4_ipv4 && !served)
+			served = n->name[0] ? n->name : n->bdf;
+	}
+	if (served)
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "serves %s, as another entry does",
+			       treerow_clean(served, name, sizeof(name)));
+	else
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "serves no GPU NIC%s", all_known ? "" : " with a known address");
+}

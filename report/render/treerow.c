@@ -1,0 +1,112 @@
+/* treerow.c - one row of the human report's PCIe tree: fields laid out within 100 columns. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/render/treerow.h"
+
+#define TREEROW_CUT_MIN 8       /* columns a cut word keeps at least, before its "…" */
+
+char *treerow_clean(const char *s, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < len; i++)
+		buf[i] = s[i] > 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Columns of @n bytes of our text: one per UTF-8 character (host text is ASCII by treerow_clean()). */
+static int treerow_cols(const char *s, size_t n)
+{
+	int w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/* Bytes of @s (@n long) that fill at most @cols columns, never splitting a character. */
+static size_t treerow_fit(const char *s, size_t n, int cols)
+{
+	size_t i = 0;
+	int w = 0;
+
+	while (i < n) {
+		size_t j = i + 1;
+
+		while (j < n && ((unsigned char)s[j] & 0xc0) == 0x80)
+			j++;
+		if (w + 1 > cols)
+			break;
+		w++;
+		i = j;
+	}
+	return i;
+}
+
+void treerow_add(struct treerow *r, int pad, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n == TREEROW_FIELDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->f[r->n], sizeof(r->f[r->n]), fmt, ap);
+	va_end(ap);
+	r->pad[r->n++] = pad;
+}
+
+void treerow_emit(const struct treerow *r, const char *prefix, const char *cont, struct strbuf *sb)
+{
+	int cstart = treerow_cols(cont, strlen(cont)), col = treerow_cols(prefix, strlen(prefix)), gap = 0;
+	bool fresh = true;
+
+	strbuf_append(sb, prefix);
+	for (size_t i = 0; i < r->n; i++) {
+		const char *s = r->f[i];
+		int fw = treerow_cols(s, strlen(s));
+		bool first = true;
+
+		for (;;) {
+			size_t n = strcspn(s, " ");
+			int w = treerow_cols(s, n), g = first ? gap : 1;
+
+			/* A word that fits no line is cut where it is, unless barely a few characters remain. */
+			bool wrap = col + g + w > TREEROW_WIDTH &&
+				    (cstart + w <= TREEROW_WIDTH || col + g + TREEROW_CUT_MIN > TREEROW_WIDTH);
+
+			if (first && col + g + fw > TREEROW_WIDTH && cstart + fw <= TREEROW_WIDTH)
+				wrap = true;
+			if (!fresh && wrap) {
+				strbuf_appendf(sb, "\n%s", cont);
+				col = cstart;
+				fresh = true;
+			}
+			if (!fresh) {
+				strbuf_appendf(sb, "%*s", g, "");
+				col += g;
+			}
+			if (col + w > TREEROW_WIDTH) {
+				size_t k = treerow_fit(s, n, TREEROW_WIDTH - col - 1);
+
+				strbuf_appendn(sb, s, k);
+				strbuf_append(sb, "…");
+				col += treerow_cols(s, k) + 1;
+			} else {
+				strbuf_appendn(sb, s, n);
+				col += w;
+			}
+			fresh = false;
+			first = false;
+			if (!s[n])
+				break;
+			s += n + 1;
+		}
+		gap = 2 + (r->pad[i] > fw ? r->pad[i] - fw : 0);
+	}
+	strbuf_append(sb, "\n");
+}
+

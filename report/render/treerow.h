@@ -1,0 +1,40 @@
+/* treerow.h - one row of the human report's PCIe tree: fields laid out within 100 columns (pure). */
+#pragma once
+
+#include <stddef.h>
+
+#include "probes/model/strbuf.h"
+
+#define TREEROW_WIDTH 100       /* no line is wider, in characters */
+#define TREEROW_FIELDS 12
+#define TREEROW_FIELD_MAX 320   /* a field: our words around one host name (OBS_HOST_NAME_MAX) */
+
+/* One row: its fields in order, each padded to a column width so that rows alike align. */
+struct treerow {
+	char f[TREEROW_FIELDS][TREEROW_FIELD_MAX];
+	int pad[TREEROW_FIELDS];
+	size_t n;
+};
+
+/**
+ * treerow_add() - append a formatted field, padded to @pad columns (0: its own width) when
+ * another field follows on its line. Fields beyond TREEROW_FIELDS are dropped, a field longer
+ * than TREEROW_FIELD_MAX is cut: a row's text is ours, with host text cleaned by treerow_clean().
+ */
+void treerow_add(struct treerow *r, int pad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * treerow_emit() - append @r to @sb after @prefix, newline-terminated: fields two spaces apart
+ * (plus padding), the words of a field one. A field that does not fit the line starts a new one
+ * after @cont; one too wide for a line of its own wraps between its words, and a word too wide for
+ * any line is cut with "…". Columns count UTF-8 characters; no line passes TREEROW_WIDTH as long
+ * as @prefix and @cont are narrower than TREEROW_WIDTH - 8. Allocation failures set @sb->oom.
+ */
+void treerow_emit(const struct treerow *r, const char *prefix, const char *cont, struct strbuf *sb);
+
+/**
+ * treerow_clean() - host or API text @s as the tree prints it, into @buf (@len bytes, always
+ * NUL-terminated, cut when too small): visible ASCII kept, every other byte (space included) '?',
+ * so one byte is one column and a name is one word. Return: @buf.
+ */
+char *treerow_clean(const char *s, char *buf, size_t len);
