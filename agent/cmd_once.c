@@ -94,6 +94,7 @@ int cmd_once(const struct cli_options *opt)
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
+	workloads_transport(&v.w, &v.o, opt->transport_grace);        /* shown; the exit code never reads it */
 	if (once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;

@@ -124,6 +124,8 @@ int cmd_workloads(const struct cli_options *opt)
 		goto out;
 	}
 	workloads_need_facts(opt, &v);
+	/* Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on none or partial. */
+	workloads_transport(&v.w, &v.o, opt->transport_grace);
 	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;
 	if (v.o.pci.status.state != PROBE_OK)
@@ -133,7 +135,8 @@ int cmd_workloads(const struct cli_options *opt)
 	if (v.observed < 0 || !v.w.judged)
 		code = EXIT_UNKNOWN;
 	else
-		code = workloads_any_unattached(&v.w) ? EXIT_NOT_READY : EXIT_READY;
+		code = workloads_any_unattached(&v.w) || workloads_any_transport_failed(&v.w) ? EXIT_NOT_READY :
+			EXIT_READY;
 out:
 	nodeview_close(&v);
 	return code;
