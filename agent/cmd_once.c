@@ -9,6 +9,7 @@
 #include "agent/cmd.h"
 #include "agent/log.h"
 #include "agent/nodeview.h"
+#include "agent/observe.h"
 #include "agent/output.h"
 #include "agent/publish.h"
 #include "report/checks/evaluate.h"
@@ -91,6 +92,11 @@ int cmd_once(const struct cli_options *opt)
 	/* The GPU pods on the node, judged against its fabric: shown, never part of the node's verdict. */
 	if (workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while judging the workloads\n");
+		code = EXIT_UNKNOWN;
+		goto out;
+	}
+	if (v.w.judged && observe_transport(&v.o) < 0) {
+		fprintf(stderr, "tcpxo-agent: out of memory while sampling the pods' transport\n");
 		code = EXIT_UNKNOWN;
 		goto out;
 	}

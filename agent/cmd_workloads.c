@@ -8,6 +8,7 @@
 #include "agent/cmd.h"
 #include "agent/infile.h"
 #include "agent/nodeview.h"
+#include "agent/observe.h"
 #include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kubeparse_pods.h"
@@ -124,7 +125,14 @@ int cmd_workloads(const struct cli_options *opt)
 		goto out;
 	}
 	workloads_need_facts(opt, &v);
-	/* Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on none or partial. */
+	/*
+	 * Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on none or partial.
+	 * The pods come from the API or a file, their processes from --root's /proc: the node's.
+	 */
+	if (v.w.judged && observe_transport(&v.o) < 0) {
+		fprintf(stderr, "tcpxo-agent: workloads: out of memory while sampling the pods' transport\n");
+		goto out;
+	}
 	workloads_transport(&v.w, &v.o, opt->transport_grace);
 	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;

@@ -276,6 +276,16 @@ static void transport_judge_sample(const struct transport_input *in, struct tran
 	r->rails = s->n_rails + s->n_rails_dropped;
 	r->clients = s->clients;
 	r->flows = s->flows;
+	if (s->cut && r->rails < r->need) {
+		/* Counted over the first part of a net file only: more clients may follow. */
+		transport_say(r, "the pod's net files are longer than the probe reads: %zu buffer-op client%s on %zu NIC "
+			      "address%s in the part read, the pod's %lld GPU%s need %u", r->clients,
+			      r->clients == 1 ? "" : "s", r->rails, r->rails == 1 ? "" : "es", in->gpus,
+			      in->gpus == 1 ? "" : "s", r->need);
+		if (s->why[0])
+			transport_say(r, " (%.*s)", OBS_TRANSPORT_WHY_MAX, s->why);
+		return;
+	}
 	if (r->rails && r->rails >= r->need) {
 		r->state = TRANSPORT_FASTRAK;
 		transport_say(r, "%zu buffer-op client%s of the TCPXO daemon on %zu NIC address%s (the pod's %lld GPU%s "

@@ -139,6 +139,22 @@ static void test_states_from_sockets(void **state)
 	expect_in(r.evidence, " and 2 more");
 	obs_transport_free(&t);
 
+	/* A net file longer than the probe reads: fewer rails than needed cannot be told from a cut. */
+	sample(&t, UID, OBS_TRANSPORT_READ, 2);
+	t.pods[0].cut = true;
+	strcpy(t.pods[0].why, "net/unix cut at 4 MiB");
+	judge(p, &n, &t, &r);
+	assert_int_equal(r.state, TRANSPORT_UNKNOWN);
+	assert_int_equal(r.rails, 2);
+	expect_in(r.evidence, "longer than the probe reads: 4 buffer-op clients on 2 NIC addresses in the part read, "
+		  "the pod's 8 GPUs need 8 (net/unix cut at 4 MiB)");
+	obs_transport_free(&t);
+	sample(&t, UID, OBS_TRANSPORT_READ, 8);
+	t.pods[0].cut = true;
+	judge(p, &n, &t, &r);
+	assert_int_equal(r.state, TRANSPORT_FASTRAK);       /* enough in the part read */
+	obs_transport_free(&t);
+
 	/* A 4-GPU pod with clients on 4 addresses: fastrak; on 3: partial. */
 	pb_gpus(pb_find(p, "node"), 4);
 	sample(&t, UID, OBS_TRANSPORT_READ, 4);
