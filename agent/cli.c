@@ -60,6 +60,9 @@ static const char cli_usage[] =
 "  --log-format FMT       daemon, --cleanup: log lines on stderr as text (default) or json\n"
 "  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
 "  --releases F           installer<->daemon release table file (default: built in)\n"
+"  --transport-grace D    daemon, --once, workloads: how long a GPU pod's containers may run\n"
+"                         before no buffer-op client of the TCPXO daemon means transport none\n"
+"                         (default 10m; 10s, 5m, 1h; 0: at once)\n"
 "  --cleanup              remove this agent's annotations, labels and FabricReady condition\n"
 "                         from the node (two writes) and exit\n"
 "  -v                     daemon: log debug lines too (-vv is the same)\n"
@@ -80,6 +83,7 @@ enum {
 	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES, OPT_PODS_FILE,
 	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE, OPT_NO_LABELS,
 	OPT_NO_WATCH,
+	OPT_TRANSPORT_GRACE,
 };
 
 static const struct option cli_longopts[] = {
@@ -111,6 +115,7 @@ static const struct option cli_longopts[] = {
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "transport-grace", required_argument, NULL, OPT_TRANSPORT_GRACE },
 	{ 0 },
 };
 
@@ -297,6 +302,7 @@ static int cli_option(int c, char **argv, struct cli_state *s)
 	case OPT_PREFIX: o->prefix = optarg; break;
 	case OPT_RELEASES: o->releases = optarg; break;
 	case OPT_CLEANUP: s->cleanup = true; break;
+	case OPT_TRANSPORT_GRACE: return cli_duration("--transport-grace", optarg, 1, 86400, &o->transport_grace);
 	case 'v': o->verbose++; break;
 	case OPT_VERSION:
 		printf("tcpxo-agent %s\n", TCPXO_VERSION);
@@ -425,6 +431,7 @@ static const struct cli_scope {
 	{ OPT_LOG_FORMAT, CLI_D | CLI_C },
 	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R | CLI_S },
 	{ OPT_RELEASES, CLI_D | CLI_O | CLI_W | CLI_R },
+	{ OPT_TRANSPORT_GRACE, CLI_D | CLI_O | CLI_W },
 	{ 'v', CLI_D },
 };
 
@@ -485,6 +492,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 			.start_jitter = 60,
 			.max_age = 60,
 			.prefix = "fabric.aicr.run/",
+			.transport_grace = CLI_TRANSPORT_GRACE,
 		},
 	};
 	int c, r;

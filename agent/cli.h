@@ -50,7 +50,11 @@ struct cli_options {
 	const char *prefix;
 	const char *releases;
 	int verbose;
+	unsigned transport_grace;       /* daemon, --once, workloads: seconds a GPU pod may run without a
+					   buffer-op client before its transport is none (0: at once) */
 };
+
+#define CLI_TRANSPORT_GRACE 600u        /* --transport-grace's default: 10 minutes */
 
 #define CLI_INTERVAL_WATCH 3600u        /* --interval's default while watches keep the facts */
 #define CLI_INTERVAL_POLL 300u          /* ... and with --no-watch, when the interval is all there is */

@@ -9,6 +9,7 @@
 #include "agent/cmd.h"
 #include "agent/log.h"
 #include "agent/nodeview.h"
+#include "agent/observe.h"
 #include "agent/output.h"
 #include "agent/publish.h"
 #include "report/checks/evaluate.h"
@@ -94,6 +95,12 @@ int cmd_once(const struct cli_options *opt)
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
+	if (v.w.judged && observe_transport(&v.o) < 0) {
+		fprintf(stderr, "tcpxo-agent: out of memory while sampling the pods' transport\n");
+		code = EXIT_UNKNOWN;
+		goto out;
+	}
+	workloads_transport(&v.w, &v.o, opt->transport_grace);        /* shown; the exit code never reads it */
 	if (once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;

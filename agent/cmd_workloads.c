@@ -8,6 +8,7 @@
 #include "agent/cmd.h"
 #include "agent/infile.h"
 #include "agent/nodeview.h"
+#include "agent/observe.h"
 #include "agent/output.h"
 #include "agent/publish.h"
 #include "probes/kube/kubeparse_pods.h"
@@ -214,6 +215,15 @@ int cmd_workloads(const struct cli_options *opt)
 		goto out;
 	}
 	workloads_need_facts(opt, &v);
+	/*
+	 * Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on none or partial.
+	 * The pods come from the API or a file, their processes from --root's /proc: the node's.
+	 */
+	if (v.w.judged && observe_transport(&v.o) < 0) {
+		fprintf(stderr, "tcpxo-agent: workloads: out of memory while sampling the pods' transport\n");
+		goto out;
+	}
+	workloads_transport(&v.w, &v.o, opt->transport_grace);
 	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;
 	if (v.o.pci.status.state != PROBE_OK)
@@ -223,7 +233,8 @@ int cmd_workloads(const struct cli_options *opt)
 	if (v.observed < 0 || !v.w.judged)
 		code = EXIT_UNKNOWN;
 	else
-		code = workloads_any_unattached(&v.w) ? EXIT_NOT_READY : EXIT_READY;
+		code = workloads_any_unattached(&v.w) || workloads_any_transport_failed(&v.w) ? EXIT_NOT_READY :
+			EXIT_READY;
 out:
 	nodeview_close(&v);
 	return code;

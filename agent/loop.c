@@ -27,6 +27,7 @@
 #include "agent/schedule.h"
 #include "agent/workload_events.h"
 #include "agent/signals.h"
+#include "agent/tsample.h"
 #include "agent/verdict.h"
 #include "probes/host/hostfs.h"
 #include "probes/host/links.h"
@@ -65,6 +66,7 @@ struct loop_state {
 	struct links_watch *links;
 	struct uevents *uevents;
 	struct watch *watch;
+	struct tsample tsample;         /* the last transport sample: a GPU pod new to it, rates */
 };
 
 static uint64_t loop_now_ms(void)
@@ -393,6 +395,33 @@ static bool loop_watch_may_write(struct loop_state *st, unsigned due)
 	return st->publish && st->have_facts && loop_watch_facts_read(st) && (!st->sched.failures || retry);
 }
 
+/*
+ * The GPU pods' transport (observe_transport()), with the pods lent to @o: sampled when its timer
+ * is due (every 60 s while they run, SIGHUP), and at once when a GPU pod starts running; nothing
+ * is read under /proc/<pid>/net while none runs. Return: 0; -ENOMEM.
+ */
+static int loop_transport(struct loop_state *st, struct observation *o, bool due, uint64_t now)
+{
+	bool fresh = false, sample;
+	size_t n = 0;
+	int r;
+
+	if (st->have_facts && o->kube.pods_fetch.state == KUBE_FETCH_OK)
+		n = tsample_running(&st->tsample, &o->kube, o->node, &fresh);
+	sample = n && (due || fresh);
+	if (sample) {
+		r = observe_transport(o);
+		if (r == 0)
+			r = tsample_carry(&st->tsample, &o->transport);
+		if (r == -ENOMEM)
+			return r;
+	} else if (!n) {
+		tsample_free(&st->tsample);
+	}
+	schedule_transport(&st->sched, now, n > 0, sample);
+	return 0;
+}
+
 static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 {
 	struct observation o;
@@ -401,6 +430,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	unsigned host_daemons;
 	int r;
 
+	if (due & SCHEDULE_TRANSPORT)
+		schedule_transport_taken(&st->sched);   /* set again after the observation */
 	if (st->aw && !loop_watches(st, due, now))
 		return 0;
 	if (st->aw) {
@@ -444,7 +475,9 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	o.kube = st->facts;
 	o.kube.releases = st->pb->releases;
 	o.kube.host_daemon_processes = host_daemons;
-	r = profile_evaluate(&o, &p);
+	r = loop_transport(st, &o, due & SCHEDULE_TRANSPORT, now);
+	if (r == 0)
+		r = profile_evaluate(&o, &p);
 	if (r < 0) {
 		st->facts = o.kube;
 		memset(&o.kube, 0, sizeof(o.kube));
@@ -700,6 +733,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 				if (loud)
 					st.hup_logged_at = now;
 				schedule_observe_now(&st.sched, now);
+				schedule_transport_now(&st.sched, now);
 			}
 		}
 		for (size_t i = LOOP_FD_LINKS; i < LOOP_FD__COUNT; i++) {
@@ -734,6 +768,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	watch_free(st.watch);
 	signals_reset();
 	verdict_free(&st.last);
+	tsample_free(&st.tsample);
 	obs_kube_free(&st.facts);
 	free(st.flap);
 	return ret;

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent/log.h"
 #include "agent/observe.h"
@@ -10,6 +12,8 @@
 #include "probes/host/hostprobe.h"
 #include "probes/host/links.h"
 #include "probes/host/pcitopo.h"
+#include "probes/host/podcgroup.h"
+#include "probes/host/podnet.h"
 
 static bool observe_said_full_dump;
 
@@ -44,4 +48,86 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	if (o->pci.status.state != PROBE_OK || o->links.status.state != PROBE_OK)
 		return -EIO;
 	return 0;
+}
+
+/* A pod whose transport is sampled: running here, with GPUs, and a uid the sample can hold. */
+static bool observe_transport_wanted(const struct observation *o, const struct pod *p)
+{
+	return p->phase && strcmp(p->phase, "Running") == 0 && p->node_name && o->node[0] &&
+	       strcmp(p->node_name, o->node) == 0 && p->uid && p->uid[0] &&
+	       strlen(p->uid) < OBS_TRANSPORT_UID_MAX && obs_pod_gpus(p) > 0;
+}
+
+static uint64_t observe_clock_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int observe_transport(struct observation *o)
+{
+	const struct obs_kube *k = &o->kube;
+	struct podnet_pod *want = NULL;
+	const char **ids = NULL;
+	size_t n = 0, n_ids = 0, skipped = 0;
+	uint64_t now_ms;
+	int r = 0;
+
+	obs_transport_free(&o->transport);
+	for (size_t i = 0; i < k->n_pods; i++)
+		if (observe_transport_wanted(o, &k->pods[i]))
+			n++;
+	if (!n)
+		return 0;       /* no GPU pod runs: nothing is read under /proc */
+	if (n > OBS_TRANSPORT_PODS_MAX) {
+		skipped = n - OBS_TRANSPORT_PODS_MAX;
+		n = OBS_TRANSPORT_PODS_MAX;
+	}
+	for (size_t i = 0; i < k->n_pods; i++)
+		if (observe_transport_wanted(o, &k->pods[i]))
+			n_ids += k->pods[i].n_containers;
+	want = calloc(n, sizeof(*want));
+	ids = calloc(n_ids ? n_ids : 1, sizeof(*ids));
+	if (!want || !ids) {
+		r = -ENOMEM;
+		goto out;
+	}
+	n = 0;
+	n_ids = 0;
+	for (size_t i = 0; i < k->n_pods && n < OBS_TRANSPORT_PODS_MAX; i++) {
+		const struct pod *p = &k->pods[i];
+
+		if (!observe_transport_wanted(o, p))
+			continue;
+		want[n].uid = p->uid;
+		want[n].container_ids = &ids[n_ids];
+		for (size_t j = 0; j < p->n_containers; j++) {
+			const char *id = podcgroup_container_id(p->containers[j].status.container_id);
+
+			if (id && obs_pod_container_gpus(&p->containers[j]) > 0) {
+				ids[n_ids++] = id;
+				want[n].n_container_ids++;
+			}
+		}
+		n++;
+	}
+	if (skipped) {
+		char num[24];
+
+		snprintf(num, sizeof(num), "%zu", skipped);
+		log_emit(LOG_LEVEL_WARN, "transport: more running GPU pods than one sample holds", "skipped", num, NULL);
+	}
+	r = podnet_sample(o->root, want, n, &o->transport, NULL);
+	if (r < 0)
+		goto out;
+	now_ms = observe_clock_ms(CLOCK_MONOTONIC);
+	o->transport.wall_s = (long long)(observe_clock_ms(CLOCK_REALTIME) / 1000);
+	for (size_t i = 0; i < o->transport.n; i++)
+		o->transport.pods[i].sampled_ms = now_ms;
+out:
+	free(want);
+	free(ids);
+	return r;
 }

@@ -13,3 +13,16 @@
  * (the report then says why; --once exits 2).
  */
 int observe_node(const struct cli_options *opt, struct observation *ret);
+
+/**
+ * observe_transport() - sample the transport of the node's running GPU pods (probes/host/podnet.c):
+ * the pods of o->kube.pods in phase Running, bound to o->node, with obs_pod_gpus() > 0, each found
+ * in o->root's /proc by its uid (a process of one of its GPU containers, by containerID, preferred).
+ * Replaces o->transport: sampled false and nothing read under /proc when no such pod runs; else one
+ * entry per pod (at most OBS_TRANSPORT_PODS_MAX, in the pod list's order), wall_s (CLOCK_REALTIME)
+ * and each pod's sampled_ms (CLOCK_MONOTONIC) set. A ROOT/proc that cannot be listed is recorded in
+ * o->transport.status, not returned.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int observe_transport(struct observation *o);

@@ -64,6 +64,8 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 		due |= SCHEDULE_EVENTS;
 	if (s->retry_at && now >= s->retry_at)
 		due |= SCHEDULE_RETRY | SCHEDULE_OBSERVE;
+	if (s->transport_at && now >= s->transport_at)
+		due |= SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE;
 	return due;
 }
 
@@ -82,6 +84,7 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 	schedule_min(&next, s->damp_at);
 	schedule_min(&next, s->events_at);
 	schedule_min(&next, s->retry_at);
+	schedule_min(&next, s->transport_at);
 	if (s->publish_pending)
 		schedule_min(&next, schedule_publish_at(s));
 	return next <= now ? 0 : (int)(next - now);
@@ -92,6 +95,24 @@ void schedule_observed(struct schedule *s)
 	s->observe_at = 0;
 	/* Every iteration runs the publish step: whoever posts the Events sets the next wake-up. */
 	s->events_at = 0;
+}
+
+void schedule_transport(struct schedule *s, uint64_t now, bool gpu_pods, bool sampled)
+{
+	if (!gpu_pods)
+		s->transport_at = 0;
+	else if (sampled || !s->transport_at || s->transport_at <= now)
+		s->transport_at = now + SCHEDULE_TRANSPORT_MS;
+}
+
+void schedule_transport_taken(struct schedule *s)
+{
+	s->transport_at = 0;
+}
+
+void schedule_transport_now(struct schedule *s, uint64_t now)
+{
+	s->transport_at = now ? now : 1;
 }
 
 void schedule_events(struct schedule *s, uint64_t at)

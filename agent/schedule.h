@@ -9,6 +9,7 @@
 #define SCHEDULE_OBSERVE_RETRY_MS 5000u         /* an observation that could not be made: again after */
 #define SCHEDULE_FLAP_SPACING_MS 10000u         /* while a link flaps: at most one write this often */
 #define SCHEDULE_RESYNC_JITTER  10u             /* watches: each resync comes up to 1/10 of the interval late */
+#define SCHEDULE_TRANSPORT_MS   60000u          /* while GPU pods run: their transport is sampled this often */
 
 /* How the loop learns the API facts. */
 enum schedule_api {
@@ -25,6 +26,7 @@ enum schedule_task {
 	SCHEDULE_PUBLISH = 1 << 2,      /* a write waited for the start jitter, which has passed */
 	SCHEDULE_EVENTS = 1 << 3,       /* Events wait to be posted again (their backoff ended) */
 	SCHEDULE_RETRY = 1 << 4,        /* watch: a failed write's backoff has passed: try it again */
+	SCHEDULE_TRANSPORT = 1 << 5,    /* sample the GPU pods' transport (with an observation) */
 };
 
 /*
@@ -44,6 +46,7 @@ struct schedule {
 	uint64_t spacing_ms;            /* writes at least this far apart (0: no limit) */
 	uint64_t last_write;            /* when the last write was made (0: none yet) */
 	uint64_t events_at;             /* post the waiting Events then (0: none); one iteration consumes it */
+	uint64_t transport_at;          /* sample the GPU pods' transport then (0: no GPU pod runs) */
 };
 
 /**
@@ -87,6 +90,22 @@ void schedule_spacing(struct schedule *s, uint64_t spacing_ms);
 
 /* Re-observe at once (SIGHUP). */
 void schedule_observe_now(struct schedule *s, uint64_t now);
+
+/*
+ * After an observation: whether GPU pods run on the node (@gpu_pods) and whether their transport
+ * was @sampled now. A sample sets the next one SCHEDULE_TRANSPORT_MS later (an observation with
+ * it); without GPU pods there is no timer at all, so nothing under /proc/<pid>/net is read.
+ */
+void schedule_transport(struct schedule *s, uint64_t now, bool gpu_pods, bool sampled);
+
+/*
+ * The sample that was due is being taken: the timer stops until schedule_transport() sets it
+ * again, so that an iteration that ends before its observation never leaves it due (a busy loop).
+ */
+void schedule_transport_taken(struct schedule *s);
+
+/* Sample the transport at once (SIGHUP), if GPU pods run (the next observation says). */
+void schedule_transport_now(struct schedule *s, uint64_t now);
 
 /* The tasks due at @now (enum schedule_task bits; 0: nothing, sleep). */
 unsigned schedule_due(const struct schedule *s, uint64_t now);

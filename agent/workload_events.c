@@ -10,10 +10,27 @@
 
 #define WORKLOAD_EVENTS_KEY_MAX 192
 
-/* "pod/<uid>/<verdict>": one Event per pod and verdict. */
-static void workload_events_key(const struct pod *pod, enum attach_verdict v, char *buf, size_t len)
+/* "pod/<uid>/<verdict>", "pod/<uid>/transport-<state>": one Event per pod and verdict or transport state. */
+static void workload_events_key(const struct pod *pod, const char *what, char *buf, size_t len)
 {
-	snprintf(buf, len, "pod/%s/%s", pod->uid, attach_verdict_name(v));
+	snprintf(buf, len, "pod/%s/%s", pod->uid, what);
+}
+
+/* Queue @ev under @key unless an Event of that key was queued before. Return: 0; -ENOMEM. */
+static int workload_events_post(struct publisher *pb, const struct observation *o, const struct kube_event_ref *ref,
+				const struct pod_event *ev, const char *key, uint64_t now)
+{
+	int r;
+
+	if (eventq_seen(&pb->events, key))
+		return 0;
+	r = publisher_event(pb, o->node, ref, ev->type, ev->reason, ev->action, ev->note, key, now);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		log_emit(LOG_LEVEL_ERROR, "pod Event not made", "pod", ref->name, "namespace", ref->ns,
+			 "reason", ev->reason, "error", strerror(-r), NULL);
+	return 0;
 }
 
 /* Keep the keys of pods still on the node (a uid never comes back once its pod is gone). */
@@ -37,29 +54,35 @@ static int workload_events_queue(struct publisher *pb, const struct observation 
 				 uint64_t now)
 {
 	struct workloads w = { 0 };
-	char key[WORKLOAD_EVENTS_KEY_MAX];
+	char key[WORKLOAD_EVENTS_KEY_MAX], state[32];
 	int r;
 
 	r = workloads_evaluate(o, p, &w);
 	if (r < 0)
 		return r;
+	/* Only a fresh sample judges transport: between samples, nothing new is known. */
+	if (o->transport.sampled)
+		workloads_transport(&w, o, pb->opt ? pb->opt->transport_grace : TRANSPORT_GRACE_DEFAULT_S);
 	for (size_t i = 0; i < w.n && w.judged; i++) {
 		const struct pod *pod = w.pods[i].pod;
 		struct kube_event_ref ref = { .kind = "Pod", .ns = pod->ns, .name = pod->name, .uid = pod->uid };
 		struct pod_event ev;
 
-		if (!pod->uid || !pod->ns || !pod->name || !pod_event_build(&w.pods[i].result, p->kind, &ev))
+		if (!pod->uid || !pod->ns || !pod->name)
 			continue;
-		workload_events_key(pod, w.pods[i].result.verdict, key, sizeof(key));
-		if (eventq_seen(&pb->events, key))
-			continue;
-		r = publisher_event(pb, o->node, &ref, ev.type, ev.reason, ev.action, ev.note, key, now);
-		if (r == -ENOMEM)
-			break;
-		if (r < 0)
-			log_emit(LOG_LEVEL_ERROR, "pod Event not made", "pod", pod->name, "namespace", pod->ns,
-				 "error", strerror(-r), NULL);
-		r = 0;
+		if (pod_event_build(&w.pods[i].result, p->kind, &ev)) {
+			workload_events_key(pod, attach_verdict_name(w.pods[i].result.verdict), key, sizeof(key));
+			r = workload_events_post(pb, o, &ref, &ev, key, now);
+			if (r == -ENOMEM)
+				break;
+		}
+		if (w.transport_judged && pod_event_transport(&w.pods[i].transport, &ev)) {
+			snprintf(state, sizeof(state), "transport-%s", transport_state_name(w.pods[i].transport.state));
+			workload_events_key(pod, state, key, sizeof(key));
+			r = workload_events_post(pb, o, &ref, &ev, key, now);
+			if (r == -ENOMEM)
+				break;
+		}
 	}
 	if (r == 0 && w.judged)
 		eventq_forget(&pb->events, workload_events_keep, (void *)&o->kube);

@@ -156,3 +156,28 @@ printf '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{
 	printf '{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p2","resourceVersion":"9"}}}\n'
 } >"$W/seed-stream"
 printf '{"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n","resourceVersion":"1"}}}\nnot json\n{"type":"ADDED","object":[1,2\n' >"$W/seed-malformed"
+
+# A pod process's net files and cgroup as fixtures/gen_proc.py writes them (the kernel's formats).
+# procnet's first byte picks the parser: 0 net/unix, 1 net/udp, 2 net/dev, 3 a path alone; +0x80 a cut read.
+fresh procnet
+fresh podcgroup
+T=$(mktemp -d)
+/usr/bin/python3 fixtures/gen_proc.py "$T" --pid 10 --pod-uid 1b2c3d4e-0000-1111-2222-333344445555 \
+	--container-id 0123abcd --rails 8 --flows 4 --rxdm-flow --dev eth1:5000:6000
+/usr/bin/python3 fixtures/gen_proc.py "$T" --pid 11 --pod-uid 1b2c3d4e-0000-1111-2222-333344445555 \
+	--container-id 0123abcd --driver cgroupfs --cgroup v1 --qos guaranteed --rails 2 --clients-per-rail 3 \
+	--uds-prefix /run/tcpxo --short-names
+/usr/bin/python3 fixtures/gen_proc.py "$T" --pid 12 --pod-uid 1b2c3d4e-0000-1111-2222-333344445555 \
+	--container-id 0123abcd --runtime crio --qos besteffort --not-pod
+for p in 10 11; do
+	{ printf '\000'; cat "$T/proc/$p/net/unix"; } >"$F/procnet/seed-unix-$p"
+	{ printf '\001'; cat "$T/proc/$p/net/udp"; } >"$F/procnet/seed-udp-$p"
+	{ printf '\002'; cat "$T/proc/$p/net/dev"; } >"$F/procnet/seed-dev-$p"
+done
+{ printf '\200'; head -c 1000 "$T/proc/10/net/unix"; } >"$F/procnet/seed-unix-cut"
+printf '\003@rxdm_uds_buf_op:10.64.1.7@@@@' >"$F/procnet/seed-path"
+for p in 10 11 12; do cp "$T/proc/$p/cgroup" "$F/podcgroup/seed-$p"; done
+printf '0::/../pod1b2c3d4e-0000-1111-2222-333344445555/0123abcd\n' >"$F/podcgroup/seed-cgroupns"
+printf '0::/kubepods.slice/kubepods-pod1b2c3d4e_0000_1111_2222_333344445555.slice/crio-conmon-0123abcd.scope\n' \
+	>"$F/podcgroup/seed-conmon"
+rm -rf "$T"

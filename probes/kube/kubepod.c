@@ -217,6 +217,102 @@ static int kubepod_security(const struct json *c, struct pod_container *out, con
 	return kubejson_strings(caps, "add", KUBEPOD_SMALL_MAX, 64, &out->cap_add, &out->n_cap_add, w, err, errlen);
 }
 
+/* Days from 1970-01-01 to @y-@m-@d of the proleptic Gregorian calendar (H. Hinnant's days_from_civil). */
+static long long kubepod_days(long long y, unsigned m, unsigned d)
+{
+	long long era;
+	unsigned yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	return era * 146097 + (long long)(yoe * 365 + yoe / 4 - yoe / 100 + doy) - 719468;
+}
+
+/* @n decimal digits at @s; -1 when they are not. */
+static int kubepod_digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/*
+ * An RFC 3339 date-time ("2026-12-04T10:00:00Z", with fractional seconds and a numeric offset
+ * as well: "2026-12-04T11:00:00.123456+01:00") -> seconds since the epoch (the fraction dropped).
+ * Return: 0, or -EINVAL.
+ */
+static int kubepod_rfc3339(const char *s, long long *ret)
+{
+	static const unsigned char mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h, mi, sec, off = 0;
+	const char *p;
+
+	if (strnlen(s, 64) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+	    s[13] != ':' || s[16] != ':')
+		return -EINVAL;
+	y = kubepod_digits(s, 4);
+	mo = kubepod_digits(s + 5, 2);
+	d = kubepod_digits(s + 8, 2);
+	h = kubepod_digits(s + 11, 2);
+	mi = kubepod_digits(s + 14, 2);
+	sec = kubepod_digits(s + 17, 2);
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+	    sec < 0 || sec > 60)
+		return -EINVAL;
+	if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return -EINVAL;
+	p = s + 19;
+	if (*p == '.') {
+		const char *f = ++p;
+
+		while (*p >= '0' && *p <= '9' && p - f < 9)
+			p++;
+		if (p == f || (*p >= '0' && *p <= '9'))
+			return -EINVAL;
+	}
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int oh = kubepod_digits(p + 1, 2), om = oh < 0 ? -1 : (p[3] == ':' ? kubepod_digits(p + 4, 2) : -1);
+
+		if (oh < 0 || oh > 23 || om < 0 || om > 59)
+			return -EINVAL;
+		off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
+		p += 6;
+	} else {
+		return -EINVAL;
+	}
+	if (*p)
+		return -EINVAL;
+	*ret = kubepod_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec - off;
+	return 0;
+}
+
+/* state.running.startedAt, when running: seconds since the epoch (0 when absent). */
+static int kubepod_started(const struct json *running, struct pod_cstatus *out, const char *where, char *err,
+			   size_t errlen)
+{
+	const struct json *v = json_get(running, "startedAt");
+	const char *s;
+
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	s = json_get_string(running, "startedAt");
+	if (!s)
+		return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: expected a string, got %s", where,
+				  kubejson_tname(v));
+	if (kubepod_rfc3339(s, &out->started_at) < 0)
+		return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: not an RFC 3339 time: \"%.64s\"", where, s);
+	return 0;
+}
+
 static int kubepod_cstatus(const struct json *st, struct pod_cstatus *out, const char *where, char *err,
 			   size_t errlen)
 {
@@ -227,6 +323,7 @@ static int kubepod_cstatus(const struct json *st, struct pod_cstatus *out, const
 
 	if ((r = kubepod_elem(st, where, err, errlen)) < 0 ||
 	    (r = kubejson_dup(st, "imageID", KUBEPOD_IMAGE_MAX + 512, &out->image_id, where, err, errlen)) < 0 ||
+	    (r = kubejson_dup(st, "containerID", KUBEPOD_CONTAINER_ID_MAX, &out->container_id, where, err, errlen)) < 0 ||
 	    (r = kubejson_opt(st, "state", JSON_OBJECT, &state, where, err, errlen)) < 0 ||
 	    (r = kubejson_opt(st, "lastState", JSON_OBJECT, &last, where, err, errlen)) < 0)
 		return r;
@@ -245,6 +342,8 @@ static int kubepod_cstatus(const struct json *st, struct pod_cstatus *out, const
 		out->state = (enum pod_cstate)(POD_CSTATE_WAITING + i);
 		kubepod_at(w, where, ".state.%s", states[i]);
 		if ((r = kubejson_dup(s, "reason", KUBEPOD_NAME_MAX, &out->reason, w, err, errlen)) < 0)
+			return r;
+		if (out->state == POD_CSTATE_RUNNING && (r = kubepod_started(s, out, w, err, errlen)) < 0)
 			return r;
 		if (json_number(json_get(s, "exitCode"), &d) && d > -1e9 && d < 1e9)
 			out->exit_code = (int)d;

@@ -23,6 +23,7 @@
 #define KUBEPOD_NAME_MAX 253
 #define KUBEPOD_PATH_MAX 4096
 #define KUBEPOD_IMAGE_MAX 511
+#define KUBEPOD_CONTAINER_ID_MAX 255    /* containerID: "containerd://" + 64 hex, with room */
 #define KUBEPOD_GPUS_MAX 1000000LL
 
 /**

@@ -44,7 +44,7 @@ struct obs_transport_dev {
 struct obs_pod_transport {
 	char uid[OBS_TRANSPORT_UID_MAX];        /* the pod's metadata.uid, as asked */
 	enum obs_transport_read read;
-	char why[OBS_TRANSPORT_WHY_MAX];        /* NO_PROCESS / UNREADABLE: printable reason */
+	char why[OBS_TRANSPORT_WHY_MAX];        /* NO_PROCESS / UNREADABLE: printable reason; READ: a note when cut, else "" */
 	int pid;                                /* the process whose files were read; 0 none */
 
 	/* net/unix */
@@ -56,6 +56,8 @@ struct obs_pod_transport {
 
 	/* net/udp */
 	size_t flows;                           /* connected UDP sockets to 169.254.169.254:55555 (state 01) */
+
+	bool cut;                               /* a net file was longer than the probe reads (podnet.h caps): counted over its first part */
 
 	/* net/dev, sorted by name */
 	struct obs_transport_dev devs[OBS_TRANSPORT_DEVS_MAX];

@@ -74,3 +74,33 @@ int workloads_judge(const struct obs_kube *k, const char *node, const struct att
 	*ret = w;
 	return 0;
 }
+
+void workloads_transport(struct workloads *w, const struct observation *o, unsigned grace_s)
+{
+	size_t host_net = 0;
+
+	if (!w->judged)
+		return;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->pods[i].pod->host_network && transport_pod_sampled(w->pods[i].pod, NULL))
+			host_net++;
+	memset(w->transport_counts, 0, sizeof(w->transport_counts));
+	for (size_t i = 0; i < w->n; i++) {
+		struct workloads_pod *wp = &w->pods[i];
+		struct transport_input in = {
+			.pod = wp->pod, .gpus = wp->result.gpus, .verdict = wp->result.verdict, .node = &w->node,
+			.sample = &o->transport, .shared_netns = wp->pod->host_network && host_net > 1,
+			.grace_s = grace_s,
+		};
+
+		transport_judge(&in, &wp->transport);
+		w->transport_counts[wp->transport.state]++;
+	}
+	w->transport_judged = true;
+}
+
+bool workloads_any_transport_failed(const struct workloads *w)
+{
+	return w->transport_judged &&
+	       (w->transport_counts[TRANSPORT_NONE] || w->transport_counts[TRANSPORT_PARTIAL]);
+}

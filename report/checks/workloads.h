@@ -5,10 +5,12 @@
 #include <stddef.h>
 
 #include "report/checks/attach.h"
+#include "report/checks/transport.h"
 
 struct workloads_pod {
 	const struct pod *pod;          /* in the observation: lives as long as it */
 	struct attach_result result;
+	struct transport_result transport;      /* workloads_transport(): its processes' sockets to the daemon */
 };
 
 struct workloads {
@@ -19,6 +21,8 @@ struct workloads {
 	size_t n;
 	size_t counts[ATTACH_VERDICT__COUNT];
 	size_t n_unscheduled;           /* GPU pods of the list without a node: not judged */
+	bool transport_judged;          /* workloads_transport() ran: each pod's transport is set */
+	size_t transport_counts[TRANSPORT__COUNT];
 };
 
 /**
@@ -46,3 +50,14 @@ void workloads_free(struct workloads *w);       /* accepts NULL; leaves *w zeroe
 
 /* Whether any judged pod is partial or unattached. */
 bool workloads_any_unattached(const struct workloads *w);
+
+/**
+ * workloads_transport() - judge each pod's transport (transport_judge()) from o->transport, the
+ * sample of the same observation's pods, with the grace @grace_s (--transport-grace); a pod on
+ * the host network is not observed when another running GPU pod is too (one namespace, sockets
+ * that cannot be told apart). Sets transport_judged and the counts. Nothing when @w was not judged.
+ */
+void workloads_transport(struct workloads *w, const struct observation *o, unsigned grace_s);
+
+/* Whether any pod's transport is none or partial (workloads exits 1; the node's verdict never changes). */
+bool workloads_any_transport_failed(const struct workloads *w);

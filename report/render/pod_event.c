@@ -76,3 +76,31 @@ bool pod_event_build(const struct attach_result *r, enum profile_kind kind, stru
 	strbuf_free(&ids);
 	return true;
 }
+
+bool pod_event_transport(const struct transport_result *t, struct pod_event *ret)
+{
+	struct strbuf sb = { 0 };
+	char *printable;
+
+	if (t->state != TRANSPORT_NONE && t->state != TRANSPORT_PARTIAL)
+		return false;
+	memset(ret, 0, sizeof(*ret));
+	ret->type = "Warning";
+	ret->action = "Check";
+	if (t->state == TRANSPORT_NONE) {
+		ret->reason = "TCPXONotInUse";
+		strbuf_appendf(&sb, "Transport none: %s. Check that NCCL loads the FasTrak plugin "
+			       "(NCCL_DEBUG=INFO says NET/FasTrak) and that the pod's TCPXO daemon runs; "
+			       "tcpxo-agent workloads shows the pod's wiring.", t->evidence);
+	} else {
+		ret->reason = "TCPXOPartialRails";
+		strbuf_appendf(&sb, "Transport partial (%zu of %u NIC addresses): %s. Check the TCPXO daemon's "
+			       "NICs (--gpu_nic_preset) and NCCL_FASTRAK_IFNAME in the pod.", t->rails, t->need,
+			       t->evidence);
+	}
+	printable = sb.oom ? NULL : strbuf_printable(sb.s ? sb.s : "", 4 * POD_EVENT_NOTE_MAX);
+	pod_event_fit(printable ? printable : "TCPXO transport not in use: see tcpxo-agent workloads", ret->note);
+	free(printable);
+	strbuf_free(&sb);
+	return true;
+}

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "report/checks/attach.h"
+#include "report/checks/transport.h"
 
 #define POD_EVENT_NOTE_MAX 1024         /* events.k8s.io/v1 note: at most 1 KiB */
 
@@ -28,3 +29,13 @@ struct pod_event {
  * Return: true when the pod gets an Event; false for attached and not-fabric pods (nothing written).
  */
 bool pod_event_build(const struct attach_result *r, enum profile_kind kind, struct pod_event *ret);
+
+/**
+ * pod_event_transport() - the Event of a pod whose processes do not use the fabric they are
+ * wired for: type Warning, action Check, reason TCPXONotInUse (state none: no buffer-op client
+ * of the TCPXO daemon after the grace, NCCL runs over TCP) or TCPXOPartialRails (state partial:
+ * clients on fewer NIC addresses than its GPUs need), and a note of at most POD_EVENT_NOTE_MAX
+ * bytes: the evidence, then what to look at.
+ * Return: true when the pod gets an Event; false for every other state (nothing written).
+ */
+bool pod_event_transport(const struct transport_result *t, struct pod_event *ret);

@@ -239,6 +239,16 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 	}
 }
 
+/* The evidence of a pod's transport under its row: none and partial fail, unknown cannot say. */
+static void render_transport_line(const struct transport_result *t, FILE *out)
+{
+	if (t->state != TRANSPORT_NONE && t->state != TRANSPORT_PARTIAL && t->state != TRANSPORT_UNKNOWN)
+		return;
+	fprintf(out, "      %-16s  %-4s  ", "transport", t->state == TRANSPORT_UNKNOWN ? "SKIP" : "FAIL");
+	render_wrapped(out, t->evidence, 30);
+	fputc('\n', out);
+}
+
 int render_workloads_human(const struct workloads *w, const char *node, FILE *out)
 {
 	struct strbuf name = { 0 }, ids = { 0 };
@@ -257,12 +267,16 @@ int render_workloads_human(const struct workloads *w, const char *node, FILE *ou
 		fflush(out);
 		return ferror(out) ? -EIO : 0;
 	}
+	/* The columns before FINDINGS stay within 100 (52 + 44 with TRANSPORT). */
 	for (size_t i = 0; i < w->n; i++) {
+		int cap = w->transport_judged ? 52 : 60;
+
 		render_pod_name(w->pods[i].pod, &name);
 		if ((int)name.len > width)
-			width = name.len > 60 ? 60 : (int)name.len;
+			width = (int)name.len > cap ? cap : (int)name.len;
 	}
-	fprintf(out, "\n  %-*s  GPUS  VERDICT     FINDINGS\n", width, "POD");
+	fprintf(out, "\n  %-*s  GPUS  VERDICT     %sFINDINGS\n", width, "POD",
+		w->transport_judged ? "TRANSPORT     " : "");
 	for (size_t i = 0; i < w->n; i++) {
 		const struct attach_result *r = &w->pods[i].result;
 
@@ -276,10 +290,14 @@ int render_workloads_human(const struct workloads *w, const char *node, FILE *ou
 		fputs("  ", out);
 		render_cell(out, name.s, width);
 		fprintf(out, "%-4lld  %-10s  ", r->gpus, attach_verdict_name(r->verdict));
+		if (w->transport_judged)
+			fprintf(out, "%-12s  ", transport_state_name(w->pods[i].transport.state));
 		fputs(ids.s, out);
 		fputc('\n', out);
 		render_finding_lines(r, CHECK_FAIL, out);
 		render_finding_lines(r, CHECK_WARN, out);
+		if (w->transport_judged)
+			render_transport_line(&w->pods[i].transport, out);
 	}
 	if (w->n_unscheduled)
 		fprintf(out, "(%zu GPU pod%s not yet scheduled: not judged)\n", w->n_unscheduled,

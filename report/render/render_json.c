@@ -155,6 +155,24 @@ static struct json *render_findings(const struct attach_result *r)
 	return arr;
 }
 
+/* A pod's "transport" object: state, rails, clients, flows, evidence. */
+static struct json *render_transport(const struct transport_result *t)
+{
+	struct json *obj = json_new_object();
+	int r = 0;
+
+	r |= json_add_string(obj, "state", transport_state_name(t->state));
+	r |= json_add_int(obj, "rails", (long long)t->rails);
+	r |= json_add_int(obj, "clients", (long long)t->clients);
+	r |= json_add_int(obj, "flows", (long long)t->flows);
+	r |= json_add_string(obj, "evidence", t->evidence);
+	if (r) {
+		json_free(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 static int render_workloads_members(struct json *obj, const struct workloads *w)
 {
 	struct json *counts = json_new_object(), *pods = json_new_array();
@@ -173,6 +191,8 @@ static int render_workloads_members(struct json *obj, const struct workloads *w)
 		r |= json_add_int(e, "gpus", res->gpus);
 		r |= json_add_string(e, "verdict", attach_verdict_name(res->verdict));
 		r |= json_add(e, "findings", render_findings(res));
+		if (w->transport_judged)
+			r |= json_add(e, "transport", render_transport(&w->pods[i].transport));
 		r |= json_append(pods, e);
 	}
 	r |= json_add(obj, "counts", counts);

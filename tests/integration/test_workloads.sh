@@ -86,9 +86,10 @@ api_run a3-mega workloads
 a api-human <<'EOF'
 eq(rc, 1, "exit")
 eq(lines[0], "workloads: 1 unattached, 10 partial, 3 attached, 1 not-fabric on " + NODE, "summary line first")
-eq(lines[2].split(), ["POD", "GPUS", "VERDICT", "FINDINGS"], "table header")
+eq(lines[2].split(), ["POD", "GPUS", "VERDICT", "TRANSPORT", "FINDINGS"], "table header")
 row = [l for l in lines if l.startswith("  ml-team/pytorch-ddp-7f9c4 ")][0]
-eq(row.split(None, 3)[1:], ["8", "unattached", "daemon-sidecar, interfaces, aperture, plugin-path (warn: nccl-env, ipc-lock)"],
+# No process of the fixture's pods under the tree's /proc: their transport is unknown.
+eq(row.split(None, 4)[1:], ["8", "unattached", "unknown", "daemon-sidecar, interfaces, aperture, plugin-path (warn: nccl-env, ipc-lock)"],
    "the unattached row")
 i = lines.index(row)
 eq(lines[i + 1].split(None, 2)[:2], ["daemon-sidecar", "FAIL"], "its first failed finding below it")
@@ -103,7 +104,7 @@ ok(remedy.startswith("remedy: add the tcpxo-daemon native sidecar"), "with its r
 ok("or, in a TrainJob, reference runtimeRef torch-distributed-tcpxo" in remedy, "the remedy names the runtime")
 long = [l for l in lines if l.startswith("      ") and len(l) > 100 and " " in l.strip()]
 ok(not long, "finding and remedy lines fit 100 columns: %r" % long[:2])
-ok([l for l in lines if l.startswith("  research/jupyter-notebook-0 ") and l.split()[1:] == ["1", "not-fabric", "-"]],
+ok([l for l in lines if l.startswith("  research/jupyter-notebook-0 ") and l.split()[1:] == ["1", "not-fabric", "not-observed", "-"]],
    "the notebook is listed, not judged")
 EOF
 
@@ -138,7 +139,8 @@ api_run a3-mega workloads
 a healthy <<'EOF'
 eq(rc, 0, "exit")
 eq(lines[0], "workloads: 0 unattached, 0 partial, 1 attached on " + NODE, "summary")
-eq(lines[3].split(None, 3), ["ml-team/llama-train-node-0-0-x2b9f", "8", "attached", "-"], "row")
+eq(lines[3].split(None, 4), ["ml-team/llama-train-node-0-0-x2b9f", "8", "attached", "unknown", "-"], "row")
+ok(lines[4].split()[:2] == ["transport", "SKIP"], "the transport's evidence under it: %r" % lines[4:5])
 EOF
 api_state node-fixture-a3mega pods-idle networks
 api_run a3-mega workloads --json

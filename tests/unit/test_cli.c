@@ -33,6 +33,7 @@ static void test_defaults(void **state)
 	assert_false(o.no_watch);
 	assert_int_equal(o.start_jitter, 60);
 	assert_string_equal(o.prefix, "fabric.aicr.run/");
+	assert_int_equal(o.transport_grace, 600);       /* 10 minutes for NCCL to initialise */
 	setenv("NODE_NAME", "gke-n1", 1);
 	assert_int_equal(parse(&o, 1, argv), 0);
 	assert_string_equal(o.node, "gke-n1");
@@ -59,6 +60,12 @@ static void test_once(void **state)
 	assert_int_equal(PARSE(&o, "--cleanup", "--no-labels"), -EINVAL);
 	assert_int_equal(PARSE(&o, "interfaces", "--no-labels"), -EINVAL);
 	assert_int_equal(PARSE(&o, "workloads", "--no-labels"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "--transport-grace", "2m"), 0);
+	assert_int_equal(o.transport_grace, 120);
+	assert_int_equal(PARSE(&o, "workloads", "--transport-grace", "0"), 0);
+	assert_int_equal(o.transport_grace, 0);
+	assert_int_equal(PARSE(&o, "workloads", "--transport-grace", "2d"), -EINVAL);
+	assert_int_equal(PARSE(&o, "workloads", "--transport-grace", "25h"), -EINVAL);
 }
 
 static void test_subcommands(void **state)
@@ -202,6 +209,7 @@ static const struct {
 	{ "--log-format", "json", " daemon cleanup " },
 	{ "--prefix", "x.io/", " daemon once cleanup interfaces workloads runtime status " },
 	{ "--releases", "/r", " daemon once workloads runtime " },
+	{ "--transport-grace", "5m", " daemon once workloads " },
 	{ "-v", NULL, " daemon " },
 };
 

@@ -240,6 +240,82 @@ static void test_errors(void **state)
 		     "pod.status.containerStatuses[a].state.waiting.reason: expected a string");
 }
 
+/* One container "a" with a status of @st (a JSON object's members). */
+#define ST(st) "{\"spec\":{\"containers\":[{\"name\":\"a\"}]},\"status\":{\"containerStatuses\":[{\"name\":\"a\"," st "}]}}"
+
+static long long started(const char *at)
+{
+	char text[512], err[256] = "";
+	struct pod p;
+	long long v;
+
+	snprintf(text, sizeof(text), ST("\"state\":{\"running\":{\"startedAt\":\"%s\"}}"), at);
+	if (parse_pod(text, &p, err, sizeof(err)) < 0)
+		fail_msg("'%s' refused: %s", at, err);
+	v = p.containers[0].status.started_at;
+	obs_pod_free(&p);
+	return v;
+}
+
+/* containerID and state.running.startedAt (RFC 3339, as the API writes it and its other forms). */
+static void test_container_id_started(void **state)
+{
+	struct pod p;
+	char err[256] = "";
+
+	assert_int_equal(parse_pod(ST("\"containerID\":\"containerd://0123abcd\","
+				      "\"state\":{\"running\":{\"startedAt\":\"2026-12-04T10:00:00Z\"}}"),
+				   &p, err, sizeof(err)), 0);
+	assert_string_equal(p.containers[0].status.container_id, "containerd://0123abcd");
+	assert_int_equal(p.containers[0].status.started_at, 1796378400LL);
+	assert_int_equal(p.containers[0].status.state, POD_CSTATE_RUNNING);
+	obs_pod_free(&p);
+
+	/* Not running: no startedAt read (a waiting state has none), no id. */
+	assert_int_equal(parse_pod(ST("\"state\":{\"terminated\":{\"startedAt\":\"x\"}}"), &p, err, sizeof(err)), 0);
+	assert_null(p.containers[0].status.container_id);
+	assert_int_equal(p.containers[0].status.started_at, 0);
+	obs_pod_free(&p);
+	assert_int_equal(parse_pod(ST("\"state\":{\"running\":{}}"), &p, err, sizeof(err)), 0);
+	assert_int_equal(p.containers[0].status.started_at, 0);
+	obs_pod_free(&p);
+
+	assert_int_equal(started("1970-01-01T00:00:00Z"), 0);
+	assert_int_equal(started("2026-12-04T10:00:00.123456Z"), 1796378400LL);
+	assert_int_equal(started("2026-12-04t11:30:00+01:30"), 1796378400LL);
+	assert_int_equal(started("2026-12-04T08:00:00.5-02:00"), 1796378400LL);
+	assert_int_equal(started("2024-02-29T00:00:00Z"), 1709164800LL);
+	assert_int_equal(started("2000-03-01T00:00:00Z"), 951868800LL);
+}
+
+static void test_container_id_started_errors(void **state)
+{
+	static const char *const bad[] = {
+		"2026-12-04 10:00:00Z", "2026-12-04T10:00:00", "2026-13-04T10:00:00Z", "2026-02-30T10:00:00Z",
+		"2025-02-29T10:00:00Z", "2026-12-04T24:00:00Z", "2026-12-04T10:00:00.Z", "2026-12-04T10:00:00+0100",
+		"2026-12-04T10:00:00Zjunk", "2026-12-04T10:00:00.1234567890Z", "26-12-04T10:00:00Z", "",
+	};
+	char text[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), ST("\"state\":{\"running\":{\"startedAt\":\"%s\"}}"), bad[i]);
+		expect_error(text, "pod.status.containerStatuses[a].state.running.startedAt: not an RFC 3339 time");
+	}
+	expect_error(ST("\"state\":{\"running\":{\"startedAt\":5}}"),
+		     "pod.status.containerStatuses[a].state.running.startedAt: expected a string, got number");
+	expect_error(ST("\"containerID\":7"), "pod.status.containerStatuses[a].containerID: expected a string");
+
+	/* Bounded: an id longer than KUBEPOD_CONTAINER_ID_MAX is refused by name. */
+	{
+		char id[KUBEPOD_CONTAINER_ID_MAX + 2], big[1024];
+
+		memset(id, 'a', sizeof(id) - 1);
+		id[sizeof(id) - 1] = '\0';
+		snprintf(big, sizeof(big), ST("\"containerID\":\"%s\""), id);
+		expect_error(big, "pod.status.containerStatuses[a].containerID: longer than");
+	}
+}
+
 /* Bounds: too many entries, values too long. */
 static void test_limits(void **state)
 {
@@ -275,6 +351,8 @@ int main(void)
 		cmocka_unit_test(test_effective_gpus),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_container_id_started),
+		cmocka_unit_test(test_container_id_started_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -342,6 +342,57 @@ static void test_watch_resync_and_write_retry(void **state)
 	assert_int_equal(s.read_at, T0 + 3600000);      /* not moved: only the resync moves it */
 }
 
+/* The transport timer: every 60 s while GPU pods run, at once on SIGHUP, never while none does. */
+static void test_transport_timer(void **state)
+{
+	struct schedule s;
+	uint64_t now = T0;
+
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_NONE, 1);
+	schedule_observed(&s);
+	/* No GPU pod: no timer, the loop sleeps its 10 s, never due for a sample. */
+	schedule_transport(&s, now, false, false);
+	assert_int_equal(s.transport_at, 0);
+	for (now = T0; now < T0 + 600000; now += 10000)
+		assert_false(schedule_due(&s, now) & SCHEDULE_TRANSPORT);
+	assert_int_equal(schedule_timeout(&s, now), SCHEDULE_WAKE_MS);
+
+	/* A GPU pod starts: sampled with that observation, the next sample 60 s later, with an observation. */
+	now = T0 + 1000000;
+	schedule_transport(&s, now, true, true);
+	assert_int_equal(s.transport_at, now + SCHEDULE_TRANSPORT_MS);
+	assert_int_equal(schedule_due(&s, now + SCHEDULE_TRANSPORT_MS - 1), 0);
+	assert_int_equal(schedule_due(&s, now + SCHEDULE_TRANSPORT_MS), SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE);
+	assert_int_equal(schedule_timeout(&s, now + SCHEDULE_TRANSPORT_MS - 3000), 3000);
+
+	/* An observation between samples (a link event) leaves the timer where it is. */
+	schedule_transport(&s, now + 20000, true, false);
+	assert_int_equal(s.transport_at, now + SCHEDULE_TRANSPORT_MS);
+
+	/* The sample at the timer moves it on by 60 s. */
+	now += SCHEDULE_TRANSPORT_MS;
+	schedule_observed(&s);
+	schedule_transport(&s, now, true, true);
+	assert_int_equal(s.transport_at, now + SCHEDULE_TRANSPORT_MS);
+	assert_false(schedule_due(&s, now) & SCHEDULE_TRANSPORT);
+
+	/* SIGHUP: due at once. */
+	schedule_transport_now(&s, now + 5);
+	assert_int_equal(schedule_due(&s, now + 5), SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE);
+	/* Taken: not due again, even if the iteration ends before its observation. */
+	schedule_transport_taken(&s);
+	assert_int_equal(schedule_due(&s, now + 6), 0);
+
+	/* The last GPU pod goes: the timer stops. */
+	schedule_transport(&s, now + 6, false, false);
+	assert_int_equal(s.transport_at, 0);
+	assert_false(schedule_due(&s, now + 10 * SCHEDULE_TRANSPORT_MS) & SCHEDULE_TRANSPORT);
+
+	/* GPU pods seen without a sample (no timer yet): the first one comes 60 s later. */
+	schedule_transport(&s, now + 7, true, false);
+	assert_int_equal(s.transport_at, now + 7 + SCHEDULE_TRANSPORT_MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_failures_then_recovery),
 		cmocka_unit_test(test_first_request_after_jitter),
 		cmocka_unit_test(test_watch_resync_and_write_retry),
+		cmocka_unit_test(test_transport_timer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,94 @@
+/* tsample.c - the daemon's transport samples: a GPU pod started, and the previous sample per pod (pure). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/tsample.h"
+#include "report/checks/transport.h"
+
+static const struct tsample_pod *tsample_find(const struct tsample *ts, const char *uid)
+{
+	size_t lo = 0, hi = ts->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ts->v[mid].uid, uid);
+
+		if (!c)
+			return &ts->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+size_t tsample_running(const struct tsample *ts, const struct obs_kube *k, const char *node, bool *ret_new)
+{
+	size_t n = 0;
+
+	*ret_new = false;
+	for (size_t i = 0; i < k->n_pods; i++) {
+		const struct pod *p = &k->pods[i];
+
+		if (!transport_pod_sampled(p, node))
+			continue;
+		n++;
+		/* A pod without a usable uid is not sampled by uid: it cannot be new to the sample. */
+		if (p->uid && strlen(p->uid) < OBS_TRANSPORT_UID_MAX && !tsample_find(ts, p->uid))
+			*ret_new = true;
+	}
+	return n;
+}
+
+static int tsample_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct tsample_pod *)a)->uid, ((const struct tsample_pod *)b)->uid);
+}
+
+int tsample_carry(struct tsample *ts, struct obs_transport *t)
+{
+	struct tsample_pod *next = NULL;
+	size_t n = 0;
+
+	if (t->n && !(next = calloc(t->n, sizeof(*next)))) {
+		tsample_free(ts);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct obs_pod_transport *s = &t->pods[i];
+		const struct tsample_pod *old = tsample_find(ts, s->uid);
+		struct tsample_pod *keep = &next[n++];
+		size_t nd = s->n_devs < OBS_TRANSPORT_DEVS_MAX ? s->n_devs : OBS_TRANSPORT_DEVS_MAX;
+
+		if (s->read == OBS_TRANSPORT_READ && old && old->pid && old->pid == s->pid && old->ms < s->sampled_ms) {
+			s->has_prev = true;
+			memcpy(s->prev, old->devs, old->n_devs * sizeof(old->devs[0]));
+			s->n_prev = old->n_devs;
+			s->prev_ms = old->ms;
+		}
+		memcpy(keep->uid, s->uid, sizeof(keep->uid));
+		keep->uid[sizeof(keep->uid) - 1] = '\0';
+		if (s->read != OBS_TRANSPORT_READ)
+			continue;
+		keep->pid = s->pid;
+		keep->ms = s->sampled_ms;
+		memcpy(keep->devs, s->devs, nd * sizeof(s->devs[0]));
+		keep->n_devs = nd;
+	}
+	qsort(next, n, sizeof(*next), tsample_cmp);
+	free(ts->v);
+	ts->v = next;
+	ts->n = n;
+	return 0;
+}
+
+void tsample_free(struct tsample *ts)
+{
+	if (!ts)
+		return;
+	free(ts->v);
+	ts->v = NULL;
+	ts->n = 0;
+}

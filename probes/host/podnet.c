@@ -1,0 +1,372 @@
+/* podnet.c - the transport sample of the node's GPU pods: one process of each found in ROOT/proc, its net files read. */
+/*
+ * How it reads /proc, and its limits:
+ *
+ * - Only files any user may read: /proc/<pid>/cgroup and /proc/<pid>/net/{unix,udp,dev}. Never
+ *   fd/ or ns/ (root only), never a process's memory. A net file shows the network namespace of the
+ *   process, so one live process of a pod shows the whole pod (its containers share it).
+ * - One listing of ROOT/proc per sample, one cgroup read per pid until every pod asked about has
+ *   a process in one of its GPU containers (a process of another container of the pod is kept
+ *   meanwhile, and used when none comes). Cost: ~8 system calls per pid listed (see
+ *   bench/results.md), 3 file reads per pod.
+ * - hidepid: a /proc mounted with hidepid=1/2 lists only the reader's own processes: the pods are
+ *   then NO_PROCESS, and the why says so when ROOT/proc is procfs and lists no pid 1. The sample
+ *   never says "no traffic" for a pod it could not see.
+ * - Caps: net/unix is read up to PODNET_UNIX_MAX (4 MiB, ~25,000 sockets: a hostNetwork pod sees
+ *   the host's), net/udp PODNET_UDP_MAX, net/dev PODNET_DEV_MAX; a longer file is counted over
+ *   its first part and the pod marked cut (why says which file). 16 NIC addresses are kept,
+ *   more counted; 32 interfaces kept, the first by name.
+ * - RxDM's names: abstract "rxdm_uds_buf_op:<ip>" (padded or not), and the file-based
+ *   "<prefix>/rxdm_uds_buf_op:<ip>" of FILE_BASED_UDS_PATH_PREFIX / --file_based_uds_path_prefix,
+ *   any prefix. A client shows as the accepted end in RxDM's namespace: a pod sees its clients
+ *   only when RxDM shares its network namespace (the TCPXO sidecar, or hostNetwork for both).
+ * - DXS flows are IPv4 (net/udp); net/udp6 is not read.
+ * - A process whose main thread has exited (a zombie leader) has no net/: its pod reads
+ *   UNREADABLE for this sample, as does a process that exits between the listing and the read.
+ * - A socket name holding a '\n' continues on the kernel's next line: read as the rest of that
+ *   name (procnet.c), never as a socket of its own unless it forges a whole socket line.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "probes/host/hostfs.h"
+#include "probes/host/podcgroup.h"
+#include "probes/host/podnet.h"
+#include "probes/host/procnet.h"
+
+#define PODNET_PROC_SUPER_MAGIC 0x9fa0
+
+/* The sample's view of one pod while ROOT/proc is listed. */
+struct podnet_find {
+	const struct podnet_pod *want;
+	int pid_gpu;            /* first process in a GPU container */
+	int pid_any;            /* first process of the pod */
+};
+
+static int podnet_pid(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return -1;
+	for (const char *p = name; *p; p++) {
+		if (*p < '0' || *p > '9' || p - name >= 9)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return v > 0 ? (int)v : -1;
+}
+
+static int podnet_cmp_pod(const void *a, const void *b)
+{
+	return strcmp(((const struct obs_pod_transport *)a)->uid, ((const struct obs_pod_transport *)b)->uid);
+}
+
+static bool podnet_gpu_container(const struct podnet_pod *w, const char *id)
+{
+	if (!*id)
+		return false;
+	for (size_t i = 0; i < w->n_container_ids; i++)
+		if (w->container_ids[i] && strcmp(w->container_ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* Read one pid's cgroup and note it for its pod. Return: 1 when that pod is now settled, else 0. */
+static int podnet_one_pid(int procfd, const char *name, int pid, struct obs_transport *t,
+			  struct podnet_find *find, char *buf, struct podnet_stats *st)
+{
+	struct obs_pod_transport *pt, key;
+	struct podnet_find *f;
+	struct podcgroup pc;
+	size_t len;
+	bool trunc = false;
+	int fd, r;
+
+	fd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;       /* exited since the listing, or not a directory */
+	r = hostfs_read_at(fd, "cgroup", 0, buf, PODNET_CGROUP_MAX, &len, &trunc);
+	close(fd);
+	st->cgroups++;
+	if (r < 0 || trunc || podcgroup_parse(buf, len, &pc, NULL, 0) != 1)
+		return 0;
+	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
+	pt = bsearch(&key, t->pods, t->n, sizeof(*t->pods), podnet_cmp_pod);
+	if (!pt)
+		return 0;
+	f = &find[pt - t->pods];
+	if (f->pid_gpu)
+		return 0;
+	if (podnet_gpu_container(f->want, pc.container_id) || !f->want->n_container_ids) {
+		f->pid_gpu = pid;
+		return 1;
+	}
+	if (!f->pid_any || pid < f->pid_any)
+		f->pid_any = pid;       /* the lowest: procfs lists pids in order, a fixture may not */
+	return 0;
+}
+
+/* Read @name of @netfd (ROOT/proc/<pid>/net) into @buf, at most @max bytes. */
+static int podnet_read_net(int netfd, const char *name, char *buf, size_t max, size_t *ret_len, bool *ret_cut,
+			   struct podnet_stats *st)
+{
+	int r = hostfs_read_at(netfd, name, 0, buf, max, ret_len, ret_cut);
+
+	if (r >= 0)
+		st->bytes += *ret_len;
+	return r;
+}
+
+static void podnet_unreadable(struct obs_pod_transport *p, const char *root, const char *file, int err,
+			      const char *msg)
+{
+	p->read = OBS_TRANSPORT_UNREADABLE;
+	if (!msg)
+		msg = err == -EINVAL ? "not a regular file" : strerror(-err);   /* hostfs: a fifo, a device */
+	snprintf(p->why, sizeof(p->why), "%s/proc/%d/%s: %s", root, p->pid, file, msg);
+}
+
+static void podnet_note_cut(struct obs_pod_transport *p, const char *root, const char *file, size_t max)
+{
+	size_t off = strlen(p->why);
+
+	p->cut = true;
+	snprintf(p->why + off, sizeof(p->why) - off, "%s%s/proc/%d/%s: longer than %zu KiB, counted over its first part",
+		 off ? "; " : "", root, p->pid, file, max >> 10);
+}
+
+/* Read and parse the net files of @p->pid into @p. Return: 0, or -ENOMEM. */
+static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transport *p, char *buf,
+			   struct podnet_stats *st)
+{
+	struct procnet_unix u;
+	struct procnet_udp udp;
+	struct procnet_dev *dev;
+	char name[16], err[192];
+	size_t len;
+	bool cut = false;
+	int pidfd, netfd, r;
+
+	snprintf(name, sizeof(name), "%d", p->pid);
+	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pidfd < 0) {
+		podnet_unreadable(p, root, "net", -errno, NULL);
+		return 0;
+	}
+	netfd = openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	r = netfd < 0 ? -errno : 0;
+	close(pidfd);
+	if (r < 0) {
+		podnet_unreadable(p, root, "net", r, NULL);
+		return 0;
+	}
+
+	r = podnet_read_net(netfd, "unix", buf, PODNET_UNIX_MAX, &len, &cut, st);
+	if (r >= 0)
+		r = procnet_unix_parse(buf, len, cut, &u, err, sizeof(err));
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0) {
+		podnet_unreadable(p, root, "net/unix", r, err[0] && r == -EBADMSG ? err : NULL);
+		goto done;
+	}
+	if (cut)
+		podnet_note_cut(p, root, "net/unix", PODNET_UNIX_MAX);
+	p->listeners = u.listeners;
+	p->clients = u.clients;
+	memcpy(p->rails, u.rails, sizeof(p->rails));
+	p->n_rails = u.n_rails;
+	p->n_rails_dropped = u.n_rails_dropped;
+
+	err[0] = '\0';
+	cut = false;
+	r = podnet_read_net(netfd, "udp", buf, PODNET_UDP_MAX, &len, &cut, st);
+	if (r >= 0)
+		r = procnet_udp_parse(buf, len, cut, &udp, err, sizeof(err));
+	if (r < 0) {
+		podnet_unreadable(p, root, "net/udp", r, err[0] && r == -EBADMSG ? err : NULL);
+		goto done;
+	}
+	if (cut)
+		podnet_note_cut(p, root, "net/udp", PODNET_UDP_MAX);
+	p->flows = udp.flows;
+
+	err[0] = '\0';
+	cut = false;
+	dev = malloc(sizeof(*dev));
+	if (!dev) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = podnet_read_net(netfd, "dev", buf, PODNET_DEV_MAX, &len, &cut, st);
+	if (r >= 0)
+		r = procnet_dev_parse(buf, len, cut, dev, err, sizeof(err));
+	if (r >= 0) {
+		if (cut)
+			podnet_note_cut(p, root, "net/dev", PODNET_DEV_MAX);
+		memcpy(p->devs, dev->v, sizeof(p->devs));
+		p->n_devs = dev->n;
+		p->read = OBS_TRANSPORT_READ;
+	} else if (r != -ENOMEM) {
+		podnet_unreadable(p, root, "net/dev", r, err[0] && r == -EBADMSG ? err : NULL);
+	}
+	free(dev);
+	if (r == -ENOMEM)
+		goto out;
+done:
+	r = 0;
+out:
+	close(netfd);
+	return r;
+}
+
+/* Copy the distinct uids of @pods into @t, sorted. Return: 0, -EINVAL, -ENOMEM. */
+static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_transport *t, struct podnet_find **ret_find)
+{
+	struct podnet_find *find;
+	size_t k = 0;
+
+	if (n > OBS_TRANSPORT_PODS_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!pods[i].uid || !pods[i].uid[0] || strlen(pods[i].uid) >= OBS_TRANSPORT_UID_MAX)
+			return -EINVAL;
+	t->pods = calloc(n ? n : 1, sizeof(*t->pods));
+	find = calloc(n ? n : 1, sizeof(*find));
+	if (!t->pods || !find) {
+		free(find);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		snprintf(t->pods[i].uid, sizeof(t->pods[i].uid), "%s", pods[i].uid);
+	qsort(t->pods, n, sizeof(*t->pods), podnet_cmp_pod);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(t->pods[k - 1].uid, t->pods[i].uid) != 0)
+			t->pods[k++] = t->pods[i];
+	t->n = k;
+	/* Each pod's request: the first one given with that uid. */
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(pods[j].uid, t->pods[i].uid) == 0) {
+				find[i].want = &pods[j];
+				break;
+			}
+	*ret_find = find;
+	return 0;
+}
+
+int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
+		  struct podnet_stats *st)
+{
+	struct obs_transport t = { .sampled = true };
+	struct podnet_stats dummy;
+	struct podnet_find *find = NULL;
+	struct dirent *de;
+	struct statfs sfs;
+	size_t settled = 0;
+	bool saw_init = false, procfs;
+	char *buf = NULL, rp[128];
+	int rootfd, procfd = -1, fd, r;
+	DIR *d = NULL;
+
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	memset(ret, 0, sizeof(*ret));
+	r = podnet_init(pods, n, &t, &find);
+	if (r < 0) {
+		obs_transport_free(&t);
+		return r;
+	}
+	if (!t.n) {
+		t.status.state = PROBE_OK;
+		free(find);
+		*ret = t;
+		return 0;
+	}
+	/* Messages name ROOT as given, without its trailing '/' ("/" itself gives "/proc/..."). */
+	snprintf(rp, sizeof(rp), "%s", root);
+	for (size_t l = strlen(rp); l && rp[l - 1] == '/'; l--)
+		rp[l - 1] = '\0';
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		r = -errno;
+		probe_status_fail(&t.status, r, "%s: %s", root, strerror(-r));
+		goto out;
+	}
+	procfd = hostfs_open(rootfd, "proc", O_RDONLY | O_DIRECTORY);
+	close(rootfd);
+	if (procfd < 0) {
+		r = procfd;
+		procfd = -1;
+		probe_status_fail(&t.status, r, "%s/proc: %s", rp, strerror(-r));
+		goto out;
+	}
+	fd = dup(procfd);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		probe_status_fail(&t.status, r, "%s/proc: %s", rp, strerror(-r));
+		goto out;
+	}
+	buf = malloc(PODNET_UNIX_MAX + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	while (settled < t.n && (de = readdir(d))) {
+		int pid = podnet_pid(de->d_name);
+
+		if (pid < 0 || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		saw_init |= pid == 1;
+		st->pids++;
+		settled += (size_t)podnet_one_pid(procfd, de->d_name, pid, &t, find, buf, st);
+	}
+	procfs = fstatfs(procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
+	for (size_t i = 0; i < t.n; i++) {
+		struct obs_pod_transport *p = &t.pods[i];
+
+		p->pid = find[i].pid_gpu ? find[i].pid_gpu : find[i].pid_any;
+		if (!p->pid) {
+			p->read = OBS_TRANSPORT_NO_PROCESS;
+			snprintf(p->why, sizeof(p->why), "no process of the pod found under %s/proc%s", rp,
+				 procfs && !saw_init ? " (it lists no pid 1: mounted with hidepid, it shows only "
+				 "this user's processes)" : "");
+			continue;
+		}
+		r = podnet_read_pod(procfd, rp, p, buf, st);
+		if (r < 0)
+			goto fail;
+	}
+	t.status.state = PROBE_OK;
+out:
+	/* ROOT/proc not listed: every pod unknown, for the same reason. */
+	for (size_t i = 0; t.status.state == PROBE_FAILED && i < t.n; i++)
+		snprintf(t.pods[i].why, sizeof(t.pods[i].why), "%.*s", OBS_TRANSPORT_WHY_MAX - 1, t.status.message);
+	if (d)
+		closedir(d);
+	if (procfd >= 0)
+		close(procfd);
+	free(buf);
+	free(find);
+	*ret = t;
+	return 0;
+fail:
+	if (d)
+		closedir(d);
+	close(procfd);
+	free(buf);
+	free(find);
+	obs_transport_free(&t);
+	return r;
+}

@@ -1,0 +1,44 @@
+/* podnet.h - the transport sample of the node's GPU pods: one process of each found in ROOT/proc, its net files read. */
+#pragma once
+
+#include <stddef.h>
+
+#include "probes/model/obs_transport.h"
+
+/* The most read of one file; beyond, the counts are over the first part and the pod is marked cut. */
+#define PODNET_UNIX_MAX (4u << 20)      /* net/unix: ~25,000 sockets of RxDM's 165-byte lines */
+#define PODNET_UDP_MAX (1u << 20)       /* net/udp: ~8,000 sockets */
+#define PODNET_DEV_MAX (64u << 10)      /* net/dev: ~300 interfaces */
+#define PODNET_CGROUP_MAX 16384         /* /proc/<pid>/cgroup: a longer one is no pod's */
+
+/* One pod to sample. */
+struct podnet_pod {
+	const char *uid;                        /* metadata.uid */
+	const char *const *container_ids;       /* its GPU containers' bare ids (no "containerd://") */
+	size_t n_container_ids;
+};
+
+/* What one sample cost, for tests and the bench. */
+struct podnet_stats {
+	size_t pids;            /* numeric entries of ROOT/proc looked at */
+	size_t cgroups;         /* cgroup files read */
+	size_t bytes;           /* net file bytes read */
+};
+
+/**
+ * podnet_sample() - sample the transport of @pods under @root (the host's "/", or a fixture).
+ * One listing of ROOT/proc: each numeric entry's cgroup names its pod (podcgroup.h); the first
+ * process of each pod is kept, and replaced by the first one in a GPU container (one of its
+ * @container_ids) when that comes later; the listing stops once every pod has one in a GPU
+ * container. Then that process's net/unix, net/udp and net/dev are read (hostfs rules: resolved
+ * inside @root, regular files only, non-blocking, bounded by the PODNET_*_MAX caps) and parsed
+ * (procnet.h). Reads nothing when @n is 0.
+ * @ret: filled in every case but -ENOMEM/-EINVAL: sampled, status (FAILED when ROOT/proc cannot
+ *       be listed), one entry per distinct uid sorted by uid: READ, NO_PROCESS or UNREADABLE with
+ *       why. Times (wall_s, sampled_ms) are the caller's. Free with obs_transport_free().
+ * @st: when not NULL, what the sample cost.
+ *
+ * Return: 0, -ENOMEM, or -EINVAL (more than OBS_TRANSPORT_PODS_MAX pods, a uid empty or too long).
+ */
+int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
+		  struct podnet_stats *st);

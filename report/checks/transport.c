@@ -1,0 +1,334 @@
+/* transport.c - a running GPU pod's transport judged from its own processes' sockets (pure, time injected). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/checks/transport.h"
+
+static const char *const transport_names[TRANSPORT__COUNT] = {
+	[TRANSPORT_NOT_OBSERVED] = "not-observed",
+	[TRANSPORT_FASTRAK] = "fastrak",
+	[TRANSPORT_PARTIAL] = "partial",
+	[TRANSPORT_NONE] = "none",
+	[TRANSPORT_PENDING] = "pending",
+	[TRANSPORT_UNKNOWN] = "unknown",
+};
+
+const char *transport_state_name(enum transport_state s)
+{
+	return (unsigned)s < TRANSPORT__COUNT ? transport_names[s] : "unknown";
+}
+
+bool transport_state_fails(enum transport_state s)
+{
+	return s == TRANSPORT_NONE || s == TRANSPORT_PARTIAL;
+}
+
+unsigned transport_rails_needed(const struct attach_node *n, long long gpus)
+{
+	const struct attach_fabric *fab = attach_fabric_of(n->kind);
+	unsigned long long node_gpus, nics, need;
+
+	if (!fab || gpus < 1)
+		return 0;
+	node_gpus = n->gpus ? n->gpus : 8;
+	nics = n->gpu_nics ? n->gpu_nics : fab->gpu_nics;
+	if (!nics)
+		return 0;
+	if ((unsigned long long)gpus >= node_gpus)
+		return (unsigned)nics;
+	need = ((unsigned long long)gpus * nics + node_gpus - 1) / node_gpus;
+	return (unsigned)(need < 1 ? 1 : need > nics ? nics : need);
+}
+
+bool transport_pod_sampled(const struct pod *p, const char *node)
+{
+	if (!p->phase || strcmp(p->phase, "Running") != 0 || obs_pod_gpus(p) < 1)
+		return false;
+	if (!p->node_name || !p->node_name[0])
+		return false;
+	return !node || !node[0] || strcmp(p->node_name, node) == 0;
+}
+
+/* Append to the evidence; a text too long ends in "...". */
+static void transport_say(struct transport_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void transport_say(struct transport_result *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->evidence), room = sizeof(r->evidence) - n;
+	va_list ap;
+	int k;
+
+	if (room <= 4)          /* full (or cut already) */
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(r->evidence + n, room, fmt, ap);
+	va_end(ap);
+	if (k >= 0 && (size_t)k >= room)
+		memcpy(r->evidence + sizeof(r->evidence) - 4, "...", 4);
+}
+
+/* The evidence is ASCII: control bytes and anything else from /proc or the API become '?'. */
+static void transport_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* A duration in seconds as "45s", "12m", "2h05m". */
+static void transport_duration(long long s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%lldm", s / 60);
+	else
+		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+}
+
+/* A byte rate as "0 B/s", "12.3 kB/s", "1.2 GB/s" (decimal units). */
+static void transport_rate(double bps, char *buf, size_t len)
+{
+	static const char *const units[] = { "kB/s", "MB/s", "GB/s" };
+	size_t u = 0;
+
+	if (bps < 1000.0) {
+		snprintf(buf, len, "%.0f B/s", bps);
+		return;
+	}
+	bps /= 1000.0;
+	while (bps >= 1000.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bps /= 1000.0;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", bps, units[u]);
+}
+
+/* Whether interface @name is one of the node's GPU NICs (its names when known, else not eth0 nor lo). */
+static bool transport_is_gpu_nic(const struct attach_node *n, const char *name)
+{
+	if (n->n_ifaces) {
+		for (size_t i = 0; i < n->n_ifaces; i++)
+			if (strcmp(n->ifaces[i].name, name) == 0)
+				return true;
+		return false;
+	}
+	return strcmp(name, "eth0") != 0 && strcmp(name, "lo") != 0;
+}
+
+/*
+ * What the pod's eth0 and GPU NICs carried between the previous sample and this one: summed
+ * byte rates; an interface absent from either sample, or whose counter went back, is left out.
+ */
+static void transport_say_rates(struct transport_result *r, const struct attach_node *n,
+				const struct obs_pod_transport *s)
+{
+	double rx[2] = { 0 }, tx[2] = { 0 }, dt;
+	size_t seen[2] = { 0 };
+	char a[24], b[24], c[24], d[24], span[24];
+
+	if (!s->has_prev || s->sampled_ms <= s->prev_ms) {
+		transport_say(r, "; one sample so far: no traffic rates yet");
+		return;
+	}
+	dt = (double)(s->sampled_ms - s->prev_ms) / 1000.0;
+	for (size_t i = 0; i < s->n_devs && i < OBS_TRANSPORT_DEVS_MAX; i++) {
+		const struct obs_transport_dev *cur = &s->devs[i];
+		int k = strcmp(cur->name, "eth0") == 0 ? 0 : transport_is_gpu_nic(n, cur->name) ? 1 : -1;
+
+		if (k < 0)
+			continue;
+		for (size_t j = 0; j < s->n_prev && j < OBS_TRANSPORT_DEVS_MAX; j++) {
+			const struct obs_transport_dev *old = &s->prev[j];
+
+			if (strncmp(old->name, cur->name, sizeof(old->name)) != 0)
+				continue;
+			if (cur->rx_bytes >= old->rx_bytes && cur->tx_bytes >= old->tx_bytes) {
+				rx[k] += (double)(cur->rx_bytes - old->rx_bytes);
+				tx[k] += (double)(cur->tx_bytes - old->tx_bytes);
+				seen[k]++;
+			}
+			break;
+		}
+	}
+	transport_duration((long long)(dt + 0.5), span, sizeof(span));
+	transport_rate(rx[0] / dt, a, sizeof(a));
+	transport_rate(tx[0] / dt, b, sizeof(b));
+	transport_rate(rx[1] / dt, c, sizeof(c));
+	transport_rate(tx[1] / dt, d, sizeof(d));
+	if (seen[0])
+		transport_say(r, "; over %s eth0 carried rx %s, tx %s", span, a, b);
+	else
+		transport_say(r, "; over %s: no eth0 counters in both samples", span);
+	if (seen[1])
+		transport_say(r, ", the %zu GPU NIC%s rx %s, tx %s", seen[1], seen[1] == 1 ? "" : "s", c, d);
+	else
+		transport_say(r, ", no GPU NIC in the pod's network namespace");
+}
+
+/* The NIC addresses with a client, ", "-separated, the ones beyond the sample's list counted. */
+static void transport_say_rails(struct transport_result *r, const struct obs_pod_transport *s)
+{
+	for (size_t i = 0; i < s->n_rails && i < OBS_TRANSPORT_RAILS_MAX; i++)
+		transport_say(r, "%s%.*s", i ? ", " : "", OBS_TRANSPORT_ADDR_MAX, s->rails[i]);
+	if (s->n_rails_dropped)
+		transport_say(r, " and %zu more", s->n_rails_dropped);
+}
+
+/*
+ * The youngest running GPU container's startedAt (seconds since the epoch) into @ret_started.
+ * Return: 1 found; 0 no GPU container runs; -1 one runs whose startedAt is unknown.
+ */
+static int transport_youngest(const struct pod *p, long long *ret_started)
+{
+	long long best = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < p->n_containers; i++) {
+		const struct pod_container *c = &p->containers[i];
+
+		if (!attach_is_gpu_container(c) || c->status.state != POD_CSTATE_RUNNING)
+			continue;
+		if (c->status.started_at <= 0)
+			return -1;
+		if (!any || c->status.started_at > best)
+			best = c->status.started_at;
+		any = true;
+	}
+	*ret_started = best;
+	return any;
+}
+
+/* Clients on no NIC address: pending within the grace, none after it, unknown without startedAt. */
+static void transport_judge_idle(const struct transport_input *in, const struct obs_pod_transport *s,
+				 struct transport_result *r)
+{
+	char age[24], grace[24];
+	long long started = 0, running;
+	int k = transport_youngest(in->pod, &started);
+
+	if (k < 0) {
+		r->state = TRANSPORT_UNKNOWN;
+		transport_say(r, "no buffer-op client yet, and a GPU container's startedAt is unknown: "
+			      "its age against the grace cannot be told");
+		return;
+	}
+	if (k == 0) {
+		r->state = TRANSPORT_PENDING;
+		transport_say(r, "no GPU container is running yet (waiting or restarting): no buffer-op client");
+		return;
+	}
+	running = in->sample->wall_s - started;
+	if (running < 0)
+		running = 0;
+	transport_duration(running, age, sizeof(age));
+	transport_duration(in->grace_s, grace, sizeof(grace));
+	if (running < (long long)in->grace_s) {
+		r->state = TRANSPORT_PENDING;
+		transport_say(r, "no buffer-op client yet: the GPU containers have run %s, less than the grace %s "
+			      "(NCCL may not have initialised)", age, grace);
+		return;
+	}
+	r->state = TRANSPORT_NONE;
+	transport_say(r, "no process of the pod holds a buffer-op client of the TCPXO daemon after %s running "
+		      "(grace %s): NCCL does not use FasTrak", age, grace);
+	if (!s->listeners)
+		transport_say(r, "; no rxdm_uds_buf_op listener in its network namespace either (no daemon "
+			      "sidecar, or a custom UDS prefix)");
+	else
+		transport_say(r, "; the daemon listens on %zu NIC address%s", s->listeners,
+			      s->listeners == 1 ? "" : "es");
+	transport_say(r, "; %zu DXS flow%s", s->flows, s->flows == 1 ? "" : "s");
+	transport_say_rates(r, in->node, s);
+}
+
+/* The pod's own sample: unknown when it was not read, else by its clients' NIC addresses. */
+static void transport_judge_sample(const struct transport_input *in, struct transport_result *r)
+{
+	const struct obs_transport *t = in->sample;
+	const struct obs_pod_transport *s;
+
+	r->state = TRANSPORT_UNKNOWN;
+	if (!t || !t->sampled) {
+		transport_say(r, "the pod's processes were not sampled");
+		return;
+	}
+	if (t->status.state == PROBE_FAILED) {
+		transport_say(r, "the host's /proc could not be read (%.300s)", t->status.message);
+		return;
+	}
+	s = in->pod->uid ? obs_transport_find(t, in->pod->uid) : NULL;
+	if (!s || s->read == OBS_TRANSPORT_NOT_READ) {
+		transport_say(r, "the pod's processes were not sampled");
+		return;
+	}
+	if (s->read == OBS_TRANSPORT_NO_PROCESS) {
+		transport_say(r, "no process of the pod found under the host's /proc%s%.*s", s->why[0] ? ": " : "",
+			      OBS_TRANSPORT_WHY_MAX, s->why);
+		return;
+	}
+	if (s->read != OBS_TRANSPORT_READ) {
+		transport_say(r, "the pod's files could not be read%s%.*s", s->why[0] ? ": " : "",
+			      OBS_TRANSPORT_WHY_MAX, s->why);
+		return;
+	}
+	r->rails = s->n_rails + s->n_rails_dropped;
+	r->clients = s->clients;
+	r->flows = s->flows;
+	if (s->cut && r->rails < r->need) {
+		/* Counted over the first part of a net file only: more clients may follow. */
+		transport_say(r, "the pod's net files are longer than the probe reads: %zu buffer-op client%s on %zu NIC "
+			      "address%s in the part read, the pod's %lld GPU%s need %u", r->clients,
+			      r->clients == 1 ? "" : "s", r->rails, r->rails == 1 ? "" : "es", in->gpus,
+			      in->gpus == 1 ? "" : "s", r->need);
+		if (s->why[0])
+			transport_say(r, " (%.*s)", OBS_TRANSPORT_WHY_MAX, s->why);
+		return;
+	}
+	if (r->rails && r->rails >= r->need) {
+		r->state = TRANSPORT_FASTRAK;
+		transport_say(r, "%zu buffer-op client%s of the TCPXO daemon on %zu NIC address%s (the pod's %lld GPU%s "
+			      "need %u): ", r->clients, r->clients == 1 ? "" : "s", r->rails, r->rails == 1 ? "" : "es",
+			      in->gpus, in->gpus == 1 ? "" : "s", r->need);
+		transport_say_rails(r, s);
+		transport_say(r, "; %zu DXS flow%s", r->flows, r->flows == 1 ? "" : "s");
+	} else if (r->rails) {
+		r->state = TRANSPORT_PARTIAL;
+		transport_say(r, "buffer-op clients on %zu of the %u NIC addresses the pod's %lld GPU%s need: ", r->rails,
+			      r->need, in->gpus, in->gpus == 1 ? "" : "s");
+		transport_say_rails(r, s);
+		transport_say(r, "; %zu client%s, %zu DXS flow%s: the ranks on the other NICs do not use FasTrak",
+			      r->clients, r->clients == 1 ? "" : "s", r->flows, r->flows == 1 ? "" : "s");
+	} else {
+		transport_judge_idle(in, s, r);
+	}
+}
+
+void transport_judge(const struct transport_input *in, struct transport_result *ret)
+{
+	const struct pod *p = in->pod;
+	struct transport_result r = { .state = TRANSPORT_NOT_OBSERVED };
+
+	r.need = transport_rails_needed(in->node, in->gpus);
+	if (!p->phase || strcmp(p->phase, "Running") != 0) {
+		transport_say(&r, "the pod is %.32s, not Running", p->phase ? p->phase : "without a phase");
+		r.need = 0;
+	} else if (in->node->kind == PROFILE_NONE) {
+		transport_say(&r, "not a TCPXO node");
+		r.need = 0;
+	} else if (in->node->kind == PROFILE_TCPX) {
+		transport_say(&r, "a TCPX node: no persistent sign of the TCPX daemon's use has been sourced yet");
+		r.need = 0;
+	} else if (in->verdict == ATTACH_NOT_FABRIC) {
+		transport_say(&r, "a not-fabric pod (fewer GPUs than the node, no wiring): not judged");
+		r.need = 0;
+	} else if (in->shared_netns) {
+		transport_say(&r, "hostNetwork, like another running GPU pod: their sockets cannot be told apart");
+		r.need = 0;
+	} else {
+		transport_judge_sample(in, &r);
+	}
+	transport_printable(r.evidence);
+	*ret = r;
+}

@@ -1,0 +1,76 @@
+/* transport.h - whether a running GPU pod's processes really talk to the TCPXO daemon (pure, time injected). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probes/model/obs_transport.h"
+#include "report/checks/attach.h"
+
+/*
+ * The judgement of one pod's transport sample (probes/model/obs_transport.h, read from the
+ * pod's own /proc/<pid>/net files). It never changes the node's verdict; `none` and `partial`
+ * make `workloads` exit 1 like an unattached or partially attached pod.
+ */
+
+#define TRANSPORT_EVIDENCE_MAX 512
+#define TRANSPORT_GRACE_DEFAULT_S 600u  /* --transport-grace's default: 10 minutes */
+
+/* The states, in their report order. New ones at the end; never reused. */
+enum transport_state {
+	TRANSPORT_NOT_OBSERVED = 0,     /* no signal applies (TCPX node, shared host netns, not Running) */
+	TRANSPORT_FASTRAK,              /* buffer-op clients on every NIC address its GPUs need */
+	TRANSPORT_PARTIAL,              /* on fewer (at least one) */
+	TRANSPORT_NONE,                 /* none, after the grace: NCCL runs over TCP (or not at all) */
+	TRANSPORT_PENDING,              /* none yet, within the grace */
+	TRANSPORT_UNKNOWN,              /* the pod's processes or files could not be read */
+	TRANSPORT__COUNT,
+};
+
+struct transport_result {
+	enum transport_state state;
+	size_t rails;                   /* distinct NIC addresses with a live buffer-op client */
+	size_t clients;                 /* buffer-op client connections */
+	size_t flows;                   /* DXS flows (connected UDP to 169.254.169.254:55555) */
+	unsigned need;                  /* NIC addresses the pod's GPUs need (0: not judged) */
+	char evidence[TRANSPORT_EVIDENCE_MAX];  /* what was seen, printable; never empty once judged */
+};
+
+/* What one pod is judged from. */
+struct transport_input {
+	const struct pod *pod;
+	long long gpus;                         /* the pod's effective GPU request */
+	enum attach_verdict verdict;            /* its attachment verdict (not-fabric: not judged) */
+	const struct attach_node *node;         /* the node's facts: kind, GPUs, GPU NICs and their names */
+	const struct obs_transport *sample;     /* NULL or not sampled: unknown */
+	bool shared_netns;                      /* hostNetwork, and another running GPU pod is too */
+	unsigned grace_s;                       /* --transport-grace (0: none is said at once) */
+};
+
+/* "not-observed", "fastrak", "partial", "none", "pending", "unknown"; "unknown" out of range. */
+const char *transport_state_name(enum transport_state s);
+
+/*
+ * transport_rails_needed() - the NIC addresses a pod with @gpus GPUs needs on node @n. A3 Mega
+ * pairs GPUs and GPU NICs 1:1 (each GPU's NCCL rank uses the NIC on its PCIe switch), so a pod
+ * needs ceil(@gpus * NICs / GPUs) of them, at least 1 and at most every GPU NIC: 8 for 8 GPUs, 4
+ * for 4, 1 for 1. Unknown counts are the fabric's (8 and 8). 0 for @gpus < 1 or a non-fabric node.
+ */
+unsigned transport_rails_needed(const struct attach_node *n, long long gpus);
+
+/* Whether @p is a pod the transport probe samples: Running, at least one GPU, bound to @node ("" any). */
+bool transport_pod_sampled(const struct pod *p, const char *node);
+
+/**
+ * transport_judge() - the state of @in->pod, its counts and the evidence (hostile text made
+ * printable). In order: not Running, not a fabric node, a TCPX node, a not-fabric pod or a
+ * shared host network → not-observed; the probe failed, or the pod was not read (no process,
+ * a file unreadable, not sampled) → unknown; clients on every needed NIC address → fastrak, on
+ * fewer → partial; no client: the youngest running GPU container's age against the grace (the
+ * sample's wall clock against startedAt) → none or pending, unknown when startedAt is unknown.
+ * @ret: written in every case.
+ */
+void transport_judge(const struct transport_input *in, struct transport_result *ret);
+
+/* Whether @s makes `workloads` exit 1 (none, partial). */
+bool transport_state_fails(enum transport_state s);

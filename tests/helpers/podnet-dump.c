@@ -1,0 +1,129 @@
+/* podnet-dump.c - print podnet_sample() of ROOT for the pods named, one line per pod (tests, bench). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "probes/host/podnet.h"
+
+static const char *podnet_dump_read(enum obs_transport_read r)
+{
+	switch (r) {
+	case OBS_TRANSPORT_NOT_READ:
+		return "not-read";
+	case OBS_TRANSPORT_READ:
+		return "read";
+	case OBS_TRANSPORT_NO_PROCESS:
+		return "no-process";
+	case OBS_TRANSPORT_UNREADABLE:
+		return "unreadable";
+	}
+	return "?";
+}
+
+/* uid state pid=N listeners=L clients=C rails=a,b dropped=D flows=F devs=name:rx:tx,... cut=0|1 why=...; "-" for none. */
+static void podnet_dump_print(const struct obs_transport *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct obs_pod_transport *p = &t->pods[i];
+
+		printf("%s %s pid=%d listeners=%zu clients=%zu rails=", p->uid, podnet_dump_read(p->read), p->pid,
+		       p->listeners, p->clients);
+		for (size_t j = 0; j < p->n_rails; j++)
+			printf("%s%s", j ? "," : "", p->rails[j]);
+		printf("%s dropped=%zu flows=%zu devs=", p->n_rails ? "" : "-", p->n_rails_dropped, p->flows);
+		for (size_t j = 0; j < p->n_devs; j++)
+			printf("%s%s:%llu:%llu", j ? "," : "", p->devs[j].name, (unsigned long long)p->devs[j].rx_bytes,
+			       (unsigned long long)p->devs[j].tx_bytes);
+		printf("%s cut=%d why=%s\n", p->n_devs ? "" : "-", p->cut, p->why[0] ? p->why : "-");
+	}
+}
+
+static double podnet_dump_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void podnet_dump_usage(void)
+{
+	fprintf(stderr, "usage: podnet-dump [--repeat N] ROOT UID[=CONTAINERID[,CONTAINERID...]]...\n"
+		"  one line per pod: uid state pid= listeners= clients= rails= dropped= flows= devs= cut= why=\n"
+		"  --repeat N: time N samples, print one line of what one cost (ms, pids, cgroups, bytes)\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct obs_transport t;
+	struct podnet_stats st;
+	struct podnet_pod *pods;
+	char ***ids;
+	long repeat = 0;
+	int i = 1, n, r;
+
+	if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
+		repeat = strtol(argv[2], NULL, 10);
+		i = 3;
+	}
+	if (argc - i < 1 || repeat < 0) {
+		podnet_dump_usage();
+		return 2;
+	}
+	n = argc - i - 1;
+	pods = calloc((size_t)n + 1, sizeof(*pods));
+	ids = calloc((size_t)n + 1, sizeof(*ids));
+	if (!pods || !ids)
+		return 2;
+	for (int k = 0; k < n; k++) {
+		char *arg = argv[i + 1 + k], *eq = strchr(arg, '='), *tok, *save = NULL;
+		size_t m = 0;
+
+		pods[k].uid = arg;
+		if (!eq)
+			continue;
+		*eq = '\0';
+		ids[k] = calloc(strlen(eq + 1) + 1, sizeof(char *));
+		if (!ids[k])
+			return 2;
+		for (tok = strtok_r(eq + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			ids[k][m++] = tok;
+		pods[k].container_ids = (const char *const *)ids[k];
+		pods[k].n_container_ids = m;
+	}
+	if (repeat) {
+		double t0 = podnet_dump_now_ms();
+
+		for (long k = 0; k < repeat; k++) {
+			r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);
+			if (r < 0) {
+				fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+				return 1;
+			}
+			obs_transport_free(&t);
+		}
+		printf("ms=%.3f pods=%d pids=%zu cgroups=%zu bytes=%zu\n", (podnet_dump_now_ms() - t0) / (double)repeat, n,
+		       st.pids, st.cgroups, st.bytes);
+		return 0;
+	}
+	r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);
+	if (r < 0) {
+		fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+		return 1;
+	}
+	if (t.status.state != PROBE_OK) {
+		printf("FAILED %s\n", t.status.message);
+		obs_transport_free(&t);
+		return 1;
+	}
+	podnet_dump_print(&t);
+	obs_transport_free(&t);
+	for (int k = 0; k < n; k++)
+		free(ids[k]);
+	free(ids);
+	free(pods);
+	return 0;
+}

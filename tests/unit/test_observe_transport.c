@@ -1,0 +1,179 @@
+/* test_observe_transport.c - agent/observe.c observe_transport(): which pods are sampled, and that none means nothing read. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent/observe.h"
+#include "tests/unit/podbuild.h"
+
+#define UID_A "0f0e0d0c-0000-4000-8000-00000000000a"
+#define UID_B "0f0e0d0c-0000-4000-8000-00000000000b"
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ROOT/proc/<pid> of a process of pod @uid in container @cid with one client on rail 10.0.0.<pid>. */
+static void proc_of(int pid, const char *uid, const char *cid)
+{
+	char rel[128], text[512];
+
+	snprintf(rel, sizeof(rel), "%s/proc/%d/net", root, pid);
+	snprintf(text, sizeof(text), "mkdir -p %s", rel);
+	assert_int_equal(system(text), 0);
+	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
+	snprintf(text, sizeof(text), "0::/kubepods/burstable/pod%s/%s\n", uid, cid);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/net/unix", pid);
+	snprintf(text, sizeof(text), "Num       RefCount Protocol Flags    Type St Inode Path\n"
+		 "0000000000000000: 00000002 00000000 00000000 0001 03 11 @rxdm_uds_buf_op:10.0.0.%d\n", pid);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/net/udp", pid);
+	put(rel, "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n");
+	snprintf(rel, sizeof(rel), "proc/%d/net/dev", pid);
+	put(rel, "Inter-|   Receive                            |  Transmit\n"
+	    " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+	    "  eth0: 1 0 0 0 0 0 0 0 2 0 0 0 0 0 0 0\n");
+}
+
+static int setup(void **state)
+{
+	snprintf(root, sizeof(root), "/tmp/test_observe_transport.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	proc_of(5, UID_A, "side");
+	proc_of(10, UID_A, "gpu1");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* An observation of node-1 under @r with @n pods moved in from @pods. */
+static void obs_with(struct observation *o, const char *r, struct pod **pods, size_t n)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->node, sizeof(o->node), "node-1");
+	snprintf(o->root, sizeof(o->root), "%s", r);
+	o->kube.pods = calloc(n ? n : 1, sizeof(*o->kube.pods));
+	for (size_t i = 0; i < n; i++) {
+		o->kube.pods[i] = *pods[i];
+		free(pods[i]);
+	}
+	o->kube.n_pods = n;
+}
+
+static struct pod *gpu_pod(const char *name, const char *uid, const char *phase, long long gpus)
+{
+	struct pod *p = pb_pod("ml", name, phase);
+	struct pod_container *side = pb_container(p, "tcpxo-daemon", "rxdm", true, true);
+	struct pod_container *c = pb_container(p, "main", "pytorch", false, false);
+
+	free(p->uid);
+	p->uid = strdup(uid);
+	side->status.container_id = strdup("containerd://side");
+	c->status.container_id = strdup("containerd://gpu1");
+	if (gpus)
+		pb_gpus(c, gpus);
+	return p;
+}
+
+static void test_none_reads_nothing(void **state)
+{
+	struct observation o;
+	struct pod *pods[4];
+
+	/* Pending, no GPUs, another node: none is sampled, and the root (absent) is never touched. */
+	pods[0] = gpu_pod("pending", UID_A, "Pending", 8);
+	pods[1] = gpu_pod("cpu", UID_A, "Running", 0);
+	pods[2] = gpu_pod("elsewhere", UID_A, "Running", 8);
+	free(pods[2]->node_name);
+	pods[2]->node_name = strdup("node-2");
+	pods[3] = gpu_pod("succeeded", UID_B, "Succeeded", 8);
+	obs_with(&o, "/nonexistent/root", pods, 4);
+	assert_int_equal(observe_transport(&o), 0);
+	assert_false(o.transport.sampled);
+	assert_int_equal(o.transport.n, 0);
+	assert_int_equal(o.transport.status.state, PROBE_NOT_RUN);
+	observation_free(&o);
+
+	obs_with(&o, "/nonexistent/root", pods, 0);
+	assert_int_equal(observe_transport(&o), 0);
+	assert_false(o.transport.sampled);
+	observation_free(&o);
+}
+
+static void test_sampled(void **state)
+{
+	struct observation o;
+	struct pod *pods[2];
+	const struct obs_pod_transport *t;
+
+	pods[0] = gpu_pod("b", UID_B, "Running", 8);
+	pods[1] = gpu_pod("a", UID_A, "Running", 8);
+	obs_with(&o, root, pods, 2);
+	assert_int_equal(observe_transport(&o), 0);
+	assert_true(o.transport.sampled);
+	assert_int_equal(o.transport.status.state, PROBE_OK);
+	assert_true(o.transport.wall_s > 1700000000LL);
+	assert_int_equal(o.transport.n, 2);
+	/* Sorted by uid; the GPU container's process (10) over the sidecar's (5). */
+	t = &o.transport.pods[0];
+	assert_string_equal(t->uid, UID_A);
+	assert_int_equal(t->read, OBS_TRANSPORT_READ);
+	assert_int_equal(t->pid, 10);
+	assert_int_equal(t->clients, 1);
+	assert_string_equal(t->rails[0], "10.0.0.10");
+	assert_true(t->sampled_ms > 0);
+	t = obs_transport_find(&o.transport, UID_B);
+	assert_non_null(t);
+	assert_int_equal(t->read, OBS_TRANSPORT_NO_PROCESS);
+	assert_non_null(strstr(t->why, "no process of the pod found under"));
+
+	/* Sampled again: replaced, not appended. */
+	assert_int_equal(observe_transport(&o), 0);
+	assert_int_equal(o.transport.n, 2);
+	observation_free(&o);
+
+	/* ROOT/proc that cannot be listed: the status says so. */
+	pods[0] = gpu_pod("a", UID_A, "Running", 8);
+	obs_with(&o, "/nonexistent/root", pods, 1);
+	assert_int_equal(observe_transport(&o), 0);
+	assert_true(o.transport.sampled);
+	assert_int_equal(o.transport.status.state, PROBE_FAILED);
+	assert_string_equal(o.transport.status.message, "/nonexistent/root: No such file or directory");
+	observation_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_none_reads_nothing),
+		cmocka_unit_test(test_sampled),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
