@@ -79,22 +79,67 @@ static bool podnet_gpu_container(const struct podnet_pod *w, const char *id)
 	return false;
 }
 
-/* Read one pid's cgroup and note it for its pod. Return: 1 when that pod is now settled, else 0. */
-static int podnet_one_pid(int procfd, const char *name, int pid, struct obs_transport *t,
-			  struct podnet_find *find, char *buf, struct podnet_stats *st)
+/*
+ * ROOT/proc/<pid>/cgroup where ROOT/proc is procfs: one open, no link followed (a numeric entry of
+ * procfs is a process's directory, never a link; the file itself is opened O_NOFOLLOW), its type
+ * checked, one read (cgroup is a single_open seq file: its whole text comes in one read when it
+ * fits). Three system calls where the general path below takes eight: the listing reads every pid.
+ */
+static int podnet_read_cgroup_procfs(int procfd, const char *name, char *buf, size_t size, size_t *ret_len,
+				     bool *ret_trunc)
 {
-	struct obs_pod_transport *pt, key;
-	struct podnet_find *f;
-	struct podcgroup pc;
-	size_t len;
-	bool trunc = false;
+	char path[32];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%.9s/cgroup", name);
+	fd = openat(procfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	n = read(fd, buf, size);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	*ret_len = (size_t)n;
+	*ret_trunc = (size_t)n == size;
+	return 0;
+}
+
+/* ROOT/proc/<pid>/cgroup elsewhere (a fixture): hostfs's rules, the pid's directory not followed if a link. */
+static int podnet_read_cgroup(int procfd, const char *name, char *buf, size_t size, size_t *ret_len,
+			      bool *ret_trunc)
+{
 	int fd, r;
 
 	fd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return 0;       /* exited since the listing, or not a directory */
-	r = hostfs_read_at(fd, "cgroup", 0, buf, PODNET_CGROUP_MAX, &len, &trunc);
+		return -errno;  /* exited since the listing, or not a directory */
+	r = hostfs_read_at(fd, "cgroup", 0, buf, size, ret_len, ret_trunc);
 	close(fd);
+	return r;
+}
+
+/*
+ * Read one pid's cgroup and note it for its pod. @only: NULL, or the one pod it may settle (a hint).
+ * Return: 1 when that pod is now settled, else 0.
+ */
+static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, struct obs_transport *t,
+			  struct podnet_find *find, const struct podnet_find *only, char *buf, struct podnet_stats *st)
+{
+	struct obs_pod_transport *pt, key;
+	struct podnet_find *f;
+	struct podcgroup pc;
+	size_t len = 0;
+	bool trunc = false;
+	int r;
+
+	r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
+		   : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
 	st->cgroups++;
 	if (r < 0 || trunc || podcgroup_parse(buf, len, &pc, NULL, 0) != 1)
 		return 0;
@@ -103,13 +148,13 @@ static int podnet_one_pid(int procfd, const char *name, int pid, struct obs_tran
 	if (!pt)
 		return 0;
 	f = &find[pt - t->pods];
-	if (f->pid_gpu)
+	if (f->pid_gpu || (only && f != only))
 		return 0;
 	if (podnet_gpu_container(f->want, pc.container_id) || !f->want->n_container_ids) {
 		f->pid_gpu = pid;
 		return 1;
 	}
-	if (!f->pid_any || pid < f->pid_any)
+	if (!only && (!f->pid_any || pid < f->pid_any))
 		f->pid_any = pid;       /* the lowest: procfs lists pids in order, a fixture may not */
 	return 0;
 }
@@ -323,6 +368,20 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 		r = -ENOMEM;
 		goto fail;
 	}
+	procfs = fstatfs(procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
+	/* The processes the last sample read, if they are still the pods' GPU processes. */
+	for (size_t i = 0; i < t.n; i++) {
+		char name[16];
+		int hint = find[i].want->pid_hint;
+
+		if (hint <= 0 || find[i].pid_gpu)
+			continue;
+		snprintf(name, sizeof(name), "%d", hint);
+		if (podnet_one_pid(procfd, procfs, name, hint, &t, find, &find[i], buf, st)) {
+			settled++;
+			st->hints++;
+		}
+	}
 	while (settled < t.n && (de = readdir(d))) {
 		int pid = podnet_pid(de->d_name);
 
@@ -330,9 +389,8 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 			continue;
 		saw_init |= pid == 1;
 		st->pids++;
-		settled += (size_t)podnet_one_pid(procfd, de->d_name, pid, &t, find, buf, st);
+		settled += (size_t)podnet_one_pid(procfd, procfs, de->d_name, pid, &t, find, NULL, buf, st);
 	}
-	procfs = fstatfs(procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
 	for (size_t i = 0; i < t.n; i++) {
 		struct obs_pod_transport *p = &t.pods[i];
 

@@ -1,4 +1,4 @@
-/* test_observe_transport.c - agent/observe.c observe_transport(): which pods are sampled, and that none means nothing read. */
+/* test_observe_transport.c - agent/observe.c observe_transport(): which pods are sampled, none means nothing read; podnet's pid hints. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "agent/observe.h"
+#include "probes/host/podnet.h"
 #include "tests/unit/podbuild.h"
 
 #define UID_A "0f0e0d0c-0000-4000-8000-00000000000a"
@@ -168,11 +169,47 @@ static void test_sampled(void **state)
 	observation_free(&o);
 }
 
+/* podnet's pid_hint: kept when it is still the pod's GPU process, never when it is another's. */
+static void test_hints(void **state)
+{
+	static const char *const gpu[] = { "gpu1" };
+	struct podnet_pod want = { .uid = UID_A, .container_ids = gpu, .n_container_ids = 1, .pid_hint = 10 };
+	struct podnet_stats st;
+	struct obs_transport t;
+
+	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(st.hints, 1);
+	assert_int_equal(st.pids, 0);           /* no listing at all */
+	assert_int_equal(st.cgroups, 1);
+	assert_int_equal(t.pods[0].pid, 10);
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_READ);
+	obs_transport_free(&t);
+
+	/* The sidecar's process, a pid that is no process: listed again, the GPU process found. */
+	for (int hint = 5; hint <= 6; hint++) {
+		want.pid_hint = hint;
+		assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+		assert_int_equal(st.hints, 0);
+		assert_true(st.pids >= 1);
+		assert_int_equal(t.pods[0].pid, 10);
+		obs_transport_free(&t);
+	}
+
+	/* A hint naming another pod's process does not settle this one. */
+	want.uid = UID_B;
+	want.pid_hint = 10;
+	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(st.hints, 0);
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_NO_PROCESS);
+	obs_transport_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_none_reads_nothing),
 		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_hints),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
