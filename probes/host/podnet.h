@@ -32,8 +32,10 @@ struct podnet_stats {
  * First each pod's @pid_hint, if any: its cgroup read, and kept when it still names the pod and
  * one of its GPU containers (the daemon's steady state: no listing at all). Then, for the pods
  * still without one, one listing of ROOT/proc: each numeric entry's cgroup names its pod
- * (podcgroup.h); the pod's lowest pid is kept, unless one in a GPU container (one of its
- * @container_ids) is found: the listing stops once every pod has one in a GPU container. Then that process's net/unix, net/udp and net/dev are read (hostfs rules: resolved
+ * (podcgroup.h), newest (highest) pid first; the pod's lowest pid is kept, unless one in a GPU
+ * container (one of its @container_ids) is found: the listing stops once every pod has one in a
+ * GPU container. A process that exits before its files are read is replaced by the pod's next
+ * (twice at most). Then that process's net/unix, net/udp and net/dev are read (hostfs rules: resolved
  * inside @root, regular files only, non-blocking, bounded by the PODNET_*_MAX caps) and parsed
  * (procnet.h). Reads nothing when @n is 0.
  * @ret: filled in every case but -ENOMEM/-EINVAL: sampled, status (FAILED when ROOT/proc cannot
