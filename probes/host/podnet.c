@@ -323,14 +323,18 @@ static int podnet_cmp_pid_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* The pids ROOT/proc lists (directories, or entries of unknown type), highest first. Return: 0, -ENOMEM. */
+/*
+ * The pids ROOT/proc lists (directories, or entries of unknown type), highest first.
+ * Return: 0, -ENOMEM, or the -errno of a listing that failed part way (a partial list would make
+ * pods "no process").
+ */
 static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
 {
 	struct dirent *de;
 	size_t n = 0, cap = 0;
 	int *v = NULL;
 
-	while ((de = readdir(d))) {
+	for (errno = 0; (de = readdir(d)); errno = 0) {
 		int pid = podnet_pid(de->d_name);
 
 		if (pid < 0 || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
@@ -349,6 +353,12 @@ static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
 			cap = cap ? cap * 2 : 1024;
 		}
 		v[n++] = pid;
+	}
+	if (!de && errno && n < PODNET_PIDS_MAX) {
+		int r = -errno;
+
+		free(v);
+		return r;
 	}
 	qsort(v, n, sizeof(*v), podnet_cmp_pid_desc);
 	*ret = v;
@@ -468,8 +478,12 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 	}
 	if (settled < t.n) {
 		r = podnet_list(d, &pids, &n_pids, &saw_init);
-		if (r < 0)
+		if (r == -ENOMEM)
 			goto fail;
+		if (r < 0) {
+			probe_status_fail(&t.status, r, "%s/proc: listing: %s", rp, strerror(-r));
+			goto out;
+		}
 		listed = true;
 	}
 	/* Newest first: a running GPU pod's processes are among the latest started, so it stops early. */
@@ -509,9 +523,9 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 			find[i].pid_gpu = find[i].pid_any = 0;
 			if (!listed) {
 				r = podnet_list(d, &pids, &n_pids, &saw_init);
-				if (r < 0)
+				if (r == -ENOMEM)
 					goto fail;
-				listed = true;
+				listed = r == 0;
 			}
 			for (size_t k = 0; k < n_pids; k++) {
 				char name[16];
