@@ -50,6 +50,36 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	return 0;
 }
 
+/*
+ * The process each pod's last sample read, tried first the next time (podnet checks its cgroup
+ * again, so a pid reused by another process is never taken): the daemon's samples then read no
+ * /proc listing at all. Process state, like observe_said_full_dump; one thread.
+ */
+static struct {
+	char uid[OBS_TRANSPORT_UID_MAX];
+	int pid;
+} observe_transport_hints[OBS_TRANSPORT_PODS_MAX];
+static size_t observe_transport_n_hints;
+
+static int observe_transport_hint(const char *uid)
+{
+	for (size_t i = 0; i < observe_transport_n_hints; i++)
+		if (strcmp(observe_transport_hints[i].uid, uid) == 0)
+			return observe_transport_hints[i].pid;
+	return 0;
+}
+
+static void observe_transport_remember(const struct obs_transport *t)
+{
+	observe_transport_n_hints = 0;
+	for (size_t i = 0; i < t->n && i < OBS_TRANSPORT_PODS_MAX; i++) {
+		if (!t->pods[i].pid)
+			continue;
+		memcpy(observe_transport_hints[observe_transport_n_hints].uid, t->pods[i].uid, OBS_TRANSPORT_UID_MAX);
+		observe_transport_hints[observe_transport_n_hints++].pid = t->pods[i].pid;
+	}
+}
+
 /* A pod whose transport is sampled: running here, with GPUs, and a uid the sample can hold. */
 static bool observe_transport_wanted(const struct observation *o, const struct pod *p)
 {
@@ -79,8 +109,10 @@ int observe_transport(struct observation *o)
 	for (size_t i = 0; i < k->n_pods; i++)
 		if (observe_transport_wanted(o, &k->pods[i]))
 			n++;
-	if (!n)
+	if (!n) {
+		observe_transport_n_hints = 0;
 		return 0;       /* no GPU pod runs: nothing is read under /proc */
+	}
 	if (n > OBS_TRANSPORT_PODS_MAX) {
 		skipped = n - OBS_TRANSPORT_PODS_MAX;
 		n = OBS_TRANSPORT_PODS_MAX;
@@ -102,6 +134,7 @@ int observe_transport(struct observation *o)
 		if (!observe_transport_wanted(o, p))
 			continue;
 		want[n].uid = p->uid;
+		want[n].pid_hint = observe_transport_hint(p->uid);
 		want[n].container_ids = &ids[n_ids];
 		for (size_t j = 0; j < p->n_containers; j++) {
 			const char *id = podcgroup_container_id(p->containers[j].status.container_id);
@@ -122,6 +155,7 @@ int observe_transport(struct observation *o)
 	r = podnet_sample(o->root, want, n, &o->transport, NULL);
 	if (r < 0)
 		goto out;
+	observe_transport_remember(&o->transport);
 	now_ms = observe_clock_ms(CLOCK_MONOTONIC);
 	o->transport.wall_s = (long long)(observe_clock_ms(CLOCK_REALTIME) / 1000);
 	for (size_t i = 0; i < o->transport.n; i++)

@@ -21,7 +21,8 @@ int observe_node(const struct cli_options *opt, struct observation *ret);
  * Replaces o->transport: sampled false and nothing read under /proc when no such pod runs; else one
  * entry per pod (at most OBS_TRANSPORT_PODS_MAX, in the pod list's order), wall_s (CLOCK_REALTIME)
  * and each pod's sampled_ms (CLOCK_MONOTONIC) set. A ROOT/proc that cannot be listed is recorded in
- * o->transport.status, not returned.
+ * o->transport.status, not returned. Each pod's process is remembered for the next call, which
+ * tries it first (podnet_pod.pid_hint): a steady daemon reads no /proc listing.
  *
  * Return: 0, or -ENOMEM.
  */

@@ -42,6 +42,7 @@
 #include "probes/host/procnet.h"
 
 #define PODNET_PROC_SUPER_MAGIC 0x9fa0
+#define PODNET_PIDS_MAX (1u << 22)      /* PID_MAX_LIMIT: no /proc lists more */
 
 /* The sample's view of one pod while ROOT/proc is listed. */
 struct podnet_find {
@@ -79,22 +80,67 @@ static bool podnet_gpu_container(const struct podnet_pod *w, const char *id)
 	return false;
 }
 
-/* Read one pid's cgroup and note it for its pod. Return: 1 when that pod is now settled, else 0. */
-static int podnet_one_pid(int procfd, const char *name, int pid, struct obs_transport *t,
-			  struct podnet_find *find, char *buf, struct podnet_stats *st)
+/*
+ * ROOT/proc/<pid>/cgroup where ROOT/proc is procfs: one open, no link followed (a numeric entry of
+ * procfs is a process's directory, never a link; the file itself is opened O_NOFOLLOW), its type
+ * checked, one read (cgroup is a single_open seq file: its whole text comes in one read when it
+ * fits). Four system calls where the general path below takes eight: the listing may read every pid.
+ */
+static int podnet_read_cgroup_procfs(int procfd, const char *name, char *buf, size_t size, size_t *ret_len,
+				     bool *ret_trunc)
 {
-	struct obs_pod_transport *pt, key;
-	struct podnet_find *f;
-	struct podcgroup pc;
-	size_t len;
-	bool trunc = false;
+	char path[32];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%.9s/cgroup", name);
+	fd = openat(procfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	n = read(fd, buf, size);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	*ret_len = (size_t)n;
+	*ret_trunc = (size_t)n == size;
+	return 0;
+}
+
+/* ROOT/proc/<pid>/cgroup elsewhere (a fixture): hostfs's rules, the pid's directory not followed if a link. */
+static int podnet_read_cgroup(int procfd, const char *name, char *buf, size_t size, size_t *ret_len,
+			      bool *ret_trunc)
+{
 	int fd, r;
 
 	fd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return 0;       /* exited since the listing, or not a directory */
-	r = hostfs_read_at(fd, "cgroup", 0, buf, PODNET_CGROUP_MAX, &len, &trunc);
+		return -errno;  /* exited since the listing, or not a directory */
+	r = hostfs_read_at(fd, "cgroup", 0, buf, size, ret_len, ret_trunc);
 	close(fd);
+	return r;
+}
+
+/*
+ * Read one pid's cgroup and note it for its pod. @only: NULL, or the one pod it may settle (a hint).
+ * Return: 1 when that pod is now settled, else 0.
+ */
+static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, struct obs_transport *t,
+			  struct podnet_find *find, const struct podnet_find *only, char *buf, struct podnet_stats *st)
+{
+	struct obs_pod_transport *pt, key;
+	struct podnet_find *f;
+	struct podcgroup pc;
+	size_t len = 0;
+	bool trunc = false;
+	int r;
+
+	r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
+		   : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
 	st->cgroups++;
 	if (r < 0 || trunc || podcgroup_parse(buf, len, &pc, NULL, 0) != 1)
 		return 0;
@@ -103,14 +149,14 @@ static int podnet_one_pid(int procfd, const char *name, int pid, struct obs_tran
 	if (!pt)
 		return 0;
 	f = &find[pt - t->pods];
-	if (f->pid_gpu)
+	if (f->pid_gpu || (only && f != only))
 		return 0;
 	if (podnet_gpu_container(f->want, pc.container_id) || !f->want->n_container_ids) {
 		f->pid_gpu = pid;
 		return 1;
 	}
 	if (!f->pid_any || pid < f->pid_any)
-		f->pid_any = pid;       /* the lowest: procfs lists pids in order, a fixture may not */
+		f->pid_any = pid;       /* the lowest: the pod's oldest process */
 	return 0;
 }
 
@@ -143,7 +189,24 @@ static void podnet_note_cut(struct obs_pod_transport *p, const char *root, const
 		 off ? "; " : "", root, p->pid, file, max >> 10);
 }
 
-/* Read and parse the net files of @p->pid into @p. Return: 0, or -ENOMEM. */
+#define PODNET_GONE 1           /* podnet_read_pod(): the process exited before its files were read */
+#define PODNET_RETRIES 2        /* another process of the pod tried when the one chosen exited */
+
+/* Whether @r (-errno of a file of @pid) means the process has exited: its directory is gone. */
+static bool podnet_gone(int procfd, int pid, int r)
+{
+	char name[16];
+
+	if (r != -ENOENT && r != -ESRCH)
+		return false;
+	snprintf(name, sizeof(name), "%d", pid);
+	return faccessat(procfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
+/*
+ * Read and parse the net files of @p->pid into @p.
+ * Return: 0, PODNET_GONE (@p then holds nothing of it), or -ENOMEM.
+ */
 static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transport *p, char *buf,
 			   struct podnet_stats *st)
 {
@@ -158,13 +221,18 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 	snprintf(name, sizeof(name), "%d", p->pid);
 	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (pidfd < 0) {
-		podnet_unreadable(p, root, "net", -errno, NULL);
+		r = -errno;
+		if (podnet_gone(procfd, p->pid, r))
+			return PODNET_GONE;
+		podnet_unreadable(p, root, "net", r, NULL);
 		return 0;
 	}
 	netfd = openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	r = netfd < 0 ? -errno : 0;
 	close(pidfd);
 	if (r < 0) {
+		if (podnet_gone(procfd, p->pid, r))
+			return PODNET_GONE;
 		podnet_unreadable(p, root, "net", r, NULL);
 		return 0;
 	}
@@ -175,6 +243,8 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 	if (r == -ENOMEM)
 		goto out;
 	if (r < 0) {
+		if (podnet_gone(procfd, p->pid, r))
+			goto gone;
 		podnet_unreadable(p, root, "net/unix", r, err[0] && r == -EBADMSG ? err : NULL);
 		goto done;
 	}
@@ -192,6 +262,8 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 	if (r >= 0)
 		r = procnet_udp_parse(buf, len, cut, &udp, err, sizeof(err));
 	if (r < 0) {
+		if (podnet_gone(procfd, p->pid, r))
+			goto gone;
 		podnet_unreadable(p, root, "net/udp", r, err[0] && r == -EBADMSG ? err : NULL);
 		goto done;
 	}
@@ -215,6 +287,9 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 		memcpy(p->devs, dev->v, sizeof(p->devs));
 		p->n_devs = dev->n;
 		p->read = OBS_TRANSPORT_READ;
+	} else if (r != -ENOMEM && podnet_gone(procfd, p->pid, r)) {
+		free(dev);
+		goto gone;
 	} else if (r != -ENOMEM) {
 		podnet_unreadable(p, root, "net/dev", r, err[0] && r == -EBADMSG ? err : NULL);
 	}
@@ -226,6 +301,69 @@ done:
 out:
 	close(netfd);
 	return r;
+gone:
+	close(netfd);
+	return PODNET_GONE;
+}
+
+/* Forget what was read of @p's process (it exited): all but the uid. */
+static void podnet_reset(struct obs_pod_transport *p)
+{
+	char uid[OBS_TRANSPORT_UID_MAX];
+
+	memcpy(uid, p->uid, sizeof(uid));
+	memset(p, 0, sizeof(*p));
+	memcpy(p->uid, uid, sizeof(uid));
+}
+
+static int podnet_cmp_pid_desc(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * The pids ROOT/proc lists (directories, or entries of unknown type), highest first.
+ * Return: 0, -ENOMEM, or the -errno of a listing that failed part way (a partial list would make
+ * pods "no process").
+ */
+static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
+{
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	int *v = NULL;
+
+	for (errno = 0; (de = readdir(d)); errno = 0) {
+		int pid = podnet_pid(de->d_name);
+
+		if (pid < 0 || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		*ret_init |= pid == 1;
+		if (n == PODNET_PIDS_MAX)
+			break;
+		if (n == cap) {
+			int *nv = realloc(v, (cap ? cap * 2 : 1024) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 1024;
+		}
+		v[n++] = pid;
+	}
+	if (!de && errno && n < PODNET_PIDS_MAX) {
+		int r = -errno;
+
+		free(v);
+		return r;
+	}
+	qsort(v, n, sizeof(*v), podnet_cmp_pid_desc);
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }
 
 /* Copy the distinct uids of @pods into @t, sorted. Return: 0, -EINVAL, -ENOMEM. */
@@ -269,9 +407,10 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 	struct obs_transport t = { .sampled = true };
 	struct podnet_stats dummy;
 	struct podnet_find *find = NULL;
-	struct dirent *de;
 	struct statfs sfs;
-	size_t settled = 0;
+	size_t settled = 0, n_pids = 0;
+	bool listed = false;
+	int *pids = NULL;
 	bool saw_init = false, procfs;
 	char *buf = NULL, rp[128];
 	int rootfd, procfd = -1, fd, r;
@@ -323,30 +462,79 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 		r = -ENOMEM;
 		goto fail;
 	}
-	while (settled < t.n && (de = readdir(d))) {
-		int pid = podnet_pid(de->d_name);
-
-		if (pid < 0 || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		saw_init |= pid == 1;
-		st->pids++;
-		settled += (size_t)podnet_one_pid(procfd, de->d_name, pid, &t, find, buf, st);
-	}
 	procfs = fstatfs(procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
+	/* The processes the last sample read, if they are still the pods' GPU processes. */
+	for (size_t i = 0; i < t.n; i++) {
+		char name[16];
+		int hint = find[i].want->pid_hint;
+
+		if (hint <= 0 || find[i].pid_gpu)
+			continue;
+		snprintf(name, sizeof(name), "%d", hint);
+		if (podnet_one_pid(procfd, procfs, name, hint, &t, find, &find[i], buf, st)) {
+			settled++;
+			st->hints++;
+		}
+	}
+	if (settled < t.n) {
+		r = podnet_list(d, &pids, &n_pids, &saw_init);
+		if (r == -ENOMEM)
+			goto fail;
+		if (r < 0) {
+			probe_status_fail(&t.status, r, "%s/proc: listing: %s", rp, strerror(-r));
+			goto out;
+		}
+		listed = true;
+	}
+	/* Newest first: a running GPU pod's processes are among the latest started, so it stops early. */
+	for (size_t i = 0; i < n_pids && settled < t.n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%d", pids[i]);
+		st->pids++;
+		settled += (size_t)podnet_one_pid(procfd, procfs, name, pids[i], &t, find, NULL, buf, st);
+	}
 	for (size_t i = 0; i < t.n; i++) {
 		struct obs_pod_transport *p = &t.pods[i];
 
-		p->pid = find[i].pid_gpu ? find[i].pid_gpu : find[i].pid_any;
-		if (!p->pid) {
-			p->read = OBS_TRANSPORT_NO_PROCESS;
-			snprintf(p->why, sizeof(p->why), "no process of the pod found under %s/proc%s", rp,
-				 procfs && !saw_init ? " (it lists no pid 1: mounted with hidepid, it shows only "
-				 "this user's processes)" : "");
-			continue;
+		for (int tries = 0;; tries++) {
+			p->pid = find[i].pid_gpu ? find[i].pid_gpu : find[i].pid_any;
+			if (!p->pid) {
+				p->read = OBS_TRANSPORT_NO_PROCESS;
+				snprintf(p->why, sizeof(p->why), "no process of the pod found under %s/proc%s", rp,
+					 procfs && !saw_init ? " (it lists no pid 1: mounted with hidepid, it shows "
+					 "only this user's processes)" : "");
+				break;
+			}
+			r = podnet_read_pod(procfd, rp, p, buf, st);
+			if (r < 0)
+				goto fail;
+			if (r != PODNET_GONE)
+				break;
+			/* It exited between the listing and the read (an exec probe, a finished worker). */
+			podnet_reset(p);
+			if (tries == PODNET_RETRIES) {
+				p->read = OBS_TRANSPORT_UNREADABLE;
+				snprintf(p->why, sizeof(p->why), "%d processes of the pod exited while their files "
+					 "were read", PODNET_RETRIES + 1);
+				break;
+			}
+			/* The pod's next process: its exited one's cgroup no longer reads. */
+			find[i].pid_gpu = find[i].pid_any = 0;
+			if (!listed) {
+				r = podnet_list(d, &pids, &n_pids, &saw_init);
+				if (r == -ENOMEM)
+					goto fail;
+				listed = r == 0;
+			}
+			for (size_t k = 0; k < n_pids; k++) {
+				char name[16];
+
+				snprintf(name, sizeof(name), "%d", pids[k]);
+				if (podnet_one_pid(procfd, procfs, name, pids[k], &t, find, &find[i], buf, st))
+					break;
+			}
 		}
-		r = podnet_read_pod(procfd, rp, p, buf, st);
-		if (r < 0)
-			goto fail;
 	}
 	t.status.state = PROBE_OK;
 out:
@@ -358,6 +546,7 @@ out:
 	if (procfd >= 0)
 		close(procfd);
 	free(buf);
+	free(pids);
 	free(find);
 	*ret = t;
 	return 0;
@@ -366,6 +555,7 @@ fail:
 		closedir(d);
 	close(procfd);
 	free(buf);
+	free(pids);
 	free(find);
 	obs_transport_free(&t);
 	return r;

@@ -16,10 +16,12 @@ struct podnet_pod {
 	const char *uid;                        /* metadata.uid */
 	const char *const *container_ids;       /* its GPU containers' bare ids (no "containerd://") */
 	size_t n_container_ids;
+	int pid_hint;                           /* 0, or the process the last sample read: tried first */
 };
 
 /* What one sample cost, for tests and the bench. */
 struct podnet_stats {
+	size_t hints;           /* pods settled by their pid_hint */
 	size_t pids;            /* numeric entries of ROOT/proc looked at */
 	size_t cgroups;         /* cgroup files read */
 	size_t bytes;           /* net file bytes read */
@@ -27,10 +29,13 @@ struct podnet_stats {
 
 /**
  * podnet_sample() - sample the transport of @pods under @root (the host's "/", or a fixture).
- * One listing of ROOT/proc: each numeric entry's cgroup names its pod (podcgroup.h); the first
- * process of each pod is kept, and replaced by the first one in a GPU container (one of its
- * @container_ids) when that comes later; the listing stops once every pod has one in a GPU
- * container. Then that process's net/unix, net/udp and net/dev are read (hostfs rules: resolved
+ * First each pod's @pid_hint, if any: its cgroup read, and kept when it still names the pod and
+ * one of its GPU containers (the daemon's steady state: no listing at all). Then, for the pods
+ * still without one, one listing of ROOT/proc: each numeric entry's cgroup names its pod
+ * (podcgroup.h), newest (highest) pid first; the pod's lowest pid is kept, unless one in a GPU
+ * container (one of its @container_ids) is found: the listing stops once every pod has one in a
+ * GPU container. A process that exits before its files are read is replaced by the pod's next
+ * (twice at most). Then that process's net/unix, net/udp and net/dev are read (hostfs rules: resolved
  * inside @root, regular files only, non-blocking, bounded by the PODNET_*_MAX caps) and parsed
  * (procnet.h). Reads nothing when @n is 0.
  * @ret: filled in every case but -ENOMEM/-EINVAL: sampled, status (FAILED when ROOT/proc cannot

@@ -51,9 +51,10 @@ static double podnet_dump_now_ms(void)
 
 static void podnet_dump_usage(void)
 {
-	fprintf(stderr, "usage: podnet-dump [--repeat N] ROOT UID[=CONTAINERID[,CONTAINERID...]]...\n"
+	fprintf(stderr, "usage: podnet-dump [--repeat N] [--hints] ROOT UID[=CONTAINERID[,CONTAINERID...]]...\n"
 		"  one line per pod: uid state pid= listeners= clients= rails= dropped= flows= devs= cut= why=\n"
-		"  --repeat N: time N samples, print one line of what one cost (ms, pids, cgroups, bytes)\n");
+		"  --repeat N: time N samples, print one line of what one cost (ms, hints, pids, cgroups, bytes)\n"
+		"  --hints: sample once first, then give each pod the pid it read as its pid_hint (as the daemon does)\n");
 }
 
 int main(int argc, char **argv)
@@ -63,11 +64,16 @@ int main(int argc, char **argv)
 	struct podnet_pod *pods;
 	char ***ids;
 	long repeat = 0;
+	bool hints = false;
 	int i = 1, n, r;
 
-	if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
-		repeat = strtol(argv[2], NULL, 10);
-		i = 3;
+	if (argc > i + 1 && strcmp(argv[i], "--repeat") == 0) {
+		repeat = strtol(argv[i + 1], NULL, 10);
+		i += 2;
+	}
+	if (argc > i && strcmp(argv[i], "--hints") == 0) {
+		hints = true;
+		i++;
 	}
 	if (argc - i < 1 || repeat < 0) {
 		podnet_dump_usage();
@@ -94,6 +100,19 @@ int main(int argc, char **argv)
 		pods[k].container_ids = (const char *const *)ids[k];
 		pods[k].n_container_ids = m;
 	}
+	if (hints) {
+		r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);
+		if (r < 0) {
+			fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+			return 1;
+		}
+		for (int k = 0; k < n; k++) {
+			const struct obs_pod_transport *p = obs_transport_find(&t, pods[k].uid);
+
+			pods[k].pid_hint = p ? p->pid : 0;
+		}
+		obs_transport_free(&t);
+	}
 	if (repeat) {
 		double t0 = podnet_dump_now_ms();
 
@@ -105,8 +124,8 @@ int main(int argc, char **argv)
 			}
 			obs_transport_free(&t);
 		}
-		printf("ms=%.3f pods=%d pids=%zu cgroups=%zu bytes=%zu\n", (podnet_dump_now_ms() - t0) / (double)repeat, n,
-		       st.pids, st.cgroups, st.bytes);
+		printf("ms=%.3f pods=%d hints=%zu pids=%zu cgroups=%zu bytes=%zu\n",
+		       (podnet_dump_now_ms() - t0) / (double)repeat, n, st.hints, st.pids, st.cgroups, st.bytes);
 		return 0;
 	}
 	r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);

@@ -173,6 +173,13 @@ want="$U4 unreadable pid=400 listeners=0 clients=0 rails=- dropped=0 flows=0 dev
 if [ $st = 0 ] && [ "$got" = "$want" ]; then ok podnet-fixture-fifo
 else nok podnet-fixture-fifo "exit $st, got '$got', want '$want'"; fi
 
+# A file missing (not a process that exited: its directory is there): unreadable, the path named.
+mv "$R/proc/200/net/dev" "$tmp/dev.200"
+got=$("$D" "$R" "$U2=a02" | sed 's/.* why=//')
+if [ "$got" = "$R/proc/200/net/dev: No such file or directory" ]; then ok podnet-fixture-missing-file
+else nok podnet-fixture-missing-file "$got"; fi
+mv "$tmp/dev.200" "$R/proc/200/net/dev"
+
 # A net/unix that is not one: unreadable, the line named.
 printf 'Num       RefCount Protocol Flags    Type St Inode Path\nnot a socket\n' >"$R/proc/101/net/unix"
 got=$("$D" "$R" "$U1=a01" | sed 's/.* why=//')

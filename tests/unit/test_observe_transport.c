@@ -1,5 +1,6 @@
-/* test_observe_transport.c - agent/observe.c observe_transport(): which pods are sampled, and that none means nothing read. */
+/* test_observe_transport.c - agent/observe.c observe_transport(): which pods are sampled, none means nothing read; podnet's pid hints. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,17 +9,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "agent/observe.h"
+#include "probes/host/podnet.h"
 #include "tests/unit/podbuild.h"
 
 #define UID_A "0f0e0d0c-0000-4000-8000-00000000000a"
 #define UID_B "0f0e0d0c-0000-4000-8000-00000000000b"
 
 static char root[64];
+
+/*
+ * A process that exits between the listing and the read of its files: this binary's openat()
+ * (it wins over libc's for the library's calls) renames ROOT/proc/<vanish> away just before the
+ * vanish_at-th O_PATH open of that name, as the kernel removes an exited process's directory.
+ */
+static const char *vanish;
+static int vanish_at, vanish_calls;
+
+int openat(int dirfd, const char *path, int flags, ...);
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (vanish && (flags & O_PATH) && strcmp(path, vanish) == 0 && ++vanish_calls == vanish_at) {
+		char from[128], to[128];
+
+		snprintf(from, sizeof(from), "%s/proc/%s", root, vanish);
+		snprintf(to, sizeof(to), "%s/gone-%s", root, vanish);
+		assert_int_equal(rename(from, to), 0);
+	}
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
 
 static void put(const char *rel, const char *text)
 {
@@ -168,11 +201,73 @@ static void test_sampled(void **state)
 	observation_free(&o);
 }
 
+/* podnet's pid_hint: kept when it is still the pod's GPU process, never when it is another's. */
+static void test_hints(void **state)
+{
+	static const char *const gpu[] = { "gpu1" };
+	struct podnet_pod want = { .uid = UID_A, .container_ids = gpu, .n_container_ids = 1, .pid_hint = 10 };
+	struct podnet_stats st;
+	struct obs_transport t;
+
+	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(st.hints, 1);
+	assert_int_equal(st.pids, 0);           /* no listing at all */
+	assert_int_equal(st.cgroups, 1);
+	assert_int_equal(t.pods[0].pid, 10);
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_READ);
+	obs_transport_free(&t);
+
+	/* The sidecar's process, a pid that is no process: listed again, the GPU process found. */
+	for (int hint = 5; hint <= 6; hint++) {
+		want.pid_hint = hint;
+		assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+		assert_int_equal(st.hints, 0);
+		assert_true(st.pids >= 1);
+		assert_int_equal(t.pods[0].pid, 10);
+		obs_transport_free(&t);
+	}
+
+	/* A hint naming another pod's process does not settle this one. */
+	want.uid = UID_B;
+	want.pid_hint = 10;
+	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(st.hints, 0);
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_NO_PROCESS);
+	obs_transport_free(&t);
+}
+
+/* The GPU process exits after its cgroup was read: the pod's next process (the sidecar's) is read instead. */
+static void test_process_exits(void **state)
+{
+	static const char *const gpu[] = { "gpu1" };
+	struct podnet_pod want = { .uid = UID_A, .container_ids = gpu, .n_container_ids = 1 };
+	struct podnet_stats st;
+	struct obs_transport t;
+	char from[128], to[128];
+
+	vanish = "10";
+	vanish_at = 2;          /* the listing's open of its directory, then the read's */
+	vanish_calls = 0;
+	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	vanish = NULL;
+	snprintf(from, sizeof(from), "%s/gone-10", root);
+	snprintf(to, sizeof(to), "%s/proc/10", root);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(vanish_calls, 3);      /* listing, read (gone), the pod's second look */
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_READ);
+	assert_int_equal(t.pods[0].pid, 5);
+	assert_string_equal(t.pods[0].rails[0], "10.0.0.5");
+	assert_string_equal(t.pods[0].why, "");
+	obs_transport_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_none_reads_nothing),
 		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_process_exits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
