@@ -49,10 +49,14 @@ struct cli_options {
 	const char *prefix;
 	const char *releases;
 	int verbose;
+	unsigned heartbeat;             /* daemon: seconds between the condition's heartbeats (0: none) */
 };
 
 #define CLI_INTERVAL_WATCH 3600u        /* --interval's default while watches keep the facts */
 #define CLI_INTERVAL_POLL 300u          /* ... and with --no-watch, when the interval is all there is */
+#define CLI_HEARTBEAT_DEFAULT 300u      /* --heartbeat's default, like Node Problem Detector's 5 minutes */
+#define CLI_HEARTBEAT_MIN 10u
+#define CLI_HEARTBEAT_MAX 3600u
 
 /* Exit codes of --once, interfaces, workloads and runtime (NPD custom-plugin convention). */
 enum {
