@@ -419,23 +419,25 @@ static uint64_t loop_heartbeat_age(const struct kube_condition *c)
  * send the one owed (@beat) unless a status patch went already. It goes only where a write may
  * (@may_write: in backoff only the retry, which then carries it); when it cannot go for another
  * reason it waits a period, so the loop never spins on it.
+ * Return: 0; -EIO when it failed (logged, the backoff scheduled: the iteration must not count as
+ * the API answering again).
  */
-static void loop_heartbeat(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
+static int loop_heartbeat(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
 			   bool beat, bool may_write, bool wrote_status)
 {
 	char err[512];
 	int r;
 
 	if (wrote_status || !st->sched.heartbeat_ms)
-		return;
+		return 0;
 	if (may_write && publisher_condition_published(o, p))
 		schedule_heartbeat_start(&st->sched, now, loop_heartbeat_age(&o->kube.condition));
 	if (!beat)
-		return;
+		return 0;
 	if (!may_write || signals_term()) {
 		if (!st->sched.failures)
 			schedule_heartbeat_taken(&st->sched, now);
-		return;
+		return 0;
 	}
 	schedule_heartbeat_taken(&st->sched, now);
 	signals_api(true);
@@ -448,7 +450,9 @@ static void loop_heartbeat(struct loop_state *st, struct observation *o, const s
 	} else if (r < 0 && !signals_term()) {
 		schedule_heartbeat_failed(&st->sched, now);
 		loop_api_failed(st, now, "heartbeat", 0, err);
+		return -EIO;
 	}
+	return 0;
 }
 
 /* --releases changed (or SIGHUP): read it again; a bad file is refused and the table in use kept. */
@@ -546,8 +550,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	r = rw = may_write ? loop_publish(st, &o, &p, now, &wrote_status) : 0;
 	if (r == 0)
 		r = loop_events(st, &o, &p, now, may_write);
-	if (rw == 0)
-		loop_heartbeat(st, &o, &p, now, beat, may_write, wrote_status);
+	if (rw == 0 && loop_heartbeat(st, &o, &p, now, beat, may_write, wrote_status) < 0 && r == 0)
+		r = -EIO;       /* not "answering again": the failed heartbeat waits for its retry */
 	if (st->aw && (due & SCHEDULE_RETRY) && r == 0)
 		schedule_api_ok(&st->sched, now);       /* written ("published" logged), or nothing to write */
 	if (read_ok && r == 0) {

@@ -6,6 +6,8 @@
 #   heartbeat    over 35 s of steady state: at least three status patches, each with a later lastHeartbeatTime
 #                and no lastTransitionTime; the node's merge patch once (at start), one Event; the node's
 #                lastTransitionTime as the first publish set it
+#   failed       the status patch answered 500 three times: the heartbeat is retried after the write
+#                backoff (2.5 to 5 s), not at once, and nothing but status patches is sent
 #   configmap    ..data swapped atomically to a table under which the fixture's pair (v1.0.15/v1.0.21) is
 #                not listed -> one merge patch ready=false with version-pair failed, the condition
 #                False/VersionPair, "release table reloaded" logged; the same process
@@ -103,6 +105,31 @@ then
 else
 	nok "daemon-heartbeat 35s" "$(writes 0 | tr '\n' '|')"
 fi
+
+# --- a heartbeat that fails: retried after the write backoff (not at once, not every period), then on time ---
+m=$(mark)
+printf '{"mode": "500", "count": 3, "method": "PATCH", "path": "/api/v1/nodes/%s/status"}\n' "$NODE" >"$state/faults"
+wait_for '[ "$(reqs "$m" | grep -c "^STATUS .*status=200")" -ge 1 ]' 40
+if /usr/bin/python3 - "$state/requests.log" "$m" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+w = [r for r in reqs if r["method"] in ("PATCH", "POST")]
+assert all(r["path"].endswith("/status") for r in w), "a write other than a status patch: %s" % [r["path"] for r in w]
+st = [r["status"] for r in w]
+first_ok = st.index(200)
+assert st[:first_ok] == [500, 500, 500], st
+fail_end = w[first_ok - 1]["t"]
+gap = w[first_ok]["t"] - fail_end
+# The write backoff's first step is 2.5 to 5 s (retry.h): not at once, and not a period later.
+assert 2.0 <= gap <= 8.0, "retried %.1f s after the failure" % gap
+print("%.1f" % gap)
+PY
+then
+	ok "daemon-heartbeat failed: 3 answers 500, then the heartbeat retried after the write backoff, nothing but status patches"
+else
+	nok "daemon-heartbeat failed" "$(reqs "$m" | grep -E '^(PATCH|STATUS|EVENT)' | tr '\n' '|') log: $(grep -c '"op":"heartbeat"' "$tmp/agent.log") heartbeat errors"
+fi
+rm -f "$state/faults"
 
 # --- the release table: a ConfigMap update makes the pair unknown -> not ready, without a restart ---
 m=$(mark)
