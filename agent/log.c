@@ -229,8 +229,9 @@ int log_time_parse(const char *text, time_t *ret)
 		if (p == f)
 			return -EINVAL;
 	}
+	/* Kubernetes (Go's time) writes no leap second; February 29 only in a leap year. */
 	if (strcmp(p, "Z") != 0 || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
-	    mi > 59 || sec > 60)
+	    mi > 59 || sec > 59 || (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
 		return -EINVAL;
 	tm.tm_year = (int)y - 1900;
 	tm.tm_mon = (int)mo - 1;

@@ -154,3 +154,12 @@ printf '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{
 	printf '{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p2","resourceVersion":"9"}}}\n'
 } >"$W/seed-stream"
 printf '{"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n","resourceVersion":"1"}}}\nnot json\n{"type":"ADDED","object":[1,2\n' >"$W/seed-malformed"
+
+# A node condition's lastHeartbeatTime as Kubernetes writes it (and what it must refuse).
+fresh timeparse
+T=$F/timeparse
+printf '2026-12-05T00:40:10Z' >"$T/seed-seconds"
+printf '2026-12-05T00:40:10.123456Z' >"$T/seed-micro"
+printf '2028-02-29T23:59:59Z' >"$T/seed-leap-day"
+printf '2026-12-05T00:40:10+01:00' >"$T/seed-offset"
+printf '2026-02-29T00:00:00Z' >"$T/seed-no-leap-day"
