@@ -16,7 +16,9 @@
 #                table stays: no merge patch, the condition stays True/TCPXOReady
 #   json log     every stderr line is one JSON object with time, severity (DEBUG, INFO, WARNING, ERROR),
 #                message and fields; -v gave DEBUG lines (the heartbeats among them); SIGTERM exits 0
-# Takes about 70 s. Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
+#   restart      a second daemon, polling (--no-watch): the node's heartbeat is recent, so nothing at start,
+#                then two or three status patches in 23 s, nothing else
+# Takes about 95 s. Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -192,4 +194,30 @@ then
 else
 	nok "daemon-heartbeat json log" "exit $stop_rc: $(head -c 400 "$tmp/agent.log" | tr '\n' '|')"
 fi
+
+# --- restarted, polling (--no-watch): nothing rewritten at start (the node's heartbeat is recent), then one
+# status patch per period, timed from the node's lastHeartbeatTime ---
+m=$(mark)
+beat=$(condition lastHeartbeatTime)
+start_agent "$tmp/agent2.log" --no-watch --heartbeat 10s
+sleep 23
+if /usr/bin/python3 - "$state/requests.log" "$m" "$beat" <<'PY'
+import calendar, json, sys, time
+reqs = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+w = [r for r in reqs if r["method"] in ("PATCH", "POST")]
+assert all(r["method"] == "PATCH" and r["path"].endswith("/status") for r in w), [r["path"] for r in w]
+conds = [json.loads(r["body"])["status"]["conditions"][0] for r in w]
+assert all("lastTransitionTime" not in c and c["status"] == "True" for c in conds), conds
+assert 2 <= len(w) <= 3, "%d status patches in 23 s at 10 s" % len(w)
+assert reqs[0]["method"] == "GET" and all(r["status"] == 200 for r in w), [(r["method"], r["status"]) for r in reqs[:3]]
+# The first one period after the node's last heartbeat (whole seconds), not at start.
+last = calendar.timegm(time.strptime(sys.argv[3], "%Y-%m-%dT%H:%M:%SZ"))
+assert w[0]["t"] >= last + 9, "first heartbeat %.1f s after the node's last one" % (w[0]["t"] - last)
+PY
+then
+	ok "daemon-heartbeat restart --no-watch: no write at start, then heartbeats only ($(reqs "$m" | grep -c '^STATUS') status patches in 23 s)"
+else
+	nok "daemon-heartbeat restart --no-watch" "$(reqs "$m" | grep -E '^(PATCH|STATUS|EVENT)' | tr '\n' '|') log: $(tail -n 3 "$tmp/agent2.log" | tr '\n' '|')"
+fi
+stop_agent
 exit $failed
