@@ -55,17 +55,23 @@ static const char cli_usage[] =
 "  --no-watch             daemon: poll the node, its pods and the Networks every --interval\n"
 "                         instead of following them with API watches\n"
 "  --start-jitter SEC     daemon: random delay before the first API request (default 60)\n"
+"  --heartbeat DURATION   daemon: refresh the condition's lastHeartbeatTime this often with one\n"
+"                         status patch (default 5m; 10s to 1h; 0 off); status: the period the\n"
+"                         agents run with: a heartbeat older than three periods is stale\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
 "  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
 "  --log-format FMT       daemon, --cleanup: log lines on stderr as text (default) or json\n"
+"                         (one object a line: time, severity, message, fields)\n"
 "  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
-"  --releases F           installer<->daemon release table file (default: built in)\n"
+"  --releases F           installer<->daemon release table file (default: built in); the\n"
+"                         daemon re-reads it when it changes (a bad file is refused, logged)\n"
 "  --transport-grace D    daemon, --once, workloads: how long a GPU pod's containers may run\n"
 "                         before no buffer-op client of the TCPXO daemon means transport none\n"
 "                         (default 10m; 10s, 5m, 1h; 0: at once)\n"
 "  --cleanup              remove this agent's annotations, labels and FabricReady condition\n"
 "                         from the node (two writes) and exit\n"
-"  -v                     daemon: log debug lines too (-vv is the same)\n"
+"  -v                     daemon: log debug lines too: each event that wakes the loop, API\n"
+"                         reads and resyncs, writes held back, heartbeats (-vv is the same)\n"
 "  --version              print the version and exit\n"
 "  --help                 print this help and exit\n"
 "\n"
@@ -84,6 +90,7 @@ enum {
 	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE, OPT_NO_LABELS,
 	OPT_NO_WATCH,
 	OPT_TRANSPORT_GRACE,
+	OPT_HEARTBEAT,
 };
 
 static const struct option cli_longopts[] = {
@@ -107,6 +114,7 @@ static const struct option cli_longopts[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "start-jitter", required_argument, NULL, OPT_START_JITTER },
 	{ "no-watch", no_argument, NULL, OPT_NO_WATCH },
+	{ "heartbeat", required_argument, NULL, OPT_HEARTBEAT },
 	{ "health-file", required_argument, NULL, OPT_HEALTH_FILE },
 	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
@@ -295,6 +303,8 @@ static int cli_option(int c, char **argv, struct cli_state *s)
 	case OPT_FORMAT: return cli_format_arg(optarg, &o->format);
 	case OPT_INTERVAL: return cli_interval_arg(optarg, &o->interval);
 	case OPT_NO_WATCH: o->no_watch = true; break;
+	case OPT_HEARTBEAT:
+		return cli_duration("--heartbeat", optarg, CLI_HEARTBEAT_MIN, CLI_HEARTBEAT_MAX, &o->heartbeat);
 	case OPT_START_JITTER: return cli_uint("--start-jitter", optarg, 3600, &o->start_jitter);
 	case OPT_HEALTH_FILE: o->health_file = optarg; break;
 	case OPT_MAX_AGE: return cli_uint("--max-age", optarg, 86400, &o->max_age);
@@ -425,6 +435,7 @@ static const struct cli_scope {
 	{ OPT_NETWORKS_FILE, CLI_R },
 	{ OPT_INTERVAL, CLI_D },
 	{ OPT_NO_WATCH, CLI_D },
+	{ OPT_HEARTBEAT, CLI_D | CLI_S },
 	{ OPT_START_JITTER, CLI_D },
 	{ OPT_HEALTH_FILE, CLI_D | CLI_H },
 	{ OPT_MAX_AGE, CLI_H },
@@ -490,6 +501,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 			.root = "/",
 			.node = getenv("NODE_NAME"),
 			.start_jitter = 60,
+			.heartbeat = CLI_HEARTBEAT_DEFAULT,
 			.max_age = 60,
 			.prefix = "fabric.aicr.run/",
 			.transport_grace = CLI_TRANSPORT_GRACE,

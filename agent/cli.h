@@ -52,12 +52,16 @@ struct cli_options {
 	int verbose;
 	unsigned transport_grace;       /* daemon, --once, workloads: seconds a GPU pod may run without a
 					   buffer-op client before its transport is none (0: at once) */
+	unsigned heartbeat;             /* daemon: seconds between the condition's heartbeats (0: none) */
 };
 
 #define CLI_TRANSPORT_GRACE 600u        /* --transport-grace's default: 10 minutes */
 
 #define CLI_INTERVAL_WATCH 3600u        /* --interval's default while watches keep the facts */
 #define CLI_INTERVAL_POLL 300u          /* ... and with --no-watch, when the interval is all there is */
+#define CLI_HEARTBEAT_DEFAULT 300u      /* --heartbeat's default, like Node Problem Detector's 5 minutes */
+#define CLI_HEARTBEAT_MIN 10u
+#define CLI_HEARTBEAT_MAX 3600u
 
 /* Exit codes of --once, interfaces, workloads, runtime and status (NPD custom-plugin convention). */
 enum {

@@ -102,8 +102,8 @@ int cmd_status(const struct cli_options *opt)
 	if ((opt->nodes_file ? status_from_file(opt, c) : status_from_api(opt, c)) < 0)
 		goto out;
 	nodes = coherence_nodes(c, &n);
-	/* The heartbeat period: the daemon's default until the lead wires the daemon's option here. */
-	if (status_judge(nodes, n, (long long)time(NULL), STRESULT_PERIOD_DEFAULT, &res, err, sizeof(err)) < 0) {
+	/* --heartbeat: the period the agents run with (the DaemonSet's, 5 min by default). */
+	if (status_judge(nodes, n, (long long)time(NULL), opt->heartbeat, &res, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tcpxo-agent: status: %s\n", err[0] ? err : "refused");
 		goto out;
 	}

@@ -19,7 +19,11 @@ enum log_level {
 #define LOG_VALUE_MAX 1024      /* a field value longer than this is cut, ending in "..." */
 #define LOG_FIELDS_MAX 16       /* key/value pairs per line */
 
-/* Where and how lines go: @verbose 0 logs info and above, 1 or more adds debug. @out NULL: stderr. */
+/*
+ * Where and how lines go: @verbose 0 logs info and above; 1 or more (-v, -vv) adds the debug
+ * lines (each event that wakes the loop, each API read and resync, writes held back, heartbeats).
+ * @out NULL: stderr.
+ */
 void log_setup(enum cli_log_format format, int verbose, FILE *out);
 
 /**
@@ -33,14 +37,29 @@ void log_emit(enum log_level level, const char *msg, ...) __attribute__((sentine
  * log_format_line() - pure: the line for @ts, @level, @msg and @n pairs in @kv (kv[2i] the
  * key, kv[2i+1] the value; NULL values skipped), with its newline, appended to @out.
  * Text: "TS LEVEL MSG key=value ..." where a value holding a space, quote, '=' or control
- * character is quoted and escaped. JSON: {"ts":..,"level":..,"msg":..,"fields":{..}}.
+ * character is quoted and escaped. JSON, the fields Cloud Logging reads (its structured logging):
+ * {"time":TS,"severity":"WARNING","message":MSG,"fields":{key:value,..}}, severity one of DEBUG,
+ * INFO, WARNING, ERROR (log_severity_name()).
  * Control characters never pass through raw; values are cut at LOG_VALUE_MAX bytes.
  * Return: 0; -ENOMEM.
  */
 int log_format_line(enum cli_log_format format, const char *ts, enum log_level level, const char *msg,
 		    const char *const *kv, size_t n, struct strbuf *out);
 
+/* The text format's level: "error", "warn", "info", "debug". */
 const char *log_level_name(enum log_level level);
+
+/* The JSON format's severity, as Cloud Logging names it: "ERROR", "WARNING", "INFO", "DEBUG". */
+const char *log_severity_name(enum log_level level);
+
+/**
+ * log_time_parse() - pure: the seconds since the epoch of an RFC 3339 UTC time as Kubernetes
+ * writes it ("2026-12-02T14:31:17Z", fractional seconds allowed and dropped).
+ * Its whole seconds print back as the same text (log_time_text(), 0 digits): no leap second, no
+ * day the month lacks.
+ * Return: 0 with *@ret; -EINVAL for anything else (another zone, out of range, trailing text).
+ */
+int log_time_parse(const char *text, time_t *ret);
 
 /**
  * log_time_text() - @ts as RFC 3339 UTC text with @digits (0, 3 or 6) fractional digits:

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/apiwatch.h"
+#include "agent/filewatch.h"
 #include "agent/flap.h"
 #include "agent/log.h"
 #include "agent/loop.h"
@@ -67,6 +68,8 @@ struct loop_state {
 	struct uevents *uevents;
 	struct watch *watch;
 	struct tsample tsample;         /* the last transport sample: a GPU pod new to it, rates */
+	struct filewatch *relwatch;     /* --releases: its directory (NULL: no file, or no inotify) */
+	bool releases_dirty;            /* it changed (or SIGHUP): re-read before the next observation */
 };
 
 static uint64_t loop_now_ms(void)
@@ -159,7 +162,8 @@ static int loop_read(struct loop_state *st, uint64_t now)
 	return -EIO;
 }
 
-static int loop_publish(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now)
+static int loop_publish(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
+			bool *ret_status)
 {
 	struct publish_result res;
 	char err[512], keys_text[16];
@@ -188,6 +192,10 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
 		return r;
 	}
 	schedule_wrote(&st->sched, now);
+	if (res.condition) {
+		schedule_heartbeat_sent(&st->sched, now);       /* a status patch refreshes the heartbeat too */
+		*ret_status = true;
+	}
 	snprintf(keys_text, sizeof(keys_text), "%u", res.annotations + res.labels);
 	log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "keys", keys_text,
 		 "condition", res.condition ? res.status : "unchanged", "reason", res.reason,
@@ -233,10 +241,11 @@ static void loop_unobserved(struct loop_state *st, uint64_t now)
 	signals_api(true);
 	r = !signals_term() ? publisher_unobserved(st->pb, &st->facts, st->observe_why, now, err, sizeof(err)) : 0;
 	signals_api(false);
-	if (r > 0)
+	if (r > 0) {
+		schedule_heartbeat_sent(&st->sched, now);
 		log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "condition", "Unknown",
 			 "reason", CONDITION_UNKNOWN_REASON, NULL);
-	else if (r < 0)
+	} else if (r < 0)
 		loop_api_failed(st, now, "patch node status", 0, err);
 }
 
@@ -422,18 +431,94 @@ static int loop_transport(struct loop_state *st, struct observation *o, bool due
 	return 0;
 }
 
+/* ---- the heartbeat and the release table ---- */
+
+/* How old the node's lastHeartbeatTime is, in ms (UINT64_MAX: absent or unreadable; 0: in the future). */
+static uint64_t loop_heartbeat_age(const struct kube_condition *c)
+{
+	time_t t, wall = time(NULL);
+
+	if (log_time_parse(c->last_heartbeat, &t) < 0)
+		return UINT64_MAX;
+	return t >= wall ? 0 : (uint64_t)(wall - t) * 1000u;
+}
+
+/*
+ * After the iteration's writes: arm the heartbeat once the node carries the condition wanted, and
+ * send the one owed (@beat) unless a status patch went already. It goes only where a write may
+ * (@may_write: in backoff only the retry, which then carries it); when it cannot go for another
+ * reason it waits a period, so the loop never spins on it.
+ * Return: 0; -EIO when it failed (logged, the backoff scheduled: the iteration must not count as
+ * the API answering again).
+ */
+static int loop_heartbeat(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
+			   bool beat, bool may_write, bool wrote_status)
+{
+	char err[512];
+	int r;
+
+	if (wrote_status || !st->sched.heartbeat_ms)
+		return 0;
+	if (may_write && publisher_condition_published(o, p))
+		schedule_heartbeat_start(&st->sched, now, loop_heartbeat_age(&o->kube.condition));
+	if (!beat)
+		return 0;
+	if (!may_write || signals_term()) {
+		if (!st->sched.failures)
+			schedule_heartbeat_taken(&st->sched, now);
+		return 0;
+	}
+	schedule_heartbeat_taken(&st->sched, now);
+	signals_api(true);
+	r = publisher_heartbeat(st->pb, o, p, err, sizeof(err));
+	signals_api(false);
+	if (r > 0) {
+		schedule_wrote(&st->sched, now);
+		log_emit(LOG_LEVEL_DEBUG, "heartbeat", "node", st->opt->node, "condition", o->kube.condition.status,
+			 "time", o->kube.condition.last_heartbeat, NULL);
+	} else if (r < 0 && !signals_term()) {
+		schedule_heartbeat_failed(&st->sched, now);
+		loop_api_failed(st, now, "heartbeat", 0, err);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* --releases changed (or SIGHUP): read it again; a bad file is refused and the table in use kept. */
+static void loop_reload_releases(struct loop_state *st)
+{
+	char err[512];
+	int r;
+
+	st->releases_dirty = false;
+	r = publisher_reload_releases(st->pb, err, sizeof(err));
+	if (r > 0) {
+		char rows[16];
+
+		snprintf(rows, sizeof(rows), "%zu", st->pb->releases->n);
+		st->facts.releases = st->pb->releases;
+		log_emit(LOG_LEVEL_INFO, "release table reloaded", "file", st->opt->releases, "rows", rows, NULL);
+	} else if (r < 0) {
+		log_emit(LOG_LEVEL_ERROR, "release table refused: the previous one stays in use", "file",
+			 st->opt->releases, "error", err, NULL);
+	}
+}
+
 static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 {
 	struct observation o;
 	struct profile p;
-	bool read_ok = false, may_write, observed;
+	bool read_ok = false, may_write, observed, wrote_status = false;
+	bool beat = schedule_heartbeat_owed(&st->sched, now);
 	unsigned host_daemons;
-	int r;
+	int r, rw;
 
 	if (due & SCHEDULE_TRANSPORT)
 		schedule_transport_taken(&st->sched);   /* set again after the observation */
 	if (st->aw && !loop_watches(st, due, now))
 		return 0;
+	if (st->releases_dirty)
+		loop_reload_releases(st);
 	if (st->aw) {
 		r = apiwatch_update(st->aw, &st->facts);
 		if (r < 0)
@@ -457,6 +542,9 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		read_ok = r == 0;
 	}
 	if (!observed) {
+		/* A heartbeat vouches for a verdict just made: none while the node cannot be observed. */
+		if (beat)
+			schedule_heartbeat_taken(&st->sched, now);
 		loop_observe_failed(st, &o, now);
 		if (read_ok)
 			schedule_api_ok(&st->sched, now);       /* the API answered: its schedule goes on */
@@ -492,9 +580,11 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	else
 		may_write = st->publish && st->have_facts &&
 			    (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
-	r = may_write ? loop_publish(st, &o, &p, now) : 0;
+	r = rw = may_write ? loop_publish(st, &o, &p, now, &wrote_status) : 0;
 	if (r == 0)
 		r = loop_events(st, &o, &p, now, may_write);
+	if (rw == 0 && loop_heartbeat(st, &o, &p, now, beat, may_write, wrote_status) < 0 && r == 0)
+		r = -EIO;       /* not "answering again": the failed heartbeat waits for its retry */
 	if (st->aw && (due & SCHEDULE_RETRY) && r == 0)
 		schedule_api_ok(&st->sched, now);       /* written ("published" logged), or nothing to write */
 	if (read_ok && r == 0) {
@@ -516,6 +606,7 @@ enum {
 	LOOP_FD_LINKS,
 	LOOP_FD_UEVENTS,
 	LOOP_FD_WATCH,
+	LOOP_FD_RELEASES,
 	LOOP_FD__COUNT,
 };
 
@@ -534,6 +625,13 @@ static void loop_sources(struct loop_state *st)
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", strerror(-r));
 		log_emit(LOG_LEVEL_WARN, "no inotify watches: relying on the resync", "error", why, NULL);
+	}
+	if (st->opt->releases) {
+		char err[512];
+
+		if (filewatch_open(st->opt->releases, &st->relwatch, err, sizeof(err)) < 0)
+			log_emit(LOG_LEVEL_WARN, "the release table is not followed: re-read on SIGHUP only", "file",
+				 st->opt->releases, "error", err, NULL);
 	}
 }
 
@@ -560,28 +658,48 @@ static int loop_drain(struct loop_state *st, size_t which, uint64_t now, char *w
 			n = 1;
 		}
 		break;
+	case LOOP_FD_RELEASES: {
+		bool lost = false;
+
+		n = filewatch_drain(st->relwatch, &lost);
+		if (n < 0 || lost) {
+			log_emit(LOG_LEVEL_WARN, "the release table's directory is no longer followed: re-read on SIGHUP only",
+				 "file", st->opt->releases, "error", n < 0 ? strerror(-n) : "the directory was removed or moved",
+				 NULL);
+			filewatch_free(st->relwatch);
+			st->relwatch = NULL;
+			n = n < 0 ? 0 : n;
+		}
+		if (n > 0) {
+			st->releases_dirty = true;
+			snprintf(what, len, "%s", st->opt->releases);
+		}
+		break;
+	}
 	default:
 		break;
 	}
 	return n;
 }
 
-static const char *const loop_source_name[LOOP_FD__COUNT] = { "signal", "netlink", "uevent", "inotify" };
+static const char *const loop_source_name[LOOP_FD__COUNT] = { "signal", "netlink", "uevent", "inotify", "releases" };
 
 static void loop_log_start(const struct loop_state *st, uint64_t now)
 {
 	const struct cli_options *opt = st->opt;
-	char interval[16], jitter[16], first[32] = "";
+	char interval[16], jitter[16], first[32] = "", heartbeat[16];
 	const char *api = st->pb->http ? (opt->node ? (st->aw ? "watch" : "poll") : "no: no node name (--node or NODE_NAME)")
 				       : st->pb->http_why;
 
 	snprintf(interval, sizeof(interval), "%us", opt->interval);
 	snprintf(jitter, sizeof(jitter), "%us", opt->start_jitter);
+	snprintf(heartbeat, sizeof(heartbeat), "%us", st->publish ? opt->heartbeat : 0);
 	if (st->api)
 		snprintf(first, sizeof(first), "%.1fs", (double)(st->sched.read_at - now) / 1000.0);
 	log_emit(LOG_LEVEL_INFO, "started", "version", TCPXO_VERSION, "node", opt->node ? opt->node : "",
 		 "root", opt->root, "paths", hostfs_kernel_resolution() ? "openat2" : "walk", "api", api,
 		 "publish", st->publish ? "yes" : "no", "interval", interval, "start_jitter", jitter,
+		 "heartbeat", heartbeat, "releases", st->pb->releases ? st->pb->releases->source : "built-in",
 		 "first_request_in", first[0] ? first : NULL, NULL);
 }
 
@@ -631,6 +749,8 @@ static size_t loop_pollfds(struct loop_state *st)
 	st->fds[LOOP_FD_LINKS] = (struct pollfd){ .fd = st->links ? links_watch_fd(st->links) : -1, .events = POLLIN };
 	st->fds[LOOP_FD_UEVENTS] = (struct pollfd){ .fd = st->uevents ? uevents_fd(st->uevents) : -1, .events = POLLIN };
 	st->fds[LOOP_FD_WATCH] = (struct pollfd){ .fd = st->watch ? watch_fd(st->watch) : -1, .events = POLLIN };
+	st->fds[LOOP_FD_RELEASES] = (struct pollfd){ .fd = st->relwatch ? filewatch_fd(st->relwatch) : -1,
+						     .events = POLLIN };
 	return LOOP_FD__COUNT + n;
 }
 
@@ -690,6 +810,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 		uint64_t t0 = loop_now_ms();
 
 		schedule_init(&st.sched, t0, opt->interval, opt->start_jitter, loop_api_mode(&st), loop_random());
+		schedule_heartbeat(&st.sched, st.publish ? (uint64_t)opt->heartbeat * 1000u : 0);
 		loop_log_start(&st, t0);
 	}
 	loop_sources(&st);
@@ -732,6 +853,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 				log_emit(loud ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "SIGHUP: re-observing now", NULL);
 				if (loud)
 					st.hup_logged_at = now;
+				st.releases_dirty = opt->releases != NULL;
 				schedule_observe_now(&st.sched, now);
 				schedule_transport_now(&st.sched, now);
 			}
@@ -766,6 +888,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	links_watch_free(st.links);
 	uevents_free(st.uevents);
 	watch_free(st.watch);
+	filewatch_free(st.relwatch);
 	signals_reset();
 	verdict_free(&st.last);
 	tsample_free(&st.tsample);

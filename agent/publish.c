@@ -18,20 +18,45 @@
 #include "report/render/condition.h"
 #include "report/render/node_event.h"
 
-/* The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed. */
-static int publish_load_releases(const char *path, struct releases **ret)
+/*
+ * A configuration error of publisher_open(): the daemon's through its log, and --cleanup's when its
+ * log is JSON (a JSON log stays JSON); the other commands' as a line "tcpxo-agent: ..." on stderr.
+ */
+static void publish_say(const struct cli_options *opt, const char *what, const char *why)
 {
-	char err[256] = "", *text = NULL;
+	if (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON)
+		log_setup(opt->log_format, opt->verbose, stderr);
+	if (opt->cmd == CLI_CMD_DAEMON || (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON))
+		log_emit(LOG_LEVEL_ERROR, what, "error", why, NULL);
+	else
+		fprintf(stderr, "tcpxo-agent: %s: %s\n", what, why);
+}
+
+/*
+ * The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed into *@ret, and
+ * its text into *@ret_text when not NULL (what a reload compares against).
+ */
+static int publish_load_releases(const char *path, struct releases **ret, char **ret_text, size_t *ret_len,
+				 char *err, size_t errlen)
+{
+	char *text = NULL;
 	size_t len = 0;
 	int r;
 
-	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, err, sizeof(err));
+	err[0] = '\0';
+	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, err, errlen);
 	if (r >= 0)
-		r = releases_parse(text, len, ret, err, sizeof(err));
-	if (r >= 0)
+		r = releases_parse(text, len, ret, err, errlen);
+	if (r >= 0) {
 		snprintf((*ret)->source, sizeof((*ret)->source), "%s", path);
-	else
-		fprintf(stderr, "tcpxo-agent: --releases %s: %s\n", path, err[0] ? err : strerror(-r));
+		if (ret_text) {
+			*ret_text = text;
+			*ret_len = len;
+			text = NULL;
+		}
+	} else if (!err[0]) {
+		errmsg_set(err, errlen, r, "%s", strerror(-r));
+	}
 	free(text);
 	return r;
 }
@@ -54,16 +79,23 @@ int publisher_open(const struct cli_options *opt, struct publisher *ret)
 	int r;
 
 	if (opt->releases) {
-		r = publish_load_releases(opt->releases, &pb.releases);
-		if (r < 0)
+		char err[256], what[300];
+
+		r = publish_load_releases(opt->releases, &pb.releases, &pb.releases_text, &pb.releases_len, err,
+					  sizeof(err));
+		if (r < 0) {
+			snprintf(what, sizeof(what), "--releases %s", opt->releases);
+			publish_say(opt, what, err);
 			return r == -ENOMEM ? r : -EINVAL;
+		}
 	}
 	r = http_client_new(&cfg, &pb.http, pb.http_why, sizeof(pb.http_why));
 	if (r == -ENOENT) {
 		pb.http = NULL;         /* no API configured: a laptop or CI */
 	} else if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: API access: %s\n", pb.http_why);
+		publish_say(opt, "API access", pb.http_why);
 		releases_free(pb.releases);
+		free(pb.releases_text);
 		return r == -ENOMEM ? r : -EINVAL;
 	}
 	*ret = pb;
@@ -76,11 +108,39 @@ void publisher_close(struct publisher *pb)
 		return;
 	http_client_free(pb->http);
 	releases_free(pb->releases);
+	free(pb->releases_text);
+	pb->releases_text = NULL;
 	eventq_free(&pb->events);
 	obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
 	pb->event_from_set = false;
 	pb->http = NULL;
 	pb->releases = NULL;
+}
+
+int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
+{
+	struct releases *t = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!pb->opt->releases)
+		return 0;
+	r = publish_load_releases(pb->opt->releases, &t, &text, &len, err, errlen);
+	if (r < 0)
+		return r;
+	/* The same text (a touch, the ConfigMap's other keys changed): nothing changes. */
+	if (pb->releases_text && len == pb->releases_len && memcmp(text, pb->releases_text, len) == 0) {
+		releases_free(t);
+		free(text);
+		return 0;
+	}
+	releases_free(pb->releases);
+	free(pb->releases_text);
+	pb->releases = t;
+	pb->releases_text = text;
+	pb->releases_len = len;
+	return 1;
 }
 
 static void publisher_fetch_set(struct kube_fetch *f, int r, const struct http_response *resp)
@@ -472,6 +532,42 @@ out:
 	annotations_free(&want);
 	free(patch);
 	return r;
+}
+
+bool publisher_condition_published(const struct observation *o, const struct profile *p)
+{
+	struct condition cond;
+
+	if (o->kube.node_fetch.state != KUBE_FETCH_OK)
+		return false;
+	condition_build(p, &cond);
+	return !condition_differs(&cond, &o->kube.condition);
+}
+
+int publisher_heartbeat(struct publisher *pb, struct observation *o, const struct profile *p, char *err,
+			size_t errlen)
+{
+	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
+	struct condition cond;
+	int r;
+
+	if (publisher_can_write(pb, o, err, errlen) < 0)
+		return 0;
+	condition_build(p, &cond);
+	/* Not ours yet, or another value: that is a write (publisher_write()), never a heartbeat. */
+	if (condition_differs(&cond, &o->kube.condition))
+		return 0;
+	publisher_now(now, sizeof(now));
+	/* The status unchanged: the patch carries no lastTransitionTime, the node keeps its own. */
+	r = condition_patch(&cond, &o->kube.condition, now, &patch);
+	if (r < 0)
+		return errmsg_set(err, errlen, r, "building the heartbeat patch: %s", strerror(-r));
+	r = publisher_patch(pb, o->node, true, patch, err, errlen);
+	free(patch);
+	if (r < 0)
+		return r;
+	snprintf(o->kube.condition.last_heartbeat, sizeof(o->kube.condition.last_heartbeat), "%s", now);
+	return 1;
 }
 
 int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const char *why, uint64_t now,

@@ -17,6 +17,8 @@ struct publisher {
 	struct http_client *http;       /* NULL: no API configured (nothing is contacted) */
 	char http_why[256];             /* why there is no client */
 	struct releases *releases;      /* --releases file, or NULL for the built-in table */
+	char *releases_text;            /* ... the text it was parsed from (a reload compares it) */
+	size_t releases_len;
 	unsigned requests;              /* API calls made (for logs and tests) */
 	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
 	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
@@ -55,7 +57,7 @@ struct publish_result {
  * publisher_open() - load the release table and set up API access from @opt. Each API call
  * is bounded (3 attempts, 15 s in all) for --once and the daemon alike.
  * Return: 0 (ret->http NULL when no API is configured: not an error); -EINVAL for a bad
- * --releases file or API setting (message printed to stderr); -ENOMEM.
+ * --releases file or API setting (message on stderr: the daemon's through its log); -ENOMEM.
  */
 int publisher_open(const struct cli_options *opt, struct publisher *ret);
 
@@ -95,6 +97,29 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
  */
 int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
 		    struct publish_result *ret, char *err, size_t errlen);
+
+/**
+ * publisher_reload_releases() - read the --releases file again (the daemon, when its directory
+ * changed). A file that cannot be read or parsed is refused and the table in use kept; the same
+ * text as the table in use changes nothing.
+ * Return: 1 the new table is in pb->releases (the old one is freed: nothing may hold its rows);
+ * 0 nothing changed, or no --releases; -errno refused (why in @err, naming the field).
+ */
+int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen);
+
+/**
+ * publisher_heartbeat() - refresh the condition's lastHeartbeatTime: when the node carries the
+ * condition @p wants (o->kube says so), one status patch of the same condition with the time now
+ * and no lastTransitionTime (the node keeps its own); nothing else is written. Remembered in
+ * o->kube.
+ * Return: 1 sent; 0 not a heartbeat's to send (no API, the node not read, the condition not
+ * there or different: a write's); -EIO / transport errors (message in @err); -ENOMEM.
+ */
+int publisher_heartbeat(struct publisher *pb, struct observation *o, const struct profile *p, char *err,
+			size_t errlen);
+
+/* Whether the node carries the condition @p wants (o->kube says so): its heartbeat may be refreshed. */
+bool publisher_condition_published(const struct observation *o, const struct profile *p);
 
 /**
  * publisher_unobserved() - the node could not be observed (the daemon, each failed attempt):

@@ -1,4 +1,4 @@
-/* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure). */
+/* schedule.c - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing, heartbeat (pure). */
 #include "agent/schedule.h"
 #include "agent/flap.h"
 #include "probes/kube/retry.h"
@@ -66,6 +66,9 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 		due |= SCHEDULE_RETRY | SCHEDULE_OBSERVE;
 	if (s->transport_at && now >= s->transport_at)
 		due |= SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE;
+	/* In backoff the retry carries an owed heartbeat: it never writes to a failing API on its own. */
+	if (schedule_heartbeat_owed(s, now) && !s->failures)
+		due |= SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE;
 	return due;
 }
 
@@ -85,6 +88,8 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 	schedule_min(&next, s->events_at);
 	schedule_min(&next, s->retry_at);
 	schedule_min(&next, s->transport_at);
+	if (s->heartbeat_ms && !s->failures)
+		schedule_min(&next, s->heartbeat_at);
 	if (s->publish_pending)
 		schedule_min(&next, schedule_publish_at(s));
 	return next <= now ? 0 : (int)(next - now);
@@ -187,4 +192,41 @@ uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint
 	else
 		s->read_at = now + d;
 	return d;
+}
+
+void schedule_heartbeat(struct schedule *s, uint64_t heartbeat_ms)
+{
+	s->heartbeat_ms = heartbeat_ms;
+	s->heartbeat_at = 0;
+}
+
+void schedule_heartbeat_start(struct schedule *s, uint64_t now, uint64_t age_ms)
+{
+	if (!s->heartbeat_ms || s->heartbeat_at)
+		return;
+	s->heartbeat_at = age_ms >= s->heartbeat_ms ? now : now + (s->heartbeat_ms - age_ms);
+	if (!s->heartbeat_at)
+		s->heartbeat_at = 1;
+}
+
+void schedule_heartbeat_sent(struct schedule *s, uint64_t now)
+{
+	if (s->heartbeat_ms)
+		s->heartbeat_at = now + s->heartbeat_ms;
+}
+
+bool schedule_heartbeat_owed(const struct schedule *s, uint64_t now)
+{
+	return s->heartbeat_ms && s->heartbeat_at && now >= s->heartbeat_at;
+}
+
+void schedule_heartbeat_taken(struct schedule *s, uint64_t now)
+{
+	schedule_heartbeat_sent(s, now);
+}
+
+void schedule_heartbeat_failed(struct schedule *s, uint64_t now)
+{
+	if (s->heartbeat_ms)
+		s->heartbeat_at = now ? now : 1;
 }

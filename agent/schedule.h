@@ -1,4 +1,4 @@
-/* schedule.h - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing (pure, ms). */
+/* schedule.h - the daemon loop's timers: debounce, API resync, backoff, start jitter, flap write spacing, heartbeat (pure, ms). */
 #pragma once
 
 #include <stdbool.h>
@@ -27,6 +27,7 @@ enum schedule_task {
 	SCHEDULE_EVENTS = 1 << 3,       /* Events wait to be posted again (their backoff ended) */
 	SCHEDULE_RETRY = 1 << 4,        /* watch: a failed write's backoff has passed: try it again */
 	SCHEDULE_TRANSPORT = 1 << 5,    /* sample the GPU pods' transport (with an observation) */
+	SCHEDULE_HEARTBEAT = 1 << 6,    /* the condition's heartbeat is due (re-observe, then refresh it) */
 };
 
 /*
@@ -47,6 +48,8 @@ struct schedule {
 	uint64_t last_write;            /* when the last write was made (0: none yet) */
 	uint64_t events_at;             /* post the waiting Events then (0: none); one iteration consumes it */
 	uint64_t transport_at;          /* sample the GPU pods' transport then (0: no GPU pod runs) */
+	uint64_t heartbeat_ms;          /* --heartbeat (0: off) */
+	uint64_t heartbeat_at;          /* the condition's next heartbeat (0: not armed: not published yet) */
 };
 
 /**
@@ -155,3 +158,36 @@ uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint
  * doubles from RETRY_BACKOFF_BASE_MS up to min(RETRY_BACKOFF_CAP_MS, @interval_ms).
  */
 uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd);
+
+/*
+ * The heartbeat: one status patch every @heartbeat_ms that refreshes the condition's
+ * lastHeartbeatTime and nothing else. It is armed once the condition is on the node as the
+ * daemon wants it (schedule_heartbeat_start(), schedule_heartbeat_sent()), never before. While
+ * writes fail, it is not due on its own: the backoff's retry carries it (schedule_heartbeat_owed()).
+ */
+
+/* Heartbeats every @heartbeat_ms (0: none; the heartbeat is then never due). */
+void schedule_heartbeat(struct schedule *s, uint64_t heartbeat_ms);
+
+/*
+ * The condition was found on the node as wanted, its lastHeartbeatTime @age_ms old (UINT64_MAX:
+ * unknown): unless the heartbeat is armed already, the next comes when the node's is one period
+ * old (at once when it is older, or unknown).
+ */
+void schedule_heartbeat_start(struct schedule *s, uint64_t now, uint64_t age_ms);
+
+/* A status patch went through at @now (a heartbeat or a change): the next heartbeat one period later. */
+void schedule_heartbeat_sent(struct schedule *s, uint64_t now);
+
+/* Whether a heartbeat is owed at @now: due, or due but held back by the write backoff. */
+bool schedule_heartbeat_owed(const struct schedule *s, uint64_t now);
+
+/*
+ * The heartbeat owed at @now is being dealt with: sent, or not possible now (the node not observed,
+ * its facts not read, the condition not ours any more): the next one a period later, so that the
+ * loop never spins on it. A heartbeat that then fails calls schedule_heartbeat_failed().
+ */
+void schedule_heartbeat_taken(struct schedule *s, uint64_t now);
+
+/* The heartbeat's status patch failed at @now: owed again, sent by the backoff's retry (schedule_api_failed()). */
+void schedule_heartbeat_failed(struct schedule *s, uint64_t now);

@@ -181,3 +181,11 @@ printf '0::/../pod1b2c3d4e-0000-1111-2222-333344445555/0123abcd\n' >"$F/podcgrou
 printf '0::/kubepods.slice/kubepods-pod1b2c3d4e_0000_1111_2222_333344445555.slice/crio-conmon-0123abcd.scope\n' \
 	>"$F/podcgroup/seed-conmon"
 rm -rf "$T"
+# A node condition's lastHeartbeatTime as Kubernetes writes it (and what it must refuse).
+fresh timeparse
+T=$F/timeparse
+printf '2026-12-05T00:40:10Z' >"$T/seed-seconds"
+printf '2026-12-05T00:40:10.123456Z' >"$T/seed-micro"
+printf '2028-02-29T23:59:59Z' >"$T/seed-leap-day"
+printf '2026-12-05T00:40:10+01:00' >"$T/seed-offset"
+printf '2026-02-29T00:00:00Z' >"$T/seed-no-leap-day"

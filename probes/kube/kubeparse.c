@@ -264,6 +264,7 @@ static int kubeparse_condition(const struct json *root, struct kube_condition *r
 	struct kube_condition c = { 0 };
 	const char *where = "status.conditions[" KUBE_CONDITION_TYPE "]";
 	char msg[KUBE_COND_MESSAGE_MAX];
+	bool hb_long = false;
 	size_t i = 0;
 
 	if (kubejson_opt(root, "status", JSON_OBJECT, &status, "", err, errlen) < 0 ||
@@ -285,8 +286,13 @@ static int kubeparse_condition(const struct json *root, struct kube_condition *r
 	    kubeparse_cond_str(mine, "reason", c.reason, sizeof(c.reason), &c.reason_long, where, err, errlen) < 0 ||
 	    kubeparse_cond_str(mine, "message", msg, sizeof(msg), &c.message_long, where, err, errlen) < 0 ||
 	    kubeparse_cond_str(mine, "lastTransitionTime", c.last_transition, sizeof(c.last_transition), NULL,
+			       where, err, errlen) < 0 ||
+	    kubeparse_cond_str(mine, "lastHeartbeatTime", c.last_heartbeat, sizeof(c.last_heartbeat), &hb_long,
 			       where, err, errlen) < 0)
 		return -EINVAL;
+	/* A heartbeat too long to be a time is no heartbeat: the daemon's next one replaces it. */
+	if (hb_long)
+		c.last_heartbeat[0] = '\0';
 	if (json_get_string(mine, "message") && !c.message_long && !(c.message = strdup(msg)))
 		return errmsg_set(err, errlen, -ENOMEM, "node: out of memory");
 	*ret = c;

@@ -95,6 +95,7 @@ struct kube_condition {
 	bool message_long;                      /* present, but longer than we keep: differs from ours */
 	bool reason_long;                       /* the same for the reason */
 	char last_transition[KUBE_COND_TIME_MAX];       /* lastTransitionTime, "" absent */
+	char last_heartbeat[KUBE_COND_TIME_MAX];        /* lastHeartbeatTime, "" absent (or too long to be a time) */
 };
 
 enum kube_image_role {

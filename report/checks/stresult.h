@@ -19,7 +19,6 @@
 #define STRESULT_CHECKS_UNKNOWN "checks-unknown"        /* not ready, and the attachment names no failed check */
 #define STRESULT_OBSERVATION_FAILED "observation-failed" /* FabricReady is Unknown: the daemon cannot observe the node */
 #define STRESULT_STALE_PERIODS 3
-#define STRESULT_PERIOD_DEFAULT 300u            /* seconds: the daemon's default heartbeat (5 min) */
 
 struct stresult_node {
 	char *name;                     /* owned, printable */

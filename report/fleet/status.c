@@ -121,7 +121,7 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 	}
 	if (n->heartbeat && status_time_parse(n->heartbeat, &hb) == 0) {
 		sn->age_s = now > hb ? now - hb : 0;
-		sn->stale = sn->age_s > (long long)STRESULT_STALE_PERIODS * period_s;
+		sn->stale = period_s && sn->age_s > (long long)STRESULT_STALE_PERIODS * period_s;
 	}
 	/* Unknown: the daemon could not observe the node for 30 s; its annotations keep their last values. */
 	sn->ready = n->ready == COHERENCE_NODE_READY_TRUE && n->cond != COHERENCE_NODE_COND_UNKNOWN && !sn->stale;
@@ -211,7 +211,7 @@ out:
 int status_judge(const struct coherence_node *nodes, size_t n, long long now, unsigned period_s,
 		 struct stresult *ret, char *err, size_t errlen)
 {
-	struct stresult res = { .period_s = period_s ? period_s : STRESULT_PERIOD_DEFAULT };
+	struct stresult res = { .period_s = period_s };
 	size_t listed = 0;
 	int r = -ENOMEM;
 

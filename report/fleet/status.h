@@ -30,7 +30,8 @@ bool status_listed(const struct coherence_node *n);
  * makes the node not ready whatever it published), the verdict's age; then the not-ready nodes
  * grouped by cause. The result does not depend on the order of @nodes.
  * @now: seconds since the epoch (injected: no clock is read here).
- * @period_s: the agents' heartbeat period in seconds; 0 takes STRESULT_PERIOD_DEFAULT.
+ * @period_s: the agents' heartbeat period in seconds (--heartbeat); 0: they send none, so no
+ *            verdict is called stale.
  * @ret: written on success; free with stresult_free().
  * @err: why it failed (@errlen bytes), written only on failure.
  *

@@ -148,5 +148,6 @@ int condition_remember(struct kube_condition *have, const struct condition *want
 	snprintf(have->reason, sizeof(have->reason), "%s", want->reason);
 	if (transition)
 		snprintf(have->last_transition, sizeof(have->last_transition), "%s", now);
+	snprintf(have->last_heartbeat, sizeof(have->last_heartbeat), "%s", now);
 	return 0;
 }

@@ -64,7 +64,8 @@ int condition_cleanup_patch(char **ret);
 
 /**
  * condition_remember() - make @have what the node carries after condition_patch(@want, @have,
- * @now) was applied (the status subresource merges it as the server would).
+ * @now) was applied (the status subresource merges it as the server would): lastHeartbeatTime is
+ * @now, lastTransitionTime too when the status changed.
  * Return: 0 or -ENOMEM (then @have is cleared: unknown, so it differs and is written again).
  */
 int condition_remember(struct kube_condition *have, const struct condition *want, const char *now);

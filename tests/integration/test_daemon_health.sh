@@ -65,16 +65,16 @@ lines = open(sys.argv[1]).read().splitlines()
 msgs = []
 for line in lines:
     v = json.loads(line)
-    assert set(v) == {"ts", "level", "msg", "fields"}, v
+    assert set(v) == {"time", "severity", "message", "fields"}, v
     assert isinstance(v["fields"], dict) and all(isinstance(x, str) for x in v["fields"].values()), v
-    assert v["ts"].endswith("Z") and v["level"] in ("error", "warn", "info", "debug"), v
-    msgs.append(v["msg"])
+    assert v["time"].endswith("Z") and v["severity"] in ("ERROR", "WARNING", "INFO", "DEBUG"), v
+    msgs.append(v["message"])
 assert msgs[0] == "started" and "observed" in msgs and "SIGHUP: re-observing now" in msgs, msgs
 assert msgs[-1] == "stopping: annotations left in place", msgs
 assert json.loads(lines[0])["fields"]["version"], lines[0]
 PY
 then
-	ok "daemon-log json: one object per line (ts, level, msg, fields), SIGHUP, exit 0"
+	ok "daemon-log json: one object per line (time, severity, message, fields: Cloud Logging's), SIGHUP, exit 0"
 else
 	echo "not ok daemon-log json: exit $rc: $(head -c 600 "$tmp/log-json" | tr '\n' '|')"; failed=1
 fi

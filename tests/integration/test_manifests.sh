@@ -71,8 +71,11 @@ if command -v kubectl >/dev/null 2>&1; then
 		[ "$d" = . ] && name=base
 		name=$(printf '%s' "$name" | tr / -)
 		if grep -q '^kind: Component' "$MDIR/$d/kustomization.yaml"; then
-			# A Component renders only inside an overlay: one over the install and one over the uninstall.
-			for over in base uninstall; do
+			# A Component renders only inside an overlay: one over the install and one over the uninstall,
+			# unless it says it is for the install only (components/releases: the cleanup reads no table).
+			overs="base uninstall"
+			grep -q '^# For the install only\|For the install only' "$MDIR/$d/kustomization.yaml" && overs=base
+			for over in $overs; do
 				o=$tmp/overlay-$name-$over
 				mkdir -p "$o"
 				target=$MDIR
@@ -87,6 +90,39 @@ if command -v kubectl >/dev/null 2>&1; then
 			render "$name" "$MDIR/$d"
 		fi
 	done
+	# components/releases: the DaemonSet reads the ConfigMap's table, mounted whole (a subPath mount never
+	# sees an update), under a name without a hash suffix (an edit updates the file, it does not roll the
+	# DaemonSet); the table it ships loads in the agent.
+	r=$tmp/render-base+components-releases.yaml
+	if [ -f "$r" ] && why=$($PY - "$r" "$tmp/releases.json" 2>&1 <<'PYEOF'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+cms = [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "tcpxo-agent-releases"]
+ds = [d for d in docs if d["kind"] == "DaemonSet" and d["metadata"]["name"] == "tcpxo-agent"][0]
+spec = ds["spec"]["template"]["spec"]
+c = spec["containers"][0]
+assert len(cms) == 1 and cms[0]["metadata"]["namespace"] == ds["metadata"]["namespace"], "the ConfigMap beside the DaemonSet"
+args = [a for a in c["args"] if a.startswith("--releases=")]
+assert args == ["--releases=/etc/tcpxo-agent/releases/releases.json"], c["args"]
+vol = [v for v in spec["volumes"] if v.get("configMap", {}).get("name") == "tcpxo-agent-releases"]
+assert len(vol) == 1, spec["volumes"]
+m = [m for m in c["volumeMounts"] if m["name"] == vol[0]["name"]]
+assert len(m) == 1 and m[0]["mountPath"] == "/etc/tcpxo-agent/releases" and m[0].get("readOnly") is True, m
+assert "subPath" not in m[0] and "subPathExpr" not in m[0], "a subPath mount never sees the ConfigMap's updates"
+assert list(cms[0]["data"]) == ["releases.json"], list(cms[0]["data"])
+open(sys.argv[2], "w").write(cms[0]["data"]["releases.json"])
+PYEOF
+); then
+		"$TCPXO_AGENT" --once --no-publish --root "$TOPDIR/fixtures/a3-mega" --releases "$tmp/releases.json" >/dev/null 2>"$tmp/err"
+		rc=$?
+		if [ $rc = 0 ] || [ $rc = 1 ]; then
+			ok "releases-component: ConfigMap tcpxo-agent-releases mounted whole, read-only, --releases set; its table loads ($(grep -c '"installer"' "$tmp/releases.json") rows)"
+		else
+			nok "releases-component" "the shipped table does not load (exit $rc): $(head -c 300 "$tmp/err")"
+		fi
+	elif [ -f "$r" ]; then
+		nok "releases-component" "$(printf '%s' "$why" | tail -n 3 | tr '\n' ' ')"
+	fi
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2086
 	node "$K8S/manifests.mjs" $streams || failed=1

@@ -588,8 +588,8 @@ API_NOSERVER=1 api_run a3-mega --cleanup --log-format=json
 a cleanup-log-json <<'EOF'
 eq(rc, 2, "exit")
 line = json.loads(err.strip().splitlines()[-1])
-eq((line["level"], line["fields"]["node"]), ("error", NODE), "level and node")
-ok(line["msg"].startswith("--cleanup failed: PATCH node %s: " % NODE), "msg: %r" % line["msg"])
+eq((line["severity"], line["fields"]["node"]), ("ERROR", NODE), "severity and node")
+ok(line["message"].startswith("--cleanup failed: PATCH node %s: " % NODE), "message: %r" % line["message"])
 EOF
 
 # ---- nothing but 127.0.0.1 is contacted (every connect() and sendto() address, under strace) ----

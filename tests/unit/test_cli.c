@@ -32,8 +32,18 @@ static void test_defaults(void **state)
 	assert_int_equal(o.interval, 3600);      /* watches keep the facts: the interval is a safety net */
 	assert_false(o.no_watch);
 	assert_int_equal(o.start_jitter, 60);
+	assert_int_equal(o.heartbeat, 300);     /* NPD's 5 minutes */
 	assert_string_equal(o.prefix, "fabric.aicr.run/");
 	assert_int_equal(o.transport_grace, 600);       /* 10 minutes for NCCL to initialise */
+	assert_int_equal(PARSE(&o, "--heartbeat", "0"), 0);
+	assert_int_equal(o.heartbeat, 0);       /* off */
+	assert_int_equal(PARSE(&o, "--heartbeat", "10s"), 0);
+	assert_int_equal(o.heartbeat, 10);
+	assert_int_equal(PARSE(&o, "--heartbeat", "1h"), 0);
+	assert_int_equal(o.heartbeat, 3600);
+	assert_int_equal(PARSE(&o, "--heartbeat", "9s"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--heartbeat", "61m"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--heartbeat", "5d"), -EINVAL);
 	setenv("NODE_NAME", "gke-n1", 1);
 	assert_int_equal(parse(&o, 1, argv), 0);
 	assert_string_equal(o.node, "gke-n1");
@@ -203,6 +213,7 @@ static const struct {
 	{ "--networks-file", "/w", " runtime " },
 	{ "--interval", "60", " daemon " },
 	{ "--no-watch", NULL, " daemon " },
+	{ "--heartbeat", "10s", " daemon status " },
 	{ "--start-jitter", "5", " daemon " },
 	{ "--health-file", "/h", " daemon health " },
 	{ "--max-age", "5", " health " },

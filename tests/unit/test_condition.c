@@ -161,6 +161,7 @@ static void test_patch_and_remember(void **state)
 	free(patch);
 	assert_int_equal(condition_remember(&have, &c, T1), 0);
 	assert_string_equal(have.last_transition, T0);
+	assert_string_equal(have.last_heartbeat, T1);   /* every status patch is a heartbeat */
 
 	/* False: a transition. */
 	profbuild_init(&p, PROFILE_TCPXO, "tcpxo: not ready: links: eth3 is down");

@@ -616,6 +616,7 @@ static void test_node_status_facts(void **state)
 	assert_string_equal(k.condition.reason, "Links");
 	assert_string_equal(k.condition.message, "tcpxo: not ready");
 	assert_string_equal(k.condition.last_transition, "2026-01-20T10:00:00Z");
+	assert_string_equal(k.condition.last_heartbeat, "");    /* null: none (the next heartbeat is due at once) */
 	assert_false(k.condition.message_long || k.condition.reason_long);
 
 	/* Another prefix sees its own label; the condition's type does not follow the prefix. */
@@ -631,6 +632,28 @@ static void test_node_status_facts(void **state)
 	/* No status at all (a node served without it): no condition. */
 	assert_int_equal(kubeparse_node("{\"metadata\":{\"name\":\"n\"}}", 27, NULL, &k, err, sizeof(err)), 0);
 	assert_false(k.condition.present);
+	obs_kube_free(&k);
+}
+
+/* lastHeartbeatTime as the node says it; one too long to be a time is none, never a refused node. */
+static void test_node_condition_heartbeat(void **state)
+{
+	static const char fmt[] =
+		"{\"metadata\":{\"name\":\"n1\"},\"status\":{\"conditions\":[{\"type\":\"FabricReady\","
+		"\"status\":\"True\",\"lastHeartbeatTime\":\"%s\"}]}}";
+	char body[512], longtime[200], err[256];
+	struct obs_kube k = { 0 };
+
+	snprintf(body, sizeof(body), fmt, "2026-12-05T00:40:10Z");
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &k, err, sizeof(err)), 0);
+	assert_string_equal(k.condition.last_heartbeat, "2026-12-05T00:40:10Z");
+	obs_kube_free(&k);
+	memset(longtime, '9', sizeof(longtime) - 1);
+	longtime[sizeof(longtime) - 1] = '\0';
+	snprintf(body, sizeof(body), fmt, longtime);
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &k, err, sizeof(err)), 0);
+	assert_true(k.condition.present);
+	assert_string_equal(k.condition.last_heartbeat, "");
 	obs_kube_free(&k);
 }
 
@@ -715,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_fuzz_fixtures),
 		cmocka_unit_test(test_ann_key),
 		cmocka_unit_test(test_node_status_facts),
+		cmocka_unit_test(test_node_condition_heartbeat),
 		cmocka_unit_test(test_node_condition_bounds),
 		cmocka_unit_test(test_node_status_errors),
 	};

@@ -1,7 +1,9 @@
 /* test_log.c - daemon log lines: text quoting, one JSON object per line, no raw control characters. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,9 +68,11 @@ static void test_json_object_per_line(void **state)
 
 	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1);
 	assert_int_equal(json_parse(s, strlen(s), &v), 0);
-	assert_string_equal(json_get_string(v, "ts"), TS);
-	assert_string_equal(json_get_string(v, "level"), "warn");
-	assert_string_equal(json_get_string(v, "msg"), "API error");
+	/* Cloud Logging's names: its severity (WARNING, not "warn": else every line would be ERROR), message, time. */
+	assert_int_equal(json_size(v), 4);
+	assert_string_equal(json_get_string(v, "time"), TS);
+	assert_string_equal(json_get_string(v, "severity"), "WARNING");
+	assert_string_equal(json_get_string(v, "message"), "API error");
 	fields = json_get(v, "fields");
 	assert_int_equal(json_type(fields), JSON_OBJECT);
 	assert_int_equal(json_size(fields), 2);
@@ -109,6 +113,77 @@ static void test_levels(void **state)
 	assert_string_equal(log_level_name(LOG_LEVEL_DEBUG), "debug");
 }
 
+/* Cloud Logging's LogSeverity names, and the level of each JSON line as it writes it. */
+static void test_severities(void **state)
+{
+	static const struct { enum log_level l; const char *sev; } cases[] = {
+		{ LOG_LEVEL_ERROR, "ERROR" }, { LOG_LEVEL_WARN, "WARNING" },
+		{ LOG_LEVEL_INFO, "INFO" }, { LOG_LEVEL_DEBUG, "DEBUG" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = test_log_line(CLI_LOG_JSON, cases[i].l, "m", NULL, 0);
+		struct json *v;
+
+		assert_string_equal(log_severity_name(cases[i].l), cases[i].sev);
+		assert_int_equal(json_parse(s, strlen(s), &v), 0);
+		assert_string_equal(json_get_string(v, "severity"), cases[i].sev);
+		json_free(v);
+		free(s);
+	}
+}
+
+/* Setup and the level: below it nothing is written; -v (verbose 1 or more) adds debug. */
+static void test_verbose_levels(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	log_setup(CLI_LOG_JSON, 0, f);
+	log_emit(LOG_LEVEL_DEBUG, "hidden", NULL);
+	log_emit(LOG_LEVEL_INFO, "shown", "k", "v", NULL);
+	fflush(f);
+	assert_null(strstr(buf, "hidden"));
+	assert_non_null(strstr(buf, "\"severity\":\"INFO\""));
+	log_setup(CLI_LOG_JSON, 2, f);
+	log_emit(LOG_LEVEL_DEBUG, "debug now", NULL);
+	fflush(f);
+	assert_non_null(strstr(buf, "\"severity\":\"DEBUG\",\"message\":\"debug now\""));
+	fclose(f);
+	free(buf);
+	log_setup(CLI_LOG_TEXT, 0, NULL);
+}
+
+/* The inverse of log_time_text() for whole seconds, strict: what a node's lastHeartbeatTime holds. */
+static void test_time_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "2026-12-02", "2026-12-02T14:31:17", "2026-12-02T14:31:17+00:00", "2026-12-02 14:31:17Z",
+		"2026-13-02T14:31:17Z", "2026-12-32T14:31:17Z", "2026-12-02T24:31:17Z", "2026-12-02T14:60:17Z",
+		"2026-12-02T14:31:61Z", "1969-12-31T23:59:59Z", "2026-12-02T14:31:17.Z", "2026-12-02T14:31:17Zx",
+		"+026-12-02T14:31:17Z", " 2026-12-02T14:31:17Z", "2026-12-02T14:31:17.1234567890Z", "x",
+		"2026-12-31T23:59:60Z", "2026-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+	};
+	time_t t = 0;
+
+	assert_int_equal(log_time_parse("2026-12-02T14:31:17Z", &t), 0);
+	assert_int_equal(t, 1796221877);
+	assert_int_equal(log_time_parse("2026-12-02T14:31:17.123456Z", &t), 0);
+	assert_int_equal(t, 1796221877);
+	assert_int_equal(log_time_parse("1970-01-01T00:00:00Z", &t), 0);
+	assert_int_equal(t, 0);
+	assert_int_equal(log_time_parse("2028-02-29T12:00:00Z", &t), 0);       /* a leap year */
+	assert_int_equal(log_time_parse("2000-02-29T12:00:00Z", &t), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t = 42;
+		if (log_time_parse(bad[i], &t) != -EINVAL || t != 42)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+	assert_int_equal(log_time_parse(NULL, &t), -EINVAL);
+}
+
 /* One formatter for every time text: the log's milliseconds, an Event's microseconds, whole seconds. */
 static void test_time_text(void **state)
 {
@@ -134,6 +209,9 @@ int main(void)
 		cmocka_unit_test(test_json_object_per_line),
 		cmocka_unit_test(test_json_utf8_cut_on_boundary),
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_severities),
+		cmocka_unit_test(test_verbose_levels),
+		cmocka_unit_test(test_time_parse),
 		cmocka_unit_test(test_time_text),
 	};
 

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/fixture.h"
+
 #include "probes/model/strbuf.h"
 #include "report/checks/releases.h"
 #include "report/checks/releases_env.h"
@@ -409,6 +411,37 @@ static void test_builtin_sources(void **state)
 	assert_non_null(strstr(r->source, "not in the repository's history"));
 }
 
+/*
+ * The table the DaemonSet's ConfigMap component ships (manifests/daemonset/components/releases) is the
+ * built-in one, row for row: enabling the component changes nothing until someone edits it.
+ */
+static void test_component_table_is_builtin(void **state)
+{
+	const struct releases *b = releases_builtin();
+	struct releases *t = NULL;
+	char err[256], *text;
+	size_t len;
+
+	(void)state;
+	text = fixture_read("../manifests/daemonset/components/releases/releases.json", &len);
+	if (releases_parse(text, len, &t, err, sizeof(err)) < 0)
+		fail_msg("components/releases/releases.json: %s", err);
+	assert_int_equal(t->n, b->n);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct releases_row *x = &b->rows[i], *y = &t->rows[i];
+
+		if (x->fabric != y->fabric || strcmp(x->date, y->date) || strcmp(x->installer, y->installer) ||
+		    strcmp(x->daemon, y->daemon) || strcmp(x->installer_digest, y->installer_digest) ||
+		    strcmp(x->daemon_digest, y->daemon_digest) || strcmp(x->nccl, y->nccl) || x->n_files != y->n_files)
+			fail_msg("row %zu: the component's %s/%s differs from the built-in %s/%s", i, y->installer,
+				 y->daemon, x->installer, x->daemon);
+		for (size_t k = 0; k < x->n_files; k++)
+			assert_string_equal(x->files[k], y->files[k]);
+	}
+	releases_free(t);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_env_sets_whole),
 		cmocka_unit_test(test_env_of_file_table),
 		cmocka_unit_test(test_builtin_sources),
+		cmocka_unit_test(test_component_table_is_builtin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -393,6 +393,116 @@ static void test_transport_timer(void **state)
 	assert_int_equal(s.transport_at, now + 7 + SCHEDULE_TRANSPORT_MS);
 }
 
+/* A watching schedule past its start: observed, the watches started, nothing due before the resync. */
+static void heartbeat_schedule(struct schedule *s, uint64_t heartbeat_ms)
+{
+	schedule_init(s, T0, 3600, 0, SCHEDULE_API_WATCH, 0);
+	schedule_observed(s);
+	schedule_resynced(s, T0, 0);
+	schedule_heartbeat(s, heartbeat_ms);
+}
+
+/* Not armed until the condition is published: never due, never a wake-up. */
+static void test_heartbeat_not_before_published(void **state)
+{
+	struct schedule s;
+
+	heartbeat_schedule(&s, 10000);
+	for (uint64_t t = T0; t < T0 + 100000; t += 1000) {
+		assert_int_equal(schedule_due(&s, t), 0);
+		assert_false(schedule_heartbeat_owed(&s, t));
+	}
+	assert_int_equal(schedule_timeout(&s, T0), SCHEDULE_WAKE_MS);
+	/* Off (--heartbeat 0): nothing arms it. */
+	heartbeat_schedule(&s, 0);
+	schedule_heartbeat_sent(&s, T0);
+	schedule_heartbeat_start(&s, T0, UINT64_MAX);
+	assert_int_equal(schedule_due(&s, T0 + 3000000), 0);
+	assert_int_equal(s.heartbeat_at, 0);
+}
+
+/* Armed by a status patch: due one period later, every period while each is sent; its wake-up is exact. */
+static void test_heartbeat_period(void **state)
+{
+	struct schedule s;
+	uint64_t t = T0;
+
+	heartbeat_schedule(&s, 10000);
+	schedule_heartbeat_sent(&s, t);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(schedule_timeout(&s, t + 1), 9999);
+		assert_int_equal(schedule_due(&s, t + 9999), 0);
+		assert_int_equal(schedule_due(&s, t + 10000), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
+		assert_true(schedule_heartbeat_owed(&s, t + 10000));
+		t += 10000;
+		schedule_heartbeat_taken(&s, t);
+		schedule_observed(&s);
+		assert_int_equal(schedule_due(&s, t), 0);
+	}
+	/* A change's status patch in between moves the next heartbeat: one status patch per period at most. */
+	schedule_heartbeat_sent(&s, t + 4000);
+	assert_int_equal(schedule_due(&s, t + 10000), 0);
+	assert_int_equal(schedule_due(&s, t + 14000), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
+}
+
+/* Found published at start: the next when the node's heartbeat is one period old; at once when older or unknown. */
+static void test_heartbeat_start_from_age(void **state)
+{
+	struct schedule s;
+
+	heartbeat_schedule(&s, 300000);
+	schedule_heartbeat_start(&s, T0, 120000);
+	assert_int_equal(s.heartbeat_at, T0 + 180000);
+	/* Armed: a later start does not move it. */
+	schedule_heartbeat_start(&s, T0 + 1000, 0);
+	assert_int_equal(s.heartbeat_at, T0 + 180000);
+
+	heartbeat_schedule(&s, 300000);
+	schedule_heartbeat_start(&s, T0, 300000);
+	assert_int_equal(schedule_due(&s, T0), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
+	heartbeat_schedule(&s, 300000);
+	schedule_heartbeat_start(&s, T0, UINT64_MAX);
+	assert_true(schedule_heartbeat_owed(&s, T0));
+	heartbeat_schedule(&s, 300000);
+	schedule_heartbeat_start(&s, T0, 0);            /* written just now (or a clock ahead) */
+	assert_int_equal(s.heartbeat_at, T0 + 300000);
+}
+
+/*
+ * In backoff a heartbeat never goes on its own: owed but not due, no wake-up for it; the write
+ * retry carries it. A heartbeat that fails is owed again and waits for the retry too.
+ */
+static void test_heartbeat_in_backoff(void **state)
+{
+	struct schedule s;
+	uint64_t d;
+
+	heartbeat_schedule(&s, 10000);
+	schedule_heartbeat_sent(&s, T0);
+	d = schedule_api_failed(&s, T0 + 9000, 503, 0);         /* a write failed just before */
+	assert_int_equal(d, 2500);
+	assert_int_equal(schedule_due(&s, T0 + 10000), 0);
+	assert_true(schedule_heartbeat_owed(&s, T0 + 10000));
+	assert_int_equal(schedule_timeout(&s, T0 + 10000), 1500); /* the retry's wake-up, not the heartbeat's */
+	assert_int_equal(schedule_due(&s, T0 + 11500), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
+	/* The retry's iteration sends it; it fails: owed again, after the (longer) backoff. */
+	schedule_retry_taken(&s);
+	schedule_heartbeat_taken(&s, T0 + 11500);
+	schedule_heartbeat_failed(&s, T0 + 11500);
+	d = schedule_api_failed(&s, T0 + 11500, 0, 0);
+	assert_int_equal(d, 5000);
+	assert_int_equal(schedule_due(&s, T0 + 16499), 0);
+	assert_int_equal(schedule_due(&s, T0 + 16500), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
+	assert_true(schedule_heartbeat_owed(&s, T0 + 16500));
+	/* Sent with the retry: the API answers, and the heartbeat is due again a period later. */
+	schedule_retry_taken(&s);
+	schedule_heartbeat_taken(&s, T0 + 16500);
+	schedule_api_ok(&s, T0 + 16500);
+	schedule_observed(&s);
+	assert_int_equal(schedule_due(&s, T0 + 26499), 0);
+	assert_int_equal(schedule_due(&s, T0 + 26500), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +523,10 @@ int main(void)
 		cmocka_unit_test(test_first_request_after_jitter),
 		cmocka_unit_test(test_watch_resync_and_write_retry),
 		cmocka_unit_test(test_transport_timer),
+		cmocka_unit_test(test_heartbeat_not_before_published),
+		cmocka_unit_test(test_heartbeat_period),
+		cmocka_unit_test(test_heartbeat_start_from_age),
+		cmocka_unit_test(test_heartbeat_in_backoff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,223 @@
+#!/bin/sh
+# test_daemon_heartbeat.sh - the daemon's heartbeat, its JSON log, and the release table followed without a
+# restart, against the fake API in a private netns (tests/lib/daemon_env.sh). One daemon runs throughout with
+# --heartbeat 10s --log-format json -v --releases DIR/releases.json, DIR laid out as a ConfigMap volume
+# (releases.json -> ..data/releases.json, ..data -> ..<timestamp>). Cases:
+#   heartbeat    over 35 s of steady state: at least three status patches, each with a later lastHeartbeatTime
+#                and no lastTransitionTime; the node's merge patch once (at start), one Event; the node's
+#                lastTransitionTime as the first publish set it
+#   failed       the status patch answered 500 three times: the heartbeat is retried after the write
+#                backoff (2.5 to 5 s), not at once, and nothing but status patches is sent
+#   configmap    ..data swapped atomically to a table under which the fixture's pair (v1.0.15/v1.0.21) is
+#                not listed -> one merge patch ready=false with version-pair failed, the condition
+#                False/VersionPair, "release table reloaded" logged; the same process
+#   rename       a good table renamed over releases.json (a plain file now) -> ready again
+#   malformed    releases.json rewritten in place with broken JSON -> an ERROR line says why, the previous
+#                table stays: no merge patch, the condition stays True/TCPXOReady
+#   json log     every stderr line is one JSON object with time, severity (DEBUG, INFO, WARNING, ERROR),
+#                message and fields; -v gave DEBUG lines (the heartbeats among them); SIGTERM exits 0
+#   restart      a second daemon, polling (--no-watch): the node's heartbeat is recent, so nothing at start,
+#                then two or three status patches in 23 s, nothing else
+# Takes about 95 s. Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
+set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
+export TOPDIR AGENT
+
+. "$TOPDIR/tests/lib/daemon_env.sh"
+[ "${1:-}" = inner ] || daemon_env_reexec daemon-heartbeat "$0"
+trap daemon_env_cleanup EXIT
+trap 'exit 130' INT TERM
+failed=0
+daemon_env_setup || exit 1
+
+# A release table: its one TCPXO row pairs installer v1.0.15 with daemon $1 (the fixture runs v1.0.21).
+table() {
+	cat <<EOF
+{"schema": "fabric.aicr.run/releases/v1", "releases": [
+ {"installer": "v1.0.15", "daemon": "$1", "nccl": "2.28.7",
+  "files": ["libnccl.so.2", "libnccl-net_internal.so", "nccl-env-profile.sh", "libnccl-tuner.so",
+            "a3plus_tuner_config.textproto", "libnccl-net.so", "a3plus_guest_config.textproto"]}]}
+EOF
+}
+# The kubelet's AtomicWriter: a new timestamped directory, ..data_tmp -> it, renamed over ..data, the old one removed.
+rel=$tmp/releases
+mkdir -p "$rel/..2026_12_05_00_00_00.1"
+table v1.0.21 >"$rel/..2026_12_05_00_00_00.1/releases.json"
+ln -s ..2026_12_05_00_00_00.1 "$rel/..data"
+ln -s ..data/releases.json "$rel/releases.json"
+configmap_update() {  # DIRNAME DAEMON
+	mkdir "$rel/$1"
+	table "$2" >"$rel/$1/releases.json"
+	old=$(readlink "$rel/..data")
+	ln -s "$1" "$rel/..data_tmp"
+	mv -T "$rel/..data_tmp" "$rel/..data"
+	rm -rf "${rel:?}/$old"
+}
+# condition FIELD: the node's FabricReady FIELD as the fake API holds it now.
+condition() {
+	/usr/bin/python3 - "$state/node.json" "$1" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+c = [c for c in n.get("status", {}).get("conditions", []) if c.get("type") == "FabricReady"]
+print(c[0].get(sys.argv[2], "") if c else "")
+PY
+}
+writes() { reqs "$1" | grep -E '^(PATCH|STATUS|EVENT)'; }
+
+start_agent "$tmp/agent.log" --heartbeat 10s --log-format json -v --releases "$rel/releases.json"
+pid=$agent_pid
+if wait_for '[ "$(writes 0 | grep -c "^EVENT")" -ge 1 ]' 15; then
+	ok "daemon-heartbeat start: published ($(writes 0 | tr '\n' '|'))"
+else
+	nok "daemon-heartbeat start" "requests: $(reqs 0 | tr '\n' '|') log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+	exit 1
+fi
+transition0=$(condition lastTransitionTime)
+beat0=$(condition lastHeartbeatTime)
+
+# --- heartbeat: 35 s of steady state ---
+sleep 35
+if /usr/bin/python3 - "$state/requests.log" "$transition0" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+node = [r for r in reqs if r["method"] == "PATCH" and not r["path"].endswith("/status")]
+status = [r for r in reqs if r["method"] == "PATCH" and r["path"].endswith("/status")]
+events = [r for r in reqs if r["method"] == "POST" and r["path"].endswith("/events")]
+assert len(node) == 1, "%d merge patches of the node" % len(node)
+assert len(events) == 1, "%d Events" % len(events)
+conds = [json.loads(r["body"])["status"]["conditions"] for r in status]
+assert all(len(c) == 1 and c[0]["type"] == "FabricReady" and c[0]["status"] == "True" for c in conds), conds
+beats = [c[0]["lastHeartbeatTime"] for c in conds]
+assert conds[0][0].get("lastTransitionTime") == sys.argv[2], (conds[0], sys.argv[2])
+assert all("lastTransitionTime" not in c[0] for c in conds[1:]), "a heartbeat carried lastTransitionTime"
+assert len(conds) >= 4, "%d status patches in all (the first publish and at least three heartbeats): %s" % (len(conds), beats)
+assert all(a < b for a, b in zip(beats, beats[1:])), "lastHeartbeatTime not advancing: %s" % beats
+assert all(r["status"] in (200, 201) for r in node + status + events), [r["status"] for r in node + status + events]
+print(len(conds) - 1, beats[0], beats[-1])
+PY
+then
+	beat1=$(condition lastHeartbeatTime)
+	if [ "$(condition lastTransitionTime)" = "$transition0" ] && [ "$beat1" \> "$beat0" ]; then
+		ok "daemon-heartbeat 35s at 10s: $(($(writes 0 | grep -c '^STATUS') - 1)) heartbeats (status patches only), one merge patch, one Event; node lastHeartbeatTime $beat0 -> $beat1, lastTransitionTime kept ($transition0)"
+	else
+		nok "daemon-heartbeat node" "lastTransitionTime $transition0 -> $(condition lastTransitionTime), heartbeat $beat0 -> $beat1"
+	fi
+else
+	nok "daemon-heartbeat 35s" "$(writes 0 | tr '\n' '|')"
+fi
+
+# --- a heartbeat that fails: retried after the write backoff (not at once, not every period), then on time ---
+m=$(mark)
+printf '{"mode": "500", "count": 3, "method": "PATCH", "path": "/api/v1/nodes/%s/status"}\n' "$NODE" >"$state/faults"
+wait_for '[ "$(reqs "$m" | grep -c "^STATUS .*status=200")" -ge 1 ]' 40
+if /usr/bin/python3 - "$state/requests.log" "$m" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+w = [r for r in reqs if r["method"] in ("PATCH", "POST")]
+assert all(r["path"].endswith("/status") for r in w), "a write other than a status patch: %s" % [r["path"] for r in w]
+st = [r["status"] for r in w]
+first_ok = st.index(200)
+assert st[:first_ok] == [500, 500, 500], st
+# The write backoff's first step is 2.5 to 5 s (retry.h), counted from the iteration that sent the
+# failed heartbeat (its first attempt; the client's own two retries come within it): not at once,
+# and not a period later.
+gap = w[first_ok]["t"] - w[0]["t"]
+assert 2.0 <= gap <= 8.0, "retried %.1f s after the failed heartbeat began" % gap
+print("%.1f" % gap)
+PY
+then
+	ok "daemon-heartbeat failed: 3 answers 500, then the heartbeat retried after the write backoff, nothing but status patches"
+else
+	nok "daemon-heartbeat failed" "$(reqs "$m" | grep -E '^(PATCH|STATUS|EVENT)' | tr '\n' '|') log: $(grep -c '"op":"heartbeat"' "$tmp/agent.log") heartbeat errors"
+fi
+rm -f "$state/faults"
+
+# --- the release table: a ConfigMap update makes the pair unknown -> not ready, without a restart ---
+m=$(mark)
+configmap_update ..2026_12_05_00_01_00.2 v1.0.99
+if wait_for '[ "$(writes "$m" | grep -c "^STATUS .*cond=False/VersionPair")" -ge 1 ]' 10 &&
+   [ "$(writes "$m" | grep -c '^PATCH .*ready=false.*fail=.*version-pair')" = 1 ] && [ "$(writes "$m" | grep -c '^PATCH')" = 1 ] &&
+   kill -0 "$pid" 2>/dev/null && grep -q '"message":"release table reloaded"' "$tmp/agent.log"; then
+	ok "daemon-heartbeat configmap: ..data swapped -> reloaded, one merge patch ready=false (version-pair), condition False/VersionPair, same process"
+else
+	nok "daemon-heartbeat configmap" "$(writes "$m" | tr '\n' '|') log: $(tail -n 4 "$tmp/agent.log" | tr '\n' '|')"
+fi
+
+# --- a good table renamed over the file (the symlink replaced by a plain file) -> ready again ---
+sleep 1.5
+m=$(mark)
+table v1.0.21 >"$rel/new.json.tmp"
+mv "$rel/new.json.tmp" "$rel/releases.json"
+if wait_for '[ "$(writes "$m" | grep -c "^STATUS .*cond=True/TCPXOReady")" -ge 1 ]' 10 &&
+   [ "$(writes "$m" | grep -c '^PATCH .*ready=true')" = 1 ] && [ "$(writes "$m" | grep -c '^PATCH')" = 1 ]; then
+	ok "daemon-heartbeat rename: a table renamed over the file -> ready again (one merge patch, condition True)"
+else
+	nok "daemon-heartbeat rename" "$(writes "$m" | tr '\n' '|') log: $(tail -n 4 "$tmp/agent.log" | tr '\n' '|')"
+fi
+
+# --- malformed: refused with a line that says why; the previous table stays ---
+sleep 1.5
+m=$(mark)
+printf '{"schema": "fabric.aicr.run/releases/v1", "releases": [ {"installer": ' >"$rel/releases.json"
+wait_for 'grep -q "release table refused" "$tmp/agent.log"' 10
+sleep 2
+if grep '"message":"release table refused: the previous one stays in use"' "$tmp/agent.log" | grep -q '"severity":"ERROR".*"error":"[^"]' &&
+   [ "$(writes "$m" | grep -c '^PATCH')" = 0 ] && [ "$(writes "$m" | grep -c '^STATUS .*cond=False')" = 0 ] &&
+   [ "$(condition status)" = True ] && kill -0 "$pid" 2>/dev/null; then
+	ok "daemon-heartbeat malformed: refused ($(grep 'release table refused' "$tmp/agent.log" | head -n 1 | sed 's/.*"error":"\([^"]*\)".*/\1/')), verdict unchanged, no merge patch"
+else
+	nok "daemon-heartbeat malformed" "$(writes "$m" | tr '\n' '|') log: $(tail -n 4 "$tmp/agent.log" | tr '\n' '|')"
+fi
+
+# --- the JSON log: every line an object with Cloud Logging's fields; -v's DEBUG lines among them ---
+stop_agent
+if [ "$stop_rc" = 0 ] && /usr/bin/python3 - "$tmp/agent.log" <<'PY'
+import json, sys
+lines = open(sys.argv[1], "rb").read().decode().splitlines()
+sev = {}
+for i, line in enumerate(lines):
+    v = json.loads(line)
+    assert isinstance(v, dict) and set(v) == {"time", "severity", "message", "fields"}, (i, line)
+    assert v["severity"] in ("DEBUG", "INFO", "WARNING", "ERROR"), (i, line)
+    assert v["time"].endswith("Z") and isinstance(v["message"], str) and v["message"], (i, line)
+    assert all(isinstance(x, str) for x in v["fields"].values()), (i, line)
+    sev.setdefault(v["severity"], []).append(v["message"])
+assert "heartbeat" in sev.get("DEBUG", []), sev.get("DEBUG")
+assert "release table reloaded" in sev.get("INFO", []), sev.get("INFO")
+assert json.loads(lines[0])["fields"]["heartbeat"] == "10s", lines[0]
+print(len(lines), {k: len(v) for k, v in sorted(sev.items())})
+PY
+then
+	ok "daemon-heartbeat json log: every stderr line JSON (time, severity, message, fields), DEBUG heartbeats with -v, exit 0"
+else
+	nok "daemon-heartbeat json log" "exit $stop_rc: $(head -c 400 "$tmp/agent.log" | tr '\n' '|')"
+fi
+
+# --- restarted, polling (--no-watch): nothing rewritten at start (the node's heartbeat is recent), then one
+# status patch per period, timed from the node's lastHeartbeatTime ---
+m=$(mark)
+beat=$(condition lastHeartbeatTime)
+start_agent "$tmp/agent2.log" --no-watch --heartbeat 10s
+sleep 23
+if /usr/bin/python3 - "$state/requests.log" "$m" "$beat" <<'PY'
+import calendar, json, sys, time
+reqs = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+w = [r for r in reqs if r["method"] in ("PATCH", "POST")]
+assert all(r["method"] == "PATCH" and r["path"].endswith("/status") for r in w), [r["path"] for r in w]
+conds = [json.loads(r["body"])["status"]["conditions"][0] for r in w]
+assert all("lastTransitionTime" not in c and c["status"] == "True" for c in conds), conds
+assert 2 <= len(w) <= 3, "%d status patches in 23 s at 10 s" % len(w)
+assert reqs[0]["method"] == "GET" and all(r["status"] == 200 for r in w), [(r["method"], r["status"]) for r in reqs[:3]]
+# The first one period after the node's last heartbeat (whole seconds), not at start.
+last = calendar.timegm(time.strptime(sys.argv[3], "%Y-%m-%dT%H:%M:%SZ"))
+assert w[0]["t"] >= last + 9, "first heartbeat %.1f s after the node's last one" % (w[0]["t"] - last)
+PY
+then
+	ok "daemon-heartbeat restart --no-watch: no write at start, then heartbeats only ($(reqs "$m" | grep -c '^STATUS') status patches in 23 s)"
+else
+	nok "daemon-heartbeat restart --no-watch" "$(reqs "$m" | grep -E '^(PATCH|STATUS|EVENT)' | tr '\n' '|') log: $(tail -n 3 "$tmp/agent2.log" | tr '\n' '|')"
+fi
+stop_agent
+exit $failed
