@@ -200,52 +200,6 @@ void log_time_text(const struct timespec *ts, unsigned digits, char *buf, size_t
 	snprintf(buf, len, "%s.%0*luZ", sec, (int)digits, frac);
 }
 
-int log_time_parse(const char *text, time_t *ret)
-{
-	static const unsigned char mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	unsigned y, mo, d, h, mi, sec;
-	const char *p;
-	struct tm tm = { 0 };
-	time_t t;
-	int n = 0;
-
-	if (!text || strnlen(text, 64) >= 64)
-		return -EINVAL;
-	for (size_t i = 0; i < 19; i++) {
-		/* Digits where digits go: sscanf alone would take signs and spaces. */
-		bool sep = i == 4 || i == 7 || i == 10 || i == 13 || i == 16;
-
-		if (!text[i] || (!sep && (text[i] < '0' || text[i] > '9')))
-			return -EINVAL;
-	}
-	if (sscanf(text, "%4u-%2u-%2uT%2u:%2u:%2u%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 || n != 19)
-		return -EINVAL;
-	p = text + 19;
-	if (*p == '.') {
-		const char *f = ++p;
-
-		while (*p >= '0' && *p <= '9' && p - f < 9)
-			p++;
-		if (p == f)
-			return -EINVAL;
-	}
-	/* Kubernetes (Go's time) writes no leap second; February 29 only in a leap year. */
-	if (strcmp(p, "Z") != 0 || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
-	    mi > 59 || sec > 59 || (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
-		return -EINVAL;
-	tm.tm_year = (int)y - 1900;
-	tm.tm_mon = (int)mo - 1;
-	tm.tm_mday = (int)d;
-	tm.tm_hour = (int)h;
-	tm.tm_min = (int)mi;
-	tm.tm_sec = (int)sec;
-	t = timegm(&tm);
-	if (t == (time_t)-1)
-		return -EINVAL;
-	*ret = t;
-	return 0;
-}
-
 void log_emit(enum log_level level, const char *msg, ...)
 {
 	const char *kv[2 * LOG_FIELDS_MAX];

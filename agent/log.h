@@ -53,15 +53,6 @@ const char *log_level_name(enum log_level level);
 const char *log_severity_name(enum log_level level);
 
 /**
- * log_time_parse() - pure: the seconds since the epoch of an RFC 3339 UTC time as Kubernetes
- * writes it ("2026-12-02T14:31:17Z", fractional seconds allowed and dropped).
- * Its whole seconds print back as the same text (log_time_text(), 0 digits): no leap second, no
- * day the month lacks.
- * Return: 0 with *@ret; -EINVAL for anything else (another zone, out of range, trailing text).
- */
-int log_time_parse(const char *text, time_t *ret);
-
-/**
  * log_time_text() - @ts as RFC 3339 UTC text with @digits (0, 3 or 6) fractional digits:
  * "2026-12-02T14:31:17Z", "2026-12-02T14:31:17.123Z", "2026-12-02T14:31:17.123456Z"; cut to @len.
  */

@@ -34,6 +34,7 @@
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
 #include "probes/host/watch.h"
+#include "probes/model/timetext.h"
 #include "report/checks/evaluate.h"
 #include "report/render/condition.h"
 
@@ -436,9 +437,9 @@ static int loop_transport(struct loop_state *st, struct observation *o, bool due
 /* How old the node's lastHeartbeatTime is, in ms (UINT64_MAX: absent or unreadable; 0: in the future). */
 static uint64_t loop_heartbeat_age(const struct kube_condition *c)
 {
-	time_t t, wall = time(NULL);
+	long long t, wall = time(NULL);
 
-	if (log_time_parse(c->last_heartbeat, &t) < 0)
+	if (timetext_parse(c->last_heartbeat, &t) < 0)
 		return UINT64_MAX;
 	return t >= wall ? 0 : (uint64_t)(wall - t) * 1000u;
 }

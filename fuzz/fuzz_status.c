@@ -5,6 +5,7 @@
 
 #include "fuzz/fuzz.h"
 #include "report/fleet/coherence.h"
+#include "probes/model/timetext.h"
 #include "report/fleet/status.h"
 #include "report/render/render_status.h"
 
@@ -24,8 +25,8 @@ int fuzz_one(const uint8_t *data, size_t size)
 		nodes = coherence_nodes(c, &n);
 		/* Each node's times alone too, then the whole judgement at a fixed now and period. */
 		for (size_t i = 0; i < n; i++) {
-			status_time_parse(nodes[i].heartbeat, &t);
-			status_time_parse(nodes[i].transition, &t);
+			timetext_parse(nodes[i].heartbeat, &t);
+			timetext_parse(nodes[i].transition, &t);
 		}
 		if (status_judge(nodes, n, 1796428800LL, 300, &res, err, sizeof(err)) == 0) {
 			out = render_status_json(&res);

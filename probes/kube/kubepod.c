@@ -8,6 +8,7 @@
 #include "probes/kube/kubejson.h"
 #include "probes/kube/kubepod.h"
 #include "probes/model/errmsg.h"
+#include "probes/model/timetext.h"
 
 #define KUBEPOD_KEY_MAX 317             /* a qualified key: prefix (253) + '/' + name (63) */
 #define KUBEPOD_WHERE 256
@@ -217,84 +218,6 @@ static int kubepod_security(const struct json *c, struct pod_container *out, con
 	return kubejson_strings(caps, "add", KUBEPOD_SMALL_MAX, 64, &out->cap_add, &out->n_cap_add, w, err, errlen);
 }
 
-/* Days from 1970-01-01 to @y-@m-@d of the proleptic Gregorian calendar (H. Hinnant's days_from_civil). */
-static long long kubepod_days(long long y, unsigned m, unsigned d)
-{
-	long long era;
-	unsigned yoe, doy;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	return era * 146097 + (long long)(yoe * 365 + yoe / 4 - yoe / 100 + doy) - 719468;
-}
-
-/* @n decimal digits at @s; -1 when they are not. */
-static int kubepod_digits(const char *s, int n)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
-/*
- * An RFC 3339 date-time ("2026-12-04T10:00:00Z", with fractional seconds and a numeric offset
- * as well: "2026-12-04T11:00:00.123456+01:00") -> seconds since the epoch (the fraction dropped).
- * Return: 0, or -EINVAL.
- */
-static int kubepod_rfc3339(const char *s, long long *ret)
-{
-	static const unsigned char mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int y, mo, d, h, mi, sec, off = 0;
-	const char *p;
-
-	if (strnlen(s, 64) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
-	    s[13] != ':' || s[16] != ':')
-		return -EINVAL;
-	y = kubepod_digits(s, 4);
-	mo = kubepod_digits(s + 5, 2);
-	d = kubepod_digits(s + 8, 2);
-	h = kubepod_digits(s + 11, 2);
-	mi = kubepod_digits(s + 14, 2);
-	sec = kubepod_digits(s + 17, 2);
-	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-	    sec < 0 || sec > 60)
-		return -EINVAL;
-	if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
-		return -EINVAL;
-	p = s + 19;
-	if (*p == '.') {
-		const char *f = ++p;
-
-		while (*p >= '0' && *p <= '9' && p - f < 9)
-			p++;
-		if (p == f || (*p >= '0' && *p <= '9'))
-			return -EINVAL;
-	}
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int oh = kubepod_digits(p + 1, 2), om = oh < 0 ? -1 : (p[3] == ':' ? kubepod_digits(p + 4, 2) : -1);
-
-		if (oh < 0 || oh > 23 || om < 0 || om > 59)
-			return -EINVAL;
-		off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return -EINVAL;
-	}
-	if (*p)
-		return -EINVAL;
-	*ret = kubepod_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec - off;
-	return 0;
-}
-
 /* state.running.startedAt, when running: seconds since the epoch (0 when absent). */
 static int kubepod_started(const struct json *running, struct pod_cstatus *out, const char *where, char *err,
 			   size_t errlen)
@@ -308,7 +231,7 @@ static int kubepod_started(const struct json *running, struct pod_cstatus *out, 
 	if (!s)
 		return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: expected a string, got %s", where,
 				  kubejson_tname(v));
-	if (kubepod_rfc3339(s, &out->started_at) < 0)
+	if (timetext_parse(s, &out->started_at) < 0)
 		return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: not an RFC 3339 time: \"%.64s\"", where, s);
 	return 0;
 }

@@ -7,13 +7,6 @@
 #include "report/checks/stresult.h"
 #include "report/fleet/coherence_node.h"
 
-/**
- * status_time_parse() - an RFC 3339 date-time ("2026-12-05T00:34:52Z"; a fraction of a second and
- * a numeric offset are allowed, as Kubernetes may write them) as seconds since the epoch.
- * Return: 0 with *@ret; -EINVAL for anything else (@ret untouched).
- */
-int status_time_parse(const char *s, long long *ret);
-
 /*
  * status_listed() - whether the fleet's status lists @n: it carries a fabric profile other than
  * "none", or its machine type is an A3 GPU type the agent knows (check_machine_kind()).

@@ -157,33 +157,6 @@ static void test_verbose_levels(void **state)
 }
 
 /* The inverse of log_time_text() for whole seconds, strict: what a node's lastHeartbeatTime holds. */
-static void test_time_parse(void **state)
-{
-	static const char *const bad[] = {
-		"", "2026-12-02", "2026-12-02T14:31:17", "2026-12-02T14:31:17+00:00", "2026-12-02 14:31:17Z",
-		"2026-13-02T14:31:17Z", "2026-12-32T14:31:17Z", "2026-12-02T24:31:17Z", "2026-12-02T14:60:17Z",
-		"2026-12-02T14:31:61Z", "1969-12-31T23:59:59Z", "2026-12-02T14:31:17.Z", "2026-12-02T14:31:17Zx",
-		"+026-12-02T14:31:17Z", " 2026-12-02T14:31:17Z", "2026-12-02T14:31:17.1234567890Z", "x",
-		"2026-12-31T23:59:60Z", "2026-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
-	};
-	time_t t = 0;
-
-	assert_int_equal(log_time_parse("2026-12-02T14:31:17Z", &t), 0);
-	assert_int_equal(t, 1796221877);
-	assert_int_equal(log_time_parse("2026-12-02T14:31:17.123456Z", &t), 0);
-	assert_int_equal(t, 1796221877);
-	assert_int_equal(log_time_parse("1970-01-01T00:00:00Z", &t), 0);
-	assert_int_equal(t, 0);
-	assert_int_equal(log_time_parse("2028-02-29T12:00:00Z", &t), 0);       /* a leap year */
-	assert_int_equal(log_time_parse("2000-02-29T12:00:00Z", &t), 0);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		t = 42;
-		if (log_time_parse(bad[i], &t) != -EINVAL || t != 42)
-			fail_msg("'%s' accepted", bad[i]);
-	}
-	assert_int_equal(log_time_parse(NULL, &t), -EINVAL);
-}
-
 /* One formatter for every time text: the log's milliseconds, an Event's microseconds, whole seconds. */
 static void test_time_text(void **state)
 {
@@ -211,7 +184,6 @@ int main(void)
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_severities),
 		cmocka_unit_test(test_verbose_levels),
-		cmocka_unit_test(test_time_parse),
 		cmocka_unit_test(test_time_text),
 	};
 

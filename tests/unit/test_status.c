@@ -63,31 +63,6 @@ static void causes_are(const struct stresult_node *n, const char *want)
 	assert_string_equal(got, want);
 }
 
-static void test_time_parse(void **state)
-{
-	static const struct { const char *s; int r; long long v; } cases[] = {
-		{ "2026-12-05T00:00:00Z", 0, NOW }, { "1970-01-01T00:00:00Z", 0, 0 },
-		{ "2026-12-05T00:00:00.123456Z", 0, NOW }, { "2026-12-05T01:30:00+01:30", 0, NOW },
-		{ "2026-12-04T23:00:00-01:00", 0, NOW }, { "2024-02-29T00:00:00Z", 0, 1709164800LL },
-		{ "2026-12-05t00:00:00z", 0, NOW }, { "2026-12-05T00:00:60Z", 0, NOW + 59 },
-		{ "2025-02-29T00:00:00Z", -EINVAL, 0 }, { "2026-13-01T00:00:00Z", -EINVAL, 0 },
-		{ "2026-12-05T24:00:00Z", -EINVAL, 0 }, { "2026-12-05 00:00:00Z", -EINVAL, 0 },
-		{ "2026-12-05T00:00:00", -EINVAL, 0 }, { "2026-12-05T00:00:00Zx", -EINVAL, 0 },
-		{ "2026-12-05T00:00:00.Z", -EINVAL, 0 }, { "2026-12-05T00:00:00+0100", -EINVAL, 0 },
-		{ "+026-12-05T00:00:00Z", -EINVAL, 0 }, { "", -EINVAL, 0 }, { NULL, -EINVAL, 0 },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		long long v = -7;
-		int r = status_time_parse(cases[i].s, &v);
-
-		if (r != cases[i].r || (r == 0 && v != cases[i].v) || (r && v != -7))
-			fail_msg("'%s': %d %lld, want %d %lld", cases[i].s ? cases[i].s : "(null)", r, v, cases[i].r,
-				 cases[i].v);
-	}
-}
-
 /* Who is listed: a fabric profile other than none, or an A3 GPU machine type; CPU nodes are not. */
 static void test_listed(void **state)
 {
@@ -343,7 +318,6 @@ static void test_age_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_time_parse),
 		cmocka_unit_test(test_listed),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_unknown_causes),

@@ -1,0 +1,74 @@
+/* timetext.c - pure: RFC 3339 date-times into seconds since the epoch (the API's times). */
+#include <errno.h>
+#include <string.h>
+
+#include "probes/model/timetext.h"
+
+/* Exactly @n digits at @s as a number; -1 when one is not a digit. */
+static int timetext_digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* Days from 1970-01-01 to @y-@m-@d of the proleptic Gregorian calendar (Howard Hinnant's days_from_civil). */
+static long long timetext_days(long long y, int m, int d)
+{
+	long long era, yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+int timetext_parse(const char *s, long long *ret)
+{
+	static const unsigned char mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h, mi, sec, off = 0;
+	const char *p;
+
+	if (!s || strnlen(s, 64) < 20 || strnlen(s, 64) == 64 || s[4] != '-' || s[7] != '-' ||
+	    (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':')
+		return -EINVAL;
+	y = timetext_digits(s, 4);
+	mo = timetext_digits(s + 5, 2);
+	d = timetext_digits(s + 8, 2);
+	h = timetext_digits(s + 11, 2);
+	mi = timetext_digits(s + 14, 2);
+	sec = timetext_digits(s + 17, 2);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+	    sec < 0 || sec > 60)
+		return -EINVAL;
+	if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return -EINVAL;
+	p = s + 19;
+	if (*p == '.') {
+		const char *f = ++p;
+
+		while (*p >= '0' && *p <= '9' && p - f < 9)
+			p++;
+		if (p == f || (*p >= '0' && *p <= '9'))
+			return -EINVAL;
+	}
+	if ((*p == 'Z' || *p == 'z') && !p[1]) {
+		off = 0;
+	} else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+		int oh = timetext_digits(p + 1, 2), om = timetext_digits(p + 4, 2);
+
+		if (oh < 0 || oh > 23 || om < 0 || om > 59)
+			return -EINVAL;
+		off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
+	} else {
+		return -EINVAL;
+	}
+	*ret = timetext_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + (sec > 59 ? 59 : sec) - off;
+	return 0;
+}

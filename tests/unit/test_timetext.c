@@ -1,0 +1,101 @@
+/* test_timetext.c - the one reader of the API's RFC 3339 times (startedAt, lastHeartbeatTime). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probes/model/timetext.h"
+
+#define NOW 1796428800LL        /* 2026-12-05T00:00:00Z */
+
+static void test_accepted(void **state)
+{
+	static const struct { const char *s; long long v; } cases[] = {
+		{ "2026-12-02T14:31:17Z", 1796221877LL },
+		{ "2026-12-02T14:31:17.123456Z", 1796221877LL },
+		{ "1970-01-01T00:00:00Z", 0 },
+		{ "2028-02-29T12:00:00Z", 1835438400LL },
+		{ "2000-02-29T12:00:00Z", 951825600LL },
+		{ "2026-12-05T01:30:00+01:30", NOW },
+		{ "2026-12-04T23:00:00-01:00", NOW },
+		{ "2024-02-29T00:00:00Z", 1709164800LL },
+		{ "2026-12-05t00:00:00z", NOW },
+		{ "2026-12-05T00:00:60Z", NOW + 59 },
+		{ "2026-12-05T00:00:00.123456789Z", NOW },
+		{ "2026-12-04T11:00:00.5+01:00", 1796378400LL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long long v = -7;
+
+		if (timetext_parse(cases[i].s, &v) != 0 || v != cases[i].v)
+			fail_msg("'%s': %lld, want %lld", cases[i].s, v, cases[i].v);
+	}
+}
+
+/* Refused, and the result untouched. */
+static void test_refused(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"2026-12-02",
+		"2026-12-02T14:31:17",
+		"2026-12-02 14:31:17Z",
+		"2026-13-02T14:31:17Z",
+		"2026-12-32T14:31:17Z",
+		"2026-12-02T24:31:17Z",
+		"2026-12-02T14:60:17Z",
+		"2026-12-02T14:31:61Z",
+		"1969-12-31T23:59:59Z",
+		"2026-12-02T14:31:17.Z",
+		"2026-12-02T14:31:17Zx",
+		"+026-12-02T14:31:17Z",
+		" 2026-12-02T14:31:17Z",
+		"2026-12-02T14:31:17.1234567890Z",
+		"x",
+		"2026-02-29T00:00:00Z",
+		"2100-02-29T00:00:00Z",
+		"2026-04-31T00:00:00Z",
+		"2026-12-05T00:00:00+0100",
+		"2026-12-05T00:00:00+24:00",
+		"2026-12-05T00:00:00+01:60",
+		"2026-12-05T00:00:00+01:00x",
+		"2026-12-05T00:00:00-1:00",
+	};
+	long long v = 42;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (timetext_parse(bad[i], &v) != -EINVAL || v != 42)
+			fail_msg("'%s' accepted", bad[i]);
+	assert_int_equal(timetext_parse(NULL, &v), -EINVAL);
+}
+
+/* Only 64 bytes are looked at: a time followed by a long tail is refused, not read past. */
+static void test_bounded(void **state)
+{
+	char s[200];
+	long long v = 42;
+
+	(void)state;
+	memset(s, '0', sizeof(s) - 1);
+	s[sizeof(s) - 1] = '\0';
+	memcpy(s, "2026-12-05T00:00:00.", 20);
+	assert_int_equal(timetext_parse(s, &v), -EINVAL);
+	assert_int_equal(v, 42);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accepted),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
