@@ -41,6 +41,10 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 
 void http_client_free(struct http_client *c);
 
+struct apicount;
+/* The requests @c made (each attempt once it ended, streams too), by verb, resource and status. */
+const struct apicount *http_client_counts(const struct http_client *c);
+
 /**
  * http_request() - one API call with retries: GET/PATCH/... @path (starting with '/',
  * query included) with an optional body and content type. Re-reads the token file when it

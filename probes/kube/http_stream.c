@@ -282,6 +282,7 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 	HTTP_CURL(easy_setopt)(s->easy, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
 	HTTP_CURL(easy_getinfo)(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	s->status = status;
+	apicount_add(&c->counts, "GET", s->path, cc == CURLE_OK ? status : 0);
 	retry_after_s = http_conf_retry_after(s->easy);
 	if (retry_after_s)
 		s->retry_after_s = retry_after_s;
