@@ -62,7 +62,7 @@ struct http_client {
 	unsigned dispatching;           /* inside http_streams_drive(): closing defers the free */
 	void (*streams_release)(struct http_client *c);  /* set with the multi handle: frees it with the client */
 
-	struct apicount counts;         /* every attempt, a request's or a stream's, when it ended */
+	struct apicount counts;         /* every attempt: a request's when it ended, a stream's when its answer began */
 };
 
 /* The libcurl functions the adapter calls, resolved by http_conf_global_ref(). */
