@@ -53,6 +53,8 @@ static const char cli_usage[] =
 "                         instead of following them with API watches\n"
 "  --start-jitter SEC     daemon: random delay before the first API request (default 60)\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
+"  --metrics-address A    daemon: serve Prometheus metrics on GET /metrics at A, ADDRESS:PORT\n"
+"                         (numeric IPv4, or [IPv6]; default: none, as an empty A)\n"
 "  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
 "  --log-format FMT       daemon, --cleanup: log lines on stderr as text (default) or json\n"
 "  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
@@ -76,6 +78,7 @@ enum {
 	OPT_RELEASES, OPT_CLEANUP, OPT_VERSION, OPT_HELP, OPT_ANY_NETWORK_NAMES, OPT_PODS_FILE,
 	OPT_NAME, OPT_RUNTIME_FILE, OPT_NETWORKS_FILE, OPT_NO_LABELS,
 	OPT_NO_WATCH,
+	OPT_METRICS_ADDRESS,
 };
 
 static const struct option cli_longopts[] = {
@@ -100,6 +103,7 @@ static const struct option cli_longopts[] = {
 	{ "start-jitter", required_argument, NULL, OPT_START_JITTER },
 	{ "no-watch", no_argument, NULL, OPT_NO_WATCH },
 	{ "health-file", required_argument, NULL, OPT_HEALTH_FILE },
+	{ "metrics-address", required_argument, NULL, OPT_METRICS_ADDRESS },
 	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
@@ -287,6 +291,7 @@ static int cli_option(int c, char **argv, struct cli_state *s)
 	case OPT_NO_WATCH: o->no_watch = true; break;
 	case OPT_START_JITTER: return cli_uint("--start-jitter", optarg, 3600, &o->start_jitter);
 	case OPT_HEALTH_FILE: o->health_file = optarg; break;
+	case OPT_METRICS_ADDRESS: o->metrics_address = optarg[0] ? optarg : NULL; break;
 	case OPT_MAX_AGE: return cli_uint("--max-age", optarg, 86400, &o->max_age);
 	case OPT_LOG_FORMAT: return cli_log_format_arg(optarg, &o->log_format);
 	case OPT_PREFIX: o->prefix = optarg; break;
@@ -415,6 +420,7 @@ static const struct cli_scope {
 	{ OPT_NO_WATCH, CLI_D },
 	{ OPT_START_JITTER, CLI_D },
 	{ OPT_HEALTH_FILE, CLI_D | CLI_H },
+	{ OPT_METRICS_ADDRESS, CLI_D },
 	{ OPT_MAX_AGE, CLI_H },
 	{ OPT_LOG_FORMAT, CLI_D | CLI_C },
 	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R },
