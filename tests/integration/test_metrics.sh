@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_metrics.sh - the daemon's /metrics against the fake API in a private netns: promtool check metrics on a
 # scrape, the node's true values (healthy: ready 1, every check's pass 1, the GPU pods' attachment; eth3 down: the
-# links check's fail 1), counters that move with requests and writes, 404 and 405, forty idle connections (a
+# links check's fail 1), counters that move with requests and writes, 404 and 405, oversized headers, forty idle connections (a
 # slow client) that neither wedge the loop nor keep another address from scraping, a bad address refused.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
@@ -122,6 +122,29 @@ if [ "$s404" = 404 ] && [ "$s405" = 405 ] && [ "$sq" = 200 ]; then
 	ok "metrics other path 404, POST 405, a query ignored (200)"
 else
 	nok "metrics 404/405" "other path $s404, POST $s405, query $sq"
+fi
+
+# --- a request whose headers pass the 16 KiB per connection: refused, and the next scrape answered ---
+big=$(/usr/bin/python3 - "$addr" <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=5)
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
+try:
+    print(s.recv(64).split(b"\r\n")[0].decode() or "closed")
+except OSError as e:
+    print("closed", e)
+PY
+)
+after=$(status_of)
+case "$big" in
+*" 431 "* | *" 413 "* | closed*) big_ok=1 ;;
+*) big_ok=0 ;;
+esac
+if [ "$big_ok" = 1 ] && [ "$after" = 200 ]; then
+	ok "metrics oversized request headers: refused ($big), the next scrape answered"
+else
+	nok "metrics oversized request" "answer '$big', then $after"
 fi
 
 # --- eth3 down: the links check fails, ready 0, one more merge patch; while 40 idle connections are held ---
