@@ -154,3 +154,14 @@ printf '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{
 	printf '{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p2","resourceVersion":"9"}}}\n'
 } >"$W/seed-stream"
 printf '{"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n","resourceVersion":"1"}}}\nnot json\n{"type":"ADDED","object":[1,2\n' >"$W/seed-malformed"
+
+# API request paths as the client sends them (a method line, then the path), and hostile ones.
+fresh apicount
+A=$F/apicount
+printf 'GET\n/api/v1/nodes/gke-a3mega-pool-1\n' >"$A/seed-get-node"
+printf 'PATCH\n/api/v1/nodes/gke-a3mega-pool-1/status\n' >"$A/seed-patch-status"
+printf 'GET\n/api/v1/pods?fieldSelector=spec.nodeName%%3Dn1&watch=1&resourceVersion=5&allowWatchBookmarks=true\n' >"$A/seed-watch-pods"
+printf 'POST\n/apis/events.k8s.io/v1/namespaces/default/events\n' >"$A/seed-post-event"
+printf 'GET\n/apis/networking.gke.io/v1/networks?resourceVersion=0\n' >"$A/seed-list-networks"
+printf 'get\n/api/v1/namespaces/a"b\\c/pods/\001\377x\n' >"$A/seed-hostile"
+
