@@ -21,6 +21,7 @@ struct daemon_metrics {
 	const struct publisher *pb;
 	const struct apiwatch *aw;
 	bool evaluated, observed, ready;
+	enum profile_kind profile;
 	enum check_status checks[CHECK__COUNT];
 	struct metrics_pod *pods;
 	size_t n_pods;
@@ -54,6 +55,7 @@ static int daemon_metrics_page(void *arg, struct strbuf *out)
 	struct daemon_metrics *m = arg;
 	struct metrics_input in = {
 		.version = TCPXO_VERSION, .evaluated = m->evaluated, .observed = m->observed, .ready = m->ready,
+		.profile = m->profile,
 		.pods = m->pods, .n_pods = m->n_pods, .last_observation_s = m->last_s, .duration = &m->duration,
 		.api = m->pb->http ? http_client_counts(m->pb->http) : NULL,
 	};
@@ -165,6 +167,7 @@ int daemon_metrics_observed(struct daemon_metrics *m, const struct observation *
 	}
 	m->evaluated = m->observed = true;
 	m->ready = p->ready;
+	m->profile = p->kind;
 	for (unsigned c = 0; c < CHECK__COUNT; c++)
 		m->checks[c] = p->checks[c].status;
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -230,6 +230,13 @@ static void metrics_node(struct strbuf *sb, const struct metrics_input *in)
 	metrics_head(sb, "tcpxo_node_observed", "gauge",
 		     "Whether the last observation of the node could be made (1) or not (0: the verdict is the last one made).");
 	metrics_series(sb, "tcpxo_node_observed", NULL, in->observed ? "1" : "0");
+	metrics_head(sb, "tcpxo_node_profile", "gauge",
+		     "Whether the node's last verdict found this fabric profile (1) or not (0); all 0 before the first.");
+	for (unsigned k = PROFILE_NONE; k <= PROFILE_TCPXO; k++) {
+		const char *labels[] = { "profile", profile_kind_name((enum profile_kind)k), NULL };
+
+		metrics_series(sb, "tcpxo_node_profile", labels, in->evaluated && in->profile == k ? "1" : "0");
+	}
 	metrics_head(sb, "tcpxo_check_status", "gauge",
 		     "Whether each check's status is this one (1) or not (0); every check and status always has a series.");
 	for (unsigned c = 0; c < CHECK__COUNT; c++) {

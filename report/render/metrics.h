@@ -50,6 +50,7 @@ struct metrics_input {
 	bool evaluated;                 /* a verdict exists: @ready and @checks say it (else 0 everywhere) */
 	bool observed;                  /* the last observation attempt succeeded */
 	bool ready;
+	enum profile_kind profile;      /* the verdict's fabric profile */
 	enum check_status checks[CHECK__COUNT];
 	const struct metrics_pod *pods; /* the GPU pods judged, any order */
 	size_t n_pods;

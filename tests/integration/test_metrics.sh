@@ -88,11 +88,12 @@ checks=$(grep -c '^tcpxo_check_status{.*status="pass"}' "$tmp/scrape")
 pass1=$(grep -c '^tcpxo_check_status{.*status="pass"} 1$' "$tmp/scrape")
 pods=$(grep -c '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape")
 if [ "$(value 'tcpxo_build_info{version="0.1.0"}')" = 1 ] && [ "$(value tcpxo_node_ready)" = 1 ] &&
+   [ "$(value 'tcpxo_node_profile{profile="tcpxo"}')" = 1 ] && [ "$(value 'tcpxo_node_profile{profile="none"}')" = 0 ] &&
    [ "$(value tcpxo_node_observed)" = 1 ] && [ "$checks" -ge 13 ] && [ "$pass1" = "$checks" ] &&
    [ "$(grep -c '^tcpxo_check_status{' "$tmp/scrape")" = $((checks * 4)) ] &&
    [ "$(value tcpxo_observation_duration_seconds_count)" -ge 1 ] &&
    [ "$(value tcpxo_last_observation_timestamp_seconds | cut -d. -f1)" -ge $(($(date +%s) - 60)) ]; then
-	ok "metrics healthy node: build_info 1, ready 1, observed 1, all $checks checks pass 1 (4 series each), the observation timed"
+	ok "metrics healthy node: build_info 1, ready 1, observed 1, profile tcpxo 1, all $checks checks pass 1 (4 series each), the observation timed"
 else
 	nok "metrics healthy node" "ready $(value tcpxo_node_ready), $pass1 of $checks checks pass: $(grep -v '^#' "$tmp/scrape" | head -n 40 | tr '\n' '|')"
 fi

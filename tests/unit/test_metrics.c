@@ -59,6 +59,8 @@ static void test_before_any_verdict(void **state)
 	has_line(page, "tcpxo_build_info{version=\"0.1.0\"} 1");
 	has_line(page, "tcpxo_node_ready 0");
 	has_line(page, "tcpxo_node_observed 0");
+	has_line(page, "tcpxo_node_profile{profile=\"none\"} 0");
+	has_line(page, "tcpxo_node_profile{profile=\"tcpxo\"} 0");
 	/* Every check and status has its series from the start: alerts never lose them. */
 	assert_int_equal(count_lines(page, "tcpxo_check_status{"), CHECK__COUNT * 4);
 	has_line(page, "tcpxo_check_status{check=\"machine-type\",status=\"pass\"} 0");
@@ -84,7 +86,7 @@ static void test_verdict_and_pods(void **state)
 		{ .ns = "team-a", .name = "alpha", .verdict = ATTACH_UNATTACHED },
 	};
 	struct metrics_input in = {
-		.version = "0.1.0", .evaluated = true, .observed = true, .ready = false,
+		.version = "0.1.0", .evaluated = true, .observed = true, .ready = false, .profile = PROFILE_TCPXO,
 		.pods = pods, .n_pods = 3, .last_observation_s = 1767225600.25,
 		.writes = { 2, 3, 4 },
 	};
@@ -97,6 +99,9 @@ static void test_verdict_and_pods(void **state)
 	page = render(&in);
 	has_line(page, "tcpxo_node_ready 0");
 	has_line(page, "tcpxo_node_observed 1");
+	has_line(page, "tcpxo_node_profile{profile=\"tcpxo\"} 1");
+	has_line(page, "tcpxo_node_profile{profile=\"tcpx\"} 0");
+	has_line(page, "tcpxo_node_profile{profile=\"none\"} 0");
 	has_line(page, "tcpxo_check_status{check=\"links\",status=\"fail\"} 1");
 	has_line(page, "tcpxo_check_status{check=\"links\",status=\"pass\"} 0");
 	has_line(page, "tcpxo_check_status{check=\"networks\",status=\"skip\"} 1");
