@@ -135,6 +135,7 @@ static int daemon_metrics_judge(const struct observation *o, const struct profil
 		v[n].ns = strdup(pod->ns ? pod->ns : "");
 		v[n].name = strdup(pod->name ? pod->name : "");
 		v[n].verdict = w.pods[i].result.verdict;
+		v[n].gpus = w.pods[i].result.gpus;
 		n++;
 		if (!v[n - 1].ns || !v[n - 1].name) {
 			daemon_metrics_pods_free(v, n);

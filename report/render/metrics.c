@@ -90,9 +90,10 @@ static void metrics_u64(struct strbuf *sb, const char *name, const char *const *
 
 struct metrics_pod_family {
 	const char *name, *help;
-	const char *state_label;        /* a state set: the label, its states, and the pod's state */
+	const char *state_label;        /* a state set: the label, its states, and the pod's state; NULL: a gauge */
 	const char *(*state_name)(unsigned i);  /* NULL past the last state */
 	unsigned (*state_of)(const struct metrics_pod *pod);
+	long long (*value)(const struct metrics_pod *pod);     /* a gauge: the pod's value */
 };
 
 static const char *metrics_verdict_name(unsigned i)
@@ -105,10 +106,16 @@ static unsigned metrics_pod_verdict(const struct metrics_pod *pod)
 	return (unsigned)pod->verdict;
 }
 
+static long long metrics_pod_gpus(const struct metrics_pod *pod)
+{
+	return pod->gpus;
+}
+
 static const struct metrics_pod_family metrics_pod_families[] = {
 	{ "tcpxo_pod_attachment",
 	  "Whether the GPU pod's attachment to the GPU NICs is this verdict (1) or not (0); "
-	  "a pod that left the node has no series.", "verdict", metrics_verdict_name, metrics_pod_verdict },
+	  "a pod that left the node has no series.", "verdict", metrics_verdict_name, metrics_pod_verdict, NULL },
+	{ "tcpxo_pod_gpus", "The GPU pod's effective nvidia.com/gpu request.", NULL, NULL, NULL, metrics_pod_gpus },
 };
 
 static int metrics_pod_cmp(const void *a, const void *b)
@@ -136,8 +143,19 @@ static int metrics_pods(struct strbuf *sb, const struct metrics_input *in)
 
 		metrics_head(sb, fam->name, "gauge", fam->help);
 		for (size_t i = 0; i < in->n_pods; i++) {
-			unsigned st = fam->state_of(v[i]);
+			unsigned st;
 			const char *name;
+
+			if (!fam->state_label) {
+				const char *labels[] = { "namespace", v[i]->ns ? v[i]->ns : "", "pod",
+							 v[i]->name ? v[i]->name : "", NULL };
+				char text[32];
+
+				snprintf(text, sizeof(text), "%lld", fam->value(v[i]));
+				metrics_series(sb, fam->name, labels, text);
+				continue;
+			}
+			st = fam->state_of(v[i]);
 
 			for (unsigned k = 0; (name = fam->state_name(k)); k++) {
 				const char *labels[] = { "namespace", v[i]->ns ? v[i]->ns : "", "pod",

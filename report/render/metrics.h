@@ -24,11 +24,12 @@ void metrics_histogram_observe(struct metrics_histogram *h, double seconds);
 
 /*
  * One judged pod on the node. A new per-pod family is a field here and a row in metrics.c's
- * table of pod families (a state set, as the attachment verdict, or a gauge).
+ * table of pod families: a state set (as the attachment verdict) or a gauge (as the GPUs).
  */
 struct metrics_pod {
 	char *ns, *name;                /* owned by the caller */
 	enum attach_verdict verdict;
+	long long gpus;                 /* its effective nvidia.com/gpu request */
 };
 
 /* Relists of one watched resource for one reason ("nodes", "gone"). */

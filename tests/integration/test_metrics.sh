@@ -97,8 +97,9 @@ if [ "$(value 'tcpxo_build_info{version="0.1.0"}')" = 1 ] && [ "$(value tcpxo_no
 else
 	nok "metrics healthy node" "ready $(value tcpxo_node_ready), $pass1 of $checks checks pass: $(grep -v '^#' "$tmp/scrape" | head -n 40 | tr '\n' '|')"
 fi
-if [ "$pods" -ge 1 ] && [ "$(grep -c '^tcpxo_pod_attachment{' "$tmp/scrape")" = $((pods * 4)) ]; then
-	ok "metrics pods: $pods GPU pods with one verdict 1 each (4 series each): $(grep '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape" | head -n 2 | tr '\n' ' ')"
+if [ "$pods" -ge 1 ] && [ "$(grep -c '^tcpxo_pod_attachment{' "$tmp/scrape")" = $((pods * 4)) ] &&
+   [ "$(grep -c '^tcpxo_pod_gpus{.*} 8$' "$tmp/scrape")" = "$pods" ]; then
+	ok "metrics pods: $pods GPU pods with one verdict 1 each (4 series each), 8 GPUs each: $(grep '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape" | head -n 2 | tr '\n' ' ')"
 else
 	nok "metrics pods" "$pods: $(grep '^tcpxo_pod_attachment' "$tmp/scrape" | head -n 8 | tr '\n' '|')"
 fi

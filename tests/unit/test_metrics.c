@@ -81,7 +81,7 @@ static void test_before_any_verdict(void **state)
 static void test_verdict_and_pods(void **state)
 {
 	struct metrics_pod pods[] = {
-		{ .ns = "team-b", .name = "train-0", .verdict = ATTACH_ATTACHED },
+		{ .ns = "team-b", .name = "train-0", .verdict = ATTACH_ATTACHED, .gpus = 8 },
 		{ .ns = "team-a", .name = "zeta", .verdict = ATTACH_PARTIAL },
 		{ .ns = "team-a", .name = "alpha", .verdict = ATTACH_UNATTACHED },
 	};
@@ -114,6 +114,11 @@ static void test_verdict_and_pods(void **state)
 	has_line(page, "tcpxo_pod_attachment{namespace=\"team-a\",pod=\"alpha\",verdict=\"unattached\"} 1");
 	has_line(page, "tcpxo_pod_attachment{namespace=\"team-b\",pod=\"train-0\",verdict=\"attached\"} 1");
 	has_line(page, "tcpxo_pod_attachment{namespace=\"team-b\",pod=\"train-0\",verdict=\"not-fabric\"} 0");
+	/* A gauge family: one series per pod. */
+	has_line(page, "# TYPE tcpxo_pod_gpus gauge");
+	assert_int_equal(count_lines(page, "tcpxo_pod_gpus{"), 3);
+	has_line(page, "tcpxo_pod_gpus{namespace=\"team-b\",pod=\"train-0\"} 8");
+	has_line(page, "tcpxo_pod_gpus{namespace=\"team-a\",pod=\"zeta\"} 0");
 	/* Sorted by namespace, then name, whatever the input order. */
 	a = strstr(page, "pod=\"alpha\"");
 	z = strstr(page, "pod=\"zeta\"");
