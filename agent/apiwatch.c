@@ -57,6 +57,7 @@ struct apiwatch_one {
 	enum apiwatch_mode mode;
 	uint64_t list_at;               /* LISTED: the next list */
 	uint64_t rng;                   /* LISTED: backoff jitter */
+	unsigned long relists_before[REFLECTOR_RELIST__COUNT];  /* of the reflectors replaced */
 };
 
 struct apiwatch {
@@ -257,6 +258,8 @@ static void apiwatch_listed(struct apiwatch_one *o, uint64_t now)
 		reflector_watch_done(o->r, now, 403, -EIO, 1, 0);
 		return;
 	}
+	for (size_t k = 0; o->r && k < REFLECTOR_RELIST__COUNT; k++)
+		o->relists_before[k] += reflector_stats(o->r)->relists_by[k];
 	reflector_free(o->r);
 	o->r = r;
 	o->seen_gen = o->fed_gen = 0;
@@ -581,4 +584,18 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
 		}
 	}
 	return 0;
+}
+
+void apiwatch_relists(const struct apiwatch *aw,
+		      void (*fn)(const char *resource, const char *reason, unsigned long n, void *arg), void *arg)
+{
+	for (size_t i = 0; aw && i < APIWATCH__COUNT; i++) {
+		const struct apiwatch_one *o = &aw->res[i];
+
+		for (size_t k = 0; k < REFLECTOR_RELIST__COUNT; k++) {
+			unsigned long n = o->relists_before[k] + (o->r ? reflector_stats(o->r)->relists_by[k] : 0);
+
+			fn(apiwatch_name[i], reflector_relist_name((enum reflector_relist)k), n, arg);
+		}
+	}
 }

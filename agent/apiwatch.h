@@ -67,6 +67,13 @@ int apiwatch_drive(struct apiwatch *aw, const struct pollfd *fds, size_t n, uint
 /* Grows whenever apiwatch_update() would change the facts (a store changed, a read failed). */
 unsigned long apiwatch_changes(const struct apiwatch *aw);
 
+/*
+ * apiwatch_relists() - each resource's relists ("nodes", "pods", "networks") by what asked them
+ * ("gone", "resync", "error"), every pair once (zeros too), since the watches were made.
+ */
+void apiwatch_relists(const struct apiwatch *aw,
+		      void (*fn)(const char *resource, const char *reason, unsigned long n, void *arg), void *arg);
+
 /* Every resource has been read or has failed once: the facts say something about each. */
 bool apiwatch_settled(const struct apiwatch *aw);
 

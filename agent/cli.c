@@ -59,6 +59,8 @@ static const char cli_usage[] =
 "                         status patch (default 5m; 10s to 1h; 0 off); status: the period the\n"
 "                         agents run with: a heartbeat older than three periods is stale\n"
 "  --health-file F        daemon: touched after each loop iteration; health: the file to check\n"
+"  --metrics-address A    daemon: serve Prometheus metrics on GET /metrics at A, ADDRESS:PORT\n"
+"                         (numeric IPv4, or [IPv6]; default: none, as an empty A)\n"
 "  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
 "  --log-format FMT       daemon, --cleanup: log lines on stderr as text (default) or json\n"
 "                         (one object a line: time, severity, message, fields)\n"
@@ -91,6 +93,7 @@ enum {
 	OPT_NO_WATCH,
 	OPT_TRANSPORT_GRACE,
 	OPT_HEARTBEAT,
+	OPT_METRICS_ADDRESS,
 };
 
 static const struct option cli_longopts[] = {
@@ -116,6 +119,7 @@ static const struct option cli_longopts[] = {
 	{ "no-watch", no_argument, NULL, OPT_NO_WATCH },
 	{ "heartbeat", required_argument, NULL, OPT_HEARTBEAT },
 	{ "health-file", required_argument, NULL, OPT_HEALTH_FILE },
+	{ "metrics-address", required_argument, NULL, OPT_METRICS_ADDRESS },
 	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
@@ -307,6 +311,7 @@ static int cli_option(int c, char **argv, struct cli_state *s)
 		return cli_duration("--heartbeat", optarg, CLI_HEARTBEAT_MIN, CLI_HEARTBEAT_MAX, &o->heartbeat);
 	case OPT_START_JITTER: return cli_uint("--start-jitter", optarg, 3600, &o->start_jitter);
 	case OPT_HEALTH_FILE: o->health_file = optarg; break;
+	case OPT_METRICS_ADDRESS: o->metrics_address = optarg[0] ? optarg : NULL; break;
 	case OPT_MAX_AGE: return cli_uint("--max-age", optarg, 86400, &o->max_age);
 	case OPT_LOG_FORMAT: return cli_log_format_arg(optarg, &o->log_format);
 	case OPT_PREFIX: o->prefix = optarg; break;
@@ -438,6 +443,7 @@ static const struct cli_scope {
 	{ OPT_HEARTBEAT, CLI_D | CLI_S },
 	{ OPT_START_JITTER, CLI_D },
 	{ OPT_HEALTH_FILE, CLI_D | CLI_H },
+	{ OPT_METRICS_ADDRESS, CLI_D },
 	{ OPT_MAX_AGE, CLI_H },
 	{ OPT_LOG_FORMAT, CLI_D | CLI_C },
 	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R | CLI_S },

@@ -45,6 +45,7 @@ struct cli_options {
 	bool no_watch;                  /* daemon: poll every interval instead of watching */
 	unsigned start_jitter;          /* seconds */
 	const char *health_file;
+	const char *metrics_address;    /* daemon: serve /metrics there ("ADDRESS:PORT"); NULL: not at all */
 	unsigned max_age;               /* health: seconds */
 	enum cli_log_format log_format;
 	const char *prefix;

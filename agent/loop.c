@@ -21,6 +21,7 @@
 
 #include "agent/apiwatch.h"
 #include "agent/filewatch.h"
+#include "agent/daemon_metrics.h"
 #include "agent/flap.h"
 #include "agent/log.h"
 #include "agent/loop.h"
@@ -71,6 +72,7 @@ struct loop_state {
 	struct tsample tsample;         /* the last transport sample: a GPU pod new to it, rates */
 	struct filewatch *relwatch;     /* --releases: its directory (NULL: no file, or no inotify) */
 	bool releases_dirty;            /* it changed (or SIGHUP): re-read before the next observation */
+	struct daemon_metrics *metrics; /* --metrics-address: /metrics, served from this poll() (NULL: none) */
 };
 
 static uint64_t loop_now_ms(void)
@@ -526,6 +528,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 			return r;
 		st->have_facts = apiwatch_ready(st->aw);
 	}
+	daemon_metrics_start(st->metrics);
 	r = observe_node(st->opt, &o);
 	schedule_observed(&st->sched);
 	if (r == -ENOMEM) {
@@ -546,6 +549,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		/* A heartbeat vouches for a verdict just made: none while the node cannot be observed. */
 		if (beat)
 			schedule_heartbeat_taken(&st->sched, now);
+		daemon_metrics_unobserved(st->metrics);
 		loop_observe_failed(st, &o, now);
 		if (read_ok)
 			schedule_api_ok(&st->sched, now);       /* the API answered: its schedule goes on */
@@ -574,6 +578,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		return r;
 	}
 	loop_log_change(st, &p);
+	daemon_metrics_observed(st->metrics, &o, &p);   /* out of memory: the page keeps the last values */
 
 	/* In backoff, only the retry may write (polling: a read first): events never hammer a failing API. */
 	if (st->aw)
@@ -608,6 +613,7 @@ enum {
 	LOOP_FD_UEVENTS,
 	LOOP_FD_WATCH,
 	LOOP_FD_RELEASES,
+	LOOP_FD_METRICS,                /* served after every poll() (its timeouts too), never an event */
 	LOOP_FD__COUNT,
 };
 
@@ -683,7 +689,9 @@ static int loop_drain(struct loop_state *st, size_t which, uint64_t now, char *w
 	return n;
 }
 
-static const char *const loop_source_name[LOOP_FD__COUNT] = { "signal", "netlink", "uevent", "inotify", "releases" };
+static const char *const loop_source_name[LOOP_FD__COUNT] = {
+	"signal", "netlink", "uevent", "inotify", "releases", "metrics",
+};
 
 static void loop_log_start(const struct loop_state *st, uint64_t now)
 {
@@ -752,6 +760,7 @@ static size_t loop_pollfds(struct loop_state *st)
 	st->fds[LOOP_FD_WATCH] = (struct pollfd){ .fd = st->watch ? watch_fd(st->watch) : -1, .events = POLLIN };
 	st->fds[LOOP_FD_RELEASES] = (struct pollfd){ .fd = st->relwatch ? filewatch_fd(st->relwatch) : -1,
 						     .events = POLLIN };
+	st->fds[LOOP_FD_METRICS] = (struct pollfd){ .fd = daemon_metrics_fd(st->metrics), .events = POLLIN };
 	return LOOP_FD__COUNT + n;
 }
 
@@ -759,8 +768,11 @@ static int loop_timeout(struct loop_state *st)
 {
 	uint64_t now = loop_now_ms();
 	int t = schedule_timeout(&st->sched, now), a = st->aw ? apiwatch_timeout(st->aw, now) : -1;
+	int m = daemon_metrics_timeout(st->metrics);
 
-	return a >= 0 && a < t ? a : t;
+	if (a >= 0 && a < t)
+		t = a;
+	return m >= 0 && m < t ? m : t;
 }
 
 /* The streams' turn: lines to the stores; a change re-observes after the debounce (the first at once). */
@@ -789,9 +801,21 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 	struct loop_state st = { .opt = opt, .pb = pb, .sig_fd = -1 };
 	int r, ret = 0;
 
+	if (opt->metrics_address) {
+		char err[256], addr[64];
+
+		r = daemon_metrics_new(opt->metrics_address, pb, &st.metrics, err, sizeof(err));
+		if (r < 0) {
+			log_emit(LOG_LEVEL_ERROR, "cannot serve metrics: stopping", "error", err, NULL);
+			return r;
+		}
+		daemon_metrics_address(st.metrics, addr, sizeof(addr));
+		log_emit(LOG_LEVEL_INFO, "serving metrics", "address", addr, "path", "/metrics", NULL);
+	}
 	st.flap = calloc(1, sizeof(*st.flap));
 	if (!st.flap) {
 		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
+		daemon_metrics_free(st.metrics);
 		return -ENOMEM;
 	}
 	st.api = pb->http && opt->node;
@@ -804,6 +828,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 		signals_reset();
 		free(st.fds);
 		free(st.flap);
+		daemon_metrics_free(st.metrics);
 		return r;
 	}
 	st.fds_cap = LOOP_FD__COUNT + 8;
@@ -812,6 +837,7 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 
 		schedule_init(&st.sched, t0, opt->interval, opt->start_jitter, loop_api_mode(&st), loop_random());
 		schedule_heartbeat(&st.sched, st.publish ? (uint64_t)opt->heartbeat * 1000u : 0);
+		daemon_metrics_watches(st.metrics, st.aw);
 		loop_log_start(&st, t0);
 	}
 	loop_sources(&st);
@@ -880,10 +906,12 @@ int loop_run(const struct cli_options *opt, struct publisher *pb)
 			ret = -ENOMEM;
 			break;
 		}
+		daemon_metrics_serve(st.metrics);
 	}
 	if (signals_term())
 		log_emit(LOG_LEVEL_INFO, "stopping: annotations left in place", "signal",
 			 signals_term() == SIGINT ? "SIGINT" : "SIGTERM", NULL);
+	daemon_metrics_free(st.metrics);
 	apiwatch_free(st.aw);
 	free(st.fds);
 	links_watch_free(st.links);

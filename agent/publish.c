@@ -344,6 +344,8 @@ int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_post
 		int r = kube_create_event(pb->http, it->ns, it->body, &resp);
 
 		pb->requests += resp.attempts;
+		if (r == 0)
+			pb->writes[PUBLISH_WRITE_EVENT]++;
 		if (r == 0 || resp.status == 409) {
 			eventq_posted(&pb->events);
 			(*ret_posted)++;
@@ -377,6 +379,8 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 	int r = status ? kube_patch_node_status(pb->http, node, patch, &resp) : kube_patch_node(pb->http, node, patch, &resp);
 
 	pb->requests += resp.attempts;
+	if (r == 0)
+		pb->writes[status ? PUBLISH_WRITE_STATUS_PATCH : PUBLISH_WRITE_MERGE_PATCH]++;
 	if (r < 0)
 		errmsg_set(err, errlen, r, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
 	http_response_free(&resp);

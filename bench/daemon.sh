@@ -9,6 +9,8 @@
 #             the fake API's scripted changes -> the PATCH arriving, SKEW_CHANGES times
 #   rss       the agent's RSS after warming up, then after RSS_EVENTS watch events and RSS_RELISTS
 #             relists (410 after a compaction)
+#   metrics   idle over IDLE_SECONDS twice, without and with --metrics-address (scraped every
+#             METRICS_SCRAPE_S): CPU seconds and RSS at the end of each, scrapes answered, page size
 #   rollout   ROLLOUT_AGENTS daemons started together against one server that admits ROLLOUT_RATE
 #             requests/s (429 + Retry-After beyond), once per mode of ROLLOUT_MODES (watch: the
 #             default; poll: --no-watch): its timeline of requests, the agents still running;
@@ -29,7 +31,8 @@ ROLLOUT_LIMIT=${ROLLOUT_LIMIT:-600}
 ROLLOUT_MODES=${ROLLOUT_MODES:-watch poll}
 ROLLOUT_ARGS=${ROLLOUT_ARGS:-}
 ROLLOUT_SPAWN_MS=${ROLLOUT_SPAWN_MS:-0}        # a pause between two agents' starts (0: all at once)
-DAEMON_PARTS=${DAEMON_PARTS:-idle api rollout}   # idle: idle and steady; api: reaction, skew, RSS
+METRICS_SCRAPE_S=${METRICS_SCRAPE_S:-15}
+DAEMON_PARTS=${DAEMON_PARTS:-idle metrics api rollout}   # idle: idle and steady; api: reaction, skew, RSS
 NODE=fixture-a3-mega
 mkdir -p "$out"
 tmp=$(mktemp -d /dev/shm/tcpxo-bench-daemon.XXXXXX) || exit 2
@@ -113,6 +116,43 @@ tail -n +"$((r0 + 1))" "$tmp/api/requests.log" >"$out/steady.log"
 echo "$STEADY_SECONDS $STEADY_INTERVAL" >"$out/steady.txt"
 stop_agent
 
+fi
+
+if part metrics; then
+# --- metrics: the same idle daemon without and with /metrics, scraped as Prometheus would ---
+: >"$tmp/api/requests.log"
+start_agent "$tmp/agent-nometrics.log"
+sleep 2
+c0=$(cpu_ns $agent)
+sleep "$IDLE_SECONDS"
+c1=$(cpu_ns $agent); m_off_rss=$(rss_kb $agent)
+m_off_cpu=$(echo "$c0 $c1" | awk '{ printf "%.4f", ($2 - $1) / 1e9 }')
+stop_agent
+start_agent "$tmp/agent-metrics.log" --metrics-address 127.0.0.1:0
+i=0
+while ! grep -q 'serving metrics' "$tmp/agent-metrics.log" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+maddr=$(sed -n 's/.*serving metrics.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$tmp/agent-metrics.log" | head -n 1)
+sleep 2
+c0=$(cpu_ns $agent)
+/usr/bin/python3 - "$maddr" "$IDLE_SECONDS" "$METRICS_SCRAPE_S" >"$tmp/scrapes" <<'PY'
+import sys, time, urllib.request
+addr, secs, every = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+ok = size = 0
+end = time.monotonic() + secs
+while time.monotonic() < end:
+    try:
+        body = urllib.request.urlopen("http://%s/metrics" % addr, timeout=5).read()
+        ok += 1
+        size = len(body)
+    except OSError:
+        pass
+    time.sleep(max(0.0, min(every, end - time.monotonic())))
+print(ok, size)
+PY
+c1=$(cpu_ns $agent); m_on_rss=$(rss_kb $agent)
+m_on_cpu=$(echo "$c0 $c1" | awk '{ printf "%.4f", ($2 - $1) / 1e9 }')
+stop_agent
+echo "$m_off_cpu $m_off_rss $m_on_cpu $m_on_rss $(cat "$tmp/scrapes") $IDLE_SECONDS $METRICS_SCRAPE_S" >"$out/metrics.txt"
 fi
 
 if part api; then

@@ -201,6 +201,15 @@ def daemon_section(d):
         lines.append(f"- idle: **{cpu:.4f} CPU s** and **{reqs} API requests** in {secs} s with nothing changing "
                      f"(default --interval 3600, watches open) — targets <= 0.01 CPU s: {verdict(cpu <= 0.01)}; "
                      f"0 requests: {verdict(reqs == 0)}")
+    met = read(os.path.join(d, "metrics.txt")).split()
+    if len(met) == 8:
+        off_cpu, off_rss, on_cpu, on_rss = float(met[0]), int(met[1]), float(met[2]), int(met[3])
+        scrapes, size, secs, every = int(met[4]), int(met[5]), met[6], met[7]
+        lines.append(f"- metrics: idle {secs} s without `--metrics-address` **{off_cpu:.4f} CPU s, RSS "
+                     f"{off_rss / 1024:.2f} MiB**; with it, scraped every {every} s ({scrapes} scrapes of "
+                     f"{size} bytes) **{on_cpu:.4f} CPU s, RSS {on_rss / 1024:.2f} MiB** "
+                     f"({(on_rss - off_rss) / 1024:+.2f} MiB) — goal RSS within 1 MiB: "
+                     f"{verdict(on_rss - off_rss <= 1024 and scrapes > 0)}")
     steady = read(os.path.join(d, "steady.txt")).split()
     if len(steady) == 2:
         secs, interval = int(steady[0]), int(steady[1])

@@ -189,3 +189,13 @@ printf '2026-12-05T00:40:10.123456Z' >"$T/seed-micro"
 printf '2028-02-29T23:59:59Z' >"$T/seed-leap-day"
 printf '2026-12-05T00:40:10+01:00' >"$T/seed-offset"
 printf '2026-02-29T00:00:00Z' >"$T/seed-no-leap-day"
+# API request paths as the client sends them (a method line, then the path), and hostile ones.
+fresh apicount
+A=$F/apicount
+printf 'GET\n/api/v1/nodes/gke-a3mega-pool-1\n' >"$A/seed-get-node"
+printf 'PATCH\n/api/v1/nodes/gke-a3mega-pool-1/status\n' >"$A/seed-patch-status"
+printf 'GET\n/api/v1/pods?fieldSelector=spec.nodeName%%3Dn1&watch=1&resourceVersion=5&allowWatchBookmarks=true\n' >"$A/seed-watch-pods"
+printf 'POST\n/apis/events.k8s.io/v1/namespaces/default/events\n' >"$A/seed-post-event"
+printf 'GET\n/apis/networking.gke.io/v1/networks?resourceVersion=0\n' >"$A/seed-list-networks"
+printf 'get\n/api/v1/namespaces/a"b\\c/pods/\001\377x\n' >"$A/seed-hostile"
+

@@ -43,6 +43,7 @@ ADAPTERS = [
                                         "probes/kube/http_conf.c", "probes/kube/http_conf.h")),
     (re.compile(r"^cjson/"), "cJSON", ("probes/model/json.c",)),
     (re.compile(r"^yaml\.h$"), "libyaml", ("probes/model/yaml.c",)),
+    (re.compile(r"^microhttpd\.h$"), "libmicrohttpd", ("agent/metrics_http.c",)),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -36,6 +36,11 @@ static int http_xferinfo_cb(void *userdata, curl_off_t dltotal, curl_off_t dlnow
 	return c->cancel ? 1 : 0;
 }
 
+const struct apicount *http_client_counts(const struct http_client *c)
+{
+	return c ? &c->counts : NULL;
+}
+
 void http_client_free(struct http_client *c)
 {
 	if (!c)
@@ -170,6 +175,7 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 	resp->attempts++;
 	HTTP_CURL(easy_getinfo)(c->easy, CURLINFO_RESPONSE_CODE, &status);
 	resp->status = status;
+	apicount_add(&c->counts, method, path, cc == CURLE_OK ? status : 0);
 	*retry_after_s = http_conf_retry_after(c->easy);
 	if (*retry_after_s)
 		resp->retry_after_s = *retry_after_s;

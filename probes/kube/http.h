@@ -41,6 +41,13 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 
 void http_client_free(struct http_client *c);
 
+struct apicount;
+/*
+ * The requests @c made, by verb, resource and status: each attempt, a request's once it ended, a
+ * stream's once its answer began (or it ended without one).
+ */
+const struct apicount *http_client_counts(const struct http_client *c);
+
 /**
  * http_request() - one API call with retries: GET/PATCH/... @path (starting with '/',
  * query included) with an optional body and content type. Re-reads the token file when it

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/kube/apicount.h"
 #include "probes/kube/token.h"
 #include "probes/model/strbuf.h"
 
@@ -60,6 +61,8 @@ struct http_client {
 	bool timer_set;
 	unsigned dispatching;           /* inside http_streams_drive(): closing defers the free */
 	void (*streams_release)(struct http_client *c);  /* set with the multi handle: frees it with the client */
+
+	struct apicount counts;         /* every attempt: a request's when it ended, a stream's when its answer began */
 };
 
 /* The libcurl functions the adapter calls, resolved by http_conf_global_ref(). */

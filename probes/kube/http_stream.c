@@ -35,6 +35,7 @@ struct http_stream {
 	uint64_t next_at;
 	unsigned retry_after_s;         /* the last Retry-After seen */
 	bool paused, established;
+	bool counted;                   /* this attempt is in the client's counts (its status came) */
 	long status;
 	int err;                        /* the end's -errno */
 	int fail;                       /* why the write callback stopped the transfer */
@@ -62,6 +63,10 @@ static size_t http_stream_write_cb(char *data, size_t size, size_t nmemb, void *
 		return 0;
 	HTTP_CURL(easy_getinfo)(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	s->status = status;
+	if (!s->counted) {      /* counted when the answer starts: a watch lasts minutes */
+		apicount_add(&s->c->counts, "GET", s->path, status);
+		s->counted = true;
+	}
 	if (http_stream_ok(status))
 		s->established = true;
 	if (http_stream_ok(status) && s->cfg.mode == HTTP_STREAM_LINES) {
@@ -223,6 +228,7 @@ static int http_stream_attempt(struct http_stream *s)
 	s->status = 0;
 	s->fail = 0;
 	s->paused = false;
+	s->counted = false;
 	strbuf_free(&s->body);
 	s->curl_err[0] = '\0';
 	linebuf_free(&s->lines);
@@ -282,6 +288,9 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 	HTTP_CURL(easy_setopt)(s->easy, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
 	HTTP_CURL(easy_getinfo)(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	s->status = status;
+	if (!s->counted)        /* no body came: an empty answer, or none */
+		apicount_add(&c->counts, "GET", s->path, cc == CURLE_OK ? status : 0);
+	s->counted = true;
 	retry_after_s = http_conf_retry_after(s->easy);
 	if (retry_after_s)
 		s->retry_after_s = retry_after_s;

@@ -36,6 +36,7 @@ struct reflector {
 	char rv[WATCHEVENT_RV_MAX];     /* newest resourceVersion seen; "" none */
 	bool list_consistent;           /* the next list asks the newest state (after a 410 on a list) */
 	bool filled_once;               /* a fill (list or watchlist) was asked before: the next is a relist */
+	enum reflector_relist relist_why;       /* what asked the next relist (gone, resync; else error) */
 	bool in_initial;                /* a watchlist watch before its initial-events-end bookmark */
 	bool close_wanted;
 	uint64_t watch_start, initial_deadline;
@@ -168,6 +169,17 @@ static void reflector_following(struct reflector *r, uint64_t now)
 		r->healthy_since = now ? now : 1;
 }
 
+/* A fill of the store is asked: after the first, a relist counted by what asked it. */
+static void reflector_relisting(struct reflector *r)
+{
+	if (r->filled_once) {
+		r->st.relists++;
+		r->st.relists_by[r->relist_why]++;
+	}
+	r->filled_once = true;
+	r->relist_why = REFLECTOR_RELIST_ERROR;
+}
+
 static char *reflector_build(struct reflector *r, bool watch)
 {
 	struct strbuf sb = { 0 };
@@ -235,8 +247,7 @@ enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **
 			return REFLECTOR_WAIT;
 		}
 		r->initial_deadline = now_ms + r->initial_ms;
-		r->st.relists += r->filled_once;
-		r->filled_once = true;
+		reflector_relisting(r);
 		r->st.watches++;
 		r->st.requests++;
 		r->watch_start = now_ms;
@@ -255,8 +266,7 @@ enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **
 	r->st.requests++;
 	if (r->phase == PHASE_NEED_LIST) {
 		r->st.lists++;
-		r->st.relists += r->filled_once;
-		r->filled_once = true;
+		reflector_relisting(r);
 		r->phase = PHASE_IN_LIST;
 		r->state = REFLECTOR_LISTING;
 		return REFLECTOR_LIST;
@@ -272,6 +282,7 @@ enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **
 
 void reflector_resync(struct reflector *r)
 {
+	r->relist_why = REFLECTOR_RELIST_RESYNC;
 	switch (r->phase) {
 	case PHASE_IN_WATCH:
 		r->close_wanted = true;
@@ -324,6 +335,7 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 			 * at once. Only once: a consistent list names no version that could be gone.
 			 */
 			r->st.gone++;
+			r->relist_why = REFLECTOR_RELIST_GONE;
 			r->list_consistent = true;
 			reflector_errf(r, "list %s: 410 Gone: listing the newest state", r->path);
 			reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
@@ -381,6 +393,7 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 	case WATCHEVENT_ERROR:
 		if (ev.code == 410) {
 			r->st.gone++;
+			r->relist_why = REFLECTOR_RELIST_GONE;
 			reflector_errf(r, "watch %s: 410 %s: %s", r->path, ev.reason, ev.message);
 			watchevent_free(&ev);
 			reflector_backoff(r, now_ms, PHASE_NEED_LIST, 0);
@@ -464,6 +477,7 @@ void reflector_watch_done(struct reflector *r, uint64_t now_ms, long status, int
 	}
 	if (status == 410) {
 		r->st.gone++;
+		r->relist_why = REFLECTOR_RELIST_GONE;
 		reflector_errf(r, "watch %s: 410 Gone", r->path);
 		reflector_backoff(r, now_ms, PHASE_NEED_LIST, retry_after_s);
 		return;
@@ -522,6 +536,17 @@ unsigned reflector_watch_timeout_s(const struct reflector *r)
 enum reflector_state reflector_state(const struct reflector *r)
 {
 	return r->state;
+}
+
+const char *reflector_relist_name(enum reflector_relist why)
+{
+	switch (why) {
+	case REFLECTOR_RELIST_GONE: return "gone";
+	case REFLECTOR_RELIST_RESYNC: return "resync";
+	case REFLECTOR_RELIST_ERROR: return "error";
+	case REFLECTOR_RELIST__COUNT: break;
+	}
+	return "unknown";
 }
 
 const char *reflector_state_name(enum reflector_state s)

@@ -55,10 +55,19 @@ struct reflector_config {
 	uint64_t seed;                  /* jitter (backoff, timeoutSeconds); 0: a fixed seed */
 };
 
+/* What asked a relist (a fill of the store after the first). */
+enum reflector_relist {
+	REFLECTOR_RELIST_GONE = 0,      /* 410: the resourceVersion was too old */
+	REFLECTOR_RELIST_RESYNC,        /* reflector_resync(): the caller's safety net */
+	REFLECTOR_RELIST_ERROR,         /* anything else: a failed request, a broken or malformed stream */
+	REFLECTOR_RELIST__COUNT,
+};
+
 struct reflector_stats {
 	unsigned long requests;         /* HTTP requests sent (each step, plus the retries reported) */
 	unsigned long lists;            /* LIST steps (a watchlist watch counts as a watch) */
 	unsigned long relists;          /* fills of the store after the first (lists or watchlist watches) */
+	unsigned long relists_by[REFLECTOR_RELIST__COUNT];      /* ... by what asked them */
 	unsigned long watches;          /* WATCH steps */
 	unsigned long resumes;          /* watches resumed from the newest resourceVersion after a clean close */
 	unsigned long gone;             /* 410: the resourceVersion was too old (answer or ERROR event) */
@@ -126,6 +135,7 @@ const char *reflector_resource_version(const struct reflector *r);          /* "
 unsigned reflector_watch_timeout_s(const struct reflector *r);  /* the open watch's timeoutSeconds; 0 none */
 enum reflector_state reflector_state(const struct reflector *r);
 const char *reflector_state_name(enum reflector_state s);
+const char *reflector_relist_name(enum reflector_relist why);   /* "gone", "resync", "error" */
 const char *reflector_error(const struct reflector *r);         /* the last failure; "" none */
 const struct reflector_stats *reflector_stats(const struct reflector *r);
 

@@ -153,7 +153,8 @@ fi
 # the agent itself (strace, its launcher, keeps SIGTERM and SIGHUP from reaching it), $strace_pid strace.
 daemon() {
 	strace -f -qq -e trace=open,openat,openat2 -o "$1" "$AGENT" --root "$root" --node "$NODE" --api-server "$SERVER" \
-		--token-file "$tmp/token" --ca-file "$tmp/certs/ca.crt" --start-jitter 0 --interval 600 2>"$tmp/agent.log" &
+		--token-file "$tmp/token" --ca-file "$tmp/certs/ca.crt" --start-jitter 0 --interval 600 \
+		--metrics-address 127.0.0.1:0 2>"$tmp/agent.log" &
 	strace_pid=$!
 	wait_for '[ -n "$(cat /proc/$strace_pid/task/$strace_pid/children 2>/dev/null)" ]' 5
 	agent_pid=$(cat "/proc/$strace_pid/task/$strace_pid/children" 2>/dev/null | awk '{ print $1 }')
@@ -179,7 +180,18 @@ done
 wait_for '[ "$(events)" -ge 2 ]' 1.5     # a second Event would have been posted with its sample
 n=$(events)
 samples=$(unix_reads)
+# /metrics says it too: the pod's transport state none, 0 rails.
+maddr=$(sed -n 's/.*serving metrics.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$tmp/agent.log" | head -n 1)
+/usr/bin/python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
+	"$maddr" >"$tmp/scrape" 2>"$tmp/scrape.err"
 stop_daemon
+if grep -q '^tcpxo_pod_transport{namespace="[^"]*",pod="[^"]*",state="none"} 1$' "$tmp/scrape" &&
+   [ "$(grep -c '^tcpxo_pod_transport{.*} 1$' "$tmp/scrape")" = 1 ] &&
+   grep -q '^tcpxo_pod_transport_rails{namespace="[^"]*",pod="[^"]*"} 0$' "$tmp/scrape"; then
+	ok "daemon: /metrics has the pod's transport none (one state 1) and 0 rails"
+else
+	nok "daemon: /metrics transport" "address '$maddr': $(grep '^tcpxo_pod_transport' "$tmp/scrape" | tr '\n' '|') $(head -c 200 "$tmp/scrape.err")"
+fi
 if [ "$n" = 1 ] && [ "$samples" -ge 4 ] && [ "$(reqs "$m" | grep -c '^EVENT .*TCPXOPartialRails')" = 0 ]; then
 	ok "daemon: exactly one TCPXONotInUse Event on the pod over $samples samples (start, then each SIGHUP)"
 else

@@ -332,6 +332,46 @@ def _():
 	check("cpu" not in r.get("limits", {}), "a CPU limit throttles the agent's short bursts; set a request only")
 
 
+@case("metrics-port")
+def _():
+	# The agent serves /metrics on the node's address at the port the DaemonSet declares as "metrics",
+	# and both examples scrape that port and name the node in the label `node` (what the alerts join on).
+	spec = one("DaemonSet", "tcpxo-agent")["spec"]["template"]["spec"]
+	c = [x for x in spec["containers"] if x["name"] == "tcpxo-agent"][0]
+	addr = opt_value(c.get("args", []), "--metrics-address")
+	check(addr and addr.startswith("$(NODE_IP):"), "--metrics-address %s is not on $(NODE_IP)" % addr)
+	env = {e["name"]: e for e in c.get("env", [])}
+	check(env.get("NODE_IP", {}).get("valueFrom") == {"fieldRef": {"fieldPath": "status.hostIP"}},
+	      "NODE_IP must come from fieldRef status.hostIP")
+	port = int(addr.rsplit(":", 1)[1])
+	check(port not in (9100, 9400, 20257, 8080, 8081, 10250, 10255, 10256), "port %d is a peer's" % port)
+	ports = {p["name"]: p for p in c.get("ports", [])}
+	check(ports.get("metrics", {}).get("containerPort") == port, "no containerPort %d named metrics: %s" % (port, ports))
+	ex = os.path.join(TOP, "docs", "examples")
+	with open(os.path.join(ex, "podmonitoring.yaml")) as fh:
+		pm = [d for d in yaml.safe_load_all(fh) if d]
+	check(len(pm) == 1 and pm[0]["apiVersion"] == "monitoring.googleapis.com/v1" and pm[0]["kind"] == "PodMonitoring",
+	      "podmonitoring.yaml holds %s" % [(d.get("apiVersion"), d.get("kind")) for d in pm])
+	pspec = pm[0]["spec"]
+	check(pspec["selector"]["matchLabels"] == one("DaemonSet", "tcpxo-agent")["spec"]["selector"]["matchLabels"],
+	      "PodMonitoring selects %s" % pspec["selector"])
+	check([e["port"] for e in pspec["endpoints"]] == ["metrics"], "PodMonitoring endpoints %s" % pspec["endpoints"])
+	check("node" in pspec.get("targetLabels", {}).get("metadata", []), "PodMonitoring adds no node label")
+	with open(os.path.join(ex, "servicemonitor.yaml")) as fh:
+		sm = {d["kind"]: d for d in yaml.safe_load_all(fh) if d}
+	check(set(sm) == {"Service", "ServiceMonitor"}, "servicemonitor.yaml holds %s" % sorted(sm))
+	svc = sm["Service"]["spec"]
+	check(svc["selector"] == one("DaemonSet", "tcpxo-agent")["spec"]["selector"]["matchLabels"], "Service selects %s" % svc["selector"])
+	check([(p["name"], p["port"], p["targetPort"]) for p in svc["ports"]] == [("metrics", port, "metrics")],
+	      "Service ports %s" % svc["ports"])
+	check(sm["ServiceMonitor"]["spec"]["selector"]["matchLabels"].items() <= sm["Service"]["metadata"]["labels"].items(),
+	      "the ServiceMonitor does not select the Service")
+	eps = sm["ServiceMonitor"]["spec"]["endpoints"]
+	check([e["port"] for e in eps] == ["metrics"], "ServiceMonitor endpoints %s" % eps)
+	check({"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
+	      in eps[0].get("relabelings", []), "ServiceMonitor does not relabel the pod's node into node")
+
+
 @case("flags-exist")
 def _():
 	used = set()

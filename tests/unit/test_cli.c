@@ -216,6 +216,7 @@ static const struct {
 	{ "--heartbeat", "10s", " daemon status " },
 	{ "--start-jitter", "5", " daemon " },
 	{ "--health-file", "/h", " daemon health " },
+	{ "--metrics-address", "127.0.0.1:9863", " daemon " },
 	{ "--max-age", "5", " health " },
 	{ "--log-format", "json", " daemon cleanup " },
 	{ "--prefix", "x.io/", " daemon once cleanup interfaces workloads runtime status " },

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "probes/kube/apicount.h"
 #include "probes/kube/http.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubenodes.h"
@@ -520,6 +521,17 @@ static void test_retry_after_capped(void **state)
 	http_client_free(c);
 }
 
+/* The client's count of (verb, resource, code); code 0: no answer. */
+static unsigned long long api_count(const struct http_client *c, const char *verb, const char *resource, int code)
+{
+	const struct apicount *a = http_client_counts(c);
+
+	for (size_t i = 0; a && i < a->n; i++)
+		if (strcmp(a->v[i].verb, verb) == 0 && strcmp(a->v[i].resource, resource) == 0 && a->v[i].code == code)
+			return a->v[i].n;
+	return 0;
+}
+
 static void test_500_three_times_then_ok(void **state)
 {
 	struct http_client *c = client_with(4, 0, 0);
@@ -529,6 +541,9 @@ static void test_500_three_times_then_ok(void **state)
 	assert_int_equal(kube_get_node(c, NODE, &r), 0);
 	assert_int_equal(r.attempts, 4);
 	assert_int_equal(log_count(), 4);
+	/* Every attempt is counted with its answer (tcpxo_api_requests_total). */
+	assert_int_equal(api_count(c, "GET", "nodes", 500), 3);
+	assert_int_equal(api_count(c, "GET", "nodes", 200), 1);
 	http_response_free(&r);
 	http_client_free(c);
 }
@@ -572,6 +587,8 @@ static void test_dropped_connection_retried(void **state)
 	write_str("faults", "{\"mode\":\"close\",\"count\":1}");
 	assert_int_equal(kube_get_node(c, NODE, &r), 0);
 	assert_int_equal(r.attempts, 2);
+	assert_int_equal(api_count(c, "GET", "nodes", 0), 1);     /* no answer: code "error" */
+	assert_int_equal(api_count(c, "GET", "nodes", 200), 1);
 	http_response_free(&r);
 
 	write_str("faults", "{\"mode\":\"short\"}");  /* Content-Length promises more than arrives */
@@ -1291,6 +1308,9 @@ static void test_stream_events_in_order(void **state)
 	assert_true(rv2 == rv1 + 2);            /* p2 took the number between: one counter for all */
 	assert_false(k.done);
 	assert_int_equal(http_streams_count(c), 1);
+	/* The open watch is counted already (its answer began), the list once. */
+	assert_int_equal(api_count(c, "WATCH", "pods", 200), 1);
+	assert_int_equal(api_count(c, "LIST", "pods", 200), 1);
 	assert_log(0, "path", "/api/v1/pods");  /* the list, then the watch: one line each */
 	assert_int_equal(log_count(), 2);
 	sink_free(&k);
@@ -1459,6 +1479,11 @@ static void test_stream_429_retry_after(void **state)
 	assert_int_equal(k.attempts, 1);
 	assert_null(strstr(k.error, TOKEN));
 	sink_free(&k);
+	/* Each attempt once, with its answer. */
+	assert_int_equal(api_count(c, "WATCH", "pods", 429), 1);
+	assert_int_equal(api_count(c, "WATCH", "pods", 503), 2);
+	assert_int_equal(api_count(c, "WATCH", "pods", 200), 2);
+	assert_int_equal(api_count(c, "WATCH", "pods", 403), 1);
 	http_client_free(c);
 }
 

@@ -203,6 +203,9 @@ static void test_gone_relists(void **state)
 	free(p);
 	assert_int_equal(st->gone, 3);
 	assert_int_equal(st->relists, 3);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_GONE], 3);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_RESYNC], 0);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 0);
 	assert_int_equal(st->lists, 4);
 	assert_int_equal(reflector_count(r), 2);        /* p3 fell out with the relist */
 	assert_int_equal(st->errors, 0);                /* a 410 is no error, but waits like one */
@@ -563,6 +566,8 @@ static void test_resync(void **state)
 	assert_int_equal(reflector_list_done(r, T0 + 2, 200, LIST, strlen(LIST), 1, 0), 0);
 	assert_int_equal(reflector_generation(r), g);
 	assert_int_equal(reflector_stats(r)->relists, 1);
+	assert_int_equal(reflector_stats(r)->relists_by[REFLECTOR_RELIST_RESYNC], 1);
+	assert_string_equal(reflector_relist_name(REFLECTOR_RELIST_RESYNC), "resync");
 	reflector_free(r);
 }
 

@@ -1,0 +1,235 @@
+/* daemon_metrics.c - the daemon's /metrics: the last verdict, the pods, the timings and the counters, rendered per scrape. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/daemon_metrics.h"
+#include "agent/metrics_http.h"
+#include "report/checks/workloads.h"
+#include "report/render/metrics.h"
+
+_Static_assert((int)PUBLISH_WRITE__COUNT == (int)METRICS_WRITE__COUNT &&
+	       (int)PUBLISH_WRITE_MERGE_PATCH == (int)METRICS_WRITE_MERGE_PATCH &&
+	       (int)PUBLISH_WRITE_STATUS_PATCH == (int)METRICS_WRITE_STATUS_PATCH &&
+	       (int)PUBLISH_WRITE_EVENT == (int)METRICS_WRITE_EVENT, "the writes' kinds in one order");
+
+#define DAEMON_METRICS_RELISTS 16       /* 3 resources x 3 reasons, with room */
+
+struct daemon_metrics {
+	struct metrics_http *http;
+	const struct publisher *pb;
+	const struct apiwatch *aw;
+	bool evaluated, observed, ready;
+	enum profile_kind profile;
+	enum check_status checks[CHECK__COUNT];
+	struct metrics_pod *pods;
+	size_t n_pods;
+	double last_s;
+	struct metrics_histogram duration;
+	struct timespec started;
+	/* Filled per scrape. */
+	struct metrics_relist relists[DAEMON_METRICS_RELISTS];
+	size_t n_relists;
+};
+
+static void daemon_metrics_pods_free(struct metrics_pod *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].ns);
+		free(v[i].name);
+	}
+	free(v);
+}
+
+static void daemon_metrics_relist(const char *resource, const char *reason, unsigned long n, void *arg)
+{
+	struct daemon_metrics *m = arg;
+
+	if (m->n_relists < DAEMON_METRICS_RELISTS)
+		m->relists[m->n_relists++] = (struct metrics_relist){ resource, reason, n };
+}
+
+static int daemon_metrics_page(void *arg, struct strbuf *out)
+{
+	struct daemon_metrics *m = arg;
+	struct metrics_input in = {
+		.version = TCPXO_VERSION, .evaluated = m->evaluated, .observed = m->observed, .ready = m->ready,
+		.profile = m->profile,
+		.pods = m->pods, .n_pods = m->n_pods, .last_observation_s = m->last_s, .duration = &m->duration,
+		.api = m->pb->http ? http_client_counts(m->pb->http) : NULL,
+	};
+
+	memcpy(in.checks, m->checks, sizeof(in.checks));
+	for (size_t k = 0; k < METRICS_WRITE__COUNT; k++)
+		in.writes[k] = m->pb->writes[k];
+	m->n_relists = 0;
+	apiwatch_relists(m->aw, daemon_metrics_relist, m);
+	in.relists = m->relists;
+	in.n_relists = m->n_relists;
+	return metrics_render(&in, out);
+}
+
+int daemon_metrics_new(const char *address, const struct publisher *pb, struct daemon_metrics **ret,
+		       char *err, size_t errlen)
+{
+	struct daemon_metrics *m = calloc(1, sizeof(*m));
+	struct metrics_http_page page = { daemon_metrics_page, m };
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	m->pb = pb;
+	r = metrics_http_new(address, &page, &m->http, err, errlen);
+	if (r < 0) {
+		free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+void daemon_metrics_free(struct daemon_metrics *m)
+{
+	if (!m)
+		return;
+	metrics_http_free(m->http);
+	daemon_metrics_pods_free(m->pods, m->n_pods);
+	free(m);
+}
+
+void daemon_metrics_watches(struct daemon_metrics *m, const struct apiwatch *aw)
+{
+	if (m)
+		m->aw = aw;
+}
+
+void daemon_metrics_start(struct daemon_metrics *m)
+{
+	if (m)
+		clock_gettime(CLOCK_MONOTONIC, &m->started);
+}
+
+/* The row of the pod @ns/@name on the page now, or NULL. */
+static const struct metrics_pod *daemon_metrics_pod(const struct daemon_metrics *m, const char *ns, const char *name)
+{
+	for (size_t i = 0; i < m->n_pods; i++)
+		if (strcmp(m->pods[i].ns, ns) == 0 && strcmp(m->pods[i].name, name) == 0)
+			return &m->pods[i];
+	return NULL;
+}
+
+/*
+ * The GPU pods judged in @o against @p, as the page's rows. Their transport is judged when @o
+ * carries a fresh sample; between samples each pod keeps its last one (nothing new is known).
+ * Return: 0 (*ret NULL, *n 0 when none); -ENOMEM; 1 not judged.
+ */
+static int daemon_metrics_judge(const struct daemon_metrics *m, const struct observation *o, const struct profile *p,
+				struct metrics_pod **ret, size_t *ret_n)
+{
+	struct workloads w = { 0 };
+	struct metrics_pod *v = NULL;
+	size_t n = 0;
+	int r = workloads_evaluate(o, p, &w);
+
+	if (r < 0)
+		return r;
+	if (!w.judged) {
+		workloads_free(&w);
+		return 1;
+	}
+	if (o->transport.sampled)
+		workloads_transport(&w, o, m->pb && m->pb->opt ? m->pb->opt->transport_grace : TRANSPORT_GRACE_DEFAULT_S);
+	if (w.n && !(v = calloc(w.n, sizeof(*v)))) {
+		workloads_free(&w);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < w.n; i++) {
+		const struct pod *pod = w.pods[i].pod;
+
+		v[n].ns = strdup(pod->ns ? pod->ns : "");
+		v[n].name = strdup(pod->name ? pod->name : "");
+		v[n].verdict = w.pods[i].result.verdict;
+		v[n].gpus = w.pods[i].result.gpus;
+		n++;
+		if (!v[n - 1].ns || !v[n - 1].name) {
+			daemon_metrics_pods_free(v, n);
+			workloads_free(&w);
+			return -ENOMEM;
+		}
+		if (w.transport_judged) {
+			v[n - 1].has_transport = true;
+			v[n - 1].transport = w.pods[i].transport.state;
+			v[n - 1].rails = w.pods[i].transport.rails;
+		} else {
+			const struct metrics_pod *last = daemon_metrics_pod(m, v[n - 1].ns, v[n - 1].name);
+
+			if (last) {
+				v[n - 1].has_transport = last->has_transport;
+				v[n - 1].transport = last->transport;
+				v[n - 1].rails = last->rails;
+			}
+		}
+	}
+	workloads_free(&w);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int daemon_metrics_observed(struct daemon_metrics *m, const struct observation *o, const struct profile *p)
+{
+	struct metrics_pod *pods = NULL;
+	struct timespec now, wall;
+	size_t n = 0;
+	int r;
+
+	if (!m)
+		return 0;
+	r = daemon_metrics_judge(m, o, p, &pods, &n);
+	if (r < 0)
+		return r;
+	if (r == 0) {           /* the pod list was read: the pods that left the node go */
+		daemon_metrics_pods_free(m->pods, m->n_pods);
+		m->pods = pods;
+		m->n_pods = n;
+	}
+	m->evaluated = m->observed = true;
+	m->ready = p->ready;
+	m->profile = p->kind;
+	for (unsigned c = 0; c < CHECK__COUNT; c++)
+		m->checks[c] = p->checks[c].status;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	metrics_histogram_observe(&m->duration, (double)(now.tv_sec - m->started.tv_sec) +
+						(double)(now.tv_nsec - m->started.tv_nsec) / 1e9);
+	m->last_s = (double)wall.tv_sec + (double)(wall.tv_nsec / 1000000) / 1e3;
+	return 0;
+}
+
+void daemon_metrics_unobserved(struct daemon_metrics *m)
+{
+	if (m)
+		m->observed = false;
+}
+
+int daemon_metrics_fd(const struct daemon_metrics *m)
+{
+	return m ? metrics_http_fd(m->http) : -1;
+}
+
+int daemon_metrics_timeout(struct daemon_metrics *m)
+{
+	return m ? metrics_http_timeout(m->http) : -1;
+}
+
+void daemon_metrics_serve(struct daemon_metrics *m)
+{
+	if (m)
+		metrics_http_run(m->http);
+}
+
+void daemon_metrics_address(const struct daemon_metrics *m, char *buf, size_t len)
+{
+	metrics_http_address(m ? m->http : NULL, buf, len);
+}

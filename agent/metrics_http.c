@@ -1,0 +1,291 @@
+/* metrics_http.c - the libmicrohttpd adapter: GET /metrics served from the daemon's poll(), libmicrohttpd dlopen'd. */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "agent/metrics_http.h"
+#include "probes/model/errmsg.h"
+
+/*
+ * libmicrohttpd is loaded only when a server is made: Debian's libmicrohttpd12 links GnuTLS and
+ * its dependencies, which cost every run linked plainly ~2.6 MiB of RSS and ~5 ms of start
+ * (a do-nothing program with the agent's libraries: 2.6 -> 5.3 MiB, 4 -> 10 ms median), while
+ * only the daemon with --metrics-address serves. Once loaded it stays, like libcurl.
+ */
+#define METRICS_HTTP_SONAME "libmicrohttpd.so.12"
+
+/* The dependency, declared for packagers that read the FDO "ELF dlopen metadata" note (as http_conf.c does). */
+#define METRICS_HTTP_DLOPEN_JSON "[{\"feature\":\"metrics\",\"description\":\"the /metrics endpoint (--metrics-address)\"," \
+	"\"priority\":\"recommended\",\"soname\":[\"" METRICS_HTTP_SONAME "\"]}]"
+__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
+	struct {
+		uint32_t n_namesz, n_descsz, n_type;
+	} nhdr;
+	char name[sizeof("FDO")];
+	_Alignas(4) char json[sizeof(METRICS_HTTP_DLOPEN_JSON)];
+} metrics_http_dlopen_note = {
+	.nhdr = { .n_namesz = sizeof("FDO"), .n_descsz = sizeof(METRICS_HTTP_DLOPEN_JSON), .n_type = 0x407c0c0a },
+	.name = "FDO",
+	.json = METRICS_HTTP_DLOPEN_JSON,
+};
+
+/*
+ * The functions called, through a table typed from libmicrohttpd's own prototypes (__typeof__):
+ * a call with a wrong type does not compile, as if they were called by name. (libcurl's adapter
+ * is compiled a second time for typecheck-gcc.h's option checks; libmicrohttpd has no such checks.)
+ */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} metrics_mhd;
+static void *metrics_mhd_handle;        /* never closed; the daemon is single-threaded */
+
+struct metrics_http {
+	struct MHD_Daemon *d;
+	int fd;
+	struct metrics_http_page page;
+	char address[METRICS_HTTP_ADDRESS_MAX];
+};
+
+static int metrics_http_load(char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} syms[] = {
+#define SYM(f) { "MHD_" #f, offsetof(__typeof__(metrics_mhd), f) }
+		SYM(start_daemon), SYM(stop_daemon), SYM(get_daemon_info), SYM(get_timeout), SYM(run),
+		SYM(create_response_from_buffer), SYM(add_response_header), SYM(queue_response),
+		SYM(destroy_response),
+#undef SYM
+	};
+	void *h;
+
+	if (metrics_mhd_handle)
+		return 0;
+	h = dlopen(METRICS_HTTP_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return errmsg_set(err, errlen, -ELIBACC, "cannot load %s (install libmicrohttpd12): %s",
+				  METRICS_HTTP_SONAME, dlerror());
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f) {
+			errmsg_set(err, errlen, 0, "%s has no %s: too old a libmicrohttpd", METRICS_HTTP_SONAME,
+				   syms[i].name);
+			dlclose(h);
+			return -ELIBACC;
+		}
+		memcpy((char *)&metrics_mhd + syms[i].offset, &f, sizeof(f));
+	}
+	metrics_mhd_handle = h;
+	return 0;
+}
+
+/* "IPv4:PORT" or "[IPv6]:PORT", numeric only, into @ss. */
+static int metrics_http_parse(const char *address, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	char host[METRICS_HTTP_ADDRESS_MAX];
+	const char *colon, *port;
+	unsigned long p = 0;
+	size_t hl;
+
+	if (!address || strlen(address) >= sizeof(host))
+		return errmsg_set(err, errlen, -EINVAL, "--metrics-address: want ADDRESS:PORT (at most %zu characters)",
+				  sizeof(host) - 1);
+	colon = strrchr(address, ':');
+	if (!colon || colon == address)
+		return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': want ADDRESS:PORT", address);
+	port = colon + 1;
+	if (!*port || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
+	    (p = strtoul(port, NULL, 10)) > 65535)
+		return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': the port must be 0-65535", address);
+	hl = (size_t)(colon - address);
+	if (address[0] == '[') {
+		if (hl < 3 || address[hl - 1] != ']')
+			return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': want [IPv6]:PORT", address);
+		memcpy(host, address + 1, hl - 2);
+		host[hl - 2] = '\0';
+	} else {
+		memcpy(host, address, hl);
+		host[hl] = '\0';
+	}
+	memset(ss, 0, sizeof(*ss));
+	if (address[0] != '[') {
+		struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &in4->sin_addr) != 1)
+			return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': not a numeric IPv4 address",
+					  address);
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)p);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': not a numeric IPv6 address",
+					  address);
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+	}
+	return 0;
+}
+
+static enum MHD_Result metrics_http_answer(struct MHD_Connection *conn, unsigned status, char *body, size_t len,
+					   enum MHD_ResponseMemoryMode mode, const char *ctype, bool allow)
+{
+	struct MHD_Response *resp = metrics_mhd.create_response_from_buffer(len, body, mode);
+	enum MHD_Result r;
+
+	if (!resp) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;          /* out of memory: libmicrohttpd closes the connection */
+	}
+	metrics_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	if (allow)
+		metrics_mhd.add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	r = metrics_mhd.queue_response(conn, status, resp);
+	metrics_mhd.destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result metrics_http_handler(void *cls, struct MHD_Connection *conn, const char *url,
+					    const char *method, const char *version, const char *upload_data,
+					    size_t *upload_data_size, void **con_cls)
+{
+	static char not_found[] = "404 page not found: only /metrics is served\n";
+	static char not_allowed[] = "405 method not allowed: GET only\n";
+	static char failed[] = "500 the page could not be made\n";
+	struct metrics_http *h = cls;
+	struct strbuf sb = { 0 };
+
+	/*
+	 * Answered on the first call, once the headers are in: a body (another method) is never
+	 * read; libmicrohttpd closes such a connection after the answer.
+	 */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return metrics_http_answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed, sizeof(not_allowed) - 1,
+					   MHD_RESPMEM_PERSISTENT, "text/plain; charset=utf-8", true);
+	if (strcmp(url, "/metrics") != 0)
+		return metrics_http_answer(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
+					   MHD_RESPMEM_PERSISTENT, "text/plain; charset=utf-8", false);
+	if (h->page.render(h->page.arg, &sb) < 0 || !sb.s) {
+		strbuf_free(&sb);
+		return metrics_http_answer(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, failed, sizeof(failed) - 1,
+					   MHD_RESPMEM_PERSISTENT, "text/plain; charset=utf-8", false);
+	}
+	return metrics_http_answer(conn, MHD_HTTP_OK, strbuf_take(&sb), sb.len, MHD_RESPMEM_MUST_FREE,
+				   "text/plain; version=0.0.4; charset=utf-8", false);
+}
+
+int metrics_http_new(const char *address, const struct metrics_http_page *page, struct metrics_http **ret,
+		     char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	struct metrics_http *h;
+	unsigned flags = MHD_USE_EPOLL;
+	uint16_t port;
+	int r;
+
+	r = metrics_http_parse(address, &ss, err, errlen);
+	if (r < 0)
+		return r;
+	r = metrics_http_load(err, errlen);
+	if (r < 0)
+		return r;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
+	h->page = *page;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					      : ((struct sockaddr_in *)&ss)->sin_port);
+	errno = 0;
+	h->d = metrics_mhd.start_daemon(flags, port, NULL, NULL, metrics_http_handler, h,
+					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+					MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_HTTP_CONNECTIONS,
+					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)METRICS_HTTP_PER_IP,
+					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_HTTP_TIMEOUT_S,
+					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_HTTP_MEMORY,
+					MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)METRICS_HTTP_CONNECTIONS,
+					MHD_OPTION_END);
+	if (!h->d) {
+		r = errno ? -errno : -EADDRNOTAVAIL;
+		free(h);
+		return errmsg_set(err, errlen, r, "cannot listen on %s: %s", address, strerror(-r));
+	}
+	info = metrics_mhd.get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	h->fd = info ? info->epoll_fd : -1;
+	info = metrics_mhd.get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	if (info)
+		port = info->port;
+	if (h->fd < 0) {
+		metrics_mhd.stop_daemon(h->d);
+		free(h);
+		return errmsg_set(err, errlen, -EIO, "libmicrohttpd gave no epoll fd");
+	}
+	if (ss.ss_family == AF_INET6) {
+		char text[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, text, sizeof(text));
+		snprintf(h->address, sizeof(h->address), "[%s]:%u", text, port);
+	} else {
+		char text[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, text, sizeof(text));
+		snprintf(h->address, sizeof(h->address), "%s:%u", text, port);
+	}
+	*ret = h;
+	return 0;
+}
+
+void metrics_http_free(struct metrics_http *h)
+{
+	if (!h)
+		return;
+	metrics_mhd.stop_daemon(h->d);
+	free(h);
+}
+
+int metrics_http_fd(const struct metrics_http *h)
+{
+	return h ? h->fd : -1;
+}
+
+int metrics_http_timeout(struct metrics_http *h)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+
+	if (!h || metrics_mhd.get_timeout(h->d, &t) != MHD_YES)
+		return -1;
+	return t > 60000 ? 60000 : (int)t;
+}
+
+void metrics_http_run(struct metrics_http *h)
+{
+	if (h)
+		metrics_mhd.run(h->d);
+}
+
+void metrics_http_address(const struct metrics_http *h, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", h ? h->address : "");
+}

@@ -1,0 +1,351 @@
+/* metrics.c - pure: the daemon's /metrics page in the Prometheus text format. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/render/metrics.h"
+
+#define METRICS_LABEL_MAX 253           /* a label value is cut here (a DNS subdomain's length) */
+
+const double metrics_duration_bounds[METRICS_DURATION_BUCKETS] = {
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+/* The bounds as the le label says them (never printed from the doubles: no rounding surprise). */
+static const char *const metrics_duration_le[METRICS_DURATION_BUCKETS] = {
+	"0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+};
+
+static const char *const metrics_write_name[METRICS_WRITE__COUNT] = { "merge_patch", "status_patch", "event" };
+
+static const enum check_status metrics_statuses[] = { CHECK_PASS, CHECK_WARN, CHECK_FAIL, CHECK_SKIP };
+
+void metrics_histogram_observe(struct metrics_histogram *h, double seconds)
+{
+	if (!isfinite(seconds) || seconds < 0)
+		seconds = 0;
+	for (size_t i = 0; i < METRICS_DURATION_BUCKETS; i++) {
+		if (seconds <= metrics_duration_bounds[i]) {
+			h->bucket[i]++;
+			break;
+		}
+	}
+	h->count++;
+	h->sum += seconds;
+}
+
+/* A label value: escaped as the text format wants, hostile bytes made '?', cut. */
+static void metrics_label(struct strbuf *sb, const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s && n < METRICS_LABEL_MAX; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\')
+			strbuf_append(sb, "\\\\");
+		else if (c == '"')
+			strbuf_append(sb, "\\\"");
+		else if (c == '\n')
+			strbuf_append(sb, "\\n");
+		else if (c < 0x20 || c >= 0x7f)
+			strbuf_append(sb, "?");
+		else
+			strbuf_appendn(sb, (const char *)&c, 1);
+	}
+}
+
+static void metrics_head(struct strbuf *sb, const char *name, const char *type, const char *help)
+{
+	strbuf_appendf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/*
+ * One series: @name{k1="v1",...} @value. @labels: pairs of label name and value, NULL-ended
+ * (at most three pairs here).
+ */
+static void metrics_series(struct strbuf *sb, const char *name, const char *const *labels, const char *value)
+{
+	strbuf_append(sb, name);
+	for (size_t i = 0; labels && labels[i]; i += 2) {
+		strbuf_appendf(sb, "%s%s=\"", i ? "," : "{", labels[i]);
+		metrics_label(sb, labels[i + 1]);
+		strbuf_append(sb, "\"");
+	}
+	if (labels && labels[0])
+		strbuf_append(sb, "}");
+	strbuf_appendf(sb, " %s\n", value);
+}
+
+static void metrics_u64(struct strbuf *sb, const char *name, const char *const *labels, unsigned long long v)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%llu", v);
+	metrics_series(sb, name, labels, text);
+}
+
+/* ---- per-pod families: a state set (one series per state, 1 for the pod's) or a gauge ---- */
+
+struct metrics_pod_family {
+	const char *name, *help;
+	const char *state_label;        /* a state set: the label, its states, and the pod's state; NULL: a gauge */
+	const char *(*state_name)(unsigned i);  /* NULL past the last state */
+	unsigned (*state_of)(const struct metrics_pod *pod);
+	long long (*value)(const struct metrics_pod *pod);     /* a gauge: the pod's value */
+	bool (*has)(const struct metrics_pod *pod);     /* NULL: every pod has a series; else only those it says */
+};
+
+static const char *metrics_verdict_name(unsigned i)
+{
+	return i < ATTACH_VERDICT__COUNT ? attach_verdict_name((enum attach_verdict)i) : NULL;
+}
+
+static unsigned metrics_pod_verdict(const struct metrics_pod *pod)
+{
+	return (unsigned)pod->verdict;
+}
+
+static long long metrics_pod_gpus(const struct metrics_pod *pod)
+{
+	return pod->gpus;
+}
+
+static const char *metrics_transport_name(unsigned i)
+{
+	return i < TRANSPORT__COUNT ? transport_state_name((enum transport_state)i) : NULL;
+}
+
+static unsigned metrics_pod_transport(const struct metrics_pod *pod)
+{
+	return (unsigned)pod->transport;
+}
+
+static long long metrics_pod_rails(const struct metrics_pod *pod)
+{
+	return (long long)pod->rails;
+}
+
+static bool metrics_pod_has_transport(const struct metrics_pod *pod)
+{
+	return pod->has_transport;
+}
+
+static const struct metrics_pod_family metrics_pod_families[] = {
+	{ "tcpxo_pod_attachment",
+	  "Whether the GPU pod's attachment to the GPU NICs is this verdict (1) or not (0); "
+	  "a pod that left the node has no series.", "verdict", metrics_verdict_name, metrics_pod_verdict, NULL, NULL },
+	{ "tcpxo_pod_gpus", "The GPU pod's effective nvidia.com/gpu request.", NULL, NULL, NULL, metrics_pod_gpus, NULL },
+	{ "tcpxo_pod_transport",
+	  "Whether the GPU pod's own processes talk to the TCPXO daemon in this state (1) or not (0), from its "
+	  "/proc/<pid>/net files; a pod not sampled yet has no series.", "state", metrics_transport_name,
+	  metrics_pod_transport, NULL, metrics_pod_has_transport },
+	{ "tcpxo_pod_transport_rails",
+	  "The GPU NIC addresses with a live buffer-op client of the TCPXO daemon in the GPU pod.", NULL, NULL, NULL,
+	  metrics_pod_rails, metrics_pod_has_transport },
+};
+
+static int metrics_pod_cmp(const void *a, const void *b)
+{
+	const struct metrics_pod *x = *(const struct metrics_pod *const *)a, *y = *(const struct metrics_pod *const *)b;
+	int c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
+
+	return c ? c : strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+static int metrics_pods(struct strbuf *sb, const struct metrics_input *in)
+{
+	const struct metrics_pod **v = NULL;
+
+	if (in->n_pods) {
+		v = calloc(in->n_pods, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < in->n_pods; i++)
+			v[i] = &in->pods[i];
+		qsort(v, in->n_pods, sizeof(*v), metrics_pod_cmp);
+	}
+	for (size_t f = 0; f < sizeof(metrics_pod_families) / sizeof(metrics_pod_families[0]); f++) {
+		const struct metrics_pod_family *fam = &metrics_pod_families[f];
+
+		metrics_head(sb, fam->name, "gauge", fam->help);
+		for (size_t i = 0; i < in->n_pods; i++) {
+			unsigned st;
+			const char *name;
+
+			if (fam->has && !fam->has(v[i]))
+				continue;
+			if (!fam->state_label) {
+				const char *labels[] = { "namespace", v[i]->ns ? v[i]->ns : "", "pod",
+							 v[i]->name ? v[i]->name : "", NULL };
+				char text[32];
+
+				snprintf(text, sizeof(text), "%lld", fam->value(v[i]));
+				metrics_series(sb, fam->name, labels, text);
+				continue;
+			}
+			st = fam->state_of(v[i]);
+
+			for (unsigned k = 0; (name = fam->state_name(k)); k++) {
+				const char *labels[] = { "namespace", v[i]->ns ? v[i]->ns : "", "pod",
+							 v[i]->name ? v[i]->name : "", fam->state_label, name, NULL };
+
+				metrics_series(sb, fam->name, labels, k == st ? "1" : "0");
+			}
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/* ---- counters of the API client and the watches ---- */
+
+static int metrics_api_cmp(const void *a, const void *b)
+{
+	const struct apicount_entry *x = *(const struct apicount_entry *const *)a;
+	const struct apicount_entry *y = *(const struct apicount_entry *const *)b;
+	int c = strcmp(x->verb, y->verb);
+
+	if (!c)
+		c = strcmp(x->resource, y->resource);
+	return c ? c : (x->code > y->code) - (x->code < y->code);
+}
+
+static void metrics_api(struct strbuf *sb, const struct apicount *api)
+{
+	const struct apicount_entry *v[APICOUNT_MAX];
+	size_t n = api ? api->n : 0;
+
+	metrics_head(sb, "tcpxo_api_requests_total", "counter",
+		     "Kubernetes API requests by verb, resource and HTTP status (code \"error\": no answer); "
+		     "each retry counts.");
+	for (size_t i = 0; i < n; i++)
+		v[i] = &api->v[i];
+	qsort(v, n, sizeof(v[0]), metrics_api_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char code[16];
+		const char *labels[] = { "verb", v[i]->verb, "resource", v[i]->resource, "code", code, NULL };
+
+		if (v[i]->code)
+			snprintf(code, sizeof(code), "%d", v[i]->code);
+		else
+			snprintf(code, sizeof(code), "error");
+		metrics_u64(sb, "tcpxo_api_requests_total", labels, v[i]->n);
+	}
+}
+
+static int metrics_relist_cmp(const void *a, const void *b)
+{
+	const struct metrics_relist *x = *(const struct metrics_relist *const *)a;
+	const struct metrics_relist *y = *(const struct metrics_relist *const *)b;
+	int c = strcmp(x->resource, y->resource);
+
+	return c ? c : strcmp(x->reason, y->reason);
+}
+
+static int metrics_relists(struct strbuf *sb, const struct metrics_input *in)
+{
+	const struct metrics_relist **v = NULL;
+
+	metrics_head(sb, "tcpxo_watch_relists_total", "counter",
+		     "Refills of a watched resource's store after the first, by what asked them "
+		     "(gone: 410, resync: the --interval safety net, error: a failed or broken stream).");
+	if (!in->n_relists)
+		return 0;
+	v = calloc(in->n_relists, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->n_relists; i++)
+		v[i] = &in->relists[i];
+	qsort(v, in->n_relists, sizeof(*v), metrics_relist_cmp);
+	for (size_t i = 0; i < in->n_relists; i++) {
+		const char *labels[] = { "resource", v[i]->resource, "reason", v[i]->reason, NULL };
+
+		metrics_u64(sb, "tcpxo_watch_relists_total", labels, v[i]->n);
+	}
+	free(v);
+	return 0;
+}
+
+/* ---- the node ---- */
+
+static void metrics_node(struct strbuf *sb, const struct metrics_input *in)
+{
+	metrics_head(sb, "tcpxo_node_ready", "gauge",
+		     "Whether the node's last verdict is ready for its GPU NIC fabric (1) or not (0).");
+	metrics_series(sb, "tcpxo_node_ready", NULL, in->evaluated && in->ready ? "1" : "0");
+	metrics_head(sb, "tcpxo_node_observed", "gauge",
+		     "Whether the last observation of the node could be made (1) or not (0: the verdict is the last one made).");
+	metrics_series(sb, "tcpxo_node_observed", NULL, in->observed ? "1" : "0");
+	metrics_head(sb, "tcpxo_node_profile", "gauge",
+		     "Whether the node's last verdict found this fabric profile (1) or not (0); all 0 before the first.");
+	for (unsigned k = PROFILE_NONE; k <= PROFILE_TCPXO; k++) {
+		const char *labels[] = { "profile", profile_kind_name((enum profile_kind)k), NULL };
+
+		metrics_series(sb, "tcpxo_node_profile", labels, in->evaluated && in->profile == k ? "1" : "0");
+	}
+	metrics_head(sb, "tcpxo_check_status", "gauge",
+		     "Whether each check's status is this one (1) or not (0); every check and status always has a series.");
+	for (unsigned c = 0; c < CHECK__COUNT; c++) {
+		for (size_t s = 0; s < sizeof(metrics_statuses) / sizeof(metrics_statuses[0]); s++) {
+			const char *labels[] = { "check", check_id_name((enum check_id)c), "status",
+						 check_status_name(metrics_statuses[s]), NULL };
+
+			metrics_series(sb, "tcpxo_check_status", labels,
+				       in->evaluated && in->checks[c] == metrics_statuses[s] ? "1" : "0");
+		}
+	}
+}
+
+static void metrics_observation(struct strbuf *sb, const struct metrics_input *in)
+{
+	const struct metrics_histogram *h = in->duration;
+	unsigned long long cum = 0;
+	char text[64];
+
+	metrics_head(sb, "tcpxo_last_observation_timestamp_seconds", "gauge",
+		     "Unix time of the last observation of the node that could be made (0: none yet).");
+	snprintf(text, sizeof(text), "%.3f", in->last_observation_s);
+	metrics_series(sb, "tcpxo_last_observation_timestamp_seconds", NULL, text);
+	metrics_head(sb, "tcpxo_observation_duration_seconds", "histogram",
+		     "Time to observe and judge the node (host probes, evaluation, the pods' judgement).");
+	for (size_t i = 0; i < METRICS_DURATION_BUCKETS; i++) {
+		const char *labels[] = { "le", metrics_duration_le[i], NULL };
+
+		cum += h ? h->bucket[i] : 0;
+		metrics_u64(sb, "tcpxo_observation_duration_seconds_bucket", labels, cum);
+	}
+	{
+		const char *labels[] = { "le", "+Inf", NULL };
+
+		metrics_u64(sb, "tcpxo_observation_duration_seconds_bucket", labels, h ? h->count : 0);
+	}
+	snprintf(text, sizeof(text), "%.9g", h ? h->sum : 0.0);
+	metrics_series(sb, "tcpxo_observation_duration_seconds_sum", NULL, text);
+	metrics_u64(sb, "tcpxo_observation_duration_seconds_count", NULL, h ? h->count : 0);
+}
+
+int metrics_render(const struct metrics_input *in, struct strbuf *out)
+{
+	const char *version[] = { "version", in->version ? in->version : "", NULL };
+
+	metrics_head(out, "tcpxo_build_info", "gauge", "The agent's version; always 1.");
+	metrics_series(out, "tcpxo_build_info", version, "1");
+	metrics_node(out, in);
+	if (metrics_pods(out, in) < 0)
+		return -ENOMEM;
+	metrics_observation(out, in);
+	metrics_api(out, in->api);
+	if (metrics_relists(out, in) < 0)
+		return -ENOMEM;
+	metrics_head(out, "tcpxo_node_writes_total", "counter",
+		     "Writes of the node's state the API accepted, by kind (merge_patch: annotations and labels, "
+		     "status_patch: the FabricReady condition, event: an Event posted).");
+	for (size_t k = 0; k < METRICS_WRITE__COUNT; k++) {
+		const char *labels[] = { "kind", metrics_write_name[k], NULL };
+
+		metrics_u64(out, "tcpxo_node_writes_total", labels, in->writes[k]);
+	}
+	return out->oom ? -ENOMEM : 0;
+}

@@ -1,0 +1,215 @@
+#!/bin/sh
+# test_metrics.sh - the daemon's /metrics against the fake API in a private netns: promtool check metrics on a
+# scrape, the node's true values (healthy: ready 1, every check's pass 1, the GPU pods' attachment; eth3 down: the
+# links check's fail 1), counters that move with requests and writes, 404 and 405, oversized headers, forty idle connections (a
+# slow client) that neither wedge the loop nor keep another address from scraping, a bad address refused.
+# Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
+set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
+export TOPDIR AGENT
+
+. "$TOPDIR/tests/lib/daemon_env.sh"
+[ "${1:-}" = inner ] || daemon_env_reexec metrics "$0"
+failed=0
+hold_pid=""
+cleanup() {
+	[ -n "$hold_pid" ] && kill "$hold_pid" 2>/dev/null && wait "$hold_pid" 2>/dev/null
+	daemon_env_cleanup
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+daemon_env_setup || exit 1
+PATH=$PATH:$TOPDIR/.tools/bin
+
+# scrape [METHOD [PATH [SOURCE]]]: the answer's status on the first line, then its body.
+scrape() {
+	/usr/bin/python3 - "$addr" "${1:-GET}" "${2:-/metrics}" "${3:-}" <<'PY'
+import http.client, sys
+host, port = sys.argv[1].rsplit(":", 1)
+src = (sys.argv[4], 0) if sys.argv[4] else None
+try:
+    c = http.client.HTTPConnection(host, int(port), timeout=5, source_address=src)
+    c.request(sys.argv[2], sys.argv[3])
+    r = c.getresponse()
+    print(r.status)
+    sys.stdout.write(r.read().decode())
+except Exception as e:
+    print("error", e)
+PY
+}
+status_of() { scrape "$@" >"$tmp/status" 2>&1; head -n 1 "$tmp/status"; }
+# value NAME{LABELS}: the sample's value in $tmp/scrape ("" when absent).
+value() { awk -v s="$1" '$1 == s { print $2 }' "$tmp/scrape"; }
+wait_patches() {  # MARK N SECONDS
+	_t=0
+	while [ "$(reqs "$1" | grep -c '^PATCH')" -lt "$2" ] && [ $_t -lt $(($3 * 50)) ]; do sleep 0.02; _t=$((_t + 1)); done
+}
+
+# --- a bad address: refused at start, with the reason ---
+"$AGENT" --root "$root" --node "$NODE" --no-publish --metrics-address 127.0.0.1:99999 2>"$tmp/bad.log" &
+bad_pid=$!
+wait_for "! kill -0 $bad_pid 2>/dev/null" 5
+kill "$bad_pid" 2>/dev/null
+wait "$bad_pid"; bad_rc=$?
+if [ "$bad_rc" != 0 ] && grep -q "cannot serve metrics.*the port must be 0-65535" "$tmp/bad.log"; then
+	ok "metrics bad address: refused at start (exit $bad_rc) with the reason"
+else
+	nok "metrics bad address" "exit $bad_rc: $(tr '\n' '|' <"$tmp/bad.log")"
+fi
+
+# --- the healthy node ---
+start_agent "$tmp/agent.log" --interval 10 --metrics-address 127.0.0.1:0
+wait_for "grep -q 'serving metrics' '$tmp/agent.log'" 5
+addr=$(sed -n 's/.*serving metrics.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$tmp/agent.log" | head -n 1)
+wait_patches 0 1 10
+wait_for "reqs 0 | grep -q '^EVENT'" 5
+scrape >"$tmp/answer"
+sed 1d "$tmp/answer" >"$tmp/scrape"
+if [ "$(head -n 1 "$tmp/answer")" = 200 ] && [ -s "$tmp/scrape" ]; then
+	ok "metrics scrape: 200 from $addr ($(wc -l <"$tmp/scrape") lines)"
+else
+	nok "metrics scrape" "address '$addr': $(head -c 300 "$tmp/answer"); log: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+fi
+if ! command -v promtool >/dev/null 2>&1; then
+	if [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
+		nok "metrics promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin"
+	else
+		skip "metrics promtool" "promtool is not installed (sh scripts/deps.sh test)"
+	fi
+elif promtool check metrics <"$tmp/scrape" >"$tmp/promtool.out" 2>&1; then
+	ok "metrics promtool check metrics: clean"
+else
+	nok "metrics promtool check metrics" "$(head -n 5 "$tmp/promtool.out" | tr '\n' '|')"
+fi
+# Every family the shipped rules and dashboard may name (their one list) is on the page, with its type.
+missing=$(grep -v '^#' "$TOPDIR/tests/integration/data/metric-families.txt" | while read -r fam type; do
+	[ -n "$fam" ] && ! grep -qx "# TYPE $fam $type" "$tmp/scrape" && printf '%s ' "$fam $type"
+done)
+if [ -z "$missing" ]; then
+	ok "metrics families: every one of tests/integration/data/metric-families.txt on the page, with its type"
+else
+	nok "metrics families" "not on the page: $missing"
+fi
+checks=$(grep -c '^tcpxo_check_status{.*status="pass"}' "$tmp/scrape")
+pass1=$(grep -c '^tcpxo_check_status{.*status="pass"} 1$' "$tmp/scrape")
+pods=$(grep -c '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape")
+if [ "$(value 'tcpxo_build_info{version="0.1.0"}')" = 1 ] && [ "$(value tcpxo_node_ready)" = 1 ] &&
+   [ "$(value 'tcpxo_node_profile{profile="tcpxo"}')" = 1 ] && [ "$(value 'tcpxo_node_profile{profile="none"}')" = 0 ] &&
+   [ "$(value tcpxo_node_observed)" = 1 ] && [ "$checks" -ge 13 ] && [ "$pass1" = "$checks" ] &&
+   [ "$(grep -c '^tcpxo_check_status{' "$tmp/scrape")" = $((checks * 4)) ] &&
+   [ "$(value tcpxo_observation_duration_seconds_count)" -ge 1 ] &&
+   [ "$(value tcpxo_last_observation_timestamp_seconds | cut -d. -f1)" -ge $(($(date +%s) - 60)) ]; then
+	ok "metrics healthy node: build_info 1, ready 1, observed 1, profile tcpxo 1, all $checks checks pass 1 (4 series each), the observation timed"
+else
+	nok "metrics healthy node" "ready $(value tcpxo_node_ready), $pass1 of $checks checks pass: $(grep -v '^#' "$tmp/scrape" | head -n 40 | tr '\n' '|')"
+fi
+if [ "$pods" -ge 1 ] && [ "$(grep -c '^tcpxo_pod_attachment{' "$tmp/scrape")" = $((pods * 4)) ] &&
+   [ "$(grep -c '^tcpxo_pod_gpus{.*} 8$' "$tmp/scrape")" = "$pods" ]; then
+	ok "metrics pods: $pods GPU pods with one verdict 1 each (4 series each), 8 GPUs each: $(grep '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape" | head -n 2 | tr '\n' ' ')"
+else
+	nok "metrics pods" "$pods: $(grep '^tcpxo_pod_attachment' "$tmp/scrape" | head -n 8 | tr '\n' '|')"
+fi
+watches=$(value 'tcpxo_api_requests_total{verb="WATCH",resource="nodes",code="200"}')
+merge=$(value 'tcpxo_node_writes_total{kind="merge_patch"}')
+status=$(value 'tcpxo_node_writes_total{kind="status_patch"}')
+events=$(value 'tcpxo_node_writes_total{kind="event"}')
+patch_reqs=$(value 'tcpxo_api_requests_total{verb="PATCH",resource="nodes",code="200"}')
+if [ "${watches:-0}" -ge 1 ] && [ "$merge" = 1 ] && [ "$status" = 1 ] && [ "${events:-0}" -ge 1 ] &&
+   [ "$patch_reqs" = "$(reqs 0 | grep -c '^PATCH')" ] &&
+   [ "$(grep -c '^tcpxo_watch_relists_total{' "$tmp/scrape")" = 9 ]; then
+	ok "metrics counters: $watches node watches, merge_patch $merge, status_patch $status, event $events, PATCH requests as the server saw them, 9 relist series"
+else
+	nok "metrics counters" "watches $watches merge $merge status $status events $events patches $patch_reqs: $(grep -E '^tcpxo_(api|node_writes|watch)' "$tmp/scrape" | tr '\n' '|')"
+fi
+
+# --- 404, 405 ---
+s404=$(status_of GET /other)
+s405=$(status_of POST /metrics)
+sq=$(status_of GET '/metrics?x=1')
+if [ "$s404" = 404 ] && [ "$s405" = 405 ] && [ "$sq" = 200 ]; then
+	ok "metrics other path 404, POST 405, a query ignored (200)"
+else
+	nok "metrics 404/405" "other path $s404, POST $s405, query $sq"
+fi
+
+# --- a request whose headers pass the 16 KiB per connection: refused, and the next scrape answered ---
+big=$(/usr/bin/python3 - "$addr" <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=5)
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
+try:
+    print(s.recv(64).split(b"\r\n")[0].decode() or "closed")
+except OSError as e:
+    print("closed", e)
+PY
+)
+after=$(status_of)
+case "$big" in
+*" 431 "* | *" 413 "* | closed*) big_ok=1 ;;
+*) big_ok=0 ;;
+esac
+if [ "$big_ok" = 1 ] && [ "$after" = 200 ]; then
+	ok "metrics oversized request headers: refused ($big), the next scrape answered"
+else
+	nok "metrics oversized request" "answer '$big', then $after"
+fi
+
+# --- eth3 down: the links check fails, ready 0, one more merge patch; while 40 idle connections are held ---
+/usr/bin/python3 - "$addr" 40 <<'PY' >"$tmp/hold.out" 2>&1 &
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+held = []
+for i in range(int(sys.argv[2])):
+    try:
+        s = socket.create_connection((host, int(port)), timeout=2)
+        if i % 2:
+            s.send(b"GET /metr")        # a request that never ends
+        held.append(s)
+    except OSError as e:
+        print("refused", i, e)
+print("held", len(held), flush=True)
+time.sleep(30)
+PY
+hold_pid=$!
+sleep 1
+m=$(mark)
+ip link set eth3 down
+t0=$(now_ms)
+wait_patches "$m" 1 6
+dt=$(($(now_ms) - t0))
+if [ "$(reqs "$m" | grep -c '^PATCH')" -ge 1 ]; then
+	ok "metrics slow clients: 40 idle connections held, the link event still published in $dt ms"
+else
+	nok "metrics slow clients" "no PATCH within 6 s of eth3 down with 40 idle connections: $(tail -n 3 "$tmp/agent.log" | tr '\n' '|')"
+fi
+sleep 1.5
+scrape GET /metrics 127.0.0.2 >"$tmp/answer"
+sed 1d "$tmp/answer" >"$tmp/scrape"
+if [ "$(head -n 1 "$tmp/answer")" = 200 ] && [ "$(value tcpxo_node_ready)" = 0 ] &&
+   [ "$(value 'tcpxo_check_status{check="links",status="fail"}')" = 1 ] &&
+   [ "$(value 'tcpxo_check_status{check="links",status="pass"}')" = 0 ] &&
+   [ "$(value 'tcpxo_node_writes_total{kind="merge_patch"}')" = 2 ]; then
+	ok "metrics broken node (scraped from another address while one holds its connections): ready 0, links fail 1, pass 0, merge_patch 2"
+else
+	nok "metrics broken node" "$(head -n 1 "$tmp/answer"): ready $(value tcpxo_node_ready), links fail $(value 'tcpxo_check_status{check="links",status="fail"}'), merge $(value 'tcpxo_node_writes_total{kind="merge_patch"}')"
+fi
+# The idle connections time out (10 s): the address that held them scrapes again.
+wait_for "[ \"\$(status_of)\" = 200 ]" 15
+if [ "$(status_of)" = 200 ]; then
+	ok "metrics idle connections closed by their timeout: scraping from their address again"
+else
+	nok "metrics idle connections" "still refused after 15 s: $(cat "$tmp/hold.out")"
+fi
+kill "$hold_pid" 2>/dev/null; wait "$hold_pid" 2>/dev/null; hold_pid=""
+
+stop_agent
+if [ "$stop_rc" = 0 ]; then
+	ok "metrics daemon stopped cleanly (exit 0 in $stop_ms ms)"
+else
+	nok "metrics daemon stop" "exit $stop_rc"
+fi
+exit $failed
