@@ -18,6 +18,8 @@
 #                message and fields; -v gave DEBUG lines (the heartbeats among them); SIGTERM exits 0
 #   restart      a second daemon, polling (--no-watch): the node's heartbeat is recent, so nothing at start,
 #                then two or three status patches in 23 s, nothing else
+#   metrics      the same daemon's /metrics after 35 s: promtool clean, ready 1, observed 1, its status patches as
+#                the server counted them (issue 24's run: metrics, heartbeat, JSON log and -v together)
 # Takes about 95 s. Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -66,7 +68,8 @@ PY
 }
 writes() { reqs "$1" | grep -E '^(PATCH|STATUS|EVENT)'; }
 
-start_agent "$tmp/agent.log" --heartbeat 10s --log-format json -v --releases "$rel/releases.json"
+start_agent "$tmp/agent.log" --heartbeat 10s --log-format json -v --releases "$rel/releases.json" \
+	--metrics-address 127.0.0.1:0
 pid=$agent_pid
 if wait_for '[ "$(writes 0 | grep -c "^EVENT")" -ge 1 ]' 15; then
 	ok "daemon-heartbeat start: published ($(writes 0 | tr '\n' '|'))"
@@ -79,6 +82,32 @@ beat0=$(condition lastHeartbeatTime)
 
 # --- heartbeat: 35 s of steady state ---
 sleep 35
+# The same daemon's /metrics (issue 24's run: metrics, heartbeat, JSON log, -v together): promtool clean, the
+# node's true values, and the status patches the fake API saw counted.
+PATH=$PATH:$TOPDIR/.tools/bin
+maddr=$(/usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    try:
+        j = json.loads(l)
+    except ValueError:
+        continue
+    if j.get("message") == "serving metrics":
+        print(j["fields"]["address"]); break' "$tmp/agent.log")
+/usr/bin/python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
+	"$maddr" >"$tmp/scrape" 2>"$tmp/scrape.err"
+spatches=$(sed -n 's/^tcpxo_node_writes_total{kind="status_patch"} \([0-9]*\)$/\1/p' "$tmp/scrape")
+if ! command -v promtool >/dev/null 2>&1 && [ "${REQUIRE_PROMTOOL:-0}" != 1 ]; then
+	skip "daemon-heartbeat metrics" "promtool is not installed (sh scripts/deps.sh test)"
+elif promtool check metrics <"$tmp/scrape" >"$tmp/promtool.out" 2>&1 &&
+   grep -qx 'tcpxo_node_ready 1' "$tmp/scrape" && grep -qx 'tcpxo_node_observed 1' "$tmp/scrape" &&
+   grep -qx 'tcpxo_check_status{check="version-pair",status="pass"} 1' "$tmp/scrape" &&
+   grep -qx 'tcpxo_build_info{version="[^"]*"} 1' "$tmp/scrape" &&
+   [ "${spatches:-0}" -ge 4 ] && [ "$spatches" = "$(reqs 0 | grep -c '^STATUS')" ]; then
+	ok "daemon-heartbeat metrics: promtool clean, ready 1, observed 1, version-pair pass 1, $spatches status patches counted as the server saw them"
+else
+	nok "daemon-heartbeat metrics" "address '$maddr', status patches $spatches vs $(reqs 0 | grep -c '^STATUS'): $(head -n 3 "$tmp/promtool.out" 2>/dev/null | tr '\n' '|') $(grep -E '^tcpxo_(node_ready|node_observed|node_writes)' "$tmp/scrape" | tr '\n' '|') $(head -c 200 "$tmp/scrape.err")"
+fi
 if /usr/bin/python3 - "$state/requests.log" "$transition0" <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
@@ -186,7 +215,8 @@ for i, line in enumerate(lines):
     sev.setdefault(v["severity"], []).append(v["message"])
 assert "heartbeat" in sev.get("DEBUG", []), sev.get("DEBUG")
 assert "release table reloaded" in sev.get("INFO", []), sev.get("INFO")
-assert json.loads(lines[0])["fields"]["heartbeat"] == "10s", lines[0]
+started = [json.loads(l) for l in lines if json.loads(l)["message"] == "started"]
+assert started and started[0]["fields"]["heartbeat"] == "10s", lines[:2]
 print(len(lines), {k: len(v) for k, v in sorted(sev.items())})
 PY
 then
