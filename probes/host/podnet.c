@@ -401,162 +401,199 @@ static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_trans
 	return 0;
 }
 
-int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
-		  struct podnet_stats *st)
-{
-	struct obs_transport t = { .sampled = true };
-	struct podnet_stats dummy;
-	struct podnet_find *find = NULL;
-	struct statfs sfs;
-	size_t settled = 0, n_pids = 0;
-	bool listed = false;
-	int *pids = NULL;
-	bool saw_init = false, procfs;
-	char *buf = NULL, rp[128];
-	int rootfd, procfd = -1, fd, r;
-	DIR *d = NULL;
+/* One sample's state: ROOT/proc opened once, listed at most once (newest pid first), what each pod found. */
+struct podnet_scan {
+	struct obs_transport t;
+	struct podnet_find *find;
+	struct podnet_stats *st;
+	char rp[128];                   /* ROOT as given, without its trailing '/', for messages */
+	int procfd;
+	bool procfs;                    /* ROOT/proc is a procfs (not a fixture tree) */
+	DIR *d;
+	int *pids;                      /* the listing, newest first */
+	size_t n_pids;
+	bool listed, saw_init;
+	char *buf;                      /* one net file at a time */
+};
 
-	if (!st)
-		st = &dummy;
-	memset(st, 0, sizeof(*st));
-	memset(ret, 0, sizeof(*ret));
-	r = podnet_init(pods, n, &t, &find);
-	if (r < 0) {
-		obs_transport_free(&t);
-		return r;
-	}
-	if (!t.n) {
-		t.status.state = PROBE_OK;
-		free(find);
-		*ret = t;
-		return 0;
-	}
-	/* Messages name ROOT as given, without its trailing '/' ("/" itself gives "/proc/..."). */
-	snprintf(rp, sizeof(rp), "%s", root);
-	for (size_t l = strlen(rp); l && rp[l - 1] == '/'; l--)
-		rp[l - 1] = '\0';
+/* Open ROOT/proc and a listing handle. Return: 0; < 0 with the probe's status failed (ROOT/proc unreadable). */
+static int podnet_open(struct podnet_scan *sc, const char *root)
+{
+	struct statfs sfs;
+	int rootfd, fd, r;
+
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		r = -errno;
-		probe_status_fail(&t.status, r, "%s: %s", root, strerror(-r));
-		goto out;
+		probe_status_fail(&sc->t.status, r, "%s: %s", root, strerror(-r));
+		return r;
 	}
-	procfd = hostfs_open(rootfd, "proc", O_RDONLY | O_DIRECTORY);
+	sc->procfd = hostfs_open(rootfd, "proc", O_RDONLY | O_DIRECTORY);
 	close(rootfd);
-	if (procfd < 0) {
-		r = procfd;
-		procfd = -1;
-		probe_status_fail(&t.status, r, "%s/proc: %s", rp, strerror(-r));
-		goto out;
+	if (sc->procfd < 0) {
+		r = sc->procfd;
+		sc->procfd = -1;
+		probe_status_fail(&sc->t.status, r, "%s/proc: %s", sc->rp, strerror(-r));
+		return r;
 	}
-	fd = dup(procfd);
-	if (fd < 0 || !(d = fdopendir(fd))) {
+	fd = dup(sc->procfd);
+	if (fd < 0 || !(sc->d = fdopendir(fd))) {
 		r = -errno;
 		if (fd >= 0)
 			close(fd);
-		probe_status_fail(&t.status, r, "%s/proc: %s", rp, strerror(-r));
-		goto out;
+		probe_status_fail(&sc->t.status, r, "%s/proc: %s", sc->rp, strerror(-r));
+		return r;
 	}
-	buf = malloc(PODNET_UNIX_MAX + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	procfs = fstatfs(procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
-	/* The processes the last sample read, if they are still the pods' GPU processes. */
-	for (size_t i = 0; i < t.n; i++) {
-		char name[16];
-		int hint = find[i].want->pid_hint;
+	sc->procfs = fstatfs(sc->procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
+	return 0;
+}
 
-		if (hint <= 0 || find[i].pid_gpu)
+/* Whether pid @pid (its name in /proc) belongs to a pod still looking (@only: that pod alone). */
+static int podnet_scan_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%d", pid);
+	return podnet_one_pid(sc->procfd, sc->procfs, name, pid, &sc->t, sc->find, only, sc->buf, sc->st);
+}
+
+/* The processes the last sample read, if they are still the pods' GPU processes. Return: pods settled. */
+static size_t podnet_hints(struct podnet_scan *sc)
+{
+	size_t settled = 0;
+
+	for (size_t i = 0; i < sc->t.n; i++) {
+		int hint = sc->find[i].want->pid_hint;
+
+		if (hint <= 0 || sc->find[i].pid_gpu)
 			continue;
-		snprintf(name, sizeof(name), "%d", hint);
-		if (podnet_one_pid(procfd, procfs, name, hint, &t, find, &find[i], buf, st)) {
+		if (podnet_scan_pid(sc, hint, &sc->find[i])) {
 			settled++;
-			st->hints++;
+			sc->st->hints++;
 		}
 	}
-	if (settled < t.n) {
-		r = podnet_list(d, &pids, &n_pids, &saw_init);
-		if (r == -ENOMEM)
-			goto fail;
-		if (r < 0) {
-			probe_status_fail(&t.status, r, "%s/proc: listing: %s", rp, strerror(-r));
-			goto out;
+	return settled;
+}
+
+/* List ROOT/proc once. Return: 0; -ENOMEM; other < 0 (the listing failed part way). */
+static int podnet_listing(struct podnet_scan *sc)
+{
+	int r;
+
+	if (sc->listed)
+		return 0;
+	r = podnet_list(sc->d, &sc->pids, &sc->n_pids, &sc->saw_init);
+	sc->listed = r == 0;
+	return r;
+}
+
+/*
+ * Read pod @i's files from the process found for it; when that process exits first, find the
+ * pod's next one (at most PODNET_RETRIES times). Return: 0; -ENOMEM.
+ */
+static int podnet_read_found(struct podnet_scan *sc, size_t i)
+{
+	struct obs_pod_transport *p = &sc->t.pods[i];
+	int r;
+
+	for (int tries = 0;; tries++) {
+		p->pid = sc->find[i].pid_gpu ? sc->find[i].pid_gpu : sc->find[i].pid_any;
+		if (!p->pid) {
+			p->read = OBS_TRANSPORT_NO_PROCESS;
+			snprintf(p->why, sizeof(p->why), "no process of the pod found under %s/proc%s", sc->rp,
+				 sc->procfs && !sc->saw_init ? " (it lists no pid 1: mounted with hidepid, it shows "
+				 "only this user's processes)" : "");
+			return 0;
 		}
-		listed = true;
+		r = podnet_read_pod(sc->procfd, sc->rp, p, sc->buf, sc->st);
+		if (r < 0)
+			return r;
+		if (r != PODNET_GONE)
+			return 0;
+		/* It exited between the listing and the read (an exec probe, a finished worker). */
+		podnet_reset(p);
+		if (tries == PODNET_RETRIES) {
+			p->read = OBS_TRANSPORT_UNREADABLE;
+			snprintf(p->why, sizeof(p->why), "%d processes of the pod exited while their files were read",
+				 PODNET_RETRIES + 1);
+			return 0;
+		}
+		/* The pod's next process: its exited one's cgroup no longer reads. */
+		sc->find[i].pid_gpu = sc->find[i].pid_any = 0;
+		if (podnet_listing(sc) == -ENOMEM)
+			return -ENOMEM;
+		for (size_t k = 0; k < sc->n_pids; k++)
+			if (podnet_scan_pid(sc, sc->pids[k], &sc->find[i]))
+				break;
+	}
+}
+
+/* Find each pod's process (hints, then the listing newest first) and read its files. Return: 0; < 0. */
+static int podnet_scan_all(struct podnet_scan *sc)
+{
+	size_t settled = podnet_hints(sc);
+	int r;
+
+	if (settled < sc->t.n) {
+		r = podnet_listing(sc);
+		if (r < 0) {
+			if (r != -ENOMEM)
+				probe_status_fail(&sc->t.status, r, "%s/proc: listing: %s", sc->rp, strerror(-r));
+			return r;
+		}
 	}
 	/* Newest first: a running GPU pod's processes are among the latest started, so it stops early. */
-	for (size_t i = 0; i < n_pids && settled < t.n; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%d", pids[i]);
-		st->pids++;
-		settled += (size_t)podnet_one_pid(procfd, procfs, name, pids[i], &t, find, NULL, buf, st);
+	for (size_t i = 0; i < sc->n_pids && settled < sc->t.n; i++) {
+		sc->st->pids++;
+		settled += (size_t)podnet_scan_pid(sc, sc->pids[i], NULL);
 	}
-	for (size_t i = 0; i < t.n; i++) {
-		struct obs_pod_transport *p = &t.pods[i];
-
-		for (int tries = 0;; tries++) {
-			p->pid = find[i].pid_gpu ? find[i].pid_gpu : find[i].pid_any;
-			if (!p->pid) {
-				p->read = OBS_TRANSPORT_NO_PROCESS;
-				snprintf(p->why, sizeof(p->why), "no process of the pod found under %s/proc%s", rp,
-					 procfs && !saw_init ? " (it lists no pid 1: mounted with hidepid, it shows "
-					 "only this user's processes)" : "");
-				break;
-			}
-			r = podnet_read_pod(procfd, rp, p, buf, st);
-			if (r < 0)
-				goto fail;
-			if (r != PODNET_GONE)
-				break;
-			/* It exited between the listing and the read (an exec probe, a finished worker). */
-			podnet_reset(p);
-			if (tries == PODNET_RETRIES) {
-				p->read = OBS_TRANSPORT_UNREADABLE;
-				snprintf(p->why, sizeof(p->why), "%d processes of the pod exited while their files "
-					 "were read", PODNET_RETRIES + 1);
-				break;
-			}
-			/* The pod's next process: its exited one's cgroup no longer reads. */
-			find[i].pid_gpu = find[i].pid_any = 0;
-			if (!listed) {
-				r = podnet_list(d, &pids, &n_pids, &saw_init);
-				if (r == -ENOMEM)
-					goto fail;
-				listed = r == 0;
-			}
-			for (size_t k = 0; k < n_pids; k++) {
-				char name[16];
-
-				snprintf(name, sizeof(name), "%d", pids[k]);
-				if (podnet_one_pid(procfd, procfs, name, pids[k], &t, find, &find[i], buf, st))
-					break;
-			}
-		}
-	}
-	t.status.state = PROBE_OK;
-out:
-	/* ROOT/proc not listed: every pod unknown, for the same reason. */
-	for (size_t i = 0; t.status.state == PROBE_FAILED && i < t.n; i++)
-		snprintf(t.pods[i].why, sizeof(t.pods[i].why), "%.*s", OBS_TRANSPORT_WHY_MAX - 1, t.status.message);
-	if (d)
-		closedir(d);
-	if (procfd >= 0)
-		close(procfd);
-	free(buf);
-	free(pids);
-	free(find);
-	*ret = t;
+	for (size_t i = 0; i < sc->t.n; i++)
+		if ((r = podnet_read_found(sc, i)) < 0)
+			return r;
+	sc->t.status.state = PROBE_OK;
 	return 0;
-fail:
-	if (d)
-		closedir(d);
-	close(procfd);
-	free(buf);
-	free(pids);
-	free(find);
-	obs_transport_free(&t);
-	return r;
+}
+
+int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
+		  struct podnet_stats *st)
+{
+	struct podnet_scan sc = { .t = { .sampled = true }, .procfd = -1 };
+	struct podnet_stats dummy;
+	int r;
+
+	sc.st = st ? st : &dummy;
+	memset(sc.st, 0, sizeof(*sc.st));
+	memset(ret, 0, sizeof(*ret));
+	r = podnet_init(pods, n, &sc.t, &sc.find);
+	if (r < 0) {
+		obs_transport_free(&sc.t);
+		return r;
+	}
+	/* Messages name ROOT as given, without its trailing '/' ("/" itself gives "/proc/..."). */
+	snprintf(sc.rp, sizeof(sc.rp), "%s", root);
+	for (size_t l = strlen(sc.rp); l && sc.rp[l - 1] == '/'; l--)
+		sc.rp[l - 1] = '\0';
+	if (!sc.t.n)
+		sc.t.status.state = PROBE_OK;
+	else if (podnet_open(&sc, root) == 0 && !(sc.buf = malloc(PODNET_UNIX_MAX + 1)))
+		r = -ENOMEM;
+	else if (sc.t.status.state != PROBE_FAILED)
+		r = podnet_scan_all(&sc);
+	if (sc.d)
+		closedir(sc.d);
+	if (sc.procfd >= 0)
+		close(sc.procfd);
+	free(sc.buf);
+	free(sc.pids);
+	free(sc.find);
+	if (r == -ENOMEM) {
+		obs_transport_free(&sc.t);
+		return r;
+	}
+	/* ROOT/proc not read or listed: every pod unknown, for the same reason. */
+	for (size_t i = 0; sc.t.status.state == PROBE_FAILED && i < sc.t.n; i++)
+		snprintf(sc.t.pods[i].why, sizeof(sc.t.pods[i].why), "%.*s", OBS_TRANSPORT_WHY_MAX - 1,
+			 sc.t.status.message);
+	*ret = sc.t;
+	return 0;
 }
