@@ -796,132 +796,140 @@ static int loop_api_events(struct loop_state *st, size_t nfds, uint64_t now)
 	return r;
 }
 
-int loop_run(const struct cli_options *opt, struct publisher *pb)
+/* Release what loop_open() made (each part may be absent). */
+static void loop_close(struct loop_state *st)
 {
-	struct loop_state st = { .opt = opt, .pb = pb, .sig_fd = -1 };
-	int r, ret = 0;
+	daemon_metrics_free(st->metrics);
+	apiwatch_free(st->aw);
+	free(st->fds);
+	links_watch_free(st->links);
+	uevents_free(st->uevents);
+	watch_free(st->watch);
+	filewatch_free(st->relwatch);
+	signals_reset();
+	verdict_free(&st->last);
+	tsample_free(&st->tsample);
+	obs_kube_free(&st->facts);
+	free(st->flap);
+}
+
+/* Set up /metrics, the signals, the schedule (the API's watches with it) and the sources. Return: 0; < 0 logged. */
+static int loop_open(struct loop_state *st)
+{
+	const struct cli_options *opt = st->opt;
+	uint64_t t0;
+	int r;
 
 	if (opt->metrics_address) {
 		char err[256], addr[64];
 
-		r = daemon_metrics_new(opt->metrics_address, pb, &st.metrics, err, sizeof(err));
+		r = daemon_metrics_new(opt->metrics_address, st->pb, &st->metrics, err, sizeof(err));
 		if (r < 0) {
 			log_emit(LOG_LEVEL_ERROR, "cannot serve metrics: stopping", "error", err, NULL);
 			return r;
 		}
-		daemon_metrics_address(st.metrics, addr, sizeof(addr));
+		daemon_metrics_address(st->metrics, addr, sizeof(addr));
 		log_emit(LOG_LEVEL_INFO, "serving metrics", "address", addr, "path", "/metrics", NULL);
 	}
-	st.flap = calloc(1, sizeof(*st.flap));
-	if (!st.flap) {
+	st->flap = calloc(1, sizeof(*st->flap));
+	if (!st->flap) {
 		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
-		daemon_metrics_free(st.metrics);
 		return -ENOMEM;
 	}
-	st.api = pb->http && opt->node;
-	st.publish = st.api && !opt->no_publish;
-	st.facts.releases = pb->releases;
-	st.fds = calloc(LOOP_FD__COUNT + 8, sizeof(*st.fds));
-	r = st.fds ? signals_setup(pb->http, &st.sig_fd) : -ENOMEM;
+	st->api = st->pb->http && opt->node;
+	st->publish = st->api && !opt->no_publish;
+	st->facts.releases = st->pb->releases;
+	st->fds = calloc(LOOP_FD__COUNT + 8, sizeof(*st->fds));
+	r = st->fds ? signals_setup(st->pb->http, &st->sig_fd) : -ENOMEM;
 	if (r < 0) {
 		log_emit(LOG_LEVEL_ERROR, "cannot set up signal handling", "error", strerror(-r), NULL);
-		signals_reset();
-		free(st.fds);
-		free(st.flap);
-		daemon_metrics_free(st.metrics);
 		return r;
 	}
-	st.fds_cap = LOOP_FD__COUNT + 8;
-	{
-		uint64_t t0 = loop_now_ms();
+	st->fds_cap = LOOP_FD__COUNT + 8;
+	t0 = loop_now_ms();
+	schedule_init(&st->sched, t0, opt->interval, opt->start_jitter, loop_api_mode(st), loop_random());
+	schedule_heartbeat(&st->sched, st->publish ? (uint64_t)opt->heartbeat * 1000u : 0);
+	daemon_metrics_watches(st->metrics, st->aw);
+	loop_log_start(st, t0);
+	loop_sources(st);
+	return 0;
+}
 
-		schedule_init(&st.sched, t0, opt->interval, opt->start_jitter, loop_api_mode(&st), loop_random());
-		schedule_heartbeat(&st.sched, st.publish ? (uint64_t)opt->heartbeat * 1000u : 0);
-		daemon_metrics_watches(st.metrics, st.aw);
-		loop_log_start(&st, t0);
+/* What one poll() brought: SIGHUP, the sources' events, the API streams, a scrape. Return: 0; -ENOMEM. */
+static int loop_woken(struct loop_state *st, size_t nfds, uint64_t now)
+{
+	struct pollfd *fds = st->fds;
+
+	if (fds[LOOP_FD_SIGNAL].revents && signals_take_hup()) {
+		bool loud = !st->hup_logged_at || now - st->hup_logged_at >= LOOP_HUP_LOG_MS;
+
+		/* A SIGHUP loop (a script, a probe) must not flood the log: info once a minute. */
+		log_emit(loud ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "SIGHUP: re-observing now", NULL);
+		if (loud)
+			st->hup_logged_at = now;
+		st->releases_dirty = st->opt->releases != NULL;
+		schedule_observe_now(&st->sched, now);
+		schedule_transport_now(&st->sched, now);
 	}
-	loop_sources(&st);
+	for (size_t i = LOOP_FD_LINKS; i < LOOP_FD__COUNT; i++) {
+		char what[LOOP_WHAT_MAX];
+		int n;
 
-	while (!signals_term()) {
-		struct pollfd *fds;
+		if (!fds[i].revents || fds[i].fd < 0)
+			continue;
+		n = loop_drain(st, i, now, what, sizeof(what));
+		if (n > 0) {
+			char count[16];
+
+			snprintf(count, sizeof(count), "%d", n);
+			log_emit(LOG_LEVEL_DEBUG, "event", "source", loop_source_name[i], "count", count, "first", what,
+				 NULL);
+			schedule_event(&st->sched, now);
+		}
+	}
+	if (st->aw && loop_api_events(st, nfds, now) == -ENOMEM)
+		return -ENOMEM;
+	daemon_metrics_serve(st->metrics);
+	return 0;
+}
+
+int loop_run(const struct cli_options *opt, struct publisher *pb)
+{
+	struct loop_state st = { .opt = opt, .pb = pb, .sig_fd = -1 };
+	int r, ret;
+
+	ret = loop_open(&st);
+	while (!ret && !signals_term()) {
 		uint64_t now = loop_now_ms();
 		unsigned due = schedule_due(&st.sched, now);
 		size_t nfds;
 
-		if (due) {
-			r = loop_iteration(&st, due, now);
-			if (r == -ENOMEM) {
-				log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
-				ret = r;
-				break;
-			}
-			if (signals_term())
-				break;
-		}
-		loop_touch_health(&st);
-
-		nfds = loop_pollfds(&st);
-		fds = st.fds;
-		r = poll(fds, nfds, loop_timeout(&st));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			log_emit(LOG_LEVEL_ERROR, "poll failed: stopping", "error", strerror(-r), NULL);
+		if (due && (r = loop_iteration(&st, due, now)) == -ENOMEM) {
+			log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
 			ret = r;
 			break;
 		}
-		now = loop_now_ms();
-		if (fds[LOOP_FD_SIGNAL].revents) {
-			if (signals_take_hup()) {
-				bool loud = !st.hup_logged_at || now - st.hup_logged_at >= LOOP_HUP_LOG_MS;
+		if (signals_term())
+			break;
+		loop_touch_health(&st);
 
-				/* A SIGHUP loop (a script, a probe) must not flood the log: info once a minute. */
-				log_emit(loud ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "SIGHUP: re-observing now", NULL);
-				if (loud)
-					st.hup_logged_at = now;
-				st.releases_dirty = opt->releases != NULL;
-				schedule_observe_now(&st.sched, now);
-				schedule_transport_now(&st.sched, now);
-			}
-		}
-		for (size_t i = LOOP_FD_LINKS; i < LOOP_FD__COUNT; i++) {
-			char what[LOOP_WHAT_MAX];
-			int n;
-
-			if (!fds[i].revents || fds[i].fd < 0)
-				continue;
-			n = loop_drain(&st, i, now, what, sizeof(what));
-			if (n > 0) {
-				char count[16];
-
-				snprintf(count, sizeof(count), "%d", n);
-				log_emit(LOG_LEVEL_DEBUG, "event", "source", loop_source_name[i], "count", count,
-					 "first", what, NULL);
-				schedule_event(&st.sched, now);
-			}
-		}
-		if (st.aw && loop_api_events(&st, nfds, now) == -ENOMEM) {
-			log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
-			ret = -ENOMEM;
+		nfds = loop_pollfds(&st);
+		r = poll(st.fds, nfds, loop_timeout(&st));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			log_emit(LOG_LEVEL_ERROR, "poll failed: stopping", "error", strerror(-ret), NULL);
 			break;
 		}
-		daemon_metrics_serve(st.metrics);
+		if (loop_woken(&st, nfds, loop_now_ms()) == -ENOMEM) {
+			log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
+			ret = -ENOMEM;
+		}
 	}
 	if (signals_term())
 		log_emit(LOG_LEVEL_INFO, "stopping: annotations left in place", "signal",
 			 signals_term() == SIGINT ? "SIGINT" : "SIGTERM", NULL);
-	daemon_metrics_free(st.metrics);
-	apiwatch_free(st.aw);
-	free(st.fds);
-	links_watch_free(st.links);
-	uevents_free(st.uevents);
-	watch_free(st.watch);
-	filewatch_free(st.relwatch);
-	signals_reset();
-	verdict_free(&st.last);
-	tsample_free(&st.tsample);
-	obs_kube_free(&st.facts);
-	free(st.flap);
+	loop_close(&st);
 	return ret;
 }
