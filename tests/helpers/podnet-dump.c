@@ -57,15 +57,63 @@ static void podnet_dump_usage(void)
 		"  --hints: sample once first, then give each pod the pid it read as its pid_hint (as the daemon does)\n");
 }
 
-int main(int argc, char **argv)
+/* Sample ROOT for @pods (a first sample's pids as hints with @hints; @repeat samples timed), print. Return: the exit code. */
+static int podnet_dump_run(const char *root, struct podnet_pod *pods, int n, bool hints, long repeat)
 {
 	struct obs_transport t;
 	struct podnet_stats st;
+	int r;
+
+	if (hints) {
+		r = podnet_sample(root, pods, (size_t)n, &t, &st);
+		if (r < 0) {
+			fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+			return 1;
+		}
+		for (int k = 0; k < n; k++) {
+			const struct obs_pod_transport *p = obs_transport_find(&t, pods[k].uid);
+
+			pods[k].pid_hint = p ? p->pid : 0;
+		}
+		obs_transport_free(&t);
+	}
+	if (repeat) {
+		double t0 = podnet_dump_now_ms();
+
+		for (long k = 0; k < repeat; k++) {
+			r = podnet_sample(root, pods, (size_t)n, &t, &st);
+			if (r < 0) {
+				fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+				return 1;
+			}
+			obs_transport_free(&t);
+		}
+		printf("ms=%.3f pods=%d hints=%zu pids=%zu cgroups=%zu bytes=%zu\n",
+		       (podnet_dump_now_ms() - t0) / (double)repeat, n, st.hints, st.pids, st.cgroups, st.bytes);
+		return 0;
+	}
+	r = podnet_sample(root, pods, (size_t)n, &t, &st);
+	if (r < 0) {
+		fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+		return 1;
+	}
+	if (t.status.state != PROBE_OK) {
+		printf("FAILED %s\n", t.status.message);
+		obs_transport_free(&t);
+		return 1;
+	}
+	podnet_dump_print(&t);
+	obs_transport_free(&t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	struct podnet_pod *pods;
 	char ***ids;
 	long repeat = 0;
 	bool hints = false;
-	int i = 1, n, r;
+	int i = 1, n, rc;
 
 	if (argc > i + 1 && strcmp(argv[i], "--repeat") == 0) {
 		repeat = strtol(argv[i + 1], NULL, 10);
@@ -82,8 +130,11 @@ int main(int argc, char **argv)
 	n = argc - i - 1;
 	pods = calloc((size_t)n + 1, sizeof(*pods));
 	ids = calloc((size_t)n + 1, sizeof(*ids));
-	if (!pods || !ids)
+	if (!pods || !ids) {
+		free(pods);
+		free(ids);
 		return 2;
+	}
 	for (int k = 0; k < n; k++) {
 		char *arg = argv[i + 1 + k], *eq = strchr(arg, '='), *tok, *save = NULL;
 		size_t m = 0;
@@ -93,56 +144,21 @@ int main(int argc, char **argv)
 			continue;
 		*eq = '\0';
 		ids[k] = calloc(strlen(eq + 1) + 1, sizeof(char *));
-		if (!ids[k])
-			return 2;
+		if (!ids[k]) {
+			n = k;
+			rc = 2;
+			goto out;
+		}
 		for (tok = strtok_r(eq + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			ids[k][m++] = tok;
 		pods[k].container_ids = (const char *const *)ids[k];
 		pods[k].n_container_ids = m;
 	}
-	if (hints) {
-		r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);
-		if (r < 0) {
-			fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
-			return 1;
-		}
-		for (int k = 0; k < n; k++) {
-			const struct obs_pod_transport *p = obs_transport_find(&t, pods[k].uid);
-
-			pods[k].pid_hint = p ? p->pid : 0;
-		}
-		obs_transport_free(&t);
-	}
-	if (repeat) {
-		double t0 = podnet_dump_now_ms();
-
-		for (long k = 0; k < repeat; k++) {
-			r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);
-			if (r < 0) {
-				fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
-				return 1;
-			}
-			obs_transport_free(&t);
-		}
-		printf("ms=%.3f pods=%d hints=%zu pids=%zu cgroups=%zu bytes=%zu\n",
-		       (podnet_dump_now_ms() - t0) / (double)repeat, n, st.hints, st.pids, st.cgroups, st.bytes);
-		return 0;
-	}
-	r = podnet_sample(argv[i], pods, (size_t)n, &t, &st);
-	if (r < 0) {
-		fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
-		return 1;
-	}
-	if (t.status.state != PROBE_OK) {
-		printf("FAILED %s\n", t.status.message);
-		obs_transport_free(&t);
-		return 1;
-	}
-	podnet_dump_print(&t);
-	obs_transport_free(&t);
+	rc = podnet_dump_run(argv[i], pods, n, hints, repeat);
+out:
 	for (int k = 0; k < n; k++)
 		free(ids[k]);
 	free(ids);
 	free(pods);
-	return 0;
+	return rc;
 }
