@@ -19,7 +19,7 @@ static const char cli_usage[] =
 "  tcpxo-agent health [OPTIONS]       liveness probe for the daemon\n"
 "  tcpxo-agent workloads [OPTIONS]    judge every GPU pod on this node against its fabric (or, with\n"
 "                                     --nodes-file, against what the node published)\n"
-"  tcpxo-agent runtime [OPTIONS]      hold the named runtime (ClusterTrainingRuntime) against the fleet\n"
+"  tcpxo-agent runtime [OPTIONS]      hold the named ClusterTrainingRuntime against the fleet\n"
 "  tcpxo-agent status [OPTIONS]       the fleet's A3 nodes: which are not ready, and why\n"
 "\n"
 "Observe whether this GKE a3-megagpu-8g node is attached to the GPUDirect-TCPXO fabric\n"
