@@ -9,6 +9,7 @@
 
 #include "agent/cli.h"
 #include "probes/kube/kube.h"
+#include "report/checks/transport.h"
 
 static const char cli_usage[] =
 "Usage:\n"
@@ -510,7 +511,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 			.heartbeat = CLI_HEARTBEAT_DEFAULT,
 			.max_age = 60,
 			.prefix = "fabric.aicr.run/",
-			.transport_grace = CLI_TRANSPORT_GRACE,
+			.transport_grace = TRANSPORT_GRACE_DEFAULT_S,
 		},
 	};
 	int c, r;

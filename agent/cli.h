@@ -56,7 +56,6 @@ struct cli_options {
 	unsigned heartbeat;             /* daemon: seconds between the condition's heartbeats (0: none) */
 };
 
-#define CLI_TRANSPORT_GRACE 600u        /* --transport-grace's default: 10 minutes */
 
 #define CLI_INTERVAL_WATCH 3600u        /* --interval's default while watches keep the facts */
 #define CLI_INTERVAL_POLL 300u          /* ... and with --no-watch, when the interval is all there is */

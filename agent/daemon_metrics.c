@@ -120,47 +120,36 @@ static const struct metrics_pod *daemon_metrics_pod(const struct daemon_metrics 
 }
 
 /*
- * The GPU pods judged in @o against @p, as the page's rows. Their transport is judged when @o
- * carries a fresh sample; between samples each pod keeps its last one (nothing new is known).
+ * The GPU pods of @w (judged by the loop) as the page's rows. A pod whose transport @w did not
+ * judge (no fresh sample) keeps its last one: nothing new is known.
  * Return: 0 (*ret NULL, *n 0 when none); -ENOMEM; 1 not judged.
  */
-static int daemon_metrics_judge(const struct daemon_metrics *m, const struct observation *o, const struct profile *p,
-				struct metrics_pod **ret, size_t *ret_n)
+static int daemon_metrics_rows(const struct daemon_metrics *m, const struct workloads *w, struct metrics_pod **ret,
+			       size_t *ret_n)
 {
-	struct workloads w = { 0 };
 	struct metrics_pod *v = NULL;
 	size_t n = 0;
-	int r = workloads_evaluate(o, p, &w);
 
-	if (r < 0)
-		return r;
-	if (!w.judged) {
-		workloads_free(&w);
+	if (!w->judged)
 		return 1;
-	}
-	if (o->transport.sampled)
-		workloads_transport(&w, o, m->pb && m->pb->opt ? m->pb->opt->transport_grace : TRANSPORT_GRACE_DEFAULT_S);
-	if (w.n && !(v = calloc(w.n, sizeof(*v)))) {
-		workloads_free(&w);
+	if (w->n && !(v = calloc(w->n, sizeof(*v))))
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < w.n; i++) {
-		const struct pod *pod = w.pods[i].pod;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct pod *pod = w->pods[i].pod;
 
 		v[n].ns = strdup(pod->ns ? pod->ns : "");
 		v[n].name = strdup(pod->name ? pod->name : "");
-		v[n].verdict = w.pods[i].result.verdict;
-		v[n].gpus = w.pods[i].result.gpus;
+		v[n].verdict = w->pods[i].result.verdict;
+		v[n].gpus = w->pods[i].result.gpus;
 		n++;
 		if (!v[n - 1].ns || !v[n - 1].name) {
 			daemon_metrics_pods_free(v, n);
-			workloads_free(&w);
 			return -ENOMEM;
 		}
-		if (w.transport_judged) {
+		if (w->transport_judged) {
 			v[n - 1].has_transport = true;
-			v[n - 1].transport = w.pods[i].transport.state;
-			v[n - 1].rails = w.pods[i].transport.rails;
+			v[n - 1].transport = w->pods[i].transport.state;
+			v[n - 1].rails = w->pods[i].transport.rails;
 		} else {
 			const struct metrics_pod *last = daemon_metrics_pod(m, v[n - 1].ns, v[n - 1].name);
 
@@ -171,13 +160,12 @@ static int daemon_metrics_judge(const struct daemon_metrics *m, const struct obs
 			}
 		}
 	}
-	workloads_free(&w);
 	*ret = v;
 	*ret_n = n;
 	return 0;
 }
 
-int daemon_metrics_observed(struct daemon_metrics *m, const struct observation *o, const struct profile *p)
+int daemon_metrics_observed(struct daemon_metrics *m, const struct profile *p, const struct workloads *w)
 {
 	struct metrics_pod *pods = NULL;
 	struct timespec now, wall;
@@ -186,7 +174,7 @@ int daemon_metrics_observed(struct daemon_metrics *m, const struct observation *
 
 	if (!m)
 		return 0;
-	r = daemon_metrics_judge(m, o, p, &pods, &n);
+	r = daemon_metrics_rows(m, w, &pods, &n);
 	if (r < 0)
 		return r;
 	if (r == 0) {           /* the pod list was read: the pods that left the node go */

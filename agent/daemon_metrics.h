@@ -8,6 +8,7 @@
 #include "agent/publish.h"
 #include "probes/model/observation.h"
 #include "report/checks/profile.h"
+#include "report/checks/workloads.h"
 
 struct daemon_metrics;                  /* opaque */
 
@@ -29,13 +30,14 @@ void daemon_metrics_watches(struct daemon_metrics *m, const struct apiwatch *aw)
 void daemon_metrics_start(struct daemon_metrics *m);
 
 /**
- * daemon_metrics_observed() - an observation was made and judged into @p: keep its verdict, the
- * checks and the GPU pods' attachment (judged here, from @o; kept as they were while the pod
- * list is not read), the time (Unix) and the duration since daemon_metrics_start(), the pods'
- * judgement included. NULL @m is fine.
+ * daemon_metrics_observed() - an observation was made and judged into @p, its GPU pods into @w
+ * (the loop's one judgement, transport included when a sample was taken): keep the verdict, the
+ * checks and the pods' rows (kept as they were while the pod list is not read; a pod's transport
+ * as last judged between samples), the time (Unix) and the duration since
+ * daemon_metrics_start(). NULL @m is fine.
  * Return: 0; -ENOMEM (the last values stand).
  */
-int daemon_metrics_observed(struct daemon_metrics *m, const struct observation *o, const struct profile *p);
+int daemon_metrics_observed(struct daemon_metrics *m, const struct profile *p, const struct workloads *w);
 
 /* The last observation could not be made: tcpxo_node_observed 0, the last verdict stands. NULL is fine. */
 void daemon_metrics_unobserved(struct daemon_metrics *m);

@@ -213,8 +213,8 @@ static int loop_publish(struct loop_state *st, struct observation *o, const stru
  * After the node's own writes: the daemon's Events on GPU pods, and any Event waiting for its
  * backoff. @allowed: the API may be written to now (else the next iteration that may will post).
  */
-static int loop_events(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
-		       bool allowed)
+static int loop_events(struct loop_state *st, struct observation *o, const struct profile *p,
+		       const struct workloads *w, uint64_t now, bool allowed)
 {
 	uint64_t at;
 	int r;
@@ -226,7 +226,7 @@ static int loop_events(struct loop_state *st, struct observation *o, const struc
 		return 0;
 	}
 	signals_api(true);
-	r = !signals_term() ? workload_events_run(st->pb, o, p, now) : -EINTR;
+	r = !signals_term() ? workload_events_run(st->pb, o, p, w, now) : -EINTR;
 	signals_api(false);
 	at = eventq_wake_at(&st->pb->events);
 	schedule_events(&st->sched, at && at <= now ? now + SCHEDULE_DEBOUNCE_MS : at);
@@ -510,7 +510,8 @@ static void loop_reload_releases(struct loop_state *st)
 static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 {
 	struct observation o;
-	struct profile p;
+	struct profile p = { 0 };
+	struct workloads w = { 0 };
 	bool read_ok = false, may_write, observed, wrote_status = false;
 	bool beat = schedule_heartbeat_owed(&st->sched, now);
 	unsigned host_daemons;
@@ -571,14 +572,19 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	r = loop_transport(st, &o, due & SCHEDULE_TRANSPORT, now);
 	if (r == 0)
 		r = profile_evaluate(&o, &p);
+	/* The GPU pods judged once, for their Events and the metrics; transport only on a fresh sample. */
+	if (r == 0 && (r = workloads_evaluate(&o, &p, &w)) == 0 && o.transport.sampled)
+		workloads_transport(&w, &o, st->opt->transport_grace);
 	if (r < 0) {
 		st->facts = o.kube;
 		memset(&o.kube, 0, sizeof(o.kube));
+		workloads_free(&w);
+		profile_free(&p);
 		observation_free(&o);
 		return r;
 	}
 	loop_log_change(st, &p);
-	daemon_metrics_observed(st->metrics, &o, &p);   /* out of memory: the page keeps the last values */
+	daemon_metrics_observed(st->metrics, &p, &w);   /* out of memory: the page keeps the last values */
 
 	/* In backoff, only the retry may write (polling: a read first): events never hammer a failing API. */
 	if (st->aw)
@@ -588,7 +594,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 			    (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
 	r = rw = may_write ? loop_publish(st, &o, &p, now, &wrote_status) : 0;
 	if (r == 0)
-		r = loop_events(st, &o, &p, now, may_write);
+		r = loop_events(st, &o, &p, &w, now, may_write);
 	if (rw == 0 && loop_heartbeat(st, &o, &p, now, beat, may_write, wrote_status) < 0 && r == 0)
 		r = -EIO;       /* not "answering again": the failed heartbeat waits for its retry */
 	if (st->aw && (due & SCHEDULE_RETRY) && r == 0)
@@ -600,6 +606,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	}
 	st->facts = o.kube;
 	memset(&o.kube, 0, sizeof(o.kube));
+	workloads_free(&w);
 	profile_free(&p);
 	observation_free(&o);
 	return r == -ENOMEM ? r : 0;

@@ -51,52 +51,46 @@ static bool workload_events_keep(const char *key, void *arg)
 }
 
 static int workload_events_queue(struct publisher *pb, const struct observation *o, const struct profile *p,
-				 uint64_t now)
+				 const struct workloads *w, uint64_t now)
 {
-	struct workloads w = { 0 };
 	char key[WORKLOAD_EVENTS_KEY_MAX], state[32];
-	int r;
+	int r = 0;
 
-	r = workloads_evaluate(o, p, &w);
-	if (r < 0)
-		return r;
-	/* Only a fresh sample judges transport: between samples, nothing new is known. */
-	if (o->transport.sampled)
-		workloads_transport(&w, o, pb->opt ? pb->opt->transport_grace : TRANSPORT_GRACE_DEFAULT_S);
-	for (size_t i = 0; i < w.n && w.judged; i++) {
-		const struct pod *pod = w.pods[i].pod;
+	for (size_t i = 0; i < w->n && w->judged; i++) {
+		const struct pod *pod = w->pods[i].pod;
 		struct kube_event_ref ref = { .kind = "Pod", .ns = pod->ns, .name = pod->name, .uid = pod->uid };
 		struct pod_event ev;
 
 		if (!pod->uid || !pod->ns || !pod->name)
 			continue;
-		if (pod_event_build(&w.pods[i].result, p->kind, &ev)) {
-			workload_events_key(pod, attach_verdict_name(w.pods[i].result.verdict), key, sizeof(key));
+		if (pod_event_build(&w->pods[i].result, p->kind, &ev)) {
+			workload_events_key(pod, attach_verdict_name(w->pods[i].result.verdict), key, sizeof(key));
 			r = workload_events_post(pb, o, &ref, &ev, key, now);
 			if (r == -ENOMEM)
 				break;
 		}
-		if (w.transport_judged && pod_event_transport(&w.pods[i].transport, &ev)) {
-			snprintf(state, sizeof(state), "transport-%s", transport_state_name(w.pods[i].transport.state));
+		/* Only a fresh sample judges transport: between samples, nothing new is known. */
+		if (w->transport_judged && pod_event_transport(&w->pods[i].transport, &ev)) {
+			snprintf(state, sizeof(state), "transport-%s", transport_state_name(w->pods[i].transport.state));
 			workload_events_key(pod, state, key, sizeof(key));
 			r = workload_events_post(pb, o, &ref, &ev, key, now);
 			if (r == -ENOMEM)
 				break;
 		}
 	}
-	if (r == 0 && w.judged)
+	if (r == 0 && w->judged)
 		eventq_forget(&pb->events, workload_events_keep, (void *)&o->kube);
-	workloads_free(&w);
 	return r;
 }
 
-int workload_events_run(struct publisher *pb, const struct observation *o, const struct profile *p, uint64_t now)
+int workload_events_run(struct publisher *pb, const struct observation *o, const struct profile *p,
+			const struct workloads *w, uint64_t now)
 {
 	char err[512], count[16], dropped[16], waiting[16];
 	unsigned posted, was_dropped = pb->events.dropped;
 	int r;
 
-	r = workload_events_queue(pb, o, p, now);
+	r = workload_events_queue(pb, o, p, w, now);
 	if (r < 0)
 		return r;
 	r = publisher_post_events(pb, now, &posted, err, sizeof(err));

@@ -5,14 +5,17 @@
 
 #include "agent/publish.h"
 #include "report/checks/profile.h"
+#include "report/checks/workloads.h"
 
 /**
- * workload_events_run() - judge the GPU pods of o->kube (workloads_evaluate(); nothing when the
- * pod list was not read), queue one Event per pod uid and verdict for the unattached and
+ * workload_events_run() - from the GPU pods of o->kube as the loop judged them into @w (nothing
+ * when the pod list was not read; transport only after a fresh sample), queue one Event per pod
+ * uid and verdict for the unattached and
  * partially attached ones (never twice in the publisher's lifetime: a pod that stays partial
  * across resyncs gets one Event, a pod that turns attached gets none), forget the pods that left
  * the node, then post what is due (publisher_post_events()). Logs each Event posted and why a
  * POST failed; the queue retries later (eventq_wake_at(&pb->events) says when).
  * Return: 0; -ENOMEM.
  */
-int workload_events_run(struct publisher *pb, const struct observation *o, const struct profile *p, uint64_t now);
+int workload_events_run(struct publisher *pb, const struct observation *o, const struct profile *p,
+			const struct workloads *w, uint64_t now);
