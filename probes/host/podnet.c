@@ -39,6 +39,7 @@
 #include "probes/host/hostfs.h"
 #include "probes/host/podcgroup.h"
 #include "probes/host/podnet.h"
+#include "probes/host/procscan.h"
 #include "probes/host/procnet.h"
 
 #define PODNET_PROC_SUPER_MAGIC 0x9fa0
@@ -50,20 +51,6 @@ struct podnet_find {
 	int pid_gpu;            /* first process in a GPU container */
 	int pid_any;            /* first process of the pod */
 };
-
-static int podnet_pid(const char *name)
-{
-	long v = 0;
-
-	if (!*name)
-		return -1;
-	for (const char *p = name; *p; p++) {
-		if (*p < '0' || *p > '9' || p - name >= 9)
-			return -1;
-		v = v * 10 + (*p - '0');
-	}
-	return v > 0 ? (int)v : -1;
-}
 
 static int podnet_cmp_pod(const void *a, const void *b)
 {
@@ -203,6 +190,55 @@ static bool podnet_gone(int procfd, int pid, int r)
 	return faccessat(procfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
 }
 
+#define PODNET_UNREAD 2         /* podnet_net_file(): the file could not be read or parsed (@p says why) */
+
+/* The three parsers behind one signature, so that podnet_net_file() reads any of them. */
+static int podnet_parse_unix(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
+{
+	return procnet_unix_parse(buf, len, cut, out, err, errlen);
+}
+
+static int podnet_parse_udp(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
+{
+	return procnet_udp_parse(buf, len, cut, out, err, errlen);
+}
+
+static int podnet_parse_dev(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
+{
+	return procnet_dev_parse(buf, len, cut, out, err, errlen);
+}
+
+/*
+ * Read ROOT/proc/<pid>/net/@file (at most @max bytes) and parse it with @parse into @out; a cut
+ * read is noted on @p. Return: 0; PODNET_GONE (the process exited); PODNET_UNREAD (@p marked
+ * unreadable, with why); -ENOMEM.
+ */
+static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_pod_transport *p, const char *file,
+			   size_t max, int (*parse)(const char *, size_t, bool, void *, char *, size_t), void *out,
+			   char *buf, struct podnet_stats *st)
+{
+	char err[192] = "", path[16];
+	size_t len = 0;
+	bool cut = false;
+	int r;
+
+	snprintf(path, sizeof(path), "net/%s", file);
+	r = podnet_read_net(netfd, file, buf, max, &len, &cut, st);
+	if (r >= 0)
+		r = parse(buf, len, cut, out, err, sizeof(err));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		if (podnet_gone(procfd, p->pid, r))
+			return PODNET_GONE;
+		podnet_unreadable(p, root, path, r, r == -EBADMSG ? err : NULL);
+		return PODNET_UNREAD;
+	}
+	if (cut)
+		podnet_note_cut(p, root, path, max);
+	return 0;
+}
+
 /*
  * Read and parse the net files of @p->pid into @p.
  * Return: 0, PODNET_GONE (@p then holds nothing of it), or -ENOMEM.
@@ -212,98 +248,42 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 {
 	struct procnet_unix u;
 	struct procnet_udp udp;
-	struct procnet_dev *dev;
-	char name[16], err[192];
-	size_t len;
-	bool cut = false;
+	struct procnet_dev dev;
+	char name[16];
 	int pidfd, netfd, r;
 
 	snprintf(name, sizeof(name), "%d", p->pid);
 	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (pidfd < 0) {
-		r = -errno;
-		if (podnet_gone(procfd, p->pid, r))
-			return PODNET_GONE;
-		podnet_unreadable(p, root, "net", r, NULL);
-		return 0;
-	}
-	netfd = openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	netfd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	r = netfd < 0 ? -errno : 0;
-	close(pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (r < 0) {
 		if (podnet_gone(procfd, p->pid, r))
 			return PODNET_GONE;
 		podnet_unreadable(p, root, "net", r, NULL);
 		return 0;
 	}
-
-	r = podnet_read_net(netfd, "unix", buf, PODNET_UNIX_MAX, &len, &cut, st);
-	if (r >= 0)
-		r = procnet_unix_parse(buf, len, cut, &u, err, sizeof(err));
-	if (r == -ENOMEM)
-		goto out;
-	if (r < 0) {
-		if (podnet_gone(procfd, p->pid, r))
-			goto gone;
-		podnet_unreadable(p, root, "net/unix", r, err[0] && r == -EBADMSG ? err : NULL);
-		goto done;
+	r = podnet_net_file(procfd, netfd, root, p, "unix", PODNET_UNIX_MAX, podnet_parse_unix, &u, buf, st);
+	if (r == 0) {
+		p->listeners = u.listeners;
+		p->clients = u.clients;
+		memcpy(p->rails, u.rails, sizeof(p->rails));
+		p->n_rails = u.n_rails;
+		p->n_rails_dropped = u.n_rails_dropped;
+		r = podnet_net_file(procfd, netfd, root, p, "udp", PODNET_UDP_MAX, podnet_parse_udp, &udp, buf, st);
 	}
-	if (cut)
-		podnet_note_cut(p, root, "net/unix", PODNET_UNIX_MAX);
-	p->listeners = u.listeners;
-	p->clients = u.clients;
-	memcpy(p->rails, u.rails, sizeof(p->rails));
-	p->n_rails = u.n_rails;
-	p->n_rails_dropped = u.n_rails_dropped;
-
-	err[0] = '\0';
-	cut = false;
-	r = podnet_read_net(netfd, "udp", buf, PODNET_UDP_MAX, &len, &cut, st);
-	if (r >= 0)
-		r = procnet_udp_parse(buf, len, cut, &udp, err, sizeof(err));
-	if (r < 0) {
-		if (podnet_gone(procfd, p->pid, r))
-			goto gone;
-		podnet_unreadable(p, root, "net/udp", r, err[0] && r == -EBADMSG ? err : NULL);
-		goto done;
+	if (r == 0) {
+		p->flows = udp.flows;
+		r = podnet_net_file(procfd, netfd, root, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, &dev, buf, st);
 	}
-	if (cut)
-		podnet_note_cut(p, root, "net/udp", PODNET_UDP_MAX);
-	p->flows = udp.flows;
-
-	err[0] = '\0';
-	cut = false;
-	dev = malloc(sizeof(*dev));
-	if (!dev) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = podnet_read_net(netfd, "dev", buf, PODNET_DEV_MAX, &len, &cut, st);
-	if (r >= 0)
-		r = procnet_dev_parse(buf, len, cut, dev, err, sizeof(err));
-	if (r >= 0) {
-		if (cut)
-			podnet_note_cut(p, root, "net/dev", PODNET_DEV_MAX);
-		memcpy(p->devs, dev->v, sizeof(p->devs));
-		p->n_devs = dev->n;
+	if (r == 0) {
+		memcpy(p->devs, dev.v, sizeof(p->devs));
+		p->n_devs = dev.n;
 		p->read = OBS_TRANSPORT_READ;
-	} else if (r != -ENOMEM && podnet_gone(procfd, p->pid, r)) {
-		free(dev);
-		goto gone;
-	} else if (r != -ENOMEM) {
-		podnet_unreadable(p, root, "net/dev", r, err[0] && r == -EBADMSG ? err : NULL);
 	}
-	free(dev);
-	if (r == -ENOMEM)
-		goto out;
-done:
-	r = 0;
-out:
 	close(netfd);
-	return r;
-gone:
-	close(netfd);
-	return PODNET_GONE;
+	return r == PODNET_GONE || r == -ENOMEM ? r : 0;
 }
 
 /* Forget what was read of @p's process (it exited): all but the uid. */
@@ -335,7 +315,7 @@ static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
 	int *v = NULL;
 
 	for (errno = 0; (de = readdir(d)); errno = 0) {
-		int pid = podnet_pid(de->d_name);
+		int pid = procscan_pid(de->d_name);
 
 		if (pid < 0 || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;

@@ -11,7 +11,7 @@
 #include "probes/host/hostfs.h"
 #include "probes/host/procscan.h"
 
-static int procscan_pid(const char *name)
+int procscan_pid(const char *name)
 {
 	long v = 0;
 
