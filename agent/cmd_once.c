@@ -95,12 +95,10 @@ int cmd_once(const struct cli_options *opt)
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (v.w.judged && observe_transport(&v.o) < 0) {
-		fprintf(stderr, "tcpxo-agent: out of memory while sampling the pods' transport\n");
+	if (nodeview_transport(&v, opt->transport_grace, "") < 0) {     /* shown; the exit code never reads it */
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	workloads_transport(&v.w, &v.o, opt->transport_grace);        /* shown; the exit code never reads it */
 	if (once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;

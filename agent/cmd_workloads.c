@@ -219,11 +219,8 @@ int cmd_workloads(const struct cli_options *opt)
 	 * Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on none or partial.
 	 * The pods come from the API or a file, their processes from --root's /proc: the node's.
 	 */
-	if (v.w.judged && observe_transport(&v.o) < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: out of memory while sampling the pods' transport\n");
+	if (nodeview_transport(&v, opt->transport_grace, "workloads: ") < 0)
 		goto out;
-	}
-	workloads_transport(&v.w, &v.o, opt->transport_grace);
 	if (workloads_print(opt, &v.w, v.o.node) < 0)
 		goto out;
 	if (v.o.pci.status.state != PROBE_OK)

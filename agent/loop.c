@@ -422,7 +422,7 @@ static int loop_transport(struct loop_state *st, struct observation *o, bool due
 		n = tsample_running(&st->tsample, &o->kube, o->node, &fresh);
 	sample = n && (due || fresh);
 	if (sample) {
-		r = observe_transport(o);
+		r = observe_transport(o, &st->tsample);
 		if (r == 0)
 			r = tsample_carry(&st->tsample, &o->transport);
 		if (r == -ENOMEM)

@@ -23,5 +23,12 @@ struct nodeview {
  */
 int nodeview_open(const struct cli_options *opt, struct nodeview *ret);
 
+/**
+ * nodeview_transport() - once the pods are judged (v->w): sample the running GPU pods' transport
+ * from the node's /proc (observe_transport()) and judge it with @grace_s (workloads_transport()).
+ * Nothing when the pod list was not read. Return: 0; -ENOMEM (said on stderr, after @what).
+ */
+int nodeview_transport(struct nodeview *v, unsigned grace_s, const char *what);
+
 /* nodeview_close() - free all of @v (an unevaluated profile, unjudged pods included). */
 void nodeview_close(struct nodeview *v);

@@ -8,12 +8,15 @@
 
 #include "agent/log.h"
 #include "agent/observe.h"
+#include "agent/tsample.h"
 #include "probes/host/cmdline.h"
 #include "probes/host/hostprobe.h"
 #include "probes/host/links.h"
 #include "probes/host/pcitopo.h"
 #include "probes/host/podcgroup.h"
 #include "probes/host/podnet.h"
+#include "report/checks/attach.h"
+#include "report/checks/transport.h"
 
 static bool observe_said_full_dump;
 
@@ -50,44 +53,6 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	return 0;
 }
 
-/*
- * The process each pod's last sample read, tried first the next time (podnet checks its cgroup
- * again, so a pid reused by another process is never taken): the daemon's samples then read no
- * /proc listing at all. Process state, like observe_said_full_dump; one thread.
- */
-static struct {
-	char uid[OBS_TRANSPORT_UID_MAX];
-	int pid;
-} observe_transport_hints[OBS_TRANSPORT_PODS_MAX];
-static size_t observe_transport_n_hints;
-
-static int observe_transport_hint(const char *uid)
-{
-	for (size_t i = 0; i < observe_transport_n_hints; i++)
-		if (strcmp(observe_transport_hints[i].uid, uid) == 0)
-			return observe_transport_hints[i].pid;
-	return 0;
-}
-
-static void observe_transport_remember(const struct obs_transport *t)
-{
-	observe_transport_n_hints = 0;
-	for (size_t i = 0; i < t->n && i < OBS_TRANSPORT_PODS_MAX; i++) {
-		if (!t->pods[i].pid)
-			continue;
-		memcpy(observe_transport_hints[observe_transport_n_hints].uid, t->pods[i].uid, OBS_TRANSPORT_UID_MAX);
-		observe_transport_hints[observe_transport_n_hints++].pid = t->pods[i].pid;
-	}
-}
-
-/* A pod whose transport is sampled: running here, with GPUs, and a uid the sample can hold. */
-static bool observe_transport_wanted(const struct observation *o, const struct pod *p)
-{
-	return p->phase && strcmp(p->phase, "Running") == 0 && p->node_name && o->node[0] &&
-	       strcmp(p->node_name, o->node) == 0 && p->uid && p->uid[0] &&
-	       strlen(p->uid) < OBS_TRANSPORT_UID_MAX && obs_pod_gpus(p) > 0;
-}
-
 static uint64_t observe_clock_ms(clockid_t clock)
 {
 	struct timespec ts;
@@ -96,7 +61,7 @@ static uint64_t observe_clock_ms(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int observe_transport(struct observation *o)
+int observe_transport(struct observation *o, const struct tsample *last)
 {
 	const struct obs_kube *k = &o->kube;
 	struct podnet_pod *want = NULL;
@@ -106,46 +71,44 @@ int observe_transport(struct observation *o)
 	int r = 0;
 
 	obs_transport_free(&o->transport);
+	if (!o->node[0])
+		return 0;       /* which pods run here is unknown: none is sampled */
 	for (size_t i = 0; i < k->n_pods; i++)
-		if (observe_transport_wanted(o, &k->pods[i]))
-			n++;
-	if (!n) {
-		observe_transport_n_hints = 0;
-		return 0;       /* no GPU pod runs: nothing is read under /proc */
-	}
-	if (n > OBS_TRANSPORT_PODS_MAX) {
-		skipped = n - OBS_TRANSPORT_PODS_MAX;
-		n = OBS_TRANSPORT_PODS_MAX;
-	}
-	for (size_t i = 0; i < k->n_pods; i++)
-		if (observe_transport_wanted(o, &k->pods[i]))
+		if (transport_pod_sampled(&k->pods[i], o->node))
 			n_ids += k->pods[i].n_containers;
-	want = calloc(n, sizeof(*want));
+	want = calloc(k->n_pods ? k->n_pods : 1, sizeof(*want));
 	ids = calloc(n_ids ? n_ids : 1, sizeof(*ids));
 	if (!want || !ids) {
 		r = -ENOMEM;
 		goto out;
 	}
-	n = 0;
 	n_ids = 0;
-	for (size_t i = 0; i < k->n_pods && n < OBS_TRANSPORT_PODS_MAX; i++) {
+	for (size_t i = 0; i < k->n_pods; i++) {
 		const struct pod *p = &k->pods[i];
+		const struct tsample_pod *was;
 
-		if (!observe_transport_wanted(o, p))
+		if (!transport_pod_sampled(p, o->node))
 			continue;
+		if (n == OBS_TRANSPORT_PODS_MAX) {
+			skipped++;
+			continue;
+		}
+		was = last ? tsample_find(last, p->uid) : NULL;
 		want[n].uid = p->uid;
-		want[n].pid_hint = observe_transport_hint(p->uid);
+		want[n].pid_hint = was ? was->pid : 0;
 		want[n].container_ids = &ids[n_ids];
 		for (size_t j = 0; j < p->n_containers; j++) {
 			const char *id = podcgroup_container_id(p->containers[j].status.container_id);
 
-			if (id && obs_pod_container_gpus(&p->containers[j]) > 0) {
+			if (id && attach_is_gpu_container(&p->containers[j])) {
 				ids[n_ids++] = id;
 				want[n].n_container_ids++;
 			}
 		}
 		n++;
 	}
+	if (!n)
+		goto out;       /* no GPU pod runs: nothing is read under /proc */
 	if (skipped) {
 		char num[24];
 
@@ -155,7 +118,6 @@ int observe_transport(struct observation *o)
 	r = podnet_sample(o->root, want, n, &o->transport, NULL);
 	if (r < 0)
 		goto out;
-	observe_transport_remember(&o->transport);
 	now_ms = observe_clock_ms(CLOCK_MONOTONIC);
 	o->transport.wall_s = (long long)(observe_clock_ms(CLOCK_REALTIME) / 1000);
 	for (size_t i = 0; i < o->transport.n; i++)

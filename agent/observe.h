@@ -4,6 +4,8 @@
 #include "agent/cli.h"
 #include "probes/model/observation.h"
 
+struct tsample;         /* agent/tsample.h: the daemon's last transport sample */
+
 /**
  * observe_node() - run the node-side probes (PCI, links, host files) under opt->root.
  * A failing probe is recorded in its status; the others still run.
@@ -16,14 +18,15 @@ int observe_node(const struct cli_options *opt, struct observation *ret);
 
 /**
  * observe_transport() - sample the transport of the node's running GPU pods (probes/host/podnet.c):
- * the pods of o->kube.pods in phase Running, bound to o->node, with obs_pod_gpus() > 0, each found
- * in o->root's /proc by its uid (a process of one of its GPU containers, by containerID, preferred).
- * Replaces o->transport: sampled false and nothing read under /proc when no such pod runs; else one
- * entry per pod (at most OBS_TRANSPORT_PODS_MAX, in the pod list's order), wall_s (CLOCK_REALTIME)
- * and each pod's sampled_ms (CLOCK_MONOTONIC) set. A ROOT/proc that cannot be listed is recorded in
- * o->transport.status, not returned. Each pod's process is remembered for the next call, which
- * tries it first (podnet_pod.pid_hint): a steady daemon reads no /proc listing.
+ * the pods of o->kube.pods that transport_pod_sampled() names for o->node, each found in
+ * o->root's /proc by its uid (a process of one of its GPU containers, attach_is_gpu_container(),
+ * by containerID, preferred). @last: the daemon's last sample (NULL: none): each pod's process
+ * read then is tried first (podnet_pod.pid_hint), so a steady daemon reads no /proc listing.
+ * Replaces o->transport: sampled false and nothing read under /proc when no such pod runs (or
+ * o->node is unknown); else one entry per pod (at most OBS_TRANSPORT_PODS_MAX), wall_s
+ * (CLOCK_REALTIME) and each pod's sampled_ms (CLOCK_MONOTONIC) set. A ROOT/proc that cannot be
+ * listed is recorded in o->transport.status, not returned.
  *
  * Return: 0, or -ENOMEM.
  */
-int observe_transport(struct observation *o);
+int observe_transport(struct observation *o, const struct tsample *last);

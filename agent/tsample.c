@@ -6,7 +6,7 @@
 #include "agent/tsample.h"
 #include "report/checks/transport.h"
 
-static const struct tsample_pod *tsample_find(const struct tsample *ts, const char *uid)
+const struct tsample_pod *tsample_find(const struct tsample *ts, const char *uid)
 {
 	size_t lo = 0, hi = ts->n;
 
@@ -35,16 +35,10 @@ size_t tsample_running(const struct tsample *ts, const struct obs_kube *k, const
 		if (!transport_pod_sampled(p, node))
 			continue;
 		n++;
-		/* A pod without a usable uid is not sampled by uid: it cannot be new to the sample. */
-		if (p->uid && strlen(p->uid) < OBS_TRANSPORT_UID_MAX && !tsample_find(ts, p->uid))
+		if (!tsample_find(ts, p->uid))
 			*ret_new = true;
 	}
 	return n;
-}
-
-static int tsample_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct tsample_pod *)a)->uid, ((const struct tsample_pod *)b)->uid);
 }
 
 int tsample_carry(struct tsample *ts, struct obs_transport *t)
@@ -77,7 +71,7 @@ int tsample_carry(struct tsample *ts, struct obs_transport *t)
 		memcpy(keep->devs, s->devs, nd * sizeof(s->devs[0]));
 		keep->n_devs = nd;
 	}
-	qsort(next, n, sizeof(*next), tsample_cmp);
+	/* In @t's order: sorted by uid (obs_transport.h), as tsample_find() needs. */
 	free(ts->v);
 	ts->v = next;
 	ts->n = n;

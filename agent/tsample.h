@@ -38,4 +38,7 @@ size_t tsample_running(const struct tsample *ts, const struct obs_kube *k, const
  */
 int tsample_carry(struct tsample *ts, struct obs_transport *t);
 
+/* The pod @uid of the last sample (a binary search: @ts is sorted by uid), or NULL. */
+const struct tsample_pod *tsample_find(const struct tsample *ts, const char *uid);
+
 void tsample_free(struct tsample *ts);  /* accepts NULL; leaves *ts empty */

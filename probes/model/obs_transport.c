@@ -12,12 +12,14 @@ void obs_transport_free(struct obs_transport *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static int obs_transport_cmp(const void *key, const void *pod)
+{
+	return strcmp(key, ((const struct obs_pod_transport *)pod)->uid);
+}
+
 const struct obs_pod_transport *obs_transport_find(const struct obs_transport *t, const char *uid)
 {
-	if (!t || !uid)
+	if (!t || !uid || !t->n)
 		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->pods[i].uid, uid) == 0)
-			return &t->pods[i];
-	return NULL;
+	return bsearch(uid, t->pods, t->n, sizeof(*t->pods), obs_transport_cmp);
 }

@@ -83,5 +83,5 @@ struct obs_transport {
 /* Release what @t owns; leaves it zeroed. Accepts NULL. */
 void obs_transport_free(struct obs_transport *t);
 
-/* The sample of the pod with @uid, or NULL. */
+/* The sample of the pod with @uid (a binary search: pods are sorted by uid), or NULL. */
 const struct obs_pod_transport *obs_transport_find(const struct obs_transport *t, const char *uid);

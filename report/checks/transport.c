@@ -45,6 +45,8 @@ bool transport_pod_sampled(const struct pod *p, const char *node)
 {
 	if (!p->phase || strcmp(p->phase, "Running") != 0 || obs_pod_gpus(p) < 1)
 		return false;
+	if (!p->uid || !p->uid[0] || strlen(p->uid) >= OBS_TRANSPORT_UID_MAX)
+		return false;           /* the sample finds a pod by its uid */
 	if (!p->node_name || !p->node_name[0])
 		return false;
 	return !node || !node[0] || strcmp(p->node_name, node) == 0;

@@ -58,7 +58,7 @@ const char *transport_state_name(enum transport_state s);
  */
 unsigned transport_rails_needed(const struct attach_node *n, long long gpus);
 
-/* Whether @p is a pod the transport probe samples: Running, at least one GPU, bound to @node ("" any). */
+/* Whether @p is a pod the transport probe samples: Running, at least one GPU, a uid the sample holds, bound to @node ("" any). */
 bool transport_pod_sampled(const struct pod *p, const char *node);
 
 /**

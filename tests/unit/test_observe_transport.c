@@ -147,14 +147,14 @@ static void test_none_reads_nothing(void **state)
 	pods[2]->node_name = strdup("node-2");
 	pods[3] = gpu_pod("succeeded", UID_B, "Succeeded", 8);
 	obs_with(&o, "/nonexistent/root", pods, 4);
-	assert_int_equal(observe_transport(&o), 0);
+	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_false(o.transport.sampled);
 	assert_int_equal(o.transport.n, 0);
 	assert_int_equal(o.transport.status.state, PROBE_NOT_RUN);
 	observation_free(&o);
 
 	obs_with(&o, "/nonexistent/root", pods, 0);
-	assert_int_equal(observe_transport(&o), 0);
+	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_false(o.transport.sampled);
 	observation_free(&o);
 }
@@ -168,7 +168,7 @@ static void test_sampled(void **state)
 	pods[0] = gpu_pod("b", UID_B, "Running", 8);
 	pods[1] = gpu_pod("a", UID_A, "Running", 8);
 	obs_with(&o, root, pods, 2);
-	assert_int_equal(observe_transport(&o), 0);
+	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_true(o.transport.sampled);
 	assert_int_equal(o.transport.status.state, PROBE_OK);
 	assert_true(o.transport.wall_s > 1700000000LL);
@@ -187,14 +187,14 @@ static void test_sampled(void **state)
 	assert_non_null(strstr(t->why, "no process of the pod found under"));
 
 	/* Sampled again: replaced, not appended. */
-	assert_int_equal(observe_transport(&o), 0);
+	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_int_equal(o.transport.n, 2);
 	observation_free(&o);
 
 	/* ROOT/proc that cannot be listed: the status says so. */
 	pods[0] = gpu_pod("a", UID_A, "Running", 8);
 	obs_with(&o, "/nonexistent/root", pods, 1);
-	assert_int_equal(observe_transport(&o), 0);
+	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_true(o.transport.sampled);
 	assert_int_equal(o.transport.status.state, PROBE_FAILED);
 	assert_string_equal(o.transport.status.message, "/nonexistent/root: No such file or directory");
