@@ -101,6 +101,10 @@ void workloads_transport(struct workloads *w, const struct observation *o, unsig
 
 bool workloads_any_transport_failed(const struct workloads *w)
 {
-	return w->transport_judged &&
-	       (w->transport_counts[TRANSPORT_NONE] || w->transport_counts[TRANSPORT_PARTIAL]);
+	if (!w->transport_judged)
+		return false;
+	for (unsigned st = 0; st < TRANSPORT__COUNT; st++)
+		if (w->transport_counts[st] && transport_state_fails((enum transport_state)st))
+			return true;
+	return false;
 }

@@ -82,7 +82,7 @@ bool pod_event_transport(const struct transport_result *t, struct pod_event *ret
 	struct strbuf sb = { 0 };
 	char *printable;
 
-	if (t->state != TRANSPORT_NONE && t->state != TRANSPORT_PARTIAL)
+	if (!transport_state_fails(t->state))
 		return false;
 	memset(ret, 0, sizeof(*ret));
 	ret->type = "Warning";

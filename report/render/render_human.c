@@ -242,7 +242,7 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 /* The evidence of a pod's transport under its row: none and partial fail, unknown cannot say. */
 static void render_transport_line(const struct transport_result *t, FILE *out)
 {
-	if (t->state != TRANSPORT_NONE && t->state != TRANSPORT_PARTIAL && t->state != TRANSPORT_UNKNOWN)
+	if (!transport_state_fails(t->state) && t->state != TRANSPORT_UNKNOWN)
 		return;
 	fprintf(out, "      %-16s  %-4s  ", "transport", t->state == TRANSPORT_UNKNOWN ? "SKIP" : "FAIL");
 	render_wrapped(out, t->evidence, 30);
