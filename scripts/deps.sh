@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 need_pc="libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson yaml-0.1 libmicrohttpd"
 build_pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libpci-dev libudev-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev"
-test_pkgs="libcmocka-dev umockdev libumockdev-dev iproute2 pciutils openssl python3 python3-jsonschema python3-yaml util-linux groff-base man-db valgrind"
+test_pkgs="libcmocka-dev umockdev libumockdev-dev iproute2 pciutils openssl python3 python3-jsonschema python3-yaml util-linux groff-base man-db valgrind strace"
 bench_pkgs="hyperfine time"
 fuzz_pkgs="clang libclang-rt-14-dev"
 
@@ -85,7 +85,7 @@ for goal in "${@:-build}"; do
 		[ $ok = 1 ] || missing="$missing $build_pkgs" ;;
 	test)
 		have_pc cmocka && have_cmd umockdev-run && have_cmd ip && have_cmd lspci && have_cmd openssl \
-			&& have_cmd groff && have_cmd man && have_cmd valgrind \
+			&& have_cmd groff && have_cmd man && have_cmd valgrind && have_cmd strace \
 			&& /usr/bin/python3 -c 'import jsonschema, yaml' 2>/dev/null \
 			|| missing="$missing $test_pkgs"
 		# Node.js and npm for tests/k8s (the CEL engine and the Kubernetes OpenAPI models).
