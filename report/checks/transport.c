@@ -312,23 +312,18 @@ void transport_judge(const struct transport_input *in, struct transport_result *
 	const struct pod *p = in->pod;
 	struct transport_result r = { .state = TRANSPORT_NOT_OBSERVED };
 
-	r.need = transport_rails_needed(in->node, in->gpus);
 	if (!p->phase || strcmp(p->phase, "Running") != 0) {
 		transport_say(&r, "the pod is %.32s, not Running", p->phase ? p->phase : "without a phase");
-		r.need = 0;
 	} else if (in->node->kind == PROFILE_NONE) {
 		transport_say(&r, "not a TCPXO node");
-		r.need = 0;
 	} else if (in->node->kind == PROFILE_TCPX) {
 		transport_say(&r, "a TCPX node: no persistent sign of the TCPX daemon's use has been sourced yet");
-		r.need = 0;
 	} else if (in->verdict == ATTACH_NOT_FABRIC) {
 		transport_say(&r, "a not-fabric pod (fewer GPUs than the node, no wiring): not judged");
-		r.need = 0;
 	} else if (in->shared_netns) {
 		transport_say(&r, "hostNetwork, like another running GPU pod: their sockets cannot be told apart");
-		r.need = 0;
 	} else {
+		r.need = transport_rails_needed(in->node, in->gpus);
 		transport_judge_sample(in, &r);
 	}
 	transport_printable(r.evidence);
