@@ -24,13 +24,25 @@ static void pod_event_fit(const char *s, char *dst)
 	memcpy(dst + n, "...", 4);
 }
 
+/*
+ * The note of @ret from the text built in @sb (freed): shown by kubectl describe, so no control
+ * characters whatever the pod carried, cut to fit; @fallback when building ran out of memory.
+ */
+static void pod_event_note(struct strbuf *sb, const char *fallback, struct pod_event *ret)
+{
+	char *printable = sb->oom ? NULL : strbuf_printable(sb->s ? sb->s : "", 4 * POD_EVENT_NOTE_MAX);
+
+	pod_event_fit(printable ? printable : fallback, ret->note);
+	free(printable);
+	strbuf_free(sb);
+}
+
 bool pod_event_build(const struct attach_result *r, enum profile_kind kind, struct pod_event *ret)
 {
 	const char *runtime = attach_runtime(kind);
 	const struct attach_finding *first = NULL;
 	struct strbuf sb = { 0 }, ids = { 0 };
 	size_t n_fail = 0, shown = 0;
-	char *printable;
 
 	if (r->verdict != ATTACH_UNATTACHED && r->verdict != ATTACH_PARTIAL)
 		return false;
@@ -68,11 +80,7 @@ bool pod_event_build(const struct attach_result *r, enum profile_kind kind, stru
 		else
 			strbuf_appendf(&sb, " Remedy: reference runtimeRef %s.", runtime ? runtime : "torch-distributed-tcpxo");
 	}
-	/* The note is shown by kubectl describe: no control characters, whatever the pod carried. */
-	printable = sb.oom ? NULL : strbuf_printable(sb.s ? sb.s : "", 4 * POD_EVENT_NOTE_MAX);
-	pod_event_fit(printable ? printable : "TCPXO wiring incomplete: see tcpxo-agent workloads", ret->note);
-	free(printable);
-	strbuf_free(&sb);
+	pod_event_note(&sb, "TCPXO wiring incomplete: see tcpxo-agent workloads", ret);
 	strbuf_free(&ids);
 	return true;
 }
@@ -80,7 +88,6 @@ bool pod_event_build(const struct attach_result *r, enum profile_kind kind, stru
 bool pod_event_transport(const struct transport_result *t, struct pod_event *ret)
 {
 	struct strbuf sb = { 0 };
-	char *printable;
 
 	if (!transport_state_fails(t->state))
 		return false;
@@ -98,9 +105,6 @@ bool pod_event_transport(const struct transport_result *t, struct pod_event *ret
 			       "NICs (--gpu_nic_preset) and NCCL_FASTRAK_IFNAME in the pod.", t->rails, t->need,
 			       t->evidence);
 	}
-	printable = sb.oom ? NULL : strbuf_printable(sb.s ? sb.s : "", 4 * POD_EVENT_NOTE_MAX);
-	pod_event_fit(printable ? printable : "TCPXO transport not in use: see tcpxo-agent workloads", ret->note);
-	free(printable);
-	strbuf_free(&sb);
+	pod_event_note(&sb, "TCPXO transport not in use: see tcpxo-agent workloads", ret);
 	return true;
 }
