@@ -462,16 +462,16 @@ static int loop_heartbeat(struct loop_state *st, struct observation *o, const st
 
 	if (wrote_status || !st->sched.heartbeat_ms)
 		return 0;
-	if (may_write && publisher_condition_published(o, p))
+	if (may_write && !st->sched.heartbeat_at && publisher_condition_published(o, p))     /* arm it once */
 		schedule_heartbeat_start(&st->sched, now, loop_heartbeat_age(&o->kube.condition));
 	if (!beat)
 		return 0;
 	if (!may_write || signals_term()) {
 		if (!st->sched.failures)
-			schedule_heartbeat_taken(&st->sched, now);
+			schedule_heartbeat_sent(&st->sched, now);
 		return 0;
 	}
-	schedule_heartbeat_taken(&st->sched, now);
+	schedule_heartbeat_sent(&st->sched, now);
 	signals_api(true);
 	r = publisher_heartbeat(st->pb, o, p, err, sizeof(err));
 	signals_api(false);
@@ -549,7 +549,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	if (!observed) {
 		/* A heartbeat vouches for a verdict just made: none while the node cannot be observed. */
 		if (beat)
-			schedule_heartbeat_taken(&st->sched, now);
+			schedule_heartbeat_sent(&st->sched, now);
 		daemon_metrics_unobserved(st->metrics);
 		loop_observe_failed(st, &o, now);
 		if (read_ok)

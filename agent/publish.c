@@ -387,14 +387,19 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 	return r;
 }
 
-/* The status patch taking the node's condition to @want (nothing when equal). 1 sent, 0 none, -errno. */
+/*
+ * The status patch taking the node's condition to @want: a write when it differs from @have, a
+ * heartbeat (@beat: the same condition, only lastHeartbeatTime new, no lastTransitionTime) when
+ * it does not; a change is never a heartbeat. 1 sent, 0 none, -errno.
+ */
 static int publisher_condition(struct publisher *pb, const char *node, struct kube_condition *have,
-			       const struct condition *want, char *err, size_t errlen)
+			       const struct condition *want, bool beat, char *err, size_t errlen)
 {
 	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
+	bool differs = condition_differs(want, have);
 	int r;
 
-	if (!condition_differs(want, have))
+	if (beat ? differs : !differs)
 		return 0;
 	publisher_now(now, sizeof(now));
 	r = condition_patch(want, have, now, &patch);
@@ -518,7 +523,7 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 	condition_build(p, &cond);
 	ret->status = cond.status;
 	snprintf(ret->reason, sizeof(ret->reason), "%s", cond.reason);
-	r = publisher_condition(pb, o->node, &o->kube.condition, &cond, err, errlen);
+	r = publisher_condition(pb, o->node, &o->kube.condition, &cond, false, err, errlen);
 	ret->condition = r > 0;
 	if (r < 0)
 		ret->failed = "patch node status";
@@ -551,27 +556,12 @@ bool publisher_condition_published(const struct observation *o, const struct pro
 int publisher_heartbeat(struct publisher *pb, struct observation *o, const struct profile *p, char *err,
 			size_t errlen)
 {
-	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
 	struct condition cond;
-	int r;
 
 	if (publisher_can_write(pb, o, err, errlen) < 0)
 		return 0;
 	condition_build(p, &cond);
-	/* Not ours yet, or another value: that is a write (publisher_write()), never a heartbeat. */
-	if (condition_differs(&cond, &o->kube.condition))
-		return 0;
-	publisher_now(now, sizeof(now));
-	/* The status unchanged: the patch carries no lastTransitionTime, the node keeps its own. */
-	r = condition_patch(&cond, &o->kube.condition, now, &patch);
-	if (r < 0)
-		return errmsg_set(err, errlen, r, "building the heartbeat patch: %s", strerror(-r));
-	r = publisher_patch(pb, o->node, true, patch, err, errlen);
-	free(patch);
-	if (r < 0)
-		return r;
-	snprintf(o->kube.condition.last_heartbeat, sizeof(o->kube.condition.last_heartbeat), "%s", now);
-	return 1;
+	return publisher_condition(pb, o->node, &o->kube.condition, &cond, true, err, errlen);
 }
 
 int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const char *why, uint64_t now,
@@ -589,7 +579,7 @@ int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const cha
 	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
 		return 0;
 	condition_unknown(why, &cond);
-	return publisher_condition(pb, pb->opt->node, &facts->condition, &cond, err, errlen);
+	return publisher_condition(pb, pb->opt->node, &facts->condition, &cond, false, err, errlen);
 }
 
 int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen)

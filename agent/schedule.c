@@ -220,11 +220,6 @@ bool schedule_heartbeat_owed(const struct schedule *s, uint64_t now)
 	return s->heartbeat_ms && s->heartbeat_at && now >= s->heartbeat_at;
 }
 
-void schedule_heartbeat_taken(struct schedule *s, uint64_t now)
-{
-	schedule_heartbeat_sent(s, now);
-}
-
 void schedule_heartbeat_failed(struct schedule *s, uint64_t now)
 {
 	if (s->heartbeat_ms)

@@ -176,18 +176,16 @@ void schedule_heartbeat(struct schedule *s, uint64_t heartbeat_ms);
  */
 void schedule_heartbeat_start(struct schedule *s, uint64_t now, uint64_t age_ms);
 
-/* A status patch went through at @now (a heartbeat or a change): the next heartbeat one period later. */
+/*
+ * A status patch went through at @now (a heartbeat or a change), or the heartbeat owed then was
+ * dealt with otherwise (not possible now: the node not observed, its facts not read, the
+ * condition not ours any more): the next heartbeat one period later, so that the loop never
+ * spins on it. A heartbeat sent that then fails calls schedule_heartbeat_failed().
+ */
 void schedule_heartbeat_sent(struct schedule *s, uint64_t now);
 
 /* Whether a heartbeat is owed at @now: due, or due but held back by the write backoff. */
 bool schedule_heartbeat_owed(const struct schedule *s, uint64_t now);
-
-/*
- * The heartbeat owed at @now is being dealt with: sent, or not possible now (the node not observed,
- * its facts not read, the condition not ours any more): the next one a period later, so that the
- * loop never spins on it. A heartbeat that then fails calls schedule_heartbeat_failed().
- */
-void schedule_heartbeat_taken(struct schedule *s, uint64_t now);
 
 /* The heartbeat's status patch failed at @now: owed again, sent by the backoff's retry (schedule_api_failed()). */
 void schedule_heartbeat_failed(struct schedule *s, uint64_t now);

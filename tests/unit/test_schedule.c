@@ -435,7 +435,7 @@ static void test_heartbeat_period(void **state)
 		assert_int_equal(schedule_due(&s, t + 10000), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
 		assert_true(schedule_heartbeat_owed(&s, t + 10000));
 		t += 10000;
-		schedule_heartbeat_taken(&s, t);
+		schedule_heartbeat_sent(&s, t);
 		schedule_observed(&s);
 		assert_int_equal(schedule_due(&s, t), 0);
 	}
@@ -487,7 +487,7 @@ static void test_heartbeat_in_backoff(void **state)
 	assert_int_equal(schedule_due(&s, T0 + 11500), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
 	/* The retry's iteration sends it; it fails: owed again, after the (longer) backoff. */
 	schedule_retry_taken(&s);
-	schedule_heartbeat_taken(&s, T0 + 11500);
+	schedule_heartbeat_sent(&s, T0 + 11500);
 	schedule_heartbeat_failed(&s, T0 + 11500);
 	d = schedule_api_failed(&s, T0 + 11500, 0, 0);
 	assert_int_equal(d, 5000);
@@ -496,7 +496,7 @@ static void test_heartbeat_in_backoff(void **state)
 	assert_true(schedule_heartbeat_owed(&s, T0 + 16500));
 	/* Sent with the retry: the API answers, and the heartbeat is due again a period later. */
 	schedule_retry_taken(&s);
-	schedule_heartbeat_taken(&s, T0 + 16500);
+	schedule_heartbeat_sent(&s, T0 + 16500);
 	schedule_api_ok(&s, T0 + 16500);
 	schedule_observed(&s);
 	assert_int_equal(schedule_due(&s, T0 + 26499), 0);
