@@ -4,8 +4,8 @@
 # publish: the two files carry the same groups; the alerts key on the machine type (the DaemonSet's node
 # affinity), never on the agent's own profile label; every metric name exists
 # (tests/integration/data/metric-families.txt); the guide shows the same rule and ratio; GMP's rule
-# schema knows every field; the scrape configs in docs/examples (ServiceMonitor, PodMonitoring) add
-# the `node` label and leave honorLabels off, as the rules expect (skipped while there are none).
+# schema knows every field. (The scrape configs in docs/examples, which must add the `node` label and
+# leave honorLabels off as the rules expect, are tests/lib/check_manifests.py's metrics-port case.)
 # With promtool on PATH or in .tools/bin (scripts/deps.sh test puts it there from Debian's prometheus
 # package), each file's rules are also checked by Prometheus' own parser and run through
 # tests/integration/data/alerting.test.yaml (every alert firing and not firing); without it those
@@ -155,45 +155,6 @@ for need in ["--metric-labels-allowlist=nodes=[node.kubernetes.io/instance-type"
     if need not in text:
         errs.append("the guide does not say %r" % need)
 case("guide", errs)
-
-# The scrape configs shipped beside the rules (issue 24's PodMonitoring and ServiceMonitor) must give
-# what the rules read: a `node` target label, and the GPU pod's labels as exported_* (honorLabels off).
-scrapes, errs = [], []
-for f in sorted(os.listdir(os.path.dirname(rule_file))):
-    if f.endswith((".yaml", ".yml")):
-        try:
-            scrapes += [(f, d) for d in yaml.safe_load_all(open(os.path.join(os.path.dirname(rule_file), f)))
-                        if isinstance(d, dict) and d.get("kind") in ("ServiceMonitor", "PodMonitor", "PodMonitoring", "ClusterPodMonitoring")]
-        except yaml.YAMLError as e:
-            errs.append("%s: %s" % (f, e))
-
-
-def node_relabel(rl):
-    return any("__meta_kubernetes_pod_node_name" in (r.get("sourceLabels") or []) and r.get("targetLabel") == "node"
-               for r in rl or [])
-
-
-for f, d in scrapes:
-    where = "%s %s" % (f, d["kind"])
-    spec = d.get("spec") or {}
-    if d["kind"] in ("ServiceMonitor", "PodMonitor"):
-        eps = spec.get("endpoints" if d["kind"] == "ServiceMonitor" else "podMetricsEndpoints") or []
-        if not eps:
-            errs.append("%s: no endpoints" % where)
-        for i, ep in enumerate(eps):
-            if ep.get("honorLabels"):
-                errs.append("%s endpoint %d: honorLabels true (the rules read exported_namespace/exported_pod)" % (where, i))
-            if not node_relabel(ep.get("relabelings")):
-                errs.append("%s endpoint %d: no relabeling of __meta_kubernetes_pod_node_name to node" % (where, i))
-    else:
-        meta = (spec.get("targetLabels") or {}).get("metadata")
-        for need in ("node", "pod"):
-            if need not in (meta or []):
-                errs.append("%s: targetLabels.metadata %r lacks %s" % (where, meta, need))
-if not scrapes:
-    print("skip alerting/scrape-configs: no ServiceMonitor or PodMonitoring in docs/examples yet")
-else:
-    case("scrape-configs", errs, ", ".join(sorted({"%s %s" % (f, d["kind"]) for f, d in scrapes})))
 
 for name, g in (("prometheusrule", groups), ("gmp", ggroups)):
     os.makedirs(os.path.join(tmp, name))
