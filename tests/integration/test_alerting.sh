@@ -124,8 +124,11 @@ case("machine-type", errs, "instance type =~ %s" % "|".join(types))
 
 # Every name read exists: the agent's families, these recording rules, kube-state-metrics'.
 fams = promnames.families(fam_file)
-errs = ["%s reads %s" % (r.get("alert") or r.get("record"), ", ".join(promnames.unknown(r["expr"], fams, records)))
-        for r in rules if promnames.unknown(r["expr"], fams, records)]
+errs = []
+for r in rules:
+    u = promnames.unknown(r["expr"], fams, records)
+    if u:
+        errs.append("%s reads %s" % (r.get("alert") or r.get("record"), ", ".join(u)))
 case("metric-names", errs)
 
 # The user guide shows the same alert expr and the same ratio, and says what the inputs need.

@@ -153,7 +153,11 @@ case("coverage", errs)
 # Every name read exists.
 fams = promnames.families(fam_file)
 records = {r["record"] for g in yaml.safe_load(open(rule_file))["spec"]["groups"] for r in g["rules"] if "record" in r}
-errs = ["%s reads %s" % (w, ", ".join(promnames.unknown(e, fams, records))) for w, e in queries if promnames.unknown(e, fams, records)]
+errs = []
+for w, e in queries:
+    u = promnames.unknown(e, fams, records)
+    if u:
+        errs.append("%s reads %s" % (w, ", ".join(u)))
 case("metric-names", errs)
 
 # Grafana's variables replaced by values of their kind: the built-in intervals by durations, the

@@ -17,7 +17,10 @@ _KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bo
 
 
 def families(path):
-    """The series names metric-families.txt allows (a histogram's _bucket, _sum and _count too)."""
+    """The series names metric-families.txt allows (a histogram's _bucket, _sum and _count too).
+
+    It also proves unknown() can fail with them: the typo tcpxo_node_redy must come back, or the
+    metric-names cases would pass whatever the rules and the dashboard read."""
     names = set()
     for line in open(path):
         line = line.split("#", 1)[0].split()
@@ -26,6 +29,9 @@ def families(path):
         names.add(line[0])
         if len(line) > 1 and line[1] == "histogram":
             names.update(line[0] + s for s in ("_bucket", "_sum", "_count"))
+    if unknown("tcpxo_node_redy", names, set()) != ["tcpxo_node_redy"]:
+        raise SystemExit("promnames: unknown() does not report tcpxo_node_redy with %s's families: "
+                         "the metric-names checks could pass vacuously" % path)
     return names
 
 
