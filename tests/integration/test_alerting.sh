@@ -7,9 +7,10 @@
 # schema knows every field. (The scrape configs in docs/examples, which must add the `node` label and
 # leave honorLabels off as the rules expect, are tests/lib/check_manifests.py's metrics-port case.)
 # With promtool on PATH or in .tools/bin (scripts/deps.sh test puts it there from Debian's prometheus
-# package), each file's rules are also checked by Prometheus' own parser and run through
-# tests/integration/data/alerting.test.yaml (every alert firing and not firing); without it those
-# cases skip, or fail with REQUIRE_PROMTOOL=1 (CI sets it: there deps.sh must have provided it).
+# package), the rules (once: the two files' groups are equal) are also checked by Prometheus' own
+# parser and run through tests/integration/data/alerting.test.yaml (every alert firing and not
+# firing); without it those cases skip, or fail with REQUIRE_PROMTOOL=1 (CI sets it: there
+# deps.sh must have provided it).
 # Env: TOPDIR. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -28,7 +29,7 @@ if ! $PY -c 'import yaml' 2>/dev/null; then
 	exit 0
 fi
 
-# The text checks; they also write the plain rules files promtool reads ($tmp/{prometheusrule,gmp}/rules.yaml).
+# The text checks; they also write the plain rules file promtool reads ($tmp/rules/rules.yaml).
 PYTHONPATH=$TOPDIR/tests/lib $PY - "$EX/prometheusrule.yaml" "$EX/gmp-rules.yaml" "$TOPDIR/docs/user-guide.md" \
 	"$TOPDIR/agent/cli.c" "$TOPDIR/manifests/daemonset/daemonset.yaml" "$DATA/metric-families.txt" "$tmp" <<'EOF' || failed=1
 import os, re, sys, yaml
@@ -152,10 +153,10 @@ for need in ["--metric-labels-allowlist=nodes=[node.kubernetes.io/instance-type"
         errs.append("the guide does not say %r" % need)
 case("guide", errs)
 
-for name, g in (("prometheusrule", groups), ("gmp", ggroups)):
-    os.makedirs(os.path.join(tmp, name))
-    with open(os.path.join(tmp, name, "rules.yaml"), "w") as f:
-        yaml.safe_dump({"groups": g}, f, sort_keys=False)
+# One plain rules file for promtool: gmp-same-groups holds gmp-rules.yaml's groups equal to these.
+os.makedirs(os.path.join(tmp, "rules"))
+with open(os.path.join(tmp, "rules", "rules.yaml"), "w") as f:
+    yaml.safe_dump({"groups": groups}, f, sort_keys=False)
 sys.exit(bad)
 EOF
 
@@ -204,27 +205,30 @@ yaml.safe_dump(t, open(out, "w"), sort_keys=False)
 EOF
 }
 
-for f in prometheusrule gmp; do
-	[ -s "$tmp/$f/rules.yaml" ] || { nok "alerting/promtool-$f" "no rules extracted (see above)"; continue; }
-	if promtool check rules "$tmp/$f/rules.yaml" >"$tmp/$f/check.out" 2>&1; then
-		ok "alerting/promtool-check-$f: $(grep -o 'SUCCESS: [0-9]* rules found' "$tmp/$f/check.out")"
-	else
-		nok "alerting/promtool-check-$f" "$(tr '\n' ' ' <"$tmp/$f/check.out" | head -c 400)"
-	fi
-	if ! fill_annotations "$tmp/$f" 2>"$tmp/$f/fill.out"; then
-		nok "alerting/promtool-test-$f" "$(tr '\n' ' ' <"$tmp/$f/fill.out" | head -c 400)"
-	elif (cd "$tmp/$f" && promtool test rules test.yaml) >"$tmp/$f/test.out" 2>&1; then
-		ok "alerting/promtool-test-$f: FabricNotReady (profile none too), FabricAgentAbsent (never, gone, back), FabricAgentNotObserving, FabricPodTransportDegraded (each state), FabricRulesMissNode (an agent on a machine type the rules miss) fire and stay quiet as alerting.test.yaml says; a CPU node never"
-	else
-		nok "alerting/promtool-test-$f" "$(tr '\n' ' ' <"$tmp/$f/test.out" | head -c 600)"
-	fi
-done
+r=$tmp/rules
+if [ ! -s "$r/rules.yaml" ]; then
+	nok "alerting/promtool-check" "no rules extracted (see above)"
+	nok "alerting/promtool-test" "no rules extracted (see above)"
+	exit 1
+fi
+if promtool check rules "$r/rules.yaml" >"$r/check.out" 2>&1; then
+	ok "alerting/promtool-check: $(grep -o 'SUCCESS: [0-9]* rules found' "$r/check.out")"
+else
+	nok "alerting/promtool-check" "$(tr '\n' ' ' <"$r/check.out" | head -c 400)"
+fi
+if ! fill_annotations "$r" 2>"$r/fill.out"; then
+	nok "alerting/promtool-test" "$(tr '\n' ' ' <"$r/fill.out" | head -c 400)"
+elif (cd "$r" && promtool test rules test.yaml) >"$r/test.out" 2>&1; then
+	ok "alerting/promtool-test: FabricNotReady (profile none too), FabricAgentAbsent (never, gone, back), FabricAgentNotObserving, FabricPodTransportDegraded (each state), FabricRulesMissNode (an agent on a machine type the rules miss) fire and stay quiet as alerting.test.yaml says; a CPU node never"
+else
+	nok "alerting/promtool-test" "$(tr '\n' ' ' <"$r/test.out" | head -c 600)"
+fi
 
 # The unit test can fail: the rule keyed on the agent's profile label (the shipped rule before issue 24)
 # must miss mega-none's alert.
 mkdir "$tmp/neg"
 sed 's/label_node_kubernetes_io_instance_type=~"[^"]*"/label_fabric_aicr_run_profile="tcpxo"/' \
-	"$tmp/prometheusrule/rules.yaml" >"$tmp/neg/rules.yaml"
+	"$r/rules.yaml" >"$tmp/neg/rules.yaml"
 if ! grep -q label_fabric_aicr_run_profile "$tmp/neg/rules.yaml"; then
 	nok "alerting/promtool-test-can-fail" "could not rewrite the machine-type selector"
 elif ! fill_annotations "$tmp/neg" 2>/dev/null; then
