@@ -36,16 +36,7 @@ import os, re, sys, yaml
 import promnames
 
 rule_file, gmp_file, guide, cli, ds_file, fam_file, tmp = sys.argv[1:8]
-bad = 0
-
-
-def case(name, errs, detail=""):
-    global bad
-    if errs:
-        bad = 1
-        print("not ok alerting/%s: %s" % (name, "; ".join(errs)))
-    else:
-        print("ok alerting/%s%s" % (name, ": " + detail if detail else ""))
+case = promnames.Cases("alerting")
 
 
 def load(path, api, kind, namespaced):
@@ -157,19 +148,10 @@ case("guide", errs)
 os.makedirs(os.path.join(tmp, "rules"))
 with open(os.path.join(tmp, "rules", "rules.yaml"), "w") as f:
     yaml.safe_dump({"groups": groups}, f, sort_keys=False)
-sys.exit(bad)
+sys.exit(case.bad)
 EOF
 
-PATH=$PATH:$TOPDIR/.tools/bin
-if ! command -v promtool >/dev/null 2>&1 && [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
-	nok "alerting/promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
-	exit 1
-fi
-if ! command -v promtool >/dev/null 2>&1; then
-	skip "alerting/promtool-check" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	skip "alerting/promtool-test" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	exit $failed
-fi
+need_promtool alerting promtool-check promtool-test promtool-test-can-fail || exit $failed
 
 # The unit test, with each expected alert's annotations rendered from the rule's own templates
 # ({{ $labels.X }} only; a label the alert does not carry is a failure, not an empty string).

@@ -34,16 +34,7 @@ import json, os, re, sys, yaml
 import promnames
 
 dash_file, rule_file, fam_file, tmp = sys.argv[1:5]
-bad = 0
-
-
-def case(name, errs, detail=""):
-    global bad
-    if errs:
-        bad = 1
-        print("not ok dashboard/%s: %s" % (name, "; ".join(errs[:8]) + (" ..." if len(errs) > 8 else "")))
-    else:
-        print("ok dashboard/%s%s" % (name, ": " + detail if detail else ""))
+case = promnames.Cases("dashboard")
 
 
 try:
@@ -200,18 +191,10 @@ with open(os.path.join(tmp, "exprs.yaml"), "w") as f:
 broken = rules + [{"record": "dashboard:broken", "expr": "sum(rate(tcpxo_build_info[5m])", "labels": {"where": "broken"}}]
 with open(os.path.join(tmp, "broken.yaml"), "w") as f:
     yaml.safe_dump({"groups": [{"name": "dashboard", "rules": broken}]}, f, sort_keys=False)
-sys.exit(bad)
+sys.exit(case.bad)
 EOF
 
-PATH=$PATH:$TOPDIR/.tools/bin
-if ! command -v promtool >/dev/null 2>&1; then
-	if [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
-		nok "dashboard/promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
-	else
-		skip "dashboard/promtool-check" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	fi
-	exit $failed
-fi
+need_promtool dashboard promtool-check promtool-check-can-fail || exit $failed
 if [ ! -s "$tmp/exprs.yaml" ]; then
 	nok "dashboard/promtool-check" "no expressions extracted (see above)"
 elif promtool check rules "$tmp/exprs.yaml" >"$tmp/check.out" 2>&1; then

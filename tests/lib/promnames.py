@@ -3,7 +3,8 @@
 promtool accepts any well-formed name, so a typo (tcpxo_node_redy) would pass its checks and give a
 rule that never fires or a panel that stays empty. test_alerting.sh and test_dashboard.sh import
 this to refuse names the agent does not export (tests/integration/data/metric-families.txt), the
-recording rules do not define, or kube-state-metrics does not give.
+recording rules do not define, or kube-state-metrics does not give; and prints their cases' lines
+through Cases, in tests/lib/tap.sh's dialect.
 """
 import re
 
@@ -62,3 +63,19 @@ def unknown(expr, allowed, records):
         elif not n.startswith(("tcpxo_", "tcpxo:", "kube_")):
             bad.append(n)
     return bad
+
+
+class Cases:
+    """The cases of one script: case = Cases("alerting"); case(name, errs, detail) prints
+    `ok alerting/name[: detail]`, or `not ok alerting/name: ...` with the first 8 of errs (and bad
+    turns 1: the script ends with sys.exit(case.bad))."""
+
+    def __init__(self, script):
+        self.script, self.bad = script, 0
+
+    def __call__(self, name, errs, detail=""):
+        if errs:
+            self.bad = 1
+            print("not ok %s/%s: %s" % (self.script, name, "; ".join(errs[:8]) + (" ..." if len(errs) > 8 else "")))
+        else:
+            print("ok %s/%s%s" % (self.script, name, ": " + detail if detail else ""))
