@@ -26,8 +26,9 @@ if ! $PY -c 'import yaml' 2>/dev/null; then
 	exit 0
 fi
 
-# The structure checks; they also write the expressions as recording rules ($tmp/exprs.yaml) and the
-# same with one broken expression added ($tmp/broken.yaml).
+# The structure checks; they also write the expressions as recording rules ($tmp/exprs.yaml), how many
+# expressions the dashboard holds ($tmp/exprs.count) and the rules with one broken expression added
+# ($tmp/broken.yaml).
 PYTHONPATH=$TOPDIR/tests/lib $PY - "$DASH" "$TOPDIR/docs/examples/prometheusrule.yaml" \
 	"$TOPDIR/tests/integration/data/metric-families.txt" "$tmp" <<'EOF' || failed=1
 import json, os, re, sys, yaml
@@ -188,6 +189,8 @@ for i, (w, e) in enumerate(queries):
 case("variables", errs, "%s replaced" % ", ".join("$" + k for k in sorted(values)))
 with open(os.path.join(tmp, "exprs.yaml"), "w") as f:
     yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, f, sort_keys=False)
+with open(os.path.join(tmp, "exprs.count"), "w") as f:
+    f.write("%d\n" % len(queries))
 broken = rules + [{"record": "dashboard:broken", "expr": "sum(rate(tcpxo_build_info[5m])", "labels": {"where": "broken"}}]
 with open(os.path.join(tmp, "broken.yaml"), "w") as f:
     yaml.safe_dump({"groups": [{"name": "dashboard", "rules": broken}]}, f, sort_keys=False)
@@ -198,7 +201,13 @@ need_promtool dashboard promtool-check promtool-check-can-fail || exit $failed
 if [ ! -s "$tmp/exprs.yaml" ]; then
 	nok "dashboard/promtool-check" "no expressions extracted (see above)"
 elif promtool check rules "$tmp/exprs.yaml" >"$tmp/check.out" 2>&1; then
-	ok "dashboard/promtool-check: every expression parses ($(grep -o 'SUCCESS: [0-9]* rules found' "$tmp/check.out"))"
+	# promtool must have read every expression the dashboard holds, not fewer.
+	found=$(sed -n 's/.*SUCCESS: \([0-9]*\) rules found.*/\1/p' "$tmp/check.out" | head -n 1)
+	if [ "$found" = "$(cat "$tmp/exprs.count")" ]; then
+		ok "dashboard/promtool-check: every expression parses (SUCCESS: $found rules found, as many as the dashboard holds)"
+	else
+		nok "dashboard/promtool-check" "promtool found ${found:-no} rules, the dashboard holds $(cat "$tmp/exprs.count") expressions"
+	fi
 else
 	nok "dashboard/promtool-check" "$(tr '\n' ' ' <"$tmp/check.out" | head -c 600)"
 fi
