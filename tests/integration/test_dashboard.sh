@@ -4,7 +4,7 @@
 # query through the one Prometheus data source variable; it covers fleet readiness, failing checks,
 # transport states, API errors and relists, and observation duration; every metric name it reads is
 # one of the agent's families (tests/integration/data/metric-families.txt), a recording rule of
-# docs/examples/prometheusrule.yaml or kube-state-metrics'. With promtool on PATH or in .tools/bin,
+# docs/examples/prometheusrule.yaml, kube-state-metrics' or ALERTS of one of its alerts. With promtool on PATH or in .tools/bin,
 # every PromQL expression (panel targets and the variables' label_values metrics), with the Grafana
 # variables replaced by valid values, is wrapped as a recording rule and must pass `promtool check
 # rules`; a deliberately broken one must fail it. Without promtool that case skips, or fails with
@@ -127,9 +127,14 @@ for v in tvars:
         queries.append(("variable %s" % v.get("name"), m.group(1)))
 case("panels", errs, "%d panels, %d expressions" % (len([p for p in flat if p.get("type") != "row"]), len(queries)))
 
-# What the issue asks the dashboard to show, by the series each part reads.
+# What the issue asks the dashboard to show, by the series each part reads (through an alert's
+# ALERTS, what the alert's expr reads).
+rgroups = yaml.safe_load(open(rule_file))["spec"]["groups"]
+records = {r["record"] for g in rgroups for r in g["rules"] if "record" in r}
+alerts = {r["alert"]: r["expr"] for g in rgroups for r in g["rules"] if "alert" in r}
 errs = []
 read = [n for _, e in queries for n in promnames.names(e)]
+read += [n for _, e in queries for a in promnames.alertnames(e) if a in alerts for n in promnames.names(alerts[a])]
 for what, name in (("fleet readiness", "tcpxo:fabric_ready:ratio"), ("fleet readiness (agents)", "tcpxo_node_ready"),
                    ("nodes without the agent", "tcpxo_build_info"), ("not-ready nodes by failing check", "tcpxo_check_status"),
                    ("pods by transport state", "tcpxo_pod_transport"), ("API errors", "tcpxo_api_requests_total"),
@@ -144,10 +149,9 @@ case("coverage", errs)
 
 # Every name read exists.
 fams = promnames.families(fam_file)
-records = {r["record"] for g in yaml.safe_load(open(rule_file))["spec"]["groups"] for r in g["rules"] if "record" in r}
 errs = []
 for w, e in queries:
-    u = promnames.unknown(e, fams, records)
+    u = promnames.unknown(e, fams, records, alerts)
     if u:
         errs.append("%s reads %s" % (w, ", ".join(u)))
 case("metric-names", errs)

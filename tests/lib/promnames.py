@@ -3,7 +3,8 @@
 promtool accepts any well-formed name, so a typo (tcpxo_node_redy) would pass its checks and give a
 rule that never fires or a panel that stays empty. test_alerting.sh and test_dashboard.sh import
 this to refuse names the agent does not export (tests/integration/data/metric-families.txt), the
-recording rules do not define, or kube-state-metrics does not give; and prints their cases' lines
+recording rules do not define, or kube-state-metrics does not give (Prometheus' own ALERTS only for an
+alert the rules define); and prints their cases' lines
 through Cases, in tests/lib/tap.sh's dialect.
 """
 import re
@@ -50,11 +51,24 @@ def names(expr):
     return out
 
 
-def unknown(expr, allowed, records):
-    """The names in expr that are neither an agent family, a recording rule nor KSM's: a list."""
+def alertnames(expr):
+    """The alertname each ALERTS selector of expr matches by equality, in order; None for one that
+    names no single alert."""
+    out = []
+    for m in re.finditer(r"(?<![\w:])ALERTS\b\s*(\{[^}]*\})?", expr):
+        a = re.search(r'\balertname\s*=\s*"([^"]*)"', m.group(1) or "")
+        out.append(a.group(1) if a else None)
+    return out
+
+
+def unknown(expr, allowed, records, alerts=()):
+    """The names in expr that are neither an agent family, a recording rule, KSM's nor ALERTS of one
+    of alerts (the rules' alert names): a list."""
     bad = []
     for n in sorted(names(expr)):
-        if n.startswith("tcpxo_") and n not in allowed:
+        if n == "ALERTS":
+            bad += ["ALERTS{alertname=%r}" % a for a in alertnames(expr) if a not in alerts]
+        elif n.startswith("tcpxo_") and n not in allowed:
             bad.append(n)
         elif n.startswith("tcpxo:") and n not in records:
             bad.append(n)
