@@ -4,12 +4,13 @@
 # publish: the two files carry the same groups; the alerts key on the machine type (the DaemonSet's node
 # affinity), never on the agent's own profile label; every metric name exists
 # (tests/integration/data/metric-families.txt); the guide shows the same rule and ratio; GMP's rule
-# schema knows every field; the scrape configs in docs/examples (ServiceMonitor, PodMonitoring) add
-# the `node` label and leave honorLabels off, as the rules expect (skipped while there are none).
+# schema knows every field. (The scrape configs in docs/examples, which must add the `node` label and
+# leave honorLabels off as the rules expect, are tests/lib/check_manifests.py's metrics-port case.)
 # With promtool on PATH or in .tools/bin (scripts/deps.sh test puts it there from Debian's prometheus
-# package), each file's rules are also checked by Prometheus' own parser and run through
-# tests/integration/data/alerting.test.yaml (every alert firing and not firing); without it those
-# cases skip, or fail with REQUIRE_PROMTOOL=1 (CI sets it: there deps.sh must have provided it).
+# package), the rules (once: the two files' groups are equal) are also checked by Prometheus' own
+# parser and run through tests/integration/data/alerting.test.yaml (every alert firing and not
+# firing); without it those cases skip, or fail with REQUIRE_PROMTOOL=1 (CI sets it: there
+# deps.sh must have provided it).
 # Env: TOPDIR. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -28,23 +29,14 @@ if ! $PY -c 'import yaml' 2>/dev/null; then
 	exit 0
 fi
 
-# The text checks; they also write the plain rules files promtool reads ($tmp/{prometheusrule,gmp}/rules.yaml).
+# The text checks; they also write the plain rules file promtool reads ($tmp/rules/rules.yaml).
 PYTHONPATH=$TOPDIR/tests/lib $PY - "$EX/prometheusrule.yaml" "$EX/gmp-rules.yaml" "$TOPDIR/docs/user-guide.md" \
 	"$TOPDIR/agent/cli.c" "$TOPDIR/manifests/daemonset/daemonset.yaml" "$DATA/metric-families.txt" "$tmp" <<'EOF' || failed=1
 import os, re, sys, yaml
 import promnames
 
 rule_file, gmp_file, guide, cli, ds_file, fam_file, tmp = sys.argv[1:8]
-bad = 0
-
-
-def case(name, errs, detail=""):
-    global bad
-    if errs:
-        bad = 1
-        print("not ok alerting/%s: %s" % (name, "; ".join(errs)))
-    else:
-        print("ok alerting/%s%s" % (name, ": " + detail if detail else ""))
+case = promnames.Cases("alerting")
 
 
 def load(path, api, kind, namespaced):
@@ -101,7 +93,8 @@ for name, a in sorted(alerts.items()):
 case("alerts", errs, ", ".join("%s for %s" % (n, want[n]) for n in sorted(want)))
 
 # Keyed on the machine type: the node set is the DaemonSet's node affinity, in one recording rule,
-# and no rule reads the agent's own profile label (it turns `none` exactly when the NICs vanish).
+# and no rule reads the agent's own profile label (it turns `none` exactly when the NICs vanish). What
+# each alert does is alerting.test.yaml's to say, through promtool below.
 prefix = re.search(r'\.prefix = "([^"]+)"', open(cli).read()).group(1)
 profile = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", prefix + "profile")
 ds = yaml.safe_load(open(ds_file))
@@ -119,25 +112,20 @@ elif node_info != need:
 for r in rules:
     if profile in r["expr"]:
         errs.append("%s reads the agent's own %s" % (r.get("alert") or r.get("record"), profile))
-exprs = {n: norm(a.get("expr", "")) for n, a in alerts.items()}
-for name, parts in (("FabricNotReady", ('kube_node_status_condition{condition="FabricReady",status="true"} == 0',
-                                        "and on (node) tcpxo:fabric_node:info")),
-                    ("FabricAgentAbsent", ("tcpxo:fabric_node:info", "unless on (node) tcpxo_build_info")),
-                    ("FabricRulesMissNode", ("tcpxo_build_info", "unless on (node) tcpxo:fabric_node:info")),
-                    ("FabricPodTransportDegraded", ('tcpxo_pod_transport{state=~"none|partial"} == 1',))):
-    for p in parts:
-        if p not in exprs.get(name, ""):
-            errs.append("%s's expr lacks %r: %r" % (name, p, exprs.get(name)))
 case("machine-type", errs, "instance type =~ %s" % "|".join(types))
 
 # Every name read exists: the agent's families, these recording rules, kube-state-metrics'.
 fams = promnames.families(fam_file)
-errs = ["%s reads %s" % (r.get("alert") or r.get("record"), ", ".join(promnames.unknown(r["expr"], fams, records)))
-        for r in rules if promnames.unknown(r["expr"], fams, records)]
+errs = []
+for r in rules:
+    u = promnames.unknown(r["expr"], fams, records)
+    if u:
+        errs.append("%s reads %s" % (r.get("alert") or r.get("record"), ", ".join(u)))
 case("metric-names", errs)
 
 # The user guide shows the same alert expr and the same ratio, and says what the inputs need.
 text = open(guide).read()
+exprs = {n: norm(a.get("expr", "")) for n, a in alerts.items()}
 errs = []
 m = re.search(r"- alert: FabricNotReady\n  expr: \|\n((?:    .*\n)+)  for: (\S+)", text)
 if not m:
@@ -156,62 +144,14 @@ for need in ["--metric-labels-allowlist=nodes=[node.kubernetes.io/instance-type"
         errs.append("the guide does not say %r" % need)
 case("guide", errs)
 
-# The scrape configs shipped beside the rules (issue 24's PodMonitoring and ServiceMonitor) must give
-# what the rules read: a `node` target label, and the GPU pod's labels as exported_* (honorLabels off).
-scrapes, errs = [], []
-for f in sorted(os.listdir(os.path.dirname(rule_file))):
-    if f.endswith((".yaml", ".yml")):
-        try:
-            scrapes += [(f, d) for d in yaml.safe_load_all(open(os.path.join(os.path.dirname(rule_file), f)))
-                        if isinstance(d, dict) and d.get("kind") in ("ServiceMonitor", "PodMonitor", "PodMonitoring", "ClusterPodMonitoring")]
-        except yaml.YAMLError as e:
-            errs.append("%s: %s" % (f, e))
-
-
-def node_relabel(rl):
-    return any("__meta_kubernetes_pod_node_name" in (r.get("sourceLabels") or []) and r.get("targetLabel") == "node"
-               for r in rl or [])
-
-
-for f, d in scrapes:
-    where = "%s %s" % (f, d["kind"])
-    spec = d.get("spec") or {}
-    if d["kind"] in ("ServiceMonitor", "PodMonitor"):
-        eps = spec.get("endpoints" if d["kind"] == "ServiceMonitor" else "podMetricsEndpoints") or []
-        if not eps:
-            errs.append("%s: no endpoints" % where)
-        for i, ep in enumerate(eps):
-            if ep.get("honorLabels"):
-                errs.append("%s endpoint %d: honorLabels true (the rules read exported_namespace/exported_pod)" % (where, i))
-            if not node_relabel(ep.get("relabelings")):
-                errs.append("%s endpoint %d: no relabeling of __meta_kubernetes_pod_node_name to node" % (where, i))
-    else:
-        meta = (spec.get("targetLabels") or {}).get("metadata")
-        for need in ("node", "pod"):
-            if need not in (meta or []):
-                errs.append("%s: targetLabels.metadata %r lacks %s" % (where, meta, need))
-if not scrapes:
-    print("skip alerting/scrape-configs: no ServiceMonitor or PodMonitoring in docs/examples yet")
-else:
-    case("scrape-configs", errs, ", ".join(sorted({"%s %s" % (f, d["kind"]) for f, d in scrapes})))
-
-for name, g in (("prometheusrule", groups), ("gmp", ggroups)):
-    os.makedirs(os.path.join(tmp, name))
-    with open(os.path.join(tmp, name, "rules.yaml"), "w") as f:
-        yaml.safe_dump({"groups": g}, f, sort_keys=False)
-sys.exit(bad)
+# One plain rules file for promtool: gmp-same-groups holds gmp-rules.yaml's groups equal to these.
+os.makedirs(os.path.join(tmp, "rules"))
+with open(os.path.join(tmp, "rules", "rules.yaml"), "w") as f:
+    yaml.safe_dump({"groups": groups}, f, sort_keys=False)
+sys.exit(case.bad)
 EOF
 
-PATH=$PATH:$TOPDIR/.tools/bin
-if ! command -v promtool >/dev/null 2>&1 && [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
-	nok "alerting/promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
-	exit 1
-fi
-if ! command -v promtool >/dev/null 2>&1; then
-	skip "alerting/promtool-check" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	skip "alerting/promtool-test" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	exit $failed
-fi
+need_promtool alerting promtool-check promtool-test promtool-test-can-fail || exit $failed
 
 # The unit test, with each expected alert's annotations rendered from the rule's own templates
 # ({{ $labels.X }} only; a label the alert does not carry is a failure, not an empty string).
@@ -247,27 +187,30 @@ yaml.safe_dump(t, open(out, "w"), sort_keys=False)
 EOF
 }
 
-for f in prometheusrule gmp; do
-	[ -s "$tmp/$f/rules.yaml" ] || { nok "alerting/promtool-$f" "no rules extracted (see above)"; continue; }
-	if promtool check rules "$tmp/$f/rules.yaml" >"$tmp/$f/check.out" 2>&1; then
-		ok "alerting/promtool-check-$f: $(grep -o 'SUCCESS: [0-9]* rules found' "$tmp/$f/check.out")"
-	else
-		nok "alerting/promtool-check-$f" "$(tr '\n' ' ' <"$tmp/$f/check.out" | head -c 400)"
-	fi
-	if ! fill_annotations "$tmp/$f" 2>"$tmp/$f/fill.out"; then
-		nok "alerting/promtool-test-$f" "$(tr '\n' ' ' <"$tmp/$f/fill.out" | head -c 400)"
-	elif (cd "$tmp/$f" && promtool test rules test.yaml) >"$tmp/$f/test.out" 2>&1; then
-		ok "alerting/promtool-test-$f: FabricNotReady (profile none too), FabricAgentAbsent (never, gone, back), FabricAgentNotObserving, FabricPodTransportDegraded (each state), FabricRulesMissNode (an agent on a machine type the rules miss) fire and stay quiet as alerting.test.yaml says; a CPU node never"
-	else
-		nok "alerting/promtool-test-$f" "$(tr '\n' ' ' <"$tmp/$f/test.out" | head -c 600)"
-	fi
-done
+r=$tmp/rules
+if [ ! -s "$r/rules.yaml" ]; then
+	nok "alerting/promtool-check" "no rules extracted (see above)"
+	nok "alerting/promtool-test" "no rules extracted (see above)"
+	exit 1
+fi
+if promtool check rules "$r/rules.yaml" >"$r/check.out" 2>&1; then
+	ok "alerting/promtool-check: $(grep -o 'SUCCESS: [0-9]* rules found' "$r/check.out")"
+else
+	nok "alerting/promtool-check" "$(tr '\n' ' ' <"$r/check.out" | head -c 400)"
+fi
+if ! fill_annotations "$r" 2>"$r/fill.out"; then
+	nok "alerting/promtool-test" "$(tr '\n' ' ' <"$r/fill.out" | head -c 400)"
+elif (cd "$r" && promtool test rules test.yaml) >"$r/test.out" 2>&1; then
+	ok "alerting/promtool-test: FabricNotReady (profile none too), FabricAgentAbsent (never, gone, back), FabricAgentNotObserving, FabricPodTransportDegraded (each state), FabricRulesMissNode (an agent on a machine type the rules miss) fire and stay quiet as alerting.test.yaml says; a CPU node never"
+else
+	nok "alerting/promtool-test" "$(tr '\n' ' ' <"$r/test.out" | head -c 600)"
+fi
 
 # The unit test can fail: the rule keyed on the agent's profile label (the shipped rule before issue 24)
 # must miss mega-none's alert.
 mkdir "$tmp/neg"
 sed 's/label_node_kubernetes_io_instance_type=~"[^"]*"/label_fabric_aicr_run_profile="tcpxo"/' \
-	"$tmp/prometheusrule/rules.yaml" >"$tmp/neg/rules.yaml"
+	"$r/rules.yaml" >"$tmp/neg/rules.yaml"
 if ! grep -q label_fabric_aicr_run_profile "$tmp/neg/rules.yaml"; then
 	nok "alerting/promtool-test-can-fail" "could not rewrite the machine-type selector"
 elif ! fill_annotations "$tmp/neg" 2>/dev/null; then

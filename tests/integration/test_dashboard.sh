@@ -4,7 +4,7 @@
 # query through the one Prometheus data source variable; it covers fleet readiness, failing checks,
 # transport states, API errors and relists, and observation duration; every metric name it reads is
 # one of the agent's families (tests/integration/data/metric-families.txt), a recording rule of
-# docs/examples/prometheusrule.yaml or kube-state-metrics'. With promtool on PATH or in .tools/bin,
+# docs/examples/prometheusrule.yaml, kube-state-metrics' or ALERTS of one of its alerts. With promtool on PATH or in .tools/bin,
 # every PromQL expression (panel targets and the variables' label_values metrics), with the Grafana
 # variables replaced by valid values, is wrapped as a recording rule and must pass `promtool check
 # rules`; a deliberately broken one must fail it. Without promtool that case skips, or fails with
@@ -26,24 +26,16 @@ if ! $PY -c 'import yaml' 2>/dev/null; then
 	exit 0
 fi
 
-# The structure checks; they also write the expressions as recording rules ($tmp/exprs.yaml) and the
-# same with one broken expression added ($tmp/broken.yaml).
+# The structure checks; they also write the expressions as recording rules ($tmp/exprs.yaml), how many
+# expressions the dashboard holds ($tmp/exprs.count) and the rules with one broken expression added
+# ($tmp/broken.yaml).
 PYTHONPATH=$TOPDIR/tests/lib $PY - "$DASH" "$TOPDIR/docs/examples/prometheusrule.yaml" \
 	"$TOPDIR/tests/integration/data/metric-families.txt" "$tmp" <<'EOF' || failed=1
 import json, os, re, sys, yaml
 import promnames
 
 dash_file, rule_file, fam_file, tmp = sys.argv[1:5]
-bad = 0
-
-
-def case(name, errs, detail=""):
-    global bad
-    if errs:
-        bad = 1
-        print("not ok dashboard/%s: %s" % (name, "; ".join(errs[:8]) + (" ..." if len(errs) > 8 else "")))
-    else:
-        print("ok dashboard/%s%s" % (name, ": " + detail if detail else ""))
+case = promnames.Cases("dashboard")
 
 
 try:
@@ -135,9 +127,14 @@ for v in tvars:
         queries.append(("variable %s" % v.get("name"), m.group(1)))
 case("panels", errs, "%d panels, %d expressions" % (len([p for p in flat if p.get("type") != "row"]), len(queries)))
 
-# What the issue asks the dashboard to show, by the series each part reads.
+# What the issue asks the dashboard to show, by the series each part reads (through an alert's
+# ALERTS, what the alert's expr reads).
+rgroups = yaml.safe_load(open(rule_file))["spec"]["groups"]
+records = {r["record"] for g in rgroups for r in g["rules"] if "record" in r}
+alerts = {r["alert"]: r["expr"] for g in rgroups for r in g["rules"] if "alert" in r}
 errs = []
 read = [n for _, e in queries for n in promnames.names(e)]
+read += [n for _, e in queries for a in promnames.alertnames(e) if a in alerts for n in promnames.names(alerts[a])]
 for what, name in (("fleet readiness", "tcpxo:fabric_ready:ratio"), ("fleet readiness (agents)", "tcpxo_node_ready"),
                    ("nodes without the agent", "tcpxo_build_info"), ("not-ready nodes by failing check", "tcpxo_check_status"),
                    ("pods by transport state", "tcpxo_pod_transport"), ("API errors", "tcpxo_api_requests_total"),
@@ -152,8 +149,11 @@ case("coverage", errs)
 
 # Every name read exists.
 fams = promnames.families(fam_file)
-records = {r["record"] for g in yaml.safe_load(open(rule_file))["spec"]["groups"] for r in g["rules"] if "record" in r}
-errs = ["%s reads %s" % (w, ", ".join(promnames.unknown(e, fams, records))) for w, e in queries if promnames.unknown(e, fams, records)]
+errs = []
+for w, e in queries:
+    u = promnames.unknown(e, fams, records, alerts)
+    if u:
+        errs.append("%s reads %s" % (w, ", ".join(u)))
 case("metric-names", errs)
 
 # Grafana's variables replaced by values of their kind: the built-in intervals by durations, the
@@ -193,25 +193,25 @@ for i, (w, e) in enumerate(queries):
 case("variables", errs, "%s replaced" % ", ".join("$" + k for k in sorted(values)))
 with open(os.path.join(tmp, "exprs.yaml"), "w") as f:
     yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, f, sort_keys=False)
+with open(os.path.join(tmp, "exprs.count"), "w") as f:
+    f.write("%d\n" % len(queries))
 broken = rules + [{"record": "dashboard:broken", "expr": "sum(rate(tcpxo_build_info[5m])", "labels": {"where": "broken"}}]
 with open(os.path.join(tmp, "broken.yaml"), "w") as f:
     yaml.safe_dump({"groups": [{"name": "dashboard", "rules": broken}]}, f, sort_keys=False)
-sys.exit(bad)
+sys.exit(case.bad)
 EOF
 
-PATH=$PATH:$TOPDIR/.tools/bin
-if ! command -v promtool >/dev/null 2>&1; then
-	if [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
-		nok "dashboard/promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
-	else
-		skip "dashboard/promtool-check" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
-	fi
-	exit $failed
-fi
+need_promtool dashboard promtool-check promtool-check-can-fail || exit $failed
 if [ ! -s "$tmp/exprs.yaml" ]; then
 	nok "dashboard/promtool-check" "no expressions extracted (see above)"
 elif promtool check rules "$tmp/exprs.yaml" >"$tmp/check.out" 2>&1; then
-	ok "dashboard/promtool-check: every expression parses ($(grep -o 'SUCCESS: [0-9]* rules found' "$tmp/check.out"))"
+	# promtool must have read every expression the dashboard holds, not fewer.
+	found=$(sed -n 's/.*SUCCESS: \([0-9]*\) rules found.*/\1/p' "$tmp/check.out" | head -n 1)
+	if [ "$found" = "$(cat "$tmp/exprs.count")" ]; then
+		ok "dashboard/promtool-check: every expression parses (SUCCESS: $found rules found, as many as the dashboard holds)"
+	else
+		nok "dashboard/promtool-check" "promtool found ${found:-no} rules, the dashboard holds $(cat "$tmp/exprs.count") expressions"
+	fi
 else
 	nok "dashboard/promtool-check" "$(tr '\n' ' ' <"$tmp/check.out" | head -c 600)"
 fi

@@ -335,7 +335,8 @@ def _():
 @case("metrics-port")
 def _():
 	# The agent serves /metrics on the node's address at the port the DaemonSet declares as "metrics",
-	# and both examples scrape that port and name the node in the label `node` (what the alerts join on).
+	# and both examples scrape that port and name the node in the label `node` (what the alerts join on),
+	# PodMonitoring adds `pod` too, and the ServiceMonitor leaves honorLabels off.
 	spec = one("DaemonSet", "tcpxo-agent")["spec"]["template"]["spec"]
 	c = [x for x in spec["containers"] if x["name"] == "tcpxo-agent"][0]
 	addr = opt_value(c.get("args", []), "--metrics-address")
@@ -356,7 +357,8 @@ def _():
 	check(pspec["selector"]["matchLabels"] == one("DaemonSet", "tcpxo-agent")["spec"]["selector"]["matchLabels"],
 	      "PodMonitoring selects %s" % pspec["selector"])
 	check([e["port"] for e in pspec["endpoints"]] == ["metrics"], "PodMonitoring endpoints %s" % pspec["endpoints"])
-	check("node" in pspec.get("targetLabels", {}).get("metadata", []), "PodMonitoring adds no node label")
+	meta = pspec.get("targetLabels", {}).get("metadata", [])
+	check("node" in meta and "pod" in meta, "PodMonitoring's targetLabels.metadata %s lacks node or pod" % meta)
 	with open(os.path.join(ex, "servicemonitor.yaml")) as fh:
 		sm = {d["kind"]: d for d in yaml.safe_load_all(fh) if d}
 	check(set(sm) == {"Service", "ServiceMonitor"}, "servicemonitor.yaml holds %s" % sorted(sm))
@@ -370,6 +372,8 @@ def _():
 	check([e["port"] for e in eps] == ["metrics"], "ServiceMonitor endpoints %s" % eps)
 	check({"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
 	      in eps[0].get("relabelings", []), "ServiceMonitor does not relabel the pod's node into node")
+	# honorLabels off: the GPU pod's own namespace/pod labels read exported_namespace/exported_pod, as the rules expect.
+	check(not eps[0].get("honorLabels"), "ServiceMonitor endpoint honorLabels true (the rules read exported_namespace/exported_pod)")
 
 
 @case("flags-exist")

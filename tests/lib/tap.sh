@@ -5,6 +5,9 @@
 #   skip NAME WHY            it cannot run here, and why
 #   wait_for CMD SECONDS     eval CMD (a string) every 50 ms until it succeeds (return 0) or SECONDS
 #                            (may be fractional) have passed (return 1): wait for a condition, never a fixed sleep
+#   need_promtool SCRIPT CASE...  return 0 with promtool on PATH or in $TOPDIR/.tools/bin (added to PATH);
+#                            else fail SCRIPT/promtool under REQUIRE_PROMTOOL=1 (CI), or skip SCRIPT/CASE
+#                            for each CASE, and return 1
 # Every script makes its own temporary directory, namespaces and port-0 servers: tests/run.sh runs
 # them in parallel and relies on it.
 failed=0
@@ -19,4 +22,18 @@ wait_for() {
 		sleep 0.05
 	done
 	return 0
+}
+need_promtool() {
+	PATH=$PATH:$TOPDIR/.tools/bin
+	command -v promtool >/dev/null 2>&1 && return 0
+	_np_script=$1
+	shift
+	if [ "${REQUIRE_PROMTOOL:-0}" = 1 ]; then
+		nok "$_np_script/promtool" "REQUIRE_PROMTOOL=1 (CI) and no promtool on PATH or in .tools/bin (scripts/deps.sh test)"
+		return 1
+	fi
+	for _np_case in "$@"; do
+		skip "$_np_script/$_np_case" "promtool is not installed (sh scripts/deps.sh test; Debian: prometheus)"
+	done
+	return 1
 }
