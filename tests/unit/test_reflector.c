@@ -572,6 +572,46 @@ static void test_resync(void **state)
 }
 
 /*
+ * A resync names only the relist it asks: one asked already (a list in flight, a 410's relist in
+ * its backoff) keeps its own reason.
+ */
+static void test_resync_keeps_reason(void **state)
+{
+	struct reflector *r = make(false);
+	const struct reflector_stats *st = reflector_stats(r);
+	uint64_t now;
+
+	/* A resync while a relist is in flight asks nothing: the list fails, its retry is an error's. */
+	free(listed(r, T0));
+	reflector_watch_done(r, T0 + 1, 200, -EMSGSIZE, 1, 0);  /* an event over the limit: relist */
+	now = T0 + 1 + waited(r, T0 + 1, 1);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 1);
+	reflector_resync(r);
+	step_free(r, now, REFLECTOR_WAIT);                      /* the list is still in flight */
+	assert_int_equal(reflector_list_done(r, now + 1, 500, NULL, 0, 1, 0), -EIO);
+	now += 1 + waited(r, now + 1, 2);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(st->relists, 2);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 2);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_RESYNC], 0);
+	assert_int_equal(reflector_list_done(r, now + 1, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, now + 1, REFLECTOR_WATCH);
+
+	/* A 410, then a resync while its relist waits: the relist is still the 410's. */
+	reflector_watch_done(r, now + 2, 410, -EIO, 1, 0);
+	reflector_resync(r);
+	now += 2 + waited(r, now + 2, 3);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(st->gone, 1);
+	assert_int_equal(st->relists, 3);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_GONE], 1);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_RESYNC], 0);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 2);
+	reflector_free(r);
+}
+
+/*
  * An hour with nothing changing: each watch lasts its timeoutSeconds and is resumed. The count
  * is what a node costs the API per watched collection and hour; timeout_min_s sets it.
  */
@@ -654,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_watchlist_one_request),
 		cmocka_unit_test(test_watchlist_refused_or_stuck),
 		cmocka_unit_test(test_resync),
+		cmocka_unit_test(test_resync_keeps_reason),
 		cmocka_unit_test(test_requests_per_hour),
 		cmocka_unit_test(test_config_rules),
 	};
