@@ -9,11 +9,6 @@
 #include "report/checks/workloads.h"
 #include "report/render/metrics.h"
 
-_Static_assert((int)PUBLISH_WRITE__COUNT == (int)METRICS_WRITE__COUNT &&
-	       (int)PUBLISH_WRITE_MERGE_PATCH == (int)METRICS_WRITE_MERGE_PATCH &&
-	       (int)PUBLISH_WRITE_STATUS_PATCH == (int)METRICS_WRITE_STATUS_PATCH &&
-	       (int)PUBLISH_WRITE_EVENT == (int)METRICS_WRITE_EVENT, "the writes' kinds in one order");
-
 #define DAEMON_METRICS_RELISTS 16       /* 3 resources x 3 reasons, with room */
 
 struct daemon_metrics {
@@ -61,8 +56,7 @@ static int daemon_metrics_page(void *arg, struct strbuf *out)
 	};
 
 	memcpy(in.checks, m->checks, sizeof(in.checks));
-	for (size_t k = 0; k < METRICS_WRITE__COUNT; k++)
-		in.writes[k] = m->pb->writes[k];
+	memcpy(in.writes, m->pb->writes, sizeof(in.writes));
 	m->n_relists = 0;
 	apiwatch_relists(m->aw, daemon_metrics_relist, m);
 	in.relists = m->relists;

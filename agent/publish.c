@@ -345,7 +345,7 @@ int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_post
 
 		pb->requests += resp.attempts;
 		if (r == 0)
-			pb->writes[PUBLISH_WRITE_EVENT]++;
+			pb->writes[METRICS_WRITE_EVENT]++;
 		if (r == 0 || resp.status == 409) {
 			eventq_posted(&pb->events);
 			(*ret_posted)++;
@@ -380,7 +380,7 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 
 	pb->requests += resp.attempts;
 	if (r == 0)
-		pb->writes[status ? PUBLISH_WRITE_STATUS_PATCH : PUBLISH_WRITE_MERGE_PATCH]++;
+		pb->writes[status ? METRICS_WRITE_STATUS_PATCH : METRICS_WRITE_MERGE_PATCH]++;
 	if (r < 0)
 		errmsg_set(err, errlen, r, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
 	http_response_free(&resp);
