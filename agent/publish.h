@@ -20,7 +20,6 @@ struct publisher {
 	struct releases *releases;      /* --releases file, or NULL for the built-in table */
 	char *releases_text;            /* ... the text it was parsed from (a reload compares it) */
 	size_t releases_len;
-	unsigned requests;              /* API calls made (for logs and tests) */
 	/*
 	 * The node's writes the API accepted, by kind (tcpxo_node_writes_total): METRICS_WRITE_MERGE_PATCH
 	 * the Node's annotations and labels, _STATUS_PATCH its FabricReady condition, _EVENT an Event
