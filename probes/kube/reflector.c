@@ -179,10 +179,8 @@ static void reflector_gone(struct reflector *r)
 /* A fill of the store is asked: after the first, a relist counted by what asked it. */
 static void reflector_relisting(struct reflector *r)
 {
-	if (r->filled_once) {
-		r->st.relists++;
+	if (r->filled_once)
 		r->st.relists_by[r->relist_why]++;
-	}
 	r->filled_once = true;
 	r->relist_why = REFLECTOR_RELIST_ERROR;
 }
