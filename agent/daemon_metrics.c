@@ -6,31 +6,28 @@
 
 #include "agent/daemon_metrics.h"
 #include "agent/metrics_http.h"
+#include "probes/kube/reflector.h"
 #include "report/checks/workloads.h"
 #include "report/render/metrics.h"
-
-_Static_assert((int)PUBLISH_WRITE__COUNT == (int)METRICS_WRITE__COUNT &&
-	       (int)PUBLISH_WRITE_MERGE_PATCH == (int)METRICS_WRITE_MERGE_PATCH &&
-	       (int)PUBLISH_WRITE_STATUS_PATCH == (int)METRICS_WRITE_STATUS_PATCH &&
-	       (int)PUBLISH_WRITE_EVENT == (int)METRICS_WRITE_EVENT, "the writes' kinds in one order");
-
-#define DAEMON_METRICS_RELISTS 16       /* 3 resources x 3 reasons, with room */
 
 struct daemon_metrics {
 	struct metrics_http *http;
 	const struct publisher *pb;
 	const struct apiwatch *aw;
-	bool evaluated, observed, ready;
+	bool observed, ready;
 	enum profile_kind profile;
 	enum check_status checks[CHECK__COUNT];
 	struct metrics_pod *pods;
 	size_t n_pods;
 	double last_s;
-	struct metrics_histogram duration;
+	struct metrics_histogram duration;      /* count > 0: a verdict exists (ready, profile, checks) */
 	struct timespec started;
-	/* Filled per scrape. */
-	struct metrics_relist relists[DAEMON_METRICS_RELISTS];
-	size_t n_relists;
+};
+
+/* A scrape's relists: apiwatch_relists() names every resource and reason once. */
+struct daemon_metrics_relists {
+	struct metrics_relist v[APIWATCH__COUNT * REFLECTOR_RELIST__COUNT];
+	size_t n;
 };
 
 static void daemon_metrics_pods_free(struct metrics_pod *v, size_t n)
@@ -44,29 +41,27 @@ static void daemon_metrics_pods_free(struct metrics_pod *v, size_t n)
 
 static void daemon_metrics_relist(const char *resource, const char *reason, unsigned long n, void *arg)
 {
-	struct daemon_metrics *m = arg;
+	struct daemon_metrics_relists *rl = arg;
 
-	if (m->n_relists < DAEMON_METRICS_RELISTS)
-		m->relists[m->n_relists++] = (struct metrics_relist){ resource, reason, n };
+	rl->v[rl->n++] = (struct metrics_relist){ resource, reason, n };
 }
 
 static int daemon_metrics_page(void *arg, struct strbuf *out)
 {
 	struct daemon_metrics *m = arg;
+	struct daemon_metrics_relists rl = { .n = 0 };
 	struct metrics_input in = {
-		.version = TCPXO_VERSION, .evaluated = m->evaluated, .observed = m->observed, .ready = m->ready,
-		.profile = m->profile,
+		.version = TCPXO_VERSION, .evaluated = m->duration.count > 0, .observed = m->observed,
+		.ready = m->ready, .profile = m->profile,
 		.pods = m->pods, .n_pods = m->n_pods, .last_observation_s = m->last_s, .duration = &m->duration,
-		.api = m->pb->http ? http_client_counts(m->pb->http) : NULL,
+		.api = http_client_counts(m->pb->http),                 /* NULL without a client */
 	};
 
 	memcpy(in.checks, m->checks, sizeof(in.checks));
-	for (size_t k = 0; k < METRICS_WRITE__COUNT; k++)
-		in.writes[k] = m->pb->writes[k];
-	m->n_relists = 0;
-	apiwatch_relists(m->aw, daemon_metrics_relist, m);
-	in.relists = m->relists;
-	in.n_relists = m->n_relists;
+	memcpy(in.writes, m->pb->writes, sizeof(in.writes));
+	apiwatch_relists(m->aw, daemon_metrics_relist, &rl);
+	in.relists = rl.v;
+	in.n_relists = rl.n;
 	return metrics_render(&in, out);
 }
 
@@ -182,7 +177,7 @@ int daemon_metrics_observed(struct daemon_metrics *m, const struct profile *p, c
 		m->pods = pods;
 		m->n_pods = n;
 	}
-	m->evaluated = m->observed = true;
+	m->observed = true;
 	m->ready = p->ready;
 	m->profile = p->kind;
 	for (unsigned c = 0; c < CHECK__COUNT; c++)

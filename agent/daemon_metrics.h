@@ -6,7 +6,6 @@
 
 #include "agent/apiwatch.h"
 #include "agent/publish.h"
-#include "probes/model/observation.h"
 #include "report/checks/profile.h"
 #include "report/checks/workloads.h"
 

@@ -173,7 +173,6 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	k->configured = true;
 
 	rn = kube_get_node(pb->http, node, &resp);
-	pb->requests += resp.attempts;
 	publisher_fetch_set(&k->node_fetch, rn, &resp);
 	if (rn >= 0) {
 		rn = kubeparse_node(resp.body, resp.len, pb->opt->prefix, k, err, sizeof(err));
@@ -182,7 +181,6 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	http_response_free(&resp);
 
 	rp = kube_list_pods(pb->http, node, &resp);
-	pb->requests += resp.attempts;
 	publisher_fetch_set(&k->pods_fetch, rp, &resp);
 	if (rp >= 0) {
 		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
@@ -198,7 +196,6 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	/* Networks are optional facts: a 403 or 404 is noted, never a failure of the observation. */
 	if (rn >= 0) {
 		r = kube_list_networks(pb->http, &resp);
-		pb->requests += resp.attempts;
 		publisher_fetch_set(&k->networks_fetch, r, &resp);
 		if (r >= 0) {
 			r = kubeparse_networks(resp.body, resp.len, k, err, sizeof(err));
@@ -343,9 +340,8 @@ int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_post
 		struct http_response resp = { 0 };
 		int r = kube_create_event(pb->http, it->ns, it->body, &resp);
 
-		pb->requests += resp.attempts;
 		if (r == 0)
-			pb->writes[PUBLISH_WRITE_EVENT]++;
+			pb->writes[METRICS_WRITE_EVENT]++;
 		if (r == 0 || resp.status == 409) {
 			eventq_posted(&pb->events);
 			(*ret_posted)++;
@@ -378,9 +374,8 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 	struct http_response resp = { 0 };
 	int r = status ? kube_patch_node_status(pb->http, node, patch, &resp) : kube_patch_node(pb->http, node, patch, &resp);
 
-	pb->requests += resp.attempts;
 	if (r == 0)
-		pb->writes[status ? PUBLISH_WRITE_STATUS_PATCH : PUBLISH_WRITE_MERGE_PATCH]++;
+		pb->writes[status ? METRICS_WRITE_STATUS_PATCH : METRICS_WRITE_MERGE_PATCH]++;
 	if (r < 0)
 		errmsg_set(err, errlen, r, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
 	http_response_free(&resp);

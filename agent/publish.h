@@ -11,14 +11,7 @@
 #include "report/checks/profile.h"
 #include "report/checks/releases.h"
 #include "report/render/kube_event.h"
-
-/* The node's writes the API accepted, by kind (tcpxo_node_writes_total). */
-enum publish_write {
-	PUBLISH_WRITE_MERGE_PATCH = 0,  /* the Node's annotations and labels */
-	PUBLISH_WRITE_STATUS_PATCH,     /* its FabricReady condition */
-	PUBLISH_WRITE_EVENT,            /* an Event posted (the Node's or a pod's) */
-	PUBLISH_WRITE__COUNT,
-};
+#include "report/render/metrics.h"
 
 struct publisher {
 	const struct cli_options *opt;
@@ -27,8 +20,12 @@ struct publisher {
 	struct releases *releases;      /* --releases file, or NULL for the built-in table */
 	char *releases_text;            /* ... the text it was parsed from (a reload compares it) */
 	size_t releases_len;
-	unsigned requests;              /* API calls made (for logs and tests) */
-	unsigned long long writes[PUBLISH_WRITE__COUNT];        /* writes accepted, by kind */
+	/*
+	 * The node's writes the API accepted, by kind (tcpxo_node_writes_total): METRICS_WRITE_MERGE_PATCH
+	 * the Node's annotations and labels, _STATUS_PATCH its FabricReady condition, _EVENT an Event
+	 * posted (the Node's or a pod's).
+	 */
+	unsigned long long writes[METRICS_WRITE__COUNT];
 	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
 	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
 	uint64_t rng;                   /* state of the Event queue's backoff jitter */

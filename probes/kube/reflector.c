@@ -169,13 +169,18 @@ static void reflector_following(struct reflector *r, uint64_t now)
 		r->healthy_since = now ? now : 1;
 }
 
+/* A 410: the resourceVersion was too old; the next fill of the store is a relist for it. */
+static void reflector_gone(struct reflector *r)
+{
+	r->st.gone++;
+	r->relist_why = REFLECTOR_RELIST_GONE;
+}
+
 /* A fill of the store is asked: after the first, a relist counted by what asked it. */
 static void reflector_relisting(struct reflector *r)
 {
-	if (r->filled_once) {
-		r->st.relists++;
+	if (r->filled_once)
 		r->st.relists_by[r->relist_why]++;
-	}
 	r->filled_once = true;
 	r->relist_why = REFLECTOR_RELIST_ERROR;
 }
@@ -280,18 +285,26 @@ enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **
 	return REFLECTOR_WATCH;
 }
 
+/*
+ * The reason is set only where the resync itself asks the relist: a list already asked (or in
+ * flight) keeps its own reason (a 410's "gone", else "error" should it fail).
+ */
 void reflector_resync(struct reflector *r)
 {
-	r->relist_why = REFLECTOR_RELIST_RESYNC;
 	switch (r->phase) {
 	case PHASE_IN_WATCH:
 		r->close_wanted = true;
+		r->relist_why = REFLECTOR_RELIST_RESYNC;
 		break;
 	case PHASE_NEED_WATCH:
 		r->phase = PHASE_NEED_LIST;
+		r->relist_why = REFLECTOR_RELIST_RESYNC;
 		break;
 	case PHASE_WAIT:
-		r->after_wait = PHASE_NEED_LIST;
+		if (r->after_wait != PHASE_NEED_LIST) {
+			r->after_wait = PHASE_NEED_LIST;
+			r->relist_why = REFLECTOR_RELIST_RESYNC;
+		}
 		break;
 	case PHASE_NEED_LIST:
 	case PHASE_IN_LIST:
@@ -334,8 +347,7 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 			 * The resourceVersion we asked "not older than" is gone: ask the newest state
 			 * at once. Only once: a consistent list names no version that could be gone.
 			 */
-			r->st.gone++;
-			r->relist_why = REFLECTOR_RELIST_GONE;
+			reflector_gone(r);
 			r->list_consistent = true;
 			reflector_errf(r, "list %s: 410 Gone: listing the newest state", r->path);
 			reflector_after(r, now_ms, 0, PHASE_NEED_LIST, r->state);
@@ -392,8 +404,7 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 	switch (ev.type) {
 	case WATCHEVENT_ERROR:
 		if (ev.code == 410) {
-			r->st.gone++;
-			r->relist_why = REFLECTOR_RELIST_GONE;
+			reflector_gone(r);
 			reflector_errf(r, "watch %s: 410 %s: %s", r->path, ev.reason, ev.message);
 			watchevent_free(&ev);
 			reflector_backoff(r, now_ms, PHASE_NEED_LIST, 0);
@@ -476,8 +487,7 @@ void reflector_watch_done(struct reflector *r, uint64_t now_ms, long status, int
 		return;
 	}
 	if (status == 410) {
-		r->st.gone++;
-		r->relist_why = REFLECTOR_RELIST_GONE;
+		reflector_gone(r);
 		reflector_errf(r, "watch %s: 410 Gone", r->path);
 		reflector_backoff(r, now_ms, PHASE_NEED_LIST, retry_after_s);
 		return;

@@ -66,8 +66,8 @@ enum reflector_relist {
 struct reflector_stats {
 	unsigned long requests;         /* HTTP requests sent (each step, plus the retries reported) */
 	unsigned long lists;            /* LIST steps (a watchlist watch counts as a watch) */
-	unsigned long relists;          /* fills of the store after the first (lists or watchlist watches) */
-	unsigned long relists_by[REFLECTOR_RELIST__COUNT];      /* ... by what asked them */
+	unsigned long relists_by[REFLECTOR_RELIST__COUNT];      /* fills of the store after the first (lists or
+								   watchlist watches), by what asked them */
 	unsigned long watches;          /* WATCH steps */
 	unsigned long resumes;          /* watches resumed from the newest resourceVersion after a clean close */
 	unsigned long gone;             /* 410: the resourceVersion was too old (answer or ERROR event) */
@@ -76,6 +76,16 @@ struct reflector_stats {
 	unsigned long errors;           /* failed requests, malformed lines or lists, ERROR events */
 	unsigned long watchlist_fallbacks;  /* the server refused (or never ended) a watchlist watch */
 };
+
+/* The relists of every reason: fills of the store after the first. */
+static inline unsigned long reflector_stats_relists(const struct reflector_stats *st)
+{
+	unsigned long n = 0;
+
+	for (size_t k = 0; k < REFLECTOR_RELIST__COUNT; k++)
+		n += st->relists_by[k];
+	return n;
+}
 
 struct reflector;
 

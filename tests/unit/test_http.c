@@ -1815,7 +1815,7 @@ static void test_reflector_over_streams(void **state)
 		control(g.c, "[" POD("w4", "node-b", "") "," POD("w5", NODE, "") ",{\"op\":\"compact\"}]");
 		assert_true(rig_run(&g, 15000, rig_relisted));
 		assert_int_equal(reflector_count(g.r), 3);
-		assert_true(st->relists >= 1);
+		assert_true(reflector_stats_relists(st) >= 1);
 		json = reflector_list_json(g.r, "PodList", "v1");
 		assert_int_equal(json_parse(json, strlen(json), &v), 0);
 		assert_int_equal(json_size(json_get(v, "items")), 3);

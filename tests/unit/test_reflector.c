@@ -156,7 +156,7 @@ static void test_list_then_watch(void **state)
 	assert_int_equal(st->requests, 3);
 	assert_int_equal(st->events, 4);
 	assert_int_equal(st->bookmarks, 1);
-	assert_int_equal(st->relists, 0);
+	assert_int_equal(reflector_stats_relists(st), 0);
 	assert_int_equal(st->errors, 0);
 
 	json = reflector_list_json(r, "PodList", "v1");
@@ -202,7 +202,7 @@ static void test_gone_relists(void **state)
 	assert_string_equal(p, PATH "?" QUERY "&resourceVersion=10");
 	free(p);
 	assert_int_equal(st->gone, 3);
-	assert_int_equal(st->relists, 3);
+	assert_int_equal(reflector_stats_relists(st), 3);
 	assert_int_equal(st->relists_by[REFLECTOR_RELIST_GONE], 3);
 	assert_int_equal(st->relists_by[REFLECTOR_RELIST_RESYNC], 0);
 	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 0);
@@ -287,7 +287,7 @@ static void test_gone_storm_backs_off(void **state)
 	print_message("410 on every resumed watch: %lu requests in the first 30 s\n", in30);
 	assert_true(in30 >= 5 && in30 <= 9);
 	assert_int_equal(st->gone, 12);
-	assert_int_equal(st->relists, 12);
+	assert_int_equal(reflector_stats_relists(st), 12);
 	assert_int_equal(st->errors, 0);
 	/* After 12 in a row the wait is the cap's. */
 	assert_true(prev >= RETRY_BACKOFF_CAP_MS / 2 && prev <= RETRY_BACKOFF_CAP_MS);
@@ -352,7 +352,7 @@ static void test_healthy_watch_resets(void **state)
 	assert_int_equal(reflector_watch_line(r, now + 20000, END, strlen(END)), 0);
 	assert_int_equal(reflector_watch_line(r, now + 20000 + RETRY_HEALTHY_MS, GONE, strlen(GONE)), 1);
 	waited(r, now + 20000 + RETRY_HEALTHY_MS, 1);
-	assert_int_equal(reflector_stats(r)->relists, 2);
+	assert_int_equal(reflector_stats_relists(reflector_stats(r)), 2);
 	reflector_free(r);
 }
 
@@ -565,9 +565,49 @@ static void test_resync(void **state)
 	/* The same objects at the same versions: no change to report. */
 	assert_int_equal(reflector_list_done(r, T0 + 2, 200, LIST, strlen(LIST), 1, 0), 0);
 	assert_int_equal(reflector_generation(r), g);
-	assert_int_equal(reflector_stats(r)->relists, 1);
+	assert_int_equal(reflector_stats_relists(reflector_stats(r)), 1);
 	assert_int_equal(reflector_stats(r)->relists_by[REFLECTOR_RELIST_RESYNC], 1);
 	assert_string_equal(reflector_relist_name(REFLECTOR_RELIST_RESYNC), "resync");
+	reflector_free(r);
+}
+
+/*
+ * A resync names only the relist it asks: one asked already (a list in flight, a 410's relist in
+ * its backoff) keeps its own reason.
+ */
+static void test_resync_keeps_reason(void **state)
+{
+	struct reflector *r = make(false);
+	const struct reflector_stats *st = reflector_stats(r);
+	uint64_t now;
+
+	/* A resync while a relist is in flight asks nothing: the list fails, its retry is an error's. */
+	free(listed(r, T0));
+	reflector_watch_done(r, T0 + 1, 200, -EMSGSIZE, 1, 0);  /* an event over the limit: relist */
+	now = T0 + 1 + waited(r, T0 + 1, 1);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 1);
+	reflector_resync(r);
+	step_free(r, now, REFLECTOR_WAIT);                      /* the list is still in flight */
+	assert_int_equal(reflector_list_done(r, now + 1, 500, NULL, 0, 1, 0), -EIO);
+	now += 1 + waited(r, now + 1, 2);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(reflector_stats_relists(st), 2);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 2);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_RESYNC], 0);
+	assert_int_equal(reflector_list_done(r, now + 1, 200, LIST, strlen(LIST), 1, 0), 0);
+	step_free(r, now + 1, REFLECTOR_WATCH);
+
+	/* A 410, then a resync while its relist waits: the relist is still the 410's. */
+	reflector_watch_done(r, now + 2, 410, -EIO, 1, 0);
+	reflector_resync(r);
+	now += 2 + waited(r, now + 2, 3);
+	step_free(r, now, REFLECTOR_LIST);
+	assert_int_equal(st->gone, 1);
+	assert_int_equal(reflector_stats_relists(st), 3);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_GONE], 1);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_RESYNC], 0);
+	assert_int_equal(st->relists_by[REFLECTOR_RELIST_ERROR], 2);
 	reflector_free(r);
 }
 
@@ -654,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_watchlist_one_request),
 		cmocka_unit_test(test_watchlist_refused_or_stuck),
 		cmocka_unit_test(test_resync),
+		cmocka_unit_test(test_resync_keeps_reason),
 		cmocka_unit_test(test_requests_per_hour),
 		cmocka_unit_test(test_config_rules),
 	};
