@@ -175,7 +175,7 @@ static const char *nodelist_on_condition(void *ctx, const char *v, const char *e
 
 	if (v >= end)
 		return NULL;
-	if (*v != '{' || sc->item.condition.present || sc->conds_seen++ >= NODELIST_CONDITIONS_MAX)
+	if (*v != '{' || sc->item.condition.present || sc->conds_seen++ >= KUBE_CONDITIONS_MAX)
 		return jsonscan_value(v, end, depth);
 	e = jsonscan_object(sc, v, end, depth, nodelist_on_cond_member);
 	if (e && sc->cond_type.s && strcmp(sc->cond_type.s, KUBE_CONDITION_TYPE) == 0) {

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "probes/kube/nodelist.h"
+#include "probes/model/obs_kube.h"
 #include "probes/model/strbuf.h"
 
 struct seen {
@@ -153,13 +154,13 @@ static void test_condition(void **state)
 	assert_string_equal(err, "");
 }
 
-/* Only the first NODELIST_CONDITIONS_MAX entries are looked at; a condition cut by bad JSON leaves nothing. */
+/* Only the first KUBE_CONDITIONS_MAX entries are looked at; a condition cut by bad JSON leaves nothing. */
 static void test_condition_bounded(void **state)
 {
 	static const char cut[] = "{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"},\"status\":"
 		"{\"conditions\":[{\"type\":\"FabricReady\",\"status\":\"True\",\"lastHeartbeatTime\":";
 
-	for (int at = NODELIST_CONDITIONS_MAX - 1; at <= NODELIST_CONDITIONS_MAX; at++) {
+	for (int at = KUBE_CONDITIONS_MAX - 1; at <= KUBE_CONDITIONS_MAX; at++) {
 		struct strbuf t = { 0 };
 		struct seen s = { 0 };
 		char err[256] = "";
@@ -171,7 +172,7 @@ static void test_condition_bounded(void **state)
 		strbuf_append(&t, "{\"type\":\"FabricReady\",\"status\":\"True\"}]}}]}");
 		assert_false(t.oom);
 		assert_int_equal(nodelist_scan(t.s, t.len, "fabric.aicr.run/", on_cond, &s, NULL, err, sizeof(err)), 1);
-		assert_string_equal(s.text[0], at < NODELIST_CONDITIONS_MAX ? "a status=True hb=- tr=-" : "a none");
+		assert_string_equal(s.text[0], at < KUBE_CONDITIONS_MAX ? "a status=True hb=- tr=-" : "a none");
 		strbuf_free(&t);
 	}
 	{
