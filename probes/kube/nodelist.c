@@ -144,7 +144,6 @@ static void nodelist_condition_clear(struct nodelist_condition *c)
 {
 	jsonscan_field_clear(&c->status);
 	jsonscan_field_clear(&c->heartbeat);
-	jsonscan_field_clear(&c->transition);
 	c->present = false;
 }
 
@@ -159,8 +158,6 @@ static const char *nodelist_on_cond_member(void *ctx, const char *k, size_t klen
 		return nodelist_field(sc, &sc->cond.status, v, end, depth);
 	if (NODELIST_KEY(k, klen, "lastHeartbeatTime"))
 		return nodelist_field(sc, &sc->cond.heartbeat, v, end, depth);
-	if (NODELIST_KEY(k, klen, "lastTransitionTime"))
-		return nodelist_field(sc, &sc->cond.transition, v, end, depth);
 	return jsonscan_value(v, end, depth);
 }
 

@@ -22,7 +22,6 @@ struct nodelist_condition {
 	bool present;                           /* an entry of our type was found */
 	struct jsonscan_field status;           /* "True", "False", "Unknown" */
 	struct jsonscan_field heartbeat;        /* lastHeartbeatTime, RFC 3339 */
-	struct jsonscan_field transition;       /* lastTransitionTime, RFC 3339 */
 };
 
 /*
