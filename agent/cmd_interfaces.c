@@ -6,74 +6,11 @@
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
-#include "agent/infile.h"
-#include "probes/kube/http.h"
-#include "probes/kube/kubenodes.h"
+#include "agent/nodesread.h"
 #include "report/fleet/coherence.h"
 #include "report/render/render_mapping.h"
 
-#define INTERFACES_FILE_MAX ((size_t)256 << 20)        /* a NodeList of ~30,000 fat nodes */
-
-static int interfaces_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err,
-			   size_t errlen)
-{
-	return coherence_add_nodelist(userdata, body, len, ret_continue, err, errlen);
-}
-
-static void interfaces_restart(void *userdata)
-{
-	coherence_reset(userdata);
-}
-
-static int interfaces_from_file(const struct cli_options *opt, struct coherence *c)
-{
-	size_t len = 0;
-	char why[512] = "", err[512] = "", *text = NULL;
-	int r;
-
-	if (opt->selector) {
-		fprintf(stderr, "tcpxo-agent: interfaces: --selector filters the API's node list; with --nodes-file, "
-			"select the nodes with kubectl get nodes -l SELECTOR -o json\n");
-		return -EINVAL;
-	}
-	r = infile_read_input(opt->nodes_file, INTERFACES_FILE_MAX, "NodeList", &text, &len, why, sizeof(why));
-	if (r >= 0)
-		r = coherence_add_nodelist(c, text, len, NULL, err, sizeof(err));
-	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: interfaces: %s: %s\n", infile_name(opt->nodes_file),
-			why[0] ? why : err[0] ? err : strerror(-r));
-	free(text);
-	return r < 0 ? r : 0;
-}
-
-static int interfaces_from_api(const struct cli_options *opt, struct coherence *c)
-{
-	const struct http_config cfg = {
-		.server = opt->api_server,
-		.token_file = opt->token_file,
-		.ca_file = opt->ca_file,
-	};
-	const struct kubenodes_sink sink = { interfaces_page, interfaces_restart, c };
-	struct http_client *client = NULL;
-	char why[256] = "", err[512] = "";
-	int r;
-
-	r = http_client_new(&cfg, &client, why, sizeof(why));
-	if (r == -ENOENT) {
-		fprintf(stderr, "tcpxo-agent: interfaces: no API server configured (not in a cluster, no --api-server); "
-			"or read kubectl get nodes -o json with --nodes-file F or -\n");
-		return r;
-	}
-	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: interfaces: API client: %s\n", why[0] ? why : strerror(-r));
-		return r;
-	}
-	r = kubenodes_list(client, opt->selector, &sink, err, sizeof(err));
-	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err[0] ? err : strerror(-r));
-	http_client_free(client);
-	return r;
-}
+static const struct nodesread_words interfaces_words = { .cmd = "interfaces", .file_label = "", .noapi_hint = "" };
 
 static enum render_mapping_format interfaces_format(enum cli_format f)
 {
@@ -98,7 +35,7 @@ int cmd_interfaces(const struct cli_options *opt)
 		return EXIT_UNKNOWN;
 	}
 	coherence_set_any_names(c, opt->any_network_names);
-	r = opt->nodes_file ? interfaces_from_file(opt, c) : interfaces_from_api(opt, c);
+	r = nodesread(opt, c, &interfaces_words);
 	if (r < 0)
 		goto out;
 	r = coherence_evaluate(c, &res, err, sizeof(err));

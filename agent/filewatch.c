@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/filewatch.h"
+#include "probes/host/watch.h"
 #include "probes/model/errmsg.h"
 
 /*
@@ -82,45 +83,36 @@ int filewatch_fd(const struct filewatch *w)
 	return w->fd;
 }
 
+struct filewatch_drain_ctx {
+	const struct filewatch *w;
+	bool *lost;
+	int count;
+};
+
+static void filewatch_event(const struct inotify_event *ev, void *ctx)
+{
+	struct filewatch_drain_ctx *d = ctx;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		d->count++;
+		return;
+	}
+	if (ev->wd != d->w->wd)
+		return;
+	if (ev->mask & IN_IGNORED) {
+		*d->lost = true;
+		return;
+	}
+	if (filewatch_concerns(d->w->base, ev->len ? ev->name : "", ev->len))
+		d->count++;
+}
+
 int filewatch_drain(struct filewatch *w, bool *ret_lost)
 {
-	/* Aligned as the kernel's struct inotify_event wants; room for many events per read. */
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int count = 0;
+	struct filewatch_drain_ctx d = { .w = w, .lost = ret_lost };
+	int r = inotify_each(w->fd, filewatch_event, &d);
 
-	for (;;) {
-		ssize_t n = read(w->fd, buf, sizeof(buf));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				break;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-
-			if ((size_t)(buf + n - p) < sizeof(*ev) || (size_t)(buf + n - p) < sizeof(*ev) + ev->len)
-				break;  /* the kernel never splits an event */
-			p += sizeof(*ev) + ev->len;
-			if (ev->mask & IN_Q_OVERFLOW) {
-				count++;
-				continue;
-			}
-			if (ev->wd != w->wd)
-				continue;
-			if (ev->mask & IN_IGNORED) {
-				*ret_lost = true;
-				continue;
-			}
-			if (filewatch_concerns(w->base, ev->len ? ev->name : "", ev->len))
-				count++;
-		}
-	}
-	return count;
+	return r < 0 ? r : d.count;
 }
 
 void filewatch_free(struct filewatch *w)

@@ -12,7 +12,7 @@ static int fuzz_nodelist_item(void *ctx, size_t idx, const struct nodelist_item 
 {
 	const struct jsonscan_field *f[] = { &it->name, &it->itype, &it->accelerator, &it->pool, &it->profile,
 					     &it->ready, &it->interfaces, &it->attachment, &it->condition.status,
-					     &it->condition.heartbeat, &it->condition.transition };
+					     &it->condition.heartbeat };
 	size_t *total = ctx;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)

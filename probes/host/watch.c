@@ -232,58 +232,82 @@ static const struct watch_target *watch_relevant(const struct watch *w, int wd, 
 	return hit;
 }
 
-int watch_drain(struct watch *w, char *what, size_t whatlen)
+int inotify_each(int fd, void (*cb)(const struct inotify_event *ev, void *ctx), void *ctx)
 {
 	/* Aligned as the kernel's struct inotify_event wants; room for many events per read. */
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int count = 0;
-	bool rearm = false;
 
-	if (what && whatlen)
-		what[0] = '\0';
 	for (;;) {
-		ssize_t n = read(w->fd, buf, sizeof(buf));
+		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN)
-				break;
+				return 0;
 			return -errno;
 		}
 		if (n == 0)
-			break;
+			return 0;
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
-			const struct watch_target *t;
 
 			if ((size_t)(buf + n - p) < sizeof(*ev) || (size_t)(buf + n - p) < sizeof(*ev) + ev->len)
 				break;  /* the kernel never splits an event; a short tail is not ours to parse */
 			p += sizeof(*ev) + ev->len;
-			if (ev->mask & IN_Q_OVERFLOW) {
-				count++;
-				rearm = true;
-				continue;
-			}
-			if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_CREATE | IN_MOVED_TO |
-					IN_DELETE | IN_MOVED_FROM))
-				rearm = true;
-			if (ev->mask & IN_IGNORED)
-				continue;
-			t = watch_relevant(w, ev->wd, ev->name, ev->len ? strnlen(ev->name, ev->len) : 0);
-			if (!t)
-				continue;
-			if (count++ == 0 && what && whatlen) {
-				const char *dir = t->watched + w->root_len + (t->watched[w->root_len] == '/');
-
-				if (ev->len)
-					snprintf(what, whatlen, "%s/%.*s", dir, (int)strnlen(ev->name, ev->len), ev->name);
-				else
-					snprintf(what, whatlen, "%s", dir);
-			}
+			cb(ev, ctx);
 		}
 	}
-	if (rearm)
+}
+
+struct watch_drain_ctx {
+	struct watch *w;
+	char *what;
+	size_t whatlen;
+	int count;
+	bool rearm;
+};
+
+static void watch_drain_event(const struct inotify_event *ev, void *ctx)
+{
+	struct watch_drain_ctx *d = ctx;
+	struct watch *w = d->w;
+	const struct watch_target *t;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		d->count++;
+		d->rearm = true;
+		return;
+	}
+	if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_CREATE | IN_MOVED_TO | IN_DELETE |
+			IN_MOVED_FROM))
+		d->rearm = true;
+	if (ev->mask & IN_IGNORED)
+		return;
+	t = watch_relevant(w, ev->wd, ev->name, ev->len ? strnlen(ev->name, ev->len) : 0);
+	if (!t)
+		return;
+	if (d->count++ == 0 && d->what && d->whatlen) {
+		const char *dir = t->watched + w->root_len + (t->watched[w->root_len] == '/');
+
+		if (ev->len)
+			snprintf(d->what, d->whatlen, "%s/%.*s", dir, (int)strnlen(ev->name, ev->len), ev->name);
+		else
+			snprintf(d->what, d->whatlen, "%s", dir);
+	}
+}
+
+int watch_drain(struct watch *w, char *what, size_t whatlen)
+{
+	struct watch_drain_ctx d = { .w = w, .what = what, .whatlen = whatlen };
+	int r;
+
+	if (what && whatlen)
+		what[0] = '\0';
+	r = inotify_each(w->fd, watch_drain_event, &d);
+	if (r < 0)
+		return r;
+	if (d.rearm)
 		watch_arm_all(w);
-	return count;
+	return d.count;
 }

@@ -6,6 +6,14 @@
 #define WATCH_TARGETS_MAX 8
 
 struct watch;                   /* opaque */
+struct inotify_event;
+
+/**
+ * inotify_each() - read every event pending on the non-blocking inotify descriptor @fd and hand
+ * each whole one to @cb with @ctx, until the queue is empty (EAGAIN; EINTR retried).
+ * Return: 0; -errno for a read error other than EAGAIN (the events before it handed on).
+ */
+int inotify_each(int fd, void (*cb)(const struct inotify_event *ev, void *ctx), void *ctx);
 
 /**
  * watch_open() - watch @root's dev/aperture_devices, dev and home/kubernetes/bin/nvidia/lib64

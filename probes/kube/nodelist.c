@@ -144,7 +144,6 @@ static void nodelist_condition_clear(struct nodelist_condition *c)
 {
 	jsonscan_field_clear(&c->status);
 	jsonscan_field_clear(&c->heartbeat);
-	jsonscan_field_clear(&c->transition);
 	c->present = false;
 }
 
@@ -159,8 +158,6 @@ static const char *nodelist_on_cond_member(void *ctx, const char *k, size_t klen
 		return nodelist_field(sc, &sc->cond.status, v, end, depth);
 	if (NODELIST_KEY(k, klen, "lastHeartbeatTime"))
 		return nodelist_field(sc, &sc->cond.heartbeat, v, end, depth);
-	if (NODELIST_KEY(k, klen, "lastTransitionTime"))
-		return nodelist_field(sc, &sc->cond.transition, v, end, depth);
 	return jsonscan_value(v, end, depth);
 }
 
@@ -175,7 +172,7 @@ static const char *nodelist_on_condition(void *ctx, const char *v, const char *e
 
 	if (v >= end)
 		return NULL;
-	if (*v != '{' || sc->item.condition.present || sc->conds_seen++ >= NODELIST_CONDITIONS_MAX)
+	if (*v != '{' || sc->item.condition.present || sc->conds_seen++ >= KUBE_CONDITIONS_MAX)
 		return jsonscan_value(v, end, depth);
 	e = jsonscan_object(sc, v, end, depth, nodelist_on_cond_member);
 	if (e && sc->cond_type.s && strcmp(sc->cond_type.s, KUBE_CONDITION_TYPE) == 0) {

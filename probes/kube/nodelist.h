@@ -8,7 +8,6 @@
 #define NODELIST_NAME_MAX 253           /* a Node name is a DNS subdomain */
 #define NODELIST_CONTINUE_MAX (16u << 10)
 #define NODELIST_TAINTS_MAX 16          /* taints kept per node; GKE GPU nodes carry one or two */
-#define NODELIST_CONDITIONS_MAX 256     /* status.conditions entries looked at (as kubeparse) */
 
 /* One spec.taints entry; fields absent or not strings as in struct nodelist_item. */
 struct nodelist_taint {
@@ -23,7 +22,6 @@ struct nodelist_condition {
 	bool present;                           /* an entry of our type was found */
 	struct jsonscan_field status;           /* "True", "False", "Unknown" */
 	struct jsonscan_field heartbeat;        /* lastHeartbeatTime, RFC 3339 */
-	struct jsonscan_field transition;       /* lastTransitionTime, RFC 3339 */
 };
 
 /*
@@ -41,7 +39,7 @@ struct nodelist_item {
 	struct nodelist_taint taints[NODELIST_TAINTS_MAX];     /* spec.taints objects, the first ones */
 	size_t n_taints;
 	size_t taints_seen;                     /* spec.taints entries, kept or not */
-	struct nodelist_condition condition;    /* status.conditions[type=FabricReady], the first NODELIST_CONDITIONS_MAX entries */
+	struct nodelist_condition condition;    /* status.conditions[type=FabricReady], the first KUBE_CONDITIONS_MAX entries */
 };
 
 /*

@@ -1,5 +1,6 @@
-/* timetext.c - pure: RFC 3339 date-times into seconds since the epoch (the API's times). */
+/* timetext.c - pure: RFC 3339 date-times into seconds since the epoch (the API's times); a duration as text. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probes/model/timetext.h"
@@ -71,4 +72,20 @@ int timetext_parse(const char *s, long long *ret)
 	}
 	*ret = timetext_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + (sec > 59 ? 59 : sec) - off;
 	return 0;
+}
+
+void timetext_duration(long long s, enum timetext_precision prec, char *buf, size_t len)
+{
+	if (s < 0)
+		snprintf(buf, len, "-");
+	else if (s < 120)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 120 * 60)
+		snprintf(buf, len, "%lldm", s / 60);
+	else if (prec == TIMETEXT_FINE)
+		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%lldh", s / 3600);
+	else
+		snprintf(buf, len, "%lldd", s / 86400);
 }

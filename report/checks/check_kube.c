@@ -111,26 +111,30 @@ int check_kube_enrich(const struct observation *o, struct profile *p)
  * or tcpxo is only a warning: Google adds A3 variants, and the hardware checks already
  * decide readiness, so an unknown name alone must never fail a node.
  */
-static const struct {
+struct check_kube_type {
 	const char *machine;
 	enum profile_kind kind;
 	const char *accelerator;
-} check_kube_types[] = {
+};
+
+static const struct check_kube_type check_kube_types[] = {
 	{ "a3-megagpu-8g", PROFILE_TCPXO, "nvidia-h100-mega-80gb" },
 	{ "a3-highgpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
 	{ "a3-edgegpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
 };
 
-bool check_machine_kind(const char *machine, enum profile_kind *ret_kind)
+/* The table's entry for @machine, or NULL when the agent does not know it (or @machine is NULL). */
+static const struct check_kube_type *check_kube_type_of(const char *machine)
 {
-	for (size_t t = 0; machine && t < sizeof(check_kube_types) / sizeof(check_kube_types[0]); t++) {
-		if (strcmp(machine, check_kube_types[t].machine) == 0) {
-			if (ret_kind)
-				*ret_kind = check_kube_types[t].kind;
-			return true;
-		}
-	}
-	return false;
+	for (size_t t = 0; machine && t < sizeof(check_kube_types) / sizeof(check_kube_types[0]); t++)
+		if (strcmp(machine, check_kube_types[t].machine) == 0)
+			return &check_kube_types[t];
+	return NULL;
+}
+
+bool check_machine_kind(const char *machine)
+{
+	return check_kube_type_of(machine) != NULL;
 }
 
 static const char *check_kube_accel_of_kind(enum profile_kind kind)
@@ -148,29 +152,27 @@ int check_machine_type(const struct observation *o, struct profile *p, struct ch
 	const struct obs_kube *k = &o->kube;
 	struct check_kube_acc a = { 0 };
 	const char *mt = k->instance_type, *accel = k->accelerator, *want_accel, *ref;
+	const struct check_kube_type *known;
 	char pass[256];
-	size_t t;
 	int r;
 
 	r = check_kube_need(k, &k->node_fetch, c, "machine type", "node");
 	if (r)
 		return r < 0 ? r : 0;
 
-	for (t = 0; t < sizeof(check_kube_types) / sizeof(check_kube_types[0]); t++)
-		if (strcmp(mt, check_kube_types[t].machine) == 0)
-			break;
+	known = check_kube_type_of(mt);
 	if (!mt[0]) {
 		check_kube_add(&a, CHECK_WARN, "check that the node carries the node.kubernetes.io/instance-type label",
 			       "node has no node.kubernetes.io/instance-type label");
 		want_accel = check_kube_accel_of_kind(p->kind);
 		ref = profile_kind_name(p->kind);
-	} else if (t < sizeof(check_kube_types) / sizeof(check_kube_types[0])) {
-		if (p->kind != check_kube_types[t].kind)
+	} else if (known) {
+		if (p->kind != known->kind)
 			check_kube_add(&a, CHECK_FAIL,
 				       "the hardware does not have this machine type's shape: see the gpus, gpu-nics and pairing checks",
 				       "%s must observe profile %s, observed %s", mt,
-				       profile_kind_name(check_kube_types[t].kind), profile_kind_name(p->kind));
-		want_accel = check_kube_types[t].accelerator;
+				       profile_kind_name(known->kind), profile_kind_name(p->kind));
+		want_accel = known->accelerator;
 		ref = mt;
 	} else {
 		if (p->kind != PROFILE_NONE)

@@ -35,9 +35,9 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
  * machine types whose hardware the agent knows (the machine-type check's table: a3-megagpu-8g for
- * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx), and its fabric in *@ret_kind (may be NULL).
+ * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx); false for NULL.
  */
-bool check_machine_kind(const char *machine, enum profile_kind *ret_kind);
+bool check_machine_kind(const char *machine);
 
 /*
  * Fill NIC rows from the API facts before the checks run (report/checks/check_kube.c): interface

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probes/model/timetext.h"
 #include "report/checks/transport.h"
 
 static const char *const transport_names[TRANSPORT__COUNT] = {
@@ -78,15 +79,10 @@ static void transport_printable(char *s)
 			*s = '?';
 }
 
-/* A duration in seconds as "45s", "12m", "2h05m". */
+/* A duration in seconds as "45s", "12m", "2h05m" (timetext's fine text). */
 static void transport_duration(long long s, char *buf, size_t len)
 {
-	if (s < 120)
-		snprintf(buf, len, "%llds", s);
-	else if (s < 7200)
-		snprintf(buf, len, "%lldm", s / 60);
-	else
-		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	timetext_duration(s, TIMETEXT_FINE, buf, len);
 }
 
 /* A byte rate as "0 B/s", "12.3 kB/s", "1.2 GB/s" (decimal units). */

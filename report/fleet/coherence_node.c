@@ -39,7 +39,6 @@ void coherence_node_clear(struct coherence_node *n)
 	}
 	free(n->taints);
 	free(n->heartbeat);
-	free(n->transition);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -237,7 +236,7 @@ static enum coherence_node_ready coherence_node_ready(const struct jsonscan_fiel
 	return COHERENCE_NODE_READY_BAD;
 }
 
-/* Our condition: its status, and its times as printable text (the fleet's status parses them). */
+/* Our condition: its status, and its heartbeat as printable text (the fleet's status parses it). */
 static int coherence_node_condition(struct coherence_node *n, const struct nodelist_condition *c)
 {
 	const char *s = c->status.s;
@@ -246,8 +245,7 @@ static int coherence_node_condition(struct coherence_node *n, const struct nodel
 		return 0;
 	n->cond = s && strcmp(s, "True") == 0 ? COHERENCE_NODE_COND_TRUE :
 		  s && strcmp(s, "False") == 0 ? COHERENCE_NODE_COND_FALSE : COHERENCE_NODE_COND_UNKNOWN;
-	if (coherence_node_text(&c->heartbeat, &n->heartbeat) < 0 ||
-	    coherence_node_text(&c->transition, &n->transition) < 0)
+	if (coherence_node_text(&c->heartbeat, &n->heartbeat) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -279,7 +277,6 @@ int coherence_node_read(struct coherence_node *n, const struct nodelist_item *it
 		return -ENOMEM;
 	n->kind = coherence_node_kind(it);
 	n->dranet = it->dranet.s && strcmp(it->dranet.s, "true") == 0;
-	n->has_profile = it->profile.s != NULL;
 	if (coherence_node_text(&it->profile, &n->profile) < 0)
 		return -ENOMEM;
 	n->ready = coherence_node_ready(&it->ready);

@@ -69,8 +69,7 @@ struct coherence_node {
 	char *name;                     /* printable (control bytes replaced), owned */
 	enum coherence_node_kind kind;
 	bool dranet;                    /* labelled cloud.google.com/gke-networking-dra-driver=true: GKE managed DRANET */
-	bool has_profile;               /* the profile annotation is a string */
-	char *profile;                  /* that string, printable, cut to COHERENCE_NODE_VALUE_MAX; NULL otherwise */
+	char *profile;                  /* the profile annotation when a string, printable, cut to COHERENCE_NODE_VALUE_MAX; NULL otherwise */
 	enum coherence_node_ready ready;
 	char *ready_value;              /* TCPXO, COHERENCE_NODE_READY_BAD: the value, printable */
 	enum coherence_node_map map;    /* TCPXO */
@@ -87,14 +86,13 @@ struct coherence_node {
 	size_t n_taints;
 	enum coherence_node_cond cond;  /* our condition's status */
 	char *heartbeat;                /* its lastHeartbeatTime, printable, cut; NULL when absent */
-	char *transition;               /* its lastTransitionTime, the same */
 };
 
 /**
  * coherence_node_read() - the facts of one NodeList item: its name and kind (the profile
  * annotation, else the instance-type label), readiness, labels, taints, and what its attachment
  * says (versions and GPU<->NIC pairs; the attachment is parsed here and nowhere else), our
- * condition's status and times; for a node with a profile annotation the failed checks of its
+ * condition's status and heartbeat; for a node with a profile annotation the failed checks of its
  * attachment (at most COHERENCE_NODE_FAILS_MAX); for a TCPXO node also its mapping parsed and held
  * to the renderer's rules (ifacemap_validate(), and AICR's naming rule noted apart in names_why)
  * and a bad ready value.

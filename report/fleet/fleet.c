@@ -362,7 +362,7 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 		goto out;
 	/* Not observed yet: a node of the fleet's machine types without a profile annotation. */
 	for (size_t i = 0; i < n; i++)
-		ff.n_unobserved += !all[i]->has_profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
+		ff.n_unobserved += !all[i]->profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
 	if ((r = fleet_fact(&ev, fleet_installer, &ff.installers)) < 0 ||
 	    (r = fleet_fact(&ev, fleet_expected, &ff.expected_daemons)) < 0 ||
 	    (r = fleet_fact(&ev, fleet_gpus, &ff.gpus)) < 0 ||

@@ -12,7 +12,7 @@ bool status_listed(const struct coherence_node *n)
 {
 	if (n->profile && strcmp(n->profile, "none") != 0)
 		return true;
-	return check_machine_kind(n->itype, NULL);
+	return check_machine_kind(n->itype);
 }
 
 static int status_cause(struct stresult_node *sn, const char *id)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/model/json.h"
+#include "probes/model/timetext.h"
 #include "report/render/render.h"
 #include "report/render/render_status.h"
 
@@ -19,25 +20,11 @@ void render_status_summary(const struct stresult *r, char *buf, size_t len)
 			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready);
 }
 
-void render_status_age(long long age_s, char *buf, size_t len)
-{
-	if (age_s < 0)
-		snprintf(buf, len, "-");
-	else if (age_s < 120)
-		snprintf(buf, len, "%llds", age_s);
-	else if (age_s < 120 * 60)
-		snprintf(buf, len, "%lldm", age_s / 60);
-	else if (age_s < 48 * 3600)
-		snprintf(buf, len, "%lldh", age_s / 3600);
-	else
-		snprintf(buf, len, "%lldd", age_s / 86400);
-}
-
 static void render_status_row(const struct stresult_node *n, int name_w, FILE *out)
 {
 	char age[48];
 
-	render_status_age(n->age_s, age, sizeof(age));
+	timetext_duration(n->age_s, TIMETEXT_COARSE, age, sizeof(age));
 	if (n->stale)
 		strncat(age, " (stale)", sizeof(age) - strlen(age) - 1);
 	fputs("  ", out);

@@ -13,8 +13,6 @@
  */
 void render_status_summary(const struct stresult *r, char *buf, size_t len);
 
-/* render_status_age() - an age in seconds as "45s", "12m", "5h", "3d"; "-" when unknown (< 0). */
-void render_status_age(long long age_s, char *buf, size_t len);
 
 /**
  * render_status_human() - the summary, then one row per listed node by name (NODE, PROFILE,

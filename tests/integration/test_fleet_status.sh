@@ -335,6 +335,18 @@ eq(rc, 2, "exit")
 eq(err, "kubectl-fabric: unknown option '--bogus' (try --help)\n", "stderr")
 EOF
 
+# --heartbeat: the agents' period handed to tcpxo-agent status; refused for another command.
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --json --heartbeat 10m >"$T/out" 2>"$T/err"
+judge kubectl-fabric-heartbeat $? <<'EOF'
+eq(rc, 1, "exit")
+eq(j["heartbeatPeriodSeconds"], 600, "heartbeat period")
+EOF
+PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" interfaces --heartbeat=10m >"$T/out" 2>"$T/err"
+judge kubectl-fabric-heartbeat-interfaces $? <<'EOF'
+eq(rc, 2, "exit")
+eq(err, "kubectl-fabric: --heartbeat applies to status only\n", "stderr")
+EOF
+
 # workloads NODE: the pods on NODE judged against what NODE published (the whole list answered: one node kept).
 /usr/bin/python3 - "$TOPDIR/fixtures/kube/pods-skew.json" "$T/pods.json" <<'EOF'
 import json, sys

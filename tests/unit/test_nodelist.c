@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "probes/kube/nodelist.h"
+#include "probes/model/obs_kube.h"
 #include "probes/model/strbuf.h"
 
 struct seen {
@@ -104,7 +105,7 @@ static void test_taint_malformed(void **state)
 	assert_non_null(strstr(err, "not valid JSON"));
 }
 
-/* One line per item: our condition as kept (status, heartbeat, transition), or "none". */
+/* One line per item: our condition as kept (status, heartbeat), or "none". */
 static int on_cond(void *ctx, size_t idx, const struct nodelist_item *it, char *err, size_t errlen)
 {
 	struct seen *s = ctx;
@@ -120,7 +121,6 @@ static int on_cond(void *ctx, size_t idx, const struct nodelist_item *it, char *
 	} else {
 		add_field(b, len, "status", &it->condition.status);
 		add_field(b, len, "hb", &it->condition.heartbeat);
-		add_field(b, len, "tr", &it->condition.transition);
 	}
 	s->n++;
 	return 0;
@@ -145,21 +145,21 @@ static void test_condition(void **state)
 	char err[256] = "";
 
 	assert_int_equal(nodelist_scan(text, strlen(text), "fabric.aicr.run/", on_cond, &s, NULL, err, sizeof(err)), 4);
-	assert_string_equal(s.text[0], "a status=False hb=2026-12-05T01:02:03Z tr=2026-12-04T23:00:00Z");
+	assert_string_equal(s.text[0], "a status=False hb=2026-12-05T01:02:03Z");
 	/* Values that are not strings are present, not kept: the judgement calls them unknown. */
-	assert_string_equal(s.text[1], "b status=? hb=? tr=-");
+	assert_string_equal(s.text[1], "b status=? hb=?");
 	assert_string_equal(s.text[2], "c none");
 	assert_string_equal(s.text[3], "d none");
 	assert_string_equal(err, "");
 }
 
-/* Only the first NODELIST_CONDITIONS_MAX entries are looked at; a condition cut by bad JSON leaves nothing. */
+/* Only the first KUBE_CONDITIONS_MAX entries are looked at; a condition cut by bad JSON leaves nothing. */
 static void test_condition_bounded(void **state)
 {
 	static const char cut[] = "{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"},\"status\":"
 		"{\"conditions\":[{\"type\":\"FabricReady\",\"status\":\"True\",\"lastHeartbeatTime\":";
 
-	for (int at = NODELIST_CONDITIONS_MAX - 1; at <= NODELIST_CONDITIONS_MAX; at++) {
+	for (int at = KUBE_CONDITIONS_MAX - 1; at <= KUBE_CONDITIONS_MAX; at++) {
 		struct strbuf t = { 0 };
 		struct seen s = { 0 };
 		char err[256] = "";
@@ -171,7 +171,7 @@ static void test_condition_bounded(void **state)
 		strbuf_append(&t, "{\"type\":\"FabricReady\",\"status\":\"True\"}]}}]}");
 		assert_false(t.oom);
 		assert_int_equal(nodelist_scan(t.s, t.len, "fabric.aicr.run/", on_cond, &s, NULL, err, sizeof(err)), 1);
-		assert_string_equal(s.text[0], at < NODELIST_CONDITIONS_MAX ? "a status=True hb=- tr=-" : "a none");
+		assert_string_equal(s.text[0], at < KUBE_CONDITIONS_MAX ? "a status=True hb=-" : "a none");
 		strbuf_free(&t);
 	}
 	{

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/fleetbuild.h"
+#include "probes/model/timetext.h"
 #include "report/fleet/coherence.h"
 #include "report/fleet/status.h"
 #include "report/render/render_status.h"
@@ -301,17 +302,17 @@ static void test_age_text(void **state)
 	char b[32];
 
 	(void)state;
-	render_status_age(-1, b, sizeof(b));
+	timetext_duration(-1, TIMETEXT_COARSE, b, sizeof(b));
 	assert_string_equal(b, "-");
-	render_status_age(119, b, sizeof(b));
+	timetext_duration(119, TIMETEXT_COARSE, b, sizeof(b));
 	assert_string_equal(b, "119s");
-	render_status_age(120, b, sizeof(b));
+	timetext_duration(120, TIMETEXT_COARSE, b, sizeof(b));
 	assert_string_equal(b, "2m");
-	render_status_age(7199, b, sizeof(b));
+	timetext_duration(7199, TIMETEXT_COARSE, b, sizeof(b));
 	assert_string_equal(b, "119m");
-	render_status_age(7200, b, sizeof(b));
+	timetext_duration(7200, TIMETEXT_COARSE, b, sizeof(b));
 	assert_string_equal(b, "2h");
-	render_status_age(48 * 3600, b, sizeof(b));
+	timetext_duration(48 * 3600, TIMETEXT_COARSE, b, sizeof(b));
 	assert_string_equal(b, "2d");
 }
 

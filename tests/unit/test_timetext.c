@@ -89,12 +89,42 @@ static void test_bounded(void **state)
 	assert_int_equal(v, 42);
 }
 
+static void test_duration(void **state)
+{
+	static const struct {
+		long long s;
+		const char *coarse, *fine;
+	} cases[] = {
+		{ -1, "-", "-" },
+		{ 0, "0s", "0s" },
+		{ 119, "119s", "119s" },
+		{ 120, "2m", "2m" },
+		{ 7199, "119m", "119m" },
+		{ 7200, "2h", "2h00m" },
+		{ 7500, "2h", "2h05m" },
+		{ 48 * 3600 - 1, "47h", "47h59m" },
+		{ 48 * 3600, "2d", "48h00m" },
+	};
+	char b[32], small[3];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		timetext_duration(cases[i].s, TIMETEXT_COARSE, b, sizeof(b));
+		assert_string_equal(b, cases[i].coarse);
+		timetext_duration(cases[i].s, TIMETEXT_FINE, b, sizeof(b));
+		assert_string_equal(b, cases[i].fine);
+	}
+	timetext_duration(7500, TIMETEXT_FINE, small, sizeof(small));
+	assert_string_equal(small, "2h");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
