@@ -117,22 +117,13 @@ static void tree_switch_members(struct tree *t, const struct pairing_switch *s, 
 		const char *nb = ni < s->n_nics ? t->o->pci.v[s->nics[ni]].bdf : NULL;
 		struct treerow r = { 0 };
 
+		/* Every H100 is a GPU row and every gVNIC in a GPU switch a GPU NIC row (the primary is outside). */
 		if (gb && (!nb || strcmp(gb, nb) < 0)) {
-			const struct profile_gpu *g = tree_gpu_by_bdf(t->p, gb);
-
 			gi++;
-			if (g)
-				tree_gpu_row(t, g, &r);
-			else
-				treerow_add(&r, 0, "GPU  %s", gb);
+			tree_gpu_row(t, tree_gpu_by_bdf(t->p, gb), &r);
 		} else {
-			const struct profile_nic *n = profile_nic_by_bdf(t->p, nb);
-
 			ni++;
-			if (n)
-				tree_nic_row(t, n, &r);
-			else
-				treerow_add(&r, 0, "NIC  %s", nb);     /* not a GPU NIC row: cannot happen today */
+			tree_nic_row(t, profile_nic_by_bdf(t->p, nb), &r);
 		}
 		tree_item(t, bar, &r);
 	}
