@@ -7,7 +7,6 @@
 #include "report/checks/checks.h"
 
 #define TOPOLOGY_GPUS 8
-#define TOPOLOGY_MTU PROFILE_GPU_NIC_MTU
 #define TOPOLOGY_LIST_MAX 8     /* items named in one message before "and N more" */
 
 static const char *const remedy_machine =
@@ -219,8 +218,8 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 		case NIC_STATE_UP:
 			break;
 		}
-		if (n->mtu != TOPOLOGY_MTU) {
-			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu, TOPOLOGY_MTU);
+		if (n->mtu != PROFILE_GPU_NIC_MTU) {
+			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu, PROFILE_GPU_NIC_MTU);
 			mtu = true;
 		}
 		if (!*n->ipv4) {
@@ -232,13 +231,19 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 			up++;
 	}
 	if (bad) {
-		const char *remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
-						"and its network (`ip -s link`, dmesg for gve resets, the VM's "
-						"maintenance events); the agent reports it ready once it has been stable"
-				   : down ? "bring the interface up and check its network attachment (`ip link`, "
-					    "the node's gVNIC and the GPU NIC network)"
-				   : mtu ? "the GPU NIC networks must use MTU 8244: fix the VPC's MTU and re-create the node pool"
-				   : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";
+		char mtu_remedy[128];
+		const char *remedy;
+
+		snprintf(mtu_remedy, sizeof(mtu_remedy),
+			 "the GPU NIC networks must use MTU %d: fix the VPC's MTU and re-create the node pool",
+			 PROFILE_GPU_NIC_MTU);
+		remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
+				    "and its network (`ip -s link`, dmesg for gve resets, the VM's "
+				    "maintenance events); the agent reports it ready once it has been stable"
+		       : down ? "bring the interface up and check its network attachment (`ip link`, "
+				"the node's gVNIC and the GPU NIC network)"
+		       : mtu ? mtu_remedy
+		       : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";
 
 		return topology_done(c, CHECK_FAIL, remedy, &sb);
 	}
@@ -250,6 +255,6 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 	if (in_pod)
 		return check_set(c, CHECK_PASS, NULL,
 				 "%zu GPU NICs up with MTU %d and an IPv4 address, and %zu more in use by a pod (moved into "
-				 "its network namespace: not seen from the host)", up, TOPOLOGY_MTU, in_pod);
-	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, TOPOLOGY_MTU);
+				 "its network namespace: not seen from the host)", up, PROFILE_GPU_NIC_MTU, in_pod);
+	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, PROFILE_GPU_NIC_MTU);
 }
