@@ -93,6 +93,7 @@ static void treemarks_aperture(const struct observation *o, const struct profile
 {
 	const struct obs_aperture *a = &o->host.aperture;
 	char why[TREEMARKS_TEXT_MAX];
+	size_t claims;
 	uint32_t ip;
 
 	if (n->aperture[0]) {
@@ -104,8 +105,8 @@ static void treemarks_aperture(const struct observation *o, const struct profile
 		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "/dev/aperture_devices missing");
 	} else if (bar4_parse_ipv4_text(n->ipv4, &ip) < 0) {
 		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "IPv4 unknown: no entry matched");
-	} else if (treemarks_claims(o, ip) > 1) {
-		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "claimed by %zu entries", treemarks_claims(o, ip));
+	} else if ((claims = treemarks_claims(o, ip)) > 1) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "claimed by %zu entries", claims);
 	} else {
 		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "no entry serves its address");
 	}
