@@ -1,11 +1,11 @@
-/* treerow.h - one row of the human report's PCIe tree: fields laid out within 100 columns (pure). */
+/* treerow.h - one row of the human report's PCIe tree: fields laid out within RENDER_WIDTH columns (pure). */
 #pragma once
 
 #include <stddef.h>
 
 #include "probes/model/strbuf.h"
+#include "report/render/render.h"
 
-#define TREEROW_WIDTH 100       /* no line is wider, in characters */
 #define TREEROW_FIELDS 12
 #define TREEROW_FIELD_MAX 320   /* a field: our words around one host name (OBS_HOST_NAME_MAX) */
 
@@ -27,8 +27,8 @@ void treerow_add(struct treerow *r, int pad, const char *fmt, ...) __attribute__
  * treerow_emit() - append @r to @sb after @prefix, newline-terminated: fields two spaces apart
  * (plus padding), the words of a field one. A field that does not fit the line starts a new one
  * after @cont; one too wide for a line of its own wraps between its words, and a word too wide for
- * any line is cut with "…". Columns count UTF-8 characters; no line passes TREEROW_WIDTH as long
- * as @prefix and @cont are narrower than TREEROW_WIDTH - 8. Allocation failures set @sb->oom.
+ * any line is cut with "…". Columns count UTF-8 characters; no line passes RENDER_WIDTH as long
+ * as @prefix and @cont are narrower than RENDER_WIDTH - 8. Allocation failures set @sb->oom.
  */
 void treerow_emit(const struct treerow *r, const char *prefix, const char *cont, struct strbuf *sb);
 

@@ -113,7 +113,7 @@ static void tr_assert_bounded(const char *t)
 			assert_true(k < sizeof(glyphs) / sizeof(glyphs[0]));
 			p += strlen(glyphs[k]);
 		}
-		assert_true(++col <= RENDER_TREE_WIDTH);
+		assert_true(++col <= RENDER_WIDTH);
 	}
 }
 
