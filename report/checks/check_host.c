@@ -92,15 +92,7 @@ static int check_host_status(struct check *c, const struct probe_status *s, cons
 
 /* ---- aperture-devices ---- */
 
-static const struct obs_aperture_entry *check_host_entry(const struct obs_aperture *a, const char *name)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i].name, name) == 0)
-			return &a->v[i];
-	return NULL;
-}
-
-static bool check_host_live(const struct observation *o, const char *name)
+bool check_aperture_live(const struct observation *o, const char *name)
 {
 	const struct obs_pci_func *f = observation_pci_find(o, name);
 
@@ -183,12 +175,12 @@ static int check_host_aperture_entries(struct check_host_aperture *ap)
 		r = check_host_add(&ap->bad, "%zu entr%s for %zu LLCM function%s", n_entries,
 				   n_entries == 1 ? "y" : "ies", ap->n_live, ap->n_live == 1 ? "" : "s");
 	for (size_t i = 0; r == 0 && i < o->pci.n; i++)
-		if (o->pci.v[i].kind == PCI_KIND_LLCM && !check_host_entry(a, o->pci.v[i].bdf))
+		if (o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, o->pci.v[i].bdf))
 			r = check_host_add(&ap->bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
 	if (r == 0 && a->n_dropped)
 		r = check_host_add(&ap->bad, "%zu more entries not examined", a->n_dropped);
 	for (size_t i = 0; r == 0 && i < a->n; i++)
-		r = check_host_entry_findings(&a->v[i], check_host_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
+		r = check_host_entry_findings(&a->v[i], check_aperture_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
 	return r;
 }
 
@@ -241,7 +233,7 @@ static int check_host_aperture_bar4(struct check_host_aperture *ap)
 		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
 		bool matched = false;
 
-		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (ap->pci_ok && !check_host_live(ap->o, e->name)))
+		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (ap->pci_ok && !check_aperture_live(ap->o, e->name)))
 			continue;
 		r = check_host_aperture_claim(ap, e, &matched);
 		if (r == 0 && !matched && all_known) {

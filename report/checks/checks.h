@@ -21,6 +21,12 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct ch
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c);
 int check_plugin_files(const struct observation *o, struct profile *p, struct check *c);
 
+/*
+ * check_aperture_live() - whether aperture entry @name has a live LLCM function behind it: the
+ * function of that BDF is on the bus and is an LLCM one (meaningful when the PCI bus was read).
+ */
+bool check_aperture_live(const struct observation *o, const char *name);
+
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
 int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
 

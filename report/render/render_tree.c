@@ -78,14 +78,6 @@ static void tree_gpu_row(const struct tree *t, const struct profile_gpu *g, stru
 	treemarks_gpu(t->p, g, tree_sw_of(t, g->bdf) >= 0, r);
 }
 
-static const struct obs_aperture_entry *tree_entry(const struct obs_aperture *a, const char *name)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i].name, name) == 0)
-			return &a->v[i];
-	return NULL;
-}
-
 static void tree_nic_row(const struct tree *t, const struct profile_nic *n, struct treerow *r)
 {
 	char name[OBS_IFNAME_MAX], net[PROFILE_NET_MAX];
@@ -102,7 +94,7 @@ static void tree_nic_row(const struct tree *t, const struct profile_nic *n, stru
 	if (n->network[0])
 		treerow_add(r, 0, "network %s", treerow_clean(n->network, net, sizeof(net)));
 	tree_numa(t, r, n->numa);
-	treemarks_nic(t->o, t->p, n, n->aperture[0] ? tree_entry(&t->o->host.aperture, n->aperture) : NULL, r);
+	treemarks_nic(t->o, t->p, n, n->aperture[0] ? obs_aperture_find(&t->o->host.aperture, n->aperture) : NULL, r);
 }
 
 /* The members of switch @s (GPUs and GPU NICs merged in BDF order), under @bar. */
@@ -240,7 +232,7 @@ static void tree_outside(struct tree *t)
 		const struct obs_pci_func *f = &t->o->pci.v[i];
 		struct treerow r = { 0 };
 
-		if (f->kind != PCI_KIND_LLCM || tree_entry(a, f->bdf))
+		if (f->kind != PCI_KIND_LLCM || obs_aperture_find(a, f->bdf))
 			continue;
 		treerow_add(&r, 0, "LLCM");
 		treerow_add(&r, 0, "%s", f->bdf);

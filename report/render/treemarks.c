@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "probes/host/bar4.h"
+#include "report/checks/checks.h"
 
 #include "report/render/treemarks.h"
 
@@ -21,13 +22,6 @@ void treemarks_mark(const struct profile *p, struct treerow *r, enum check_id id
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	treerow_add(r, 0, "%s %s: %s", st == CHECK_FAIL ? "FAIL" : "WARN", check_id_name(id), text);
-}
-
-static bool treemarks_live(const struct observation *o, const char *name)
-{
-	const struct obs_pci_func *f = observation_pci_find(o, name);
-
-	return f && f->kind == PCI_KIND_LLCM;
 }
 
 /* The probe's "resource0 0644": its file name cleaned, the space before the mode kept. */
@@ -52,7 +46,7 @@ static bool treemarks_entry_problem(const struct observation *o, const struct ob
 
 	if (e->type != OBS_FILE_DIR)
 		snprintf(buf, len, "is %s, not a directory", obs_file_type_name(e->type));
-	else if (!treemarks_live(o, e->name))
+	else if (!check_aperture_live(o, e->name))
 		snprintf(buf, len, "stale: no live LLCM function behind it");
 	else if (!e->ids_known)
 		snprintf(buf, len, "vendor/device unreadable");
@@ -83,7 +77,7 @@ static size_t treemarks_claims(const struct observation *o, uint32_t ip)
 
 	for (size_t i = 0; i < a->n; i++)
 		n += a->v[i].type == OBS_FILE_DIR && a->v[i].bar4 == OBS_BAR4_OK && a->v[i].bar4_ipv4 == ip &&
-		     treemarks_live(o, a->v[i].name);
+		     check_aperture_live(o, a->v[i].name);
 	return n;
 }
 
