@@ -196,13 +196,15 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 		 * Held by the daemon's flap damping: not ready whatever state this sample caught, and
 		 * named by its changes only, so the message does not alternate with each sample.
 		 */
-		if (flap && n->state != NIC_STATE_IN_POD) {
+		bool held = flap && n->state != NIC_STATE_IN_POD;
+
+		if (held) {
 			strbuf_appendf(&sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
 				       sb.len ? "; " : "", label, flap->changes, flap->changes == 1 ? "" : "s",
 				       o->flaps.hold_s);
 			flapping = true;
 		}
-		switch (flap ? NIC_STATE_UP : n->state) {
+		switch (held ? NIC_STATE_UP : n->state) {
 		case NIC_STATE_IN_POD:
 			in_pod++;
 			continue;
