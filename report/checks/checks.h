@@ -15,6 +15,24 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 int check_pairing(const struct observation *o, struct profile *p, struct check *c);
 int check_links(const struct observation *o, struct profile *p, struct check *c);
 
+/* The links check's rule for one GPU NIC, shared with the human report's tree. */
+struct check_links_nic {
+	const struct obs_link_flap *flap;       /* held not ready by flap damping (never in a pod), else NULL */
+	bool in_pod;            /* moved into a pod's network namespace: not judged from the host */
+	bool judged;            /* its link is judged: held, down or up (not in a pod, unbound or unknown) */
+	bool down;              /* down, and not held */
+	char down_text[32];     /* when down: "admin down" or "oper STATE" */
+	bool mtu;               /* judged, MTU not PROFILE_GPU_NIC_MTU */
+	bool no_ipv4;           /* judged, no IPv4 address */
+};
+
+/*
+ * check_links_nic() - judge GPU NIC @n's link in @o (the links probe ran) into *@ret. A NIC held
+ * by the daemon's flap damping is judged as up whatever state this sample caught, so its findings
+ * do not alternate with each sample; a NIC in a pod is not held. Return: whether anything is wrong.
+ */
+bool check_links_nic(const struct observation *o, const struct profile_nic *n, struct check_links_nic *ret);
+
 /* Host wiring checks (report/checks/check_host.c; plugin-files in report/checks/check_plugin.c). */
 int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c);
 int check_device_nodes(const struct observation *o, struct profile *p, struct check *c);

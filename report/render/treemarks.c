@@ -140,11 +140,9 @@ void treemarks_gpu(const struct profile *p, const struct profile_gpu *g, bool in
 void treemarks_nic(const struct observation *o, const struct profile *p, const struct profile_nic *n,
 		   const struct obs_aperture_entry *e, struct treerow *r)
 {
-	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
-	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
-	bool held = flap && n->state != NIC_STATE_IN_POD;       /* the links check's rule */
 	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
 	char why[TREEMARKS_TEXT_MAX];
+	struct check_links_nic j;
 
 	if (n->state == NIC_STATE_MISSING)
 		treemarks_mark(p, r, CHECK_GPU_NICS, "not bound to a driver");
@@ -153,16 +151,15 @@ void treemarks_nic(const struct observation *o, const struct profile *p, const s
 	else if (n->n_gpus != per)
 		treemarks_mark(p, r, CHECK_PAIRING, "serves %zu GPU%s, expected %u", n->n_gpus,
 			       n->n_gpus == 1 ? "" : "s", per);
-	if (held)
-		treemarks_mark(p, r, CHECK_LINKS, "flapping: %u up/down change%s", flap->changes,
-			       flap->changes == 1 ? "" : "s");
-	else if (n->state == NIC_STATE_DOWN)
-		treemarks_mark(p, r, CHECK_LINKS, "%s%s", l && !l->admin_up ? "admin down" : "oper ",
-			       l && !l->admin_up ? "" : link_oper_name(l ? l->oper : LINK_OPER_UNKNOWN));
-	if (held || n->state == NIC_STATE_DOWN || n->state == NIC_STATE_UP) {
-		if (n->mtu != PROFILE_GPU_NIC_MTU)
+	if (check_links_nic(o, n, &j)) {
+		if (j.flap)
+			treemarks_mark(p, r, CHECK_LINKS, "flapping: %u up/down change%s", j.flap->changes,
+				       j.flap->changes == 1 ? "" : "s");
+		if (j.down)
+			treemarks_mark(p, r, CHECK_LINKS, "%s", j.down_text);
+		if (j.mtu)
 			treemarks_mark(p, r, CHECK_LINKS, "MTU %u, expected %d", n->mtu, PROFILE_GPU_NIC_MTU);
-		if (!n->ipv4[0])
+		if (j.no_ipv4)
 			treemarks_mark(p, r, CHECK_LINKS, "no IPv4 address");
 	}
 	if (n->network[0] && treemarks_network_problem(&o->kube, n->network, why, sizeof(why)))
