@@ -45,6 +45,28 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct ch
  */
 bool check_aperture_live(const struct observation *o, const char *name);
 
+/* What is wrong with one aperture entry by itself: one bit each, in the order the check names them. */
+enum check_aperture_problem {
+	CHECK_APT_NOT_DIR = 1u << 0,            /* not a directory: nothing else is looked at */
+	CHECK_APT_STALE = 1u << 1,              /* no live LLCM function behind it */
+	CHECK_APT_IDS_UNKNOWN = 1u << 2,        /* vendor/device unreadable */
+	CHECK_APT_NOT_LLCM = 1u << 3,           /* its ids are not 1ae0:0084 */
+	CHECK_APT_NO_RESOURCES = 1u << 4,
+	CHECK_APT_NARROW = 1u << 5,             /* a resource file not readable and writable by all */
+	CHECK_APT_BAR4_MISSING = 1u << 6,
+	CHECK_APT_BAR4_NOT_FILE = 1u << 7,
+	CHECK_APT_BAR4_EMPTY = 1u << 8,
+	CHECK_APT_BAR4_SHORT = 1u << 9,
+	CHECK_APT_BAR4_UNREADABLE = 1u << 10,
+};
+
+/*
+ * check_aperture_entry_problems() - the aperture-devices check's rule for entry @e alone: the
+ * enum check_aperture_problem bits that hold. @live: check_aperture_live(); @pci_ok: the PCI bus
+ * was read (else liveness is unknown and never a problem). Return: 0 when nothing is wrong.
+ */
+unsigned check_aperture_entry_problems(const struct obs_aperture_entry *e, bool live, bool pci_ok);
+
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
 int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
 

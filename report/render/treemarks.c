@@ -36,36 +36,53 @@ static const char *treemarks_narrow(const struct obs_aperture_entry *e, char *bu
 }
 
 /*
- * What is wrong with aperture entry @e by itself, in check_host.c's order; false when nothing.
- * Liveness is known: the tree is only drawn when the PCI bus was read.
+ * The first thing wrong with aperture entry @e by itself, by the check's rule
+ * (check_aperture_entry_problems()), in short; false when nothing. Liveness is known: the tree is
+ * only drawn when the PCI bus was read.
  */
 static bool treemarks_entry_problem(const struct observation *o, const struct obs_aperture_entry *e, char *buf,
 				    size_t len)
 {
+	unsigned bits = check_aperture_entry_problems(e, check_aperture_live(o, e->name), true);
 	char narrow[sizeof(e->narrow)];
 
-	if (e->type != OBS_FILE_DIR)
+	switch (bits & -bits) {         /* the lowest bit: the check's first finding */
+	case CHECK_APT_NOT_DIR:
 		snprintf(buf, len, "is %s, not a directory", obs_file_type_name(e->type));
-	else if (!check_aperture_live(o, e->name))
+		break;
+	case CHECK_APT_STALE:
 		snprintf(buf, len, "stale: no live LLCM function behind it");
-	else if (!e->ids_known)
+		break;
+	case CHECK_APT_IDS_UNKNOWN:
 		snprintf(buf, len, "vendor/device unreadable");
-	else if (e->vendor != 0x1ae0 || e->device != 0x0084)
+		break;
+	case CHECK_APT_NOT_LLCM:
 		snprintf(buf, len, "shows %04x:%04x, not LLCM", e->vendor, e->device);
-	else if (!e->n_resources)
+		break;
+	case CHECK_APT_NO_RESOURCES:
 		snprintf(buf, len, "no resource files");
-	else if (e->n_narrow)
+		break;
+	case CHECK_APT_NARROW:
 		snprintf(buf, len, "not a+rw: %s", treemarks_narrow(e, narrow, sizeof(narrow)));
-	else if (e->bar4 == OBS_BAR4_MISSING)
+		break;
+	case CHECK_APT_BAR4_MISSING:
 		snprintf(buf, len, "no resource4 (BAR4)");
-	else if (e->bar4 == OBS_BAR4_NOT_FILE)
-		snprintf(buf, len, "resource4 is not a file");
-	else if (e->bar4 == OBS_BAR4_EMPTY || e->bar4 == OBS_BAR4_SHORT)
+		break;
+	case CHECK_APT_BAR4_NOT_FILE:
+		snprintf(buf, len, "resource4 is not a regular file");
+		break;
+	case CHECK_APT_BAR4_EMPTY:
+		snprintf(buf, len, "resource4 is empty");
+		break;
+	case CHECK_APT_BAR4_SHORT:
 		snprintf(buf, len, "resource4 holds fewer than 4 bytes");
-	else if (e->bar4 == OBS_BAR4_UNREADABLE)
-		snprintf(buf, len, "resource4 unreadable");
-	else
+		break;
+	case CHECK_APT_BAR4_UNREADABLE:
+		snprintf(buf, len, "cannot read resource4");
+		break;
+	default:
 		return false;
+	}
 	return true;
 }
 
