@@ -78,6 +78,22 @@ int check_machine_type(const struct observation *o, struct profile *p, struct ch
 int check_networks(const struct observation *o, struct profile *p, struct check *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c);
 
+/* What is wrong with one GPU NIC's Network object: one bit each, in the order the check names them. */
+enum check_network_problem {
+	CHECK_NET_MISSING = 1u << 0,            /* no such Network: nothing else is looked at */
+	CHECK_NET_NO_TYPE = 1u << 1,            /* no spec.type (L3 by default) */
+	CHECK_NET_NOT_DEVICE = 1u << 2,         /* of another type than Device */
+	CHECK_NET_NOT_READY = 1u << 3,
+	CHECK_NET_NOT_PARAMS_READY = 1u << 4,
+	CHECK_NET_NO_PARAMS_REF = 1u << 5,      /* no parametersRef (GKENetworkParamSet) */
+};
+
+/*
+ * check_network_problems() - the networks check's rule for the Network named @name: the enum
+ * check_network_problem bits that hold; 0 when nothing is wrong or the Networks were not read.
+ */
+unsigned check_network_problems(const struct obs_kube *k, const char *name);
+
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
  * machine types whose hardware the agent knows (the machine-type check's table: a3-megagpu-8g for

@@ -123,28 +123,20 @@ static void treemarks_aperture(const struct observation *o, const struct profile
 	}
 }
 
-/* What is wrong with the Network object @name, in check_kube.c's order; false when nothing or not read. */
-static bool treemarks_network_problem(const struct obs_kube *k, const char *name, char *buf, size_t len)
+/* The first thing wrong with the Network object @name, by the check's rule (check_network_problems()), in short. */
+static const char *treemarks_network_problem(const struct obs_kube *k, const char *name)
 {
-	const struct kube_network *net = obs_kube_network(k, name);
+	unsigned bits = check_network_problems(k, name);
 
-	if (k->networks_fetch.state != KUBE_FETCH_OK)
-		return false;
-	if (!net)
-		snprintf(buf, len, "no such Network");
-	else if (!net->type[0])
-		snprintf(buf, len, "Network has no spec.type, not Device");
-	else if (strcmp(net->type, "Device") != 0)
-		snprintf(buf, len, "Network is not of type Device");
-	else if (!net->ready)
-		snprintf(buf, len, "Network not Ready");
-	else if (!net->params_ready)
-		snprintf(buf, len, "Network not ParamsReady");
-	else if (!net->has_params_ref)
-		snprintf(buf, len, "Network has no parametersRef");
-	else
-		return false;
-	return true;
+	switch (bits & -bits) {         /* the lowest bit: the check's first finding */
+	case CHECK_NET_MISSING: return "no such Network";
+	case CHECK_NET_NO_TYPE: return "Network has no spec.type, not Device";
+	case CHECK_NET_NOT_DEVICE: return "Network is not of type Device";
+	case CHECK_NET_NOT_READY: return "Network not Ready";
+	case CHECK_NET_NOT_PARAMS_READY: return "Network not ParamsReady";
+	case CHECK_NET_NO_PARAMS_REF: return "Network has no parametersRef";
+	}
+	return NULL;
 }
 
 void treemarks_gpu(const struct profile *p, const struct profile_gpu *g, bool in_switch, struct treerow *r)
@@ -158,7 +150,7 @@ void treemarks_nic(const struct observation *o, const struct profile *p, const s
 		   const struct obs_aperture_entry *e, struct treerow *r)
 {
 	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
-	char why[TREEMARKS_TEXT_MAX];
+	const char *why;
 	struct check_links_nic j;
 
 	if (n->state == NIC_STATE_MISSING)
@@ -179,7 +171,7 @@ void treemarks_nic(const struct observation *o, const struct profile *p, const s
 		if (j.no_ipv4)
 			treemarks_mark(p, r, CHECK_LINKS, "no IPv4 address");
 	}
-	if (n->network[0] && treemarks_network_problem(&o->kube, n->network, why, sizeof(why)))
+	if (n->network[0] && (why = treemarks_network_problem(&o->kube, n->network)))
 		treemarks_mark(p, r, CHECK_NETWORKS, "%s", why);
 	else if (!n->network[0] && o->kube.has_nic_info && o->kube.has_north)
 		treemarks_mark(p, r, CHECK_NETWORKS, "no Network in nic-info");
