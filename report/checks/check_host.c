@@ -230,6 +230,11 @@ static int check_host_aperture_entries(struct check_host_aperture *ap)
 	return r;
 }
 
+bool check_aperture_entry_claims(const struct observation *o, const struct obs_aperture_entry *e, bool pci_ok)
+{
+	return e->type == OBS_FILE_DIR && e->bar4 == OBS_BAR4_OK && (!pci_ok || check_aperture_live(o, e->name));
+}
+
 /* Live entry @e's BAR4 against every GPU NIC's address: claim the NIC, or say it is claimed twice. */
 static int check_host_aperture_claim(struct check_host_aperture *ap, const struct obs_aperture_entry *e,
 				     bool *ret_matched)
@@ -279,7 +284,7 @@ static int check_host_aperture_bar4(struct check_host_aperture *ap)
 		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
 		bool matched = false;
 
-		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (ap->pci_ok && !check_aperture_live(ap->o, e->name)))
+		if (!check_aperture_entry_claims(ap->o, e, ap->pci_ok))
 			continue;
 		r = check_host_aperture_claim(ap, e, &matched);
 		if (r == 0 && !matched && all_known) {

@@ -67,6 +67,12 @@ enum check_aperture_problem {
  */
 unsigned check_aperture_entry_problems(const struct obs_aperture_entry *e, bool live, bool pci_ok);
 
+/*
+ * check_aperture_entry_claims() - whether entry @e's BAR4 claims a GPU NIC's address: a directory
+ * whose resource4 was read, live when @pci_ok (the PCI bus was read; else liveness is unknown).
+ */
+bool check_aperture_entry_claims(const struct observation *o, const struct obs_aperture_entry *e, bool pci_ok);
+
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
 int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
 

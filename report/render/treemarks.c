@@ -86,15 +86,14 @@ static bool treemarks_entry_problem(const struct observation *o, const struct ob
 	return true;
 }
 
-/* Live, readable entries whose BAR4 holds @ip: how many serve that address. */
+/* Entries whose BAR4 claims @ip (the check's rule; the PCI bus was read): how many serve that address. */
 static size_t treemarks_claims(const struct observation *o, uint32_t ip)
 {
 	const struct obs_aperture *a = &o->host.aperture;
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->n; i++)
-		n += a->v[i].type == OBS_FILE_DIR && a->v[i].bar4 == OBS_BAR4_OK && a->v[i].bar4_ipv4 == ip &&
-		     check_aperture_live(o, a->v[i].name);
+		n += a->v[i].bar4_ipv4 == ip && check_aperture_entry_claims(o, &a->v[i], true);
 	return n;
 }
 
