@@ -11,6 +11,9 @@
 
 #define TREE_INDENT "  "        /* the human report's left margin */
 #define TREE_WRAP_INDENT "     "        /* a wrapped row continues under its first field's end */
+#define TREE_NIC_FIELDS 8       /* tree_nic_row()'s own: NIC, BDF, name, state, IPv4, aperture, network, numa */
+
+_Static_assert(TREE_NIC_FIELDS + TREEMARKS_NIC_MAX <= TREEROW_FIELDS, "a GPU NIC row's fields and marks fit a row");
 
 struct tree {
 	const struct observation *o;

@@ -51,7 +51,7 @@ void treerow_add(struct treerow *r, int pad, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->n == TREEROW_FIELDS)
+	if (r->n == TREEROW_FIELDS)    /* ruled out by the rows' bound (treerow.h); never written past */
 		return;
 	va_start(ap, fmt);
 	vsnprintf(r->f[r->n], sizeof(r->f[r->n]), fmt, ap);

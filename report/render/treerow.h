@@ -6,7 +6,7 @@
 #include "probes/model/strbuf.h"
 #include "report/render/render.h"
 
-#define TREEROW_FIELDS 12
+#define TREEROW_FIELDS 15       /* the widest row, a GPU NIC's: 8 fields and 7 marks (render_tree.c asserts it) */
 #define TREEROW_FIELD_MAX 320   /* a field: our words around one host name (OBS_HOST_NAME_MAX) */
 
 /* One row: its fields in order, each padded to a column width so that rows alike align. */
@@ -18,8 +18,9 @@ struct treerow {
 
 /**
  * treerow_add() - append a formatted field, padded to @pad columns (0: its own width) when
- * another field follows on its line. Fields beyond TREEROW_FIELDS are dropped, a field longer
- * than TREEROW_FIELD_MAX is cut: a row's text is ours, with host text cleaned by treerow_clean().
+ * another field follows on its line. A row has room for its widest kind (TREEROW_FIELDS, checked at
+ * compile time by render_tree.c), so no field is dropped; one longer than TREEROW_FIELD_MAX is cut:
+ * a row's text is ours, with host text cleaned by treerow_clean().
  */
 void treerow_add(struct treerow *r, int pad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
