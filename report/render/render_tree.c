@@ -23,7 +23,6 @@ struct tree {
 	int w_name, w_state, w_ipv4;    /* NIC rows' column widths */
 	int numa;                       /* the group's NUMA node; -1 unknown, -2 outside the switches */
 	size_t k, n;                    /* rows printed in the current list, and its length (for └─) */
-	bool dry;                       /* count rows only */
 };
 
 /* One row of the current list: under a switch when @bar is its bar ("│  " or "   "), else under a group. */
@@ -33,8 +32,6 @@ static void tree_item(struct tree *t, const char *bar, const struct treerow *r)
 	char prefix[32], cont[40];
 
 	t->k++;
-	if (t->dry)
-		return;
 	snprintf(prefix, sizeof(prefix), "%s%s%s", TREE_INDENT, bar, last ? "└─ " : "├─ ");
 	snprintf(cont, sizeof(cont), "%s%s%s%s", TREE_INDENT, bar, last ? "   " : "│  ", TREE_WRAP_INDENT);
 	treerow_emit(r, prefix, cont, t->sb);
@@ -200,11 +197,37 @@ static bool tree_entry_claimed(const struct profile *p, const char *name)
 	return false;
 }
 
+/* Whether the aperture entries are rows of the tree: on TCPXO, when the folder was read. */
+static bool tree_apt(const struct tree *t)
+{
+	const struct obs_aperture *a = &t->o->host.aperture;
+
+	return t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
+}
+
+/* The rows outside the GPU switches, by the predicates tree_outside() prints them by. */
+static size_t tree_outside_count(const struct tree *t)
+{
+	const struct obs_aperture *a = &t->o->host.aperture;
+	bool apt = tree_apt(t);
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->p->n_gpus; i++)
+		n += tree_sw_of(t, t->p->gpus[i].bdf) < 0;
+	for (size_t i = 0; i < t->p->n_nics; i++)
+		n += t->p->nics[i].sw < 0;
+	for (size_t i = 0; apt && i < a->n; i++)
+		n += !tree_entry_claimed(t->p, a->v[i].name);
+	for (size_t i = 0; apt && i < t->o->pci.n; i++)
+		n += t->o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, t->o->pci.v[i].bdf);
+	return n;
+}
+
 /* Rows outside the GPU switches, in order: GPUs, GPU NICs, unclaimed aperture entries, LLCM functions without one. */
 static void tree_outside(struct tree *t)
 {
 	const struct obs_aperture *a = &t->o->host.aperture;
-	bool apt = t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
+	bool apt = tree_apt(t);
 
 	t->k = 0;
 	for (size_t i = 0; i < t->p->n_gpus; i++) {
@@ -281,12 +304,8 @@ int render_tree(const struct observation *o, const struct profile *p, struct str
 		t.w_ipv4 = tree_width(p->nics[i].ipv4, t.w_ipv4);
 	}
 
-	/* Count the rows outside first: the group is printed only when it has some, its last with └─. */
-	t.dry = true;
-	t.numa = -2;
-	tree_outside(&t);
-	outside = t.k;
-	t.dry = false;
+	/* The group outside is printed only when it has rows, its last with └─. */
+	outside = tree_outside_count(&t);
 
 	strbuf_appendf(sb, "%sPCIe tree: %zu GPU switch%s by NUMA node, %zu GPU%s, %zu GPU NIC%s\n", TREE_INDENT,
 		       pr.n_sw, pr.n_sw == 1 ? "" : "es", p->n_gpus, p->n_gpus == 1 ? "" : "s", p->n_nics,
