@@ -108,3 +108,11 @@ const char *obs_file_type_name(enum obs_file_type t)
 	}
 	return "unknown";
 }
+
+const struct obs_aperture_entry *obs_aperture_find(const struct obs_aperture *a, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].name, name) == 0)
+			return &a->v[i];
+	return NULL;
+}

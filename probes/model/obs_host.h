@@ -143,3 +143,6 @@ void obs_host_nvpath_free(struct obs_nvpath *n);
 void obs_host_quote(const char *s, char *buf, size_t len);
 
 const char *obs_file_type_name(enum obs_file_type t);
+
+/* obs_aperture_find() - the entry of @a named @name (an LLCM function's BDF), or NULL. */
+const struct obs_aperture_entry *obs_aperture_find(const struct obs_aperture *a, const char *name);

@@ -92,15 +92,7 @@ static int check_host_status(struct check *c, const struct probe_status *s, cons
 
 /* ---- aperture-devices ---- */
 
-static const struct obs_aperture_entry *check_host_entry(const struct obs_aperture *a, const char *name)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i].name, name) == 0)
-			return &a->v[i];
-	return NULL;
-}
-
-static bool check_host_live(const struct observation *o, const char *name)
+bool check_aperture_live(const struct observation *o, const char *name)
 {
 	const struct obs_pci_func *f = observation_pci_find(o, name);
 
@@ -112,51 +104,97 @@ static const char *check_host_nic_label(const struct profile_nic *n)
 	return n->name[0] ? n->name : n->bdf;
 }
 
-static int check_host_entry_findings(const struct obs_aperture_entry *e, bool live, bool pci_ok,
-				     struct check_host_list *l)
+unsigned check_aperture_entry_problems(const struct obs_aperture_entry *e, bool live, bool pci_ok)
 {
-	char q[OBS_HOST_NAME_MAX * 4 + 8];
-	int r = 0;
+	unsigned bits = 0;
 
-	obs_host_quote(e->name, q, sizeof(q));
-	if (e->type != OBS_FILE_DIR) {
+	if (e->type != OBS_FILE_DIR)
+		return CHECK_APT_NOT_DIR;
+	if (pci_ok && !live)
+		bits |= CHECK_APT_STALE;
+	if (!e->ids_known)
+		bits |= CHECK_APT_IDS_UNKNOWN;
+	else if (e->vendor != 0x1ae0 || e->device != 0x0084)
+		bits |= CHECK_APT_NOT_LLCM;
+	if (e->n_resources == 0)
+		bits |= CHECK_APT_NO_RESOURCES;
+	else if (e->n_narrow > 0)
+		bits |= CHECK_APT_NARROW;
+	switch (e->bar4) {
+	case OBS_BAR4_OK:
+	case OBS_BAR4_NOT_READ:
+		break;
+	case OBS_BAR4_MISSING:
+		bits |= CHECK_APT_BAR4_MISSING;
+		break;
+	case OBS_BAR4_NOT_FILE:
+		bits |= CHECK_APT_BAR4_NOT_FILE;
+		break;
+	case OBS_BAR4_EMPTY:
+		bits |= CHECK_APT_BAR4_EMPTY;
+		break;
+	case OBS_BAR4_SHORT:
+		bits |= CHECK_APT_BAR4_SHORT;
+		break;
+	case OBS_BAR4_UNREADABLE:
+		bits |= CHECK_APT_BAR4_UNREADABLE;
+		break;
+	}
+	return bits;
+}
+
+/* One finding of entry @e (quoted @q) for problem @bit. Return: 0, -ENOMEM. */
+static int check_host_entry_finding(const struct obs_aperture_entry *e, const char *q, unsigned bit,
+				    struct check_host_list *l)
+{
+	switch (bit) {
+	case CHECK_APT_NOT_DIR:
 		if (e->err)
 			return check_host_add(l, "/dev/aperture_devices/%s is %s (%s)", q,
 					      obs_file_type_name(e->type), strerror(-e->err));
 		return check_host_add(l, "/dev/aperture_devices/%s is %s, not a directory", q,
 				      obs_file_type_name(e->type));
-	}
-	if (pci_ok && !live)
-		r = check_host_add(l, "%s has no live LLCM function behind it (stale bind mount "
-				   "after a PCI reset?)", q);
-	if (r == 0 && !e->ids_known)
-		r = check_host_add(l, "%s: vendor/device unreadable", q);
-	else if (r == 0 && (e->vendor != 0x1ae0 || e->device != 0x0084))
-		r = check_host_add(l, "%s shows %04x:%04x, not an LLCM function (1ae0:0084)", q,
-				   e->vendor, e->device);
-	if (r == 0 && e->n_resources == 0)
-		r = check_host_add(l, "%s has no resource files", q);
-	else if (r == 0 && e->n_narrow > 0)
-		r = check_host_add(l, "%s: %u resource file%s not readable and writable by all (%s)",
-				   q, e->n_narrow, e->n_narrow == 1 ? "" : "s", e->narrow);
-	if (r)
-		return r;
-	switch (e->bar4) {
-	case OBS_BAR4_OK:
-	case OBS_BAR4_NOT_READ:
-		return 0;
-	case OBS_BAR4_MISSING:
+	case CHECK_APT_STALE:
+		return check_host_add(l, "%s has no live LLCM function behind it (stale bind mount "
+				      "after a PCI reset?)", q);
+	case CHECK_APT_IDS_UNKNOWN:
+		return check_host_add(l, "%s: vendor/device unreadable", q);
+	case CHECK_APT_NOT_LLCM:
+		return check_host_add(l, "%s shows %04x:%04x, not an LLCM function (1ae0:0084)", q,
+				      e->vendor, e->device);
+	case CHECK_APT_NO_RESOURCES:
+		return check_host_add(l, "%s has no resource files", q);
+	case CHECK_APT_NARROW:
+		return check_host_add(l, "%s: %u resource file%s not readable and writable by all (%s)",
+				      q, e->n_narrow, e->n_narrow == 1 ? "" : "s", e->narrow);
+	case CHECK_APT_BAR4_MISSING:
 		return check_host_add(l, "%s has no resource4 (BAR4)", q);
-	case OBS_BAR4_NOT_FILE:
+	case CHECK_APT_BAR4_NOT_FILE:
 		return check_host_add(l, "%s: resource4 is not a regular file", q);
-	case OBS_BAR4_EMPTY:
+	case CHECK_APT_BAR4_EMPTY:
 		return check_host_add(l, "%s: resource4 is empty", q);
-	case OBS_BAR4_SHORT:
+	case CHECK_APT_BAR4_SHORT:
 		return check_host_add(l, "%s: resource4 holds fewer than 4 bytes", q);
-	case OBS_BAR4_UNREADABLE:
+	case CHECK_APT_BAR4_UNREADABLE:
 		return check_host_add(l, "%s: cannot read resource4: %s", q, strerror(-e->bar4_err));
 	}
 	return 0;
+}
+
+static int check_host_entry_findings(const struct obs_aperture_entry *e, bool live, bool pci_ok,
+				     struct check_host_list *l)
+{
+	unsigned bits = check_aperture_entry_problems(e, live, pci_ok);
+	char q[OBS_HOST_NAME_MAX * 4 + 8];
+	int r = 0;
+
+	obs_host_quote(e->name, q, sizeof(q));
+	for (unsigned bit = 1; r == 0 && bits; bit <<= 1)
+		if (bits & bit) {
+			bits &= ~bit;
+			r = check_host_entry_finding(e, q, bit, l);
+		}
+	return r;
 }
 
 /* One aperture-devices evaluation: its inputs, the BAR4 claims, the findings. */
@@ -183,13 +221,18 @@ static int check_host_aperture_entries(struct check_host_aperture *ap)
 		r = check_host_add(&ap->bad, "%zu entr%s for %zu LLCM function%s", n_entries,
 				   n_entries == 1 ? "y" : "ies", ap->n_live, ap->n_live == 1 ? "" : "s");
 	for (size_t i = 0; r == 0 && i < o->pci.n; i++)
-		if (o->pci.v[i].kind == PCI_KIND_LLCM && !check_host_entry(a, o->pci.v[i].bdf))
+		if (o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, o->pci.v[i].bdf))
 			r = check_host_add(&ap->bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
 	if (r == 0 && a->n_dropped)
 		r = check_host_add(&ap->bad, "%zu more entries not examined", a->n_dropped);
 	for (size_t i = 0; r == 0 && i < a->n; i++)
-		r = check_host_entry_findings(&a->v[i], check_host_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
+		r = check_host_entry_findings(&a->v[i], check_aperture_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
 	return r;
+}
+
+bool check_aperture_entry_claims(const struct observation *o, const struct obs_aperture_entry *e, bool pci_ok)
+{
+	return e->type == OBS_FILE_DIR && e->bar4 == OBS_BAR4_OK && (!pci_ok || check_aperture_live(o, e->name));
 }
 
 /* Live entry @e's BAR4 against every GPU NIC's address: claim the NIC, or say it is claimed twice. */
@@ -241,7 +284,7 @@ static int check_host_aperture_bar4(struct check_host_aperture *ap)
 		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
 		bool matched = false;
 
-		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (ap->pci_ok && !check_host_live(ap->o, e->name)))
+		if (!check_aperture_entry_claims(ap->o, e, ap->pci_ok))
 			continue;
 		r = check_host_aperture_claim(ap, e, &matched);
 		if (r == 0 && !matched && all_known) {

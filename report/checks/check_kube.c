@@ -262,6 +262,28 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 	}
 }
 
+unsigned check_network_problems(const struct obs_kube *k, const char *name)
+{
+	const struct kube_network *net = obs_kube_network(k, name);
+	unsigned bits = 0;
+
+	if (k->networks_fetch.state != KUBE_FETCH_OK)
+		return 0;
+	if (!net)
+		return CHECK_NET_MISSING;
+	if (!net->type[0])
+		bits |= CHECK_NET_NO_TYPE;
+	else if (strcmp(net->type, "Device") != 0)
+		bits |= CHECK_NET_NOT_DEVICE;
+	if (!net->ready)
+		bits |= CHECK_NET_NOT_READY;
+	if (!net->params_ready)
+		bits |= CHECK_NET_NOT_PARAMS_READY;
+	if (!net->has_params_ref)
+		bits |= CHECK_NET_NO_PARAMS_REF;
+	return bits;
+}
+
 /* Networks CRs of the mapping: exist, Ready, ParamsReady, a GKENetworkParamSet. */
 static void check_kube_network_objects(const struct obs_kube *k, const struct profile_iface *v, size_t n,
 				       struct check_kube_acc *a)
@@ -283,23 +305,25 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct kube_network *net = obs_kube_network(k, v[i].network);
+		unsigned bits;
 
 		if (!v[i].network[0])
 			continue;
-		if (!net) {
+		bits = check_network_problems(k, v[i].network);
+		if (bits & CHECK_NET_MISSING) {
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
 			continue;
 		}
-		if (!net->type[0])
+		if (bits & CHECK_NET_NO_TYPE)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no spec.type (L3 by default), not Device",
 				       net->name);
-		else if (strcmp(net->type, "Device") != 0)
+		if (bits & CHECK_NET_NOT_DEVICE)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", net->name, net->type);
-		if (!net->ready)
+		if (bits & CHECK_NET_NOT_READY)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not Ready", net->name);
-		if (!net->params_ready)
+		if (bits & CHECK_NET_NOT_PARAMS_READY)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not ParamsReady", net->name);
-		if (!net->has_params_ref)
+		if (bits & CHECK_NET_NO_PARAMS_REF)
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no parametersRef (GKENetworkParamSet)",
 				       net->name);
 	}

@@ -7,7 +7,6 @@
 #include "report/checks/checks.h"
 
 #define TOPOLOGY_GPUS 8
-#define TOPOLOGY_MTU PROFILE_GPU_NIC_MTU
 #define TOPOLOGY_LIST_MAX 8     /* items named in one message before "and N more" */
 
 static const char *const remedy_machine =
@@ -175,6 +174,41 @@ int check_pairing(const struct observation *o, struct profile *p, struct check *
 			 p->n_paired, p->n_gpus, per == 1 ? "1:1" : "2:1");
 }
 
+bool check_links_nic(const struct observation *o, const struct profile_nic *n, struct check_links_nic *ret)
+{
+	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
+	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
+	enum nic_state st = n->state;
+
+	*ret = (struct check_links_nic){ 0 };
+	if (flap && st != NIC_STATE_IN_POD) {
+		ret->flap = flap;
+		st = NIC_STATE_UP;
+	}
+	switch (st) {
+	case NIC_STATE_IN_POD:
+		ret->in_pod = true;
+		return false;
+	case NIC_STATE_MISSING:         /* gpu-nics names it */
+	case NIC_STATE_UNKNOWN:
+		return false;
+	case NIC_STATE_DOWN:
+		ret->down = true;
+		if (l && !l->admin_up)
+			snprintf(ret->down_text, sizeof(ret->down_text), "admin down");
+		else
+			snprintf(ret->down_text, sizeof(ret->down_text), "oper %s",
+				 link_oper_name(l ? l->oper : LINK_OPER_UNKNOWN));
+		break;
+	case NIC_STATE_UP:
+		break;
+	}
+	ret->judged = true;
+	ret->mtu = n->mtu != PROFILE_GPU_NIC_MTU;
+	ret->no_ipv4 = !n->ipv4[0];
+	return ret->flap || ret->down || ret->mtu || ret->no_ipv4;
+}
+
 int check_links(const struct observation *o, struct profile *p, struct check *c)
 {
 	struct strbuf sb = { 0 };
@@ -188,57 +222,48 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 				 "could not read the network links: %s", o->links.status.message);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
-		const struct obs_link *l = observation_link_find(o, n->name);
-		const struct obs_link_flap *flap = observation_flap_find(o, n->name);
 		const char *label = *n->name ? n->name : n->bdf;
-		size_t before = sb.len;
+		struct check_links_nic j;
 
-		/*
-		 * Held by the daemon's flap damping: not ready whatever state this sample caught, and
-		 * named by its changes only, so the message does not alternate with each sample.
-		 */
-		if (flap && n->state != NIC_STATE_IN_POD) {
+		if (!check_links_nic(o, n, &j)) {
+			in_pod += j.in_pod;
+			up += j.judged;
+			continue;
+		}
+		/* A held NIC is named by its changes only, so the message does not alternate with each sample. */
+		if (j.flap) {
 			strbuf_appendf(&sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
-				       sb.len ? "; " : "", label, flap->changes, flap->changes == 1 ? "" : "s",
+				       sb.len ? "; " : "", label, j.flap->changes, j.flap->changes == 1 ? "" : "s",
 				       o->flaps.hold_s);
 			flapping = true;
 		}
-		switch (flap ? NIC_STATE_UP : n->state) {
-		case NIC_STATE_IN_POD:
-			in_pod++;
-			continue;
-		case NIC_STATE_MISSING:         /* gpu-nics names it */
-		case NIC_STATE_UNKNOWN:
-			continue;
-		case NIC_STATE_DOWN:
-			strbuf_appendf(&sb, "%s%s is down (%s%s)", sb.len ? "; " : "", label,
-				       l && !l->admin_up ? "admin down" : "oper ",
-				       l && !l->admin_up ? "" : link_oper_name(l ? l->oper : LINK_OPER_UNKNOWN));
+		if (j.down) {
+			strbuf_appendf(&sb, "%s%s is down (%s)", sb.len ? "; " : "", label, j.down_text);
 			down = true;
-			break;
-		case NIC_STATE_UP:
-			break;
 		}
-		if (n->mtu != TOPOLOGY_MTU) {
-			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu, TOPOLOGY_MTU);
+		if (j.mtu) {
+			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu,
+				       PROFILE_GPU_NIC_MTU);
 			mtu = true;
 		}
-		if (!*n->ipv4) {
+		if (j.no_ipv4)
 			strbuf_appendf(&sb, "%s%s has no IPv4 address", sb.len ? "; " : "", label);
-		}
-		if (sb.len != before)
-			bad++;
-		else
-			up++;
+		bad++;
 	}
 	if (bad) {
-		const char *remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
-						"and its network (`ip -s link`, dmesg for gve resets, the VM's "
-						"maintenance events); the agent reports it ready once it has been stable"
-				   : down ? "bring the interface up and check its network attachment (`ip link`, "
-					    "the node's gVNIC and the GPU NIC network)"
-				   : mtu ? "the GPU NIC networks must use MTU 8244: fix the VPC's MTU and re-create the node pool"
-				   : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";
+		char mtu_remedy[128];
+		const char *remedy;
+
+		snprintf(mtu_remedy, sizeof(mtu_remedy),
+			 "the GPU NIC networks must use MTU %d: fix the VPC's MTU and re-create the node pool",
+			 PROFILE_GPU_NIC_MTU);
+		remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
+				    "and its network (`ip -s link`, dmesg for gve resets, the VM's "
+				    "maintenance events); the agent reports it ready once it has been stable"
+		       : down ? "bring the interface up and check its network attachment (`ip link`, "
+				"the node's gVNIC and the GPU NIC network)"
+		       : mtu ? mtu_remedy
+		       : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";
 
 		return topology_done(c, CHECK_FAIL, remedy, &sb);
 	}
@@ -250,6 +275,6 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 	if (in_pod)
 		return check_set(c, CHECK_PASS, NULL,
 				 "%zu GPU NICs up with MTU %d and an IPv4 address, and %zu more in use by a pod (moved into "
-				 "its network namespace: not seen from the host)", up, TOPOLOGY_MTU, in_pod);
-	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, TOPOLOGY_MTU);
+				 "its network namespace: not seen from the host)", up, PROFILE_GPU_NIC_MTU, in_pod);
+	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, PROFILE_GPU_NIC_MTU);
 }

@@ -119,8 +119,12 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 	r = -ENOMEM;
 	p->gpus = calloc(o->pci.n ? o->pci.n : 1, sizeof(*p->gpus));
 	p->nics = calloc(o->pci.n ? o->pci.n : 1, sizeof(*p->nics));
-	if (!p->gpus || !p->nics)
+	p->switches = calloc(pr.n_sw ? pr.n_sw : 1, sizeof(*p->switches));
+	if (!p->gpus || !p->nics || !p->switches)
 		goto out;
+	for (size_t i = 0; i < pr.n_sw; i++)
+		memcpy(p->switches[i], pr.sw[i].bdf, sizeof(p->switches[i]));
+	p->n_switches = pr.n_sw;
 	for (size_t i = 0; i < o->pci.n; i++) {
 		const struct obs_pci_func *f = &o->pci.v[i];
 
@@ -132,6 +136,7 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 			g->device = f->device;
 			g->numa = f->numa;
 			g->nic = -1;
+			g->sw = pr.sw_of[i];
 		} else if (f->kind == PCI_KIND_GVNIC && (int)i != primary) {
 			evaluate_nic_row(o, f, pr.sw_of[i], &p->nics[p->n_nics++]);
 		}

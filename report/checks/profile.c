@@ -130,6 +130,7 @@ void profile_free(struct profile *p)
 	free(p->summary);
 	free(p->gpus);
 	free(p->nics);
+	free(p->switches);
 	free(p->ifaces);
 	for (size_t i = 0; i < p->n_daemons; i++)
 		free(p->daemons[i]);

@@ -63,6 +63,7 @@ struct profile_gpu {
 	uint16_t vendor, device;
 	int numa;               /* -1 unknown */
 	int nic;                /* index into profile.nics, -1 when unpaired */
+	int sw;                 /* PCIe switch index into profile.switches, -1 in no GPU switch */
 };
 
 struct profile_nic {
@@ -76,7 +77,7 @@ struct profile_nic {
 	char ipv4[OBS_IPV4_TEXT];       /* first IPv4 with prefix, "" unknown */
 	char network[PROFILE_NET_MAX];  /* GKE Network name, "" unknown */
 	char aperture[OBS_BDF_MAX];     /* LLCM function serving this NIC, "" unknown */
-	int sw;                         /* PCIe switch index (pairing), -1 outside every GPU switch */
+	int sw;                         /* PCIe switch index into profile.switches, -1 outside every GPU switch */
 	size_t n_gpus;
 	int gpus[PROFILE_MAX_GPUS_PER_NIC];     /* indices into profile.gpus */
 };
@@ -95,6 +96,8 @@ struct profile {
 	struct profile_nic *nics;       /* GPU NICs only (not the primary), sorted by BDF */
 	size_t n_nics;
 	size_t n_paired;                /* GPUs paired with a NIC in their switch */
+	char (*switches)[OBS_BDF_MAX];  /* the GPU switches' upstream ports (pairing), by BDF; owned */
+	size_t n_switches;
 	struct profile_iface *ifaces;   /* eth1..eth8 -> Network, only when fully observed */
 	size_t n_ifaces;
 	char installer[32];             /* plugin installer version, "" unknown */

@@ -7,6 +7,8 @@
 #include "report/checks/workloads.h"
 
 #define RENDER_SCHEMA "fabric.aicr.run/v1"
+#define RENDER_WIDTH 100        /* columns of the human report: no tree line is wider, nor a detail or
+                                 * remedy line unless one word is longer */
 
 struct json;
 

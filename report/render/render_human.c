@@ -24,7 +24,6 @@ void render_safe(FILE *out, const char *s)
 	render_safe_n(out, s, strlen(s));
 }
 
-#define RENDER_WIDTH 100        /* columns of a detail or remedy line, unless one word is longer */
 
 /*
  * @s through render_safe()'s rule, wrapped at spaces: the caller has printed up to column @col, and

@@ -4,23 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/checks/pairing.h"
-
 #include "report/render/render_tree.h"
 #include "report/render/treemarks.h"
 
 #define TREE_INDENT "  "        /* the human report's left margin */
 #define TREE_WRAP_INDENT "     "        /* a wrapped row continues under its first field's end */
+#define TREE_NIC_FIELDS 8       /* tree_nic_row()'s own: NIC, BDF, name, state, IPv4, aperture, network, numa */
+
+_Static_assert(TREE_NIC_FIELDS + TREEMARKS_NIC_MAX <= TREEROW_FIELDS, "a GPU NIC row's fields and marks fit a row");
 
 struct tree {
 	const struct observation *o;
 	const struct profile *p;
-	const struct pairing *pr;
 	struct strbuf *sb;
 	int w_name, w_state, w_ipv4;    /* NIC rows' column widths */
 	int numa;                       /* the group's NUMA node; -1 unknown, -2 outside the switches */
 	size_t k, n;                    /* rows printed in the current list, and its length (for └─) */
-	bool dry;                       /* count rows only */
 };
 
 /* One row of the current list: under a switch when @bar is its bar ("│  " or "   "), else under a group. */
@@ -30,27 +29,9 @@ static void tree_item(struct tree *t, const char *bar, const struct treerow *r)
 	char prefix[32], cont[40];
 
 	t->k++;
-	if (t->dry)
-		return;
 	snprintf(prefix, sizeof(prefix), "%s%s%s", TREE_INDENT, bar, last ? "└─ " : "├─ ");
 	snprintf(cont, sizeof(cont), "%s%s%s%s", TREE_INDENT, bar, last ? "   " : "│  ", TREE_WRAP_INDENT);
 	treerow_emit(r, prefix, cont, t->sb);
-}
-
-static const struct profile_gpu *tree_gpu_by_bdf(const struct profile *p, const char *bdf)
-{
-	for (size_t i = 0; i < p->n_gpus; i++)
-		if (strcmp(p->gpus[i].bdf, bdf) == 0)
-			return &p->gpus[i];
-	return NULL;
-}
-
-/* The switch (pairing index) of the function at @bdf, or -1. */
-static int tree_sw_of(const struct tree *t, const char *bdf)
-{
-	const struct obs_pci_func *f = observation_pci_find(t->o, bdf);
-
-	return f ? t->pr->sw_of[f - t->o->pci.v] : -1;
 }
 
 static void tree_numa(const struct tree *t, struct treerow *r, int numa)
@@ -75,15 +56,7 @@ static void tree_gpu_row(const struct tree *t, const struct profile_gpu *g, stru
 		treerow_add(r, 0, "→ %s", treerow_clean(n->name[0] ? n->name : n->bdf, name, sizeof(name)));
 	}
 	tree_numa(t, r, g->numa);
-	treemarks_gpu(t->p, g, tree_sw_of(t, g->bdf) >= 0, r);
-}
-
-static const struct obs_aperture_entry *tree_entry(const struct obs_aperture *a, const char *name)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i].name, name) == 0)
-			return &a->v[i];
-	return NULL;
+	treemarks_gpu(t->p, g, g->sw >= 0, r);
 }
 
 static void tree_nic_row(const struct tree *t, const struct profile_nic *n, struct treerow *r)
@@ -102,61 +75,57 @@ static void tree_nic_row(const struct tree *t, const struct profile_nic *n, stru
 	if (n->network[0])
 		treerow_add(r, 0, "network %s", treerow_clean(n->network, net, sizeof(net)));
 	tree_numa(t, r, n->numa);
-	treemarks_nic(t->o, t->p, n, n->aperture[0] ? tree_entry(&t->o->host.aperture, n->aperture) : NULL, r);
+	treemarks_nic(t->o, t->p, n, n->aperture[0] ? obs_aperture_find(&t->o->host.aperture, n->aperture) : NULL, r);
 }
 
-/* The members of switch @s (GPUs and GPU NICs merged in BDF order), under @bar. */
-static void tree_switch_members(struct tree *t, const struct pairing_switch *s, const char *bar)
+/* The members of switch @s (its GPUs and GPU NICs, both lists in BDF order, merged), under @bar. */
+static void tree_switch_members(struct tree *t, int s, const char *bar)
 {
+	const struct profile *p = t->p;
 	size_t gi = 0, ni = 0;
 
 	t->k = 0;
-	t->n = s->n_gpus + s->n_nics;
-	while (gi < s->n_gpus || ni < s->n_nics) {
-		const char *gb = gi < s->n_gpus ? t->o->pci.v[s->gpus[gi]].bdf : NULL;
-		const char *nb = ni < s->n_nics ? t->o->pci.v[s->nics[ni]].bdf : NULL;
+	t->n = 0;
+	for (size_t i = 0; i < p->n_gpus; i++)
+		t->n += p->gpus[i].sw == s;
+	for (size_t i = 0; i < p->n_nics; i++)
+		t->n += p->nics[i].sw == s;
+	for (;;) {
 		struct treerow r = { 0 };
 
-		if (gb && (!nb || strcmp(gb, nb) < 0)) {
-			const struct profile_gpu *g = tree_gpu_by_bdf(t->p, gb);
-
+		while (gi < p->n_gpus && p->gpus[gi].sw != s)
 			gi++;
-			if (g)
-				tree_gpu_row(t, g, &r);
-			else
-				treerow_add(&r, 0, "GPU  %s", gb);
-		} else {
-			const struct profile_nic *n = profile_nic_by_bdf(t->p, nb);
-
+		while (ni < p->n_nics && p->nics[ni].sw != s)
 			ni++;
-			if (n)
-				tree_nic_row(t, n, &r);
-			else
-				treerow_add(&r, 0, "NIC  %s", nb);     /* not a GPU NIC row: cannot happen today */
-		}
+		if (gi == p->n_gpus && ni == p->n_nics)
+			break;
+		if (gi < p->n_gpus && (ni == p->n_nics || strcmp(p->gpus[gi].bdf, p->nics[ni].bdf) < 0))
+			tree_gpu_row(t, &p->gpus[gi++], &r);
+		else
+			tree_nic_row(t, &p->nics[ni++], &r);
 		tree_item(t, bar, &r);
 	}
 }
 
-/* A switch's NUMA node: its upstream port's, else its first member's that is known. */
-static int tree_switch_numa(const struct observation *o, const struct pairing_switch *s)
+/* Switch @s's NUMA node: its upstream port's, else its first GPU's that is known, else its first GPU NIC's. */
+static int tree_switch_numa(const struct observation *o, const struct profile *p, int s)
 {
-	const struct obs_pci_func *f = observation_pci_find(o, s->bdf);
+	const struct obs_pci_func *f = observation_pci_find(o, p->switches[s]);
 
 	if (f && f->numa >= 0)
 		return f->numa;
-	for (size_t i = 0; i < s->n_gpus; i++)
-		if (o->pci.v[s->gpus[i]].numa >= 0)
-			return o->pci.v[s->gpus[i]].numa;
-	for (size_t i = 0; i < s->n_nics; i++)
-		if (o->pci.v[s->nics[i]].numa >= 0)
-			return o->pci.v[s->nics[i]].numa;
+	for (size_t i = 0; i < p->n_gpus; i++)
+		if (p->gpus[i].sw == s && p->gpus[i].numa >= 0)
+			return p->gpus[i].numa;
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (p->nics[i].sw == s && p->nics[i].numa >= 0)
+			return p->nics[i].numa;
 	return -1;
 }
 
 struct tree_sw {
 	int numa;
-	size_t i;               /* index into pairing.sw, which is in BDF order */
+	size_t i;               /* index into profile.switches, which is in BDF order */
 };
 
 static int tree_sw_cmp(const void *a, const void *b)
@@ -171,8 +140,8 @@ static int tree_sw_cmp(const void *a, const void *b)
 static void tree_switches(struct tree *t, const struct tree_sw *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct pairing_switch *s = &t->pr->sw[v[i].i];
-		const struct obs_pci_func *f = observation_pci_find(t->o, s->bdf);
+		const char *bdf = t->p->switches[v[i].i];
+		const struct obs_pci_func *f = observation_pci_find(t->o, bdf);
 		bool last = i + 1 == n || v[i + 1].numa != v[i].numa;
 		struct treerow r = { 0 };
 
@@ -183,12 +152,12 @@ static void tree_switches(struct tree *t, const struct tree_sw *v, size_t n)
 				strbuf_appendf(t->sb, "%snuma unknown\n", TREE_INDENT);
 		}
 		t->numa = v[i].numa;
-		treerow_add(&r, 0, "switch %s", s->bdf);
+		treerow_add(&r, 0, "switch %s", bdf);
 		if (f && f->has_bus_range)
 			treerow_add(&r, 0, "buses %02x-%02x", f->secondary, f->subordinate);
 		treerow_emit(&r, last ? TREE_INDENT "└─ " : TREE_INDENT "├─ ",
 			     last ? TREE_INDENT "   " TREE_WRAP_INDENT : TREE_INDENT "│  " TREE_WRAP_INDENT, t->sb);
-		tree_switch_members(t, s, last ? "   " : "│  ");
+		tree_switch_members(t, (int)v[i].i, last ? "   " : "│  ");
 	}
 }
 
@@ -214,17 +183,43 @@ static bool tree_entry_claimed(const struct profile *p, const char *name)
 	return false;
 }
 
+/* Whether the aperture entries are rows of the tree: on TCPXO, when the folder was read. */
+static bool tree_apt(const struct tree *t)
+{
+	const struct obs_aperture *a = &t->o->host.aperture;
+
+	return t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
+}
+
+/* The rows outside the GPU switches, by the predicates tree_outside() prints them by. */
+static size_t tree_outside_count(const struct tree *t)
+{
+	const struct obs_aperture *a = &t->o->host.aperture;
+	bool apt = tree_apt(t);
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->p->n_gpus; i++)
+		n += t->p->gpus[i].sw < 0;
+	for (size_t i = 0; i < t->p->n_nics; i++)
+		n += t->p->nics[i].sw < 0;
+	for (size_t i = 0; apt && i < a->n; i++)
+		n += !tree_entry_claimed(t->p, a->v[i].name);
+	for (size_t i = 0; apt && i < t->o->pci.n; i++)
+		n += t->o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, t->o->pci.v[i].bdf);
+	return n;
+}
+
 /* Rows outside the GPU switches, in order: GPUs, GPU NICs, unclaimed aperture entries, LLCM functions without one. */
 static void tree_outside(struct tree *t)
 {
 	const struct obs_aperture *a = &t->o->host.aperture;
-	bool apt = t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
+	bool apt = tree_apt(t);
 
 	t->k = 0;
 	for (size_t i = 0; i < t->p->n_gpus; i++) {
 		struct treerow r = { 0 };
 
-		if (tree_sw_of(t, t->p->gpus[i].bdf) >= 0)
+		if (t->p->gpus[i].sw >= 0)
 			continue;
 		tree_gpu_row(t, &t->p->gpus[i], &r);
 		tree_item(t, "", &r);
@@ -249,7 +244,7 @@ static void tree_outside(struct tree *t)
 		const struct obs_pci_func *f = &t->o->pci.v[i];
 		struct treerow r = { 0 };
 
-		if (f->kind != PCI_KIND_LLCM || tree_entry(a, f->bdf))
+		if (f->kind != PCI_KIND_LLCM || obs_aperture_find(a, f->bdf))
 			continue;
 		treerow_add(&r, 0, "LLCM");
 		treerow_add(&r, 0, "%s", f->bdf);
@@ -267,26 +262,18 @@ static int tree_width(const char *s, int cur)
 
 int render_tree(const struct observation *o, const struct profile *p, struct strbuf *sb)
 {
-	struct pairing pr = { 0 };
 	struct tree t = { .o = o, .p = p, .sb = sb, .w_name = 1, .w_state = 1, .w_ipv4 = 1 };
 	struct tree_sw *v = NULL;
 	size_t outside;
-	int r;
 
 	if (o->pci.status.state != PROBE_OK || (!p->n_gpus && !p->n_nics))
 		return 0;
-	r = pairing_compute(&o->pci, &pr);
-	if (r < 0)
-		return r;
-	t.pr = &pr;
-	v = calloc(pr.n_sw ? pr.n_sw : 1, sizeof(*v));
-	if (!v) {
-		pairing_free(&pr);
+	v = calloc(p->n_switches ? p->n_switches : 1, sizeof(*v));
+	if (!v)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < pr.n_sw; i++)
-		v[i] = (struct tree_sw){ .numa = tree_switch_numa(o, &pr.sw[i]), .i = i };
-	qsort(v, pr.n_sw, sizeof(*v), tree_sw_cmp);
+	for (size_t i = 0; i < p->n_switches; i++)
+		v[i] = (struct tree_sw){ .numa = tree_switch_numa(o, p, (int)i), .i = i };
+	qsort(v, p->n_switches, sizeof(*v), tree_sw_cmp);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const char *state = nic_state_name(p->nics[i].state);
 
@@ -295,17 +282,13 @@ int render_tree(const struct observation *o, const struct profile *p, struct str
 		t.w_ipv4 = tree_width(p->nics[i].ipv4, t.w_ipv4);
 	}
 
-	/* Count the rows outside first: the group is printed only when it has some, its last with └─. */
-	t.dry = true;
-	t.numa = -2;
-	tree_outside(&t);
-	outside = t.k;
-	t.dry = false;
+	/* The group outside is printed only when it has rows, its last with └─. */
+	outside = tree_outside_count(&t);
 
 	strbuf_appendf(sb, "%sPCIe tree: %zu GPU switch%s by NUMA node, %zu GPU%s, %zu GPU NIC%s\n", TREE_INDENT,
-		       pr.n_sw, pr.n_sw == 1 ? "" : "es", p->n_gpus, p->n_gpus == 1 ? "" : "s", p->n_nics,
+		       p->n_switches, p->n_switches == 1 ? "" : "es", p->n_gpus, p->n_gpus == 1 ? "" : "s", p->n_nics,
 		       p->n_nics == 1 ? "" : "s");
-	tree_switches(&t, v, pr.n_sw);
+	tree_switches(&t, v, p->n_switches);
 	if (outside) {
 		strbuf_appendf(sb, "%soutside the GPU switches\n", TREE_INDENT);
 		t.numa = -2;
@@ -313,6 +296,5 @@ int render_tree(const struct observation *o, const struct profile *p, struct str
 		tree_outside(&t);
 	}
 	free(v);
-	pairing_free(&pr);
 	return sb->oom ? -ENOMEM : 0;
 }

@@ -5,8 +5,6 @@
 #include "report/checks/profile.h"
 #include "report/render/treerow.h"
 
-#define RENDER_TREE_WIDTH TREEROW_WIDTH         /* no line of the tree is wider, in characters */
-
 /**
  * render_tree() - append the human report's topology tree of @o, evaluated as @p, to @sb.
  *
@@ -17,7 +15,7 @@
  * entries that serve no NIC row, LLCM functions without an entry. A part that makes a check fail
  * or warn is marked on its own row ("FAIL links: admin down", treemarks.h), only while that check
  * failed or warned, so the tree never contradicts the verdict. Rows are laid out by treerow.h: host
- * and API text as visible ASCII ('?' for any other byte), every line at most RENDER_TREE_WIDTH
+ * and API text as visible ASCII ('?' for any other byte), every line at most RENDER_WIDTH
  * characters (a row wraps between its fields; a word too long for any line is cut with "…").
  * Nothing is appended when the PCI bus was not read or the profile has no GPU and no GPU NIC.
  *

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "probes/host/bar4.h"
+#include "report/checks/checks.h"
 
 #include "report/render/treemarks.h"
 
@@ -23,13 +24,6 @@ void treemarks_mark(const struct profile *p, struct treerow *r, enum check_id id
 	treerow_add(r, 0, "%s %s: %s", st == CHECK_FAIL ? "FAIL" : "WARN", check_id_name(id), text);
 }
 
-static bool treemarks_live(const struct observation *o, const char *name)
-{
-	const struct obs_pci_func *f = observation_pci_find(o, name);
-
-	return f && f->kind == PCI_KIND_LLCM;
-}
-
 /* The probe's "resource0 0644": its file name cleaned, the space before the mode kept. */
 static const char *treemarks_narrow(const struct obs_aperture_entry *e, char *buf, size_t len)
 {
@@ -42,48 +36,64 @@ static const char *treemarks_narrow(const struct obs_aperture_entry *e, char *bu
 }
 
 /*
- * What is wrong with aperture entry @e by itself, in check_host.c's order; false when nothing.
- * Liveness is known: the tree is only drawn when the PCI bus was read.
+ * The first thing wrong with aperture entry @e by itself, by the check's rule
+ * (check_aperture_entry_problems()), in short; false when nothing. Liveness is known: the tree is
+ * only drawn when the PCI bus was read.
  */
 static bool treemarks_entry_problem(const struct observation *o, const struct obs_aperture_entry *e, char *buf,
 				    size_t len)
 {
+	unsigned bits = check_aperture_entry_problems(e, check_aperture_live(o, e->name), true);
 	char narrow[sizeof(e->narrow)];
 
-	if (e->type != OBS_FILE_DIR)
+	switch (bits & -bits) {         /* the lowest bit: the check's first finding */
+	case CHECK_APT_NOT_DIR:
 		snprintf(buf, len, "is %s, not a directory", obs_file_type_name(e->type));
-	else if (!treemarks_live(o, e->name))
+		break;
+	case CHECK_APT_STALE:
 		snprintf(buf, len, "stale: no live LLCM function behind it");
-	else if (!e->ids_known)
+		break;
+	case CHECK_APT_IDS_UNKNOWN:
 		snprintf(buf, len, "vendor/device unreadable");
-	else if (e->vendor != 0x1ae0 || e->device != 0x0084)
+		break;
+	case CHECK_APT_NOT_LLCM:
 		snprintf(buf, len, "shows %04x:%04x, not LLCM", e->vendor, e->device);
-	else if (!e->n_resources)
+		break;
+	case CHECK_APT_NO_RESOURCES:
 		snprintf(buf, len, "no resource files");
-	else if (e->n_narrow)
+		break;
+	case CHECK_APT_NARROW:
 		snprintf(buf, len, "not a+rw: %s", treemarks_narrow(e, narrow, sizeof(narrow)));
-	else if (e->bar4 == OBS_BAR4_MISSING)
+		break;
+	case CHECK_APT_BAR4_MISSING:
 		snprintf(buf, len, "no resource4 (BAR4)");
-	else if (e->bar4 == OBS_BAR4_NOT_FILE)
-		snprintf(buf, len, "resource4 is not a file");
-	else if (e->bar4 == OBS_BAR4_EMPTY || e->bar4 == OBS_BAR4_SHORT)
+		break;
+	case CHECK_APT_BAR4_NOT_FILE:
+		snprintf(buf, len, "resource4 is not a regular file");
+		break;
+	case CHECK_APT_BAR4_EMPTY:
+		snprintf(buf, len, "resource4 is empty");
+		break;
+	case CHECK_APT_BAR4_SHORT:
 		snprintf(buf, len, "resource4 holds fewer than 4 bytes");
-	else if (e->bar4 == OBS_BAR4_UNREADABLE)
-		snprintf(buf, len, "resource4 unreadable");
-	else
+		break;
+	case CHECK_APT_BAR4_UNREADABLE:
+		snprintf(buf, len, "cannot read resource4");
+		break;
+	default:
 		return false;
+	}
 	return true;
 }
 
-/* Live, readable entries whose BAR4 holds @ip: how many serve that address. */
+/* Entries whose BAR4 claims @ip (the check's rule; the PCI bus was read): how many serve that address. */
 static size_t treemarks_claims(const struct observation *o, uint32_t ip)
 {
 	const struct obs_aperture *a = &o->host.aperture;
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->n; i++)
-		n += a->v[i].type == OBS_FILE_DIR && a->v[i].bar4 == OBS_BAR4_OK && a->v[i].bar4_ipv4 == ip &&
-		     treemarks_live(o, a->v[i].name);
+		n += a->v[i].bar4_ipv4 == ip && check_aperture_entry_claims(o, &a->v[i], true);
 	return n;
 }
 
@@ -93,6 +103,7 @@ static void treemarks_aperture(const struct observation *o, const struct profile
 {
 	const struct obs_aperture *a = &o->host.aperture;
 	char why[TREEMARKS_TEXT_MAX];
+	size_t claims;
 	uint32_t ip;
 
 	if (n->aperture[0]) {
@@ -104,35 +115,27 @@ static void treemarks_aperture(const struct observation *o, const struct profile
 		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "/dev/aperture_devices missing");
 	} else if (bar4_parse_ipv4_text(n->ipv4, &ip) < 0) {
 		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "IPv4 unknown: no entry matched");
-	} else if (treemarks_claims(o, ip) > 1) {
-		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "claimed by %zu entries", treemarks_claims(o, ip));
+	} else if ((claims = treemarks_claims(o, ip)) > 1) {
+		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "claimed by %zu entries", claims);
 	} else {
 		treemarks_mark(p, r, CHECK_APERTURE_DEVICES, "no entry serves its address");
 	}
 }
 
-/* What is wrong with the Network object @name, in check_kube.c's order; false when nothing or not read. */
-static bool treemarks_network_problem(const struct obs_kube *k, const char *name, char *buf, size_t len)
+/* The first thing wrong with the Network object @name, by the check's rule (check_network_problems()), in short. */
+static const char *treemarks_network_problem(const struct obs_kube *k, const char *name)
 {
-	const struct kube_network *net = obs_kube_network(k, name);
+	unsigned bits = check_network_problems(k, name);
 
-	if (k->networks_fetch.state != KUBE_FETCH_OK)
-		return false;
-	if (!net)
-		snprintf(buf, len, "no such Network");
-	else if (!net->type[0])
-		snprintf(buf, len, "Network has no spec.type, not Device");
-	else if (strcmp(net->type, "Device") != 0)
-		snprintf(buf, len, "Network is not of type Device");
-	else if (!net->ready)
-		snprintf(buf, len, "Network not Ready");
-	else if (!net->params_ready)
-		snprintf(buf, len, "Network not ParamsReady");
-	else if (!net->has_params_ref)
-		snprintf(buf, len, "Network has no parametersRef");
-	else
-		return false;
-	return true;
+	switch (bits & -bits) {         /* the lowest bit: the check's first finding */
+	case CHECK_NET_MISSING: return "no such Network";
+	case CHECK_NET_NO_TYPE: return "Network has no spec.type, not Device";
+	case CHECK_NET_NOT_DEVICE: return "Network is not of type Device";
+	case CHECK_NET_NOT_READY: return "Network not Ready";
+	case CHECK_NET_NOT_PARAMS_READY: return "Network not ParamsReady";
+	case CHECK_NET_NO_PARAMS_REF: return "Network has no parametersRef";
+	}
+	return NULL;
 }
 
 void treemarks_gpu(const struct profile *p, const struct profile_gpu *g, bool in_switch, struct treerow *r)
@@ -145,11 +148,9 @@ void treemarks_gpu(const struct profile *p, const struct profile_gpu *g, bool in
 void treemarks_nic(const struct observation *o, const struct profile *p, const struct profile_nic *n,
 		   const struct obs_aperture_entry *e, struct treerow *r)
 {
-	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
-	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
-	bool held = flap && n->state != NIC_STATE_IN_POD;       /* the links check's rule */
 	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
-	char why[TREEMARKS_TEXT_MAX];
+	const char *why;
+	struct check_links_nic j;
 
 	if (n->state == NIC_STATE_MISSING)
 		treemarks_mark(p, r, CHECK_GPU_NICS, "not bound to a driver");
@@ -158,19 +159,18 @@ void treemarks_nic(const struct observation *o, const struct profile *p, const s
 	else if (n->n_gpus != per)
 		treemarks_mark(p, r, CHECK_PAIRING, "serves %zu GPU%s, expected %u", n->n_gpus,
 			       n->n_gpus == 1 ? "" : "s", per);
-	if (held)
-		treemarks_mark(p, r, CHECK_LINKS, "flapping: %u up/down change%s", flap->changes,
-			       flap->changes == 1 ? "" : "s");
-	else if (n->state == NIC_STATE_DOWN)
-		treemarks_mark(p, r, CHECK_LINKS, "%s%s", l && !l->admin_up ? "admin down" : "oper ",
-			       l && !l->admin_up ? "" : link_oper_name(l ? l->oper : LINK_OPER_UNKNOWN));
-	if (held || n->state == NIC_STATE_DOWN || n->state == NIC_STATE_UP) {
-		if (n->mtu != PROFILE_GPU_NIC_MTU)
+	if (check_links_nic(o, n, &j)) {
+		if (j.flap)
+			treemarks_mark(p, r, CHECK_LINKS, "flapping: %u up/down change%s", j.flap->changes,
+				       j.flap->changes == 1 ? "" : "s");
+		if (j.down)
+			treemarks_mark(p, r, CHECK_LINKS, "%s", j.down_text);
+		if (j.mtu)
 			treemarks_mark(p, r, CHECK_LINKS, "MTU %u, expected %d", n->mtu, PROFILE_GPU_NIC_MTU);
-		if (!n->ipv4[0])
+		if (j.no_ipv4)
 			treemarks_mark(p, r, CHECK_LINKS, "no IPv4 address");
 	}
-	if (n->network[0] && treemarks_network_problem(&o->kube, n->network, why, sizeof(why)))
+	if (n->network[0] && (why = treemarks_network_problem(&o->kube, n->network)))
 		treemarks_mark(p, r, CHECK_NETWORKS, "%s", why);
 	else if (!n->network[0] && o->kube.has_nic_info && o->kube.has_north)
 		treemarks_mark(p, r, CHECK_NETWORKS, "no Network in nic-info");

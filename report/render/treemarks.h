@@ -24,6 +24,12 @@ void treemarks_mark(const struct profile *p, struct treerow *r, enum check_id id
  */
 void treemarks_gpu(const struct profile *p, const struct profile_gpu *g, bool in_switch, struct treerow *r);
 
+/*
+ * The most marks treemarks_nic() adds: gpu-nics 1, pairing 1, links 3 (flapping or down, MTU,
+ * IPv4), networks 1, aperture-devices 1.
+ */
+#define TREEMARKS_NIC_MAX 7
+
 /**
  * treemarks_nic() - a GPU NIC row: its driver (gpu-nics), switch and GPUs served (pairing), link
  * (links), Network (networks) and, on TCPXO, aperture entry @e (the one the row names, or NULL).

@@ -1,4 +1,4 @@
-/* treerow.c - one row of the human report's PCIe tree: fields laid out within 100 columns. */
+/* treerow.c - one row of the human report's PCIe tree: fields laid out within RENDER_WIDTH columns. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,7 +51,7 @@ void treerow_add(struct treerow *r, int pad, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->n == TREEROW_FIELDS)
+	if (r->n == TREEROW_FIELDS)    /* ruled out by the rows' bound (treerow.h); never written past */
 		return;
 	va_start(ap, fmt);
 	vsnprintf(r->f[r->n], sizeof(r->f[r->n]), fmt, ap);
@@ -75,10 +75,10 @@ void treerow_emit(const struct treerow *r, const char *prefix, const char *cont,
 			int w = treerow_cols(s, n), g = first ? gap : 1;
 
 			/* A word that fits no line is cut where it is, unless barely a few characters remain. */
-			bool wrap = col + g + w > TREEROW_WIDTH &&
-				    (cstart + w <= TREEROW_WIDTH || col + g + TREEROW_CUT_MIN > TREEROW_WIDTH);
+			bool wrap = col + g + w > RENDER_WIDTH &&
+				    (cstart + w <= RENDER_WIDTH || col + g + TREEROW_CUT_MIN > RENDER_WIDTH);
 
-			if (first && col + g + fw > TREEROW_WIDTH && cstart + fw <= TREEROW_WIDTH)
+			if (first && col + g + fw > RENDER_WIDTH && cstart + fw <= RENDER_WIDTH)
 				wrap = true;
 			if (!fresh && wrap) {
 				strbuf_appendf(sb, "\n%s", cont);
@@ -89,8 +89,8 @@ void treerow_emit(const struct treerow *r, const char *prefix, const char *cont,
 				strbuf_appendf(sb, "%*s", g, "");
 				col += g;
 			}
-			if (col + w > TREEROW_WIDTH) {
-				size_t k = treerow_fit(s, n, TREEROW_WIDTH - col - 1);
+			if (col + w > RENDER_WIDTH) {
+				size_t k = treerow_fit(s, n, RENDER_WIDTH - col - 1);
 
 				strbuf_appendn(sb, s, k);
 				strbuf_append(sb, "…");

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_fixtures.sh - the committed fixture trees: lspci draws them, pcitopo+pairing agree with the
-# daemon's path rule, fixtures/gen.py reproduces them byte for byte, and each scenario's shape.
+# daemon's path rule, fixtures/gen.py reproduces them byte for byte, each scenario's shape, and the
+# human goldens' width and PCIe tree rows.
 # Env: TOPDIR (repo root), BUILD (build dir). Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -129,5 +130,23 @@ long=$(for f in "$TOPDIR"/fixtures/*/expected.txt; do
 	}' "$f"
 done)
 if [ -z "$long" ]; then ok golden-width; else nok golden-width "$(echo "$long" | head -n 3 | tr '\n' ' ')"; fi
+
+# Issue 25's acceptance, on the goldens test_scenarios.sh holds to the binary: the healthy node's PCIe
+# tree has a row for each of its 8 GPUs and 8 GPU NICs under a switch (the second level), and the
+# nic-down node's tree marks its down NIC (eth3 in that fixture) on that NIC's row.
+mega=$TOPDIR/fixtures/a3-mega/expected.txt
+# Alternations, not bracket expressions: the box-drawing characters are several bytes in any locale.
+gpus=$(grep -Ec '^  (│| )  (├|└)─ GPU  ' "$mega"); nics=$(grep -Ec '^  (│| )  (├|└)─ NIC  ' "$mega")
+if [ "$gpus" = 8 ] && [ "$nics" = 8 ] && [ "$(grep -Ec '^  (├|└)─ switch ' "$mega")" = 4 ]; then
+	ok "golden-tree-a3-mega (8 GPU rows, 8 NIC rows under 4 switches)"
+else
+	nok "golden-tree-a3-mega" "$gpus GPU rows, $nics NIC rows under the switches"
+fi
+if grep -Eq '^  (│| )  (├|└)─ NIC  [0-9a-f:.]+  eth3  down  .*FAIL links: admin down$' \
+	"$TOPDIR/fixtures/a3-mega-nic-down/expected.txt"; then
+	ok "golden-tree-nic-down (eth3's row marked down)"
+else
+	nok "golden-tree-nic-down" "no tree row for eth3 marked 'FAIL links: admin down'"
+fi
 
 exit $failed

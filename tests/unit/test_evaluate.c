@@ -148,6 +148,43 @@ static void test_in_pod(void **state)
 	observation_free(&o);
 }
 
+/*
+ * A NIC named by nic-info that flapped as it moved into a pod: in the pod, not held, so not judged
+ * by the host's view of its link (which has no MTU: it is gone from this namespace).
+ */
+static void test_in_pod_flapped(void **state)
+{
+	struct observation o;
+	struct profile p;
+
+	ob_a3mega(&o, true);
+	for (size_t i = 0; i < o.links.n; i++)
+		if (!strcmp(o.links.v[i].name, "eth5")) {
+			memmove(&o.links.v[i], &o.links.v[i + 1], (o.links.n - i - 1) * sizeof(o.links.v[0]));
+			o.links.n--;
+			break;
+		}
+	o.kube.node_fetch.state = KUBE_FETCH_OK;
+	o.kube.has_nic_info = true;
+	o.kube.nics = calloc(1, sizeof(*o.kube.nics));
+	assert_non_null(o.kube.nics);
+	o.kube.n_nics = 1;
+	snprintf(o.kube.nics[0].name, sizeof(o.kube.nics[0].name), "eth5");
+	snprintf(o.kube.nics[0].bdf, sizeof(o.kube.nics[0].bdf), "0000:86:00.0");
+	snprintf(o.kube.nics[0].ipv4, sizeof(o.kube.nics[0].ipv4), "10.0.20.3");
+	o.flaps = (struct obs_flaps){ .n = 1, .threshold = 3, .window_s = 60, .hold_s = 30 };
+	snprintf(o.flaps.v[0].name, sizeof(o.flaps.v[0].name), "eth5");
+	o.flaps.v[0].changes = 2;
+	evaluate(&o, &p);
+	assert_int_equal(profile_nic_by_bdf(&p, "0000:86:00.0")->state, NIC_STATE_IN_POD);
+	assert_string_equal(profile_nic_by_bdf(&p, "0000:86:00.0")->name, "eth5");
+	assert_status(&p, CHECK_LINKS, CHECK_PASS);
+	assert_string_equal(p.checks[CHECK_LINKS].message, "7 GPU NICs up with MTU 8244 and an IPv4 address, and 1 more "
+			    "in use by a pod (moved into its network namespace: not seen from the host)");
+	profile_free(&p);
+	observation_free(&o);
+}
+
 /* Every GPU NIC in a pod: said as such, never "0 GPU NICs up". */
 static void test_all_in_pod(void **state)
 {
@@ -357,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_flapping_link_held),
 		cmocka_unit_test(test_admin_down_and_mtu_and_noaddr),
 		cmocka_unit_test(test_in_pod),
+		cmocka_unit_test(test_in_pod_flapped),
 		cmocka_unit_test(test_unbound_nic),
 		cmocka_unit_test(test_a3high),
 		cmocka_unit_test(test_mega_without_llcm_is_none),

@@ -113,7 +113,7 @@ static void tr_assert_bounded(const char *t)
 			assert_true(k < sizeof(glyphs) / sizeof(glyphs[0]));
 			p += strlen(glyphs[k]);
 		}
-		assert_true(++col <= RENDER_TREE_WIDTH);
+		assert_true(++col <= RENDER_WIDTH);
 	}
 }
 
@@ -297,11 +297,26 @@ static void test_network_flap_no_address(void **state)
 	observation_free(&o);
 }
 
-/* The Network objects the API listed: gpu-nic-0..7 Ready Device Networks, but gpu-nic-2 absent and gpu-nic-5 not Ready. */
+/*
+ * The API's view: nic-info puts eth1..eth7 (by PCI address) on gpu-nic-0..6 and eth8 on none; the
+ * Network objects listed are gpu-nic-0..7 Ready Device Networks, but gpu-nic-2 absent and gpu-nic-5
+ * not Ready.
+ */
 static void tr_kube_networks(struct observation *o)
 {
+	static const char *const bdf[7] = { "0000:06:00.0", "0000:07:00.0", "0000:0d:00.0", "0000:0e:00.0",
+					    "0000:86:00.0", "0000:87:00.0", "0000:8d:00.0" };
 	struct obs_kube *k = &o->kube;
 
+	k->configured = true;
+	k->node_fetch.state = KUBE_FETCH_OK;
+	k->nics = calloc(7, sizeof(*k->nics));
+	assert_non_null(k->nics);
+	for (size_t i = 0; i < 7; i++) {
+		snprintf(k->nics[i].bdf, sizeof(k->nics[i].bdf), "%s", bdf[i]);
+		snprintf(k->nics[i].network, sizeof(k->nics[i].network), "gpu-nic-%zu", i);
+	}
+	k->n_nics = 7;
 	k->networks = calloc(8, sizeof(*k->networks));
 	assert_non_null(k->networks);
 	for (size_t i = 0; i < 8; i++) {
@@ -321,21 +336,27 @@ static void tr_kube_networks(struct observation *o)
 	k->has_north = true;
 }
 
-static void tr_networks_failing(struct profile *p)
-{
-	tr_networks(p);
-	p->nics[7].network[0] = '\0';
-	p->checks[CHECK_NETWORKS].status = CHECK_FAIL;
-}
-
+/* The networks check fails on the observation alone, and each NIC row it marks is one its message names. */
 static void test_network_marks(void **state)
 {
+	struct strbuf sb = { 0 };
 	struct observation o;
+	struct profile p;
+	const char *msg;
 	char *t;
 
 	tr_mega(&o);
 	tr_kube_networks(&o);
-	t = tr_render(&o, tr_networks_failing);
+	assert_int_equal(profile_evaluate(&o, &p), 0);
+	assert_int_equal(p.checks[CHECK_NETWORKS].status, CHECK_FAIL);
+	msg = p.checks[CHECK_NETWORKS].message;
+	assert_non_null(strstr(msg, "Network gpu-nic-2 does not exist"));
+	assert_non_null(strstr(msg, "Network gpu-nic-5 is not Ready"));
+	assert_non_null(strstr(msg, "eth8"));
+	assert_int_equal(render_tree(&o, &p, &sb), 0);
+	t = strbuf_take(&sb);
+	assert_non_null(t);
+	profile_free(&p);
 	assert_non_null(strstr(t, "  │  ├─ NIC  0000:06:00.0  eth1  up  10.0.16.3/32  aperture 0000:00:10.0  network gpu-nic-0\n"
 				  "  │  └─ NIC"));
 	assert_non_null(strstr(t, "     ├─ NIC  0000:0d:00.0  eth3  up  10.0.18.3/32  aperture 0000:00:12.0  network gpu-nic-2\n"
