@@ -150,7 +150,7 @@ static void cleanup_say(const struct cli_options *opt, enum log_level level, con
 		fprintf(stderr, "tcpxo-agent: %s\n", msg);
 		return;
 	}
-	log_setup(opt->log_format, opt->verbose, stderr);
+	log_setup(opt->log_format, opt->verbose, opt->node, stderr);
 	log_emit(level, msg, "node", opt->node, NULL);
 }
 

@@ -25,7 +25,7 @@
 static void publish_say(const struct cli_options *opt, const char *what, const char *why)
 {
 	if (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON)
-		log_setup(opt->log_format, opt->verbose, stderr);
+		log_setup(opt->log_format, opt->verbose, opt->node, stderr);
 	if (opt->cmd == CLI_CMD_DAEMON || (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON))
 		log_emit(LOG_LEVEL_ERROR, what, "error", why, NULL);
 	else
