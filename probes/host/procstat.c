@@ -56,7 +56,7 @@ int procstat_parse_stat(const char *text, size_t len, long hz, long page, unsign
 			if (p >= lim || *p == ' ' || *p == '\n')
 				return errmsg_set(err, errlen, -EBADMSG, "field 3 (state) is empty");
 			p++;
-		} else if (*p == '-') {         /* a signed field (priority, nice, ...): none of ours */
+		} else if (p < lim && *p == '-') {         /* a signed field (priority, nice, ...): none of ours */
 			unsigned long long ignored;
 
 			if (field == F_UTIME || field == F_STIME || field == F_STARTTIME || field == F_VSIZE ||

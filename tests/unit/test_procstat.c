@@ -71,6 +71,7 @@ static void test_stat_malformed(void **state)
 		{ "4242 (tcpxo) S 1 4242 4242 0 -1 4194560 1500 0 3 0 99999999999999999999 125 0 0 20 0 4 0 1 1 1\n",
 		  "field 14 is not a number" },
 		{ "4242 (tcpxo)  1 4242", "field 3 (state) is empty" },
+		{ "4242 (tcpxo) S 1 ", "field 5 is not a number" },  /* the text ends after a separator (a fuzz find) */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
