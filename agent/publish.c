@@ -203,6 +203,8 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 		}
 		http_response_free(&resp);
 	}
+	if (rn < 0 || rp < 0)
+		pb->in_sync = false;    /* no write can follow a failed read: whatever changes meanwhile is owed */
 	return rn < 0 || rp < 0 ? -EIO : 0;
 }
 

@@ -29,7 +29,8 @@ struct publisher {
 	/*
 	 * tcpxo_node_publish_in_sync: the node carries what the last verdict wants, as far as we know
 	 * (publisher_pending() found nothing to write, or the last write went through); false while a
-	 * write is owed: it failed, was refused, waits its turn, or none went through yet.
+	 * write is owed: it failed, was refused, waits its turn, the node could not be read (polling),
+	 * or none went through yet.
 	 */
 	bool in_sync;
 	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
