@@ -36,6 +36,9 @@ static const char cli_usage[] =
 "                         home/ (default /)\n"
 "  --node NAME            this node's name (default $NODE_NAME)\n"
 "  --json                 print the JSON report instead of the human one\n"
+"  -o FORMAT              --once: json (the same as --json), or npd: one line of at most 80\n"
+"                         characters, the verdict and the first failed check, for a\n"
+"                         node-problem-detector custom plugin (its max_output_length)\n"
 "  --no-publish           never write to the Kubernetes API\n"
 "  --no-labels            publish no scheduling labels <prefix>profile and <prefix>ready\n"
 "                         (and remove the agent's own from the node)\n"
@@ -64,7 +67,8 @@ static const char cli_usage[] =
 "                         (numeric IPv4, or [IPv6]; default: none, as an empty A)\n"
 "  --max-age SEC          health: the longest age of the health file that is healthy (default 60)\n"
 "  --log-format FMT       daemon, --cleanup: log lines on stderr as text (default) or json\n"
-"                         (one object a line: time, severity, message, fields)\n"
+"                         (one object a line as Cloud Logging reads it: time, severity, message,\n"
+"                         the node as a label, the source location, the fields beside them)\n"
 "  --prefix P             annotation key prefix (default fabric.aicr.run/)\n"
 "  --releases F           installer<->daemon release table file (default: built in); the\n"
 "                         daemon re-reads it when it changes (a bad file is refused, logged)\n"
@@ -262,6 +266,20 @@ static int cli_log_format_arg(const char *s, enum cli_log_format *ret)
 	return 0;
 }
 
+/* -o FORMAT: json (--json) or npd, the outputs --once has. */
+static int cli_output_arg(const char *s, struct cli_options *o)
+{
+	if (strcmp(s, "json") == 0)
+		o->json = true;
+	else if (strcmp(s, "npd") == 0)
+		o->npd = true;
+	else {
+		fprintf(stderr, "tcpxo-agent: -o: expected json or npd, got '%s'\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int cli_interval_arg(const char *s, unsigned *ret)
 {
 	if (cli_uint("--interval", s, 86400, ret) < 0)
@@ -277,7 +295,7 @@ static int cli_interval_arg(const char *s, unsigned *ret)
 struct cli_state {
 	struct cli_options o;
 	bool once, cleanup;
-	unsigned long long seen;        /* the options given: bit (OPT_x - OPT_ONCE); -v is CLI_SEEN_V */
+	unsigned long long seen;        /* the options given: bit (OPT_x - OPT_ONCE); -v is CLI_SEEN_V, -o CLI_SEEN_O */
 };
 
 /*
@@ -320,6 +338,7 @@ static int cli_option(int c, char **argv, struct cli_state *s)
 	case OPT_CLEANUP: s->cleanup = true; break;
 	case OPT_TRANSPORT_GRACE: return cli_duration("--transport-grace", optarg, 1, 86400, &o->transport_grace);
 	case 'v': o->verbose++; break;
+	case 'o': return cli_output_arg(optarg, o);
 	case OPT_VERSION:
 		printf("tcpxo-agent %s\n", TCPXO_VERSION);
 		return 1;
@@ -399,6 +418,10 @@ static int cli_check(const struct cli_options *o)
 			"and --networks-file\n");
 		return -EINVAL;
 	}
+	if (o->npd && o->json) {
+		fprintf(stderr, "tcpxo-agent: -o npd and --json (-o json) exclude each other\n");
+		return -EINVAL;
+	}
 	if (o->cmd == CLI_CMD_HEALTH && !o->health_file) {
 		fprintf(stderr, "tcpxo-agent: health needs --health-file\n");
 		return -EINVAL;
@@ -409,6 +432,7 @@ static int cli_check(const struct cli_options *o)
 /* ---- which commands each option works for: the one rule, any other command refuses it (exit 2) ---- */
 
 #define CLI_SEEN_V 63                   /* -v's bit in cli_state.seen: after every OPT_x */
+#define CLI_SEEN_O 62                   /* -o's */
 #define CLI_D (1u << CLI_CMD_DAEMON)
 #define CLI_O (1u << CLI_CMD_ONCE)
 #define CLI_C (1u << CLI_CMD_CLEANUP)
@@ -451,15 +475,16 @@ static const struct cli_scope {
 	{ OPT_RELEASES, CLI_D | CLI_O | CLI_W | CLI_R },
 	{ OPT_TRANSPORT_GRACE, CLI_D | CLI_O | CLI_W },
 	{ 'v', CLI_D },
+	{ 'o', CLI_O },
 };
 
-/* An option's name as typed, without its dashes ("root"; "v" for -v). */
+/* An option's name as typed, without its dashes ("root"; "v" for -v, "o" for -o). */
 static const char *cli_opt_name(int opt)
 {
 	for (const struct option *o = cli_longopts; o->name; o++)
 		if (o->val == opt)
 			return o->name;
-	return "v";
+	return opt == 'o' ? "o" : "v";
 }
 
 static const char *cli_cmd_label(enum cli_command c)
@@ -482,12 +507,13 @@ static int cli_check_scope(const struct cli_state *s)
 {
 	for (size_t i = 0; i < sizeof(cli_scopes) / sizeof(cli_scopes[0]); i++) {
 		const struct cli_scope *sc = &cli_scopes[i];
-		int bit = sc->opt == 'v' ? CLI_SEEN_V : sc->opt - OPT_ONCE;
+		int bit = sc->opt == 'v' ? CLI_SEEN_V : sc->opt == 'o' ? CLI_SEEN_O : sc->opt - OPT_ONCE;
 		const char *sep = "";
 
 		if (!(s->seen & (1ull << bit)) || (sc->cmds & (1u << s->o.cmd)))
 			continue;
-		fprintf(stderr, "tcpxo-agent: %s%s does not apply to %s; it applies to ", sc->opt == 'v' ? "-" : "--",
+		fprintf(stderr, "tcpxo-agent: %s%s does not apply to %s; it applies to ",
+			sc->opt == 'v' || sc->opt == 'o' ? "-" : "--",
 			cli_opt_name(sc->opt), cli_cmd_label(s->o.cmd));
 		for (int c = CLI_CMD_DAEMON; c <= CLI_CMD_STATUS; c++)
 			if (sc->cmds & (1u << c)) {
@@ -522,13 +548,15 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 		return -EINVAL;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v", cli_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vo:", cli_longopts, NULL)) != -1) {
 		r = cli_option(c, argv, &s);
 		if (r)
 			return r;
 		if (c == 'v')
 			s.seen |= 1ull << CLI_SEEN_V;
-		else if (c >= OPT_ONCE && c - OPT_ONCE < CLI_SEEN_V)
+		else if (c == 'o')
+			s.seen |= 1ull << CLI_SEEN_O;
+		else if (c >= OPT_ONCE && c - OPT_ONCE < CLI_SEEN_O)
 			s.seen |= 1ull << (c - OPT_ONCE);
 	}
 	if (optind < argc) {

@@ -31,6 +31,7 @@ struct cli_options {
 	const char *root;               /* "/" by default */
 	const char *node;               /* --node or $NODE_NAME, may be NULL */
 	bool json;
+	bool npd;                       /* --once -o npd: one line of at most 80 characters for node-problem-detector */
 	bool no_publish;
 	bool no_labels;                 /* publish no scheduling labels (and remove ours) */
 	const char *api_server, *token_file, *ca_file;

@@ -14,7 +14,7 @@ int cmd_daemon(const struct cli_options *opt)
 	struct publisher pb;
 	int r;
 
-	log_setup(opt->log_format, opt->verbose, stderr);
+	log_setup(opt->log_format, opt->verbose, opt->node, stderr);
 	/* Bad --releases or API settings are a configuration error: exit 2 before anything runs. */
 	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;

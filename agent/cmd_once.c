@@ -17,6 +17,7 @@
 #include "report/checks/workloads.h"
 #include "probes/model/strbuf.h"
 #include "report/render/render.h"
+#include "report/render/render_npd.h"
 
 static int once_print(const struct cli_options *opt, const struct observation *o, const struct profile *p,
 		      const struct workloads *w)
@@ -26,6 +27,23 @@ static int once_print(const struct cli_options *opt, const struct observation *o
 	else if (output_json("", render_json(o, p, w)) < 0)
 		return -ENOMEM;
 	return output_flush("");
+}
+
+/*
+ * -o npd: the one line node-problem-detector keeps, on stdout. @why: why the verdict is unknown
+ * when @p's summary cannot say it (the exit code is 2 for a reason outside the checks); NULL else.
+ */
+static void once_npd(const struct profile *p, const char *why)
+{
+	struct strbuf sb = { 0 };
+
+	if (render_npd(p, why, &sb) < 0) {
+		fprintf(stderr, "tcpxo-agent: out of memory while writing the report\n");
+	} else {
+		fputs(sb.s, stdout);
+		output_flush("");
+	}
+	strbuf_free(&sb);
 }
 
 /* Say why an API read failed; a refusal also says which permissions the agent needs. */
@@ -73,33 +91,44 @@ int cmd_once(const struct cli_options *opt)
 {
 	struct nodeview v;
 	bool api_ok = true;
+	char why[512] = "";     /* -o npd: why the exit code is 2 when the summary does not say unknown */
 	int code;
 
-	if (nodeview_open(opt, &v) < 0)
+	if (nodeview_open(opt, &v) < 0) {
+		if (opt->npd)
+			once_npd(NULL, "the agent could not start (its stderr says why)");
 		return EXIT_UNKNOWN;
+	}
 	if (v.pb.http && !opt->node)
 		fprintf(stderr, "tcpxo-agent: no node name (--node or NODE_NAME): API facts not read\n");
 	if (publisher_read(&v.pb, opt->node, &v.o.kube) == -EIO) {
+		const struct kube_fetch *bad = v.o.kube.node_fetch.state != KUBE_FETCH_OK ? &v.o.kube.node_fetch :
+										  &v.o.kube.pods_fetch;
+
 		api_ok = false;
 		once_fetch_report("reading node", opt->node, &v.o.kube.node_fetch);
 		once_fetch_report("listing the pods on", opt->node, &v.o.kube.pods_fetch);
+		snprintf(why, sizeof(why), "API not read: %.480s", bad->message);
 	}
 	if (profile_evaluate(&v.o, &v.p) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while evaluating the observation\n");
+		snprintf(why, sizeof(why), "out of memory");
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
 	/* The GPU pods on the node, judged against its fabric: shown, never part of the node's verdict. */
 	if (workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while judging the workloads\n");
+		snprintf(why, sizeof(why), "out of memory");
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (nodeview_transport(&v, opt->transport_grace, "") < 0) {     /* shown; the exit code never reads it */
+	/* The transport is shown, and the exit code never reads it: NPD's one line does not wait for it. */
+	if (!opt->npd && nodeview_transport(&v, opt->transport_grace, "") < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (once_print(opt, &v.o, &v.p, &v.w) < 0) {
+	if (!opt->npd && once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
@@ -124,12 +153,21 @@ int cmd_once(const struct cli_options *opt)
 			fprintf(stderr, "tcpxo-agent: not published: the node could not be observed\n");
 		} else if (!api_ok || !opt->node) {
 			fprintf(stderr, "tcpxo-agent: not published: the API facts could not be read\n");
+			if (!why[0])
+				snprintf(why, sizeof(why), "not published: no node name (--node or NODE_NAME)");
 			code = EXIT_UNKNOWN;
 		} else if (once_publish(&v.pb, &v.o, &v.p) < 0) {
+			snprintf(why, sizeof(why), "the node's state could not be published (stderr says why)");
 			code = EXIT_UNKNOWN;
 		}
 	}
 out:
+	if (opt->npd) {
+		bool said = code != EXIT_UNKNOWN ||
+			    (v.p.summary && strncmp(v.p.summary, "tcpxo: unknown:", 15) == 0);
+
+		once_npd(&v.p, said ? NULL : why[0] ? why : "see the agent's stderr");
+	}
 	nodeview_close(&v);
 	return code;
 }
@@ -150,7 +188,7 @@ static void cleanup_say(const struct cli_options *opt, enum log_level level, con
 		fprintf(stderr, "tcpxo-agent: %s\n", msg);
 		return;
 	}
-	log_setup(opt->log_format, opt->verbose, stderr);
+	log_setup(opt->log_format, opt->verbose, opt->node, stderr);
 	log_emit(level, msg, "node", opt->node, NULL);
 }
 

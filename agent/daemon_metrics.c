@@ -1,4 +1,4 @@
-/* daemon_metrics.c - the daemon's /metrics: the last verdict, the pods, the timings and the counters, rendered per scrape. */
+/* daemon_metrics.c - the daemon's /metrics: the last verdict, the pods, the timings, the counters and the process, rendered per scrape. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +6,7 @@
 
 #include "agent/daemon_metrics.h"
 #include "agent/metrics_http.h"
+#include "probes/host/procself.h"
 #include "probes/kube/reflector.h"
 #include "report/checks/workloads.h"
 #include "report/render/metrics.h"
@@ -22,6 +23,7 @@ struct daemon_metrics {
 	double last_s;
 	struct metrics_histogram duration;      /* count > 0: a verdict exists (ready, profile, checks) */
 	struct timespec started;
+	unsigned long long btime;               /* the boot time, read on the first scrape (process_start_time_seconds) */
 };
 
 /* A scrape's relists: apiwatch_relists() names every resource and reason once. */
@@ -50,15 +52,21 @@ static int daemon_metrics_page(void *arg, struct strbuf *out)
 {
 	struct daemon_metrics *m = arg;
 	struct daemon_metrics_relists rl = { .n = 0 };
+	const struct cli_options *opt = m->pb->opt;
+	struct procstat ps;
 	struct metrics_input in = {
 		.version = TCPXO_VERSION, .evaluated = m->duration.count > 0, .observed = m->observed,
 		.ready = m->ready, .profile = m->profile,
 		.pods = m->pods, .n_pods = m->n_pods, .last_observation_s = m->last_s, .duration = &m->duration,
 		.api = http_client_counts(m->pb->http),                 /* NULL without a client */
+		.publish = !m->pb->http || !opt->node || opt->no_publish ? METRICS_PUBLISH_OFF :
+			   m->pb->in_sync ? METRICS_PUBLISH_IN_SYNC : METRICS_PUBLISH_OWED,
+		.process = &ps,
 	};
 
 	memcpy(in.checks, m->checks, sizeof(in.checks));
 	memcpy(in.writes, m->pb->writes, sizeof(in.writes));
+	procself_read("/proc", &m->btime, &ps);        /* the agent's own /proc, never --root's */
 	apiwatch_relists(m->aw, daemon_metrics_relist, &rl);
 	in.relists = rl.v;
 	in.n_relists = rl.n;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,13 +12,28 @@
 
 static enum cli_log_format log_format = CLI_LOG_TEXT;
 static enum log_level log_max = LOG_LEVEL_INFO;
+static const char *log_node;
 static FILE *log_out;
 
-void log_setup(enum cli_log_format format, int verbose, FILE *out)
+void log_setup(enum cli_log_format format, int verbose, const char *node, FILE *out)
 {
 	log_format = format;
 	log_max = verbose > 0 ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
+	log_node = node;
 	log_out = out;
+}
+
+bool log_key_reserved(const char *key)
+{
+	/* https://cloud.google.com/logging/docs/structured-logging#special-payload-fields */
+	static const char *const reserved[] = {
+		"time", "timestamp", "timestampSeconds", "timestampNanos", "severity", "message", "httpRequest",
+	};
+
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strcmp(key, reserved[i]) == 0)
+			return true;
+	return strncmp(key, "logging.googleapis.com/", 23) == 0;
 }
 
 const char *log_level_name(enum log_level level)
@@ -111,39 +127,79 @@ static char *log_json_value(const char *s)
 	return v;
 }
 
-static int log_format_json(const char *ts, enum log_level level, const char *msg, const char *const *kv,
-			   size_t n, struct strbuf *out)
+/* One string member of @obj, cut like log_cut(). */
+static int log_json_add(struct json *obj, const char *key, const char *value)
 {
-	struct json *line = json_new_object(), *fields = json_new_object();
-	char *text = NULL, *m = NULL;
+	char *v = log_json_value(value);
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	r = json_add_string(obj, key, v);
+	free(v);
+	return r;
+}
+
+/* Cloud Logging's labels ({"node": NODE}) and sourceLocation of a line. */
+static int log_json_special(struct json *line, const char *node, const struct log_source *src)
+{
+	struct json *o;
+	char num[16];
+
+	if (node) {
+		o = json_new_object();
+		if (!o || log_json_add(o, "node", node) < 0) {
+			json_free(o);
+			return -ENOMEM;
+		}
+		if (json_add(line, "logging.googleapis.com/labels", o) < 0)
+			return -ENOMEM;
+	}
+	if (src && src->file) {
+		o = json_new_object();
+		snprintf(num, sizeof(num), "%u", src->line);
+		/* LogEntrySourceLocation: line is an int64, which proto3's JSON writes as a string. */
+		if (!o || json_add_string(o, "file", src->file) < 0 || json_add_string(o, "line", num) < 0 ||
+		    (src->func && json_add_string(o, "function", src->func) < 0)) {
+			json_free(o);
+			return -ENOMEM;
+		}
+		if (json_add(line, "logging.googleapis.com/sourceLocation", o) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int log_format_json(const char *ts, enum log_level level, const char *msg, const char *const *kv,
+			   size_t n, const char *node, const struct log_source *src, struct strbuf *out)
+{
+	struct json *line = json_new_object();
+	char *text = NULL;
 	int r = -ENOMEM;
 
-	if (!line || !fields)
+	if (!line || json_add_string(line, "time", ts) < 0 ||
+	    json_add_string(line, "severity", log_severity_name(level)) < 0 || log_json_add(line, "message", msg) < 0)
 		goto out;
-	m = log_json_value(msg);
-	if (!m || json_add_string(line, "time", ts) < 0 ||
-	    json_add_string(line, "severity", log_severity_name(level)) < 0 || json_add_string(line, "message", m) < 0)
+	/* The node is a label (Cloud Logging indexes labels): a "node" pair names it, else the daemon's. */
+	for (size_t i = 0; i < n; i++)
+		if (kv[2 * i] && kv[2 * i + 1] && strcmp(kv[2 * i], "node") == 0)
+			node = kv[2 * i + 1];
+	if (log_json_special(line, node, src) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		char *v;
-		int ra;
+		const char *key = kv[2 * i];
+		char renamed[128];
 
-		if (!kv[2 * i] || !kv[2 * i + 1])
+		if (!key || !kv[2 * i + 1] || strcmp(key, "node") == 0)
 			continue;
-		v = log_json_value(kv[2 * i + 1]);
-		if (!v)
-			goto out;
-		ra = json_add_string(fields, kv[2 * i], v);
-		free(v);
-		if (ra < 0)
+		if (log_key_reserved(key)) {
+			snprintf(renamed, sizeof(renamed), "%s_", key);
+			key = renamed;
+		}
+		if (log_json_add(line, key, kv[2 * i + 1]) < 0)
 			goto out;
 	}
-	r = json_add(line, "fields", fields);
-	fields = NULL;          /* taken, even on error */
-	if (r < 0)
-		goto out;
 	text = json_print(line, false);
-	r = -ENOMEM;
 	if (!text)
 		goto out;
 	/* cJSON leaves U+2028/2029 and DEL raw; none of them breaks a line, so one object stays one line. */
@@ -152,17 +208,16 @@ static int log_format_json(const char *ts, enum log_level level, const char *msg
 	r = out->oom ? -ENOMEM : 0;
 out:
 	free(text);
-	free(m);
-	json_free(fields);
 	json_free(line);
 	return r;
 }
 
 int log_format_line(enum cli_log_format format, const char *ts, enum log_level level, const char *msg,
-		    const char *const *kv, size_t n, struct strbuf *out)
+		    const char *const *kv, size_t n, const char *node, const struct log_source *src,
+		    struct strbuf *out)
 {
 	if (format == CLI_LOG_JSON)
-		return log_format_json(ts, level, msg, kv, n, out);
+		return log_format_json(ts, level, msg, kv, n, node, src, out);
 	strbuf_appendf(out, "%s %s ", ts, log_level_name(level));
 	/* The message is ours, but may quote a host or API string: escape it like a value, unquoted. */
 	for (const char *p = msg; *p && p - msg < LOG_VALUE_MAX; p++) {
@@ -200,8 +255,9 @@ void log_time_text(const struct timespec *ts, unsigned digits, char *buf, size_t
 	snprintf(buf, len, "%s.%0*luZ", sec, (int)digits, frac);
 }
 
-void log_emit(enum log_level level, const char *msg, ...)
+void log_emit_at(const char *file, unsigned line, const char *func, enum log_level level, const char *msg, ...)
 {
+	const struct log_source src = { .file = file, .func = func, .line = line };
 	const char *kv[2 * LOG_FIELDS_MAX];
 	struct strbuf sb = { 0 };
 	struct timespec now;
@@ -227,7 +283,7 @@ void log_emit(enum log_level level, const char *msg, ...)
 	va_end(ap);
 	clock_gettime(CLOCK_REALTIME, &now);
 	log_time_text(&now, 3, ts, sizeof(ts));
-	if (log_format_line(log_format, ts, level, msg, kv, n, &sb) == 0) {
+	if (log_format_line(log_format, ts, level, msg, kv, n, log_node, &src, &sb) == 0) {
 		FILE *out = log_out ? log_out : stderr;
 
 		fputs(sb.s, out);

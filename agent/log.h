@@ -1,6 +1,7 @@
 /* log.h - the daemon's log lines on stderr: one line per decision, plain text or one JSON object. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,29 +23,50 @@ enum log_level {
 /*
  * Where and how lines go: @verbose 0 logs info and above; 1 or more (-v, -vv) adds the debug
  * lines (each event that wakes the loop, each API read and resync, writes held back, heartbeats).
- * @out NULL: stderr.
+ * @node: the node every JSON line names in its labels (NULL: none). @out NULL: stderr.
  */
-void log_setup(enum cli_log_format format, int verbose, FILE *out);
+void log_setup(enum cli_log_format format, int verbose, const char *node, FILE *out);
+
+/* Where a line comes from: Cloud Logging's sourceLocation of a JSON line (NULL: none). */
+struct log_source {
+	const char *file, *func;
+	unsigned line;
+};
 
 /**
  * log_emit() - write one line at @level (dropped below the configured level): @msg then
  * key, value string pairs, NULL-terminated (a NULL value is skipped). Never fails loudly: a
- * line that cannot be built is dropped.
+ * line that cannot be built is dropped. A macro: the caller's file, line and function go with it.
  */
-void log_emit(enum log_level level, const char *msg, ...) __attribute__((sentinel));
+#define log_emit(level, ...) log_emit_at(__FILE__, __LINE__, __func__, (level), __VA_ARGS__)
+void log_emit_at(const char *file, unsigned line, const char *func, enum log_level level, const char *msg, ...)
+	__attribute__((sentinel));
 
 /**
  * log_format_line() - pure: the line for @ts, @level, @msg and @n pairs in @kv (kv[2i] the
  * key, kv[2i+1] the value; NULL values skipped), with its newline, appended to @out.
  * Text: "TS LEVEL MSG key=value ..." where a value holding a space, quote, '=' or control
- * character is quoted and escaped. JSON, the fields Cloud Logging reads (its structured logging):
- * {"time":TS,"severity":"WARNING","message":MSG,"fields":{key:value,..}}, severity one of DEBUG,
- * INFO, WARNING, ERROR (log_severity_name()).
+ * character is quoted and escaped (@node and @src are not printed).
+ * JSON, one object in Cloud Logging's structured-logging form, every field at the top level:
+ * {"time":TS,"severity":"WARNING","message":MSG,"logging.googleapis.com/labels":{"node":NODE},
+ * "logging.googleapis.com/sourceLocation":{"file":F,"line":"N","function":FN},key:value,...};
+ * severity one of DEBUG, INFO, WARNING, ERROR (log_severity_name()). The node is a label, never a
+ * field: a "node" pair's value, else @node (no labels without either). A key that Cloud Logging
+ * reserves (log_key_reserved()) gets a trailing '_' ("time_"), so no field can set the entry's
+ * own time, severity or message.
  * Control characters never pass through raw; values are cut at LOG_VALUE_MAX bytes.
  * Return: 0; -ENOMEM.
  */
 int log_format_line(enum cli_log_format format, const char *ts, enum log_level level, const char *msg,
-		    const char *const *kv, size_t n, struct strbuf *out);
+		    const char *const *kv, size_t n, const char *node, const struct log_source *src,
+		    struct strbuf *out);
+
+/*
+ * Whether Cloud Logging takes the top-level JSON key @key for a field of the LogEntry rather than
+ * of its jsonPayload: time, timestamp, timestampSeconds, timestampNanos, severity, message,
+ * httpRequest, and every logging.googleapis.com/ key.
+ */
+bool log_key_reserved(const char *key);
 
 /* The text format's level: "error", "warn", "info", "debug". */
 const char *log_level_name(enum log_level level);

@@ -25,7 +25,7 @@
 static void publish_say(const struct cli_options *opt, const char *what, const char *why)
 {
 	if (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON)
-		log_setup(opt->log_format, opt->verbose, stderr);
+		log_setup(opt->log_format, opt->verbose, opt->node, stderr);
 	if (opt->cmd == CLI_CMD_DAEMON || (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON))
 		log_emit(LOG_LEVEL_ERROR, what, "error", why, NULL);
 	else
@@ -203,6 +203,8 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 		}
 		http_response_free(&resp);
 	}
+	if (rn < 0 || rp < 0)
+		pb->in_sync = false;    /* no write can follow a failed read: whatever changes meanwhile is owed */
 	return rn < 0 || rp < 0 ? -EIO : 0;
 }
 
@@ -272,6 +274,7 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	char err[128], *patch = NULL;
 	int r;
 
+	pb->in_sync = false;
 	r = publisher_can_write(pb, o, err, sizeof(err));
 	if (r < 0)
 		return -ENOENT;
@@ -284,7 +287,9 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	if (r < 0)
 		return r;
 	condition_build(p, &cond);
-	return (r > 0) + condition_differs(&cond, &o->kube.condition);
+	r = (r > 0) + condition_differs(&cond, &o->kube.condition);
+	pb->in_sync = r == 0;
+	return r;
 }
 
 int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
@@ -459,6 +464,7 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 	int r, keys;
 
 	memset(ret, 0, sizeof(*ret));
+	pb->in_sync = false;
 	r = publisher_can_write(pb, o, err, errlen);
 	if (r < 0)
 		return r;
@@ -533,6 +539,7 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 		ret->events_failed = true;
 	r = r < 0 ? r : 0;
 out:
+	pb->in_sync = r == 0;
 	annotations_free(&want);
 	free(patch);
 	return r;
@@ -552,17 +559,22 @@ int publisher_heartbeat(struct publisher *pb, struct observation *o, const struc
 			size_t errlen)
 {
 	struct condition cond;
+	int r;
 
 	if (publisher_can_write(pb, o, err, errlen) < 0)
 		return 0;
 	condition_build(p, &cond);
-	return publisher_condition(pb, o->node, &o->kube.condition, &cond, true, err, errlen);
+	r = publisher_condition(pb, o->node, &o->kube.condition, &cond, true, err, errlen);
+	if (r != 0)
+		pb->in_sync = r > 0;
+	return r;
 }
 
 int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const char *why, uint64_t now,
 			 char *err, size_t errlen)
 {
 	struct condition cond;
+	int r;
 
 	if (!pb->unobserved_since)
 		pb->unobserved_since = now ? now : 1;
@@ -574,7 +586,10 @@ int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const cha
 	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
 		return 0;
 	condition_unknown(why, &cond);
-	return publisher_condition(pb, pb->opt->node, &facts->condition, &cond, false, err, errlen);
+	r = publisher_condition(pb, pb->opt->node, &facts->condition, &cond, false, err, errlen);
+	if (r != 0)
+		pb->in_sync = r > 0;
+	return r;
 }
 
 int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen)

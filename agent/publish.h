@@ -26,6 +26,13 @@ struct publisher {
 	 * posted (the Node's or a pod's).
 	 */
 	unsigned long long writes[METRICS_WRITE__COUNT];
+	/*
+	 * tcpxo_node_publish_in_sync: the node carries what the last verdict wants, as far as we know
+	 * (publisher_pending() found nothing to write, or the last write went through); false while a
+	 * write is owed: it failed, was refused, waits its turn, the node could not be read (polling),
+	 * or none went through yet.
+	 */
+	bool in_sync;
 	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
 	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
 	uint64_t rng;                   /* state of the Event queue's backoff jitter */

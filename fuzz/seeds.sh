@@ -199,3 +199,10 @@ printf 'POST\n/apis/events.k8s.io/v1/namespaces/default/events\n' >"$A/seed-post
 printf 'GET\n/apis/networking.gke.io/v1/networks?resourceVersion=0\n' >"$A/seed-list-networks"
 printf 'get\n/api/v1/namespaces/a"b\\c/pods/\001\377x\n' >"$A/seed-hostile"
 
+# process_* figures: the first byte picks the parser (0 /proc/<pid>/stat, 1 /proc/stat, 2 /proc/<pid>/limits).
+fresh procstat
+P=$F/procstat
+printf '\000%s\n' '4242 (tcpxo-agent) S 1 4242 4242 0 -1 4194560 1500 0 3 0 250 125 0 0 20 0 4 0 98765 11657216 1542 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0' >"$P/seed-stat"
+printf '\000%s\n' '4242 (tcpxo) (agent) S 1 4242 4242 0 -1 4194560 1500 0 3 0 250 125 0 0 20 0 4 0 98765 11657216 1542 18446744073709551615' >"$P/seed-stat-comm"
+printf '\001cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 1 2 3\nctxt 99\nbtime 1796571902\nprocesses 5\n' >"$P/seed-btime"
+printf '\002Limit                     Soft Limit           Hard Limit           Units     \nMax cpu time              unlimited            unlimited            seconds   \nMax open files            20000                1048576              files     \n' >"$P/seed-limits"

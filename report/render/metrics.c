@@ -278,6 +278,13 @@ static void metrics_node(struct strbuf *sb, const struct metrics_input *in)
 	metrics_head(sb, "tcpxo_node_observed", "gauge",
 		     "Whether the last observation of the node could be made (1) or not (0: the verdict is the last one made).");
 	metrics_series(sb, "tcpxo_node_observed", NULL, in->observed ? "1" : "0");
+	if (in->publish != METRICS_PUBLISH_OFF) {
+		metrics_head(sb, "tcpxo_node_publish_in_sync", "gauge",
+			     "Whether the Node carries what the last verdict wants (annotations, labels, FabricReady): 1 the "
+			     "last look found it so or the last write of it went through, 0 a write is owed (failed, "
+			     "refused, waiting, or none through yet).");
+		metrics_series(sb, "tcpxo_node_publish_in_sync", NULL, in->publish == METRICS_PUBLISH_IN_SYNC ? "1" : "0");
+	}
 	metrics_head(sb, "tcpxo_node_profile", "gauge",
 		     "Whether the node's last verdict found this fabric profile (1) or not (0); all 0 before the first.");
 	for (unsigned k = PROFILE_NONE; k <= PROFILE_TCPXO; k++) {
@@ -326,6 +333,42 @@ static void metrics_observation(struct strbuf *sb, const struct metrics_input *i
 	metrics_u64(sb, "tcpxo_observation_duration_seconds_count", NULL, h ? h->count : 0);
 }
 
+/* The process_* families of Prometheus' client libraries, those read. */
+static void metrics_process(struct strbuf *sb, const struct procstat *ps)
+{
+	char text[64];
+
+	if (!ps)
+		return;
+	if (ps->have & PROCSTAT_CPU) {
+		metrics_head(sb, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+		snprintf(text, sizeof(text), "%.3f", ps->cpu_seconds);
+		metrics_series(sb, "process_cpu_seconds_total", NULL, text);
+	}
+	if (ps->have & PROCSTAT_MAX_FDS) {
+		metrics_head(sb, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+		metrics_u64(sb, "process_max_fds", NULL, ps->max_fds);
+	}
+	if (ps->have & PROCSTAT_OPEN_FDS) {
+		metrics_head(sb, "process_open_fds", "gauge", "Number of open file descriptors.");
+		metrics_u64(sb, "process_open_fds", NULL, ps->open_fds);
+	}
+	if (ps->have & PROCSTAT_RESIDENT) {
+		metrics_head(sb, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+		metrics_u64(sb, "process_resident_memory_bytes", NULL, ps->resident_bytes);
+	}
+	if (ps->have & PROCSTAT_START) {
+		metrics_head(sb, "process_start_time_seconds", "gauge",
+			     "Start time of the process since unix epoch in seconds.");
+		snprintf(text, sizeof(text), "%.2f", ps->start_time);
+		metrics_series(sb, "process_start_time_seconds", NULL, text);
+	}
+	if (ps->have & PROCSTAT_VIRTUAL) {
+		metrics_head(sb, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+		metrics_u64(sb, "process_virtual_memory_bytes", NULL, ps->virtual_bytes);
+	}
+}
+
 int metrics_render(const struct metrics_input *in, struct strbuf *out)
 {
 	const char *version[] = { "version", in->version ? in->version : "", NULL };
@@ -347,5 +390,6 @@ int metrics_render(const struct metrics_input *in, struct strbuf *out)
 
 		metrics_u64(out, "tcpxo_node_writes_total", labels, in->writes[k]);
 	}
+	metrics_process(out, in->process);
 	return out->oom ? -ENOMEM : 0;
 }

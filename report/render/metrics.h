@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "probes/host/procstat.h"
 #include "probes/kube/apicount.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
@@ -50,6 +51,13 @@ enum metrics_write {
 	METRICS_WRITE__COUNT,
 };
 
+/* tcpxo_node_publish_in_sync: whether the node carries what the last verdict wants, as far as the agent knows. */
+enum metrics_publish {
+	METRICS_PUBLISH_OFF = 0,        /* the daemon publishes nothing (--no-publish, no API): no series */
+	METRICS_PUBLISH_IN_SYNC,        /* 1: the last look found it equal, or the last write of it went through */
+	METRICS_PUBLISH_OWED,           /* 0: a write is owed: it failed, was refused, waits, or none went through yet */
+};
+
 struct metrics_input {
 	const char *version;
 	bool evaluated;                 /* a verdict exists: @ready and @checks say it (else 0 everywhere) */
@@ -65,12 +73,15 @@ struct metrics_input {
 	const struct metrics_relist *relists;   /* any order */
 	size_t n_relists;
 	unsigned long long writes[METRICS_WRITE__COUNT];
+	enum metrics_publish publish;
+	const struct procstat *process; /* the process_* families: the figures read (NULL: none) */
 };
 
 /**
  * metrics_render() - the page: every family with its # HELP and # TYPE, series sorted (pods by
  * namespace and name, API requests by verb, resource and code, relists by resource and reason),
- * label values escaped (\\, \", \n; other control and non-ASCII bytes as '?', cut to 253 bytes).
+ * label values escaped (\\, \", \n; other control and non-ASCII bytes as '?', cut to 253 bytes);
+ * the process_* families as Prometheus' client libraries name them, each only when read.
  * The same input gives the same bytes.
  * Return: 0; -ENOMEM (@out then holds a part of it).
  */

@@ -9,7 +9,8 @@
 # With promtool on PATH or in .tools/bin (scripts/deps.sh test puts it there from Debian's prometheus
 # package), the rules (once: the two files' groups are equal) are also checked by Prometheus' own
 # parser and run through tests/integration/data/alerting.test.yaml (every alert firing and not
-# firing); without it those cases skip, or fail with REQUIRE_PROMTOOL=1 (CI sets it: there
+# firing; one scenario group per failure mode and one healthy group per kind of kube-state-metrics,
+# each asserting every alert: the "silence" case holds the file to that shape); without it those cases skip, or fail with REQUIRE_PROMTOOL=1 (CI sets it: there
 # deps.sh must have provided it).
 # Env: TOPDIR. Prints ok/not ok/skip per case.
 set -u
@@ -31,11 +32,12 @@ fi
 
 # The text checks; they also write the plain rules file promtool reads ($tmp/rules/rules.yaml).
 PYTHONPATH=$TOPDIR/tests/lib $PY - "$EX/prometheusrule.yaml" "$EX/gmp-rules.yaml" "$TOPDIR/docs/user-guide.md" \
-	"$TOPDIR/agent/cli.c" "$TOPDIR/manifests/daemonset/daemonset.yaml" "$DATA/metric-families.txt" "$tmp" <<'EOF' || failed=1
+	"$TOPDIR/agent/cli.c" "$TOPDIR/manifests/daemonset/daemonset.yaml" "$DATA/metric-families.txt" "$tmp" \
+	"$DATA/alerting.test.yaml" <<'EOF' || failed=1
 import os, re, sys, yaml
 import promnames
 
-rule_file, gmp_file, guide, cli, ds_file, fam_file, tmp = sys.argv[1:8]
+rule_file, gmp_file, guide, cli, ds_file, fam_file, tmp, test_file = sys.argv[1:9]
 case = promnames.Cases("alerting")
 
 
@@ -78,7 +80,8 @@ case("gmp-same-groups", errs)
 
 # The alerts that must exist, each with a duration, a severity and both annotations.
 want = {"FabricNotReady": "10m", "FabricAgentAbsent": "15m", "FabricAgentNotObserving": "15m",
-        "FabricPodTransportDegraded": "5m", "FabricRulesMissNode": "15m"}
+        "FabricPodTransportDegraded": "5m", "FabricRulesMissNode": "15m", "FabricAgentReportsNotReady": "10m",
+        "FabricAgentCannotPublish": "15m", "FabricAgentCrashLooping": "10m", "FabricAgentsMissing": "15m"}
 errs = []
 if sorted(alerts) != sorted(want):
     errs.append("alerts %s, want %s" % (sorted(alerts), sorted(want)))
@@ -144,6 +147,40 @@ for need in ["--metric-labels-allowlist=nodes=[node.kubernetes.io/instance-type"
         errs.append("the guide does not say %r" % need)
 case("guide", errs)
 
+# Alert silence (TESTING.md): alerting.test.yaml's scenario groups are one per failure mode and one healthy
+# group per kind of kube-state-metrics; each asserts every alert at two eval times or more (exp_alerts: []
+# where it must stay quiet), so an alert that fires where it should not fails promtool; in each failure mode
+# an alert fires that every healthy group asserts quiet at each of its times. promtool checks the values.
+t = yaml.safe_load(open(test_file))
+tgroups = t.get("tests") or []
+errs = []
+by_name = {g.get("name"): g for g in tgroups}
+healthy = [g for g in tgroups if str(g.get("name", "")).startswith("healthy: ")]
+failure = [g for g in tgroups if str(g.get("name", "")).startswith("failure: ")]
+for need, kind in (("curated", healthy), ("metric-labels-allowlist", healthy), ("publish denied", failure),
+                   ("crash loop", failure), ("curated kube-state-metrics package only", failure),
+                   ("agent missing on one node", failure)):
+    if not any(need in g["name"] for g in kind):
+        errs.append("no %s group whose name says %r" % ("healthy" if kind is healthy else "failure", need))
+if len(by_name) != len(tgroups) or None in by_name:
+    errs.append("every test group needs a name of its own")
+for g in tgroups:
+    times = {}
+    for c in g.get("alert_rule_test") or []:
+        times.setdefault(c["alertname"], set()).add(c["eval_time"])
+    thin = sorted(a for a in alerts if len(times.get(a, ())) < 2)
+    if thin:
+        errs.append("group %r asserts %s at fewer than two times" % (g.get("name"), ", ".join(thin)))
+quiet = lambda g, a: all(not c.get("exp_alerts") for c in g.get("alert_rule_test") or [] if c["alertname"] == a)
+fired = []
+for g in failure:
+    firing = sorted({c["alertname"] for c in g.get("alert_rule_test") or [] if c.get("exp_alerts")})
+    ok_ = [a for a in firing if all(quiet(h, a) for h in healthy)]
+    if not ok_:
+        errs.append("failure group %r: no alert fires that every healthy group holds quiet (firing: %s)" % (g["name"], firing))
+    fired.append("%s: %s" % (g["name"][len("failure: "):], "/".join(ok_)))
+case("silence", errs, "%d healthy and %d failure groups, every alert asserted in each; %s" % (len(healthy), len(failure), "; ".join(fired)))
+
 # One plain rules file for promtool: gmp-same-groups holds gmp-rules.yaml's groups equal to these.
 os.makedirs(os.path.join(tmp, "rules"))
 with open(os.path.join(tmp, "rules", "rules.yaml"), "w") as f:
@@ -151,7 +188,7 @@ with open(os.path.join(tmp, "rules", "rules.yaml"), "w") as f:
 sys.exit(case.bad)
 EOF
 
-need_promtool alerting promtool-check promtool-test promtool-test-can-fail || exit $failed
+need_promtool alerting promtool-check promtool-test promtool-test-can-fail promtool-test-can-fail-curated || exit $failed
 
 # The unit test, with each expected alert's annotations rendered from the rule's own templates
 # ({{ $labels.X }} only; a label the alert does not carry is a failure, not an empty string).
@@ -201,7 +238,7 @@ fi
 if ! fill_annotations "$r" 2>"$r/fill.out"; then
 	nok "alerting/promtool-test" "$(tr '\n' ' ' <"$r/fill.out" | head -c 400)"
 elif (cd "$r" && promtool test rules test.yaml) >"$r/test.out" 2>&1; then
-	ok "alerting/promtool-test: FabricNotReady (profile none too), FabricAgentAbsent (never, gone, back), FabricAgentNotObserving, FabricPodTransportDegraded (each state), FabricRulesMissNode (an agent on a machine type the rules miss) fire and stay quiet as alerting.test.yaml says; a CPU node never"
+	ok "alerting/promtool-test: FabricNotReady (profile none too), FabricAgentAbsent (never, gone, back), FabricAgentNotObserving, FabricPodTransportDegraded (each state), FabricRulesMissNode (an agent on a machine type the rules miss) fire and stay quiet as alerting.test.yaml says; a CPU node never; in each failure group (publish denied, crash loop with either kube-state-metrics, curated package only, an agent missing) its alert fires and every other stays quiet, and nothing fires on the healthy nodes of either kube-state-metrics"
 else
 	nok "alerting/promtool-test" "$(tr '\n' ' ' <"$r/test.out" | head -c 600)"
 fi
@@ -221,5 +258,28 @@ elif grep -q 'mega-none' "$tmp/neg/test.out"; then
 	ok "alerting/promtool-test-can-fail: keyed on the profile label, mega-none's FabricNotReady is missed and the test says so"
 else
 	nok "alerting/promtool-test-can-fail" "failed, but not on mega-none: $(tr '\n' ' ' <"$tmp/neg/test.out" | head -c 400)"
+fi
+
+# ... and the silence can be broken: FabricRulesMissNode as it was before issue 32 (an agent on any node
+# tcpxo:fabric_node:info lacks, kube-state-metrics listing it or not) fires on every healthy node of GKE's
+# curated package, which has no node metrics.
+mkdir "$tmp/neg2"
+$PY - "$r/rules.yaml" "$tmp/neg2/rules.yaml" <<'EOF'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+for g in d["groups"]:
+    for r in g["rules"]:
+        if r.get("alert") == "FabricRulesMissNode":
+            r["expr"] = "tcpxo_build_info unless on (node) tcpxo:fabric_node:info\n"
+yaml.safe_dump(d, open(sys.argv[2], "w"), sort_keys=False)
+EOF
+if ! fill_annotations "$tmp/neg2" 2>/dev/null; then
+	nok "alerting/promtool-test-can-fail-curated" "the annotations of the rewritten rules could not be rendered"
+elif (cd "$tmp/neg2" && promtool test rules test.yaml) >"$tmp/neg2/test.out" 2>&1; then
+	nok "alerting/promtool-test-can-fail-curated" "FabricRulesMissNode without kube_node_labels passed alerting.test.yaml"
+elif grep -q "healthy: GKE's curated" "$tmp/neg2/test.out" && grep -q 'alertname: FabricRulesMissNode' "$tmp/neg2/test.out"; then
+	ok "alerting/promtool-test-can-fail-curated: FabricRulesMissNode as it was fires on the curated package's healthy nodes, and the test says so"
+else
+	nok "alerting/promtool-test-can-fail-curated" "failed, but not on the curated healthy group: $(tr '\n' ' ' <"$tmp/neg2/test.out" | head -c 400)"
 fi
 exit $failed

@@ -25,6 +25,27 @@ assert r["summary"].startswith("tcpxo: not ready: gpus: ")
 ' "$tmp/out.json"; then ok real-root-json
 else nok real-root-json "exit $rc: $(cat "$tmp/err")"; fi
 
+# -o json is --json; -o npd is one line of at most 80 bytes for node-problem-detector, with the same exit code.
+"$A" --once --no-publish -o json >"$tmp/out-o.json" 2>/dev/null; rc=$?
+if [ $rc -eq 1 ] && cmp -s "$tmp/out.json" "$tmp/out-o.json"; then ok once-o-json
+else nok once-o-json "exit $rc, or the report differs from --json's"; fi
+"$A" --once --no-publish -o npd >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/out")" = 1 ] && [ "$(head -c -1 "$tmp/out" | wc -c)" -le 80 ] &&
+   grep -q '^tcpxo: not ready: gpus: no NVIDIA H100 GPU' "$tmp/out"; then ok "once-o-npd: $(cat "$tmp/out")"
+else nok once-o-npd "exit $rc: $(head -c 300 "$tmp/out")"; fi
+"$A" --once --no-publish --root "$tmp/nonexistent" -o npd >"$tmp/out" 2>/dev/null; rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] && [ "$(head -c -1 "$tmp/out" | wc -c)" -le 80 ] &&
+   grep -q '^tcpxo: unknown: gpus: could not read the PCI bus' "$tmp/out"; then ok once-o-npd-unknown
+else nok once-o-npd-unknown "exit $rc: $(head -c 300 "$tmp/out")"; fi
+# -o takes json or npd, for --once only (the one command with an output for NPD), never both formats.
+for args in "--once -o bogus" "--once -o npd --json" "--once -o" "interfaces -o npd"; do
+	# shellcheck disable=SC2086
+	"$A" $args --no-publish >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+	case $args in interfaces*) "$A" $args >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$? ;; esac
+	if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q -- '-o' "$tmp/err"; then ok "usage-o: $args: $(head -n 1 "$tmp/err")"
+	else nok "usage-o: $args" "exit $rc: $(head -c 200 "$tmp/err")"; fi
+done
+
 # A root that does not exist: the node could not be observed -> 2, the path named.
 "$A" --once --no-publish --root "$tmp/nonexistent" >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q "$tmp/nonexistent" "$tmp/out" "$tmp/err"; then ok missing-root

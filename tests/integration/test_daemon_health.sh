@@ -59,22 +59,27 @@ log_case() {  # FORMAT
 	echo $?
 }
 rc=$(log_case json)
-if [ "$rc" = 0 ] && /usr/bin/python3 - "$tmp/log-json" <<'PY'
+if [ "$rc" = 0 ] && /usr/bin/python3 - "$tmp/log-json" fixture <<'PY'
 import json, sys
+NODE = sys.argv[2]
 lines = open(sys.argv[1]).read().splitlines()
 msgs = []
 for line in lines:
     v = json.loads(line)
-    assert set(v) == {"time", "severity", "message", "fields"}, v
-    assert isinstance(v["fields"], dict) and all(isinstance(x, str) for x in v["fields"].values()), v
+    # Cloud Logging's structured form: its special keys, the node as a label, the fields beside them.
+    labels, loc = v["logging.googleapis.com/labels"], v["logging.googleapis.com/sourceLocation"]
+    assert labels == {"node": NODE}, v
+    assert set(loc) == {"file", "line", "function"} and loc["file"].startswith("agent/") and loc["line"].isdigit(), v
+    assert "fields" not in v and "node" not in v, v
+    assert all(isinstance(x, str) for k, x in v.items() if not k.startswith("logging.googleapis.com/")), v
     assert v["time"].endswith("Z") and v["severity"] in ("ERROR", "WARNING", "INFO", "DEBUG"), v
     msgs.append(v["message"])
 assert msgs[0] == "started" and "observed" in msgs and "SIGHUP: re-observing now" in msgs, msgs
 assert msgs[-1] == "stopping: annotations left in place", msgs
-assert json.loads(lines[0])["fields"]["version"], lines[0]
+assert json.loads(lines[0])["version"], lines[0]
 PY
 then
-	ok "daemon-log json: one object per line (time, severity, message, fields: Cloud Logging's), SIGHUP, exit 0"
+	ok "daemon-log json: one object per line (time, severity, message, the node as logging.googleapis.com/labels, sourceLocation, fields beside them: Cloud Logging's), SIGHUP, exit 0"
 else
 	echo "not ok daemon-log json: exit $rc: $(head -c 600 "$tmp/log-json" | tr '\n' '|')"; failed=1
 fi

@@ -15,7 +15,7 @@
 #   malformed    releases.json rewritten in place with broken JSON -> an ERROR line says why, the previous
 #                table stays: no merge patch, the condition stays True/TCPXOReady
 #   json log     every stderr line is one JSON object with time, severity (DEBUG, INFO, WARNING, ERROR),
-#                message and fields; -v gave DEBUG lines (the heartbeats among them); SIGTERM exits 0
+#                message and its fields at the top level; -v gave DEBUG lines (the heartbeats among them); SIGTERM exits 0
 #   restart      a second daemon, polling (--no-watch): the node's heartbeat is recent, so nothing at start,
 #                then two or three status patches in 23 s, nothing else
 #   metrics      the same daemon's /metrics after 35 s: promtool clean, ready 1, observed 1, its status patches as
@@ -93,7 +93,7 @@ for l in open(sys.argv[1]):
     except ValueError:
         continue
     if j.get("message") == "serving metrics":
-        print(j["fields"]["address"]); break' "$tmp/agent.log")
+        print(j["address"]); break' "$tmp/agent.log")
 /usr/bin/python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
 	"$maddr" >"$tmp/scrape" 2>"$tmp/scrape.err"
 spatches=$(sed -n 's/^tcpxo_node_writes_total{kind="status_patch"} \([0-9]*\)$/\1/p' "$tmp/scrape")
@@ -213,19 +213,22 @@ lines = open(sys.argv[1], "rb").read().decode().splitlines()
 sev = {}
 for i, line in enumerate(lines):
     v = json.loads(line)
-    assert isinstance(v, dict) and set(v) == {"time", "severity", "message", "fields"}, (i, line)
+    assert isinstance(v, dict) and {"time", "severity", "message"} <= set(v) and "fields" not in v, (i, line)
     assert v["severity"] in ("DEBUG", "INFO", "WARNING", "ERROR"), (i, line)
     assert v["time"].endswith("Z") and isinstance(v["message"], str) and v["message"], (i, line)
-    assert all(isinstance(x, str) for x in v["fields"].values()), (i, line)
+    assert all(isinstance(x, str) for k, x in v.items() if not k.startswith("logging.googleapis.com/")), (i, line)
+    # The heartbeat's own time is a field, never the entry's: a reserved key gets a trailing '_'.
+    if v["message"] == "heartbeat":
+        assert v["time_"] != v["time"] and "node" not in v, (i, line)
     sev.setdefault(v["severity"], []).append(v["message"])
 assert "heartbeat" in sev.get("DEBUG", []), sev.get("DEBUG")
 assert "release table reloaded" in sev.get("INFO", []), sev.get("INFO")
 started = [json.loads(l) for l in lines if json.loads(l)["message"] == "started"]
-assert started and started[0]["fields"]["heartbeat"] == "10s", lines[:2]
+assert started and started[0]["heartbeat"] == "10s", lines[:2]
 print(len(lines), {k: len(v) for k, v in sorted(sev.items())})
 PY
 then
-	ok "daemon-heartbeat json log: every stderr line JSON (time, severity, message, fields), DEBUG heartbeats with -v, exit 0"
+	ok "daemon-heartbeat json log: every stderr line JSON (time, severity, message, fields beside them; the heartbeat's time as time_), DEBUG heartbeats with -v, exit 0"
 else
 	nok "daemon-heartbeat json log" "exit $stop_rc: $(head -c 400 "$tmp/agent.log" | tr '\n' '|')"
 fi

@@ -2,7 +2,8 @@
 # test_manifests.sh - manifests/daemonset: the agent's contracts, every rendered manifest against the Kubernetes OpenAPI models, and the admission policy's decisions (real CEL) over the agent's real PATCH bodies.
 #   contracts      tests/lib/check_manifests.py: RBAC, security context, mounts, flags, versions, namespace
 #   render/*       `kubectl kustomize` of every kustomization under manifests/daemonset (a Component
-#                  through an overlay of each kustomization it is meant for)
+#                  through an overlay of each kustomization it is meant for), and of docs/deploy.md's image
+#                  mirror overlay over the install, the debug pod and the uninstall
 #   openapi/*      each rendered object against the Kubernetes 1.32 OpenAPI models, unknown fields
 #                  rejected (tests/k8s/manifests.mjs); planted/*: the same check names planted mistakes
 #   capture/*      the real agent's writes against tests/lib/fakeapi.py (netns, root): first publish,
@@ -122,6 +123,43 @@ PYEOF
 		fi
 	elif [ -f "$r" ]; then
 		nok "releases-component" "$(printf '%s' "$why" | tail -n 3 | tr '\n' ' ')"
+	fi
+	# The image mirror of docs/deploy.md ("From a mirror"): its overlay, as the user writes it beside the
+	# manifests folder, renders with kubectl's kustomize alone, and renames every image of the install, the
+	# debug pod and the cleanup DaemonSet (the same images block over each).
+	mirror=$tmp/mirror-root
+	mkdir -p "$mirror"
+	ln -s "$TOPDIR/manifests" "$mirror/manifests"
+	version=$(sed -n 's/^VERSION *:= *//p' "$TOPDIR/Makefile")
+	if why=$($PY - "$TOPDIR/docs/deploy.md" "$mirror" "$version" 2>&1 <<'PYEOF'
+import os, re, sys
+doc, root, version = sys.argv[1:4]
+m = re.search(r"```yaml\n# mirror/kustomization.yaml\n(.*?)```", open(doc).read(), re.S)
+assert m, 'docs/deploy.md shows no "# mirror/kustomization.yaml" block'
+text = m.group(1).replace("REGISTRY", "registry.example.com/mirror")
+assert "newTag: %s" % version in text, "the overlay's newTag is not the Makefile's VERSION %s" % version
+for name, base in (("install", "daemonset"), ("debug", "daemonset/debug"), ("uninstall", "daemonset/uninstall")):
+    os.makedirs(os.path.join(root, "mirror-" + name))
+    open(os.path.join(root, "mirror-" + name, "kustomization.yaml"), "w").write(
+        text.replace("../manifests/daemonset\n", "../manifests/%s\n" % base))
+PYEOF
+); then
+		errs=""
+		for o in install debug uninstall; do
+			if ! kubectl kustomize "$mirror/mirror-$o" >"$tmp/mirror-$o.yaml" 2>"$tmp/err"; then
+				errs="$errs $o: $(head -c 200 "$tmp/err" | tr '\n' ' ')"
+			elif [ "$(grep -c "image: registry.example.com/mirror/tcpxo-agent:$version\$" "$tmp/mirror-$o.yaml")" -lt 1 ] ||
+			     grep 'image:' "$tmp/mirror-$o.yaml" | grep -qv "registry.example.com/mirror/tcpxo-agent:$version"; then
+				errs="$errs $o: images $(grep 'image:' "$tmp/mirror-$o.yaml" | sort -u | tr -s ' \n' ' ')"
+			fi
+		done
+		if [ -z "$errs" ]; then
+			ok "render/mirror: deploy.md's overlay renders with kubectl kustomize; install, debug and uninstall pull only registry.example.com/mirror/tcpxo-agent:$version"
+		else
+			nok "render/mirror" "$errs"
+		fi
+	else
+		nok "render/mirror" "$(printf '%s' "$why" | tail -n 2 | tr '\n' ' ')"
 	fi
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2086

@@ -2,7 +2,8 @@
 # test_metrics.sh - the daemon's /metrics against the fake API in a private netns: promtool check metrics on a
 # scrape, the node's true values (healthy: ready 1, every check's pass 1, the GPU pods' attachment; eth3 down: the
 # links check's fail 1), counters that move with requests and writes, 404 and 405, oversized headers, forty idle connections (a
-# slow client) that neither wedge the loop nor keep another address from scraping, a bad address refused.
+# slow client) that neither wedge the loop nor keep another address from scraping, a bad address refused; the process_*
+# families read from the agent's /proc; tcpxo_node_publish_in_sync 1, and 0 while every status PATCH is refused (403).
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -111,6 +112,26 @@ if [ "$pods" -ge 1 ] && [ "$(grep -c '^tcpxo_pod_attachment{' "$tmp/scrape")" = 
 	ok "metrics pods: $pods GPU pods with one verdict 1 each (4 series each), 8 GPUs each: $(grep '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape" | head -n 2 | tr '\n' ' ')"
 else
 	nok "metrics pods" "$pods: $(grep '^tcpxo_pod_attachment' "$tmp/scrape" | head -n 8 | tr '\n' '|')"
+fi
+# The process, as Prometheus' client libraries export it, read from the agent's own /proc at scrape time.
+start=$(value process_start_time_seconds)
+fds=$(value process_open_fds)
+# The scrape's own connection was open while it was counted: the count after it differs by a descriptor or two.
+now_fds=$(ls /proc/"$agent_pid"/fd | wc -l)
+if [ -n "$start" ] && [ "${start%.*}" -ge $(($(date +%s) - 600)) ] && [ "${start%.*}" -le "$(date +%s)" ] &&
+   [ "${fds:-0}" -ge 3 ] && [ "$fds" -le $((now_fds + 2)) ] && [ "$fds" -ge $((now_fds - 2)) ] &&
+   [ "$(value process_max_fds)" = "$(awk '/^Max open files/ { print $4 }' /proc/"$agent_pid"/limits)" ] &&
+   [ "$(value process_resident_memory_bytes)" -gt 0 ] && [ "$(value process_virtual_memory_bytes)" -gt 0 ] &&
+   grep -qx '# TYPE process_cpu_seconds_total counter' "$tmp/scrape" &&
+   [ "$(grep -c '^# TYPE process_[a-z_]* gauge$' "$tmp/scrape")" = 5 ]; then
+	ok "metrics process: the six process_* families (start $start, $fds open fds, max_fds as /proc/PID/limits says)"
+else
+	nok "metrics process" "$(grep '^process_' "$tmp/scrape" | tr '\n' '|') /proc fds $now_fds"
+fi
+if [ "$(value tcpxo_node_publish_in_sync)" = 1 ]; then
+	ok "metrics publish in sync: 1 once the node carries the verdict"
+else
+	nok "metrics publish in sync" "tcpxo_node_publish_in_sync '$(value tcpxo_node_publish_in_sync)', want 1"
 fi
 watches=$(value 'tcpxo_api_requests_total{verb="WATCH",resource="nodes",code="200"}')
 merge=$(value 'tcpxo_node_writes_total{kind="merge_patch"}')
@@ -225,4 +246,24 @@ if [ "$stop_rc" = 0 ]; then
 else
 	nok "metrics daemon stop" "exit $stop_rc"
 fi
+
+# --- publishing denied: every status PATCH answered 403 (RBAC, an admission policy, a webhook) while the agent
+# sees the node change: tcpxo_node_publish_in_sync 0 and the 403s counted, whatever the node's condition says ---
+printf '{"forbidden": ["nodes/status:patch"]}\n' >"$state/settings"
+ip link set eth3 up
+start_agent "$tmp/denied.log" --interval 10 --metrics-address 127.0.0.1:0
+wait_for "grep -q 'serving metrics' '$tmp/denied.log'" 5
+addr=$(sed -n 's/.*serving metrics.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$tmp/denied.log" | head -n 1)
+wait_for "grep -q 'patch node status' '$tmp/denied.log'" 10
+scrape >"$tmp/answer"
+sed 1d "$tmp/answer" >"$tmp/scrape"
+denied=$(value 'tcpxo_api_requests_total{verb="PATCH",resource="nodes/status",code="403"}')
+if [ "$(value tcpxo_node_publish_in_sync)" = 0 ] && [ "${denied:-0}" -ge 1 ] && [ "$(value tcpxo_node_ready)" = 1 ] &&
+   [ "$(value tcpxo_node_observed)" = 1 ] && [ "$(value 'tcpxo_node_writes_total{kind="status_patch"}')" = 0 ]; then
+	ok "metrics publish denied: in sync 0, $denied status PATCHes answered 403, none written, the agent's own verdict (ready 1) still served"
+else
+	nok "metrics publish denied" "in sync '$(value tcpxo_node_publish_in_sync)', 403s '$denied', ready '$(value tcpxo_node_ready)': $(tail -n 3 "$tmp/denied.log" | tr '\n' '|')"
+fi
+stop_agent
+rm -f "$state/settings"
 exit $failed

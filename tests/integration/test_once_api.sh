@@ -588,7 +588,8 @@ API_NOSERVER=1 api_run a3-mega --cleanup --log-format=json
 a cleanup-log-json <<'EOF'
 eq(rc, 2, "exit")
 line = json.loads(err.strip().splitlines()[-1])
-eq((line["severity"], line["fields"]["node"]), ("ERROR", NODE), "severity and node")
+eq((line["severity"], line["logging.googleapis.com/labels"]["node"]), ("ERROR", NODE), "severity and node")
+ok("node" not in line and "fields" not in line, "the node a label, no fields object: %r" % line)
 ok(line["message"].startswith("--cleanup failed: PATCH node %s: " % NODE), "message: %r" % line["message"])
 EOF
 

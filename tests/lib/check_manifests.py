@@ -388,7 +388,8 @@ def _():
 	if os.path.exists(doc):
 		with open(doc) as fh:
 			for line in fh:
-				for m in re.finditer(r"(?:^|[\s/])tcpxo-agent((?:\s+[-\w./=<>$]+)+)", line):
+				# The command, not the namespace of a kubectl line (`kubectl -n tcpxo-agent logs POD --previous`).
+				for m in re.finditer(r"(?<!-n)(?<!--namespace)(?:^|[\s/])tcpxo-agent((?:\s+[-\w./=<>$]+)+)", line):
 					used |= {w.split("=")[0] for w in m.group(1).split() if w.startswith("--")}
 	check(used, "no flags found")
 	with open(os.path.join(TOP, "agent", "cli.c")) as fh:

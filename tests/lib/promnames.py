@@ -2,15 +2,22 @@
 
 promtool accepts any well-formed name, so a typo (tcpxo_node_redy) would pass its checks and give a
 rule that never fires or a panel that stays empty. test_alerting.sh and test_dashboard.sh import
-this to refuse names the agent does not export (tests/integration/data/metric-families.txt), the
+this to refuse names the agent does not export (tests/integration/data/metric-families.txt, its
+process_* families too), the
 recording rules do not define, or kube-state-metrics does not give (Prometheus' own ALERTS only for an
 alert the rules define); and prints their cases' lines
 through Cases, in tests/lib/tap.sh's dialect.
 """
 import re
 
-# kube-state-metrics' series the shipped rules and dashboard may read.
-KSM = {"kube_node_labels", "kube_node_status_condition"}
+# kube-state-metrics' series the shipped rules and dashboard may read. GKE's curated package
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics: DaemonSet, Pod,
+# Deployment, StatefulSet, HPA, storage; no node metrics) has the kube_daemonset_status_* and
+# kube_pod_container_status_waiting_reason ones; the node ones and the restart counter need a
+# kube-state-metrics of the cluster's own.
+KSM = {"kube_node_labels", "kube_node_status_condition", "kube_daemonset_status_desired_number_scheduled",
+       "kube_daemonset_status_number_ready", "kube_pod_container_status_waiting_reason",
+       "kube_pod_container_status_restarts_total"}
 _KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or",
              "unless", "offset", "inf", "nan", "atan2",
              # aggregations, which may be followed by `by (...)` rather than by their parenthesis
@@ -62,10 +69,12 @@ def alertnames(expr):
 
 
 def unknown(expr, allowed, records, alerts=()):
-    """The names in expr that are neither an agent family, a recording rule, KSM's nor ALERTS of one
-    of alerts (the rules' alert names): a list."""
+    """The names in expr that are neither an agent family (its process_* among them), a recording
+    rule, KSM's nor ALERTS of one of alerts (the rules' alert names): a list."""
     bad = []
     for n in sorted(names(expr)):
+        if n in allowed:
+            continue
         if n == "ALERTS":
             bad += ["ALERTS{alertname=%r}" % a for a in alertnames(expr) if a not in alerts]
         elif n.startswith("tcpxo_") and n not in allowed:

@@ -76,6 +76,19 @@ static void test_once(void **state)
 	assert_int_equal(o.transport_grace, 0);
 	assert_int_equal(PARSE(&o, "workloads", "--transport-grace", "2d"), -EINVAL);
 	assert_int_equal(PARSE(&o, "workloads", "--transport-grace", "25h"), -EINVAL);
+	/* -o: json is --json; npd is node-problem-detector's one line; nothing else, and never both. */
+	assert_int_equal(PARSE(&o, "--once", "-o", "json"), 0);
+	assert_true(o.json);
+	assert_false(o.npd);
+	assert_int_equal(PARSE(&o, "--once", "-o", "npd", "--no-publish"), 0);
+	assert_true(o.npd);
+	assert_false(o.json);
+	assert_int_equal(PARSE(&o, "--once", "-onpd"), 0);
+	assert_true(o.npd);
+	assert_int_equal(PARSE(&o, "--once", "-o", "npd", "--json"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "-o", "npd", "-o", "json"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "-o", "yaml"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--once", "-o"), -EINVAL);
 }
 
 static void test_subcommands(void **state)
@@ -223,6 +236,7 @@ static const struct {
 	{ "--releases", "/r", " daemon once workloads runtime " },
 	{ "--transport-grace", "5m", " daemon once workloads " },
 	{ "-v", NULL, " daemon " },
+	{ "-o", "npd", " once " },
 };
 
 static void test_duration(void **state)

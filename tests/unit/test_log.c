@@ -1,4 +1,4 @@
-/* test_log.c - daemon log lines: text quoting, one JSON object per line, no raw control characters. */
+/* test_log.c - daemon log lines: text quoting, one JSON object per line in Cloud Logging's structured form, no raw control characters. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +19,7 @@ static char *test_log_line(enum cli_log_format f, enum log_level lvl, const char
 {
 	struct strbuf sb = { 0 };
 
-	assert_int_equal(log_format_line(f, TS, lvl, msg, kv, n, &sb), 0);
+	assert_int_equal(log_format_line(f, TS, lvl, msg, kv, n, NULL, NULL, &sb), 0);
 	return strbuf_take(&sb);
 }
 
@@ -64,22 +64,133 @@ static void test_json_object_per_line(void **state)
 	const char *kv[] = { "status", "500", "error", "HTTP 500\nInternal", "none", NULL };
 	char *s = test_log_line(CLI_LOG_JSON, LOG_LEVEL_WARN, "API error", kv, 3);
 	struct json *v;
-	const struct json *fields;
 
 	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1);
 	assert_int_equal(json_parse(s, strlen(s), &v), 0);
-	/* Cloud Logging's names: its severity (WARNING, not "warn": else every line would be ERROR), message, time. */
-	assert_int_equal(json_size(v), 4);
+	/*
+	 * Cloud Logging's names: its severity (WARNING, not "warn": else every line would be ERROR),
+	 * message, time; the fields beside them at the top level (jsonPayload.status, not
+	 * jsonPayload.fields.status), none of them null.
+	 */
+	assert_int_equal(json_size(v), 5);
 	assert_string_equal(json_get_string(v, "time"), TS);
 	assert_string_equal(json_get_string(v, "severity"), "WARNING");
 	assert_string_equal(json_get_string(v, "message"), "API error");
-	fields = json_get(v, "fields");
-	assert_int_equal(json_type(fields), JSON_OBJECT);
-	assert_int_equal(json_size(fields), 2);
-	assert_string_equal(json_get_string(fields, "status"), "500");
-	assert_string_equal(json_get_string(fields, "error"), "HTTP 500\nInternal");
+	assert_string_equal(json_get_string(v, "status"), "500");
+	assert_string_equal(json_get_string(v, "error"), "HTTP 500\nInternal");
+	assert_null(json_get(v, "fields"));
+	assert_null(json_get(v, "none"));
+	/* No node, no source: no labels, no sourceLocation. */
+	assert_null(json_get(v, "logging.googleapis.com/labels"));
+	assert_null(json_get(v, "logging.googleapis.com/sourceLocation"));
 	json_free(v);
 	free(s);
+}
+
+/* The node is Cloud Logging's label: the daemon's node, or a line's own "node" pair; never a payload field. */
+static void test_json_node_label(void **state)
+{
+	const char *kv[] = { "keys", "3", "node", "gke-b" };
+	struct strbuf sb = { 0 };
+	const struct json *labels;
+	struct json *v;
+	char *s;
+
+	assert_int_equal(log_format_line(CLI_LOG_JSON, TS, LOG_LEVEL_INFO, "published", kv, 1, "gke-a", NULL, &sb), 0);
+	s = strbuf_take(&sb);
+	assert_int_equal(json_parse(s, strlen(s), &v), 0);
+	labels = json_get(v, "logging.googleapis.com/labels");
+	assert_int_equal(json_type(labels), JSON_OBJECT);
+	assert_int_equal(json_size(labels), 1);
+	assert_string_equal(json_get_string(labels, "node"), "gke-a");
+	assert_string_equal(json_get_string(v, "keys"), "3");
+	assert_null(json_get(v, "node"));
+	json_free(v);
+	free(s);
+	/* A line about a node names that one (and the text format prints it as before). */
+	assert_int_equal(log_format_line(CLI_LOG_JSON, TS, LOG_LEVEL_INFO, "published", kv, 2, "gke-a", NULL, &sb), 0);
+	s = strbuf_take(&sb);
+	assert_int_equal(json_parse(s, strlen(s), &v), 0);
+	assert_string_equal(json_get_string(json_get(v, "logging.googleapis.com/labels"), "node"), "gke-b");
+	assert_null(json_get(v, "node"));
+	assert_int_equal(json_size(v), 5);
+	json_free(v);
+	free(s);
+	assert_int_equal(log_format_line(CLI_LOG_TEXT, TS, LOG_LEVEL_INFO, "published", kv, 2, "gke-a", NULL, &sb), 0);
+	s = strbuf_take(&sb);
+	assert_string_equal(s, TS " info published keys=3 node=gke-b\n");
+	free(s);
+}
+
+/*
+ * A field named like one of Cloud Logging's special fields would set the entry's own time,
+ * severity or message (or be dropped from the payload): it is written with a trailing '_'.
+ */
+static void test_json_reserved_keys(void **state)
+{
+	const char *kv[] = { "time", "2026-12-02T14:30:00Z", "severity", "x", "message", "y", "timestamp", "z",
+			     "logging.googleapis.com/trace", "t", "condition", "True" };
+	char *s = test_log_line(CLI_LOG_JSON, LOG_LEVEL_DEBUG, "heartbeat", kv, 6);
+	struct json *v;
+
+	assert_int_equal(json_parse(s, strlen(s), &v), 0);
+	assert_string_equal(json_get_string(v, "time"), TS);
+	assert_string_equal(json_get_string(v, "severity"), "DEBUG");
+	assert_string_equal(json_get_string(v, "message"), "heartbeat");
+	assert_string_equal(json_get_string(v, "time_"), "2026-12-02T14:30:00Z");
+	assert_string_equal(json_get_string(v, "severity_"), "x");
+	assert_string_equal(json_get_string(v, "message_"), "y");
+	assert_string_equal(json_get_string(v, "timestamp_"), "z");
+	assert_string_equal(json_get_string(v, "logging.googleapis.com/trace_"), "t");
+	assert_null(json_get(v, "logging.googleapis.com/trace"));
+	assert_string_equal(json_get_string(v, "condition"), "True");
+	json_free(v);
+	free(s);
+	assert_true(log_key_reserved("httpRequest"));
+	assert_true(log_key_reserved("logging.googleapis.com/labels"));
+	assert_false(log_key_reserved("node"));
+	assert_false(log_key_reserved("times"));
+}
+
+/* log_emit() says where it was called: Cloud Logging's sourceLocation (file, line as a string, function). */
+static void test_json_source_location(void **state)
+{
+	char *buf = NULL, line[16];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const struct json *loc;
+	struct json *v;
+	unsigned here;
+
+	assert_non_null(f);
+	log_setup(CLI_LOG_JSON, 0, "gke-a", f);
+	here = __LINE__ + 1;
+	log_emit(LOG_LEVEL_INFO, "located", "k", "v", NULL);
+	fflush(f);
+	assert_int_equal(json_parse(buf, strlen(buf), &v), 0);
+	loc = json_get(v, "logging.googleapis.com/sourceLocation");
+	assert_int_equal(json_type(loc), JSON_OBJECT);
+	assert_string_equal(json_get_string(loc, "file"), "tests/unit/test_log.c");
+	snprintf(line, sizeof(line), "%u", here);
+	assert_string_equal(json_get_string(loc, "line"), line);
+	assert_string_equal(json_get_string(loc, "function"), "test_json_source_location");
+	assert_string_equal(json_get_string(json_get(v, "logging.googleapis.com/labels"), "node"), "gke-a");
+	assert_string_equal(json_get_string(v, "k"), "v");
+	json_free(v);
+	fclose(f);
+	free(buf);
+	/* The text format is as it was: no node, no source. */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	log_setup(CLI_LOG_TEXT, 0, "gke-a", f);
+	log_emit(LOG_LEVEL_INFO, "located", "k", "v", NULL);
+	fflush(f);
+	assert_non_null(strstr(buf, " info located k=v\n"));
+	assert_null(strstr(buf, "gke-a"));
+	assert_null(strstr(buf, "test_log.c"));
+	fclose(f);
+	free(buf);
+	log_setup(CLI_LOG_TEXT, 0, NULL, NULL);
 }
 
 static void test_json_utf8_cut_on_boundary(void **state)
@@ -95,7 +206,7 @@ static void test_json_utf8_cut_on_boundary(void **state)
 	big[LOG_VALUE_MAX * 2] = '\0';
 	s = test_log_line(CLI_LOG_JSON, LOG_LEVEL_INFO, "m", kv, 1);
 	assert_int_equal(json_parse(s, strlen(s), &v), 0);
-	got = json_get_string(json_get(v, "fields"), "v");
+	got = json_get_string(v, "v");
 	assert_non_null(got);
 	assert_true(strlen(got) <= LOG_VALUE_MAX);
 	assert_int_equal(strcmp(got + strlen(got) - 3, "..."), 0);
@@ -141,19 +252,19 @@ static void test_verbose_levels(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	log_setup(CLI_LOG_JSON, 0, f);
+	log_setup(CLI_LOG_JSON, 0, NULL, f);
 	log_emit(LOG_LEVEL_DEBUG, "hidden", NULL);
 	log_emit(LOG_LEVEL_INFO, "shown", "k", "v", NULL);
 	fflush(f);
 	assert_null(strstr(buf, "hidden"));
 	assert_non_null(strstr(buf, "\"severity\":\"INFO\""));
-	log_setup(CLI_LOG_JSON, 2, f);
+	log_setup(CLI_LOG_JSON, 2, NULL, f);
 	log_emit(LOG_LEVEL_DEBUG, "debug now", NULL);
 	fflush(f);
 	assert_non_null(strstr(buf, "\"severity\":\"DEBUG\",\"message\":\"debug now\""));
 	fclose(f);
 	free(buf);
-	log_setup(CLI_LOG_TEXT, 0, NULL);
+	log_setup(CLI_LOG_TEXT, 0, NULL, NULL);
 }
 
 /* The inverse of log_time_text() for whole seconds, strict: what a node's lastHeartbeatTime holds. */
@@ -180,6 +291,9 @@ int main(void)
 		cmocka_unit_test(test_text_escapes_controls),
 		cmocka_unit_test(test_text_value_cut),
 		cmocka_unit_test(test_json_object_per_line),
+		cmocka_unit_test(test_json_node_label),
+		cmocka_unit_test(test_json_reserved_keys),
+		cmocka_unit_test(test_json_source_location),
 		cmocka_unit_test(test_json_utf8_cut_on_boundary),
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_severities),

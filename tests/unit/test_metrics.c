@@ -248,6 +248,63 @@ static void test_deterministic(void **state)
 	free(y);
 }
 
+/* The publisher's state: no series while the daemon publishes nothing, else 1 in sync and 0 owed. */
+static void test_publish_in_sync(void **state)
+{
+	struct metrics_input in = { .version = "0.1.0" };
+	char *page = render(&in);
+
+	no_text(page, "tcpxo_node_publish_in_sync");
+	free(page);
+	in.publish = METRICS_PUBLISH_IN_SYNC;
+	page = render(&in);
+	has_line(page, "# TYPE tcpxo_node_publish_in_sync gauge");
+	has_line(page, "tcpxo_node_publish_in_sync 1");
+	free(page);
+	in.publish = METRICS_PUBLISH_OWED;
+	page = render(&in);
+	has_line(page, "tcpxo_node_publish_in_sync 0");
+	free(page);
+}
+
+/* process_*: each family with the client libraries' name and type, only when its figure was read. */
+static void test_process(void **state)
+{
+	struct procstat ps = {
+		.have = PROCSTAT_CPU | PROCSTAT_START | PROCSTAT_RESIDENT | PROCSTAT_VIRTUAL | PROCSTAT_OPEN_FDS |
+			PROCSTAT_MAX_FDS,
+		.cpu_seconds = 1.25, .start_time = 1700000000.5, .resident_bytes = 6 << 20, .virtual_bytes = 11 << 20,
+		.open_fds = 14, .max_fds = 1048576,
+	};
+	struct metrics_input in = { .version = "0.1.0", .process = &ps };
+	char *page = render(&in);
+
+	has_line(page, "# TYPE process_cpu_seconds_total counter");
+	has_line(page, "process_cpu_seconds_total 1.250");
+	has_line(page, "# TYPE process_start_time_seconds gauge");
+	has_line(page, "process_start_time_seconds 1700000000.50");
+	has_line(page, "# TYPE process_resident_memory_bytes gauge");
+	has_line(page, "process_resident_memory_bytes 6291456");
+	has_line(page, "# TYPE process_virtual_memory_bytes gauge");
+	has_line(page, "process_virtual_memory_bytes 11534336");
+	has_line(page, "# TYPE process_open_fds gauge");
+	has_line(page, "process_open_fds 14");
+	has_line(page, "# TYPE process_max_fds gauge");
+	has_line(page, "process_max_fds 1048576");
+	free(page);
+	/* What could not be read has no family at all, rather than a 0 that would read as a fact. */
+	ps.have = PROCSTAT_CPU;
+	page = render(&in);
+	has_line(page, "process_cpu_seconds_total 1.250");
+	no_text(page, "process_start_time_seconds");
+	no_text(page, "process_open_fds");
+	free(page);
+	in.process = NULL;
+	page = render(&in);
+	no_text(page, "process_");
+	free(page);
+}
+
 static void test_apicount_resource(void **state)
 {
 	static const struct {
@@ -313,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_counters_sorted),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_publish_in_sync),
+		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_apicount_resource),
 		cmocka_unit_test(test_apicount_bounded),
 	};
