@@ -389,7 +389,7 @@ static int cli_check(const struct cli_options *o)
 		fprintf(stderr, "tcpxo-agent: --name, --runtime-file and --networks-file apply to the runtime command only\n");
 		return -EINVAL;
 	}
-	if (o->name && !kube_name_valid(o->name)) {
+	if (o->name && !kubename_valid(o->name)) {
 		fprintf(stderr, "tcpxo-agent: --name: a runtime's name is a DNS subdomain ([a-z0-9.-], at most 253 "
 			"characters)\n");
 		return -EINVAL;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 #include "probes/model/timetext.h"
 #include "report/render/render.h"
 #include "report/render/render_status.h"
@@ -133,8 +134,8 @@ char *render_status_json(const struct stresult *r)
 	if (rc < 0)
 		goto out;
 	text = json_print(root, true);
-	if (text && asprintf(&out, "%s\n", text) < 0)
-		out = NULL;
+	if (text)
+		out = strbuf_printf("%s\n", text);
 out:
 	json_free(nodes);
 	json_free(causes);
