@@ -12,6 +12,15 @@ enum cli_command {
 	CLI_CMD_WORKLOADS,
 	CLI_CMD_RUNTIME,
 	CLI_CMD_STATUS,
+	CLI_CMD_HELP,                   /* help [COMMAND]: printed by cli_parse() */
+	CLI_CMD_VERSION,                /* version [-o json|yaml]: printed by cli_parse() */
+	CLI_CMD__COUNT
+};
+
+/* The programs built from these sources: the node agent, and the workstation's kubectl plugin. */
+enum cli_program {
+	CLI_PROG_AGENT = 0,             /* tcpxo-agent: every command */
+	CLI_PROG_FABRIC,                /* kubectl-fabric: status, interfaces, runtime, workloads NODE through kubectl */
 };
 
 enum cli_format {
@@ -21,6 +30,24 @@ enum cli_format {
 	CLI_FORMAT_AICRCONFIG,
 };
 
+/*
+ * -o FORMAT. Each command takes its own (agent/cli_table.c: cli_cmds[].outputs) and refuses the
+ * others (exit 2). A new format is a value here, its word in cli_output_words, its bit in the
+ * outputs of the commands that print it (--once's npd, say), and the command's renderer.
+ */
+enum cli_output {
+	CLI_OUTPUT_DEFAULT = 0,         /* the command's human text (interfaces: --format's) */
+	CLI_OUTPUT_JSON,                /* = --json; interfaces: --format json */
+	CLI_OUTPUT_YAML,                /* interfaces (--format yaml), version */
+	CLI_OUTPUT_WIDE,                /* status: more columns */
+	CLI_OUTPUT_NAME,                /* status: node/NAME lines */
+	CLI_OUTPUT_FLAG,                /* interfaces: --format flag */
+	CLI_OUTPUT_AICRCONFIG,          /* interfaces: --format aicrconfig */
+	CLI_OUTPUT__COUNT
+};
+
+#define CLI_KUBECTL_ARGS_MAX 64         /* kubectl fabric: kubectl's global flags kept, as typed */
+
 enum cli_log_format {
 	CLI_LOG_TEXT = 0,
 	CLI_LOG_JSON,
@@ -28,9 +55,12 @@ enum cli_log_format {
 
 struct cli_options {
 	enum cli_command cmd;
+	enum cli_program prog;
+	const char *prog_name;          /* "tcpxo-agent", "kubectl-fabric": the start of every message */
 	const char *root;               /* "/" by default */
 	const char *node;               /* --node or $NODE_NAME, may be NULL */
-	bool json;
+	bool json;                      /* -o json or --json */
+	enum cli_output output;         /* -o, --json: what the command prints */
 	bool no_publish;
 	bool no_labels;                 /* publish no scheduling labels (and remove ours) */
 	const char *api_server, *token_file, *ca_file;
@@ -54,6 +84,9 @@ struct cli_options {
 	unsigned transport_grace;       /* daemon, --once, workloads: seconds a GPU pod may run without a
 					   buffer-op client before its transport is none (0: at once) */
 	unsigned heartbeat;             /* daemon: seconds between the condition's heartbeats (0: none) */
+	const char *kubectl_args[CLI_KUBECTL_ARGS_MAX]; /* kubectl fabric: kubectl's global flags as typed */
+	size_t n_kubectl_args;
+	bool kubectl_verbose;           /* kubectl fabric: -v given: kubectl's own log lines go to stderr */
 };
 
 
@@ -71,16 +104,24 @@ enum {
 };
 
 /*
- * cli_duration() - a duration argument of option @name: a whole number followed by s, m or h
- * ("10s", "5m", "1h"); a bare number is seconds. "0" (with or without a unit) is 0, which the
- * caller may take as "off". Any other value must lie within [@min_s, @max_s].
- * Return: 0 with *@ret_s; -EINVAL after printing a usage error naming @name.
+ * cli_duration() - the value @s of time option @name (every one: --interval, --heartbeat, ...):
+ * timetext_duration_parse()'s syntax, "90s", "5m", "1h30m", a bare number of seconds. 0 (with
+ * or without a unit) is 0, which the caller may take as "off" or "at once"; any other value
+ * must lie within [@min_s, @max_s].
+ * Return: 0 with *@ret_s; -EINVAL after printing a usage error that names @name and shows an
+ * example (*@ret_s untouched).
  */
 int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
 
 /**
- * cli_parse() - parse argv into @ret (defaults filled in).
- * Return: 0; 1 when --help or --version was printed (exit 0); -EINVAL after printing a
+ * cli_parse_program() - parse argv of program @prog into @ret (defaults filled in): the
+ * command (a word anywhere before "--", or --once, --cleanup), each option against the one
+ * table (agent/cli_table.c), -o against the command's outputs, the values' own rules.
+ * help [COMMAND], -h/--help, version and --version print here.
+ * Return: 0; 1 when help or the version was printed (exit 0); -EINVAL after printing a
  * usage error to stderr (exit 2).
  */
+int cli_parse_program(enum cli_program prog, int argc, char **argv, struct cli_options *ret);
+
+/* cli_parse() - cli_parse_program() for tcpxo-agent. */
 int cli_parse(int argc, char **argv, struct cli_options *ret);

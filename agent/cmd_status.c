@@ -19,10 +19,23 @@ static const struct nodesread_words status_words = {
 
 static int status_print(const struct cli_options *opt, const struct stresult *res)
 {
-	if (!opt->json)
-		render_status_human(res, stdout);
-	else if (output_json("status: ", render_status_json(res)) < 0)
-		return -ENOMEM;
+	switch (opt->output) {
+	case CLI_OUTPUT_JSON:
+		if (output_json("status: ", render_status_json(res)) < 0)
+			return -ENOMEM;
+		break;
+	case CLI_OUTPUT_NAME:
+		render_status_names(res, stdout);
+		break;
+	case CLI_OUTPUT_WIDE:
+	case CLI_OUTPUT_DEFAULT:
+	case CLI_OUTPUT_YAML:
+	case CLI_OUTPUT_FLAG:
+	case CLI_OUTPUT_AICRCONFIG:
+	case CLI_OUTPUT__COUNT:
+		render_status_table(res, opt->output == CLI_OUTPUT_WIDE, stdout);
+		break;
+	}
 	return output_flush("status: ");
 }
 

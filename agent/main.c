@@ -54,6 +54,10 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 	case CLI_CMD_WORKLOADS: return cmd_workloads(&opt);
 	case CLI_CMD_RUNTIME: return cmd_runtime(&opt);
 	case CLI_CMD_STATUS: return cmd_status(&opt);
+	case CLI_CMD_HELP:
+	case CLI_CMD_VERSION:
+	case CLI_CMD__COUNT:
+		break;          /* printed by cli_parse() */
 	}
 	return EXIT_UNKNOWN;
 }

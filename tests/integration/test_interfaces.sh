@@ -253,7 +253,7 @@ EOF_
 run vpc-names-any-yaml 0 --any-network-names --format yaml --nodes-file "$FIX/vpc-16.json"
 no_out
 want_err <<'EOF_'
-tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only
+tcpxo-agent: --any-network-names does not apply to --once; it applies to interfaces
 EOF_
 "$AGENT" --once --any-network-names >"$tmp/out" 2>"$tmp/err"
 check any-names-interfaces-only 2 $?
