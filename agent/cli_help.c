@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "agent/cli_help.h"
-#include "agent/cli_table.h"
 #include "probes/model/json.h"
 
 #define CLI_HELP_OPT_W 28               /* the option column: "  -o, --output FORMAT" padded */
@@ -264,4 +263,21 @@ int cli_help_version(enum cli_program prog, enum cli_output output, FILE *out)
 	fprintf(out, "%s\n", text);
 	free(text);
 	return 0;
+}
+
+int cli_help_run(const struct cli_options *opt)
+{
+	int r = 0;
+
+	if (opt->cmd == CLI_CMD_VERSION)
+		r = cli_help_version(opt->prog, opt->output, stdout);
+	else if (opt->help_of == CLI_CMD__COUNT)
+		cli_help_program(opt->prog, stdout);
+	else
+		cli_help_command(opt->prog, opt->help_of, stdout);
+	if (r < 0)
+		fprintf(stderr, "%s: out of memory\n", opt->prog_name);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		r = -EIO;
+	return r < 0 ? EXIT_UNKNOWN : 0;
 }

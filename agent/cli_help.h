@@ -5,6 +5,13 @@
 
 #include "agent/cli.h"
 
+/*
+ * cli_help_run() - CLI_CMD_HELP and CLI_CMD_VERSION as cli_parse() left them in @opt: the help
+ * of opt->help_of (the program's for CLI_CMD__COUNT), or the version in opt->output, on stdout.
+ * Return: the exit code: 0; EXIT_UNKNOWN when stdout failed.
+ */
+int cli_help_run(const struct cli_options *opt);
+
 /* cli_help_program() - the top-level help of @prog: its commands, the options of every one, where to read more. */
 void cli_help_program(enum cli_program prog, FILE *out);
 

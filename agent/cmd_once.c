@@ -23,9 +23,9 @@ static int once_print(const struct cli_options *opt, const struct observation *o
 {
 	if (!opt->json)
 		render_human(o, p, w, stdout);
-	else if (output_json("", render_json(o, p, w)) < 0)
+	else if (output_json(opt->prog_name, "", render_json(o, p, w)) < 0)
 		return -ENOMEM;
-	return output_flush("");
+	return output_flush(opt->prog_name, "");
 }
 
 /* Say why an API read failed; a refusal also says which permissions the agent needs. */

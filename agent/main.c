@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include "agent/cli.h"
+#include "agent/cli_help.h"
 #include "agent/cmd.h"
+#include "agent/kubesrc_api.h"
 
 /*
  * A closed stdin/stdout/stderr would be taken by the next open() (a sysfs file, a socket) and
@@ -30,6 +32,21 @@ static int main_guard_fds(void)
 	return stdout_closed;
 }
 
+/* A fleet command, reading the cluster with the agent's own API client (made when first needed). */
+static int main_fleet(int (*cmd)(const struct cli_options *, struct kubesrc *), const struct cli_options *opt)
+{
+	struct kubesrc src;
+	int code;
+
+	if (kubesrc_api_open(opt, &src) < 0) {
+		fprintf(stderr, "tcpxo-agent: out of memory\n");
+		return EXIT_UNKNOWN;
+	}
+	code = cmd(opt, &src);
+	kubesrc_close(&src);
+	return code;
+}
+
 /* Parse and dispatch. @stdout_closed: stdout was closed at start (reports have nowhere to go). */
 static int main_dispatch(int argc, char **argv, bool stdout_closed)
 {
@@ -39,8 +56,6 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 	r = cli_parse(argc, argv, &opt);
 	if (r < 0)
 		return EXIT_UNKNOWN;
-	if (r > 0)
-		return stdout_closed ? EXIT_UNKNOWN : 0;
 	if (stdout_closed && opt.cmd != CLI_CMD_DAEMON) {
 		fprintf(stderr, "tcpxo-agent: standard output is closed: nowhere to write the report\n");
 		return EXIT_UNKNOWN;
@@ -48,16 +63,16 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 	switch (opt.cmd) {
 	case CLI_CMD_ONCE: return cmd_once(&opt);
 	case CLI_CMD_DAEMON: return cmd_daemon(&opt);
-	case CLI_CMD_INTERFACES: return cmd_interfaces(&opt);
+	case CLI_CMD_INTERFACES: return main_fleet(cmd_interfaces, &opt);
 	case CLI_CMD_HEALTH: return cmd_health(&opt);
 	case CLI_CMD_CLEANUP: return cmd_cleanup(&opt);
-	case CLI_CMD_WORKLOADS: return cmd_workloads(&opt);
-	case CLI_CMD_RUNTIME: return cmd_runtime(&opt);
-	case CLI_CMD_STATUS: return cmd_status(&opt);
+	case CLI_CMD_WORKLOADS: return main_fleet(cmd_workloads, &opt);
+	case CLI_CMD_RUNTIME: return main_fleet(cmd_runtime, &opt);
+	case CLI_CMD_STATUS: return main_fleet(cmd_status, &opt);
 	case CLI_CMD_HELP:
-	case CLI_CMD_VERSION:
+	case CLI_CMD_VERSION: return cli_help_run(&opt);
 	case CLI_CMD__COUNT:
-		break;          /* printed by cli_parse() */
+		break;
 	}
 	return EXIT_UNKNOWN;
 }

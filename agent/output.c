@@ -6,10 +6,10 @@
 
 #include "agent/output.h"
 
-int output_json(const char *who, char *text)
+int output_json(const char *prog, const char *who, char *text)
 {
 	if (!text) {
-		fprintf(stderr, "tcpxo-agent: %sout of memory while rendering JSON\n", who);
+		fprintf(stderr, "%s: %sout of memory while rendering JSON\n", prog, who);
 		return -ENOMEM;
 	}
 	fputs(text, stdout);
@@ -17,10 +17,10 @@ int output_json(const char *who, char *text)
 	return 0;
 }
 
-int output_flush(const char *who)
+int output_flush(const char *prog, const char *who)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "tcpxo-agent: %swriting the report failed: %s\n", who, strerror(errno));
+		fprintf(stderr, "%s: %swriting the report failed: %s\n", prog, who, strerror(errno));
 		return -EIO;
 	}
 	return 0;

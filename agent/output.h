@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * @who names the command in the messages, after "tcpxo-agent: " ("" for --once,
- * "workloads: ", "runtime: ").
+ * @prog starts the messages (opt->prog_name: "tcpxo-agent", "kubectl-fabric"); @who names the
+ * command after it ("" for --once, "workloads: ", "runtime: ").
  */
 
 /**
@@ -11,10 +11,10 @@
  * stdout, and free it.
  * Return: 0; -ENOMEM (said on stderr) when @text is NULL.
  */
-int output_json(const char *who, char *text);
+int output_json(const char *prog, const char *who, char *text);
 
 /**
  * output_flush() - flush what the report wrote to stdout, and check that no write of it failed.
  * Return: 0; -EIO (said on stderr).
  */
-int output_flush(const char *who);
+int output_flush(const char *prog, const char *who);

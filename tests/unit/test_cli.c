@@ -11,7 +11,6 @@
 
 #include "agent/cli.h"
 #include "agent/cli_help.h"
-#include "agent/cli_table.h"
 
 static int parse(struct cli_options *o, int argc, char **argv)
 {
@@ -295,32 +294,58 @@ static void test_output(void **state)
 	assert_int_equal(PARSE(&o, "health", "--health-file", "h", "-o", "json"), -EINVAL);
 }
 
-/* help and version print (1: exit 0); an unknown topic is bad usage. */
+/* -h, --help, help [COMMAND]: whose help; --version, version; an unknown topic is bad usage. */
+#define HELP_OF(o, want) do { assert_int_equal((o).cmd, CLI_CMD_HELP); assert_int_equal((o).help_of, (want)); } while (0)
+
 static void test_help_version(void **state)
 {
 	struct cli_options o;
 
 	unsetenv("NODE_NAME");
-	assert_int_equal(PARSE(&o, "-h"), 1);                               /* no node needed for help */
-	assert_int_equal(PARSE(&o, "--help"), 1);
-	assert_int_equal(PARSE(&o, "status", "--help"), 1);
-	assert_int_equal(PARSE(&o, "status", "-h", "--root", "/"), 1);      /* help wins over scope */
-	assert_int_equal(PARSE(&o, "--once", "-h"), 1);
-	assert_int_equal(PARSE(&o, "help"), 1);
-	assert_int_equal(PARSE(&o, "help", "status"), 1);
-	assert_int_equal(PARSE(&o, "help", "daemon"), 1);
-	assert_int_equal(PARSE(&o, "help", "--once"), 1);
+	assert_int_equal(PARSE(&o, "-h"), 0);                               /* no node needed for help */
+	HELP_OF(o, CLI_CMD__COUNT);
+	assert_int_equal(PARSE(&o, "--help"), 0);
+	HELP_OF(o, CLI_CMD__COUNT);
+	assert_int_equal(PARSE(&o, "--no-watch", "--help"), 0);            /* the daemon's options: still the program's */
+	HELP_OF(o, CLI_CMD__COUNT);
+	assert_int_equal(PARSE(&o, "status", "--help"), 0);
+	HELP_OF(o, CLI_CMD_STATUS);
+	assert_int_equal(PARSE(&o, "--help", "status"), 0);
+	HELP_OF(o, CLI_CMD_STATUS);
+	assert_int_equal(PARSE(&o, "status", "-h", "--root", "/"), 0);      /* help wins over scope */
+	HELP_OF(o, CLI_CMD_STATUS);
+	assert_int_equal(PARSE(&o, "--once", "-h"), 0);
+	HELP_OF(o, CLI_CMD_ONCE);
+	assert_int_equal(PARSE(&o, "help"), 0);
+	HELP_OF(o, CLI_CMD__COUNT);
+	assert_int_equal(PARSE(&o, "help", "status"), 0);
+	HELP_OF(o, CLI_CMD_STATUS);
+	assert_int_equal(PARSE(&o, "help", "daemon"), 0);
+	HELP_OF(o, CLI_CMD_DAEMON);
+	assert_int_equal(PARSE(&o, "help", "--once"), 0);
+	HELP_OF(o, CLI_CMD_ONCE);
+	assert_int_equal(PARSE(&o, "help", "cleanup"), 0);
+	HELP_OF(o, CLI_CMD_CLEANUP);
 	assert_int_equal(PARSE(&o, "help", "bogus"), -EINVAL);
 	assert_int_equal(PARSE(&o, "help", "status", "extra"), -EINVAL);
-	assert_int_equal(PARSE(&o, "--version"), 1);
-	assert_int_equal(PARSE(&o, "version"), 1);
-	assert_int_equal(PARSE(&o, "version", "-o", "json"), 1);
-	assert_int_equal(PARSE(&o, "version", "-o", "yaml"), 1);
+	assert_int_equal(PARSE(&o, "--version"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_VERSION);
+	assert_int_equal(o.output, CLI_OUTPUT_DEFAULT);
+	assert_int_equal(PARSE(&o, "version"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_VERSION);
+	assert_int_equal(PARSE(&o, "version", "-o", "json"), 0);
+	assert_int_equal(o.output, CLI_OUTPUT_JSON);
+	assert_int_equal(PARSE(&o, "version", "-o", "yaml"), 0);
+	assert_int_equal(o.output, CLI_OUTPUT_YAML);
 	assert_int_equal(PARSE(&o, "version", "-o", "wide"), -EINVAL);
 	assert_int_equal(PARSE(&o, "version", "--root", "/"), -EINVAL);
-	assert_int_equal(FABRIC(&o, "--help"), 1);
-	assert_int_equal(FABRIC(&o, "workloads", "--help"), 1);
-	assert_int_equal(FABRIC(&o, "version", "-o", "json"), 1);
+	assert_int_equal(FABRIC(&o, "--help"), 0);
+	HELP_OF(o, CLI_CMD__COUNT);
+	assert_int_equal(FABRIC(&o, "workloads", "--help"), 0);
+	HELP_OF(o, CLI_CMD_WORKLOADS);
+	assert_int_equal(FABRIC(&o, "help", "daemon"), -EINVAL);            /* not kubectl fabric's */
+	assert_int_equal(FABRIC(&o, "version", "-o", "json"), 0);
+	assert_int_equal(o.cmd, CLI_CMD_VERSION);
 	setenv("NODE_NAME", "gke-n0", 1);
 }
 
@@ -543,8 +568,7 @@ static void test_option_scope(void **state)
 			if (scope_cases[i].value)
 				argv[argc++] = (char *)scope_cases[i].value;
 			snprintf(name, sizeof(name), " %s ", cmds[j].name);
-			/* version prints (1) when it runs. */
-			want = strstr(scope_cases[i].cmds, name) ? strcmp(cmds[j].name, "version") == 0 : -EINVAL;
+			want = strstr(scope_cases[i].cmds, name) ? 0 : -EINVAL;
 			r = parse(&o, argc, argv);
 			if (r != want)
 				fail_msg("%s %s: got %d, want %d", cmds[j].name, scope_cases[i].opt, r, want);
