@@ -171,7 +171,7 @@ const size_t cli_n_opts = sizeof(cli_opts) / sizeof(cli_opts[0]);
 const struct cli_cmd cli_cmds[] = {
 	{ CLI_CMD_DAEMON, "daemon", CLI_AGENT, 0,
 	  { "[OPTIONS]" },
-	  "run as the DaemonSet agent: observe, publish on change, repeat",
+	  { "run as the DaemonSet agent: observe, publish on change, repeat" },
 	  { "Run as the DaemonSet agent on this node: observe the host (PCI, links, LLCM\n"
 	    "aperture devices, device nodes, NVIDIA path, TCPXO daemons), judge it, and publish\n"
 	    "the verdict on the node's own Node whenever it changes: annotations, the labels\n"
@@ -188,7 +188,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  bad usage (no node name, an option it does not take), or it could not start" },
 	{ CLI_CMD_ONCE, "once", CLI_AGENT, OUT(JSON),
 	  { "--once [OPTIONS]" },
-	  "observe once, print the report, publish unless --no-publish",
+	  { "observe once, print the report, publish unless --no-publish" },
 	  { "Observe this node once and print the report: the verdict on the first line, each\n"
 	    "check with its cause and remedy, the PCIe tree, the GPU pods; then publish it on the\n"
 	    "Node as the daemon does (not with --no-publish, nor without an API). The exit code\n"
@@ -201,7 +201,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  unknown: the node could not be observed, a requested publish failed, or bad usage" },
 	{ CLI_CMD_CLEANUP, "cleanup", CLI_AGENT, 0,
 	  { "--cleanup [OPTIONS]" },
-	  "remove the agent's annotations, labels, condition from the node",
+	  { "remove the agent's annotations, labels, condition from the node" },
 	  { "Remove this agent's annotations, its labels and its FabricReady condition from the\n"
 	    "node (two writes), for an uninstall. Needs the node's name and API access." },
 	  { "tcpxo-agent --cleanup --node gke-a3mega-pool-1a2b" },
@@ -209,7 +209,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  the node could not be written, or bad usage" },
 	{ CLI_CMD_INTERFACES, "interfaces", CLI_BOTH, OUT(FLAG) | OUT(JSON) | OUT(YAML) | OUT(AICRCONFIG),
 	  { "interfaces [OPTIONS]" },
-	  "check the TCPXO nodes' published mappings agree; print it",
+	  { "check the TCPXO nodes' published mappings agree; print it" },
 	  { "Read the eth1..eth8 -> Network mapping each TCPXO node published (the API's Node\n"
 	    "list, or a NodeList file), check that the nodes agree and that the mapping keeps the\n"
 	    "renderer's rules, and print it in one of the renderer's input formats. What\n"
@@ -227,7 +227,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  the nodes could not be read, or bad usage" },
 	{ CLI_CMD_HEALTH, "health", CLI_AGENT, 0,
 	  { "health --health-file F [OPTIONS]" },
-	  "liveness probe for the daemon",
+	  { "liveness probe for the daemon" },
 	  { "The daemon's exec liveness probe (no shell needed in the image): healthy when the\n"
 	    "file the daemon touches after each loop iteration is at most --max-age old." },
 	  { "tcpxo-agent health --health-file /run/tcpxo/healthy --max-age 2m" },
@@ -236,8 +236,9 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  bad usage" },
 	{ CLI_CMD_WORKLOADS, "workloads", CLI_BOTH, OUT(JSON),
 	  { "workloads [OPTIONS]", "workloads NODE [OPTIONS]" },
-	  "judge every GPU pod on this node against its fabric (or, with\n"
-	  "--nodes-file, against what the node published)",
+	  { "judge every GPU pod on this node against its fabric (or, with\n"
+	    "--nodes-file, against what the node published)",
+	    "judge the GPU pods on NODE against what NODE published" },
 	  { "Judge every GPU pod on this node against the node's fabric (attached, partial,\n"
 	    "unattached, not-fabric, with findings) and the transport each running pod really\n"
 	    "uses, from the host's /proc under --root. The pods come from the API, or\n"
@@ -257,7 +258,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  unknown: the node's facts or a pod could not be read, or bad usage" },
 	{ CLI_CMD_RUNTIME, "runtime", CLI_BOTH, OUT(JSON),
 	  { "runtime [OPTIONS]" },
-	  "hold the named ClusterTrainingRuntime against the fleet",
+	  { "hold the named ClusterTrainingRuntime against the fleet" },
 	  { "Hold the named runtime (a Kubeflow Trainer ClusterTrainingRuntime; by default the\n"
 	    "one the fleet's nodes name) against what the fleet's agents published: its Network\n"
 	    "mapping, the daemon and NCCL pins, the GPU count, scheduling, and each replicated\n"
@@ -279,7 +280,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  unknown: an input could not be read, or bad usage" },
 	{ CLI_CMD_STATUS, "status", CLI_BOTH, OUT(JSON) | OUT(WIDE) | OUT(NAME),
 	  { "status [OPTIONS]" },
-	  "the fleet's A3 nodes: which are not ready, and why",
+	  { "the fleet's A3 nodes: which are not ready, and why" },
 	  { "The fleet's verdicts as the agents published them on the Nodes: every A3 node and\n"
 	    "every node with a fabric profile, ready or not, the age of its verdict, its causes;\n"
 	    "then the not-ready nodes grouped by cause. A heartbeat older than three --heartbeat\n"
@@ -302,7 +303,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  the nodes could not be read, or bad usage" },
 	{ CLI_CMD_HELP, "help", CLI_BOTH, 0,
 	  { "help [COMMAND]" },
-	  "a command's usage, options, examples and exit codes",
+	  { "a command's usage, options, examples and exit codes" },
 	  { "Print a command's usage, its options, examples and exit codes (the same as\n"
 	    "COMMAND --help); without one, the list of commands." },
 	  { "tcpxo-agent help status\n"
@@ -312,7 +313,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "2  no such command" },
 	{ CLI_CMD_VERSION, "version", CLI_BOTH, OUT(JSON) | OUT(YAML),
 	  { "version [OPTIONS]" },
-	  "print the version",
+	  { "print the version" },
 	  { "Print the program's version (the same as --version), or its JSON or YAML\n"
 	    "document: name, version, and the platform it was built for." },
 	  { "tcpxo-agent version -o json",

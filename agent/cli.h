@@ -165,7 +165,7 @@ struct cli_cmd {
 	unsigned progs;
 	unsigned outputs;               /* a bit per enum cli_output that -o takes (CLI_OUTPUT_DEFAULT not counted) */
 	const char *usage[2];           /* per program, after its name: "status [OPTIONS]"; NULL: as [0] */
-	const char *summary;            /* the line in the command list of the top-level --help */
+	const char *summary[2];         /* per program (NULL: as [0]): its line in the top-level --help */
 	const char *about[2];           /* per program; NULL: as [0] */
 	const char *examples[2];        /* per program; NULL: as [0]; lines, "# ..." ones are comments */
 	const char *exits;              /* lines "N  meaning" */

@@ -9,6 +9,7 @@
 
 #define CLI_HELP_OPT_W 28               /* the option column: "  -o, --output FORMAT" padded */
 #define CLI_HELP_WIDTH 100              /* a paragraph of names is wrapped here */
+#define CLI_HELP_USAGE_MAX 40           /* the command list's column: a longer usage has its summary below */
 
 #if defined(__linux__)
 #define CLI_HELP_OS "linux"
@@ -186,6 +187,7 @@ void cli_help_command(enum cli_program prog, enum cli_command cmd, FILE *out)
 void cli_help_program(enum cli_program prog, FILE *out)
 {
 	const char *usage = cli_table_prog_usage(prog);
+	int col = 0;
 
 	if (prog == CLI_PROG_FABRIC)
 		fputs("kubectl fabric - the GPUDirect fabric of your GKE cluster's A3 nodes, as their tcpxo-agents\n"
@@ -198,20 +200,25 @@ void cli_help_program(enum cli_program prog, FILE *out)
 		      "publishes the verdict on the Node: annotations, the labels <prefix>profile and\n"
 		      "<prefix>ready, the condition FabricReady, and an Event when it changes.\n", out);
 	fputs("\nUsage:\n", out);
+	for (size_t i = 0; i < cli_n_cmds; i++)
+		if (cli_cmds[i].progs & (1u << prog)) {
+			int n = (int)(strlen(usage) + strlen(cli_table_text(cli_cmds[i].usage, prog))) + 6;
+
+			if (n > col && n <= CLI_HELP_USAGE_MAX)
+				col = n;
+		}
 	for (size_t i = 0; i < cli_n_cmds; i++) {
 		const struct cli_cmd *c = &cli_cmds[i];
-		char line[128];
 		int n;
 
 		if (!(c->progs & (1u << prog)))
 			continue;
-		n = snprintf(line, sizeof(line), "  %s %s", usage, cli_table_text(c->usage, prog));
-		fputs(line, out);
-		if (n > 36) {
+		n = fprintf(out, "  %s %s", usage, cli_table_text(c->usage, prog));
+		if (n > col - 2) {
 			fputc('\n', out);
 			n = 0;
 		}
-		cli_help_lines(c->summary, 37 - n, 37, out);
+		cli_help_lines(cli_table_text(c->summary, prog), col - n, col, out);
 	}
 	fputs("\nOptions of every command:\n", out);
 	for (size_t i = 0; i < cli_n_opts; i++) {

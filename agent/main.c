@@ -1,36 +1,12 @@
 /* main.c - tcpxo-agent entry point: make fds 0-2 safe, parse the command line and dispatch. */
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "agent/cli.h"
 #include "agent/cli_help.h"
 #include "agent/cmd.h"
 #include "agent/kubesrc_api.h"
-
-/*
- * A closed stdin/stdout/stderr would be taken by the next open() (a sysfs file, a socket) and
- * the report written into it. Put /dev/null there instead, and refuse to report into the void.
- */
-static int main_guard_fds(void)
-{
-	int stdout_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
-
-	for (int fd = 0; fd <= 2; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0)
-			continue;
-		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-
-		if (n < 0)
-			return -1;
-		if (n != fd) {
-			dup2(n, fd);
-			close(n);
-		}
-	}
-	return stdout_closed;
-}
+#include "agent/output.h"
 
 /* A fleet command, reading the cluster with the agent's own API client (made when first needed). */
 static int main_fleet(int (*cmd)(const struct cli_options *, struct kubesrc *), const struct cli_options *opt)
@@ -79,7 +55,7 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 
 int main(int argc, char **argv)
 {
-	int closed = main_guard_fds();
+	int closed = output_guard_fds();
 
 	if (closed < 0)
 		return EXIT_UNKNOWN;

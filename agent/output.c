@@ -1,8 +1,10 @@
-/* output.c - a command's report on stdout: its JSON text or its human text, flushed; one message per failure. */
+/* output.c - a command's report on stdout: its JSON text or its human text, flushed; one message per failure; fds 0-2 made safe. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/output.h"
 
@@ -24,4 +26,23 @@ int output_flush(const char *prog, const char *who)
 		return -EIO;
 	}
 	return 0;
+}
+
+int output_guard_fds(void)
+{
+	int stdout_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
+
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+
+		if (n < 0)
+			return -1;
+		if (n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
+	return stdout_closed;
 }

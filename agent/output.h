@@ -1,4 +1,4 @@
-/* output.h - a command's report on stdout: its JSON text or its human text, flushed; one message per failure. */
+/* output.h - a command's report on stdout: its JSON text or its human text, flushed; one message per failure; fds 0-2 made safe. */
 #pragma once
 
 /*
@@ -18,3 +18,11 @@ int output_json(const char *prog, const char *who, char *text);
  * Return: 0; -EIO (said on stderr).
  */
 int output_flush(const char *prog, const char *who);
+
+/**
+ * output_guard_fds() - at start: a closed stdin, stdout or stderr would be taken by the next
+ * open() (a sysfs file, a socket, a pipe to kubectl) and the report written into it; put
+ * /dev/null there instead, so that the caller can refuse to report into the void.
+ * Return: 1 when stdout was closed; 0; -1 when /dev/null cannot be opened.
+ */
+int output_guard_fds(void);
