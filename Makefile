@@ -5,7 +5,8 @@
 #   make SAN=1 ...  address+undefined sanitizers (objects under build-san/)
 #   make WERROR=1   warnings are errors (CI)
 #   make bench      measure the agent beside peer tools; writes bench/results.md
-#   make lint-layers  includes point down (agent -> report -> probes), one adapter per library, no cycles
+#   make lint-layers  includes point down (fabric -> agent -> report -> probes), one adapter per library, no cycles
+#   make update-docs  rewrite the user guide's command reference from each command's --help
 #   make fuzz       libFuzzer run of every fuzz/fuzz_*.c target, FUZZ_SECONDS each (default 60)
 #   make FUZZ=1 ... clang build for libFuzzer (objects under build-fuzz/)
 
@@ -95,8 +96,10 @@ FABRIC_PKGS := libcjson yaml-0.1
 PORTABLE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Werror=implicit-function-declaration $(OPT) $(WARN) \
 	$(SANFLAGS) -MMD -MP
 PORTABLE_CHECK := $(BUILD)/obj-portable/portable-check.ok
+# GNU ld's hardening where the linker takes it (not Apple's ld).
+FABRIC_LDFLAGS = $(SANFLAGS) $(if $(filter Darwin,$(shell uname -s)),,-Wl,-z,relro,-z,now)
 
-.PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures \
+.PHONY: all deps test-deps check unit integration demo install install-fabric uninstall clean update-golden update-docs fixtures \
 	fuzz fuzz-build bench lint-layers
 .DEFAULT_GOAL := all
 
@@ -143,8 +146,17 @@ $(BIN): $(MAIN_OBJ) $(LIBA) $(CURL_TYPECHECK)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBA) $(PKG_LIBS) -lm
 
+# kubectl-fabric needs a C11 compiler, pkg-config, cJSON and libyaml only: where they are there (a Mac with
+# `brew install pkg-config cjson libyaml`), nothing is installed; else Debian's build packages, as for the agent.
+$(BUILD)/.deps-fabric-ok: scripts/deps.sh
+	@if $(PKG_CONFIG) --exists $(FABRIC_PKGS) 2>/dev/null; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then sh scripts/deps.sh build; \
+	else echo "kubectl-fabric needs pkg-config, cJSON and libyaml ($(FABRIC_PKGS)); e.g. brew install pkg-config cjson libyaml" >&2; \
+		exit 1; fi
+	@mkdir -p $(@D) && touch $@
+
 # No -D_GNU_SOURCE here (CPPFLAGS has it): the portable objects see only what POSIX.1-2008 and C11 declare.
-$(BUILD)/obj-portable/%.o: %.c | $(BUILD)/.deps-ok
+$(BUILD)/obj-portable/%.o: %.c | $(BUILD)/.deps-fabric-ok
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CCPORT  $<")
 	$(Q)$(CC) -I. -DTCPXO_VERSION='"$(VERSION)"' $(PORTABLE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(FABRIC_PKGS)) \
@@ -164,7 +176,7 @@ $(FABRIC_LIBA): $(filter-out $(BUILD)/obj-portable/fabric/%,$(FABRIC_OBJS))
 
 $(FABRIC_BIN): $(filter $(BUILD)/obj-portable/fabric/%,$(FABRIC_OBJS)) $(FABRIC_LIBA) $(PORTABLE_CHECK)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(FABRIC_LIBA) $(shell $(PKG_CONFIG) --libs $(FABRIC_PKGS)) -lm
+	$(Q)$(CC) $(FABRIC_LDFLAGS) -o $@ $(filter %.o,$^) $(FABRIC_LIBA) $(shell $(PKG_CONFIG) --libs $(FABRIC_PKGS)) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
@@ -227,6 +239,10 @@ integration: test-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=integration sh tests/run.sh
 
+# The user guide's command reference from each command's --help (test_docs.sh fails when they differ).
+update-docs: $(BIN) $(FABRIC_BIN)
+	@sh scripts/command-reference.sh --update $(BUILD)
+
 update-golden: test-deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@BUILD=$(BUILD) sh tests/integration/update-golden.sh
@@ -243,6 +259,11 @@ install: $(BIN) $(FABRIC_BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tcpxo-agent
 	install -D -m 0644 docs/tcpxo-agent.8 $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
 	install -D -m 0755 $(FABRIC_BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-fabric
+
+# kubectl-fabric alone, on a workstation (no GNU install -D needed): make install-fabric PREFIX=$HOME/.local
+install-fabric: $(FABRIC_BIN)
+	mkdir -p $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(FABRIC_BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-fabric
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tcpxo-agent $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8 \

@@ -226,7 +226,7 @@ const struct cli_cmd cli_cmds[] = {
 	  "1  they disagree, or one is not ready: nothing printed, why on stderr\n"
 	  "2  the nodes could not be read, or bad usage" },
 	{ CLI_CMD_HEALTH, "health", CLI_AGENT, 0,
-	  { "health --health-file F [OPTIONS]" },
+	  { "health [OPTIONS]" },
 	  { "liveness probe for the daemon" },
 	  { "The daemon's exec liveness probe (no shell needed in the image): healthy when the\n"
 	    "file the daemon touches after each loop iteration is at most --max-age old." },

@@ -490,6 +490,7 @@ static const struct {
 	{ "--node", "n", " daemon once cleanup workloads " },
 	{ "--json", NULL, " once workloads runtime status " },
 	{ "-o", "json", " once interfaces workloads runtime status version " },
+	{ "--output", "json", " once interfaces workloads runtime status version " },
 	{ "--no-publish", NULL, " daemon once " },
 	{ "--no-labels", NULL, " daemon once " },
 	{ "--api-server", "https://a", " daemon once cleanup interfaces workloads runtime status " },
