@@ -119,7 +119,9 @@ done
 # ---- what it links: libc, cJSON and libyaml; none of libnl, libpci, libudev, libcurl, libmicrohttpd ----
 if command -v objdump >/dev/null 2>&1; then
 	needed=$(objdump -p "$FABRIC" | awk '$1 == "NEEDED" {print $2}' | sort | tr '\n' ' ')
-	extra=$(echo "$needed" | tr ' ' '\n' | grep -v -e '^$' -e '^libc\.so' -e '^libcjson\.so' -e '^libyaml-0\.so' -e '^libm\.so')
+	# (a SAN=1 build links the sanitizers' runtimes too)
+	extra=$(echo "$needed" | tr ' ' '\n' | grep -v -e '^$' -e '^libc\.so' -e '^libcjson\.so' -e '^libyaml-0\.so' -e '^libm\.so' \
+		-e '^libasan\.so' -e '^libubsan\.so')
 	[ -z "$extra" ] && ok "needed ($needed)" || nok needed "links more than libc, cJSON, libyaml: $extra"
 else
 	skip needed "no objdump"
