@@ -477,6 +477,32 @@ eq(open("$T/kubectl.argv").read(), "--context c3 get nodes -o json\n"
    "--context c3 get networks.networking.gke.io -o json\n", "kubectl argv")
 EOF
 
+# A kubectl that floods stderr before it answers (both pipes are read at once: no stall), and one whose Networks
+# never end (read up to the bound of --networks-file, then stopped: the finding says why).
+cat >"$T/bin/kubectl-flood" <<EOF
+#!/bin/sh
+case "\$*" in
+*"get nodes"*) i=0; while [ \$i -lt 2000 ]; do
+	echo "I1205 10:00:00.000000 4242 round_trippers.go:553] GET https://k/api/v1/nodes 200 OK in 3 milliseconds \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i" >&2
+	i=\$((i + 1)); done
+   cat "$T/nodes.json" ;;
+*"get clustertrainingruntimes.trainer.kubeflow.org"*) cat "$TOPDIR/fixtures/runtime/aicr-tcpxo.json" ;;
+*) exec yes '{"kind": "NetworkList", "items": []}' ;;
+esac
+EOF
+chmod +x "$T/bin/kubectl-flood"
+PATH=$FPATH KUBECTL=kubectl-flood timeout -s KILL 60 "$FABRIC" status -o json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-stderr-flood $? <<EOF
+$ACCEPT
+EOF
+PATH=$FPATH KUBECTL=kubectl-flood timeout -s KILL 60 "$FABRIC" runtime --name torch-distributed-tcpxo -o json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-endless-answer $? <<'EOF'
+ok(rc in (0, 1), "exit %d (not killed by the timeout): %r" % (rc, err[:300]))
+f = [f for f in j["findings"] if f["id"] == "networks-published"][0]
+eq(f["status"], "skip", "networks-published")
+ok("kubectl get networks.networking.gke.io: its answer is larger than 16 MiB" in f["message"], "message %r" % f["message"])
+EOF
+
 # interfaces: three of the four TCPXO nodes are not ready, so the fleet is incoherent (exit 1, nothing on stdout).
 PATH=$FPATH "$FABRIC" interfaces -o json >"$T/out" 2>"$T/err"
 judge kubectl-fabric-interfaces $? <<'EOF'
