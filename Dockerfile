@@ -11,14 +11,15 @@ WORKDIR /src
 COPY . .
 RUN make WERROR=1 \
  && install -D -m 0755 -s build/tcpxo-agent /out/usr/local/bin/tcpxo-agent \
- && install -D -m 0755 scripts/kubectl-fabric /out/usr/local/bin/kubectl-fabric
+ && install -D -m 0755 -s build/kubectl-fabric /out/usr/local/bin/kubectl-fabric
 
 FROM debian:12-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libnl-3-200 libnl-route-3-200 libpci3 libudev1 libcurl4 libcjson1 libyaml-0-2 libmicrohttpd12 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/usr/local/bin/tcpxo-agent /usr/local/bin/tcpxo-agent
-# The kubectl plugin (kubectl fabric), for copying out to a workstation beside tcpxo-agent.
+# The kubectl plugin (kubectl fabric): links only libc, cJSON and libyaml; for copying out to a Linux workstation
+# (elsewhere, `make build/kubectl-fabric` builds it: portable C).
 COPY --from=build /out/usr/local/bin/kubectl-fabric /usr/local/bin/kubectl-fabric
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/tcpxo-agent"]

@@ -1,11 +1,12 @@
 # tcpxo-agent - one hand-written Makefile. Sources and tests are discovered by directory.
-#   make            build build/tcpxo-agent
+#   make            build build/tcpxo-agent and build/kubectl-fabric (the workstation's kubectl plugin, portable C)
 #   make check      unit + integration tests (installs missing Debian packages first)
 #   make demo       run the agent on the bundled A3 Mega fixture inside a private netns
 #   make SAN=1 ...  address+undefined sanitizers (objects under build-san/)
 #   make WERROR=1   warnings are errors (CI)
 #   make bench      measure the agent beside peer tools; writes bench/results.md
-#   make lint-layers  includes point down (agent -> report -> probes), one adapter per library, no cycles
+#   make lint-layers  includes point down (fabric -> agent -> report -> probes), one adapter per library, no cycles
+#   make update-docs  rewrite the user guide's command reference from each command's --help
 #   make fuzz       libFuzzer run of every fuzz/fuzz_*.c target, FUZZ_SECONDS each (default 60)
 #   make FUZZ=1 ... clang build for libFuzzer (objects under build-fuzz/)
 
@@ -76,11 +77,33 @@ FUZZ_SECONDS ?= 60
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl $(BUILD)/bench/judge
 
-.PHONY: all deps test-deps check unit integration demo install uninstall clean update-golden fixtures \
+# kubectl-fabric: the fleet commands for a workstation (kubectl does the API). Portable C: its own objects,
+# built with -std=c11 -D_POSIX_C_SOURCE=200809L and no _GNU_SOURCE (glibc then declares no extension, and an
+# undeclared call is an error), from fabric/, the agent's fleet commands and what lies below them that reads
+# no host: report/, probes/model and the pure parsers. scripts/portable-check.sh holds every header they reach
+# to C11's and POSIX.1-2008's lists (no linux/, no libnl, libpci, libudev, libcurl); the link takes only
+# cJSON and libyaml. A file added here that is not portable fails the build.
+FABRIC_BIN := $(BUILD)/kubectl-fabric
+FABRIC_AGENT := agent/cli.c agent/cli_help.c agent/cmd_interfaces.c agent/cmd_runtime.c agent/cmd_status.c \
+	agent/cmd_workloads_published.c agent/infile.c agent/kubesrc.c agent/output.c agent/podsread.c agent/relfile.c
+FABRIC_PURE := probes/host/bar4.c probes/host/cmdline.c probes/host/hostfiles.c probes/kube/imageref.c \
+	probes/kube/kubejson.c probes/kube/kubename.c probes/kube/kubeparse.c probes/kube/kubeparse_pods.c \
+	probes/kube/kubepod.c probes/kube/nodelist.c probes/kube/trainruntime.c
+FABRIC_SRCS := $(sort $(wildcard fabric/*.c) $(FABRIC_AGENT) $(wildcard probes/model/*.c report/*/*.c) $(FABRIC_PURE))
+FABRIC_OBJS := $(FABRIC_SRCS:%.c=$(BUILD)/obj-portable/%.o)
+FABRIC_LIBA := $(BUILD)/libfabric.a
+FABRIC_PKGS := libcjson yaml-0.1
+PORTABLE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Werror=implicit-function-declaration $(OPT) $(WARN) \
+	$(SANFLAGS) -MMD -MP
+PORTABLE_CHECK := $(BUILD)/obj-portable/portable-check.ok
+# GNU ld's hardening where the linker takes it (not Apple's ld).
+FABRIC_LDFLAGS = $(SANFLAGS) $(if $(filter Darwin,$(shell uname -s)),,-Wl,-z,relro,-z,now)
+
+.PHONY: all deps test-deps check unit integration demo install install-fabric uninstall clean update-golden update-docs fixtures \
 	fuzz fuzz-build bench lint-layers
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+all: $(BIN) $(FABRIC_BIN)
 
 deps:
 	@sh scripts/deps.sh build
@@ -122,6 +145,38 @@ $(CURL_TYPECHECK): $(CURL_ADAPTER) probes/kube/http_conf.h probes/kube/http.h | 
 $(BIN): $(MAIN_OBJ) $(LIBA) $(CURL_TYPECHECK)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBA) $(PKG_LIBS) -lm
+
+# kubectl-fabric needs a C11 compiler, pkg-config, cJSON and libyaml only: where they are there (a Mac with
+# `brew install pkg-config cjson libyaml`), nothing is installed; else Debian's build packages, as for the agent.
+$(BUILD)/.deps-fabric-ok: scripts/deps.sh
+	@if $(PKG_CONFIG) --exists $(FABRIC_PKGS) 2>/dev/null; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then sh scripts/deps.sh build; \
+	else echo "kubectl-fabric needs pkg-config, cJSON and libyaml ($(FABRIC_PKGS)); e.g. brew install pkg-config cjson libyaml" >&2; \
+		exit 1; fi
+	@mkdir -p $(@D) && touch $@
+
+# No -D_GNU_SOURCE here (CPPFLAGS has it): the portable objects see only what POSIX.1-2008 and C11 declare.
+$(BUILD)/obj-portable/%.o: %.c | $(BUILD)/.deps-fabric-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CCPORT  $<")
+	$(Q)$(CC) -I. -DTCPXO_VERSION='"$(VERSION)"' $(PORTABLE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(FABRIC_PKGS)) \
+		-c $< -o $@
+
+$(PORTABLE_CHECK): $(FABRIC_SRCS) $(wildcard agent/*.h probes/*/*.h report/*/*.h fabric/*.h) scripts/portable-check.sh
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CHECK   kubectl-fabric's headers: C11 and POSIX.1-2008 only")
+	$(Q)sh scripts/portable-check.sh $(FABRIC_SRCS) >$(@D)/portable-check.out || \
+		{ cat $(@D)/portable-check.out >&2; exit 1; }
+	@touch $@
+
+$(FABRIC_LIBA): $(filter-out $(BUILD)/obj-portable/fabric/%,$(FABRIC_OBJS))
+	@rm -f $@
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(AR) rcs $@ $^
+
+$(FABRIC_BIN): $(filter $(BUILD)/obj-portable/fabric/%,$(FABRIC_OBJS)) $(FABRIC_LIBA) $(PORTABLE_CHECK)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(FABRIC_LDFLAGS) -o $@ $(filter %.o,$^) $(FABRIC_LIBA) $(shell $(PKG_CONFIG) --libs $(FABRIC_PKGS)) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
@@ -168,21 +223,25 @@ bench:
 	@BUILD=$(BUILD) sh bench/run.sh
 
 # The objects too: who calls whom (nm) catches a circle that no #include line shows.
-lint-layers: $(LIB_OBJS)
-	@/usr/bin/python3 scripts/lint-layers.py --objects $(BUILD)/obj
+lint-layers: $(LIB_OBJS) $(FABRIC_OBJS)
+	@/usr/bin/python3 scripts/lint-layers.py --objects $(BUILD)/obj --objects $(BUILD)/obj-portable
 
 check: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@$(MAKE) --no-print-directory lint-layers
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
 
 unit: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=unit sh tests/run.sh
 
 integration: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=integration sh tests/run.sh
+
+# The user guide's command reference from each command's --help (test_docs.sh fails when they differ).
+update-docs: $(BIN) $(FABRIC_BIN)
+	@sh scripts/command-reference.sh --update $(BUILD)
 
 update-golden: test-deps
 	@$(MAKE) --no-print-directory $(BIN)
@@ -196,10 +255,15 @@ demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@SCENARIO=$(SCENARIO) sh scripts/demo.sh $(BIN)
 
-install: $(BIN)
+install: $(BIN) $(FABRIC_BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tcpxo-agent
 	install -D -m 0644 docs/tcpxo-agent.8 $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8
-	install -D -m 0755 scripts/kubectl-fabric $(DESTDIR)$(PREFIX)/bin/kubectl-fabric
+	install -D -m 0755 $(FABRIC_BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-fabric
+
+# kubectl-fabric alone, on a workstation (no GNU install -D needed): make install-fabric PREFIX=$HOME/.local
+install-fabric: $(FABRIC_BIN)
+	mkdir -p $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(FABRIC_BIN) $(DESTDIR)$(PREFIX)/bin/kubectl-fabric
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tcpxo-agent $(DESTDIR)$(PREFIX)/share/man/man8/tcpxo-agent.8 \
@@ -208,4 +272,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(FABRIC_OBJS:.o=.d)

@@ -115,7 +115,7 @@ int apiwatch_new(const struct apiwatch_config *cfg, struct apiwatch **ret)
 	struct apiwatch *aw;
 	int r = 0;
 
-	if (!cfg->http || !kube_name_valid(cfg->node) || !cfg->interval_s)
+	if (!cfg->http || !kubename_valid(cfg->node) || !cfg->interval_s)
 		return -EINVAL;
 	aw = calloc(1, sizeof(*aw));
 	if (!aw)

@@ -18,10 +18,9 @@ int cmd_daemon(const struct cli_options *opt)
 	/* Bad --releases or API settings are a configuration error: exit 2 before anything runs. */
 	if (publisher_open(opt, &pb) < 0)
 		return EXIT_UNKNOWN;
+	/* A node name is there: cli_parse() refuses a daemon without one (exit 2). */
 	if (!pb.http && !opt->no_publish)
 		log_emit(LOG_LEVEL_WARN, "no Kubernetes API configured: observing only", "why", pb.http_why, NULL);
-	else if (pb.http && !opt->node)
-		log_emit(LOG_LEVEL_WARN, "no node name (--node or NODE_NAME): observing only", NULL);
 	r = loop_run(opt, &pb);
 	publisher_close(&pb);
 	return r < 0 ? EXIT_UNKNOWN : 0;

@@ -6,11 +6,9 @@
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
-#include "agent/nodesread.h"
+#include "agent/kubesrc.h"
 #include "report/fleet/coherence.h"
 #include "report/render/render_mapping.h"
-
-static const struct nodesread_words interfaces_words = { .cmd = "interfaces", .file_label = "", .noapi_hint = "" };
 
 static enum render_mapping_format interfaces_format(enum cli_format f)
 {
@@ -23,24 +21,26 @@ static enum render_mapping_format interfaces_format(enum cli_format f)
 	return RENDER_MAPPING_FLAG;
 }
 
-int cmd_interfaces(const struct cli_options *opt)
+int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct coherence_result res = { 0 };
 	struct coherence *c = NULL;
+	struct kubesrc_sink sink;
 	char err[512] = "", *mapping = NULL;
 	int r, code = EXIT_UNKNOWN;
 
 	if (coherence_new(opt->prefix, &c) < 0) {
-		fprintf(stderr, "tcpxo-agent: interfaces: out of memory\n");
+		fprintf(stderr, "%s: interfaces: out of memory\n", opt->prog_name);
 		return EXIT_UNKNOWN;
 	}
+	sink = kubesrc_coherence(c);
 	coherence_set_any_names(c, opt->any_network_names);
-	r = nodesread(opt, c, &interfaces_words);
+	r = kubesrc_nodes(src, opt, "interfaces", NULL, &sink);
 	if (r < 0)
 		goto out;
 	r = coherence_evaluate(c, &res, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", err[0] ? err : strerror(-r));
+		fprintf(stderr, "%s: interfaces: %s\n", opt->prog_name, err[0] ? err : strerror(-r));
 		goto out;
 	}
 	fputs(res.diagnostics, stderr);
@@ -51,11 +51,11 @@ int cmd_interfaces(const struct cli_options *opt)
 	}
 	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);
 	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: interfaces: %s\n", strerror(-r));
+		fprintf(stderr, "%s: interfaces: %s\n", opt->prog_name, strerror(-r));
 		goto out;
 	}
 	if (fputs(mapping, stdout) < 0 || fflush(stdout) != 0) {
-		fprintf(stderr, "tcpxo-agent: interfaces: writing the mapping: %s\n", strerror(errno));
+		fprintf(stderr, "%s: interfaces: writing the mapping: %s\n", opt->prog_name, strerror(errno));
 		goto out;
 	}
 	code = EXIT_READY;

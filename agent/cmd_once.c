@@ -24,9 +24,9 @@ static int once_print(const struct cli_options *opt, const struct observation *o
 {
 	if (!opt->json)
 		render_human(o, p, w, stdout);
-	else if (output_json("", render_json(o, p, w)) < 0)
+	else if (output_json(opt->prog_name, "", render_json(o, p, w)) < 0)
 		return -ENOMEM;
-	return output_flush("");
+	return output_flush(opt->prog_name, "");
 }
 
 /*
@@ -41,7 +41,7 @@ static void once_npd(const struct profile *p, const char *why)
 		fprintf(stderr, "tcpxo-agent: out of memory while writing the report\n");
 	} else {
 		fputs(sb.s, stdout);
-		output_flush("");
+		output_flush("tcpxo-agent", "");
 	}
 	strbuf_free(&sb);
 }
@@ -95,7 +95,7 @@ int cmd_once(const struct cli_options *opt)
 	int code;
 
 	if (nodeview_open(opt, &v) < 0) {
-		if (opt->npd)
+		if ((opt->output == CLI_OUTPUT_NPD))
 			once_npd(NULL, "the agent could not start (its stderr says why)");
 		return EXIT_UNKNOWN;
 	}
@@ -124,11 +124,11 @@ int cmd_once(const struct cli_options *opt)
 		goto out;
 	}
 	/* The transport is shown, and the exit code never reads it: NPD's one line does not wait for it. */
-	if (!opt->npd && nodeview_transport(&v, opt->transport_grace, "") < 0) {
+	if (!(opt->output == CLI_OUTPUT_NPD) && nodeview_transport(&v, opt->transport_grace, "") < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (!opt->npd && once_print(opt, &v.o, &v.p, &v.w) < 0) {
+	if (!(opt->output == CLI_OUTPUT_NPD) && once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
@@ -162,7 +162,7 @@ int cmd_once(const struct cli_options *opt)
 		}
 	}
 out:
-	if (opt->npd) {
+	if ((opt->output == CLI_OUTPUT_NPD)) {
 		bool said = code != EXIT_UNKNOWN ||
 			    (v.p.summary && strncmp(v.p.summary, "tcpxo: unknown:", 15) == 0);
 

@@ -6,146 +6,43 @@
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
-#include "agent/infile.h"
+#include "agent/kubesrc.h"
 #include "agent/output.h"
-#include "agent/publish.h"
-#include "probes/kube/kube.h"
-#include "probes/kube/kubenodes.h"
+#include "agent/relfile.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/trainruntime.h"
-#include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 #include "report/fleet/fleet.h"
 #include "report/fleet/runtime.h"
 #include "report/render/render_runtime.h"
 
-#define RUNTIME_NODES_FILE_MAX ((size_t)256 << 20)     /* a NodeList of ~30,000 fat nodes (as interfaces) */
 #define RUNTIME_FILE_MAX ((size_t)64 << 20)            /* helm template of a whole stack; one document is bounded apart */
 #define RUNTIME_NETWORKS_FILE_MAX ((size_t)16 << 20)
 
 struct runtime_cmd {
 	const struct cli_options *opt;
-	struct publisher pb;
+	struct kubesrc *src;
+	struct releases *releases;      /* --releases; NULL: the built-in table */
 	struct fleet *fleet;
 	struct trainruntime rt;
 	struct obs_kube networks;       /* networks_fetch and networks only */
 };
 
-/* A whole input file named on the command line; the message names the option and the file. */
-static int runtime_cmd_read(const char *option, const char *path, size_t max, const char *kind, char **ret,
-			    size_t *ret_len)
-{
-	char err[512] = "";
-	int r;
-
-	r = infile_read_input(path, max, kind, ret, ret_len, err, sizeof(err));
-	if (r < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: %s %s: %s\n", option, infile_name(path),
-			err[0] ? err : strerror(-r));
-	return r;
-}
-
-/* ---- the fleet ---- */
-
-static int runtime_cmd_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err,
-			    size_t errlen)
-{
-	return fleet_add_nodelist(userdata, body, len, ret_continue, err, errlen);
-}
-
-static void runtime_cmd_restart(void *userdata)
-{
-	fleet_reset(userdata);
-}
-
-static int runtime_cmd_fleet(struct runtime_cmd *c)
-{
-	const struct cli_options *opt = c->opt;
-	const struct kubenodes_sink sink = { runtime_cmd_page, runtime_cmd_restart, c->fleet };
-	char err[512] = "", *text = NULL;
-	size_t len = 0;
-	int r;
-
-	if (opt->nodes_file) {
-		if (opt->selector) {
-			fprintf(stderr, "tcpxo-agent: runtime: --selector filters the API's node list; with --nodes-file, "
-				"select the nodes with kubectl get nodes -l SELECTOR -o json\n");
-			return -EINVAL;
-		}
-		r = runtime_cmd_read("--nodes-file", opt->nodes_file, RUNTIME_NODES_FILE_MAX, "NodeList", &text, &len);
-		if (r >= 0 && (r = fleet_add_nodelist(c->fleet, text, len, NULL, err, sizeof(err))) < 0)
-			fprintf(stderr, "tcpxo-agent: runtime: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
-				err[0] ? err : strerror(-r));
-		free(text);
-	} else if (!c->pb.http) {
-		fprintf(stderr, "tcpxo-agent: runtime: no Kubernetes API configured (%s) and no --nodes-file: the fleet is "
-			"unknown; give kubectl get nodes -o json with --nodes-file F or -\n", c->pb.http_why);
-		r = -ENOENT;
-	} else if ((r = kubenodes_list(c->pb.http, opt->selector, &sink, err, sizeof(err))) < 0) {
-		fprintf(stderr, "tcpxo-agent: runtime: %s\n", err[0] ? err : strerror(-r));
-	}
-	return r < 0 ? r : 0;
-}
-
 /* ---- the runtime ---- */
-
-/* A 404 for the runtime: is it the object that is missing, or the resource itself (no Trainer CRD)? */
-static bool runtime_cmd_object_missing(const struct http_response *resp, const char *name)
-{
-	struct json *v = NULL;
-	bool named = false;
-
-	if (resp->body && json_parse(resp->body, resp->len, &v) == 0) {
-		const char *n = json_get_string(json_get(v, "details"), "name");
-
-		named = n && strcmp(n, name) == 0;
-	}
-	json_free(v);
-	return named;
-}
-
-static int runtime_cmd_from_api(struct runtime_cmd *c, const char *name)
-{
-	struct http_response resp = { 0 };
-	char err[1024] = "";
-	int r;
-
-	if (!c->pb.http) {
-		fprintf(stderr, "tcpxo-agent: runtime: no Kubernetes API configured (%s) and no --runtime-file: give the "
-			"rendered runtime (kubectl get clustertrainingruntime %s -o json, or helm template's output) with "
-			"--runtime-file F or -\n", c->pb.http_why, name);
-		return -ENOENT;
-	}
-	r = kube_get_training_runtime(c->pb.http, name, &resp);
-	if (r == -EIO && resp.status == 404 && runtime_cmd_object_missing(&resp, name))
-		fprintf(stderr, "tcpxo-agent: runtime: ClusterTrainingRuntime %s is not installed (GET %s/%s: 404): install "
-			"it (the renderer's bundle), or check a rendered one with --runtime-file\n", name,
-			KUBE_TRAINING_RUNTIMES, name);
-	else if (r == -EIO && resp.status == 404)
-		fprintf(stderr, "tcpxo-agent: runtime: the API has no clustertrainingruntimes.trainer.kubeflow.org resource "
-			"(GET %s/%s: 404): Kubeflow Trainer v2 is not installed\n", KUBE_TRAINING_RUNTIMES, name);
-	else if (r < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: %s%s\n", resp.error[0] ? resp.error : strerror(-r),
-			resp.status == 401 || resp.status == 403 ? " (the credentials need get on "
-			"clustertrainingruntimes.trainer.kubeflow.org)" : "");
-	else if ((r = trainruntime_find(resp.body, resp.len, name, &c->rt, err, sizeof(err))) < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: GET %s/%s: %s\n", KUBE_TRAINING_RUNTIMES, name, err);
-	http_response_free(&resp);
-	return r;
-}
 
 static int runtime_cmd_runtime(struct runtime_cmd *c, const char *name)
 {
-	const char *path = c->opt->runtime_file;
-	char err[1024] = "", *text = NULL;
-	size_t len = 0;
+	struct kubesrc_answer a;
+	char err[1024] = "";
 	int r;
 
-	if (!path)
-		return runtime_cmd_from_api(c, name);
-	r = runtime_cmd_read("--runtime-file", path, RUNTIME_FILE_MAX, "manifest", &text, &len);
-	if (r >= 0 && (r = trainruntime_find(text, len, name, &c->rt, err, sizeof(err))) < 0)
-		fprintf(stderr, "tcpxo-agent: runtime: --runtime-file %s: %s\n", infile_name(path), err);
-	free(text);
+	r = kubesrc_get(c->src, "--runtime-file", c->opt->runtime_file, RUNTIME_FILE_MAX, "manifest", KUBESRC_RUNTIME,
+			name, &a);
+	if (r < 0)
+		fprintf(stderr, "%s: runtime: %s\n", c->opt->prog_name, a.message);
+	else if ((r = trainruntime_find(a.text, a.len, name, &c->rt, err, sizeof(err))) < 0)
+		fprintf(stderr, "%s: runtime: %s: %s\n", c->opt->prog_name, a.where, err);
+	kubesrc_answer_free(&a);
 	return r;
 }
 
@@ -155,34 +52,27 @@ static void runtime_cmd_fetch(struct kube_fetch *f, int r, long status, const ch
 {
 	*f = (struct kube_fetch){ .err = r, .http_status = status,
 				  .state = r >= 0 ? KUBE_FETCH_OK : status == 403 ? KUBE_FETCH_FORBIDDEN : KUBE_FETCH_FAILED };
-	snprintf(f->message, sizeof(f->message), "%s", message);
+	snprintf(f->message, sizeof(f->message), "%.*s", (int)sizeof(f->message) - 1, message);   /* cut */
 }
 
+/* A file that cannot be read or parsed stops the command; the cluster's answer only skips the finding. */
 static int runtime_cmd_networks(struct runtime_cmd *c)
 {
 	const char *path = c->opt->networks_file;
-	struct http_response resp = { 0 };
-	char err[512] = "", *text = NULL;
-	size_t len = 0;
+	struct kubesrc_answer a;
+	char err[512] = "";
 	int r;
 
-	if (path) {
-		r = runtime_cmd_read("--networks-file", path, RUNTIME_NETWORKS_FILE_MAX, "NetworkList", &text, &len);
-		if (r >= 0 && (r = kubeparse_networks(text, len, &c->networks, err, sizeof(err))) < 0)
-			fprintf(stderr, "tcpxo-agent: runtime: --networks-file %s: %s\n", infile_name(path), err);
-		if (r >= 0)
-			runtime_cmd_fetch(&c->networks.networks_fetch, 0, 0, "");
-		free(text);
-		return r;
-	}
-	if (!c->pb.http)
-		return 0;       /* not read: the finding is skipped and says so */
-	r = kube_list_networks(c->pb.http, &resp);
-	runtime_cmd_fetch(&c->networks.networks_fetch, r, resp.status, resp.error);
-	if (r >= 0 && kubeparse_networks(resp.body, resp.len, &c->networks, err, sizeof(err)) < 0)
-		runtime_cmd_fetch(&c->networks.networks_fetch, -EINVAL, resp.status, err);
-	http_response_free(&resp);
-	return 0;
+	r = kubesrc_get(c->src, "--networks-file", path, RUNTIME_NETWORKS_FILE_MAX, "NetworkList", KUBESRC_NETWORKS, NULL,
+			&a);
+	if (r >= 0 && (r = kubeparse_networks(a.text, a.len, &c->networks, err, sizeof(err))) < 0)
+		snprintf(a.message, sizeof(a.message), "%s: %s", a.where, err);
+	if (r < 0 && path)
+		fprintf(stderr, "%s: runtime: %s\n", c->opt->prog_name, a.message);
+	else if (r != -ENOTCONN)        /* no cluster configured: not read, the finding says so */
+		runtime_cmd_fetch(&c->networks.networks_fetch, r, a.status, r < 0 ? a.message : "");
+	kubesrc_answer_free(&a);
+	return r < 0 && path ? r : 0;
 }
 
 /* ---- which fleet, which runtime ---- */
@@ -203,8 +93,8 @@ static enum profile_kind runtime_cmd_kind(struct runtime_cmd *c, const struct tr
 	if (!n_tcpx || !n_tcpxo)
 		return n_tcpxo ? PROFILE_TCPXO : PROFILE_TCPX;
 	if (!rt) {
-		fprintf(stderr, "tcpxo-agent: runtime: the cluster has %zu TCPXO and %zu TCPX nodes: name the runtime to check "
-			"with --name (torch-distributed-tcpxo or torch-distributed-tcpx)\n", n_tcpxo, n_tcpx);
+		fprintf(stderr, "%s: runtime: the cluster has %zu TCPXO and %zu TCPX nodes: name the runtime to check "
+			"with --name (torch-distributed-tcpxo or torch-distributed-tcpx)\n", c->opt->prog_name, n_tcpxo, n_tcpx);
 		return PROFILE_NONE;
 	}
 	/* Both fabrics: the runtime's own wiring says which fleet it is for. */
@@ -212,9 +102,9 @@ static enum profile_kind runtime_cmd_kind(struct runtime_cmd *c, const struct tr
 	if (kind == PROFILE_NONE) {
 		char *name = strbuf_printable(rt->name, TRAINRUNTIME_NAME_MAX);
 
-		fprintf(stderr, "tcpxo-agent: runtime: the cluster has %zu TCPXO and %zu TCPX nodes and runtime %s names "
+		fprintf(stderr, "%s: runtime: the cluster has %zu TCPXO and %zu TCPX nodes and runtime %s names "
 			"neither fabric (no daemon image, no NCCL variables, no suffix): choose the nodes with --selector\n",
-			n_tcpxo, n_tcpx, name ? name : "?");
+			c->opt->prog_name, n_tcpxo, n_tcpx, name ? name : "?");
 		free(name);
 	}
 	return kind;
@@ -225,8 +115,8 @@ static bool runtime_cmd_any(struct runtime_cmd *c)
 {
 	if (fleet_count(c->fleet, PROFILE_TCPXO) || fleet_count(c->fleet, PROFILE_TCPX))
 		return true;
-	fprintf(stderr, "tcpxo-agent: runtime: no node publishes a tcpxo or tcpx profile (%sprofile): the agent has not "
-		"observed the fleet yet, or %s leaves it out\n", c->opt->prefix,
+	fprintf(stderr, "%s: runtime: no node publishes a tcpxo or tcpx profile (%sprofile): the agent has not "
+		"observed the fleet yet, or %s leaves it out\n", c->opt->prog_name, c->opt->prefix,
 		c->opt->nodes_file ? "the NodeList" : c->opt->selector ? "--selector" : "the list");
 	return false;
 }
@@ -235,14 +125,15 @@ static int runtime_cmd_print(const struct cli_options *opt, const struct rtresul
 {
 	if (!opt->json)
 		render_runtime_human(res, stdout);
-	else if (output_json("runtime: ", render_runtime_json(res)) < 0)
+	else if (output_json(opt->prog_name, "runtime: ", render_runtime_json(res)) < 0)
 		return -ENOMEM;
-	return output_flush("runtime: ");
+	return output_flush(opt->prog_name, "runtime: ");
 }
 
-int cmd_runtime(const struct cli_options *opt)
+int cmd_runtime(const struct cli_options *opt, struct kubesrc *src)
 {
-	struct runtime_cmd c = { .opt = opt };
+	struct runtime_cmd c = { .opt = opt, .src = src };
+	struct kubesrc_sink sink;
 	struct fleet_facts ff = { 0 };
 	struct rtresult res = { 0 };
 	char err[512] = "";
@@ -250,13 +141,16 @@ int cmd_runtime(const struct cli_options *opt)
 	const char *name = opt->name;
 	int code = EXIT_UNKNOWN;
 
-	if (publisher_open(opt, &c.pb) < 0)
+	if (opt->releases && relfile_load(opt->releases, &c.releases, NULL, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: --releases %s: %s\n", opt->prog_name, opt->releases, err);
 		return EXIT_UNKNOWN;
+	}
 	if (fleet_new(opt->prefix, &c.fleet) < 0) {
-		fprintf(stderr, "tcpxo-agent: runtime: out of memory\n");
+		fprintf(stderr, "%s: runtime: out of memory\n", opt->prog_name);
 		goto out;
 	}
-	if (runtime_cmd_fleet(&c) < 0 || !runtime_cmd_any(&c))
+	sink = kubesrc_fleet(c.fleet);
+	if (kubesrc_nodes(src, opt, "runtime", NULL, &sink) < 0 || !runtime_cmd_any(&c))
 		goto out;
 	/* Without --name, the runtime the fleet's nodes name: which needs one fabric. */
 	if (!name) {
@@ -271,12 +165,12 @@ int cmd_runtime(const struct cli_options *opt)
 	if (kind == PROFILE_NONE || runtime_cmd_networks(&c) < 0)
 		goto out;
 	if (fleet_facts(c.fleet, kind, &ff, err, sizeof(err)) < 0) {
-		fprintf(stderr, "tcpxo-agent: runtime: the %s nodes: %s\n", runtime_cmd_fabric(kind),
+		fprintf(stderr, "%s: runtime: the %s nodes: %s\n", opt->prog_name, runtime_cmd_fabric(kind),
 			err[0] ? err : "refused");
 		goto out;
 	}
-	if (runtime_judge(&c.rt, &ff, &c.networks, c.pb.releases, opt->prefix, &res) < 0) {
-		fprintf(stderr, "tcpxo-agent: runtime: out of memory while judging the runtime\n");
+	if (runtime_judge(&c.rt, &ff, &c.networks, c.releases, opt->prefix, &res) < 0) {
+		fprintf(stderr, "%s: runtime: out of memory while judging the runtime\n", opt->prog_name);
 		goto out;
 	}
 	if (runtime_cmd_print(opt, &res) < 0)
@@ -288,6 +182,6 @@ out:
 	obs_kube_free(&c.networks);
 	trainruntime_free(&c.rt);
 	fleet_free(c.fleet);
-	publisher_close(&c.pb);
+	releases_free(c.releases);
 	return code;
 }

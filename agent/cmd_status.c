@@ -7,28 +7,39 @@
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
-#include "agent/nodesread.h"
+#include "agent/kubesrc.h"
 #include "agent/output.h"
 #include "report/fleet/coherence.h"
 #include "report/fleet/status.h"
 #include "report/render/render_status.h"
 
-static const struct nodesread_words status_words = {
-	.cmd = "status", .file_label = "--nodes-file ", .noapi_hint = " (kubectl fabric status does)",
-};
-
 static int status_print(const struct cli_options *opt, const struct stresult *res)
 {
-	if (!opt->json)
-		render_status_human(res, stdout);
-	else if (output_json("status: ", render_status_json(res)) < 0)
-		return -ENOMEM;
-	return output_flush("status: ");
+	switch (opt->output) {
+	case CLI_OUTPUT_JSON:
+		if (output_json(opt->prog_name, "status: ", render_status_json(res)) < 0)
+			return -ENOMEM;
+		break;
+	case CLI_OUTPUT_NAME:
+		render_status_names(res, stdout);
+		break;
+	case CLI_OUTPUT_WIDE:
+	case CLI_OUTPUT_DEFAULT:
+	case CLI_OUTPUT_YAML:
+	case CLI_OUTPUT_FLAG:
+	case CLI_OUTPUT_AICRCONFIG:
+	case CLI_OUTPUT_NPD:
+	case CLI_OUTPUT__COUNT:
+		render_status_table(res, opt->output == CLI_OUTPUT_WIDE, stdout);
+		break;
+	}
+	return output_flush(opt->prog_name, "status: ");
 }
 
-int cmd_status(const struct cli_options *opt)
+int cmd_status(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct coherence *c = NULL;
+	struct kubesrc_sink sink;
 	struct stresult res = { 0 };
 	const struct coherence_node *nodes;
 	char err[512] = "";
@@ -36,20 +47,21 @@ int cmd_status(const struct cli_options *opt)
 	int code = EXIT_UNKNOWN;
 
 	if (coherence_new(opt->prefix, &c) < 0) {
-		fprintf(stderr, "tcpxo-agent: status: out of memory\n");
+		fprintf(stderr, "%s: status: out of memory\n", opt->prog_name);
 		return EXIT_UNKNOWN;
 	}
-	if (nodesread(opt, c, &status_words) < 0)
+	sink = kubesrc_coherence(c);
+	if (kubesrc_nodes(src, opt, "status", NULL, &sink) < 0)
 		goto out;
 	nodes = coherence_nodes(c, &n);
 	/* --heartbeat: the period the agents run with (the DaemonSet's, 5 min by default). */
 	if (status_judge(nodes, n, (long long)time(NULL), opt->heartbeat, &res, err, sizeof(err)) < 0) {
-		fprintf(stderr, "tcpxo-agent: status: %s\n", err[0] ? err : "refused");
+		fprintf(stderr, "%s: status: %s\n", opt->prog_name, err[0] ? err : "refused");
 		goto out;
 	}
 	if (!res.n_nodes)
-		fprintf(stderr, "tcpxo-agent: status: none of the %zu nodes is an A3 GPU machine type or carries a fabric "
-			"profile (%sprofile)\n", n, opt->prefix);
+		fprintf(stderr, "%s: status: none of the %zu nodes is an A3 GPU machine type or carries a fabric "
+			"profile (%sprofile)\n", opt->prog_name, n, opt->prefix);
 	if (status_print(opt, &res) < 0)
 		goto out;
 	code = res.n_ready == res.n_nodes ? EXIT_READY : EXIT_NOT_READY;

@@ -6,76 +6,12 @@
 
 #include "agent/cli.h"
 #include "agent/cmd.h"
-#include "agent/infile.h"
 #include "agent/nodeview.h"
 #include "agent/observe.h"
-#include "agent/output.h"
+#include "agent/podsread.h"
 #include "agent/publish.h"
-#include "probes/kube/kubeparse_pods.h"
 #include "report/checks/evaluate.h"
 #include "report/checks/workloads.h"
-#include "report/fleet/fleet.h"
-#include "report/fleet/fleet_node.h"
-#include "report/render/render.h"
-
-#define WORKLOADS_FILE_MAX ((size_t)256 << 20)        /* a PodList of thousands of fat pods */
-
-/* --pods-file: the PodList (or kubectl's List) replaces the API's pod list. */
-static int workloads_from_file(const struct cli_options *opt, struct obs_kube *k)
-{
-	char err[512] = "", *text = NULL;
-	size_t len = 0;
-	int r;
-
-	r = infile_read(opt->pods_file, WORKLOADS_FILE_MAX, INFILE_STDIN | INFILE_STREAM, &text, &len, err,
-			sizeof(err));
-	if (r == -EISDIR || r == -EFBIG) {
-		size_t n = strlen(err);
-
-		/* Not infile_read_input(): this command's size message has always said "pod list". */
-		snprintf(err + n, sizeof(err) - n, "%s", r == -EISDIR ? ", not a PodList file" :
-			 ": not a pod list this command reads");
-	}
-	if (r >= 0)
-		r = kubeparse_pods(text, len, k, err, sizeof(err));
-	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: --pods-file %s: %s\n", infile_name(opt->pods_file),
-			err[0] ? err : strerror(-r));
-	} else {
-		k->configured = true;
-		k->pods_fetch = (struct kube_fetch){ .state = KUBE_FETCH_OK };
-	}
-	free(text);
-	return r;
-}
-
-/* The pods that could not be read, set aside and not judged: named, each on one line. */
-static void workloads_aside(const struct obs_kube *k)
-{
-	size_t named = k->n_aside < KUBE_ASIDE_NAMED ? k->n_aside : KUBE_ASIDE_NAMED;
-
-	for (size_t i = 0; i < named; i++) {
-		const struct kube_pod_aside *a = &k->aside[i];
-
-		if (a->name[0])
-			fprintf(stderr, "tcpxo-agent: workloads: pod %s/%s could not be read (%s): not judged\n", a->ns,
-				a->name, a->why);
-		else
-			fprintf(stderr, "tcpxo-agent: workloads: pod items[%zu] could not be read (%s): not judged\n",
-				a->item, a->why);
-	}
-	if (k->n_aside > named)
-		fprintf(stderr, "tcpxo-agent: workloads: %zu more pods could not be read: not judged\n", k->n_aside - named);
-}
-
-static int workloads_print(const struct cli_options *opt, const struct workloads *w, const char *node)
-{
-	if (!opt->json)
-		render_workloads_human(w, node, stdout);
-	else if (output_json("workloads: ", render_workloads_json(w, node)) < 0)
-		return -ENOMEM;
-	return output_flush("workloads: ");
-}
 
 /*
  * GPU pods bound to the node, yet --root shows no GPU and no API was read: the tree is not the node's
@@ -93,98 +29,13 @@ static void workloads_need_facts(const struct cli_options *opt, struct nodeview 
 	fprintf(stderr, "tcpxo-agent: workloads: %s\n", v->w.why);
 }
 
-/* The node's facts as it published them: one NodeList node read by fleet.c, built by fleet_node.c (as runtime). */
-static int workloads_published_facts(const struct cli_options *opt, const struct releases *t, struct attach_node *ret)
-{
-	struct fleet *f = NULL;
-	struct fleet_facts ff = { 0 };
-	char why[512] = "", err[512] = "", *text = NULL;
-	enum profile_kind kind = PROFILE_NONE;
-	size_t len = 0;
-	int r;
-
-	r = infile_read_input(opt->nodes_file, WORKLOADS_FILE_MAX, "NodeList", &text, &len, why, sizeof(why));
-	if (r >= 0 && (r = fleet_new(opt->prefix, &f)) >= 0) {
-		fleet_set_only(f, opt->node);
-		r = fleet_add_nodelist(f, text, len, NULL, err, sizeof(err));
-	}
-	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
-			why[0] ? why : err[0] ? err : strerror(-r));
-		goto out;
-	}
-	if (fleet_count(f, PROFILE_TCPXO))
-		kind = PROFILE_TCPXO;
-	else if (fleet_count(f, PROFILE_TCPX))
-		kind = PROFILE_TCPX;
-	if (kind == PROFILE_NONE) {
-		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file %s: node %s is not in the list, or publishes no tcpxo "
-			"or tcpx profile (%sprofile): its facts are unknown\n", infile_name(opt->nodes_file), opt->node,
-			opt->prefix);
-		r = -ENOENT;
-		goto out;
-	}
-	r = fleet_facts(f, kind, &ff, err, sizeof(err));
-	if (r < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file %s: %s\n", infile_name(opt->nodes_file),
-			err[0] ? err : strerror(-r));
-		goto out;
-	}
-	fleet_node_build(&ff, t, ret);
-out:
-	fleet_facts_free(&ff);
-	fleet_free(f);
-	free(text);
-	return r < 0 ? r : 0;
-}
-
-/*
- * --nodes-file: the pods of --node (--pods-file) judged against what that node published, not
- * against this host (kubectl fabric workloads NODE): the same attach_judge() as the daemon's.
- */
-static int workloads_published(const struct cli_options *opt)
-{
-	struct publisher pb = { 0 };
-	struct attach_node facts;
-	struct obs_kube k = { 0 };
-	struct workloads w = { 0 };
-	int code = EXIT_UNKNOWN;
-
-	if (!opt->node || !opt->pods_file) {
-		fprintf(stderr, "tcpxo-agent: workloads: --nodes-file judges the pods of the node --node names, read with "
-			"--pods-file: give both\n");
-		return EXIT_UNKNOWN;
-	}
-	if (strcmp(opt->nodes_file, "-") == 0 && strcmp(opt->pods_file, "-") == 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: standard input (-) can feed one of --nodes-file and --pods-file\n");
-		return EXIT_UNKNOWN;
-	}
-	if (publisher_open(opt, &pb) < 0)
-		return EXIT_UNKNOWN;
-	if (workloads_published_facts(opt, pb.releases, &facts) < 0 || workloads_from_file(opt, &k) < 0)
-		goto out;
-	workloads_aside(&k);
-	if (workloads_judge(&k, opt->node, &facts, &w) < 0) {
-		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
-		goto out;
-	}
-	if (workloads_print(opt, &w, opt->node) < 0)
-		goto out;
-	code = workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
-out:
-	workloads_free(&w);
-	obs_kube_free(&k);
-	publisher_close(&pb);
-	return code;
-}
-
-int cmd_workloads(const struct cli_options *opt)
+int cmd_workloads(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct nodeview v;
 	int code = EXIT_UNKNOWN;
 
 	if (opt->nodes_file)
-		return workloads_published(opt);
+		return cmd_workloads_published(opt, src);
 
 	if (nodeview_open(opt, &v) < 0)
 		return EXIT_UNKNOWN;
@@ -207,9 +58,9 @@ int cmd_workloads(const struct cli_options *opt)
 		if (v.o.kube.pods_fetch.state != KUBE_FETCH_OK)
 			goto out;
 	}
-	if (opt->pods_file && workloads_from_file(opt, &v.o.kube) < 0)
+	if (opt->pods_file && podsread(opt, NULL, opt->node, &v.o.kube) < 0)
 		goto out;
-	workloads_aside(&v.o.kube);
+	podsread_aside(opt, &v.o.kube);
 	if (profile_evaluate(&v.o, &v.p) < 0 || workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
 		goto out;
@@ -221,7 +72,7 @@ int cmd_workloads(const struct cli_options *opt)
 	 */
 	if (nodeview_transport(&v, opt->transport_grace, "workloads: ") < 0)
 		goto out;
-	if (workloads_print(opt, &v.w, v.o.node) < 0)
+	if (podsread_print(opt, &v.w, v.o.node) < 0)
 		goto out;
 	if (v.o.pci.status.state != PROBE_OK)
 		fprintf(stderr, "tcpxo-agent: workloads: PCI probe failed: %s: the node's fabric is unknown\n",

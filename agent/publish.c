@@ -6,9 +6,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/infile.h"
 #include "agent/log.h"
 #include "agent/publish.h"
+#include "agent/relfile.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
@@ -32,35 +32,6 @@ static void publish_say(const struct cli_options *opt, const char *what, const c
 		fprintf(stderr, "tcpxo-agent: %s: %s\n", what, why);
 }
 
-/*
- * The --releases file: a regular file of at most RELEASES_FILE_MAX bytes, parsed into *@ret, and
- * its text into *@ret_text when not NULL (what a reload compares against).
- */
-static int publish_load_releases(const char *path, struct releases **ret, char **ret_text, size_t *ret_len,
-				 char *err, size_t errlen)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int r;
-
-	err[0] = '\0';
-	r = infile_read(path, RELEASES_FILE_MAX, 0, &text, &len, err, errlen);
-	if (r >= 0)
-		r = releases_parse(text, len, ret, err, errlen);
-	if (r >= 0) {
-		snprintf((*ret)->source, sizeof((*ret)->source), "%s", path);
-		if (ret_text) {
-			*ret_text = text;
-			*ret_len = len;
-			text = NULL;
-		}
-	} else if (!err[0]) {
-		errmsg_set(err, errlen, r, "%s", strerror(-r));
-	}
-	free(text);
-	return r;
-}
-
 int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {
 	struct publisher pb = { .opt = opt, .rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 };
@@ -81,7 +52,7 @@ int publisher_open(const struct cli_options *opt, struct publisher *ret)
 	if (opt->releases) {
 		char err[256], what[300];
 
-		r = publish_load_releases(opt->releases, &pb.releases, &pb.releases_text, &pb.releases_len, err,
+		r = relfile_load(opt->releases, &pb.releases, &pb.releases_text, &pb.releases_len, err,
 					  sizeof(err));
 		if (r < 0) {
 			snprintf(what, sizeof(what), "--releases %s", opt->releases);
@@ -126,7 +97,7 @@ int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
 
 	if (!pb->opt->releases)
 		return 0;
-	r = publish_load_releases(pb->opt->releases, &t, &text, &len, err, errlen);
+	r = relfile_load(pb->opt->releases, &t, &text, &len, err, errlen);
 	if (r < 0)
 		return r;
 	/* The same text (a touch, the ConfigMap's other keys changed): nothing changes. */

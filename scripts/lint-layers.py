@@ -1,17 +1,18 @@
 #!/usr/bin/python3
 """lint-layers.py - includes point down, each library has one adapter, no file or module cycles.
 
-Usage: lint-layers.py [--root DIR] [--objects DIR]
+Usage: lint-layers.py [--root DIR] [--objects DIR]...
 
-Reads every #include line of agent/, probes/ and report/ (and, for the adapter rule, tests/ and
-fuzz/). With --objects (the build's obj/ folder), also reads which symbols each object file
+Reads every #include line of agent/, fabric/, probes/ and report/ (and, for the adapter rule, tests/
+and fuzz/). With --objects (the build's obj/ folders: tcpxo-agent's, and kubectl-fabric's portable
+one), also reads which symbols each object file
 defines and uses (nm), so a call that reaches across layers or closes a circle without an
 #include (a prototype declared by hand, a helper declared in the caller's header) is caught too.
 Prints one line per violation, "FILE:LINE: what", and exits 1 if there is any.
 
 The layers, lowest first; a file may include its own folder and the folders of lower rank only:
   probes/model (0)  <  probes/host, probes/kube (1)  <  report/checks (2)
-                    <  report/fleet, report/render (3)  <  agent (4)
+                    <  report/fleet, report/render (3)  <  agent (4)  <  fabric (5)
 Folders of equal rank never include each other (host and kube, fleet and render).
 """
 import argparse
@@ -28,8 +29,10 @@ RANK = {
     "report/fleet": 3,
     "report/render": 3,
     "agent": 4,
+    "fabric": 5,
 }
-LAYERED = ("agent", "probes", "report")
+LAYERED = ("agent", "fabric", "probes", "report")
+MAINS = ("agent/main.c", "fabric/main.c")      # each program's main: both define it, neither is called
 ADAPTER_SCOPE = LAYERED + ("tests", "fuzz")
 
 # Each external library's headers, and its adapter: the files allowed to include them (one file, or
@@ -205,23 +208,26 @@ def nm_symbols(objs):
     return table
 
 
-def lint_links(root, objdir):
-    """The same rules over who calls whom: symbols each object uses from the others."""
-    problems, defs, uses, stale, objs = [], {}, {}, [], []
-    for d, _, files in os.walk(objdir):
-        for f in sorted(files):
-            if not f.endswith(".o"):
-                continue
-            src = os.path.relpath(os.path.join(d, f[:-2] + ".c"), objdir)
-            if src.split("/", 1)[0] not in LAYERED or src == "agent/main.c":
-                continue
-            path = os.path.join(root, src)
-            if not os.path.isfile(path):
-                continue        # an object left from a file that was moved away
-            if os.path.getmtime(path) > os.path.getmtime(os.path.join(d, f)):
-                stale.append(src)
-                continue
-            objs.append((os.path.join(d, f), src))
+def lint_links(root, objdirs):
+    """The same rules over who calls whom: symbols each object uses from the others (a source built in
+    two folders is read from the first)."""
+    problems, defs, uses, stale, objs, srcs = [], {}, {}, [], [], set()
+    for objdir in objdirs:
+        for d, _, files in os.walk(objdir):
+            for f in sorted(files):
+                if not f.endswith(".o"):
+                    continue
+                src = os.path.relpath(os.path.join(d, f[:-2] + ".c"), objdir)
+                if src.split("/", 1)[0] not in LAYERED or src in MAINS or src in srcs:
+                    continue
+                srcs.add(src)
+                path = os.path.join(root, src)
+                if not os.path.isfile(path):
+                    continue        # an object left from a file that was moved away
+                if os.path.getmtime(path) > os.path.getmtime(os.path.join(d, f)):
+                    stale.append(src)
+                    continue
+                objs.append((os.path.join(d, f), src))
     table = nm_symbols([o for o, _ in objs])
     for o, src in objs:
         defined, used = table[o]
@@ -257,12 +263,13 @@ def lint_cycles(medges, hops):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=".")
-    ap.add_argument("--objects")
+    ap.add_argument("--objects", action="append", default=[])
     a = ap.parse_args()
     problems, n_files, medges, hops = lint_includes(a.root)
     summary = "%d files" % n_files
-    if a.objects and os.path.isdir(a.objects):
-        more, n_objs, stale, ledges, lhops = lint_links(a.root, a.objects)
+    objdirs = [o for o in a.objects if os.path.isdir(o)]
+    if objdirs:
+        more, n_objs, stale, ledges, lhops = lint_links(a.root, objdirs)
         problems += more
         for k, v in ledges.items():
             medges.setdefault(k, set()).update(v)

@@ -97,6 +97,15 @@ static bool imageref_digest_ok(const char *s, size_t n)
 	return true;
 }
 
+/* The last @c in [@s, @end), or NULL (memrchr() is a GNU extension). */
+static const char *imageref_last(const char *s, const char *end, char c)
+{
+	while (end > s)
+		if (*--end == c)
+			return end;
+	return NULL;
+}
+
 int imageref_parse(const char *ref, struct imageref *ret)
 {
 	struct imageref r = { 0 };
@@ -118,8 +127,8 @@ int imageref_parse(const char *ref, struct imageref *ret)
 	}
 
 	/* A ':' after the last '/' starts the tag; one before it belongs to a registry port. */
-	slash = memrchr(ref, '/', (size_t)(name_end - ref));
-	colon = memrchr(ref, ':', (size_t)(name_end - ref));
+	slash = imageref_last(ref, name_end, '/');
+	colon = imageref_last(ref, name_end, ':');
 	if (colon && (!slash || colon > slash)) {
 		if (!imageref_tag_ok(colon + 1, (size_t)(name_end - colon - 1)))
 			return -EINVAL;

@@ -11,38 +11,6 @@
 #define KUBE_NS_MAX     63
 #define KUBE_PATH_MAX   (128 + KUBE_NODE_NAME_MAX)     /* a fixed prefix, a name, a fixed suffix */
 
-static bool kube_label_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
-}
-
-bool kube_name_valid(const char *name)
-{
-	size_t label = 0, n = 0;
-	char prev = '.';
-
-	if (!name || !*name)
-		return false;
-	for (const char *p = name; *p; p++, n++) {
-		if (n >= KUBE_NODE_NAME_MAX)
-			return false;
-		if (*p == '.') {
-			if (label == 0 || prev == '-')
-				return false;
-			label = 0;
-		} else if (kube_label_char(*p)) {
-			if (label == 0 && *p == '-')
-				return false;
-			if (++label > 63)
-				return false;
-		} else {
-			return false;
-		}
-		prev = *p;
-	}
-	return prev != '.' && prev != '-';
-}
-
 /* Refuse before sending: @resp still says why, as http_request() would. */
 static int kube_refuse(struct http_response *resp, int r, const char *msg)
 {
@@ -58,7 +26,7 @@ static int kube_name_check(const char *name, const char *what, struct http_respo
 {
 	char shown[64], msg[160];
 
-	if (kube_name_valid(name))
+	if (kubename_valid(name))
 		return 0;
 	/* Show a bounded, printable prefix of what was refused. */
 	snprintf(shown, sizeof(shown), "%s", name ? name : "(none)");
@@ -130,7 +98,7 @@ int kube_create_event(struct http_client *c, const char *ns, const char *event, 
 	char path[sizeof("/apis/events.k8s.io/v1/namespaces//events") + KUBE_NS_MAX];
 
 	/* A namespace is a DNS label: a valid subdomain without dots, at most 63 characters. */
-	if (!kube_name_valid(ns) || strchr(ns, '.') || strlen(ns) > KUBE_NS_MAX)
+	if (!kubename_valid(ns) || strchr(ns, '.') || strlen(ns) > KUBE_NS_MAX)
 		return kube_refuse(resp, -EINVAL, "invalid namespace for an Event: not a DNS label");
 	if (!event || !*event || strnlen(event, KUBE_EVENT_MAX + 1) > KUBE_EVENT_MAX)
 		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long Event");

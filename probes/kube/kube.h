@@ -5,15 +5,9 @@
 #include <stddef.h>
 
 #include "probes/kube/http.h"
+#include "probes/kube/kubename.h"
 
-#define KUBE_NODE_NAME_MAX 253               /* a DNS subdomain (RFC 1123) */
-
-/**
- * kube_name_valid() - whether @name is a DNS subdomain (RFC 1123): 1..253 characters of
- * [a-z0-9.-], dot-separated labels of 1..63 characters that start and end with [a-z0-9].
- * Every Node name is one; nothing else is ever put into a request path.
- */
-bool kube_name_valid(const char *name);
+#define KUBE_NODE_NAME_MAX KUBENAME_MAX        /* a DNS subdomain (RFC 1123): kubename_valid() */
 
 /**
  * kube_get_node() - GET /api/v1/nodes/<node>.

@@ -55,6 +55,28 @@ int strbuf_appendf(struct strbuf *sb, const char *fmt, ...)
 	return r;
 }
 
+char *strbuf_vprintf(const char *fmt, va_list ap)
+{
+	struct strbuf sb = { 0 };
+
+	if (strbuf_vappendf(&sb, fmt, ap) < 0) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_take(&sb);
+}
+
+char *strbuf_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = strbuf_vprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 int strbuf_append(struct strbuf *sb, const char *s)
 {
 	size_t n = strlen(s);

@@ -19,6 +19,14 @@ int strbuf_append(struct strbuf *sb, const char *s);
 /* Append @n bytes (any bytes, NUL included; the string stays NUL-terminated). Return: 0 or -ENOMEM. */
 int strbuf_appendn(struct strbuf *sb, const char *data, size_t n);
 
+/*
+ * strbuf_printf() - a new string, formatted: asprintf() without its extension (POSIX.1-2008 has
+ * none), so that the portable program (kubectl-fabric) builds from the same sources.
+ * Caller frees; NULL on OOM or a format error.
+ */
+char *strbuf_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *strbuf_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 /* Take the string (never NULL on success: "" for an empty buffer); the buffer is reset. NULL on OOM. */
 char *strbuf_take(struct strbuf *sb);
 

@@ -1,5 +1,6 @@
-/* timetext.c - pure: RFC 3339 date-times into seconds since the epoch (the API's times); a duration as text. */
+/* timetext.c - pure: RFC 3339 date-times into seconds since the epoch (the API's times); a duration as text, and read back. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,4 +89,73 @@ void timetext_duration(long long s, enum timetext_precision prec, char *buf, siz
 		snprintf(buf, len, "%lldh", s / 3600);
 	else
 		snprintf(buf, len, "%lldd", s / 86400);
+}
+
+/*
+ * The whole number at *@p (advanced past its digits), or more than @max when it exceeds @max:
+ * reading stops counting there, never wrapping. Return: false when no digit is there.
+ */
+static bool timetext_number(const char **p, unsigned long long max, unsigned long long *ret)
+{
+	const char *s = *p;
+	unsigned long long v = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v <= max)
+			v = max < d || v > (max - d) / 10 ? max + 1 : v * 10 + d;
+	}
+	*p = s;
+	*ret = v;
+	return true;
+}
+
+int timetext_duration_parse(const char *s, unsigned long long max_s, unsigned long long *ret_s)
+{
+	static const struct {
+		char unit;
+		unsigned long long secs;
+	} units[] = { { 'h', 3600 }, { 'm', 60 }, { 's', 1 } };
+	unsigned long long sum = 0, v;
+	size_t next = 0;                /* the first unit still allowed: h, m, s in that order */
+	bool range = false;
+	const char *p = s;
+
+	if (max_s == ~0ULL)
+		max_s--;                /* room for timetext_number()'s "more than max" */
+	if (!s || !timetext_number(&p, max_s, &v))
+		return -EINVAL;
+	if (!*p) {                      /* a bare number: seconds */
+		if (v > max_s)
+			return -ERANGE;
+		*ret_s = v;
+		return 0;
+	}
+	for (;;) {
+		unsigned long long secs = 0;
+
+		for (size_t k = next; k < sizeof(units) / sizeof(units[0]) && !secs; k++)
+			if (*p == units[k].unit) {
+				secs = units[k].secs;
+				next = k + 1;
+			}
+		if (!secs)
+			return -EINVAL;
+		/* Checked before it is added: v * secs is never made when it could pass max_s. */
+		if (range || v > (max_s - sum) / secs)
+			range = true;
+		else
+			sum += v * secs;
+		if (!*++p)
+			break;
+		if (!timetext_number(&p, max_s, &v))
+			return -EINVAL;
+	}
+	if (range)
+		return -ERANGE;
+	*ret_s = sum;
+	return 0;
 }

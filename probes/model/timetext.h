@@ -1,4 +1,4 @@
-/* timetext.h - pure: the one reader of the API's RFC 3339 times (startedAt, lastHeartbeatTime), the one writer of a duration. */
+/* timetext.h - pure: the one reader of the API's RFC 3339 times (startedAt, lastHeartbeatTime), the one reader and writer of a duration. */
 #pragma once
 
 #include <stddef.h>
@@ -24,3 +24,15 @@ enum timetext_precision {
  * below 2 hours, then by @prec; "-" when unknown (< 0). Cut to @len, always terminated.
  */
 void timetext_duration(long long s, enum timetext_precision prec, char *buf, size_t len);
+
+/**
+ * timetext_duration_parse() - a duration as a user types it on the command line: whole numbers,
+ * each followed by a unit h, m or s, the units in that order and each at most once ("90s", "5m",
+ * "1h", "1h30m", "2m30s"); or a bare whole number, which is seconds ("90"). "0" is 0. Signs,
+ * spaces, fractions and other units are refused.
+ * The sum is checked against @max_s before it is made, term by term (@v > (@max_s - sum) / unit,
+ * never @v * unit > @max_s, which wraps), so no value can overflow into a small one.
+ * Return: 0 with *@ret_s; -EINVAL when @s is not such a duration (NULL included); -ERANGE when
+ * it is one of more than @max_s seconds. *@ret_s is written on success only.
+ */
+int timetext_duration_parse(const char *s, unsigned long long max_s, unsigned long long *ret_s);

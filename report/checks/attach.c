@@ -7,6 +7,7 @@
 
 #include "probes/model/obs_host.h"
 #include "probes/kube/imageref.h"
+#include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
 
 static const char *const attach_finding_names[ATTACH__COUNT] = {
@@ -109,8 +110,7 @@ int attach_acc_finish(struct attach_acc *a, struct attach_finding *f, const char
 		msg = strbuf_take(&a->msg);
 	} else {
 		va_start(ap, pass);
-		if (vasprintf(&msg, pass, ap) < 0)
-			msg = NULL;
+		msg = strbuf_vprintf(pass, ap);
 		va_end(ap);
 	}
 	if (!msg)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/model/strbuf.h"
 #include "report/checks/profile.h"
 
 static const char *const profile_check_names[CHECK__COUNT] = {
@@ -78,7 +79,8 @@ int check_text_vset(enum check_status *status, char **message, char **remedy, en
 {
 	char *msg = NULL, *rem = NULL;
 
-	if (vasprintf(&msg, fmt, ap) < 0)
+	msg = strbuf_vprintf(fmt, ap);
+	if (!msg)
 		return -ENOMEM;
 	if (remedy_in && !(rem = strdup(remedy_in))) {
 		free(msg);

@@ -31,7 +31,14 @@ struct stresult_node {
 	size_t n_causes;
 	char *heartbeat;                /* owned: FabricReady's lastHeartbeatTime as published; NULL absent */
 	long long age_s;                /* seconds since that heartbeat (0 when in the future); -1 unknown */
+	const char *transport;          /* static: the data path the published profile gives the GPUs'
+					   collectives (STRESULT_TRANSPORT_*); NULL for none or another profile */
+	int gpus, nics;                 /* the published GPU<->NIC pairs: GPUs, distinct NICs; -1 not published */
 };
+
+#define STRESULT_TRANSPORT_TCPXO "fastrak"      /* GPUDirect-TCPXO: the FasTrak plugin over the RxDM daemon */
+#define STRESULT_TRANSPORT_TCPX "tcpx"          /* GPUDirect-TCPX: the TCPX plugin over its RxDM daemon */
+#define STRESULT_TRANSPORT_RDMA "rdma"          /* GPUDirect-RDMA: RoCE on the ConnectX-7 NICs (gIB) */
 
 struct stresult_cause {
 	char *id;                       /* owned */

@@ -24,11 +24,7 @@ struct coherence {
 
 static char *coherence_key(const char *prefix, const char *name)
 {
-	char *k;
-
-	if (asprintf(&k, "%s%s", prefix, name) < 0)
-		return NULL;
-	return k;
+	return strbuf_printf("%s%s", prefix, name);
 }
 
 int coherence_new(const char *prefix, struct coherence **ret)
@@ -175,6 +171,7 @@ struct coherence_item {
 
 struct coherence_group {
 	size_t first, count;            /* a run of items with one label */
+	const char *label;              /* the run's label: the sort needs no context (qsort_r is not POSIX) */
 };
 
 /* One evaluation: the nodes in name order, scratch sized for them, the counts each phase finds. */
@@ -203,14 +200,13 @@ static int coherence_cmp_item(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int coherence_cmp_group(const void *a, const void *b, void *items)
+static int coherence_cmp_group(const void *a, const void *b)
 {
 	const struct coherence_group *x = a, *y = b;
-	const struct coherence_item *it = items;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return strcmp(it[x->first].label, it[y->first].label);
+	return strcmp(x->label, y->label);
 }
 
 /*
@@ -236,10 +232,10 @@ static int coherence_print_groups(struct strbuf *sb, const char *head, struct co
 	qsort(items, n, sizeof(*items), coherence_cmp_item);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(items[i].label, items[i - 1].label) != 0)
-			g[ng++] = (struct coherence_group){ .first = i };
+			g[ng++] = (struct coherence_group){ .first = i, .label = items[i].label };
 		g[ng - 1].count++;
 	}
-	qsort_r(g, ng, sizeof(*g), coherence_cmp_group, items);
+	qsort(g, ng, sizeof(*g), coherence_cmp_group);
 	for (size_t k = 0; k < ng; k++) {
 		const struct coherence_item *it = &items[g[k].first];
 		const char *m0 = it->message ? it->message : "";
@@ -284,16 +280,16 @@ static int coherence_cmp_vote(const void *a, const void *b)
 
 struct coherence_tally {
 	size_t first, count;
+	const char *network;            /* the run's network: the sort needs no context */
 };
 
-static int coherence_cmp_tally(const void *a, const void *b, void *votes)
+static int coherence_cmp_tally(const void *a, const void *b)
 {
 	const struct coherence_tally *x = a, *y = b;
-	const struct coherence_vote *v = votes;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return strcmp(v[x->first].network, v[y->first].network);
+	return strcmp(x->network, y->network);
 }
 
 /*
@@ -326,13 +322,13 @@ static int coherence_disagreement(struct coherence_eval *ev, const struct cohere
 		qsort(votes, nv, sizeof(*votes), coherence_cmp_vote);
 		for (size_t i = 0; i < nv; i++) {
 			if (i == 0 || strcmp(votes[i].network, votes[i - 1].network) != 0)
-				t[nt++] = (struct coherence_tally){ .first = i };
+				t[nt++] = (struct coherence_tally){ .first = i, .network = votes[i].network };
 			t[nt - 1].count++;
 		}
 		if (nt < 2)
 			continue;
 		differ++;
-		qsort_r(t, nt, sizeof(*t), coherence_cmp_tally, votes);
+		qsort(t, nt, sizeof(*t), coherence_cmp_tally);
 		strbuf_appendf(ev->out, "%s: ", valid[0]->ifaces[k].name);
 		for (size_t j = 0; j < nt; j++) {
 			const struct coherence_vote *v = &votes[t[j].first];
@@ -429,10 +425,10 @@ static int coherence_eval_ready(struct coherence_eval *ev)
 	size_t ni = 0;
 	int r = -ENOMEM;
 
-	if (asprintf(&unobs, ": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile) < 0 ||
-	    asprintf(&no_ready, "no %s annotation", c->key_ready) < 0 ||
-	    asprintf(&no_attach, "no %s annotation", c->key_attachment) < 0 ||
-	    asprintf(&bad_attach, "the %s annotation is not JSON with a checks list", c->key_attachment) < 0)
+	if (!(unobs = strbuf_printf(": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile)) ||
+	    !(no_ready = strbuf_printf("no %s annotation", c->key_ready)) ||
+	    !(no_attach = strbuf_printf("no %s annotation", c->key_attachment)) ||
+	    !(bad_attach = strbuf_printf("the %s annotation is not JSON with a checks list", c->key_attachment)))
 		goto out;
 	ev->n_unobs = coherence_select(ev, COHERENCE_NODE_KIND_UNOBSERVED, -1, ev->sel);
 	coherence_print_list(ev->out, "not yet observed", ev->sel, ev->n_unobs, unobs);
@@ -473,8 +469,8 @@ static int coherence_eval_mappings(struct coherence_eval *ev)
 	size_t ni = 0;
 	int r = -ENOMEM;
 
-	if (asprintf(&nomap, "no %s annotation", c->key_interfaces) < 0 ||
-	    asprintf(&malformed, "unreadable %s annotation", c->key_interfaces) < 0)
+	if (!(nomap = strbuf_printf("no %s annotation", c->key_interfaces)) ||
+	    !(malformed = strbuf_printf("unreadable %s annotation", c->key_interfaces)))
 		goto out;
 	ev->n_nomap = coherence_select(ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MISSING, ev->sel);
 	coherence_print_list(ev->out, nomap, ev->sel, ev->n_nomap, "");

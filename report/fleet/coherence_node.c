@@ -54,7 +54,8 @@ static int coherence_node_text(const struct jsonscan_field *field, char **ret)
 
 static int coherence_node_count_text(size_t n, char **ret)
 {
-	return asprintf(ret, "%zu", n) < 0 ? (*ret = NULL, -ENOMEM) : 0;
+	*ret = strbuf_printf("%zu", n);
+	return *ret ? 0 : -ENOMEM;
 }
 
 /* versions.installer, versions.expectedDaemon and the pairs' GPU and NIC counts of an attachment. */

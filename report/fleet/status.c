@@ -38,6 +38,35 @@ static int status_strdup(const char *s, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* A count the attachment's pairs gave (coherence_node's text), or -1. */
+static int status_count(const char *text)
+{
+	char *end;
+	long v;
+
+	if (!text)
+		return -1;
+	v = strtol(text, &end, 10);
+	return end != text && !*end && v >= 0 && v <= 4096 ? (int)v : -1;
+}
+
+/* The data path a published profile gives the GPUs' collectives. */
+static const char *status_transport(const char *profile)
+{
+	static const struct {
+		const char *profile, *transport;
+	} paths[] = {
+		{ "tcpxo", STRESULT_TRANSPORT_TCPXO },
+		{ "tcpx", STRESULT_TRANSPORT_TCPX },
+		{ "rdma", STRESULT_TRANSPORT_RDMA },
+	};
+
+	for (size_t i = 0; profile && i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (strcmp(profile, paths[i].profile) == 0)
+			return paths[i].transport;
+	return NULL;
+}
+
 /* One listed node's row. */
 static int status_node(const struct coherence_node *n, long long now, unsigned period_s, struct stresult_node *sn)
 {
@@ -45,6 +74,9 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 	int r;
 
 	sn->age_s = -1;
+	sn->transport = status_transport(n->profile);
+	sn->gpus = status_count(n->gpus);
+	sn->nics = status_count(n->nics);
 	sn->causes = calloc(n->n_fails + 4, sizeof(*sn->causes));
 	if (!sn->causes || status_strdup(n->name, &sn->name) < 0 || status_strdup(n->profile, &sn->profile) < 0 ||
 	    status_strdup(n->itype, &sn->machine) < 0 || status_strdup(n->heartbeat, &sn->heartbeat) < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 #include "report/render/render.h"
 
 /* "10de:2330" into buf (10 bytes). */
@@ -229,8 +230,8 @@ char *render_workloads_json(const struct workloads *w, const char *node)
 		text = json_print(root, true);
 	json_free(root);
 	free(summary);
-	if (text && asprintf(&out, "%s\n", text) < 0)
-		out = NULL;
+	if (text)
+		out = strbuf_printf("%s\n", text);
 	free(text);
 	return out;
 }
@@ -260,8 +261,8 @@ char *render_json(const struct observation *o, const struct profile *p, const st
 	if (!r)
 		text = json_print(root, true);
 	json_free(root);
-	if (text && asprintf(&out, "%s\n", text) < 0)
-		out = NULL;
+	if (text)
+		out = strbuf_printf("%s\n", text);
 	free(text);
 	return out;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 #include "report/render/render.h"
 #include "report/render/render_runtime.h"
 
@@ -83,8 +84,8 @@ char *render_runtime_json(const struct rtresult *r)
 	if (rc < 0)
 		goto out;
 	text = json_print(root, true);
-	if (text && asprintf(&out, "%s\n", text) < 0)
-		out = NULL;
+	if (text)
+		out = strbuf_printf("%s\n", text);
 out:
 	json_free(arr);
 	json_free(root);

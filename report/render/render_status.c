@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 #include "probes/model/timetext.h"
 #include "report/render/render.h"
 #include "report/render/render_status.h"
@@ -20,18 +21,41 @@ void render_status_summary(const struct stresult *r, char *buf, size_t len)
 			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready);
 }
 
-static void render_status_row(const struct stresult_node *n, int name_w, FILE *out)
+/* The wide table's column widths beyond the name's. */
+struct render_status_widths {
+	int name, machine, heartbeat, transport;
+};
+
+void render_status_transport(const struct stresult_node *n, char *buf, size_t len)
 {
-	char age[48];
+	if (!n->transport)
+		snprintf(buf, len, "-");
+	else if (n->gpus < 0)
+		snprintf(buf, len, "%s", n->transport);
+	else
+		snprintf(buf, len, "%s (%d GPU%s, %d NIC%s)", n->transport, n->gpus, n->gpus == 1 ? "" : "s", n->nics,
+			 n->nics == 1 ? "" : "s");
+}
+
+static void render_status_row(const struct stresult_node *n, const struct render_status_widths *w, bool wide,
+			      FILE *out)
+{
+	char age[48], transport[64];
 
 	timetext_duration(n->age_s, TIMETEXT_COARSE, age, sizeof(age));
 	if (n->stale)
 		strncat(age, " (stale)", sizeof(age) - strlen(age) - 1);
 	fputs("  ", out);
-	render_cell(out, n->name, name_w);
+	render_cell(out, n->name, w->name);
 	render_cell(out, n->profile, 7);
 	render_cell(out, n->unobserved ? "unobserved" : n->ready ? "yes" : "no", 10);
 	render_cell(out, age, 11);
+	if (wide) {
+		render_status_transport(n, transport, sizeof(transport));
+		render_cell(out, n->machine, w->machine);
+		render_cell(out, n->heartbeat, w->heartbeat);
+		render_cell(out, transport, w->transport);
+	}
 	if (!n->n_causes)
 		fputc('-', out);
 	for (size_t k = 0; k < n->n_causes; k++) {
@@ -59,29 +83,79 @@ static void render_status_cause(const struct stresult *r, const struct stresult_
 	fputc('\n', out);
 }
 
-int render_status_human(const struct stresult *r, FILE *out)
+/* @w widened to fit @s (at most @max; NULL prints as "-"). */
+static void render_status_fit(int *w, const char *s, int max)
 {
-	char summary[160];
-	int name_w = 4;
+	int n = s ? (int)strlen(s) : 1;
+
+	if (n > *w)
+		*w = n > max ? max : n;
+}
+
+int render_status_table(const struct stresult *r, bool wide, FILE *out)
+{
+	struct render_status_widths w = { 4, 12, 9, 9 };
+	char summary[160], transport[64];
 
 	render_status_summary(r, summary, sizeof(summary));
 	fprintf(out, "%s\n", summary);
 	for (size_t i = 0; i < r->n_nodes; i++) {
-		int n = (int)strlen(r->nodes[i].name);
-
-		if (n > name_w)
-			name_w = n > RENDER_STATUS_NAME_MAX ? RENDER_STATUS_NAME_MAX : n;
+		render_status_fit(&w.name, r->nodes[i].name, RENDER_STATUS_NAME_MAX);
+		render_status_transport(&r->nodes[i], transport, sizeof(transport));
+		render_status_fit(&w.machine, r->nodes[i].machine, RENDER_STATUS_NAME_MAX);
+		render_status_fit(&w.heartbeat, r->nodes[i].heartbeat, RENDER_STATUS_NAME_MAX);
+		render_status_fit(&w.transport, transport, RENDER_STATUS_NAME_MAX);
 	}
-	if (r->n_nodes)
-		fprintf(out, "\n  %-*s  %-7s  %-10s  %-11s  CAUSES\n", name_w, "NODE", "PROFILE", "READY", "AGE");
+	if (r->n_nodes) {
+		fprintf(out, "\n  %-*s  %-7s  %-10s  %-11s  ", w.name, "NODE", "PROFILE", "READY", "AGE");
+		if (wide)
+			fprintf(out, "%-*s  %-*s  %-*s  ", w.machine, "MACHINE TYPE", w.heartbeat, "HEARTBEAT",
+				w.transport, "TRANSPORT");
+		fputs("CAUSES\n", out);
+	}
 	for (size_t i = 0; i < r->n_nodes; i++)
-		render_status_row(&r->nodes[i], name_w, out);
+		render_status_row(&r->nodes[i], &w, wide, out);
 	if (r->n_causes)
 		fputs("\nnot ready, by cause:\n", out);
 	for (size_t i = 0; i < r->n_causes; i++)
 		render_status_cause(r, &r->causes[i], out);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
+}
+
+int render_status_human(const struct stresult *r, FILE *out)
+{
+	return render_status_table(r, false, out);
+}
+
+int render_status_names(const struct stresult *r, FILE *out)
+{
+	for (size_t i = 0; i < r->n_nodes; i++) {
+		fputs("node/", out);
+		render_safe(out, r->nodes[i].name);
+		fputc('\n', out);
+	}
+	fflush(out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* {"path", "gpus", "nics"}, or null for a node whose profile gives none. */
+static struct json *render_status_transport_json(const struct stresult_node *n)
+{
+	struct json *t;
+	int rc = 0;
+
+	if (!n->transport)
+		return json_new_null();
+	t = json_new_object();
+	rc |= json_add_string(t, "path", n->transport);
+	rc |= n->gpus < 0 ? json_add_null(t, "gpus") : json_add_int(t, "gpus", n->gpus);
+	rc |= n->nics < 0 ? json_add_null(t, "nics") : json_add_int(t, "nics", n->nics);
+	if (rc < 0) {
+		json_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 static int render_status_node(struct json *arr, const struct stresult_node *n)
@@ -103,6 +177,7 @@ static int render_status_node(struct json *arr, const struct stresult_node *n)
 		rc |= json_add_int(e, "ageSeconds", n->age_s);
 	else
 		rc |= json_add_null(e, "ageSeconds");
+	rc |= json_add(e, "transport", render_status_transport_json(n));
 	return rc;
 }
 
@@ -133,8 +208,8 @@ char *render_status_json(const struct stresult *r)
 	if (rc < 0)
 		goto out;
 	text = json_print(root, true);
-	if (text && asprintf(&out, "%s\n", text) < 0)
-		out = NULL;
+	if (text)
+		out = strbuf_printf("%s\n", text);
 out:
 	json_free(nodes);
 	json_free(causes);

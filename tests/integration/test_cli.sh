@@ -71,9 +71,72 @@ mkdir -p "$tmp/empty"
 "$A" --once --interval x >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--interval" "$tmp/err" && ok bad-interval || nok bad-interval "exit $rc"
 "$A" --help >"$tmp/out"; rc=$?
-[ $rc -eq 0 ] && grep -q -- "--once" "$tmp/out" && grep -q -- "--root DIR" "$tmp/out" && ok help || nok help "exit $rc"
+[ $rc -eq 0 ] && grep -q -- "--once" "$tmp/out" && grep -q "^  tcpxo-agent status \[OPTIONS\]" "$tmp/out" &&
+	ok help || nok help "exit $rc"
 "$A" --version >"$tmp/out"; rc=$?
 [ $rc -eq 0 ] && grep -Eq '^tcpxo-agent [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" && ok version || nok version "exit $rc"
+
+# Help like kubectl: -h everywhere, a command's own options, help COMMAND the same, version -o json.
+for h in -h --help help; do
+	env -u NODE_NAME "$A" $h >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && head -n 20 "$tmp/out" | grep -q '^Usage:$' && [ ! -s "$tmp/err" ] && ok "help$h" ||
+		nok "help$h" "exit $rc: $(head -c 200 "$tmp/err")"
+done
+"$A" status --help >"$tmp/status-help" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] && grep -q -- '--nodes-file F' "$tmp/status-help" && ! grep -q -- '--root' "$tmp/status-help" &&
+	! grep -q -- '--metrics-address' "$tmp/status-help" && grep -q '^Exit codes:$' "$tmp/status-help" &&
+	grep -q '^Examples:$' "$tmp/status-help" && head -n 2 "$tmp/status-help" | grep -q '^  tcpxo-agent status '; then
+	ok status-help-own-options
+else nok status-help-own-options "exit $rc: $(head -c 300 "$tmp/status-help")"; fi
+"$A" help status >"$tmp/out" 2>&1 && cmp -s "$tmp/out" "$tmp/status-help" && ok help-command-same ||
+	nok help-command-same "help status differs from status --help"
+"$A" status -h >"$tmp/out" 2>&1 && cmp -s "$tmp/out" "$tmp/status-help" && ok help-short || nok help-short "-h"
+"$A" help daemon >"$tmp/out" 2>&1 && grep -q -- '--metrics-address' "$tmp/out" && ! grep -q -- '--nodes-file' "$tmp/out" &&
+	ok help-daemon || nok help-daemon "$(head -c 200 "$tmp/out")"
+"$A" help frobnicate >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no command 'frobnicate'" "$tmp/err" && ok help-unknown || nok help-unknown "exit $rc"
+"$A" version -o json >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] && /usr/bin/python3 -c '
+import json, re, sys
+v = json.load(open(sys.argv[1]))
+assert v["name"] == "tcpxo-agent" and re.match(r"^[0-9]+\.[0-9]+\.[0-9]+$", v["version"]), v
+assert v["platform"].startswith("linux/"), v
+' "$tmp/out"; then ok version-json; else nok version-json "exit $rc: $(cat "$tmp/out" "$tmp/err" | head -c 300)"; fi
+"$A" version -o wide >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "-o wide: version takes json, yaml" "$tmp/err" && ok version-o-wide || nok version-o-wide "exit $rc"
+
+# No accidental daemon: no --node and no NODE_NAME -> exit 2 at once, naming --node and --once.
+env -u NODE_NAME timeout -s KILL 10 "$A" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q -- '--node' "$tmp/err" && grep -q -- '--once' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+	ok bare-daemon-refused
+else nok bare-daemon-refused "exit $rc: $(head -c 300 "$tmp/err")"; fi
+NODE_NAME= timeout -s KILL 10 "$A" --no-watch >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--node' "$tmp/err" && ok empty-node-name-refused || nok empty-node-name-refused "exit $rc"
+
+# One duration syntax: health --max-age 2m; the option named in an error, an example shown; no wrap.
+: >"$tmp/healthy"
+"$A" health --health-file "$tmp/healthy" --max-age 2m >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'at most 120s' "$tmp/out" && ok health-max-age-2m || nok health-max-age-2m "exit $rc: $(cat "$tmp/err")"
+"$A" health --health-file "$tmp/healthy" --max-age 2x >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--max-age: expected a duration such as 90s, 5m or 1h30m" "$tmp/err" && ok duration-error ||
+	nok duration-error "exit $rc: $(cat "$tmp/err")"
+"$A" health --health-file "$tmp/healthy" --max-age 5124095576030432h >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--max-age: at most 24h" "$tmp/err" && ok duration-overflow || nok duration-overflow "exit $rc"
+"$A" --once --no-publish --transport-grace 1h30m -o json >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && ok once-grace-1h30m || nok once-grace-1h30m "exit $rc: $(head -c 200 "$tmp/err")"
+
+# -o: json is --json; a format the command does not print is refused.
+"$A" --once --no-publish -o json >"$tmp/o.json" 2>/dev/null
+"$A" --once --no-publish --json >"$tmp/j.json" 2>/dev/null
+/usr/bin/python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for d in (a, b):
+    d.pop("observedAt", None)
+assert a.keys() == b.keys() and a["summary"] == b["summary"] and a["checks"] == b["checks"]
+' "$tmp/o.json" "$tmp/j.json" && ok once-o-json || nok once-o-json "-o json and --json differ"
+"$A" --once --no-publish -o wide >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "-o wide: once takes json" "$tmp/err" && ok once-o-wide-refused || nok once-o-wide-refused "exit $rc: $(cat "$tmp/err")"
 
 # stdout closed: the report cannot be written -> 2, not a crash.
 "$A" --once --no-publish >&- 2>/dev/null; rc=$?

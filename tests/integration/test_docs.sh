@@ -1,7 +1,8 @@
 #!/bin/sh
-# test_docs.sh - the man page, the user guide and the README say what the code does (options, check ids, exit codes, sample output).
+# test_docs.sh - the man page, the user guide and the README say what the code does (options, check ids, exit codes, sample output,
+# the command reference made from each command's --help).
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
-# The code is the reference: long options from agent/cli.c's table, check ids in the order the
+# The code is the reference: long options from agent/cli.c's one table, check ids in the order the
 # binary prints them (fixtures/a3-mega/expected.json), exit codes from agent/cli.h, environment
 # variables from every getenv() in agent/ probes/ report/, remedies from the golden reports.
 set -u
@@ -35,13 +36,26 @@ else
 	nok man/man-l "man -l: $(head -c 300 "$tmp/man.err" | tr '\n' '|')"
 fi
 
-# --- the agent's own --help ---
+# --- the agent's own --help: the commands' list, and every command's own ---
 if [ -x "$AGENT" ]; then
 	"$AGENT" --help >"$tmp/help.txt" 2>&1 || nok help/exit "--help exited non-zero"
+	: >"$tmp/help-all.txt"
+	for c in daemon once cleanup interfaces health workloads runtime status help version; do
+		"$AGENT" help "$c" >>"$tmp/help-all.txt" 2>&1 || nok help/exit "help $c exited non-zero"
+	done
 	"$AGENT" health --health-file "$tmp/no-such-file" >/dev/null 2>"$tmp/health.err"
 else
 	nok help/options "$AGENT is not built"
-	: >"$tmp/help.txt"; : >"$tmp/health.err"
+	: >"$tmp/help.txt"; : >"$tmp/help-all.txt"; : >"$tmp/health.err"
+fi
+
+# --- the user guide's command reference is what the binaries print (scripts/command-reference.sh) ---
+if [ -x "$AGENT" ] && [ -x "$TOPDIR/$BUILD/kubectl-fabric" ]; then
+	sh "$TOPDIR/scripts/command-reference.sh" "$BUILD" >"$tmp/reference.md" 2>"$tmp/reference.err" ||
+		nok guide/command-reference "scripts/command-reference.sh failed: $(head -c 200 "$tmp/reference.err")"
+else
+	nok guide/command-reference "$AGENT or kubectl-fabric is not built"
+	: >"$tmp/reference.md"
 fi
 
 /usr/bin/python3 - "$TOPDIR" "$tmp" <<'PYEOF' || failed=1
@@ -67,16 +81,26 @@ def read(path):
 
 # ---- the reference, from the code ----
 cli = read(os.path.join(top, "agent/cli.c"))
-table = re.search(r"struct option cli_longopts\[\] = \{(.*?)\n\};", cli, re.S)
-longopts = re.findall(r'\{\s*"([a-z][a-z-]*)"\s*,', table.group(1)) if table else []
-shortopts = ["-" + c for c in re.search(r'getopt_long\([^"]*"([^"]*)"', cli).group(1) if c.isalpha()]
-report("reference/options", [] if len(longopts) >= 10 else ["cannot read the long options of agent/cli.c"])
+table = re.search(r"const struct cli_opt cli_opts\[\] = \{(.*?)\n\};", cli, re.S)
+rows = re.split(r"\n\t\{ ", table.group(1)) if table else []
+longopts, shortopts = [], []
+for row in rows:
+    m = re.match(r'(NULL|"([a-z][a-z-]*)"), (\'(\w)\'|0), ', row)
+    p = re.search(r"\.progs = (\w+)", row)
+    if not m or not p or p.group(1) not in ("CLI_AGENT", "CLI_BOTH"):
+        continue                # kubectl fabric's passthrough of kubectl's flags: its own section
+    if m.group(2) and m.group(2) not in longopts:
+        longopts.append(m.group(2))
+    if m.group(4) and "-" + m.group(4) not in shortopts:
+        shortopts.append("-" + m.group(4))
+report("reference/options", [] if len(longopts) >= 10 and "-o" in shortopts else
+       ["cannot read the options of agent/cli.c's table"])
 ids = [c["id"] for c in json.loads(read(os.path.join(top, "fixtures/a3-mega/expected.json")))["checks"]]
 exits = {}
 for name, val in re.findall(r"\b(EXIT_[A-Z_]+)\s*=\s*(\d+)", read(os.path.join(top, "agent/cli.h"))):
     exits[name] = int(val)
 envs = set()
-for d in ("agent", "probes", "report"):  # the layer folders: probes/host/, report/checks/, ...
+for d in ("agent", "fabric", "probes", "report"):  # the layer folders: probes/host/, report/checks/, ...
     for dirpath, _, files in sorted(os.walk(os.path.join(top, d))):
         for f in sorted(files):
             if f.endswith(".c"):
@@ -121,7 +145,7 @@ forms = [r"tcpxo-agent \[OPTIONS\]", r"tcpxo-agent --once \[OPTIONS\]", r"tcpxo-
 report_rendered("man/synopsis", ["SYNOPSIS lacks the form %s" % f.replace("\\", "") for f in forms if not re.search(f, syn)])
 opts = sec.get("OPTIONS", "")
 report_rendered("man/options", ["OPTIONS does not describe --%s" % o for o in longopts
-                       if not re.search(r"^\s+--%s\b(?![-\w])" % re.escape(o), opts, re.M)] +
+                       if not re.search(r"^\s+(-\w( \S+)?, )?--%s\b(?![-\w])" % re.escape(o), opts, re.M)] +
        ["OPTIONS does not describe %s" % o for o in shortopts if not re.search(r"^\s+%s\b" % o, opts, re.M)])
 
 
@@ -152,14 +176,19 @@ report_rendered("man/files", ["FILES does not name %s" % p for p in
 
 # ---- --help ----
 helptext = read(os.path.join(tmp, "help.txt"))
+helpall = read(os.path.join(tmp, "help-all.txt"))
 if helptext:
-    report("help/options", ["--help does not mention --%s" % o for o in longopts
-                            if not re.search(r"--%s\b(?![-\w])" % re.escape(o), helptext)] +
-           ["--help does not mention %s" % o for o in shortopts if not re.search(r"(^|\s)%s\b" % o, helptext, re.M)])
+    # Every option in the help of a command that takes it (test_cli.c holds each help to its command's).
+    report("help/options", ["no command's --help mentions --%s" % o for o in longopts
+                            if not re.search(r"--%s\b(?![-\w])" % re.escape(o), helptext + helpall)] +
+           ["no command's --help mentions %s" % o for o in shortopts
+            if not re.search(r"(^|\s)%s\b" % o, helptext + helpall, re.M)])
     # The one rule for options outside their command: test_cli.c's table names every option.
     tcli = read(os.path.join(top, "tests/unit/test_cli.c"))
     report("help/option-scope", ["tests/unit/test_cli.c's scope_cases does not cover --%s" % o for o in longopts
-                                 if o not in ("help", "version", "once", "cleanup") and '{ "--%s", ' % o not in tcli])
+                                 if o not in ("help", "version", "once", "cleanup") and '{ "--%s", ' % o not in tcli] +
+           ["tests/unit/test_cli.c's scope_cases does not cover %s" % o for o in shortopts
+            if o != "-h" and '{ "%s", ' % o not in tcli])
     # Each command of the man page has its usage line.
     cmds = [re.sub(r"\\-", "-", c).strip() for c in re.findall(r"^\.B tcpxo-agent(.*)$", read(os.path.join(top, "docs/tcpxo-agent.8")), re.M)]
     report("help/usage", ["--help has no usage line 'tcpxo-agent %s[OPTIONS]'" % (c + " " if c else "") for c in cmds
@@ -172,6 +201,25 @@ if helptext:
 
 # ---- the user guide ----
 guide = read(os.path.join(top, "docs/user-guide.md"))
+ref = read(os.path.join(tmp, "reference.md"))
+m = re.search(r"^<!-- command-reference: [^\n]*-->\n\n(.*?)^<!-- end of command-reference -->$", guide, re.S | re.M)
+if not ref:
+    print("not ok guide/command-reference: scripts/command-reference.sh printed nothing")
+    bad = 1
+elif not m:
+    report("guide/command-reference", ["docs/user-guide.md has no command-reference markers"])
+elif m.group(1) != ref:
+    import difflib
+    d = [l for l in difflib.unified_diff(m.group(1).splitlines(), ref.splitlines(), "guide", "--help", lineterm="", n=0)
+         if l[:1] in "+-" and l[:3] not in ("+++", "---")]
+    report("guide/command-reference", ["the guide's command reference differs from what the commands' --help print "
+                                       "(make update-docs): %s" % " | ".join(d[:6])])
+else:
+    report("guide/command-reference", [])
+# Each command's reference section is listed in the table of the agent's commands: every usage line there.
+report("guide/command-reference-commands", ["the command reference has no section for %s" % c for c in
+       ("`tcpxo-agent` (the daemon)", "`tcpxo-agent --once`", "`tcpxo-agent status`", "`kubectl fabric status`",
+        "`kubectl fabric workloads`") if "### %s\n" % c not in guide])
 heads = re.findall(r"^### `([a-z-]+)`\s*$", guide, re.M)
 report("guide/checks", [] if heads == ids else ["check sections %s, the agent prints %s" % (heads, ids)])
 errs = []
@@ -295,7 +343,7 @@ report("schema/check-ids", [] if enum == ids and order == ids and aenum == ids e
 # ---- docs/ARCHITECTURE.md maps every source file (by name, or as stem.{c,h}) ----
 arch = read(os.path.join(top, "docs/ARCHITECTURE.md"))
 missing = []
-for d in ("agent", "probes", "report"):
+for d in ("agent", "fabric", "probes", "report"):
     for dirpath, _, files in os.walk(os.path.join(top, d)):
         for f in sorted(files):
             if not f.endswith((".c", ".h")):

@@ -2,7 +2,7 @@
 # test_fleet_status.sh - `tcpxo-agent status` and `kubectl fabric` on a fleet the agent published itself: `--once`
 # against the fake API for each fixture scenario (healthy, a NIC down, a stale aperture entry, a skewed daemon, a
 # CPU node), the Nodes it left collected into one NodeList; each cause grouped; a heartbeat made old is stale; then
-# scripts/kubectl-fabric with a stand-in kubectl on PATH that answers the NodeList and records its argv (the
+# build/kubectl-fabric (tcpxo-agent not on PATH; ldd: no node library) with a stand-in kubectl that answers the NodeList and records its argv (the
 # flags passed through), one that fails with a message, and none at all. Env: TOPDIR, BUILD, TCPXO_AGENT.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -110,6 +110,39 @@ $ACCEPT
 EOF
 cp "$T/out" "$T/direct.json"
 cp "$T/out" "$T/json.published"
+
+# -o json is --json; -o wide adds machine type, heartbeat, transport; -o name lists node/NAME.
+"$TCPXO_AGENT" status -o json --nodes-file "$T/nodes.json" >"$T/out" 2>"$T/err"
+rc=$?
+cp "$T/out" "$T/json.o-json"
+judge status-o-json $rc <<EOF
+$ACCEPT
+direct = json.load(open("$T/direct.json"))
+strip = lambda d: dict(d, nodes=[dict(n, ageSeconds=None) for n in d["nodes"]])
+eq(strip(j), strip(direct), "the same JSON as --json")
+eq([(n["name"], n["transport"]) for n in j["nodes"]][0], ("a3-mega", {"path": "fastrak", "gpus": 8, "nics": 8}),
+   "the published pairs")
+EOF
+"$TCPXO_AGENT" status -o wide --nodes-file "$T/nodes.json" >"$T/out" 2>"$T/err"
+judge status-o-wide $? <<'EOF'
+import re
+eq(rc, 1, "exit")
+lines = out.splitlines()
+eq(lines[0], "fleet: 4 nodes listed, 1 ready, 3 not ready", "summary")
+eq(lines[2].split(), ["NODE", "PROFILE", "READY", "AGE", "MACHINE", "TYPE", "HEARTBEAT", "TRANSPORT", "CAUSES"], "header")
+row = [l for l in lines if l.startswith("  a3-mega ")][0]
+ok(re.search(r" a3-megagpu-8g +20[0-9-]+T[0-9:.]+Z +fastrak \(8 GPUs, 8 NICs\) +-$", row), "row %r" % row)
+EOF
+"$TCPXO_AGENT" status -o name --nodes-file "$T/nodes.json" >"$T/out" 2>"$T/err"
+judge status-o-name $? <<'EOF'
+eq(rc, 1, "exit: as the table's")
+eq(out, "node/a3-mega\nnode/a3-mega-nic-down\nnode/a3-mega-skew\nnode/a3-mega-stale-aperture\n", "names")
+EOF
+"$TCPXO_AGENT" status -o yaml --nodes-file "$T/nodes.json" >"$T/out" 2>"$T/err"
+judge status-o-yaml-refused $? <<'EOF'
+eq((rc, out), (2, ""), "exit, stdout")
+eq(err, "tcpxo-agent: -o yaml: status takes json, wide, name\n", "stderr")
+EOF
 
 "$TCPXO_AGENT" status --nodes-file - <"$T/nodes.json" >"$T/out" 2>"$T/err"
 judge status-human $? <<'EOF'
@@ -276,11 +309,12 @@ eq(out, "", "stdout")
 ok("expected kind NodeList or List" in err and err.startswith("tcpxo-agent: status: --nodes-file "), "stderr %r" % err)
 EOF
 
-# ---- kubectl fabric: a stand-in kubectl on PATH answers the NodeList and records its argv ----
+# ---- kubectl fabric: the workstation binary, tcpxo-agent not on PATH; a stand-in kubectl records its argv ----
 cat >"$T/bin/kubectl" <<EOF
 #!/bin/sh
 printf '%s\n' "\$*" >>"$T/kubectl.argv"
 if [ -n "\${FAKE_KUBECTL_FAIL:-}" ]; then
+	echo "E1205 10:00:00.000000   4242 memcache.go:265] couldn't get current server API group list" >&2
 	echo "error: You must be logged in to the server (Unauthorized)" >&2
 	exit 1
 fi
@@ -293,58 +327,93 @@ case "\$*" in
 esac
 EOF
 chmod +x "$T/bin/kubectl"
-mkdir -p "$T/agentbin"
-ln -s "$TCPXO_AGENT" "$T/agentbin/tcpxo-agent"
-FABRIC=$TOPDIR/scripts/kubectl-fabric
+FABRIC=$TOPDIR/${BUILD:-build}/kubectl-fabric
+FPATH=$T/bin:/usr/bin:/bin
+if PATH=$FPATH command -v tcpxo-agent >/dev/null 2>&1; then
+	nok kubectl-fabric-alone "tcpxo-agent is on $FPATH: the cases below would not show kubectl-fabric runs without it"
+	failed=1
+fi
+# What kubectl fabric runs links none of the node's libraries (nor libcurl: kubectl does the API).
+if command -v ldd >/dev/null 2>&1; then
+	libs=$(ldd "$FABRIC" 2>&1)
+	if echo "$libs" | grep -Eq 'libnl|libpci|libudev|libcurl|libmicrohttpd|not found|not a dynamic'; then
+		nok kubectl-fabric-ldd "$(echo "$libs" | tr '\n' ' ')"
+		failed=1
+	else
+		ok kubectl-fabric-ldd
+	fi
+else
+	skip kubectl-fabric-ldd "no ldd"
+fi
 
 : >"$T/kubectl.argv"
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --json --context gke_p_us-central1_c1 --kubeconfig /k/config \
+PATH=$FPATH "$FABRIC" status -o json --context gke_p_us-central1_c1 --kubeconfig /k/config \
 	-n team-a --request-timeout=5s --user me --as=admin --insecure-skip-tls-verify >"$T/out" 2>"$T/err"
-judge kubectl-fabric-status $? <<EOF
+rc=$?
+cp "$T/out" "$T/json.fabric"
+judge kubectl-fabric-status $rc <<EOF
 $ACCEPT
 direct = json.load(open("$T/direct.json"))
-strip = lambda d: [dict(n, ageSeconds=None) for n in d["nodes"]]
-eq(strip(j), strip(direct), "the same nodes as tcpxo-agent status --nodes-file")
+strip = lambda d: dict(d, nodes=[dict(n, ageSeconds=None) for n in d["nodes"]])
+eq(strip(j), strip(direct), "the same JSON as tcpxo-agent status --nodes-file")
 eq(open("$T/kubectl.argv").read(), "--context gke_p_us-central1_c1 --kubeconfig /k/config -n team-a "
    "--request-timeout=5s --user me --as=admin --insecure-skip-tls-verify get nodes -o json\n", "kubectl argv")
 EOF
 
 : >"$T/kubectl.argv"
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status -l cloud.google.com/gke-nodepool=a3 --cluster c1 >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" status -l cloud.google.com/gke-nodepool=a3 --cluster c1 -v6 -o wide >"$T/out" 2>"$T/err"
 judge kubectl-fabric-selector $? <<EOF
 eq(rc, 1, "exit")
-eq(open("$T/kubectl.argv").read(), "--cluster c1 get nodes -l cloud.google.com/gke-nodepool=a3 -o json\n", "kubectl argv")
+eq(open("$T/kubectl.argv").read(), "--cluster c1 -v6 get nodes -l cloud.google.com/gke-nodepool=a3 -o json\n",
+   "kubectl argv: -v6 kubectl's, as typed")
+ok("TRANSPORT" in out.splitlines()[2], "-o wide: %r" % out[:300])
 EOF
 
-PATH=$T/bin:$T/agentbin:$PATH FAKE_KUBECTL_FAIL=1 sh "$FABRIC" status --json >"$T/out" 2>"$T/err"
+PATH=$FPATH FAKE_KUBECTL_FAIL=1 "$FABRIC" status --json >"$T/out" 2>"$T/err"
 judge kubectl-fabric-fails $? <<'EOF'
 eq(rc, 2, "exit")
 eq(out, "", "stdout")
-eq(err, "kubectl-fabric: kubectl get nodes failed: You must be logged in to the server (Unauthorized)\n", "stderr")
+eq(err, "kubectl-fabric: status: kubectl get nodes failed: You must be logged in to the server (Unauthorized)\n",
+   "stderr: kubectl's error line, not its klog noise")
 EOF
 
-PATH=$T/agentbin:/usr/bin:/bin KUBECTL=kubectl-nowhere sh "$FABRIC" status >"$T/out" 2>"$T/err"
+# With -v, kubectl's stderr is the user's: its lines pass through, the failure points at them.
+PATH=$FPATH FAKE_KUBECTL_FAIL=1 "$FABRIC" status --v=6 >"$T/out" 2>"$T/err"
+judge kubectl-fabric-fails-verbose $? <<'EOF'
+eq(rc, 2, "exit")
+eq(err.splitlines(), ["E1205 10:00:00.000000   4242 memcache.go:265] couldn't get current server API group list",
+   "error: You must be logged in to the server (Unauthorized)",
+   "kubectl-fabric: status: kubectl get nodes failed (exit 1): its messages are above"], "stderr")
+EOF
+
+PATH=$FPATH KUBECTL=kubectl-nowhere "$FABRIC" status >"$T/out" 2>"$T/err"
 judge kubectl-fabric-no-kubectl $? <<'EOF'
 eq(rc, 2, "exit")
-ok(err.startswith("kubectl-fabric: kubectl not found (kubectl-nowhere): "), "stderr %r" % err)
+ok(err.startswith("kubectl-fabric: status: kubectl not found (kubectl-nowhere): "), "stderr %r" % err)
 EOF
 
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --bogus >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" status --bogus >"$T/out" 2>"$T/err"
 judge kubectl-fabric-bad-option $? <<'EOF'
 eq(rc, 2, "exit")
 eq(err, "kubectl-fabric: unknown option '--bogus' (try --help)\n", "stderr")
 EOF
 
-# --heartbeat: the agents' period handed to tcpxo-agent status; refused for another command.
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" status --json --heartbeat 10m >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" status --root / >"$T/out" 2>"$T/err"
+judge kubectl-fabric-no-root $? <<'EOF'
+eq(rc, 2, "exit")
+eq(err, "kubectl-fabric: unknown option '--root' (try --help)\n", "stderr: a node's option, not the workstation's")
+EOF
+
+# --heartbeat: the agents' period, status's; refused for another command.
+PATH=$FPATH "$FABRIC" status --json --heartbeat 10m >"$T/out" 2>"$T/err"
 judge kubectl-fabric-heartbeat $? <<'EOF'
 eq(rc, 1, "exit")
 eq(j["heartbeatPeriodSeconds"], 600, "heartbeat period")
 EOF
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" interfaces --heartbeat=10m >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" interfaces --heartbeat=10m >"$T/out" 2>"$T/err"
 judge kubectl-fabric-heartbeat-interfaces $? <<'EOF'
 eq(rc, 2, "exit")
-eq(err, "kubectl-fabric: --heartbeat applies to status only\n", "stderr")
+eq(err, "kubectl-fabric: --heartbeat does not apply to interfaces; it applies to status\n", "stderr")
 EOF
 
 # workloads NODE: the pods on NODE judged against what NODE published (the whole list answered: one node kept).
@@ -357,7 +426,7 @@ for p in d["items"]:
 json.dump(d, open(sys.argv[2], "w"))
 EOF
 : >"$T/kubectl.argv"
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads a3-mega-skew --json --context c2 >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" workloads a3-mega-skew -o json --context c2 >"$T/out" 2>"$T/err"
 judge kubectl-fabric-workloads $? <<EOF
 eq(rc, 1, "exit")
 eq(j["counts"], {"attached": 0, "partial": 1, "unattached": 0, "not-fabric": 0}, "counts")
@@ -375,45 +444,101 @@ for p in d["items"]:
         p["spec"]["nodeName"] = "a3-mega"
 json.dump(d, open(sys.argv[2], "w"))
 EOF
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads a3-mega >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" workloads a3-mega >"$T/out" 2>"$T/err"
 judge kubectl-fabric-workloads-attached $? <<'EOF'
 eq(rc, 0, "exit")
 ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
 EOF
 
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads no-such-node >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" workloads no-such-node >"$T/out" 2>"$T/err"
 judge kubectl-fabric-workloads-unknown-node $? <<'EOF'
-import re
 eq(rc, 2, "exit")
-ok(re.match(r"^tcpxo-agent: workloads: --nodes-file .*/nodes.json: node no-such-node is not in the list, or publishes "
-            r"no tcpxo or tcpx profile \(fabric.aicr.run/profile\): its facts are unknown\n$", err), "stderr %r" % err)
+eq(err, "kubectl-fabric: workloads: node no-such-node is not in the cluster, or publishes no tcpxo or tcpx profile "
+   "(fabric.aicr.run/profile): its facts are unknown\n", "stderr")
 EOF
 
-# runtime: the nodes, the named runtime, the Networks (refused here: networks-published is skipped, not an error).
+PATH=$FPATH "$FABRIC" workloads 'a,metadata.name!=b' >"$T/out" 2>"$T/err"
+judge kubectl-fabric-workloads-bad-name $? <<'EOF'
+eq(rc, 2, "exit: not a node name, never handed to kubectl's field selector")
+ok(err.startswith("kubectl-fabric: workloads: 'a,metadata.name!=b' is not a node name"), "stderr %r" % err)
+EOF
+
+# runtime: the nodes, the named runtime, the Networks (no such resource here: the finding says so, as the API's 404).
 : >"$T/kubectl.argv"
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" runtime --name torch-distributed-tcpxo --json --context c3 >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" runtime --name torch-distributed-tcpxo --json --context c3 >"$T/out" 2>"$T/err"
 judge kubectl-fabric-runtime $? <<EOF
 ok(rc in (0, 1), "exit %d: %r" % (rc, err[:300]))
 eq(j["runtime"], "torch-distributed-tcpxo", "runtime")
-eq([f["status"] for f in j["findings"] if f["id"] == "networks-published"], ["skip"], "networks-published")
-eq(err.splitlines()[0], "kubectl-fabric: kubectl get networks.networking.gke.io failed: the server doesn't have a "
-   "resource type \"networks.networking.gke.io\"; networks-published is skipped", "stderr")
+f = [f for f in j["findings"] if f["id"] == "networks-published"]
+eq([x["status"] for x in f], ["fail"], "networks-published")
+ok("no networks.networking.gke.io resource (404)" in f[0]["message"], "message %r" % f[0]["message"])
 eq(open("$T/kubectl.argv").read(), "--context c3 get nodes -o json\n"
    "--context c3 get clustertrainingruntimes.trainer.kubeflow.org torch-distributed-tcpxo -o json\n"
    "--context c3 get networks.networking.gke.io -o json\n", "kubectl argv")
 EOF
 
+# A kubectl that floods stderr before it answers (both pipes are read at once: no stall), and one whose Networks
+# never end (read up to the bound of --networks-file, then stopped: the finding says why).
+cat >"$T/bin/kubectl-flood" <<EOF
+#!/bin/sh
+case "\$*" in
+*"get nodes"*) i=0; while [ \$i -lt 2000 ]; do
+	echo "I1205 10:00:00.000000 4242 round_trippers.go:553] GET https://k/api/v1/nodes 200 OK in 3 milliseconds \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i \$i" >&2
+	i=\$((i + 1)); done
+   cat "$T/nodes.json" ;;
+*"get clustertrainingruntimes.trainer.kubeflow.org"*) cat "$TOPDIR/fixtures/runtime/aicr-tcpxo.json" ;;
+*) exec yes '{"kind": "NetworkList", "items": []}' ;;
+esac
+EOF
+chmod +x "$T/bin/kubectl-flood"
+PATH=$FPATH KUBECTL=kubectl-flood timeout -s KILL 60 "$FABRIC" status -o json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-stderr-flood $? <<EOF
+$ACCEPT
+EOF
+PATH=$FPATH KUBECTL=kubectl-flood timeout -s KILL 60 "$FABRIC" runtime --name torch-distributed-tcpxo -o json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-endless-answer $? <<'EOF'
+ok(rc in (0, 1), "exit %d (not killed by the timeout): %r" % (rc, err[:300]))
+f = [f for f in j["findings"] if f["id"] == "networks-published"][0]
+eq(f["status"], "skip", "networks-published")
+ok("kubectl get networks.networking.gke.io: its answer is larger than 16 MiB" in f["message"], "message %r" % f["message"])
+EOF
+
 # interfaces: three of the four TCPXO nodes are not ready, so the fleet is incoherent (exit 1, nothing on stdout).
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" interfaces --format json >"$T/out" 2>"$T/err"
+PATH=$FPATH "$FABRIC" interfaces -o json >"$T/out" 2>"$T/err"
 judge kubectl-fabric-interfaces $? <<'EOF'
 eq((rc, out), (1, ""), "exit, stdout")
 ok("not ready: 3 nodes" in err, "stderr %r" % err[:300])
 EOF
 
-PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" --help >"$T/out" 2>"$T/err"
+# Files instead of kubectl: the same program reads what it is given.
+: >"$T/kubectl.argv"
+PATH=$FPATH "$FABRIC" status -o json --nodes-file - <"$T/nodes.json" >"$T/out" 2>"$T/err"
+judge kubectl-fabric-nodes-file $? <<EOF
+$ACCEPT
+eq(open("$T/kubectl.argv").read(), "", "kubectl not run")
+EOF
+
+PATH=$FPATH "$FABRIC" --help >"$T/out" 2>"$T/err"
 judge kubectl-fabric-help $? <<'EOF'
 eq(rc, 0, "exit")
-ok(out.startswith("Usage:\n  kubectl fabric status"), "usage %r" % out[:80])
+ok("\nUsage:\n  kubectl fabric interfaces [OPTIONS]" in out, "usage %r" % out[:400])
+EOF
+PATH=$FPATH "$FABRIC" status --help >"$T/out" 2>"$T/err"
+judge kubectl-fabric-status-help $? <<'EOF'
+eq(rc, 0, "exit")
+ok(out.startswith("Usage:\n  kubectl fabric status [OPTIONS]\n"), "usage %r" % out[:80])
+ok("--context NAME" in out and "--nodes-file F" in out and "--api-server" not in out and "--root" not in out,
+   "its own options, kubectl's flags: %r" % out)
+EOF
+PATH=$FPATH "$FABRIC" >"$T/out" 2>"$T/err"
+judge kubectl-fabric-no-command $? <<'EOF'
+eq((rc, out), (2, ""), "exit, stdout")
+eq(err, "kubectl-fabric: which command? status, interfaces, runtime or workloads NODE (try --help)\n", "stderr")
+EOF
+PATH=$FPATH "$FABRIC" version -o json >"$T/out" 2>"$T/err"
+judge kubectl-fabric-version $? <<'EOF'
+eq(rc, 0, "exit")
+eq(j["name"], "kubectl-fabric", "name")
 EOF
 
 exit $failed

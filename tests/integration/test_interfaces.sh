@@ -253,7 +253,7 @@ EOF_
 run vpc-names-any-yaml 0 --any-network-names --format yaml --nodes-file "$FIX/vpc-16.json"
 no_out
 want_err <<'EOF_'
-tcpxo-agent: --any-network-names applies to tcpxo-agent interfaces only
+tcpxo-agent: --any-network-names does not apply to --once; it applies to interfaces
 EOF_
 "$AGENT" --once --any-network-names >"$tmp/out" 2>"$tmp/err"
 check any-names-interfaces-only 2 $?
@@ -283,42 +283,42 @@ run zero-tcpxo 1 --nodes-file "$FIX/zero-tcpxo.json"
 # --- unknown: bad input, exit 2 ---
 head -c 3000 "$FIX/coherent-16.json" >"$tmp/truncated.json"
 want_err <<EOF_
-tcpxo-agent: interfaces: $tmp/truncated.json: not valid JSON (or nested deeper than 64 levels)
+tcpxo-agent: interfaces: --nodes-file $tmp/truncated.json: not valid JSON (or nested deeper than 64 levels)
 EOF_
 run malformed-truncated 2 --nodes-file "$tmp/truncated.json"
 
 printf '{"kind":"List","items":[{"kind":"Node","metadata":{"name":"a"}},]}' >"$tmp/comma.json"
 want_err <<EOF_
-tcpxo-agent: interfaces: $tmp/comma.json: not valid JSON (or nested deeper than 64 levels)
+tcpxo-agent: interfaces: --nodes-file $tmp/comma.json: not valid JSON (or nested deeper than 64 levels)
 EOF_
 run malformed-trailing-comma 2 --nodes-file "$tmp/comma.json"
 
 want_err <<'EOF_'
-tcpxo-agent: interfaces: stdin: expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'
+tcpxo-agent: interfaces: --nodes-file stdin: expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'
 EOF_
 printf '{"kind":"PodList","items":[]}' | "$AGENT" interfaces --nodes-file - >"$tmp/out" 2>"$tmp/err"
 check not-a-nodelist 2 $?
 
 : >"$tmp/empty.json"
 want_err <<EOF_
-tcpxo-agent: interfaces: $tmp/empty.json: not valid JSON (or nested deeper than 64 levels)
+tcpxo-agent: interfaces: --nodes-file $tmp/empty.json: not valid JSON (or nested deeper than 64 levels)
 EOF_
 run empty-file 2 --nodes-file "$tmp/empty.json"
 
 want_err <<EOF_
-tcpxo-agent: interfaces: $tmp/absent.json: cannot open: No such file or directory
+tcpxo-agent: interfaces: --nodes-file $tmp/absent.json: cannot open: No such file or directory
 EOF_
 run unreadable-missing 2 --nodes-file "$tmp/absent.json"
 
 want_err <<EOF_
-tcpxo-agent: interfaces: $tmp: is a directory, not a NodeList file
+tcpxo-agent: interfaces: --nodes-file $tmp: is a directory, not a NodeList file
 EOF_
 run unreadable-directory 2 --nodes-file "$tmp"
 
 if [ "$(id -u)" != 0 ]; then
 	cp "$FIX/coherent-16.json" "$tmp/noperm.json" && chmod 000 "$tmp/noperm.json"
 	want_err <<EOF_
-tcpxo-agent: interfaces: $tmp/noperm.json: cannot open: Permission denied
+tcpxo-agent: interfaces: --nodes-file $tmp/noperm.json: cannot open: Permission denied
 EOF_
 	run unreadable-permission 2 --nodes-file "$tmp/noperm.json"
 else
@@ -331,7 +331,7 @@ EOF_
 run selector-with-file 2 --selector cloud.google.com/gke-nodepool=a3mega --nodes-file "$FIX/coherent-16.json"
 
 want_err <<'EOF_'
-tcpxo-agent: interfaces: no API server configured (not in a cluster, no --api-server); or read kubectl get nodes -o json with --nodes-file F or -
+tcpxo-agent: interfaces: no Kubernetes API configured (no API server: KUBERNETES_SERVICE_HOST is not set and no --api-server given) and no --nodes-file: give kubectl get nodes -o json with --nodes-file F or - (kubectl fabric interfaces reads the nodes with your kubectl)
 EOF_
 run no-api-configured 2
 

@@ -18,7 +18,7 @@ tmp=$(mktemp -d /dev/shm/tcpxo-lint.XXXXXX 2>/dev/null || mktemp -d /tmp/tcpxo-l
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # The tree as it is, with its objects.
-if out=$($PY "$LINT" --root "$TOPDIR" --objects "$BUILD/obj" 2>&1); then
+if out=$($PY "$LINT" --root "$TOPDIR" --objects "$BUILD/obj" --objects "$BUILD/obj-portable" 2>&1); then
 	ok tree-passes
 else
 	nok tree-passes "$(echo "$out" | tail -5)"
@@ -27,7 +27,7 @@ fi
 fresh() {  # a pristine copy of the sources (include lines are all the lint reads without objects)
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t"
-	(cd "$TOPDIR" && tar cf - agent probes report tests/unit tests/helpers fuzz) | (cd "$tmp/t" && tar xf -)
+	(cd "$TOPDIR" && tar cf - agent fabric probes report tests/unit tests/helpers fuzz) | (cd "$tmp/t" && tar xf -)
 }
 
 # expect NAME PATTERN [lint args...]: the lint fails and prints a line matching PATTERN.
@@ -87,6 +87,11 @@ expect include-cycle 'include cycle: probes/model/json.h -> probes/model/strbuf.
 fresh
 plant report/checks/profile.c '#include "report/checks/evaluate.h"'
 expect module-cycle 'modules depend on each other in a circle: .*-> report/checks/evaluate \[includes evaluate.h (report/checks/profile.c:1)\]'
+
+# kubectl-fabric's folder sits above agent/: the agent never reaches the workstation's kubectl runner.
+fresh
+plant agent/cmd_status.c '#include "fabric/kubectl.h"'
+expect agent-includes-fabric 'agent/cmd_status.c:1: "fabric/kubectl.h" goes up a layer'
 
 fresh
 plant agent/log.c '#include "agent/nowhere.h"'

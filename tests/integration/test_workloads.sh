@@ -276,7 +276,7 @@ EOF
 offline --once --pods-file "$KUBE/pods-workloads.json"
 a pods-file-once <<'EOF'
 eq(rc, 2, "exit: --pods-file is the workloads command's")
-ok("--pods-file applies to the workloads command only" in err, "says so: %r" % err)
+ok("--pods-file does not apply to --once; it applies to workloads" in err, "says so: %r" % err)
 EOF
 
 if [ -n "$(api_token_leaks)" ]; then

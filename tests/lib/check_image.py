@@ -88,6 +88,9 @@ def cmd_dockerfile():
 		fail("dockerfile-runtime", "entrypoint %s" % eps)
 	if not any(re.match(r"COPY\s+--from=\S+\s+\S+\s+/usr/local/bin/tcpxo-agent$", i) for i in rt):
 		fail("dockerfile-runtime", "the binary is not copied to /usr/local/bin/tcpxo-agent")
+	if not any(re.match(r"COPY\s+--from=\S+\s+\S+\s+/usr/local/bin/kubectl-fabric$", i) for i in rt) or \
+	   not any("build/kubectl-fabric" in i for i in st[0][1]):
+		fail("dockerfile-runtime", "the built kubectl-fabric is not copied to /usr/local/bin/kubectl-fabric")
 	print("ok dockerfile-runtime")
 
 
@@ -248,8 +251,8 @@ def ignored(path, pats):
 
 def cmd_ignore():
 	pats = ignore_patterns()
-	need = ["Makefile", "scripts/deps.sh"]
-	for d in ("agent", "probes", "report"):
+	need = ["Makefile", "scripts/deps.sh", "scripts/portable-check.sh"]
+	for d in ("agent", "fabric", "probes", "report"):
 		for dirpath, _, files in os.walk(os.path.join(TOP, d)):
 			need += [os.path.relpath(os.path.join(dirpath, f), TOP) for f in files if f.endswith((".c", ".h"))]
 	lost = [p for p in need if ignored(p, pats)]

@@ -378,10 +378,14 @@ def _():
 
 @case("flags-exist")
 def _():
-	used = set()
+	used, per_cmd = set(), {}
 	for _, spec in pod_specs():
 		for argv in agent_commands(spec):
-			used |= {a.split("=")[0] for a in argv if a.startswith("--")}
+			flags = {a.split("=")[0] for a in argv if a.startswith("--")}
+			used |= flags
+			cmd = argv[0] if argv and not argv[0].startswith("-") else \
+				"once" if "--once" in flags else "cleanup" if "--cleanup" in flags else "daemon"
+			per_cmd.setdefault(cmd, set()).update(flags - {"--once", "--cleanup"})
 			if argv and not argv[0].startswith("-"):
 				used.add(argv[0])
 	doc = os.path.join(TOP, "docs", "deploy.md")
@@ -394,15 +398,18 @@ def _():
 	check(used, "no flags found")
 	with open(os.path.join(TOP, "agent", "cli.c")) as fh:
 		src = fh.read()
-	known = {"--" + n for n in re.findall(r'\{\s*"([a-z-]+)",\s*(?:no|required|optional)_argument', src)}
-	known |= set(re.findall(r'strcmp\(argv\[1\], "([a-z]+)"\)', src)) | {"health", "interfaces"}
+	# The one table's rows: { "name", 'x' or 0, CLI_KIND_..., and the command words of cli_cmds[].
+	known = {"--" + n for n in re.findall(r'\{ "([a-z-]+)", (?:\'\w\'|0), CLI_KIND_', src)}
+	known |= set(re.findall(r'\{ CLI_CMD_\w+, "([a-z]+)",', src))
 	check(used - {"health"} <= known, "not in agent/cli.c: %s" % sorted(used - known))
 	if not (AGENT and os.access(AGENT, os.X_OK)):
 		return "skip %s is not built: flags checked against agent/cli.c only (%s)" % (AGENT or "binary", " ".join(sorted(used)))
-	r = subprocess.run([AGENT, "--help"], capture_output=True, text=True, timeout=10)
-	check(r.returncode == 0, "--help exit %d" % r.returncode)
-	missing = [f for f in sorted(used) if not re.search(r"(^|\s)" + re.escape(f) + r"(\s|=|$)", r.stdout, re.M)]
-	check(not missing, "not in --help: %s" % missing)
+	# Each flag in the --help of the command the manifest runs it with: that help lists its options only.
+	for cmd, flags in sorted(per_cmd.items()):
+		r = subprocess.run([AGENT, "help", cmd], capture_output=True, text=True, timeout=10)
+		check(r.returncode == 0, "help %s exit %d" % (cmd, r.returncode))
+		missing = [f for f in sorted(flags) if not re.search(r"(^|\s)" + re.escape(f) + r"(\s|=|$)", r.stdout, re.M)]
+		check(not missing, "not in tcpxo-agent help %s: %s" % (cmd, missing))
 
 
 # ---- the admission policy (its decisions: tests/k8s/admission/) ----------------------------------

@@ -967,30 +967,30 @@ static void test_node_names(void **state)
 	char name[300];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_false(kube_name_valid(bad[i]));
+		assert_false(kubename_valid(bad[i]));
 		assert_int_equal(kube_get_node(c, bad[i], &r), -EINVAL);
 		assert_int_equal(r.attempts, 0);
 		assert_non_null(strstr(r.error, "invalid node name"));
 		assert_int_equal(kube_list_pods(c, bad[i], &r), -EINVAL);
 		assert_int_equal(kube_patch_node(c, bad[i], "{}", &r), -EINVAL);
 	}
-	assert_false(kube_name_valid(NULL));
+	assert_false(kubename_valid(NULL));
 	assert_int_equal(kube_get_node(c, NULL, &r), -EINVAL);
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		assert_true(kube_name_valid(good[i]));
+		assert_true(kubename_valid(good[i]));
 
 	memset(name, 'a', 64);              /* a 64-character label */
 	name[64] = '\0';
-	assert_false(kube_name_valid(name));
+	assert_false(kubename_valid(name));
 	name[63] = '\0';
-	assert_true(kube_name_valid(name));
+	assert_true(kubename_valid(name));
 	/* 63 + 1 + 63 + 1 + 63 + 1 + 61 = 253 characters: the longest valid name. */
 	memset(name, 'a', 253);
 	name[63] = name[127] = name[191] = '.';
 	name[253] = '\0';
-	assert_true(kube_name_valid(name));
+	assert_true(kubename_valid(name));
 	strcat(name, "a");
-	assert_false(kube_name_valid(name));
+	assert_false(kubename_valid(name));
 	assert_int_equal(log_count(), 0);   /* nothing was sent */
 	http_client_free(c);
 }

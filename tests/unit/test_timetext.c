@@ -118,6 +118,53 @@ static void test_duration(void **state)
 	assert_string_equal(small, "2h");
 }
 
+/* The one reader of a duration on the command line: units in order, bare seconds, no wrap past the limit. */
+static void test_duration_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		unsigned long long max;
+		int r;
+		unsigned long long v;
+	} cases[] = {
+		{ "90s", 86400, 0, 90 }, { "5m", 86400, 0, 300 }, { "1h", 86400, 0, 3600 },
+		{ "1h30m", 86400, 0, 5400 }, { "2m30s", 86400, 0, 150 }, { "1h0m5s", 86400, 0, 3605 },
+		{ "1h5s", 86400, 0, 3605 }, { "90", 86400, 0, 90 }, { "0", 86400, 0, 0 }, { "0s", 86400, 0, 0 },
+		{ "000120", 86400, 0, 120 }, { "24h", 86400, 0, 86400 }, { "1440m", 86400, 0, 86400 },
+		{ "86400", 86400, 0, 86400 }, { "23h59m60s", 86400, 0, 86400 },
+		/* Over the limit, however it is written. */
+		{ "24h1s", 86400, -ERANGE, 0 }, { "86401", 86400, -ERANGE, 0 }, { "25h", 86400, -ERANGE, 0 },
+		{ "1441m", 86400, -ERANGE, 0 },
+		/* 5124095576030432 h is 2^64 + 3584 s: a product checked after it is made wraps to 3584. */
+		{ "5124095576030432h", 86400, -ERANGE, 0 }, { "5124095576030432h", ~0ULL, -ERANGE, 0 },
+		{ "99999999999999999999s", 86400, -ERANGE, 0 }, { "99999999999999999999", 86400, -ERANGE, 0 },
+		{ "184467440737095516160", ~0ULL, -ERANGE, 0 }, { "18446744073709551615", ~0ULL, -ERANGE, 0 },
+		{ "18446744073709551614", ~0ULL, 0, 18446744073709551614ULL }, { "10", 5, -ERANGE, 0 },
+		{ "5", 5, 0, 5 }, { "9", 5, -ERANGE, 0 },
+		/* Not a duration. */
+		{ "", 86400, -EINVAL, 0 }, { "m", 86400, -EINVAL, 0 }, { "5x", 86400, -EINVAL, 0 },
+		{ "5mm", 86400, -EINVAL, 0 }, { "30m1h", 86400, -EINVAL, 0 }, { "1h30", 86400, -EINVAL, 0 },
+		{ "-5m", 86400, -EINVAL, 0 }, { "+5m", 86400, -EINVAL, 0 }, { " 5m", 86400, -EINVAL, 0 },
+		{ "5m ", 86400, -EINVAL, 0 }, { "1.5h", 86400, -EINVAL, 0 }, { "5d", 86400, -EINVAL, 0 },
+		{ "5ms", 86400, -EINVAL, 0 }, { "1h1h", 86400, -EINVAL, 0 }, { "5M", 86400, -EINVAL, 0 },
+		{ "0x10", 86400, -EINVAL, 0 }, { "99999999999999999999x", 86400, -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long long v = 12345;
+		int r = timetext_duration_parse(cases[i].s, cases[i].max, &v);
+
+		if (r != cases[i].r)
+			fail_msg("'%s' (max %llu): %d, expected %d", cases[i].s, cases[i].max, r, cases[i].r);
+		if (!r && v != cases[i].v)
+			fail_msg("'%s': %llu, expected %llu", cases[i].s, v, cases[i].v);
+		if (r && v != 12345)
+			fail_msg("'%s': written on failure", cases[i].s);
+	}
+	assert_int_equal(timetext_duration_parse(NULL, 60, &(unsigned long long){ 0 }), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_duration_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
