@@ -69,8 +69,13 @@ static const char cli_usage[] =
 "  --releases F           installer<->daemon release table file (default: built in); the\n"
 "                         daemon re-reads it when it changes (a bad file is refused, logged)\n"
 "  --transport-grace D    daemon, --once, workloads: how long a GPU pod's containers may run\n"
-"                         before no buffer-op client of the TCPXO daemon means transport none\n"
-"                         (default 10m; 10s, 5m, 1h; 0: at once)\n"
+"                         without a buffer-op client of the TCPXO daemon before its transport\n"
+"                         is judged tcp or idle by its traffic (default 10m; 10s, 5m, 1h; 0: at once)\n"
+"  --transport-window D   --once, workloads: the time between two readings of such a pod's\n"
+"                         net/dev, for its rates (default 3s; 1s to 60s; only pods with no client)\n"
+"  --transport-tcp-rate R daemon, --once, workloads: such a pod is tcp when its interfaces but lo\n"
+"                         receive and send at least R each (default 100MB/s; B, kB, MB, GB, KiB,\n"
+"                         MiB, GiB, /s optional; a bare number is bytes/s; at least 1MB/s)\n"
 "  --cleanup              remove this agent's annotations, labels and FabricReady condition\n"
 "                         from the node (two writes) and exit\n"
 "  -v                     daemon: log debug lines too: each event that wakes the loop, API\n"
@@ -80,7 +85,8 @@ static const char cli_usage[] =
 "\n"
 "An option given to a command that does not use it is refused (exit 2).\n"
 "Exit codes (--once, interfaces): 0 ready/coherent, 1 not ready/incoherent, 2 unknown.\n"
-"Exit codes (workloads): 0 every GPU pod attached (or none), 1 any partial or unattached, 2 unknown.\n"
+"Exit codes (workloads): 0 every GPU pod attached (or none), 1 any partial or unattached, or its\n"
+"transport tcp or partial, 2 unknown.\n"
 "Exit codes (runtime): 0 the runtime matches the fleet, 1 a finding fails, 2 unknown.\n"
 "Exit codes (status): 0 every listed node ready, 1 any not ready, 2 the list could not be read.\n"
 "See tcpxo-agent(8).\n";
@@ -95,6 +101,8 @@ enum {
 	OPT_TRANSPORT_GRACE,
 	OPT_HEARTBEAT,
 	OPT_METRICS_ADDRESS,
+	OPT_TRANSPORT_WINDOW,
+	OPT_TRANSPORT_TCP_RATE,
 };
 
 static const struct option cli_longopts[] = {
@@ -129,6 +137,8 @@ static const struct option cli_longopts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "transport-grace", required_argument, NULL, OPT_TRANSPORT_GRACE },
+	{ "transport-window", required_argument, NULL, OPT_TRANSPORT_WINDOW },
+	{ "transport-tcp-rate", required_argument, NULL, OPT_TRANSPORT_TCP_RATE },
 	{ 0 },
 };
 
@@ -170,6 +180,39 @@ int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s
 		return -EINVAL;
 	}
 	*ret_s = (unsigned)v;
+	return 0;
+}
+
+int cli_rate(const char *name, const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
+		{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+	};
+	char unit[8];
+	double v, mul = 0;
+	char *end;
+	size_t n;
+
+	errno = 0;
+	v = strtod(s, &end);
+	n = strlen(end);
+	if (n >= 2 && strcmp(end + n - 2, "/s") == 0)
+		n -= 2;
+	if (!errno && end != s && strspn(s, "0123456789.") == (size_t)(end - s) && n < sizeof(unit)) {
+		memcpy(unit, end, n);
+		unit[n] = '\0';
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strcmp(unit, units[i].unit) == 0)
+				mul = units[i].mul;
+	}
+	/* strtod also reads "inf", "nan", hex and exponents: the number must be digits and a point only. */
+	if (!mul || !(v * mul >= (double)min && v * mul <= (double)max)) {
+		fprintf(stderr, "tcpxo-agent: %s: expected a rate such as 100MB/s, 1.5GB/s or 64MiB/s from %llu to %llu "
+			"bytes/s, got '%s'\n", name, (unsigned long long)min, (unsigned long long)max, s);
+		return -EINVAL;
+	}
+	*ret = (uint64_t)(v * mul);
 	return 0;
 }
 
@@ -284,6 +327,25 @@ struct cli_state {
  * One option @c (the option parser's code for it, its value in optarg) into @s.
  * Return: 0; 1 after printing --help or --version; -EINVAL after printing a usage error.
  */
+#define CLI_TCP_RATE_MIN 1000000ull              /* 1 MB/s: below it a job's own control traffic would read as tcp */
+#define CLI_TCP_RATE_MAX 1000000000000ull        /* 1 TB/s */
+
+/* --transport-window: a duration of 1 s to TRANSPORT_WINDOW_MAX_S; 0 leaves no window to take a rate over. */
+static int cli_window_arg(const char *s, unsigned *ret)
+{
+	unsigned v;
+
+	if (cli_duration("--transport-window", s, 1, TRANSPORT_WINDOW_MAX_S, &v) < 0)
+		return -EINVAL;
+	if (!v) {
+		fprintf(stderr, "tcpxo-agent: --transport-window: at least 1s (two readings need time between them), "
+			"got '%s'\n", s);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
 static int cli_option(int c, char **argv, struct cli_state *s)
 {
 	struct cli_options *o = &s->o;
@@ -319,6 +381,9 @@ static int cli_option(int c, char **argv, struct cli_state *s)
 	case OPT_RELEASES: o->releases = optarg; break;
 	case OPT_CLEANUP: s->cleanup = true; break;
 	case OPT_TRANSPORT_GRACE: return cli_duration("--transport-grace", optarg, 1, 86400, &o->transport_grace);
+	case OPT_TRANSPORT_WINDOW: return cli_window_arg(optarg, &o->transport_window);
+	case OPT_TRANSPORT_TCP_RATE:
+		return cli_rate("--transport-tcp-rate", optarg, CLI_TCP_RATE_MIN, CLI_TCP_RATE_MAX, &o->transport_tcp_rate);
 	case 'v': o->verbose++; break;
 	case OPT_VERSION:
 		printf("tcpxo-agent %s\n", TCPXO_VERSION);
@@ -450,6 +515,8 @@ static const struct cli_scope {
 	{ OPT_PREFIX, CLI_D | CLI_O | CLI_C | CLI_I | CLI_W | CLI_R | CLI_S },
 	{ OPT_RELEASES, CLI_D | CLI_O | CLI_W | CLI_R },
 	{ OPT_TRANSPORT_GRACE, CLI_D | CLI_O | CLI_W },
+	{ OPT_TRANSPORT_WINDOW, CLI_O | CLI_W },
+	{ OPT_TRANSPORT_TCP_RATE, CLI_D | CLI_O | CLI_W },
 	{ 'v', CLI_D },
 };
 
@@ -512,6 +579,8 @@ int cli_parse(int argc, char **argv, struct cli_options *ret)
 			.max_age = 60,
 			.prefix = "fabric.aicr.run/",
 			.transport_grace = TRANSPORT_GRACE_DEFAULT_S,
+			.transport_window = TRANSPORT_WINDOW_DEFAULT_S,
+			.transport_tcp_rate = TRANSPORT_TCP_RATE_DEFAULT,
 		},
 	};
 	int c, r;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum cli_command {
 	CLI_CMD_DAEMON = 0,
@@ -52,7 +53,9 @@ struct cli_options {
 	const char *releases;
 	int verbose;
 	unsigned transport_grace;       /* daemon, --once, workloads: seconds a GPU pod may run without a
-					   buffer-op client before its transport is none (0: at once) */
+					   buffer-op client before its transport is tcp or idle (0: at once) */
+	unsigned transport_window;      /* --once, workloads: seconds between two readings of such a pod's net/dev */
+	uint64_t transport_tcp_rate;    /* daemon, --once, workloads: bytes/s each way that make it tcp */
 	unsigned heartbeat;             /* daemon: seconds between the condition's heartbeats (0: none) */
 };
 
@@ -77,6 +80,14 @@ enum {
  * Return: 0 with *@ret_s; -EINVAL after printing a usage error naming @name.
  */
 int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
+
+/*
+ * cli_rate() - a byte rate argument of option @name: a number (a decimal fraction allowed) with a
+ * unit B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024), each with an optional "/s"
+ * ("100MB/s", "1.5GB/s", "64MiB"); a bare number is bytes/s. It must lie within [@min, @max].
+ * Return: 0 with *@ret (bytes/s, rounded down); -EINVAL after printing a usage error naming @name.
+ */
+int cli_rate(const char *name, const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 
 /**
  * cli_parse() - parse argv into @ret (defaults filled in).

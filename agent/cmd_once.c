@@ -95,7 +95,7 @@ int cmd_once(const struct cli_options *opt)
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (nodeview_transport(&v, opt->transport_grace, "") < 0) {     /* shown; the exit code never reads it */
+	if (nodeview_transport(&v, opt, "") < 0) {     /* shown; the exit code never reads it */
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
