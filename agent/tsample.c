@@ -66,6 +66,7 @@ int tsample_carry(struct tsample *ts, struct obs_transport *t)
 			keep->had_clients = old->had_clients;
 			keep->had_rails = old->had_rails;
 			keep->had_until_s = old->had_until_s;
+			keep->since_s = old->since_s;
 			keep->noted = old->noted;
 			keep->state = old->state;
 		}
@@ -75,6 +76,9 @@ int tsample_carry(struct tsample *ts, struct obs_transport *t)
 			s->n_prev = old->n_devs;
 			s->prev_ms = old->ms;
 		}
+		if (!keep->since_s)
+			keep->since_s = t->wall_s;
+		s->since_s = keep->since_s;
 		memcpy(keep->uid, s->uid, sizeof(keep->uid));
 		keep->uid[sizeof(keep->uid) - 1] = '\0';
 		if (!read)

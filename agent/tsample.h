@@ -22,6 +22,7 @@ struct tsample_pod {
 	size_t rails;                           /* distinct NIC addresses with a client then (pid != 0) */
 	size_t had_clients, had_rails;          /* the last sample with a client: clients, NIC addresses */
 	long long had_until_s;                  /* its wall clock; 0: no sample saw a client */
+	long long since_s;                      /* the wall clock of the first sample of the pod */
 	bool noted;                             /* a judgement was noted (tsample_note()) */
 	enum transport_state state;             /* then: the last one, kept across samples */
 };
@@ -45,7 +46,8 @@ size_t tsample_running(const struct tsample *ts, const struct obs_kube *k, const
  * will do, its containers share one network namespace), and its history: whether the last
  * sample read it and on how many NIC addresses it had clients (prev_read, prev_rails: a partial
  * seen twice in a row), and the last sample that saw a client (had_*, kept across samples that
- * did not read the pod). Then keep @t's pods as the last sample (a pod not in @t is forgotten).
+ * did not read the pod), and since when it has been sampled (since_s). Then keep @t's pods as the
+ * last sample (a pod not in @t is forgotten).
  * Return: 0; -ENOMEM (@ts then holds nothing, @t is filled as far as it went).
  */
 int tsample_carry(struct tsample *ts, struct obs_transport *t);

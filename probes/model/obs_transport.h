@@ -79,6 +79,7 @@ struct obs_pod_transport {
 	size_t prev_rails;                      /* then: distinct NIC addresses with a client */
 	size_t had_clients, had_rails;          /* the last sample that saw a client: clients, NIC addresses */
 	long long had_until_s;                  /* that sample's wall clock (0: no sample saw a client) */
+	long long since_s;                      /* the wall clock of the daemon's first sample of the pod (0: none) */
 };
 
 /* The transport sample of one observation. */

@@ -214,6 +214,21 @@ static void transport_say_history(struct transport_result *r, const struct obs_p
 		      s->had_clients == 1 ? "" : "s", s->had_rails, s->had_rails == 1 ? "" : "es", at, ago, then);
 }
 
+/* "; no client on any sample since 13:50 UTC (10m)": the daemon's history of a pod that never had one. */
+static void transport_say_never(struct transport_result *r, const struct obs_pod_transport *s, long long wall_s)
+{
+	char at[32] = "?", ago[24];
+	time_t t = (time_t)s->since_s;
+	struct tm tm;
+
+	if (s->since_s <= 0 || s->since_s >= wall_s)
+		return;
+	if (gmtime_r(&t, &tm))
+		strftime(at, sizeof(at), "%H:%M UTC", &tm);
+	transport_duration(wall_s - s->since_s, ago, sizeof(ago));
+	transport_say(r, "; no client on any sample since %s (%s)", at, ago);
+}
+
 /* "; the daemon listens on 8 NIC addresses; 0 DXS flows", or that no daemon listens in the pod's namespace. */
 static void transport_say_daemon(struct transport_result *r, const struct obs_pod_transport *s)
 {
@@ -317,9 +332,11 @@ static void transport_judge_idle(const struct transport_input *in, const struct 
 		transport_say_devs(r, &t);
 		if (s->had_until_s > 0 && s->had_clients)
 			transport_say_history(r, s, in->sample->wall_s, ": its NCCL processes ended or restarted");
-		else
+		else {
 			transport_say(r, ": no NCCL communicator yet (a data load or compile, a pod waiting for kubectl "
 				      "exec or its MPI launcher), or between runs");
+			transport_say_never(r, s, in->sample->wall_s);
+		}
 	}
 	transport_say_daemon(r, s);
 }

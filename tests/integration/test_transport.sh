@@ -282,8 +282,13 @@ pods 7200
 # (a) idle: nothing posted over three samples.
 proc 0
 m=$(mark)
-daemon idle && sampled idle 1 && resample idle 2 && resample idle 3
+daemon idle && sampled idle 1 && sleep 1 && resample idle 2 && resample idle 3     # the log's "since" a second before
 daemon_case idle idle 0 0 "idle (2 h, RxDM listening, no client, eth0 still) posts nothing over three samples"
+if grep -q 'pod transport pod=ml-team/llama-train-node-0-0-x2b9f state=idle evidence=.*0 B/s on eth0: no NCCL communicator yet.*no client on any sample since [0-9][0-9]:[0-9][0-9] UTC' "$tmp/agent.idle.log"; then
+	ok "daemon: its log says why the pod is idle and that no sample saw a client"
+else
+	nok "daemon: the idle pod's log line" "$(grep 'pod transport' "$tmp/agent.idle.log" | tr '\n' '|')"
+fi
 
 # (b) tcp: exactly one TCPXONotInUse over three samples; its note carries the evidence.
 busy

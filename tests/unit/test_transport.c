@@ -308,6 +308,15 @@ static void test_tcp_and_idle(void **state)
 	s->n_devs = s->n_prev = 0;
 	dev(s, 0, "eth0", 1000, 2000, 1000, 2000, 60000);
 
+	/* The daemon has sampled it for 12 minutes, never with a client: said. */
+	s->since_s = WALL - 720;
+	transport_judge(&in, &r);
+	expect_in(r.evidence, "or between runs; no client on any sample since 07:48 UTC (12m); the daemon listens");
+	s->since_s = WALL;      /* its first sample: nothing to say */
+	transport_judge(&in, &r);
+	expect_not_in(r.evidence, "no client on any sample");
+	s->since_s = 0;
+
 	/* The daemon saw clients before: ended or restarted, with when. */
 	s->had_clients = 8;
 	s->had_rails = 8;

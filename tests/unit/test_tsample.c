@@ -99,6 +99,7 @@ static void test_history(void **state)
 	assert_int_equal(tsample_carry(&ts, &t), 0);
 	assert_false(t.pods[0].prev_read);
 	assert_int_equal(t.pods[0].had_until_s, 0);     /* no sample before: no history */
+	assert_int_equal(t.pods[0].since_s, 1800000000);
 	obs_transport_free(&t);
 
 	/* None on the next: the sample before is its history. */
@@ -110,6 +111,7 @@ static void test_history(void **state)
 	assert_int_equal(t.pods[0].had_clients, 8);
 	assert_int_equal(t.pods[0].had_rails, 8);
 	assert_int_equal(t.pods[0].had_until_s, 1800000000);
+	assert_int_equal(t.pods[0].since_s, 1800000000);        /* sampled since the first */
 	obs_transport_free(&t);
 
 	/* A sample that could not read the pod keeps its history, but breaks "in a row". */
