@@ -197,18 +197,25 @@ static void transport_say_devs(struct transport_result *r, const struct transpor
 		transport_say(r, "; %zu more interface%s", t->n - shown, t->n - shown == 1 ? "" : "s");
 }
 
+/* A wall clock (seconds since the epoch) as "14:02 UTC"; "?" when it cannot be told. */
+static void transport_clock(long long s, char *buf, size_t len)
+{
+	time_t t = (time_t)s;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%H:%M UTC", &tm))
+		snprintf(buf, len, "?");
+}
+
 /* "; it had 8 clients on 8 NIC addresses until 14:02 UTC (12m before this sample)": the daemon's history. */
 static void transport_say_history(struct transport_result *r, const struct obs_pod_transport *s, long long wall_s,
 				  const char *then)
 {
-	char at[32] = "?", ago[24];
-	time_t t = (time_t)s->had_until_s;
-	struct tm tm;
+	char at[32], ago[24];
 
 	if (s->had_until_s <= 0 || !s->had_clients)
 		return;
-	if (gmtime_r(&t, &tm))
-		strftime(at, sizeof(at), "%H:%M UTC", &tm);
+	transport_clock(s->had_until_s, at, sizeof(at));
 	transport_duration(wall_s > s->had_until_s ? wall_s - s->had_until_s : 0, ago, sizeof(ago));
 	transport_say(r, "; it had %zu client%s on %zu NIC address%s until %s (%s before this sample)%s", s->had_clients,
 		      s->had_clients == 1 ? "" : "s", s->had_rails, s->had_rails == 1 ? "" : "es", at, ago, then);
@@ -217,14 +224,11 @@ static void transport_say_history(struct transport_result *r, const struct obs_p
 /* "; no client on any sample since 13:50 UTC (10m)": the daemon's history of a pod that never had one. */
 static void transport_say_never(struct transport_result *r, const struct obs_pod_transport *s, long long wall_s)
 {
-	char at[32] = "?", ago[24];
-	time_t t = (time_t)s->since_s;
-	struct tm tm;
+	char at[32], ago[24];
 
 	if (s->since_s <= 0 || s->since_s >= wall_s)
 		return;
-	if (gmtime_r(&t, &tm))
-		strftime(at, sizeof(at), "%H:%M UTC", &tm);
+	transport_clock(s->since_s, at, sizeof(at));
 	transport_duration(wall_s - s->since_s, ago, sizeof(ago));
 	transport_say(r, "; no client on any sample since %s (%s)", at, ago);
 }

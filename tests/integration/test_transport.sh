@@ -19,6 +19,8 @@ export TOPDIR AGENT
 strace_pid="" writer_pid=""
 trap 'daemon_env_cleanup; [ -n "$strace_pid" ] && kill "$strace_pid" 2>/dev/null; [ -n "$writer_pid" ] && kill "$writer_pid" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
+# Six daemons and a dozen one-shot runs: under a loaded CI machine this outlasts the fake API's default 10 minutes.
+DAEMON_ENV_API_SECONDS=${DAEMON_ENV_API_SECONDS:-1800}
 daemon_env_setup || exit 1
 
 UID_POD=d19249ce-9207-4546-806b-40c7569ab007       # pods-healthy.json's ml-team/llama-train-node-0-0-x2b9f
@@ -132,17 +134,18 @@ eq(pod(j)["verdict"], "attached", "the attachment verdict is its own")
 proc 0
 agent workloads --json $W
 check "idle: 2 h without a client, eth0 still over the window, exit 0" '
+import re
 eq(rc, 0, "exit")
 t = pod(j)["transport"]
 eq((t["state"], t["rails"], t["clients"]), ("idle", 0, 0), "state, rails, clients")
-ok("after 2h00m running (grace 10m), and no bulk traffic both ways over 1s" in t["evidence"], "evidence: %r" % t["evidence"])
+ok(re.search(r"after 2h0[0-9]m running \(grace 10m\), and no bulk traffic both ways over 1s", t["evidence"]), "evidence: %r" % t["evidence"])
 ok("0 B/s on eth0" in t["evidence"] and "no NCCL communicator yet" in t["evidence"], "evidence: %r" % t["evidence"])
 ok("the daemon listens on 8 NIC addresses" in t["evidence"], "evidence: %r" % t["evidence"])
 '
 agent workloads $W
 check "idle: the table says why under the row, exit 0" '
 eq(rc, 0, "exit")
-ok("      transport         SKIP  no buffer-op client after 2h00m" in out, "table: %r" % out[-600:])
+ok("      transport         SKIP  no buffer-op client after 2h0" in out, "table: %r" % out[-600:])
 '
 
 # (b) the same with eth0 receiving and sending 2 GB/s each: tcp, exit 1; --once still ready.
@@ -154,7 +157,7 @@ eq(rc, 1, "exit")
 t = pod(j)["transport"]
 eq((t["state"], t["rails"], t["clients"]), ("tcp", 0, 0), "state, rails, clients")
 m = re.search(r"eth0 rx ([0-9.]+) GB/s, tx ([0-9.]+) GB/s", t["evidence"])
-ok(m and 1.0 <= float(m.group(1)) <= 3.0 and 1.0 <= float(m.group(2)) <= 3.0, "the interface and its rates: %r" % t["evidence"])
+ok(m and 0.5 <= float(m.group(1)) <= 4.0 and 0.5 <= float(m.group(2)) <= 4.0, "the interface and its rates: %r" % t["evidence"])
 ok("at least 100.0 MB/s each" in t["evidence"] and "NCCL runs over TCP sockets" in t["evidence"], "evidence: %r" % t["evidence"])
 '
 agent --once --json --no-publish $W
@@ -239,17 +242,24 @@ daemon() {
 		--api-server "$SERVER" --token-file "$tmp/token" --ca-file "$tmp/certs/ca.crt" --start-jitter 0 \
 		--interval 600 --metrics-address 127.0.0.1:0 2>"$tmp/agent.$1.log" &
 	strace_pid=$!
-	wait_for '[ -n "$(cat /proc/$strace_pid/task/$strace_pid/children 2>/dev/null)" ]' 5
+	wait_for '[ -n "$(cat /proc/$strace_pid/task/$strace_pid/children 2>/dev/null)" ]' 30
 	agent_pid=$(cat "/proc/$strace_pid/task/$strace_pid/children" 2>/dev/null | awk '{ print $1 }')
+	[ -n "$agent_pid" ] || { nok "daemon $1" "strace started no agent within 30 s"; return 1; }
 }
+# stop_daemon: SIGTERM to the agent, strace's exit waited for 30 s at most (then both killed): never a hang.
 stop_daemon() {
+	[ -n "$agent_pid" ] || agent_pid=$(cat "/proc/$strace_pid/task/$strace_pid/children" 2>/dev/null | awk '{ print $1 }')
 	[ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null
+	if ! wait_for '! kill -0 '"$strace_pid"' || [ "$(ps -o stat= -p '"$strace_pid"' | cut -c1)" = Z ]' 30; then
+		[ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2>/dev/null
+		kill -KILL "$strace_pid" 2>/dev/null
+	fi
 	wait "$strace_pid" 2>/dev/null
 	agent_pid="" strace_pid=""
 }
 # sampled NAME N: wait until the daemon NAME has read the pod N times, then half a second (its judgement, Events).
 sampled() {
-	wait_for '[ "$(reads "\"unix\"" "'"$tmp/strace.$1"'")" -ge '"$2"' ]' 15 || return 1
+	wait_for '[ "$(reads "\"unix\"" "'"$tmp/strace.$1"'")" -ge '"$2"' ]' 30 || return 1
 	sleep 0.5
 }
 # resample NAME N: SIGHUP, then sampled NAME N.
@@ -297,7 +307,7 @@ daemon tcp && sampled tcp 1 && sleep 0.5 && resample tcp 2 && sleep 0.5 && resam
 sleep 1         # a second Event would have been posted with its sample
 daemon_case tcp tcp 1 0 "tcp (eth0 2 GB/s each way) posts exactly one TCPXONotInUse over three samples"
 stop_writer
-if grep -q 'Transport tcp: no buffer-op client after 2h00m running (grace 10m), and over [0-9]*s bulk traffic both ways (at least 100.0 MB/s each): eth0 rx' "$state/events.json" 2>/dev/null; then
+if grep -q 'Transport tcp: no buffer-op client after 2h0[0-9]m running (grace 10m), and over [0-9]*s bulk traffic both ways (at least 100.0 MB/s each): eth0 rx' "$state/events.json" 2>/dev/null; then
 	ok "daemon: the TCPXONotInUse Event's note carries the evidence (the interface and its rates)"
 else
 	nok "daemon: the TCPXONotInUse Event's note" "no note with the evidence in events.json: $(grep -o 'Transport [^"]*' "$state/events.json" | head -n 2)"
