@@ -332,7 +332,7 @@ static void transport_judge_idle(const struct transport_input *in, const struct 
 	} else {
 		r->state = TRANSPORT_IDLE;
 		transport_say(r, "no buffer-op client after %s running (grace %s), and no bulk traffic both ways over %s "
-			      "(under %s each): ", age, grace, span, limit);
+			      "(limit %s each way): ", age, grace, span, limit);
 		transport_say_devs(r, &t);
 		if (s->had_until_s > 0 && s->had_clients)
 			transport_say_history(r, s, in->sample->wall_s, ": its NCCL processes ended or restarted");

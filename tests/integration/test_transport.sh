@@ -171,7 +171,7 @@ check "tcp: under --transport-tcp-rate 5GB/s idle, exit 0" '
 eq(rc, 0, "exit")
 t = pod(j)["transport"]
 eq(t["state"], "idle", "state")
-ok("under 5.0 GB/s each" in t["evidence"], "evidence: %r" % t["evidence"])
+ok("limit 5.0 GB/s each way" in t["evidence"], "evidence: %r" % t["evidence"])
 '
 agent workloads --json $W --transport-grace 3h
 check "tcp: pending under --transport-grace 3h, exit 0" '

@@ -259,7 +259,7 @@ static void test_tcp_and_idle(void **state)
 	in.limits.tcp_rate = 3000000000ull;
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_IDLE);
-	expect_in(r.evidence, "no bulk traffic both ways over 3s (under 3.0 GB/s each): eth0 rx 2.0 GB/s");
+	expect_in(r.evidence, "no bulk traffic both ways over 3s (limit 3.0 GB/s each way): eth0 rx 2.0 GB/s");
 	in.limits.tcp_rate = 0;         /* the default */
 
 	/* A data load: 2 GB/s received, acknowledgements sent: idle, never tcp. */
@@ -276,7 +276,7 @@ static void test_tcp_and_idle(void **state)
 	dev(s, 2, "lo", 90000000000ull, 90000000000ull, 1000, 1000, 3000);
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_IDLE);
-	expect_in(r.evidence, "(under 100.0 MB/s each): 0 B/s on eth0, eth1: no NCCL communicator yet");
+	expect_in(r.evidence, "(limit 100.0 MB/s each way): 0 B/s on eth0, eth1: no NCCL communicator yet");
 
 	/* A TCP job spread over the GPU NICs, 60 MB/s each way on each: the sum counts; the busiest three named. */
 	s->n_devs = s->n_prev = 0;
@@ -298,7 +298,7 @@ static void test_tcp_and_idle(void **state)
 	dev(s, 0, "eth0", 7000000000ull, 6500000000ull, 99000000000ull, 500000000ull, 3000);
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_IDLE);
-	expect_in(r.evidence, "(under 100.0 MB/s each): eth1 rx 60.0 MB/s, tx 60.0 MB/s: no NCCL");
+	expect_in(r.evidence, "(limit 100.0 MB/s each way): eth1 rx 60.0 MB/s, tx 60.0 MB/s: no NCCL");
 	/* No interface but lo: idle, said. */
 	s->n_devs = s->n_prev = 0;
 	dev(s, 0, "lo", 7000000000ull, 6500000000ull, 1000, 1000, 3000);
@@ -323,7 +323,7 @@ static void test_tcp_and_idle(void **state)
 	s->had_until_s = WALL - 720;
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_IDLE);
-	expect_in(r.evidence, "no bulk traffic both ways over 60s (under 100.0 MB/s each): 0 B/s on eth0; it had "
+	expect_in(r.evidence, "no bulk traffic both ways over 60s (limit 100.0 MB/s each way): 0 B/s on eth0; it had "
 		  "8 clients on 8 NIC addresses until 07:48 UTC (12m before this sample): its NCCL processes ended or "
 		  "restarted; the daemon listens on 8 NIC addresses");
 	expect_not_in(r.evidence, "no NCCL communicator yet");
