@@ -109,9 +109,18 @@ const struct cli_opt cli_opts[] = {
 		  "(numeric IPv4, or [IPv6]; default: none, as an empty A)" },
 	{ "transport-grace", 0, CLI_KIND_DURATION, "DURATION", OFF(transport_grace), .max = 86400, .zero = true,
 	  .cmds = CLI_D | CLI_O | CLI_W, .progs = CLI_AGENT,
-	  .help = "how long a GPU pod's containers may run before no buffer-op\n"
-		  "client of the TCPXO daemon counts against its transport\n"
-		  "(default 10m; 0: at once)" },
+	  .help = "how long a GPU pod's containers may run without a buffer-op\n"
+		  "client of the TCPXO daemon before its transport is judged tcp\n"
+		  "or idle by its traffic (default 10m; 0: at once)" },
+	{ "transport-window", 0, CLI_KIND_DURATION, "DURATION", OFF(transport_window), .min = 1,
+	  .max = TRANSPORT_WINDOW_MAX_S, .cmds = CLI_O | CLI_W, .progs = CLI_AGENT,
+	  .help = "the time between two readings of the net/dev of a GPU pod with no\n"
+		  "client past the grace, for its rates (default 3s; 1s to 60s)" },
+	{ "transport-tcp-rate", 0, CLI_KIND_RATE, "RATE", OFF(transport_tcp_rate), .cmds = CLI_D | CLI_O | CLI_W,
+	  .progs = CLI_AGENT,
+	  .help = "such a pod is tcp when its interfaces but lo receive and send at\n"
+		  "least RATE each (default 100MB/s; B, kB, MB, GB, KiB, MiB, GiB,\n"
+		  "/s optional; a bare number is bytes/s; at least 1MB/s)" },
 	{ "log-format", 0, CLI_KIND_CHOICE, "FMT", OFF(log_format), .words = cli_log_format_words,
 	  .cmds = CLI_D | CLI_C, .progs = CLI_AGENT,
 	  .help = "log lines on stderr as text (default) or json (one object a line:\n"
@@ -499,6 +508,39 @@ static int cli_choice(struct cli_state *s, const struct cli_opt *r, const char *
 	return -EINVAL;
 }
 
+int cli_rate(const char *prog, const char *name, const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
+		{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+	};
+	char unit[8];
+	double v, mul = 0;
+	char *end;
+	size_t n;
+
+	errno = 0;
+	v = strtod(s, &end);
+	n = strlen(end);
+	if (n >= 2 && strcmp(end + n - 2, "/s") == 0)
+		n -= 2;
+	if (!errno && end != s && strspn(s, "0123456789.") == (size_t)(end - s) && n < sizeof(unit)) {
+		memcpy(unit, end, n);
+		unit[n] = '\0';
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strcmp(unit, units[i].unit) == 0)
+				mul = units[i].mul;
+	}
+	/* strtod also reads "inf", "nan", hex and exponents: the number must be digits and a point only. */
+	if (!mul || !(v * mul >= (double)min && v * mul <= (double)max)) {
+		fprintf(stderr, "%s: %s: expected a rate such as 100MB/s, 1.5GB/s or 64MiB/s from %llu to %llu "
+			"bytes/s, got '%s'\n", prog, name, (unsigned long long)min, (unsigned long long)max, s);
+		return -EINVAL;
+	}
+	*ret = (uint64_t)(v * mul);
+	return 0;
+}
+
 static int cli_kubectl_arg(struct cli_state *s, const char *arg)
 {
 	if (s->o.n_kubectl_args == CLI_KUBECTL_ARGS_MAX) {
@@ -528,6 +570,8 @@ static int cli_apply(struct cli_state *s, const struct cli_opt *r, const char *t
 		return 0;
 	case CLI_KIND_DURATION:
 		return cli_duration_in(s->name, label, value, r->min, r->max, r->zero, (unsigned *)(base + r->off));
+	case CLI_KIND_RATE:
+		return cli_rate(s->name, label, value, CLI_RATE_MIN, CLI_RATE_MAX, (uint64_t *)(base + r->off));
 	case CLI_KIND_CHOICE:
 		if (r->off == offsetof(struct cli_options, format))
 			s->format_given = true;
@@ -856,6 +900,8 @@ int cli_parse_program(enum cli_program prog, int argc, char **argv, struct cli_o
 			.max_age = 60,
 			.prefix = "fabric.aicr.run/",
 			.transport_grace = TRANSPORT_GRACE_DEFAULT_S,
+			.transport_window = TRANSPORT_WINDOW_DEFAULT_S,
+			.transport_tcp_rate = TRANSPORT_TCP_RATE_DEFAULT,
 		},
 		.name = cli_table_prog_name(prog),
 	};

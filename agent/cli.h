@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum cli_command {
 	CLI_CMD_DAEMON = 0,
@@ -85,7 +86,9 @@ struct cli_options {
 	const char *releases;
 	int verbose;
 	unsigned transport_grace;       /* daemon, --once, workloads: seconds a GPU pod may run without a
-					   buffer-op client before its transport is none (0: at once) */
+					   buffer-op client before its transport is tcp or idle (0: at once) */
+	unsigned transport_window;      /* --once, workloads: seconds between two readings of such a pod's net/dev */
+	uint64_t transport_tcp_rate;    /* daemon, --once, workloads: bytes/s each way that make it tcp */
 	unsigned heartbeat;             /* daemon: seconds between the condition's heartbeats (0: none) */
 	const char *kubectl_args[CLI_KUBECTL_ARGS_MAX]; /* kubectl fabric: kubectl's global flags as typed */
 	size_t n_kubectl_args;
@@ -98,6 +101,9 @@ struct cli_options {
 #define CLI_HEARTBEAT_DEFAULT 300u      /* --heartbeat's default, like Node Problem Detector's 5 minutes */
 #define CLI_HEARTBEAT_MIN 10u
 #define CLI_HEARTBEAT_MAX 3600u
+
+#define CLI_RATE_MIN 1000000ull          /* 1 MB/s: below it a job's own control traffic would read as tcp */
+#define CLI_RATE_MAX 1000000000000ull    /* 1 TB/s */
 
 /* Exit codes of --once, interfaces, workloads, runtime and status (NPD custom-plugin convention). */
 enum {
@@ -129,6 +135,7 @@ enum cli_kind {
 	CLI_KIND_FLAG,                  /* bool at off */
 	CLI_KIND_STRING,                /* const char * at off */
 	CLI_KIND_DURATION,              /* unsigned seconds at off: cli_duration() within [min, max] (0 too with zero) */
+	CLI_KIND_RATE,                  /* uint64_t bytes/s at off: cli_rate() within [CLI_RATE_MIN, CLI_RATE_MAX] */
 	CLI_KIND_CHOICE,                /* int at off: the value's index in words (an enum in words' order) */
 	CLI_KIND_COUNT,                 /* int at off, one more each time (-v) */
 	CLI_KIND_OUTPUT,                /* -o: one of the command's outputs */
@@ -202,6 +209,15 @@ const char *cli_table_text(const char *const texts[2], enum cli_program prog);
  * example (*@ret_s untouched).
  */
 int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
+
+/*
+ * cli_rate() - the value @s of byte-rate option @name: a number (a decimal fraction allowed) with a
+ * unit B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024), each with an optional "/s"
+ * ("100MB/s", "1.5GB/s", "64MiB"); a bare number is bytes/s. It must lie within [@min, @max].
+ * Return: 0 with *@ret (bytes/s, rounded down); -EINVAL after printing a usage error naming
+ * @prog and @name.
+ */
+int cli_rate(const char *prog, const char *name, const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 
 /**
  * cli_parse_program() - parse argv of program @prog into @ret (defaults filled in): the

@@ -162,6 +162,7 @@ void cli_help_command(enum cli_program prog, enum cli_command cmd, FILE *out)
 			durations = true;
 			break;
 		case CLI_KIND_FLAG:
+		case CLI_KIND_RATE:
 		case CLI_KIND_STRING:
 		case CLI_KIND_CHOICE:
 		case CLI_KIND_COUNT:

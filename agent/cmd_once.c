@@ -124,11 +124,11 @@ int cmd_once(const struct cli_options *opt)
 		goto out;
 	}
 	/* The transport is shown, and the exit code never reads it: NPD's one line does not wait for it. */
-	if (!(opt->output == CLI_OUTPUT_NPD) && nodeview_transport(&v, opt->transport_grace, "") < 0) {
+	if (opt->output != CLI_OUTPUT_NPD && nodeview_transport(&v, opt, "") < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}
-	if (!(opt->output == CLI_OUTPUT_NPD) && once_print(opt, &v.o, &v.p, &v.w) < 0) {
+	if (opt->output != CLI_OUTPUT_NPD && once_print(opt, &v.o, &v.p, &v.w) < 0) {
 		code = EXIT_UNKNOWN;
 		goto out;
 	}

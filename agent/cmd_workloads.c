@@ -67,10 +67,10 @@ int cmd_workloads(const struct cli_options *opt, struct kubesrc *src)
 	}
 	workloads_need_facts(opt, &v);
 	/*
-	 * Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on none or partial.
+	 * Whether each running GPU pod's processes talk to the TCPXO daemon: exit 1 on tcp or partial.
 	 * The pods come from the API or a file, their processes from --root's /proc: the node's.
 	 */
-	if (nodeview_transport(&v, opt->transport_grace, "workloads: ") < 0)
+	if (nodeview_transport(&v, opt, "workloads: ") < 0)
 		goto out;
 	if (podsread_print(opt, &v.w, v.o.node) < 0)
 		goto out;

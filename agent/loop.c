@@ -434,6 +434,26 @@ static int loop_transport(struct loop_state *st, struct observation *o, bool due
 	return 0;
 }
 
+/*
+ * One line per GPU pod whose judged transport changed (a pod's first judgement included), with the
+ * evidence: the daemon's only record of an idle pod's history ("it had 8 clients ... until").
+ */
+static void loop_transport_log(struct loop_state *st, const struct workloads *w)
+{
+	char pod[320];
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct workloads_pod *wp = &w->pods[i];
+
+		if (!wp->pod->uid || !tsample_note(&st->tsample, wp->pod->uid, wp->transport.state))
+			continue;
+		snprintf(pod, sizeof(pod), "%s/%s", wp->pod->ns ? wp->pod->ns : "", wp->pod->name ? wp->pod->name : "");
+		log_emit(transport_state_fails(wp->transport.state) ? LOG_LEVEL_WARN : LOG_LEVEL_INFO, "pod transport",
+			 "pod", pod, "state", transport_state_name(wp->transport.state), "evidence",
+			 wp->transport.evidence, NULL);
+	}
+}
+
 /* ---- the heartbeat and the release table ---- */
 
 /* How old the node's lastHeartbeatTime is, in ms (UINT64_MAX: absent or unreadable; 0: in the future). */
@@ -573,8 +593,12 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	if (r == 0)
 		r = profile_evaluate(&o, &p);
 	/* The GPU pods judged once, for their Events and the metrics; transport only on a fresh sample. */
-	if (r == 0 && (r = workloads_evaluate(&o, &p, &w)) == 0 && o.transport.sampled)
-		workloads_transport(&w, &o, st->opt->transport_grace);
+	if (r == 0 && (r = workloads_evaluate(&o, &p, &w)) == 0 && o.transport.sampled) {
+		struct transport_limits lim = { st->opt->transport_grace, st->opt->transport_tcp_rate };
+
+		workloads_transport(&w, &o, &lim);
+		loop_transport_log(st, &w);
+	}
 	if (r < 0) {
 		st->facts = o.kube;
 		memset(&o.kube, 0, sizeof(o.kube));

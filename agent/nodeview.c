@@ -18,13 +18,24 @@ int nodeview_open(const struct cli_options *opt, struct nodeview *ret)
 	return 0;
 }
 
-int nodeview_transport(struct nodeview *v, unsigned grace_s, const char *what)
+int nodeview_transport(struct nodeview *v, const struct cli_options *opt, const char *what)
 {
-	if (v->w.judged && observe_transport(&v->o, NULL) < 0) {
+	struct transport_limits lim = { .grace_s = opt->transport_grace, .tcp_rate = opt->transport_tcp_rate };
+	int r = 0;
+
+	if (v->w.judged && observe_transport(&v->o, NULL) < 0)
+		r = -ENOMEM;
+	if (r == 0)
+		workloads_transport(&v->w, &v->o, &lim);
+	/* A pod with no client past the grace: its traffic over the window tells tcp from idle. */
+	if (r == 0 && (r = observe_transport_window(&v->o, &v->w, opt->transport_window)) > 0) {
+		workloads_transport(&v->w, &v->o, &lim);
+		r = 0;
+	}
+	if (r < 0) {
 		fprintf(stderr, "tcpxo-agent: %sout of memory while sampling the pods' transport\n", what);
 		return -ENOMEM;
 	}
-	workloads_transport(&v->w, &v->o, grace_s);
 	return 0;
 }
 

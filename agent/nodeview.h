@@ -25,10 +25,12 @@ int nodeview_open(const struct cli_options *opt, struct nodeview *ret);
 
 /**
  * nodeview_transport() - once the pods are judged (v->w): sample the running GPU pods' transport
- * from the node's /proc (observe_transport()) and judge it with @grace_s (workloads_transport()).
- * Nothing when the pod list was not read. Return: 0; -ENOMEM (said on stderr, after @what).
+ * from the node's /proc (observe_transport()) and judge it (workloads_transport()) under @opt's
+ * --transport-grace and --transport-tcp-rate; pods with no client past the grace are read again
+ * --transport-window later (observe_transport_window()) and judged on their rates. Nothing when
+ * the pod list was not read. Return: 0; -ENOMEM (said on stderr, after @what).
  */
-int nodeview_transport(struct nodeview *v, unsigned grace_s, const char *what);
+int nodeview_transport(struct nodeview *v, const struct cli_options *opt, const char *what);
 
 /* nodeview_close() - free all of @v (an unevaluated profile, unjudged pods included). */
 void nodeview_close(struct nodeview *v);

@@ -17,6 +17,7 @@
 #include "probes/host/podnet.h"
 #include "report/checks/attach.h"
 #include "report/checks/transport.h"
+#include "report/checks/workloads.h"
 
 static bool observe_said_full_dump;
 
@@ -125,5 +126,57 @@ int observe_transport(struct observation *o, const struct tsample *last)
 out:
 	free(want);
 	free(ids);
+	return r;
+}
+
+/* Sleep until CLOCK_MONOTONIC reaches @until_ms (a signal that interrupts it does not shorten it). */
+static void observe_sleep_until(uint64_t until_ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(until_ms / 1000), .tv_nsec = (long)(until_ms % 1000) * 1000000L };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+int observe_transport_window(struct observation *o, const struct workloads *w, unsigned window_s)
+{
+	struct obs_transport *t = &o->transport;
+	bool *which;
+	uint64_t first_ms = 0, now_ms;
+	size_t n = 0;
+	int r;
+
+	if (!t->sampled || !t->n || !workloads_transport_unmeasured(w))
+		return 0;
+	which = calloc(t->n, sizeof(*which));
+	if (!which)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct obs_pod_transport *s;
+
+		if (!w->pods[i].transport.unmeasured || !w->pods[i].pod->uid)
+			continue;
+		s = obs_transport_find(t, w->pods[i].pod->uid);
+		if (!s)
+			continue;
+		which[s - t->pods] = true;
+		if (s->sampled_ms > first_ms)
+			first_ms = s->sampled_ms;
+		n++;
+	}
+	if (n) {
+		observe_sleep_until(first_ms + (uint64_t)window_s * 1000u);
+		r = podnet_again(o->root, t, which, NULL);
+		if (r >= 0)
+			r = (int)n;     /* read again or not (gone, unreadable: said), each waited for its judgement */
+		now_ms = observe_clock_ms(CLOCK_MONOTONIC);
+		t->wall_s = (long long)(observe_clock_ms(CLOCK_REALTIME) / 1000);
+		for (size_t i = 0; i < t->n; i++)
+			if (which[i])
+				t->pods[i].sampled_ms = now_ms;
+	} else {
+		r = 0;
+	}
+	free(which);
 	return r;
 }

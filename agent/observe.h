@@ -5,6 +5,7 @@
 #include "probes/model/observation.h"
 
 struct tsample;         /* agent/tsample.h: the daemon's last transport sample */
+struct workloads;       /* report/checks/workloads.h: the judged GPU pods */
 
 /**
  * observe_node() - run the node-side probes (PCI, links, host files) under opt->root.
@@ -30,3 +31,13 @@ int observe_node(const struct cli_options *opt, struct observation *ret);
  * Return: 0, or -ENOMEM.
  */
 int observe_transport(struct observation *o, const struct tsample *last);
+
+/**
+ * observe_transport_window() - the one-shot commands' second reading: when a pod of @w waits for
+ * rates (its transport judged unmeasured: no client, past the grace, one reading), wait @window_s
+ * seconds after o->transport's reading and read those pods' net/dev again (podnet_again()); each
+ * such pod's first reading becomes its previous one and sampled_ms this reading's time. Pods with
+ * a client, or within the grace, are not read again. Judge @w again afterwards.
+ * Return: the pods that waited (0: none, nothing slept); -ENOMEM.
+ */
+int observe_transport_window(struct observation *o, const struct workloads *w, unsigned window_s);

@@ -322,6 +322,18 @@ def main():
             daemon_section(os.path.join(OUT, "daemon")) or "not measured in this run (BENCH_CASES)."]
     out += ["", "### 6. the node's state: labels, condition, Events (bench/status.sh)", "",
             read(os.path.join(OUT, "status", "status.md"), "not measured in this run (BENCH_CASES).")]
+    out += ["", "### 7. the transport sample of the GPU pods and the one-shot window (bench/transport.sh, "
+            "bench/window.sh)", ""]
+    sample = read(os.path.join(OUT, "transport", "sample.txt"))
+    if sample:
+        out += ["One sample of 8 GPU pods (`podnet-dump --repeat`, the mean of 200 samples unless REPEAT said "
+                "otherwise; `fixture-again`: "
+                "the one-shot commands' second reading of the same pods' net/dev alone). `fixture-*`: a 2,000-process "
+                "fixture /proc on tmpfs; `real-*`: this machine's /proc grown to 2,000 real processes, 8 in real pod "
+                "cgroups: `cold` without hints, `steady` with each pod's pid from the sample before (the daemon), "
+                "`absent` pods that are not there (every pid's cgroup read). The listing's cost is a few system calls "
+                "per pid: compare machines by the `syscall` line.", "", "```", sample.rstrip("\n"), "```", ""]
+    out += [read(os.path.join(OUT, "transport", "window.md"), "not measured in this run (BENCH_CASES).")]
     print("\n".join(out))
 
 

@@ -11,10 +11,13 @@
 #      15 of them GPU workloads), and the workload check's own cost in process ($BUILD/bench/judge)
 #   6. the writes of the node's state (bench/status.sh): none in a steady state, exactly one of each
 #      (merge patch, status patch, Event) per transition, and how fast
+#   7. the GPU pods' transport: one sample's cost (bench/transport.sh: podnet-dump on a 2,000-process
+#      fixture /proc and on this machine's /proc grown to as many), and what the one-shot commands'
+#      window costs end to end (bench/window.sh: workloads with pods on FasTrak, idle pods read twice)
 # Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
 #      IDLE_SECONDS (120), STEADY_SECONDS (300), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100),
 #      ROLLOUT_LIMIT (600 s), ROLLOUT_MODES ("watch poll"), DAEMON_PARTS ("idle api rollout"),
-#      BENCH_CASES ("small big veths api pods daemon status"): which cases to run, JUDGE_RUNS (200),
+#      BENCH_CASES ("small big veths api pods daemon status transport"): which cases to run, JUDGE_RUNS (200),
 #      bench/status.sh's STATUS_STEADY_SECONDS (600), STATUS_TRANSITIONS (10),
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
 #      (e.g. a build of the previous commit), labelled TEXT.
@@ -98,7 +101,7 @@ EOS
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-ALL_CASES="small big veths api pods daemon status"
+ALL_CASES="small big veths api pods daemon status transport"
 CASES=${BENCH_CASES:-$ALL_CASES}
 cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
@@ -192,6 +195,16 @@ case " $CASES " in *" status "*)
 echo "bench: case 6: the node's state: steady ${STATUS_STEADY_SECONDS:-600} s, ${STATUS_TRANSITIONS:-10} transitions" >&2
 AGENT=$AGENT netns_run fixtures/a3-mega/links.spec sh bench/status.sh "$OUT/status" ||
 	echo "bench: the status case failed" >&2
+;; esac
+
+case " $CASES " in *" transport "*)
+echo "bench: case 7: the transport sample and the one-shot window" >&2
+mkdir -p "$OUT/transport"
+BUILD=$BUILD sh bench/transport.sh >"$OUT/transport/sample.txt" 2>"$OUT/transport/sample.err" ||
+	echo "bench: the transport sample case failed: $(tail -n 3 "$OUT/transport/sample.err")" >&2
+R7=$(scenario_prepare a3-mega)
+AGENT=$AGENT BUILD=$BUILD netns_run fixtures/a3-mega/links.spec sh bench/window.sh "$OUT/transport" "$R7" >/dev/null ||
+	echo "bench: the window case failed" >&2
 ;; esac
 
 BENCH_OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \

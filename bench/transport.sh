@@ -6,6 +6,7 @@
 #              found  the pods asked for with their GPU containers' ids (the listing stops once all are found)
 #              worst  the same pods asked for with ids that match none of their processes: every pid's cgroup
 #                     is read, then the pods' files (the most a sample can cost on this /proc)
+#              again  the one-shot commands' second reading of the found pods: each one's cgroup and net/dev
 #   real     this machine's /proc grown to PROCS processes (sleeping forks), the last PODS of them moved into
 #            real cgroups named like pods' (kubepods/burstable/pod<uid>/<id>, the v1 pids hierarchy; root):
 #              cold   no hints: the listing reads every pid's cgroup until the last pod's process
@@ -14,7 +15,8 @@
 #   syscall  what one empty system call (getppid) and one open+close of /proc/1/cgroup cost here: the
 #            listing's cost is a few of those per pid, so compare machines by them
 # Prints one line per case (ms per sample, ms per GPU pod, pids listed, cgroups read, net bytes read);
-# the figures go into bench/results.md by hand. Env: BUILD (build), PROCS (2000), PODS (8), REPEAT (200).
+# make bench (bench/run.sh, case 7) puts them in bench/results.md. Env: BUILD (build), PROCS (2000), PODS (8),
+# REPEAT (200).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -76,6 +78,7 @@ row() {  # row CASE LINE
 printf '%-16s %-5s %10s %11s %6s %6s %8s %8s\n' case pods ms/sample ms/GPU-pod hints pids cgroups bytes
 row fixture-found "$("$D" --repeat "$REPEAT" "$R" $want_found)"
 row fixture-worst "$("$D" --repeat "$REPEAT" "$R" $want_worst)"
+row fixture-again "$("$D" --repeat "$REPEAT" --again "$R" $want_found)"
 
 if [ "$(id -u)" != 0 ] || [ ! -d /sys/fs/cgroup/pids ]; then
 	echo "real: skipped (needs root and the cgroup v1 pids hierarchy to make pods' cgroups)"

@@ -577,3 +577,107 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 	*ret = sc.t;
 	return 0;
 }
+
+/*
+ * Whether @pid still belongs to the pod @uid (its cgroup names it): the process the first reading
+ * found may have exited in the window, and its pid been given to another.
+ */
+static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
+{
+	struct podcgroup pc;
+	char name[16];
+	size_t len = 0;
+	bool trunc = false;
+	int r;
+
+	snprintf(name, sizeof(name), "%d", pid);
+	r = sc->procfs ? podnet_read_cgroup_procfs(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc)
+		       : podnet_read_cgroup(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc);
+	sc->st->cgroups++;
+	return r == 0 && !trunc && podcgroup_parse(sc->buf, len, &pc, NULL, 0) == 1 && strcmp(pc.uid, uid) == 0;
+}
+
+/* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
+static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p, struct procnet_dev *ret)
+{
+	char name[16];
+	int pidfd, netfd, r;
+
+	if (!podnet_still_pod(sc, p->pid, p->uid))
+		return PODNET_GONE;
+	snprintf(name, sizeof(name), "%d", p->pid);
+	pidfd = openat(sc->procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	netfd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	r = netfd < 0 ? -errno : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (r < 0) {
+		if (podnet_gone(sc->procfd, p->pid, r))
+			return PODNET_GONE;
+		podnet_unreadable(p, sc->rp, "net", r, NULL);
+		return PODNET_UNREAD;
+	}
+	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, ret, sc->buf, sc->st);
+	close(netfd);
+	return r;
+}
+
+int podnet_again(const char *root, struct obs_transport *t, const bool *which, struct podnet_stats *st)
+{
+	struct podnet_scan sc = { .procfd = -1 };
+	struct podnet_stats dummy;
+	struct procnet_dev dev;
+	int r = 0, n = 0;
+
+	sc.st = st ? st : &dummy;
+	memset(sc.st, 0, sizeof(*sc.st));
+	snprintf(sc.rp, sizeof(sc.rp), "%s", root);
+	for (size_t l = strlen(sc.rp); l && sc.rp[l - 1] == '/'; l--)
+		sc.rp[l - 1] = '\0';
+	for (size_t i = 0; i < t->n && r >= 0; i++) {
+		struct obs_pod_transport *p = &t->pods[i];
+
+		if (!which[i] || p->read != OBS_TRANSPORT_READ || p->pid <= 0)
+			continue;
+		if (sc.procfd < 0) {
+			if (podnet_open(&sc, root) < 0) {
+				/* ROOT/proc no longer reads: no second reading for any pod. */
+				for (size_t j = i; j < t->n; j++)
+					if (which[j] && t->pods[j].read == OBS_TRANSPORT_READ) {
+						t->pods[j].read = OBS_TRANSPORT_UNREADABLE;
+						snprintf(t->pods[j].why, sizeof(t->pods[j].why), "second reading: %.*s",
+							 OBS_TRANSPORT_WHY_MAX - 32, sc.t.status.message);
+					}
+				break;
+			}
+			/* One buffer for a cgroup and a net/dev at a time. */
+			if (!(sc.buf = malloc((PODNET_CGROUP_MAX > PODNET_DEV_MAX ? PODNET_CGROUP_MAX : PODNET_DEV_MAX) + 1))) {
+				r = -ENOMEM;
+				break;
+			}
+		}
+		r = podnet_dev_again(&sc, p, &dev);
+		if (r == PODNET_GONE) {
+			p->read = OBS_TRANSPORT_UNREADABLE;
+			snprintf(p->why, sizeof(p->why), "%s/proc/%d exited (or left the pod) between two readings of its "
+				 "net/dev", sc.rp, p->pid);
+			r = 0;
+		} else if (r == PODNET_UNREAD) {
+			r = 0;
+		} else if (r == 0) {
+			memcpy(p->prev, p->devs, sizeof(p->prev));
+			p->n_prev = p->n_devs;
+			p->prev_ms = p->sampled_ms;
+			p->has_prev = true;
+			memcpy(p->devs, dev.v, sizeof(p->devs));
+			p->n_devs = dev.n;
+			n++;
+		}
+	}
+	if (sc.d)
+		closedir(sc.d);
+	if (sc.procfd >= 0)
+		close(sc.procfd);
+	free(sc.buf);
+	return r < 0 ? r : n;
+}

@@ -1,6 +1,7 @@
 /* podnet.h - the transport sample of the node's GPU pods: one process of each found in ROOT/proc, its net files read. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "probes/model/obs_transport.h"
@@ -47,3 +48,15 @@ struct podnet_stats {
  */
 int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
 		  struct podnet_stats *st);
+
+/**
+ * podnet_again() - the second reading of a window (the one-shot commands): for each pod @t->pods[i]
+ * with @which[i] that the sample read, read its process's net/dev again under @root, once its
+ * cgroup still names the pod (a pid reused by another process in the window is never read as the
+ * pod's). The first reading's counters and @t's sampled_ms become the pod's previous ones
+ * (has_prev, prev, prev_ms); the caller sets sampled_ms to this reading's time. A process that
+ * exited in the window, or a file that no longer reads, makes the pod UNREADABLE with why.
+ * @st: when not NULL, what it cost (cgroups, bytes).
+ * Return: the pods read again; -ENOMEM (@t is left as it was for the pods not reached).
+ */
+int podnet_again(const char *root, struct obs_transport *t, const bool *which, struct podnet_stats *st);

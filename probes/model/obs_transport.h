@@ -64,11 +64,22 @@ struct obs_pod_transport {
 	size_t n_devs;
 	uint64_t sampled_ms;                    /* CLOCK_MONOTONIC ms of the read */
 
-	/* The daemon's previous sample of the same pod and process, for rates; absent in --once. */
+	/*
+	 * The previous reading of the pod's net/dev, for rates: the daemon's last sample of the same
+	 * pod (a pod's containers share one network namespace), or the one-shot commands' first
+	 * reading a window before this one.
+	 */
 	bool has_prev;
 	struct obs_transport_dev prev[OBS_TRANSPORT_DEVS_MAX];
 	size_t n_prev;
 	uint64_t prev_ms;
+
+	/* The daemon's history of the pod (agent/tsample.c); absent in --once and workloads. */
+	bool prev_read;                         /* its previous sample read the pod's files */
+	size_t prev_rails;                      /* then: distinct NIC addresses with a client */
+	size_t had_clients, had_rails;          /* the last sample that saw a client: clients, NIC addresses */
+	long long had_until_s;                  /* that sample's wall clock (0: no sample saw a client) */
+	long long since_s;                      /* the wall clock of the daemon's first sample of the pod (0: none) */
 };
 
 /* The transport sample of one observation. */

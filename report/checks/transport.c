@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "probes/model/timetext.h"
 #include "report/checks/transport.h"
@@ -10,7 +11,8 @@ static const char *const transport_names[TRANSPORT__COUNT] = {
 	[TRANSPORT_NOT_OBSERVED] = "not-observed",
 	[TRANSPORT_FASTRAK] = "fastrak",
 	[TRANSPORT_PARTIAL] = "partial",
-	[TRANSPORT_NONE] = "none",
+	[TRANSPORT_TCP] = "tcp",
+	[TRANSPORT_IDLE] = "idle",
 	[TRANSPORT_PENDING] = "pending",
 	[TRANSPORT_UNKNOWN] = "unknown",
 };
@@ -22,7 +24,7 @@ const char *transport_state_name(enum transport_state s)
 
 bool transport_state_fails(enum transport_state s)
 {
-	return s == TRANSPORT_NONE || s == TRANSPORT_PARTIAL;
+	return s == TRANSPORT_TCP || s == TRANSPORT_PARTIAL;
 }
 
 unsigned transport_rails_needed(const struct attach_node *n, long long gpus)
@@ -48,7 +50,7 @@ bool transport_pod_sampled(const struct pod *p, const char *node)
 		return false;
 	if (!p->uid || !p->uid[0] || strlen(p->uid) >= OBS_TRANSPORT_UID_MAX)
 		return false;           /* the sample finds a pod by its uid */
-	if (!p->node_name || !p->node_name[0])
+	if (!p->node_name || !p->node_name[0] || p->host_network)
 		return false;
 	return !node || !node[0] || strcmp(p->node_name, node) == 0;
 }
@@ -103,66 +105,142 @@ static void transport_rate(double bps, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", bps, units[u]);
 }
 
-/* Whether interface @name is one of the node's GPU NICs (its names when known, else not eth0 nor lo). */
-static bool transport_is_gpu_nic(const struct attach_node *n, const char *name)
-{
-	if (n->n_ifaces) {
-		for (size_t i = 0; i < n->n_ifaces; i++)
-			if (strcmp(n->ifaces[i].name, name) == 0)
-				return true;
-		return false;
-	}
-	return strcmp(name, "eth0") != 0 && strcmp(name, "lo") != 0;
-}
+/* One interface's rates between two readings. */
+struct transport_dev_rate {
+	const char *name;
+	double rx, tx;                  /* bytes/s */
+};
+
+/* What a pod's interfaces but lo carried between two readings. */
+struct transport_rates {
+	double dt;                      /* seconds between the readings */
+	double rx, tx;                  /* bytes/s, summed */
+	size_t n;                       /* interfaces in both readings whose counters did not go back */
+	struct transport_dev_rate dev[OBS_TRANSPORT_DEVS_MAX];  /* those interfaces, busiest (rx + tx) first */
+};
 
 /*
- * What the pod's eth0 and GPU NICs carried between the previous sample and this one: summed
- * byte rates; an interface absent from either sample, or whose counter went back, is left out.
+ * The rates of @s's interfaces but lo between its previous reading and this one. An interface
+ * absent from either reading, or whose counter went back (a new interface of the same name), is
+ * left out. Return: false when there is no previous reading (no rates).
  */
-static void transport_say_rates(struct transport_result *r, const struct attach_node *n,
-				const struct obs_pod_transport *s)
+static bool transport_rates_of(const struct obs_pod_transport *s, struct transport_rates *ret)
 {
-	double rx[2] = { 0 }, tx[2] = { 0 }, dt;
-	size_t seen[2] = { 0 };
-	char a[24], b[24], c[24], d[24], span[24];
+	struct transport_rates r = { 0 };
 
-	if (!s->has_prev || s->sampled_ms <= s->prev_ms) {
-		transport_say(r, "; one sample so far: no traffic rates yet");
-		return;
-	}
-	dt = (double)(s->sampled_ms - s->prev_ms) / 1000.0;
+	if (!s->has_prev || s->sampled_ms <= s->prev_ms)
+		return false;
+	r.dt = (double)(s->sampled_ms - s->prev_ms) / 1000.0;
 	for (size_t i = 0; i < s->n_devs && i < OBS_TRANSPORT_DEVS_MAX; i++) {
 		const struct obs_transport_dev *cur = &s->devs[i];
-		int k = strcmp(cur->name, "eth0") == 0 ? 0 : transport_is_gpu_nic(n, cur->name) ? 1 : -1;
 
-		if (k < 0)
+		if (strncmp(cur->name, "lo", sizeof(cur->name)) == 0)
 			continue;
 		for (size_t j = 0; j < s->n_prev && j < OBS_TRANSPORT_DEVS_MAX; j++) {
 			const struct obs_transport_dev *old = &s->prev[j];
+			size_t k;
 
 			if (strncmp(old->name, cur->name, sizeof(old->name)) != 0)
 				continue;
-			if (cur->rx_bytes >= old->rx_bytes && cur->tx_bytes >= old->tx_bytes) {
-				rx[k] += (double)(cur->rx_bytes - old->rx_bytes);
-				tx[k] += (double)(cur->tx_bytes - old->tx_bytes);
-				seen[k]++;
+			if (cur->rx_bytes < old->rx_bytes || cur->tx_bytes < old->tx_bytes)
+				break;
+			k = r.n++;
+			r.dev[k].name = cur->name;
+			r.dev[k].rx = (double)(cur->rx_bytes - old->rx_bytes) / r.dt;
+			r.dev[k].tx = (double)(cur->tx_bytes - old->tx_bytes) / r.dt;
+			r.rx += r.dev[k].rx;
+			r.tx += r.dev[k].tx;
+			/* Insertion by rx + tx, busiest first: at most OBS_TRANSPORT_DEVS_MAX entries. */
+			for (; k > 0 && r.dev[k - 1].rx + r.dev[k - 1].tx < r.dev[k].rx + r.dev[k].tx; k--) {
+				struct transport_dev_rate t = r.dev[k - 1];
+
+				r.dev[k - 1] = r.dev[k];
+				r.dev[k] = t;
 			}
 			break;
 		}
 	}
-	transport_duration((long long)(dt + 0.5), span, sizeof(span));
-	transport_rate(rx[0] / dt, a, sizeof(a));
-	transport_rate(tx[0] / dt, b, sizeof(b));
-	transport_rate(rx[1] / dt, c, sizeof(c));
-	transport_rate(tx[1] / dt, d, sizeof(d));
-	if (seen[0])
-		transport_say(r, "; over %s eth0 carried rx %s, tx %s", span, a, b);
+	*ret = r;
+	return true;
+}
+
+#define TRANSPORT_RATES_SHOWN 3         /* interfaces the evidence names; the rest are counted */
+
+/*
+ * "eth0 rx 2.0 GB/s, tx 2.0 GB/s; eth1 ...": the busiest interfaces (the quiet ones counted), or
+ * "0 B/s on eth0, eth1" when none moved a byte, or that there is none but lo.
+ */
+static void transport_say_devs(struct transport_result *r, const struct transport_rates *t)
+{
+	size_t shown = 0;
+	char a[24], b[24];
+
+	if (!t->n) {
+		transport_say(r, "no interface but lo in both readings");
+		return;
+	}
+	if (t->rx + t->tx <= 0.0) {
+		transport_say(r, "0 B/s on ");
+		for (; shown < t->n && shown < TRANSPORT_RATES_SHOWN; shown++)
+			transport_say(r, "%s%.*s", shown ? ", " : "", OBS_TRANSPORT_IFNAME_MAX, t->dev[shown].name);
+		if (t->n > shown)
+			transport_say(r, " and %zu more", t->n - shown);
+		return;
+	}
+	for (; shown < t->n && shown < TRANSPORT_RATES_SHOWN && t->dev[shown].rx + t->dev[shown].tx > 0.0; shown++) {
+		transport_rate(t->dev[shown].rx, a, sizeof(a));
+		transport_rate(t->dev[shown].tx, b, sizeof(b));
+		transport_say(r, "%s%.*s rx %s, tx %s", shown ? "; " : "", OBS_TRANSPORT_IFNAME_MAX, t->dev[shown].name,
+			      a, b);
+	}
+	if (t->n > shown)
+		transport_say(r, "; %zu more interface%s", t->n - shown, t->n - shown == 1 ? "" : "s");
+}
+
+/* A wall clock (seconds since the epoch) as "14:02 UTC"; "?" when it cannot be told. */
+static void transport_clock(long long s, char *buf, size_t len)
+{
+	time_t t = (time_t)s;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%H:%M UTC", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* "; it had 8 clients on 8 NIC addresses until 14:02 UTC (12m before this sample)": the daemon's history. */
+static void transport_say_history(struct transport_result *r, const struct obs_pod_transport *s, long long wall_s,
+				  const char *then)
+{
+	char at[32], ago[24];
+
+	if (s->had_until_s <= 0 || !s->had_clients)
+		return;
+	transport_clock(s->had_until_s, at, sizeof(at));
+	transport_duration(wall_s > s->had_until_s ? wall_s - s->had_until_s : 0, ago, sizeof(ago));
+	transport_say(r, "; it had %zu client%s on %zu NIC address%s until %s (%s before this sample)%s", s->had_clients,
+		      s->had_clients == 1 ? "" : "s", s->had_rails, s->had_rails == 1 ? "" : "es", at, ago, then);
+}
+
+/* "; no client on any sample since 13:50 UTC (10m)": the daemon's history of a pod that never had one. */
+static void transport_say_never(struct transport_result *r, const struct obs_pod_transport *s, long long wall_s)
+{
+	char at[32], ago[24];
+
+	if (s->since_s <= 0 || s->since_s >= wall_s)
+		return;
+	transport_clock(s->since_s, at, sizeof(at));
+	transport_duration(wall_s - s->since_s, ago, sizeof(ago));
+	transport_say(r, "; no client on any sample since %s (%s)", at, ago);
+}
+
+/* "; the daemon listens on 8 NIC addresses; 0 DXS flows", or that no daemon listens in the pod's namespace. */
+static void transport_say_daemon(struct transport_result *r, const struct obs_pod_transport *s)
+{
+	if (!s->listeners)
+		transport_say(r, "; no rxdm_uds_buf_op listener in its network namespace (no TCPXO daemon sidecar)");
 	else
-		transport_say(r, "; over %s: no eth0 counters in both samples", span);
-	if (seen[1])
-		transport_say(r, ", the %zu GPU NIC%s rx %s, tx %s", seen[1], seen[1] == 1 ? "" : "s", c, d);
-	else
-		transport_say(r, ", no GPU NIC in the pod's network namespace");
+		transport_say(r, "; the daemon listens on %zu NIC address%s", s->listeners, s->listeners == 1 ? "" : "es");
+	transport_say(r, "; %zu DXS flow%s", s->flows, s->flows == 1 ? "" : "s");
 }
 
 /* The NIC addresses with a client, ", "-separated, the ones beyond the sample's list counted. */
@@ -198,12 +276,18 @@ static int transport_youngest(const struct pod *p, long long *ret_started)
 	return any;
 }
 
-/* Clients on no NIC address: pending within the grace, none after it, unknown without startedAt. */
+/*
+ * Clients on no NIC address: pending within the grace (unknown without startedAt); past it, tcp
+ * when the pod's interfaces moved bulk traffic both ways between two readings, else idle; pending
+ * (unmeasured) while there is one reading only.
+ */
 static void transport_judge_idle(const struct transport_input *in, const struct obs_pod_transport *s,
 				 struct transport_result *r)
 {
-	char age[24], grace[24];
+	char age[24], grace[24], span[24], limit[24];
 	long long started = 0, running;
+	uint64_t rate = in->limits.tcp_rate ? in->limits.tcp_rate : TRANSPORT_TCP_RATE_DEFAULT;
+	struct transport_rates t;
 	int k = transport_youngest(in->pod, &started);
 
 	if (k < 0) {
@@ -221,24 +305,44 @@ static void transport_judge_idle(const struct transport_input *in, const struct 
 	if (running < 0)
 		running = 0;
 	transport_duration(running, age, sizeof(age));
-	transport_duration(in->grace_s, grace, sizeof(grace));
-	if (running < (long long)in->grace_s) {
+	transport_duration(in->limits.grace_s, grace, sizeof(grace));
+	if (running < (long long)in->limits.grace_s) {
 		r->state = TRANSPORT_PENDING;
 		transport_say(r, "no buffer-op client yet: the GPU containers have run %s, less than the grace %s "
-			      "(NCCL may not have initialised)", age, grace);
+			      "(NCCL opens them at its first communicator)", age, grace);
 		return;
 	}
-	r->state = TRANSPORT_NONE;
-	transport_say(r, "no process of the pod holds a buffer-op client of the TCPXO daemon after %s running "
-		      "(grace %s): NCCL does not use FasTrak", age, grace);
-	if (!s->listeners)
-		transport_say(r, "; no rxdm_uds_buf_op listener in its network namespace either (no daemon "
-			      "sidecar, or a custom UDS prefix)");
-	else
-		transport_say(r, "; the daemon listens on %zu NIC address%s", s->listeners,
-			      s->listeners == 1 ? "" : "es");
-	transport_say(r, "; %zu DXS flow%s", s->flows, s->flows == 1 ? "" : "s");
-	transport_say_rates(r, in->node, s);
+	if (!transport_rates_of(s, &t)) {
+		r->state = TRANSPORT_PENDING;
+		r->unmeasured = true;
+		transport_say(r, "no buffer-op client after %s running (grace %s), and one reading of its traffic so far: "
+			      "tcp or idle is told at the next", age, grace);
+		transport_say_history(r, s, in->sample->wall_s, "");
+		return;
+	}
+	transport_duration((long long)(t.dt + 0.5), span, sizeof(span));
+	transport_rate((double)rate, limit, sizeof(limit));
+	if (t.rx >= (double)rate && t.tx >= (double)rate) {
+		r->state = TRANSPORT_TCP;
+		transport_say(r, "no buffer-op client after %s running (grace %s), and over %s bulk traffic both ways "
+			      "(at least %s each): ", age, grace, span, limit);
+		transport_say_devs(r, &t);
+		transport_say(r, ": NCCL runs over TCP sockets, not FasTrak");
+		transport_say_history(r, s, in->sample->wall_s, "");
+	} else {
+		r->state = TRANSPORT_IDLE;
+		transport_say(r, "no buffer-op client after %s running (grace %s), and no bulk traffic both ways over %s "
+			      "(limit %s each way): ", age, grace, span, limit);
+		transport_say_devs(r, &t);
+		if (s->had_until_s > 0 && s->had_clients)
+			transport_say_history(r, s, in->sample->wall_s, ": its NCCL processes ended or restarted");
+		else {
+			transport_say(r, ": no NCCL communicator yet (a data load or compile, a pod waiting for kubectl "
+				      "exec or its MPI launcher), or between runs");
+			transport_say_never(r, s, in->sample->wall_s);
+		}
+	}
+	transport_say_daemon(r, s);
 }
 
 /* The pod's own sample: unknown when it was not read, else by its clients' NIC addresses. */
@@ -293,11 +397,14 @@ static void transport_judge_sample(const struct transport_input *in, struct tran
 		transport_say(r, "; %zu DXS flow%s", r->flows, r->flows == 1 ? "" : "s");
 	} else if (r->rails) {
 		r->state = TRANSPORT_PARTIAL;
+		/* Ranks start at different times (up to 30 s for RxDM, 5 connects 6 s apart): one sample is no proof. */
+		r->repeated = s->prev_read && s->prev_rails && s->prev_rails < r->need;
 		transport_say(r, "buffer-op clients on %zu of the %u NIC addresses the pod's %lld GPU%s need: ", r->rails,
 			      r->need, in->gpus, in->gpus == 1 ? "" : "s");
 		transport_say_rails(r, s);
-		transport_say(r, "; %zu client%s, %zu DXS flow%s: the ranks on the other NICs do not use FasTrak",
-			      r->clients, r->clients == 1 ? "" : "s", r->flows, r->flows == 1 ? "" : "s");
+		transport_say(r, "; %zu client%s, %zu DXS flow%s: the ranks on the other NICs do not use FasTrak "
+			      "(%s)", r->clients, r->clients == 1 ? "" : "s", r->flows, r->flows == 1 ? "" : "s",
+			      r->repeated ? "the sample before too" : "one sample: late ranks may still connect");
 	} else {
 		transport_judge_idle(in, s, r);
 	}
@@ -316,8 +423,9 @@ void transport_judge(const struct transport_input *in, struct transport_result *
 		transport_say(&r, "a TCPX node: no persistent sign of the TCPX daemon's use has been sourced yet");
 	} else if (in->verdict == ATTACH_NOT_FABRIC) {
 		transport_say(&r, "a not-fabric pod (fewer GPUs than the node, no wiring): not judged");
-	} else if (in->shared_netns) {
-		transport_say(&r, "hostNetwork, like another running GPU pod: their sockets cannot be told apart");
+	} else if (p->host_network) {
+		transport_say(&r, "hostNetwork: the pod shares the host's network namespace with every host-network "
+			      "process (the TCPXO prober among them): its sockets cannot be told apart");
 	} else {
 		r.need = transport_rails_needed(in->node, in->gpus);
 		transport_judge_sample(in, &r);

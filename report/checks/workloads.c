@@ -75,28 +75,30 @@ int workloads_judge(const struct obs_kube *k, const char *node, const struct att
 	return 0;
 }
 
-void workloads_transport(struct workloads *w, const struct observation *o, unsigned grace_s)
+void workloads_transport(struct workloads *w, const struct observation *o, const struct transport_limits *lim)
 {
-	size_t host_net = 0;
-
 	if (!w->judged)
 		return;
-	for (size_t i = 0; i < w->n; i++)
-		if (w->pods[i].pod->host_network && transport_pod_sampled(w->pods[i].pod, NULL))
-			host_net++;
 	memset(w->transport_counts, 0, sizeof(w->transport_counts));
 	for (size_t i = 0; i < w->n; i++) {
 		struct workloads_pod *wp = &w->pods[i];
 		struct transport_input in = {
 			.pod = wp->pod, .gpus = wp->result.gpus, .verdict = wp->result.verdict, .node = &w->node,
-			.sample = &o->transport, .shared_netns = wp->pod->host_network && host_net > 1,
-			.grace_s = grace_s,
+			.sample = &o->transport, .limits = *lim,
 		};
 
 		transport_judge(&in, &wp->transport);
 		w->transport_counts[wp->transport.state]++;
 	}
 	w->transport_judged = true;
+}
+
+bool workloads_transport_unmeasured(const struct workloads *w)
+{
+	for (size_t i = 0; w->transport_judged && i < w->n; i++)
+		if (w->pods[i].transport.unmeasured)
+			return true;
+	return false;
 }
 
 bool workloads_any_transport_failed(const struct workloads *w)

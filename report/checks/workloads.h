@@ -53,11 +53,13 @@ bool workloads_any_unattached(const struct workloads *w);
 
 /**
  * workloads_transport() - judge each pod's transport (transport_judge()) from o->transport, the
- * sample of the same observation's pods, with the grace @grace_s (--transport-grace); a pod on
- * the host network is not observed when another running GPU pod is too (one namespace, sockets
- * that cannot be told apart). Sets transport_judged and the counts. Nothing when @w was not judged.
+ * sample of the same observation's pods, held to @lim (--transport-grace, --transport-tcp-rate).
+ * Sets transport_judged and the counts. Nothing when @w was not judged.
  */
-void workloads_transport(struct workloads *w, const struct observation *o, unsigned grace_s);
+void workloads_transport(struct workloads *w, const struct observation *o, const struct transport_limits *lim);
 
-/* Whether any pod's transport is none or partial (workloads exits 1; the node's verdict never changes). */
+/* Whether a judged pod waits for a second reading of its traffic (transport_result.unmeasured). */
+bool workloads_transport_unmeasured(const struct workloads *w);
+
+/* Whether any pod's transport is tcp or partial (workloads exits 1; the node's verdict never changes). */
 bool workloads_any_transport_failed(const struct workloads *w);

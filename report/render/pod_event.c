@@ -89,21 +89,22 @@ bool pod_event_transport(const struct transport_result *t, struct pod_event *ret
 {
 	struct strbuf sb = { 0 };
 
-	if (!transport_state_fails(t->state))
+	/* A partial seen once may be ranks still connecting: only the second sample in a row posts. */
+	if (t->state != TRANSPORT_TCP && !(t->state == TRANSPORT_PARTIAL && t->repeated))
 		return false;
 	memset(ret, 0, sizeof(*ret));
 	ret->type = "Warning";
 	ret->action = "Check";
-	if (t->state == TRANSPORT_NONE) {
+	if (t->state == TRANSPORT_TCP) {
 		ret->reason = "TCPXONotInUse";
-		strbuf_appendf(&sb, "Transport none: %s. Check that NCCL loads the FasTrak plugin "
+		strbuf_appendf(&sb, "Transport tcp: %s. Check that NCCL loads the FasTrak plugin "
 			       "(NCCL_DEBUG=INFO says NET/FasTrak) and that the pod's TCPXO daemon runs; "
 			       "tcpxo-agent workloads shows the pod's wiring.", t->evidence);
 	} else {
 		ret->reason = "TCPXOPartialRails";
-		strbuf_appendf(&sb, "Transport partial (%zu of %u NIC addresses): %s. Check the TCPXO daemon's "
-			       "NICs (--gpu_nic_preset) and NCCL_FASTRAK_IFNAME in the pod.", t->rails, t->need,
-			       t->evidence);
+		strbuf_appendf(&sb, "Transport partial (%zu of %u NIC addresses) on two samples in a row: %s. Check the "
+			       "TCPXO daemon's NICs (--gpu_nic_preset) and NCCL_FASTRAK_IFNAME in the pod.", t->rails,
+			       t->need, t->evidence);
 	}
 	pod_event_note(&sb, "TCPXO transport not in use: see tcpxo-agent workloads", ret);
 	return true;

@@ -32,10 +32,12 @@ bool pod_event_build(const struct attach_result *r, enum profile_kind kind, stru
 
 /**
  * pod_event_transport() - the Event of a pod whose processes do not use the fabric they are
- * wired for: type Warning, action Check, reason TCPXONotInUse (state none: no buffer-op client
- * of the TCPXO daemon after the grace, NCCL runs over TCP) or TCPXOPartialRails (state partial:
- * clients on fewer NIC addresses than its GPUs need), and a note of at most POD_EVENT_NOTE_MAX
- * bytes: the evidence, then what to look at.
- * Return: true when the pod gets an Event; false for every other state (nothing written).
+ * wired for: type Warning, action Check, reason TCPXONotInUse (state tcp: no buffer-op client
+ * of the TCPXO daemon after the grace, and bulk traffic both ways: NCCL runs over TCP) or
+ * TCPXOPartialRails (state partial on two samples in a row: clients on fewer NIC addresses than
+ * its GPUs need), and a note of at most POD_EVENT_NOTE_MAX bytes: the evidence, then what to
+ * look at.
+ * Return: true when the pod gets an Event; false for every other state, a partial seen on one
+ * sample and idle included (nothing written).
  */
 bool pod_event_transport(const struct transport_result *t, struct pod_event *ret);

@@ -238,12 +238,12 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 	}
 }
 
-/* The evidence of a pod's transport under its row: none and partial fail, unknown cannot say. */
+/* The evidence of a pod's transport under its row: tcp and partial fail, unknown cannot say, idle says why. */
 static void render_transport_line(const struct transport_result *t, FILE *out)
 {
-	if (!transport_state_fails(t->state) && t->state != TRANSPORT_UNKNOWN)
+	if (!transport_state_fails(t->state) && t->state != TRANSPORT_UNKNOWN && t->state != TRANSPORT_IDLE)
 		return;
-	fprintf(out, "      %-16s  %-4s  ", "transport", t->state == TRANSPORT_UNKNOWN ? "SKIP" : "FAIL");
+	fprintf(out, "      %-16s  %-4s  ", "transport", transport_state_fails(t->state) ? "FAIL" : "SKIP");
 	render_wrapped(out, t->evidence, 30);
 	fputc('\n', out);
 }

@@ -1,4 +1,4 @@
-/* podnet-dump.c - print podnet_sample() of ROOT for the pods named, one line per pod (tests, bench). */
+/* podnet-dump.c - print podnet_sample() of ROOT for the pods named, one line per pod (tests, bench); time it, or the window's second reading. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,10 +51,50 @@ static double podnet_dump_now_ms(void)
 
 static void podnet_dump_usage(void)
 {
-	fprintf(stderr, "usage: podnet-dump [--repeat N] [--hints] ROOT UID[=CONTAINERID[,CONTAINERID...]]...\n"
+	fprintf(stderr, "usage: podnet-dump [--repeat N] [--hints | --again] ROOT UID[=CONTAINERID[,CONTAINERID...]]...\n"
 		"  one line per pod: uid state pid= listeners= clients= rails= dropped= flows= devs= cut= why=\n"
 		"  --repeat N: time N samples, print one line of what one cost (ms, hints, pids, cgroups, bytes)\n"
-		"  --hints: sample once first, then give each pod the pid it read as its pid_hint (as the daemon does)\n");
+		"  --hints: sample once first, then give each pod the pid it read as its pid_hint (as the daemon does)\n"
+		"  --again: sample once, then time (with --repeat) or print the second reading of every pod's net/dev\n"
+		"           (podnet_again(), the one-shot commands' window: no wait here)\n");
+}
+
+/* One sample of ROOT, then @repeat second readings of every pod's net/dev timed (0: one, printed). Return: the exit code. */
+static int podnet_dump_again(const char *root, struct podnet_pod *pods, int n, long repeat)
+{
+	struct obs_transport t;
+	struct podnet_stats st;
+	bool *all;
+	double t0;
+	int r;
+
+	r = podnet_sample(root, pods, (size_t)n, &t, &st);
+	all = calloc((size_t)n + 1, sizeof(*all));
+	if (r < 0 || !all) {
+		fprintf(stderr, "podnet-dump: %s\n", strerror(r < 0 ? -r : ENOMEM));
+		free(all);
+		if (r == 0)
+			obs_transport_free(&t);
+		return 1;
+	}
+	for (size_t k = 0; k < t.n; k++)
+		all[k] = true;
+	t0 = podnet_dump_now_ms();
+	for (long k = 0; k < (repeat ? repeat : 1) && r >= 0; k++) {
+		for (size_t j = 0; j < t.n; j++)
+			t.pods[j].sampled_ms++;  /* each reading later than the one before */
+		r = podnet_again(root, &t, all, &st);
+	}
+	if (r < 0)
+		fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
+	else if (repeat)
+		printf("ms=%.3f pods=%d again=%d cgroups=%zu bytes=%zu\n", (podnet_dump_now_ms() - t0) / (double)repeat, n,
+		       r, st.cgroups, st.bytes);
+	else
+		podnet_dump_print(&t);
+	obs_transport_free(&t);
+	free(all);
+	return r < 0 ? 1 : 0;
 }
 
 /* Sample ROOT for @pods (a first sample's pids as hints with @hints; @repeat samples timed), print. Return: the exit code. */
@@ -112,7 +152,7 @@ int main(int argc, char **argv)
 	struct podnet_pod *pods;
 	char ***ids;
 	long repeat = 0;
-	bool hints = false;
+	bool hints = false, again = false;
 	int i = 1, n, rc;
 
 	if (argc > i + 1 && strcmp(argv[i], "--repeat") == 0) {
@@ -121,6 +161,9 @@ int main(int argc, char **argv)
 	}
 	if (argc > i && strcmp(argv[i], "--hints") == 0) {
 		hints = true;
+		i++;
+	} else if (argc > i && strcmp(argv[i], "--again") == 0) {
+		again = true;
 		i++;
 	}
 	if (argc - i < 1 || repeat < 0) {
@@ -154,7 +197,7 @@ int main(int argc, char **argv)
 		pods[k].container_ids = (const char *const *)ids[k];
 		pods[k].n_container_ids = m;
 	}
-	rc = podnet_dump_run(argv[i], pods, n, hints, repeat);
+	rc = again ? podnet_dump_again(argv[i], pods, n, repeat) : podnet_dump_run(argv[i], pods, n, hints, repeat);
 out:
 	for (int k = 0; k < n; k++)
 		free(ids[k]);

@@ -58,6 +58,8 @@ static void test_defaults(void **state)
 	assert_int_equal(o.heartbeat, 300);     /* NPD's 5 minutes */
 	assert_string_equal(o.prefix, "fabric.aicr.run/");
 	assert_int_equal(o.transport_grace, 600);       /* 10 minutes for NCCL to initialise */
+	assert_int_equal(o.transport_window, 3);        /* two readings 3 s apart */
+	assert_true(o.transport_tcp_rate == 100000000ull);     /* 100 MB/s each way */
 	assert_int_equal(PARSE(&o, "--heartbeat", "0"), 0);
 	assert_int_equal(o.heartbeat, 0);       /* off */
 	assert_int_equal(PARSE(&o, "--heartbeat", "10s"), 0);
@@ -112,6 +114,44 @@ static void test_once(void **state)
 	assert_int_equal(PARSE(&o, "--once", "-o", "npd", "-o", "json"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--once", "-o", "yaml"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--once", "-o"), -EINVAL);
+	assert_int_equal(PARSE(&o, "workloads", "--transport-window", "10s"), 0);
+	assert_int_equal(o.transport_window, 10);
+	assert_int_equal(PARSE(&o, "--once", "--transport-window", "1"), 0);
+	assert_int_equal(o.transport_window, 1);
+	assert_int_equal(PARSE(&o, "workloads", "--transport-window", "0"), -EINVAL);    /* no window, no rate */
+	assert_int_equal(PARSE(&o, "workloads", "--transport-window", "2m"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--transport-window", "3s"), -EINVAL);       /* the daemon rates between its samples */
+	assert_int_equal(PARSE(&o, "--transport-tcp-rate", "1.5GB/s"), 0);
+	assert_true(o.transport_tcp_rate == 1500000000ull);
+	assert_int_equal(PARSE(&o, "workloads", "--transport-tcp-rate", "500MB"), 0);
+	assert_true(o.transport_tcp_rate == 500000000ull);
+	assert_int_equal(PARSE(&o, "--once", "--transport-tcp-rate", "512KiB/s"), -EINVAL);     /* under 1 MB/s */
+}
+
+static void test_rate(void **state)
+{
+	static const struct { const char *s; int r; uint64_t v; } cases[] = {
+		{ "100MB/s", 0, 100000000ull }, { "100MB", 0, 100000000ull }, { "1.5GB/s", 0, 1500000000ull },
+		{ "64MiB/s", 0, 67108864ull }, { "2GiB", 0, 2147483648ull }, { "1000kB/s", 0, 1000000ull },
+		{ "1000KB/s", 0, 1000000ull }, { "5000000", 0, 5000000ull }, { "5000000B/s", 0, 5000000ull },
+		{ "5000000/s", 0, 5000000ull }, { "999999", -EINVAL, 0 }, { "2TB/s", -EINVAL, 0 },
+		{ "100mb/s", -EINVAL, 0 }, { "100 MB/s", -EINVAL, 0 }, { "MB/s", -EINVAL, 0 }, { "", -EINVAL, 0 },
+		{ "-100MB/s", -EINVAL, 0 }, { "inf", -EINVAL, 0 }, { "nan", -EINVAL, 0 }, { "0x10MB", -EINVAL, 0 },
+		{ "100MB/s/s", -EINVAL, 0 }, { "100MBps", -EINVAL, 0 }, { "1e400MB", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 12345;
+		int r = cli_rate("t", "--x", cases[i].s, 1000000ull, 1000000000000ull, &v);
+
+		if (r != cases[i].r)
+			fail_msg("'%s': %d, expected %d", cases[i].s, r, cases[i].r);
+		if (!r && v != cases[i].v)
+			fail_msg("'%s': %llu, expected %llu", cases[i].s, (unsigned long long)v, (unsigned long long)cases[i].v);
+		if (r && v != 12345)
+			fail_msg("'%s': written on failure", cases[i].s);
+	}
 }
 
 static void test_subcommands(void **state)
@@ -529,6 +569,8 @@ static const struct {
 	{ "--prefix", "x.io/", " daemon once cleanup interfaces workloads runtime status " },
 	{ "--releases", "/r", " daemon once workloads runtime " },
 	{ "--transport-grace", "5m", " daemon once workloads " },
+	{ "--transport-window", "5s", " once workloads " },
+	{ "--transport-tcp-rate", "1GB/s", " daemon once workloads " },
 	{ "-v", NULL, " daemon " },
 	{ "-o", "npd", " once " },
 };
@@ -595,6 +637,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_scope),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_once),
 		cmocka_unit_test(test_subcommands),

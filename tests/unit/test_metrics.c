@@ -84,7 +84,7 @@ static void test_verdict_and_pods(void **state)
 		{ .ns = "team-b", .name = "train-0", .verdict = ATTACH_ATTACHED, .gpus = 8, .has_transport = true,
 		  .transport = TRANSPORT_PARTIAL, .rails = 2 },
 		{ .ns = "team-a", .name = "zeta", .verdict = ATTACH_PARTIAL, .has_transport = true,
-		  .transport = TRANSPORT_NONE },
+		  .transport = TRANSPORT_TCP },
 		{ .ns = "team-a", .name = "alpha", .verdict = ATTACH_UNATTACHED },
 	};
 	struct metrics_input in = {
@@ -126,7 +126,9 @@ static void test_verdict_and_pods(void **state)
 	assert_int_equal(count_lines(page, "tcpxo_pod_transport{"), 2 * TRANSPORT__COUNT);
 	has_line(page, "tcpxo_pod_transport{namespace=\"team-b\",pod=\"train-0\",state=\"partial\"} 1");
 	has_line(page, "tcpxo_pod_transport{namespace=\"team-b\",pod=\"train-0\",state=\"fastrak\"} 0");
-	has_line(page, "tcpxo_pod_transport{namespace=\"team-a\",pod=\"zeta\",state=\"none\"} 1");
+	has_line(page, "tcpxo_pod_transport{namespace=\"team-a\",pod=\"zeta\",state=\"tcp\"} 1");
+	has_line(page, "tcpxo_pod_transport{namespace=\"team-a\",pod=\"zeta\",state=\"idle\"} 0");
+	assert_int_equal(count_lines(page, "state=\"none\""), 0);
 	has_line(page, "tcpxo_pod_transport{namespace=\"team-a\",pod=\"zeta\",state=\"not-observed\"} 0");
 	assert_int_equal(count_lines(page, "tcpxo_pod_transport{namespace=\"team-a\",pod=\"alpha\""), 0);
 	assert_int_equal(count_lines(page, "tcpxo_pod_transport_rails{"), 2);

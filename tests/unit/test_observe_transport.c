@@ -1,4 +1,4 @@
-/* test_observe_transport.c - agent/observe.c observe_transport(): which pods are sampled, none means nothing read; podnet's pid hints. */
+/* test_observe_transport.c - agent/observe.c observe_transport() and its window: which pods are sampled, none means nothing read; podnet's pid hints and second reading. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,6 +16,7 @@
 
 #include "agent/observe.h"
 #include "probes/host/podnet.h"
+#include "report/checks/workloads.h"
 #include "tests/unit/podbuild.h"
 
 #define UID_A "0f0e0d0c-0000-4000-8000-00000000000a"
@@ -261,6 +262,94 @@ static void test_process_exits(void **state)
 	obs_transport_free(&t);
 }
 
+/* ROOT/proc/<pid>/net/dev with eth0 at @rx and @tx bytes. */
+static void dev_of(int pid, unsigned long long rx, unsigned long long tx)
+{
+	char rel[64], text[512];
+
+	snprintf(rel, sizeof(rel), "proc/%d/net/dev", pid);
+	snprintf(text, sizeof(text), "Inter-|   Receive                            |  Transmit\n"
+		 " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+		 "  eth0: %llu 0 0 0 0 0 0 0 %llu 0 0 0 0 0 0 0\n", rx, tx);
+	put(rel, text);
+}
+
+/* podnet_again(): the second reading of net/dev, from the same process while it is still the pod's. */
+static void test_again(void **state)
+{
+	static const char *const gpu[] = { "gpu1" };
+	struct podnet_pod want = { .uid = UID_A, .container_ids = gpu, .n_container_ids = 1 };
+	struct podnet_stats st;
+	struct obs_transport t;
+	bool which[1] = { true };
+	char text[128];
+
+	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(t.pods[0].pid, 10);
+	t.pods[0].sampled_ms = 1000;
+	dev_of(10, 5000000000ull, 6000000000ull);
+	assert_int_equal(podnet_again(root, &t, which, &st), 1);
+	assert_int_equal(st.cgroups, 1);        /* the pod's cgroup checked, no listing */
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_READ);
+	assert_true(t.pods[0].has_prev);
+	assert_int_equal(t.pods[0].prev_ms, 1000);
+	assert_string_equal(t.pods[0].prev[0].name, "eth0");
+	assert_true(t.pods[0].prev[0].rx_bytes == 1 && t.pods[0].prev[0].tx_bytes == 2);
+	assert_true(t.pods[0].devs[0].rx_bytes == 5000000000ull && t.pods[0].devs[0].tx_bytes == 6000000000ull);
+	assert_int_equal(t.pods[0].clients, 1);         /* the rest of the first reading stays */
+
+	/* Not asked: untouched. */
+	which[0] = false;
+	assert_int_equal(podnet_again(root, &t, which, &st), 0);
+	assert_int_equal(st.cgroups, 0);
+	which[0] = true;
+
+	/* Its pid now another pod's process (reused within the window): never read as this pod's. */
+	snprintf(text, sizeof(text), "0::/kubepods/burstable/pod%s/other\n", UID_B);
+	put("proc/10/cgroup", text);
+	assert_int_equal(podnet_again(root, &t, which, &st), 0);
+	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_UNREADABLE);
+	assert_non_null(strstr(t.pods[0].why, "/proc/10 exited (or left the pod) between two readings of its net/dev"));
+	/* Unreadable now: not read again. */
+	assert_int_equal(podnet_again(root, &t, which, &st), 0);
+	obs_transport_free(&t);
+	proc_of(10, UID_A, "gpu1");
+}
+
+/* observe_transport_window(): only pods judged unmeasured wait and are read again; none, no wait. */
+static void test_window(void **state)
+{
+	struct observation o;
+	struct workloads w = { 0 };
+	struct pod *pods[1] = { gpu_pod("a", UID_A, "Running", 8) };
+	const struct obs_pod_transport *t;
+	uint64_t first;
+
+	obs_with(&o, root, pods, 1);
+	assert_int_equal(observe_transport(&o, NULL), 0);
+	w.judged = w.transport_judged = true;
+	w.pods = calloc(1, sizeof(*w.pods));
+	w.n = 1;
+	w.pods[0].pod = &o.kube.pods[0];
+	first = o.transport.pods[0].sampled_ms;
+
+	/* Nothing unmeasured: nothing waits, nothing is read. */
+	assert_int_equal(observe_transport_window(&o, &w, 1), 0);
+	assert_false(o.transport.pods[0].has_prev);
+
+	w.pods[0].transport.unmeasured = true;
+	dev_of(10, 300, 400);
+	assert_int_equal(observe_transport_window(&o, &w, 1), 1);
+	t = &o.transport.pods[0];
+	assert_true(t->has_prev);
+	assert_true(t->prev_ms == first);
+	assert_true(t->sampled_ms >= first + 1000);     /* the window's second reading, at least a window later */
+	assert_true(t->devs[0].rx_bytes == 300 && t->prev[0].rx_bytes == 1);
+	free(w.pods);
+	observation_free(&o);
+	proc_of(10, UID_A, "gpu1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_process_exits),
+		cmocka_unit_test(test_again),
+		cmocka_unit_test(test_window),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -60,7 +60,7 @@ static void judge(const struct pod *p, const struct attach_node *n, const struct
 {
 	struct transport_input in = {
 		.pod = p, .gpus = obs_pod_gpus(p), .verdict = ATTACH_ATTACHED, .node = n, .sample = t,
-		.grace_s = TRANSPORT_GRACE_DEFAULT_S,
+		.limits = { .grace_s = TRANSPORT_GRACE_DEFAULT_S },
 	};
 
 	transport_judge(&in, r);
@@ -70,6 +70,28 @@ static void expect_in(const char *hay, const char *needle)
 {
 	if (!strstr(hay, needle))
 		fail_msg("'%s' not in '%s'", needle, hay);
+}
+
+static void expect_not_in(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle))
+		fail_msg("'%s' in '%s'", needle, hay);
+}
+
+/* Interface @i of @s: @name with @rx/@tx bytes now, and @prx/@ptx in the reading @dt_ms before. */
+static void dev(struct obs_pod_transport *s, size_t i, const char *name, uint64_t rx, uint64_t tx, uint64_t prx,
+		uint64_t ptx, uint64_t dt_ms)
+{
+	snprintf(s->devs[i].name, sizeof(s->devs[i].name), "%s", name);
+	s->devs[i].rx_bytes = rx;
+	s->devs[i].tx_bytes = tx;
+	snprintf(s->prev[i].name, sizeof(s->prev[i].name), "%s", name);
+	s->prev[i].rx_bytes = prx;
+	s->prev[i].tx_bytes = ptx;
+	if (s->n_devs <= i)
+		s->n_devs = s->n_prev = i + 1;
+	s->has_prev = true;
+	s->prev_ms = s->sampled_ms - dt_ms;
 }
 
 static void test_rails_needed(void **state)
@@ -128,7 +150,34 @@ static void test_states_from_sockets(void **state)
 	assert_int_equal(r.state, TRANSPORT_PARTIAL);
 	assert_int_equal(r.rails, 2);
 	expect_in(r.evidence, "buffer-op clients on 2 of the 8 NIC addresses the pod's 8 GPUs need: 10.64.1.1, 10.64.1.2");
+	expect_in(r.evidence, "(one sample: late ranks may still connect)");
+	assert_false(r.repeated);
 	assert_true(transport_state_fails(r.state));
+	/* Partial on the daemon's sample before too: repeated (its Event is due); fastrak or unread before: not. */
+	t.pods[0].prev_read = true;
+	t.pods[0].prev_rails = 2;
+	judge(p, &n, &t, &r);
+	assert_true(r.repeated);
+	expect_in(r.evidence, "(the sample before too)");
+	t.pods[0].prev_rails = 8;
+	judge(p, &n, &t, &r);
+	assert_int_equal(r.state, TRANSPORT_PARTIAL);
+	assert_false(r.repeated);
+	t.pods[0].prev_rails = 0;
+	judge(p, &n, &t, &r);
+	assert_false(r.repeated);
+	t.pods[0].prev_rails = 2;
+	t.pods[0].prev_read = false;
+	judge(p, &n, &t, &r);
+	assert_false(r.repeated);
+	obs_transport_free(&t);
+	/* A pod that reaches all its rails after a partial sample is fastrak, never repeated. */
+	sample(&t, UID, OBS_TRANSPORT_READ, 8);
+	t.pods[0].prev_read = true;
+	t.pods[0].prev_rails = 2;
+	judge(p, &n, &t, &r);
+	assert_int_equal(r.state, TRANSPORT_FASTRAK);
+	assert_false(r.repeated);
 	obs_transport_free(&t);
 
 	/* More addresses than the sample keeps: counted. */
@@ -169,66 +218,137 @@ static void test_states_from_sockets(void **state)
 	pb_free(p);
 }
 
-static void test_none_and_pending(void **state)
+static void test_tcp_and_idle(void **state)
 {
 	struct attach_node n;
 	struct obs_transport t;
 	struct transport_result r;
 	struct obs_pod_transport *s;
 	struct pod *p = worker(7200);
-	struct transport_input in = { .pod = p, .gpus = 8, .node = &n, .sample = &t, .grace_s = 600 };
+	struct transport_input in = { .pod = p, .gpus = 8, .node = &n, .sample = &t, .limits = { .grace_s = 600 } };
 
 	(void)state;
 	pb_node_tcpxo(&n);
-	/* Running 2 h, no client: none; one sample, no rates yet. */
+	/* Running 2 h, no client, one reading: pending until the traffic is measured, never tcp. */
 	sample(&t, UID, OBS_TRANSPORT_READ, 0);
-	t.pods[0].flows = 0;
+	s = &t.pods[0];
+	s->flows = 0;
 	transport_judge(&in, &r);
-	assert_int_equal(r.state, TRANSPORT_NONE);
+	assert_int_equal(r.state, TRANSPORT_PENDING);
+	assert_true(r.unmeasured);
 	assert_int_equal(r.rails, 0);
 	assert_int_equal(r.clients, 0);
-	expect_in(r.evidence, "no process of the pod holds a buffer-op client of the TCPXO daemon after 2h00m running "
-		  "(grace 10m)");
-	expect_in(r.evidence, "the daemon listens on 8 NIC addresses; 0 DXS flows; one sample so far: no traffic rates yet");
+	expect_in(r.evidence, "no buffer-op client after 2h00m running (grace 10m), and one reading of its traffic so "
+		  "far: tcp or idle is told at the next");
+	assert_false(transport_state_fails(r.state));
+
+	/* eth0 received and sent 2 GB/s each over 3 s: tcp, the interface and its rates named. */
+	dev(s, 0, "eth0", 7000000000ull, 6500000000ull, 1000000000ull, 500000000ull, 3000);
+	dev(s, 1, "eth1", 1000, 1000, 1000, 1000, 3000);
+	dev(s, 2, "lo", 1000, 1000, 1000, 1000, 3000);
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_TCP);
+	assert_false(r.unmeasured);
+	expect_in(r.evidence, "no buffer-op client after 2h00m running (grace 10m), and over 3s bulk traffic both ways "
+		  "(at least 100.0 MB/s each): eth0 rx 2.0 GB/s, tx 2.0 GB/s; 1 more interface: NCCL runs over TCP "
+		  "sockets, not FasTrak; the daemon listens on 8 NIC addresses; 0 DXS flows");
+	expect_not_in(r.evidence, "lo rx");
 	assert_true(transport_state_fails(r.state));
 
-	/* Two samples 60 s apart: what eth0 and the GPU NICs carried. */
-	s = &t.pods[0];
-	s->n_devs = 3;
-	strcpy(s->devs[0].name, "eth0");
-	s->devs[0].rx_bytes = 61000000000ull;
-	s->devs[0].tx_bytes = 60000000000ull;
-	strcpy(s->devs[1].name, "eth1");
-	s->devs[1].rx_bytes = 1000;
-	s->devs[1].tx_bytes = 1000;
-	strcpy(s->devs[2].name, "lo");
-	s->has_prev = true;
-	s->n_prev = 2;
-	s->prev_ms = s->sampled_ms - 60000;
-	strcpy(s->prev[0].name, "eth0");
-	s->prev[0].rx_bytes = 1000000000ull;
-	s->prev[0].tx_bytes = 0;
-	strcpy(s->prev[1].name, "eth1");
-	s->prev[1].rx_bytes = 1000;
-	s->prev[1].tx_bytes = 1000;
+	/* A limit above what it moves (--transport-tcp-rate 3GB/s): idle. */
+	in.limits.tcp_rate = 3000000000ull;
 	transport_judge(&in, &r);
-	expect_in(r.evidence, "; over 60s eth0 carried rx 1.0 GB/s, tx 1.0 GB/s, the 1 GPU NIC rx 0 B/s, tx 0 B/s");
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	expect_in(r.evidence, "no bulk traffic both ways over 3s (limit 3.0 GB/s each way): eth0 rx 2.0 GB/s");
+	in.limits.tcp_rate = 0;         /* the default */
 
-	/* A counter that went back (a reset) is left out. */
-	s->prev[0].rx_bytes = 99000000000ull;
+	/* A data load: 2 GB/s received, acknowledgements sent: idle, never tcp. */
+	dev(s, 0, "eth0", 7000000000ull, 503000000ull, 1000000000ull, 500000000ull, 3000);
 	transport_judge(&in, &r);
-	expect_in(r.evidence, "; over 60s: no eth0 counters in both samples, the 1 GPU NIC rx 0 B/s");
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	assert_false(transport_state_fails(r.state));
+	expect_in(r.evidence, "eth0 rx 2.0 GB/s, tx 1.0 MB/s");
+	expect_in(r.evidence, ": no NCCL communicator yet (a data load or compile, a pod waiting for kubectl exec or its "
+		  "MPI launcher), or between runs; the daemon listens on 8 NIC addresses");
+
+	/* Counters that do not move: idle. Loopback traffic never counts. */
+	dev(s, 0, "eth0", 1000, 2000, 1000, 2000, 3000);
+	dev(s, 2, "lo", 90000000000ull, 90000000000ull, 1000, 1000, 3000);
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	expect_in(r.evidence, "(limit 100.0 MB/s each way): 0 B/s on eth0, eth1: no NCCL communicator yet");
+
+	/* A TCP job spread over the GPU NICs, 60 MB/s each way on each: the sum counts; the busiest three named. */
+	s->n_devs = s->n_prev = 0;
+	dev(s, 0, "eth0", 1000, 2000, 1000, 2000, 3000);
+	for (size_t i = 1; i <= 8; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "eth%zu", i);
+		dev(s, i, name, 1000 + 180000000ull + i * 3000, 1000 + 180000000ull, 1000, 1000, 3000);
+	}
+	dev(s, 9, "lo", 90000000000ull, 90000000000ull, 1000, 1000, 3000);
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_TCP);
+	expect_in(r.evidence, "eth8 rx 60.0 MB/s, tx 60.0 MB/s; eth7 rx 60.0 MB/s, tx 60.0 MB/s; eth6 rx 60.0 MB/s, "
+		  "tx 60.0 MB/s; 6 more interfaces: NCCL runs over TCP");
+	s->n_devs = s->n_prev = 2;
+
+	/* A counter that went back (a new interface of the same name) is left out: eth1's 60 MB/s alone is idle. */
+	dev(s, 0, "eth0", 7000000000ull, 6500000000ull, 99000000000ull, 500000000ull, 3000);
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	expect_in(r.evidence, "(limit 100.0 MB/s each way): eth1 rx 60.0 MB/s, tx 60.0 MB/s: no NCCL");
+	/* No interface but lo: idle, said. */
+	s->n_devs = s->n_prev = 0;
+	dev(s, 0, "lo", 7000000000ull, 6500000000ull, 1000, 1000, 3000);
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	expect_in(r.evidence, "no interface but lo in both readings");
+	s->n_devs = s->n_prev = 0;
+	dev(s, 0, "eth0", 1000, 2000, 1000, 2000, 60000);
+
+	/* The daemon has sampled it for 12 minutes, never with a client: said. */
+	s->since_s = WALL - 720;
+	transport_judge(&in, &r);
+	expect_in(r.evidence, "or between runs; no client on any sample since 07:48 UTC (12m); the daemon listens");
+	s->since_s = WALL;      /* its first sample: nothing to say */
+	transport_judge(&in, &r);
+	expect_not_in(r.evidence, "no client on any sample");
+	s->since_s = 0;
+
+	/* The daemon saw clients before: ended or restarted, with when. */
+	s->had_clients = 8;
+	s->had_rails = 8;
+	s->had_until_s = WALL - 720;
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	expect_in(r.evidence, "no bulk traffic both ways over 60s (limit 100.0 MB/s each way): 0 B/s on eth0; it had "
+		  "8 clients on 8 NIC addresses until 07:48 UTC (12m before this sample): its NCCL processes ended or "
+		  "restarted; the daemon listens on 8 NIC addresses");
+	expect_not_in(r.evidence, "no NCCL communicator yet");
+	assert_true(strlen(r.evidence) < sizeof(r.evidence) - 4);    /* not cut */
+	/* ... and when it moves bulk both ways now, tcp, the history said. */
+	dev(s, 0, "eth0", 130000000000ull, 130000000000ull, 1000, 2000, 60000);
+	transport_judge(&in, &r);
+	assert_int_equal(r.state, TRANSPORT_TCP);
+	expect_in(r.evidence, "; it had 8 clients on 8 NIC addresses until 07:48 UTC");
+	dev(s, 0, "eth0", 1000, 2000, 1000, 2000, 60000);
+	s->had_clients = 0;
 
 	/* No listener either: said. */
 	s->listeners = 0;
 	transport_judge(&in, &r);
-	expect_in(r.evidence, "no rxdm_uds_buf_op listener in its network namespace either");
+	expect_in(r.evidence, "; no rxdm_uds_buf_op listener in its network namespace (no TCPXO daemon sidecar)");
+	expect_not_in(r.evidence, "custom");
 
-	/* Started 60 s ago: pending. */
+	/* Started 60 s ago: pending, rates or not. */
 	pb_find(p, "node")->status.started_at = WALL - 60;
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_PENDING);
-	expect_in(r.evidence, "the GPU containers have run 60s, less than the grace 10m");
+	assert_false(r.unmeasured);
+	expect_in(r.evidence, "the GPU containers have run 60s, less than the grace 10m (NCCL opens them at its first "
+		  "communicator)");
 	assert_false(transport_state_fails(r.state));
 
 	/* The youngest running GPU container counts: one restarted 60 s ago while another ran 2 h. */
@@ -252,13 +372,13 @@ static void test_none_and_pending(void **state)
 	assert_int_equal(r.state, TRANSPORT_PENDING);
 	expect_in(r.evidence, "have run 0s");
 
-	/* Grace 0: none at once. */
-	in.grace_s = 0;
+	/* Grace 0: judged by the traffic at once. */
+	in.limits.grace_s = 0;
 	transport_judge(&in, &r);
-	assert_int_equal(r.state, TRANSPORT_NONE);
-	in.grace_s = 600;
+	assert_int_equal(r.state, TRANSPORT_IDLE);
+	in.limits.grace_s = 600;
 
-	/* No GPU container running (restarting): pending, never none. */
+	/* No GPU container running (restarting): pending, never tcp. */
 	pb_find(p, "node")->status.state = POD_CSTATE_WAITING;
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_PENDING);
@@ -327,7 +447,7 @@ static void test_not_observed(void **state)
 	struct obs_transport t;
 	struct transport_result r;
 	struct pod *p = worker(7200), *pending = pb_pod("ml", "waiting", "Pending");
-	struct transport_input in = { .pod = p, .gpus = 8, .node = &n, .sample = &t, .grace_s = 600 };
+	struct transport_input in = { .pod = p, .gpus = 8, .node = &n, .sample = &t, .limits = { .grace_s = 600 } };
 
 	(void)state;
 	pb_node_tcpxo(&n);
@@ -342,11 +462,13 @@ static void test_not_observed(void **state)
 	assert_int_equal(r.state, TRANSPORT_NOT_OBSERVED);
 	n.kind = PROFILE_TCPXO;
 
-	in.shared_netns = true;
+	/* hostNetwork: the host's namespace, the TCPXO prober's sockets in it too: never sampled, never judged. */
+	p->host_network = true;
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_NOT_OBSERVED);
-	expect_in(r.evidence, "hostNetwork, like another running GPU pod");
-	in.shared_netns = false;
+	expect_in(r.evidence, "hostNetwork: the pod shares the host's network namespace with every host-network process");
+	assert_false(transport_pod_sampled(p, "node-1"));
+	p->host_network = false;
 
 	in.verdict = ATTACH_NOT_FABRIC;
 	transport_judge(&in, &r);
@@ -416,6 +538,7 @@ static void test_workloads_transport(void **state)
 	struct observation o = { 0 };
 	struct workloads w;
 	struct pod *pods[3] = { worker(7200), worker(7200), worker(7200) };
+	struct transport_limits lim = { .grace_s = 600 };
 
 	(void)state;
 	free(pods[1]->uid);
@@ -437,41 +560,47 @@ static void test_workloads_transport(void **state)
 	o.transport.pods[0].clients = 8;
 	strcpy(o.transport.pods[1].uid, "uid-2");
 	o.transport.pods[1].read = OBS_TRANSPORT_READ;
+	o.transport.pods[1].sampled_ms = 5000000;
+	dev(&o.transport.pods[1], 0, "eth0", 6000000000ull, 6000000000ull, 0, 0, 3000);
 	strcpy(o.transport.pods[2].uid, "uid-3");
 	o.transport.pods[2].read = OBS_TRANSPORT_NO_PROCESS;
 
 	workloads_of(&w, pods, 3);
 	assert_false(workloads_any_transport_failed(&w));        /* not judged yet */
-	workloads_transport(&w, &o, 600);
+	workloads_transport(&w, &o, &lim);
 	assert_true(w.transport_judged);
 	assert_int_equal(w.pods[0].transport.state, TRANSPORT_FASTRAK);
-	assert_int_equal(w.pods[1].transport.state, TRANSPORT_NONE);
+	assert_int_equal(w.pods[1].transport.state, TRANSPORT_TCP);
 	assert_int_equal(w.pods[2].transport.state, TRANSPORT_UNKNOWN);
 	assert_int_equal(w.transport_counts[TRANSPORT_FASTRAK], 1);
-	assert_int_equal(w.transport_counts[TRANSPORT_NONE], 1);
+	assert_int_equal(w.transport_counts[TRANSPORT_TCP], 1);
 	assert_true(workloads_any_transport_failed(&w));
+	assert_false(workloads_transport_unmeasured(&w));
 	assert_int_equal(w.counts[ATTACH_ATTACHED], 3);        /* the attachment verdicts never change */
 
-	/* Two running GPU pods on the host network: neither is observed; a third in its own namespace is. */
-	pods[0]->host_network = pods[1]->host_network = true;
-	workloads_transport(&w, &o, 600);
-	assert_int_equal(w.pods[0].transport.state, TRANSPORT_NOT_OBSERVED);
-	assert_int_equal(w.pods[1].transport.state, TRANSPORT_NOT_OBSERVED);
-	assert_int_equal(w.pods[2].transport.state, TRANSPORT_UNKNOWN);
+	/* Its first reading alone: unmeasured (the one-shot commands read it again), pending, no failure. */
+	o.transport.pods[1].has_prev = false;
+	workloads_transport(&w, &o, &lim);
+	assert_int_equal(w.pods[1].transport.state, TRANSPORT_PENDING);
+	assert_true(workloads_transport_unmeasured(&w));
 	assert_false(workloads_any_transport_failed(&w));
-	/* One alone on the host network is judged. */
-	pods[1]->host_network = false;
-	workloads_transport(&w, &o, 600);
-	assert_int_equal(w.pods[0].transport.state, TRANSPORT_FASTRAK);
+	o.transport.pods[1].has_prev = true;
+
+	/* A pod on the host network is never observed, alone or not. */
+	pods[0]->host_network = true;
+	workloads_transport(&w, &o, &lim);
+	assert_int_equal(w.pods[0].transport.state, TRANSPORT_NOT_OBSERVED);
+	assert_int_equal(w.pods[1].transport.state, TRANSPORT_TCP);
 	pods[0]->host_network = false;
 
 	/* Not judged: nothing. */
 	w.judged = false;
 	w.transport_judged = false;
-	workloads_transport(&w, &o, 600);
+	workloads_transport(&w, &o, &lim);
 	assert_false(w.transport_judged);
+	assert_false(workloads_transport_unmeasured(&w));
 	w.judged = true;
-	workloads_transport(&w, &o, 600);
+	workloads_transport(&w, &o, &lim);
 
 	/* The JSON: a transport object on each pod. */
 	{
@@ -490,11 +619,11 @@ static void test_workloads_transport(void **state)
 		assert_true(json_number(json_get_path(p, "transport", "flows", NULL), &d) && d == 0);
 		expect_in(json_get_string(json_get(p, "transport"), "evidence"), "8 buffer-op clients");
 		p = json_next(p);
-		assert_string_equal(json_get_string(json_get(p, "transport"), "state"), "none");
+		assert_string_equal(json_get_string(json_get(p, "transport"), "state"), "tcp");
 		json_free(v);
 		free(t);
 	}
-	/* The table: a TRANSPORT column, the evidence under none, partial and unknown. */
+	/* The table: a TRANSPORT column, the evidence under tcp, partial, unknown and idle. */
 	{
 		char *out = NULL;
 		size_t len = 0;
@@ -504,8 +633,8 @@ static void test_workloads_transport(void **state)
 		fclose(f);
 		expect_in(out, "\n  POD                           GPUS  VERDICT     TRANSPORT     FINDINGS\n");
 		expect_in(out, "\n  ml-team/llama-node-0-0-x2b9f  8     attached    fastrak       -\n");
-		expect_in(out, "\n  ml-team/b                     8     attached    none          -\n"
-			  "      transport         FAIL  no process of the pod holds a buffer-op client of the TCPXO daemon");
+		expect_in(out, "\n  ml-team/b                     8     attached    tcp           -\n"
+			  "      transport         FAIL  no buffer-op client after 2h00m running (grace 10m), and over 3s");
 		expect_in(out, "\n  ml-team/c                     8     attached    unknown       -\n"
 			  "      transport         SKIP  no process of the pod found under the host's /proc\n");
 		for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -524,22 +653,26 @@ static void test_workloads_transport(void **state)
 
 static void test_pod_event(void **state)
 {
-	struct transport_result r = { .state = TRANSPORT_NONE, .need = 8 };
+	struct transport_result r = { .state = TRANSPORT_TCP, .need = 8 };
 	struct pod_event ev;
 
 	(void)state;
-	strcpy(r.evidence, "no process of the pod holds a buffer-op client");
+	strcpy(r.evidence, "no buffer-op client after 2h00m running (grace 10m), and over 60s bulk traffic both ways");
 	assert_true(pod_event_transport(&r, &ev));
 	assert_string_equal(ev.type, "Warning");
 	assert_string_equal(ev.action, "Check");
 	assert_string_equal(ev.reason, "TCPXONotInUse");
-	expect_in(ev.note, "Transport none: no process of the pod holds a buffer-op client. Check that NCCL loads");
+	expect_in(ev.note, "Transport tcp: no buffer-op client after 2h00m running (grace 10m), and over 60s bulk traffic "
+		  "both ways. Check that NCCL loads");
 
+	/* Partial on one sample: no Event (ranks start at different times); on two in a row: one. */
 	r.state = TRANSPORT_PARTIAL;
 	r.rails = 2;
+	assert_false(pod_event_transport(&r, &ev));
+	r.repeated = true;
 	assert_true(pod_event_transport(&r, &ev));
 	assert_string_equal(ev.reason, "TCPXOPartialRails");
-	expect_in(ev.note, "Transport partial (2 of 8 NIC addresses): ");
+	expect_in(ev.note, "Transport partial (2 of 8 NIC addresses) on two samples in a row: ");
 
 	/* The longest evidence still fits the 1 KiB note. */
 	memset(r.evidence, 'x', sizeof(r.evidence) - 1);
@@ -547,12 +680,17 @@ static void test_pod_event(void **state)
 	assert_true(pod_event_transport(&r, &ev));
 	assert_true(strlen(ev.note) <= POD_EVENT_NOTE_MAX);
 
+	/* Only tcp and a repeated partial: never idle, pending, unknown or not-observed. */
 	for (int s = 0; s < TRANSPORT__COUNT; s++) {
 		r.state = (enum transport_state)s;
-		assert_int_equal(pod_event_transport(&r, &ev), s == TRANSPORT_NONE || s == TRANSPORT_PARTIAL);
+		assert_int_equal(pod_event_transport(&r, &ev), s == TRANSPORT_TCP || s == TRANSPORT_PARTIAL);
 	}
 	assert_string_equal(transport_state_name(TRANSPORT_NOT_OBSERVED), "not-observed");
+	assert_string_equal(transport_state_name(TRANSPORT_TCP), "tcp");
+	assert_string_equal(transport_state_name(TRANSPORT_IDLE), "idle");
 	assert_string_equal(transport_state_name((enum transport_state)99), "unknown");
+	for (int s = 0; s < TRANSPORT__COUNT; s++)
+		assert_string_not_equal(transport_state_name((enum transport_state)s), "none");
 }
 
 int main(void)
@@ -560,7 +698,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rails_needed),
 		cmocka_unit_test(test_states_from_sockets),
-		cmocka_unit_test(test_none_and_pending),
+		cmocka_unit_test(test_tcp_and_idle),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_not_observed),
 		cmocka_unit_test(test_hostile),

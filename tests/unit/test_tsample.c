@@ -1,4 +1,4 @@
-/* test_tsample.c - the daemon's transport samples: a GPU pod started, the previous sample per uid and pid (pure). */
+/* test_tsample.c - the daemon's transport samples: a GPU pod started, the previous sample and history per uid (pure). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,16 +45,18 @@ static void test_carry(void **state)
 	assert_int_equal(ts.n, 2);
 	obs_transport_free(&t);
 
-	/* The next: the same uid and pid get the counters of the last one. */
+	/* The next: the same uid gets the counters of the last one. */
 	sample(&t, 2, 5000, 70000);
-	t.pods[1].pid = 999;            /* restarted: another process, no rates across it */
+	t.pods[1].pid = 999;            /* restarted: another process of the pod, the same network namespace */
 	assert_int_equal(tsample_carry(&ts, &t), 0);
 	assert_true(t.pods[0].has_prev);
 	assert_int_equal(t.pods[0].prev_ms, 10000);
 	assert_int_equal(t.pods[0].n_prev, 1);
 	assert_string_equal(t.pods[0].prev[0].name, "eth0");
 	assert_int_equal(t.pods[0].prev[0].rx_bytes, 1000);
-	assert_false(t.pods[1].has_prev);
+	assert_true(t.pods[1].has_prev);
+	assert_int_equal(t.pods[1].prev[0].rx_bytes, 1000);
+	assert_int_equal(ts.v[1].pid, 999);     /* the pid read now: the next sample's hint */
 	obs_transport_free(&t);
 
 	/* A pod not read this time keeps no counters: the next read has no previous one. */
@@ -64,7 +66,7 @@ static void test_carry(void **state)
 	t.pods[1].pid = 999;
 	assert_int_equal(tsample_carry(&ts, &t), 0);
 	assert_false(t.pods[0].has_prev);
-	assert_true(t.pods[1].has_prev);        /* pid 999 again: rates from the last sample */
+	assert_true(t.pods[1].has_prev);        /* read both times: rates from the last sample */
 	obs_transport_free(&t);
 	sample(&t, 1, 9000, 190000);
 	assert_int_equal(tsample_carry(&ts, &t), 0);
@@ -80,6 +82,74 @@ static void test_carry(void **state)
 	tsample_free(&ts);
 	assert_int_equal(ts.n, 0);
 	tsample_free(NULL);
+}
+
+/* What the daemon remembers of a pod's clients: a partial twice in a row, and when it last had any. */
+static void test_history(void **state)
+{
+	struct tsample ts = { 0 };
+	struct obs_transport t;
+
+	(void)state;
+	/* 8 clients on 8 NIC addresses at 14:02. */
+	sample(&t, 1, 1000, 10000);
+	t.wall_s = 1800000000;
+	t.pods[0].clients = 8;
+	t.pods[0].n_rails = 8;
+	assert_int_equal(tsample_carry(&ts, &t), 0);
+	assert_false(t.pods[0].prev_read);
+	assert_int_equal(t.pods[0].had_until_s, 0);     /* no sample before: no history */
+	assert_int_equal(t.pods[0].since_s, 1800000000);
+	obs_transport_free(&t);
+
+	/* None on the next: the sample before is its history. */
+	sample(&t, 1, 1000, 70000);
+	t.wall_s = 1800000060;
+	assert_int_equal(tsample_carry(&ts, &t), 0);
+	assert_true(t.pods[0].prev_read);
+	assert_int_equal(t.pods[0].prev_rails, 8);
+	assert_int_equal(t.pods[0].had_clients, 8);
+	assert_int_equal(t.pods[0].had_rails, 8);
+	assert_int_equal(t.pods[0].had_until_s, 1800000000);
+	assert_int_equal(t.pods[0].since_s, 1800000000);        /* sampled since the first */
+	obs_transport_free(&t);
+
+	/* A sample that could not read the pod keeps its history, but breaks "in a row". */
+	sample(&t, 1, 1000, 130000);
+	t.wall_s = 1800000120;
+	t.pods[0].read = OBS_TRANSPORT_UNREADABLE;
+	t.pods[0].pid = 0;
+	assert_int_equal(tsample_carry(&ts, &t), 0);
+	obs_transport_free(&t);
+	sample(&t, 1, 1000, 190000);
+	t.wall_s = 1800000180;
+	t.pods[0].clients = 2;
+	t.pods[0].n_rails = 2;
+	assert_int_equal(tsample_carry(&ts, &t), 0);
+	assert_false(t.pods[0].prev_read);
+	assert_int_equal(t.pods[0].had_until_s, 1800000000);
+	obs_transport_free(&t);
+
+	/* 2 rails again: the sample before was partial too; the history now is that sample. */
+	sample(&t, 1, 1000, 250000);
+	t.wall_s = 1800000240;
+	t.pods[0].clients = 2;
+	t.pods[0].n_rails = 2;
+	assert_int_equal(tsample_carry(&ts, &t), 0);
+	assert_true(t.pods[0].prev_read);
+	assert_int_equal(t.pods[0].prev_rails, 2);
+	assert_int_equal(t.pods[0].had_clients, 2);
+	assert_int_equal(t.pods[0].had_until_s, 1800000180);
+	obs_transport_free(&t);
+
+	/* A pod that left and came back under a new uid starts without history. */
+	sample(&t, 1, 1000, 310000);
+	strcpy(t.pods[0].uid, "uid-new");
+	assert_int_equal(tsample_carry(&ts, &t), 0);
+	assert_false(t.pods[0].prev_read);
+	assert_int_equal(t.pods[0].had_until_s, 0);
+	obs_transport_free(&t);
+	tsample_free(&ts);
 }
 
 static void test_running(void **state)
@@ -127,6 +197,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_carry),
+		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_running),
 	};
 
