@@ -66,6 +66,9 @@ static void workloads_aside(const struct obs_kube *k)
 	}
 	if (k->n_aside > named)
 		fprintf(stderr, "tcpxo-agent: workloads: %zu more pods could not be read: not judged\n", k->n_aside - named);
+	if (k->n_aside_gpu)
+		fprintf(stderr, "tcpxo-agent: workloads: unknown: %zu pod%s that may request GPUs could not be read\n",
+			k->n_aside_gpu, k->n_aside_gpu == 1 ? "" : "s");
 }
 
 static int workloads_print(const struct cli_options *opt, const struct workloads *w, const char *node)
@@ -170,7 +173,8 @@ static int workloads_published(const struct cli_options *opt)
 	}
 	if (workloads_print(opt, &w, opt->node) < 0)
 		goto out;
-	code = workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
+	/* A GPU pod that could not be read is a workload not judged: unknown, whatever the others are. */
+	code = k.n_aside_gpu ? EXIT_UNKNOWN : workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
 out:
 	workloads_free(&w);
 	obs_kube_free(&k);
@@ -226,8 +230,8 @@ int cmd_workloads(const struct cli_options *opt)
 	if (v.o.pci.status.state != PROBE_OK)
 		fprintf(stderr, "tcpxo-agent: workloads: PCI probe failed: %s: the node's fabric is unknown\n",
 			v.o.pci.status.message);
-	/* Pods judged against a node that could not be observed are judged against nothing. */
-	if (v.observed < 0 || !v.w.judged)
+	/* Pods judged against a node that could not be observed are judged against nothing; a GPU pod not read, not at all. */
+	if (v.observed < 0 || !v.w.judged || v.o.kube.n_aside_gpu)
 		code = EXIT_UNKNOWN;
 	else
 		code = workloads_any_unattached(&v.w) || workloads_any_transport_failed(&v.w) ? EXIT_NOT_READY :

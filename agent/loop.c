@@ -275,10 +275,10 @@ static bool loop_watches(struct loop_state *st, unsigned due, uint64_t now)
 }
 
 /*
- * Watches: whether the node and its pods are read. A store that holds an object the parsers
- * refuse (a pod that may be the daemon, set aside) leaves the checks that read it unknown:
- * nothing is published, the node keeps its values, and the next change of the store (or the
- * resync) reads it again. Logged when the cause changes.
+ * Watches: whether the node and its pods are read. A store the parsers refuse as a whole (a Node
+ * that is no Node) leaves the checks that read it unknown: nothing is published, the node keeps
+ * its values, and the next change of the store (or the resync) reads it again; one pod that
+ * cannot be read is only set aside and named (check_version_pair()). Logged when the cause changes.
  */
 static bool loop_watch_facts_read(struct loop_state *st)
 {

@@ -183,13 +183,9 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	rp = kube_list_pods(pb->http, node, &resp);
 	publisher_fetch_set(&k->pods_fetch, rp, &resp);
 	if (rp >= 0) {
+		/* A pod that cannot be read is set aside and named by the checks, never the whole list. */
 		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
 		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
-		/* A pod set aside that may be the installer or the daemon: the pods are not read. */
-		if (rp >= 0 && (rp = kubeparse_pods_blind(k, k->pods_fetch.message, sizeof(k->pods_fetch.message))) < 0) {
-			k->pods_fetch.state = KUBE_FETCH_FAILED;
-			k->pods_fetch.err = rp;
-		}
 	}
 	http_response_free(&resp);
 
