@@ -319,8 +319,13 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 	else
 		err = -EIO;
 
-	if (!s->established && err != -EINTR && err != -ENOMEM && !c->cancel) {
-		retryable = status ? retry_status_retryable(status) : (cc != CURLE_OK && http_conf_retryable(cc));
+	/*
+	 * A stream whose lines were delivered cannot start again; a whole body (a list, a write's
+	 * answer) is delivered only at its end, so one cut short is tried again as http_request() does.
+	 */
+	if ((!s->established || s->cfg.mode == HTTP_STREAM_WHOLE) && err && err != -EINTR && err != -ENOMEM &&
+	    !c->cancel) {
+		retryable = cc != CURLE_OK ? http_conf_retryable(cc) : retry_status_retryable(status);
 		switch (http_conf_retry(c, &s->t, status, retryable, s->retry_after_s, &wait)) {
 		case HTTP_CONF_NOW:
 		case HTTP_CONF_WAIT:
