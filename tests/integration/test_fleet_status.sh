@@ -242,6 +242,14 @@ for bad in (b"\xc2\x9b", b"\xc2\x9d", b"\xe2\x80\xae", b"\xe2\x81\xa6"):
 ok("version?31m-pair??0;x?" in out, out)
 EOF
 
+# Issue 30: a lone UTF-16 surrogate in the NodeList is said to be one (before: "out of memory").
+printf '{"kind":"NodeList","items":[{"metadata":{"name":"a3-mega-\\ud800"}}]}' >"$T/surrogate.json"
+"$TCPXO_AGENT" status --nodes-file "$T/surrogate.json" >"$T/out" 2>"$T/err"
+judge status-lone-surrogate $? <<'EOF'
+eq(rc, 2, "exit")
+ok("a lone UTF-16 surrogate such as \\ud800" in err and "memory" not in err, err)
+EOF
+
 # ---- the API: the same list read page by page from the fake API; a selector; a refused token ----
 api_state_dir=$T/apistate
 mkdir -p "$api_state_dir"
