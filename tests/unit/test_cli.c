@@ -232,6 +232,8 @@ static void test_duration(void **state)
 		{ "0s", 0, 0 }, { "9s", -EINVAL, 0 }, { "25h", -EINVAL, 0 }, { "5x", -EINVAL, 0 },
 		{ "5mm", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "-5m", -EINVAL, 0 }, { "+5m", -EINVAL, 0 },
 		{ "m", -EINVAL, 0 }, { "99999999999999999999s", -EINVAL, 0 }, { "1441m", -EINVAL, 0 },
+		/* Issue 30: 5124095576030432 * 3600 wraps to 3584 in 64 bits: the limit is checked before multiplying. */
+		{ "5124095576030432h", -EINVAL, 0 }, { "307445734561825861m", -EINVAL, 0 },
 	};
 
 	(void)state;
