@@ -221,6 +221,22 @@ else
 fi
 kill "$hold_pid" 2>/dev/null; wait "$hold_pid" 2>/dev/null; hold_pid=""
 
+# --- the pods list failing after the pods were shown (RBAC taken away, the watch ended by the resync):
+# the last pods stay on the page, as the last verdict does; an API failure removes nothing ---
+echo '{"forbidden": ["pods"]}' >"$state/settings"
+m=$(mark)
+wait_for 'reqs '"$m"' | grep -q "^GET /api/v1/pods.* status=403"' 15
+sleep 1
+scrape GET /metrics 127.0.0.5 >"$tmp/answer"
+sed 1d "$tmp/answer" >"$tmp/scrape"
+if reqs "$m" | grep -q '^GET /api/v1/pods.* status=403' && [ "$(head -n 1 "$tmp/answer")" = 200 ] &&
+   [ "$(grep -c '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape")" = "$pods" ] && [ "$pods" -ge 1 ]; then
+	ok "metrics pods list failing (403) after the pods were shown: the $pods GPU pods stay on the page"
+else
+	nok "metrics pods list failing" "$(reqs "$m" | grep '^GET /api/v1/pods' | tail -n 2 | tr '\n' '|'); pods on the page: $(grep -c '^tcpxo_pod_attachment{.*} 1$' "$tmp/scrape") (was $pods)"
+fi
+rm -f "$state/settings"
+
 # --- 16 connections from two addresses (8 each) trickling one byte a second, which libmicrohttpd's idle
 # timeout never ends (issue 30: they held all 16 slots for ever): each address gets 4, each connection is
 # closed at its request deadline (5 s) however it trickles, and a third address scrapes at once meanwhile ---

@@ -156,20 +156,33 @@ daemon() {
 		--token-file "$tmp/token" --ca-file "$tmp/certs/ca.crt" --start-jitter 0 --interval 600 \
 		--metrics-address 127.0.0.1:0 2>"$tmp/agent.log" &
 	strace_pid=$!
-	wait_for '[ -n "$(cat /proc/$strace_pid/task/$strace_pid/children 2>/dev/null)" ]' 5
+	# Bounded: under load strace can be slow to start its child; never wait on it for ever.
+	wait_for '[ -n "$(cat /proc/$strace_pid/task/$strace_pid/children 2>/dev/null)" ]' 15
 	agent_pid=$(cat "/proc/$strace_pid/task/$strace_pid/children" 2>/dev/null | awk '{ print $1 }')
+	if [ -z "$agent_pid" ]; then
+		nok "daemon under strace" "strace (pid $strace_pid) started no agent within 15 s"
+		kill -KILL "$strace_pid" 2>/dev/null
+		wait "$strace_pid" 2>/dev/null
+		strace_pid=""
+		return 1
+	fi
 }
 stop_daemon() {
 	[ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null
+	# Bounded too: the agent exits within a second of SIGTERM, strace right after it.
+	if ! wait_for '! kill -0 "$strace_pid" 2>/dev/null' 10; then
+		nok "daemon under strace: stop" "the agent (pid $agent_pid) or strace (pid $strace_pid) still runs 10 s after SIGTERM"
+		kill -KILL "$agent_pid" "$strace_pid" 2>/dev/null
+	fi
 	wait "$strace_pid" 2>/dev/null
-	agent_pid=""
+	agent_pid="" strace_pid=""
 }
 # PATTERN TRACE: the opens matching PATTERN. The probe opens /proc/<pid>/net, then "unix", "udp", "dev" in it.
 reads() { grep -cE "$1" "$2" 2>/dev/null || true; }
 pods 7200
 proc 0
 m=$(mark)
-daemon "$tmp/strace.gpu"
+daemon "$tmp/strace.gpu" || exit 1
 events() { reqs "$m" | grep -c "^EVENT .*TCPXONotInUse"; }
 unix_reads() { reads '"unix"' "$tmp/strace.gpu"; }     # samples of the pod's net files
 wait_for '[ "$(events)" -ge 1 ]' 15
@@ -180,15 +193,28 @@ done
 wait_for '[ "$(events)" -ge 2 ]' 1.5     # a second Event would have been posted with its sample
 n=$(events)
 samples=$(unix_reads)
+# An observation without a transport sample (a link event: re-observed, not re-sampled): the pod's
+# transport stays what its last sample judged on /metrics, never dropped between samples.
+scans=$(reads "/comm" "$tmp/strace.gpu")
+ip link set eth8 mtu 8000
+wait_for '[ "$(reads "/comm" "$tmp/strace.gpu")" -gt '"$scans"' ]' 5
+sleep 0.3
+resampled=$(($(unix_reads) - samples))
 # /metrics says it too: the pod's transport state none, 0 rails.
 maddr=$(sed -n 's/.*serving metrics.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$tmp/agent.log" | head -n 1)
 /usr/bin/python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
 	"$maddr" >"$tmp/scrape" 2>"$tmp/scrape.err"
+ip link set eth8 mtu 8244
 stop_daemon
+if [ "$(reads "/comm" "$tmp/strace.gpu")" -gt "$scans" ] && [ "$resampled" = 0 ]; then
+	ok "daemon: an observation without a transport sample (a link event: $scans -> more process scans, no net read)"
+else
+	nok "daemon: an observation without a sample" "scans $scans -> $(reads "/comm" "$tmp/strace.gpu"), $resampled net/unix reads more"
+fi
 if grep -q '^tcpxo_pod_transport{namespace="[^"]*",pod="[^"]*",state="none"} 1$' "$tmp/scrape" &&
    [ "$(grep -c '^tcpxo_pod_transport{.*} 1$' "$tmp/scrape")" = 1 ] &&
    grep -q '^tcpxo_pod_transport_rails{namespace="[^"]*",pod="[^"]*"} 0$' "$tmp/scrape"; then
-	ok "daemon: /metrics has the pod's transport none (one state 1) and 0 rails"
+	ok "daemon: /metrics has the pod's transport none (one state 1) and 0 rails, kept after an observation without a sample"
 else
 	nok "daemon: /metrics transport" "address '$maddr': $(grep '^tcpxo_pod_transport' "$tmp/scrape" | tr '\n' '|') $(head -c 200 "$tmp/scrape.err")"
 fi
@@ -205,7 +231,7 @@ fi
 
 # ---- the daemon while no GPU pod runs: nothing under /proc/*/net, even on SIGHUP ----
 cp "$TOPDIR/fixtures/kube/pods-idle.json" "$state/pods.json"
-daemon "$tmp/strace.idle"
+daemon "$tmp/strace.idle" || exit 1
 wait_for '[ "$(reads "/comm" "$tmp/strace.idle")" -ge 1 ]' 15   # observed (the daemon processes' scan)
 first=$(reads "/comm" "$tmp/strace.idle")
 kill -HUP "$agent_pid" 2>/dev/null
