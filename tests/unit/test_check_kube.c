@@ -428,6 +428,23 @@ static void test_networks_missing_facts(void **state)
 	env_free(e);
 }
 
+/*
+ * nic-info without north-interfaces: the names are known, the mapping is not observed: it fails on
+ * the missing annotation alone (the mapping is not judged on half the facts), nothing is published.
+ */
+static void test_networks_nic_info_without_north(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->o.kube.has_north = false;
+	snprintf(e->p.nics[0].network, sizeof(e->p.nics[0].network), "Not_A_Label");
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_FAIL, "node has no networking.gke.io/north-interfaces annotation: the mapping cannot be observed");
+	assert_int_equal(e->p.n_ifaces, 0);
+	assert_string_equal(e->p.nics[1].name, "eth2");        /* nic-info's names still fill the rows */
+	env_free(e);
+}
+
 /* Issue 22 point 9: GKE managed DRANET's node label: the NICs are allocated by DRA, nothing to map. */
 static void test_networks_dranet(void **state)
 {
@@ -1006,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_networks_in_pod),
 		cmocka_unit_test(test_enrich_keeps_kernel_values),
 		cmocka_unit_test(test_networks_missing_facts),
+		cmocka_unit_test(test_networks_nic_info_without_north),
 		cmocka_unit_test(test_networks_dranet),
 		cmocka_unit_test(test_networks_gpu_nic_not_on_bus),
 		cmocka_unit_test(test_networks_objects),

@@ -214,6 +214,23 @@ static void test_none_and_pending(void **state)
 	transport_judge(&in, &r);
 	expect_in(r.evidence, "; over 60s eth0 carried rx 1.0 GB/s, tx 1.0 GB/s, the 1 GPU NIC rx 0 B/s, tx 0 B/s");
 
+	/*
+	 * The GPU NICs' names unknown (no published mapping): any interface but eth0 and lo counts as one;
+	 * lo's traffic (a busy loopback) is never a GPU NIC's.
+	 */
+	{
+		size_t n_ifaces = n.n_ifaces;
+
+		n.n_ifaces = 0;
+		s->devs[2].rx_bytes = s->devs[2].tx_bytes = 120000000000ull;
+		s->n_prev = 3;
+		strcpy(s->prev[2].name, "lo");
+		transport_judge(&in, &r);
+		expect_in(r.evidence, "; over 60s eth0 carried rx 1.0 GB/s, tx 1.0 GB/s, the 1 GPU NIC rx 0 B/s, tx 0 B/s");
+		n.n_ifaces = n_ifaces;
+		s->n_prev = 2;
+	}
+
 	/* A counter that went back (a reset) is left out. */
 	s->prev[0].rx_bytes = 99000000000ull;
 	transport_judge(&in, &r);
