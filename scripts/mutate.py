@@ -75,7 +75,8 @@ def one(m):
             env["BUILD"] = "build-san"
         rc, out = run("sh tests/run.sh", env=env)
         last = [l for l in out.splitlines() if l.strip()]
-        failed = [l.strip() for l in out.splitlines() if l.lstrip().startswith(("not ok", "FAIL"))]
+        failed = [l.strip() for l in out.splitlines() if l.lstrip().startswith("not ok")] + \
+            [l.strip() for l in out.splitlines() if l.lstrip().startswith("FAIL")]
         if rc != 0:
             return "killed", failed[0] if failed else (last[-1] if last else "")
         return "survived", last[-1] if last else ""

@@ -7,7 +7,8 @@
 #                and no lastTransitionTime; the node's merge patch once (at start), one Event; the node's
 #                lastTransitionTime as the first publish set it
 #   failed       the status patch answered 500 three times: the heartbeat is retried after the write
-#                backoff (2.5 to 5 s), not at once, and nothing but status patches is sent
+#                backoff (2.5 to 5 s), not at once (a SIGHUP's observation meanwhile does not push it a
+#                period later), and nothing but status patches is sent
 #   configmap    ..data swapped atomically to a table under which the fixture's pair (v1.0.15/v1.0.21) is
 #                not listed -> one merge patch ready=false with version-pair failed, the condition
 #                False/VersionPair, "release table reloaded" logged; the same process
@@ -147,6 +148,10 @@ fi
 # --- a heartbeat that fails: retried after the write backoff (not at once, not every period), then on time ---
 m=$(mark)
 printf '{"mode": "500", "count": 3, "method": "PATCH", "path": "/api/v1/nodes/%s/status"}\n' "$NODE" >"$state/faults"
+# An observation during the backoff (SIGHUP) may not write: the heartbeat it finds owed stays owed, for
+# the retry to carry (not pushed a period later).
+wait_for '[ "$(reqs "$m" | grep -c "^STATUS .*status=500")" -ge 3 ]' 40
+kill -HUP "$agent_pid"
 wait_for '[ "$(reqs "$m" | grep -c "^STATUS .*status=200")" -ge 1 ]' 40
 if /usr/bin/python3 - "$state/requests.log" "$m" <<'PY'
 import json, sys

@@ -452,6 +452,22 @@ eq(rc, 0, "exit")
 ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
 EOF
 
+# Issue 30: against what the node published too, a GPU pod that cannot be read is unknown (exit 2).
+/usr/bin/python3 - "$T/pods.json" "$T/pods-odd-gpu.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["items"].append({"metadata": {"namespace": "batch", "name": "half", "uid": "uid-half"},
+                   "spec": {"nodeName": "a3-mega", "containers": [{"name": "c", "image": "busybox",
+                            "resources": {"limits": {"nvidia.com/gpu": "0.5"}}}]}, "status": {"phase": "Running"}})
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$TCPXO_AGENT" workloads --nodes-file "$T/nodes.json" --pods-file "$T/pods-odd-gpu.json" --node a3-mega >"$T/out" 2>"$T/err"
+judge workloads-published-unreadable-gpu-pod $? <<'EOF'
+eq(rc, 2, "exit: a GPU pod not judged")
+ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
+ok("unknown: 1 pod that may request GPUs could not be read" in err, err)
+EOF
+
 PATH=$T/bin:$T/agentbin:$PATH sh "$FABRIC" workloads no-such-node >"$T/out" 2>"$T/err"
 judge kubectl-fabric-workloads-unknown-node $? <<'EOF'
 import re

@@ -237,6 +237,34 @@ else
 fi
 rm -f "$state/settings"
 
+# --- room kept for a new address: four addresses holding 3 connections each (12 of 16), one of them asking a
+# 4th is refused (the last 4 slots are for addresses that hold none), a fifth address gets in ---
+/usr/bin/python3 - "$addr" >"$tmp/reserve.out" 2>&1 <<'PY'
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+def conn(src):
+    return socket.create_connection((host, int(port)), timeout=2, source_address=(src, 0))
+def held(s):
+    s.setblocking(False)
+    try:
+        return s.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+keep = [conn(src) for src in ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5") for _ in range(3)]
+time.sleep(0.5)
+extra, new = conn("127.0.0.2"), conn("127.0.0.6")
+time.sleep(0.5)
+print("held", sum(held(s) for s in keep), "same-address", int(held(extra)), "new-address", int(held(new)))
+PY
+if grep -qx 'held 12 same-address 0 new-address 1' "$tmp/reserve.out"; then
+	ok "metrics room for a new address: 12 held from four addresses, a 4th from one of them refused, a new address admitted"
+else
+	nok "metrics room for a new address" "$(tr '\n' '|' <"$tmp/reserve.out")"
+fi
+sleep 5.5               # their request deadline: the slots are free again
+
 # --- 16 connections from two addresses (8 each) trickling one byte a second, which libmicrohttpd's idle
 # timeout never ends (issue 30: they held all 16 slots for ever): each address gets 4, each connection is
 # closed at its request deadline (5 s) however it trickles, and a third address scrapes at once meanwhile ---

@@ -262,6 +262,7 @@ static void test_gpu_quantities(void **state)
 	expect_quantity_refused("99999999999999999999", "larger than the agent counts");
 	expect_quantity_refused("1e1000", "larger than the agent counts");
 	expect_quantity_refused("1e1001", "an exponent must be a whole number (at most 1000)");
+	expect_quantity_refused("1e-1001", "an exponent must be a whole number (at most 1000)");
 	expect_quantity_refused("1e", "not a Kubernetes quantity");
 	expect_quantity_refused("1e1.5", "an exponent must be a whole number (at most 1000)");
 	expect_quantity_refused("1ex", "an exponent must be a whole number");
