@@ -228,5 +228,34 @@ if [ "$stop_rc" = 0 ] && [ "$stop_ms" -le 1000 ]; then
 else
 	nok "frozen SIGTERM during a hanging write" "exit $stop_rc in $stop_ms ms"
 fi
+
+# ---- --no-watch (no watch event of its own write to wake it): a change held while a write is in flight is
+# published when the write ends, by the held observation itself ----
 rm -f "$state/faults"
+start_agent "$tmp/agent2.log" --no-watch --interval 60
+wait_for 'grep -q "published node=" "$tmp/agent2.log"' 15
+sleep 2
+m=$(mark)
+printf '%s\n' '{"mode": "slow", "delay": 4, "count": 1, "method": "PATCH", "path": "/api/v1/nodes/'"$NODE"'"}' >"$state/faults"
+ip link set eth7 down
+wait_for 'reqs '"$m"' | grep -q "^PATCH .*fault=slow"' 5
+sleep 1.5
+ip link set eth8 down
+wait_for '[ "$(reqs '"$m"' | grep -c "^PATCH")" -ge 2 ]' 12
+if $PY - "$state/requests.log" "$m" <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()[int(sys.argv[2]):]]
+node = [r for r in reqs if r["method"] == "PATCH" and not r["path"].endswith("/status")]
+assert len(node) >= 2 and node[0]["fault"] == "slow", [(r["fault"], r["t"]) for r in node]
+assert 4 <= node[1]["t"] - node[0]["t"] <= 4 + 3, node[1]["t"] - node[0]["t"]
+assert "eth8" in node[1]["body"], node[1]["body"][:200]
+assert not [r for r in reqs if "watch=" in (r["query"] or "")], "a watch"
+PY
+then
+	ok "frozen --no-watch: a change held while a write was in flight, published when it ended"
+else
+	nok "frozen --no-watch: held change" "$(reqs "$m" | grep -E '^(GET|PATCH|STATUS|EVENT)' | tr '\n' '|')"
+fi
+rm -f "$state/faults"
+stop_agent
 exit $failed
