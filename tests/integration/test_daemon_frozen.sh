@@ -129,8 +129,9 @@ sleep 1.5
 m=$(mark)
 printf '%s\n' '{"mode": "slow", "delay": 4, "count": 1, "method": "PATCH", "path": "/api/v1/nodes/'"$NODE"'"}' >"$state/faults"
 ip link set eth7 down
-wait_for 'reqs '"$m"' | grep -q "^PATCH .*fault=slow"' 5
-sleep 1.5
+# (The fake API logs a slow request when it answers: the agent's own line tells the PATCH has begun.)
+wait_for 'grep -q "observed change.*nic eth7 up→down" "$tmp/agent.log"' 5
+sleep 1
 ip link set eth8 down
 wait_for '[ "$(reqs '"$m"' | grep -c "^PATCH")" -ge 2 ]' 12
 if $PY - "$state/requests.log" "$m" <<'PY'
@@ -238,8 +239,8 @@ sleep 2
 m=$(mark)
 printf '%s\n' '{"mode": "slow", "delay": 4, "count": 1, "method": "PATCH", "path": "/api/v1/nodes/'"$NODE"'"}' >"$state/faults"
 ip link set eth7 down
-wait_for 'reqs '"$m"' | grep -q "^PATCH .*fault=slow"' 5
-sleep 1.5
+wait_for 'grep -q "observed change.*nic eth7 up→down" "$tmp/agent2.log"' 5
+sleep 1
 ip link set eth8 down
 wait_for '[ "$(reqs '"$m"' | grep -c "^PATCH")" -ge 2 ]' 12
 if $PY - "$state/requests.log" "$m" <<'PY'
