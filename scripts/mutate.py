@@ -12,8 +12,8 @@ MUTANTS lists mutants as blocks separated by blank lines ('#' lines are comments
 
 `old` must occur exactly once in `file` (a mutant that does not apply is reported, never guessed);
 `\\n` in old/new stands for a newline. For each mutant the file is changed, the binaries the tests
-need are built (`make -j2 build/tcpxo-agent` and the unit binaries among `tests`, plus SAN=1 when the
-block says `san: 1`), `TESTS="..." sh tests/run.sh` runs, and the file is restored whatever happens
+need are built (`make -j2 build/tcpxo-agent`, the unit binaries among `tests` and the test helpers;
+with SAN=1 into build-san/ when the block says `san: 1`), `TESTS="..." sh tests/run.sh` runs, and the file is restored whatever happens
 (also on Ctrl-C). A mutant is killed when a test fails, survives when all pass; one that does not
 build is "stillborn" and not counted. Prints one line per mutant and the kill ratio; with ID...,
 only those mutants run. Leaves the tree as it found it (rebuild afterwards: the last mutant's
@@ -66,7 +66,9 @@ def one(m):
     build = "build-san" if san else "build"
     try:
         open(path, "w").write(text.replace(m["old"], m["new"]))
-        targets = " ".join(["%s/tcpxo-agent" % build] + ["%s/tests/%s" % (build, u) for u in units])
+        helpers = sorted(f[:-2] for f in os.listdir(os.path.join(TOP, "tests/helpers")) if f.endswith(".c"))
+        targets = " ".join(["%s/tcpxo-agent" % build] + ["%s/tests/%s" % (build, u) for u in units] +
+                           ["%s/tests/helpers/%s" % (build, h) for h in helpers])
         rc, out = run("make -j2 %s %s" % ("SAN=1" if san else "", targets))
         if rc != 0:
             return "stillborn", out.strip().splitlines()[-1] if out.strip() else "build failed"
