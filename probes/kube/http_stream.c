@@ -325,7 +325,11 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 	 */
 	if ((!s->established || s->cfg.mode == HTTP_STREAM_WHOLE) && err && err != -EINTR && err != -ENOMEM &&
 	    !c->cancel) {
-		retryable = cc != CURLE_OK ? http_conf_retryable(cc) : retry_status_retryable(status);
+		/* A watch's cut after its 2xx headers is the reflector's to resume; a whole body's, a request's. */
+		if (s->cfg.mode == HTTP_STREAM_WHOLE && cc != CURLE_OK)
+			retryable = http_conf_retryable(cc);
+		else
+			retryable = status ? retry_status_retryable(status) : (cc != CURLE_OK && http_conf_retryable(cc));
 		switch (http_conf_retry(c, &s->t, status, retryable, s->retry_after_s, &wait)) {
 		case HTTP_CONF_NOW:
 		case HTTP_CONF_WAIT:
