@@ -466,11 +466,6 @@ void apiwatch_resync(struct apiwatch *aw, uint64_t now_ms)
 	aw->started = true;
 }
 
-size_t apiwatch_pollfds(struct apiwatch *aw, struct pollfd *fds, size_t max)
-{
-	return aw ? http_streams_pollfds(aw->http, fds, max) : 0;
-}
-
 int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms)
 {
 	uint64_t best = UINT64_MAX;
@@ -478,7 +473,7 @@ int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms)
 
 	if (!aw || !aw->started)
 		return -1;
-	t = http_streams_timeout(aw->http);
+	t = -1;
 	for (size_t i = 0; i < APIWATCH__COUNT; i++)
 		if (aw->res[i].wake < best)
 			best = aw->res[i].wake;
@@ -492,19 +487,15 @@ int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms)
 	return t;
 }
 
-int apiwatch_drive(struct apiwatch *aw, const struct pollfd *fds, size_t n, uint64_t now_ms)
+void apiwatch_drive(struct apiwatch *aw, uint64_t now_ms)
 {
-	int r;
-
 	if (!aw || !aw->started)
-		return 0;
+		return;
 	aw->now = now_ms;
-	r = http_streams_drive(aw->http, fds, n);
 	for (size_t i = 0; i < APIWATCH__COUNT; i++) {
 		apiwatch_step(&aw->res[i], now_ms);
 		apiwatch_log(&aw->res[i], now_ms);
 	}
-	return r;
 }
 
 unsigned long apiwatch_changes(const struct apiwatch *aw)

@@ -51,18 +51,21 @@ void apiwatch_free(struct apiwatch *aw);
 /* The first call starts following; later ones refill every store now (the --interval resync). */
 void apiwatch_resync(struct apiwatch *aw, uint64_t now_ms);
 
-/* The sockets to poll (see http_streams_pollfds()): how many there are, more than @max: call again. */
-size_t apiwatch_pollfds(struct apiwatch *aw, struct pollfd *fds, size_t max);
+/*
+ * The client's streams (its sockets and timer) are the loop's to poll and drive
+ * (http_streams_pollfds(), http_streams_drive()): the watches' lines reach the reflectors there,
+ * beside the daemon's writes (agent/apiwrite.c) on the same client.
+ */
 
-/* Milliseconds until apiwatch_drive() is due without socket activity; -1 when nothing is pending. */
+/* Milliseconds until a reflector wants apiwatch_drive() (a backoff's end, the Networks' list); -1 none. */
 int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms);
 
-/**
- * apiwatch_drive() - after poll(): act on @fds (the apiwatch_pollfds() entries with revents) and
- * the timers due, feed the lines to the reflectors, open and close streams as they ask.
- * Return: 0; -ENOMEM when libcurl or a store could not proceed (the streams concerned end).
+/*
+ * apiwatch_drive() - after the client's streams were driven: the reflectors' timers due, the
+ * streams they ask opened and closed, failures logged. A store that could not proceed ends its
+ * stream (out of memory shows in the next apiwatch_update()).
  */
-int apiwatch_drive(struct apiwatch *aw, const struct pollfd *fds, size_t n, uint64_t now_ms);
+void apiwatch_drive(struct apiwatch *aw, uint64_t now_ms);
 
 /* Grows whenever apiwatch_update() would change the facts (a store changed, a read failed). */
 unsigned long apiwatch_changes(const struct apiwatch *aw);

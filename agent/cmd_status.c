@@ -64,7 +64,8 @@ int cmd_status(const struct cli_options *opt, struct kubesrc *src)
 			"profile (%sprofile)\n", opt->prog_name, n, opt->prefix);
 	if (status_print(opt, &res) < 0)
 		goto out;
-	code = res.n_ready == res.n_nodes ? EXIT_READY : EXIT_NOT_READY;
+	/* Not ready, and unknown (2) when not one listed node's verdict can be vouched for. */
+	code = res.n_ready == res.n_nodes ? EXIT_READY : res.n_unknown == res.n_nodes ? EXIT_UNKNOWN : EXIT_NOT_READY;
 out:
 	stresult_free(&res);
 	coherence_free(c);

@@ -77,8 +77,8 @@ int cmd_workloads(const struct cli_options *opt, struct kubesrc *src)
 	if (v.o.pci.status.state != PROBE_OK)
 		fprintf(stderr, "tcpxo-agent: workloads: PCI probe failed: %s: the node's fabric is unknown\n",
 			v.o.pci.status.message);
-	/* Pods judged against a node that could not be observed are judged against nothing. */
-	if (v.observed < 0 || !v.w.judged)
+	/* Pods judged against a node that could not be observed are judged against nothing; a GPU pod not read, not at all. */
+	if (v.observed < 0 || !v.w.judged || v.o.kube.n_aside_gpu)
 		code = EXIT_UNKNOWN;
 	else
 		code = workloads_any_unattached(&v.w) || workloads_any_transport_failed(&v.w) ? EXIT_NOT_READY :

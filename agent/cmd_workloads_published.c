@@ -97,7 +97,8 @@ int cmd_workloads_published(const struct cli_options *opt, struct kubesrc *src)
 	}
 	if (podsread_print(opt, &w, opt->node) < 0)
 		goto out;
-	code = workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
+	/* A GPU pod that could not be read is a workload not judged: unknown, whatever the others are. */
+	code = k.n_aside_gpu ? EXIT_UNKNOWN : workloads_any_unattached(&w) ? EXIT_NOT_READY : EXIT_READY;
 out:
 	workloads_free(&w);
 	obs_kube_free(&k);

@@ -3,8 +3,9 @@
  *
  * About 700 lines and whole on purpose: it is the dispatcher, and what one wake-up does (read the
  * due sources, observe, judge, publish, tell) reads best in one place. Each thing it dispatches to
- * is its own unit: schedule.c (when), apiwatch.c (the streams), publish.c (the node's writes),
- * workload_events.c and eventq.c (Events), flap.c (damping), signals.c, verdict.c, observe.c.
+ * is its own unit: schedule.c (when), apiwatch.c (the watches), apiwrite.c (the writes in flight,
+ * never waited for), publish.c (what is written), workload_events.c and eventq.c (Events), flap.c
+ * (damping), signals.c, verdict.c, observe.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent/apiwatch.h"
+#include "agent/apiwrite.h"
 #include "agent/filewatch.h"
 #include "agent/daemon_metrics.h"
 #include "agent/flap.h"
@@ -35,9 +37,7 @@
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
 #include "probes/host/watch.h"
-#include "probes/model/timetext.h"
 #include "report/checks/evaluate.h"
-#include "report/render/condition.h"
 
 #define LOOP_WHAT_MAX 128
 
@@ -73,6 +73,7 @@ struct loop_state {
 	struct filewatch *relwatch;     /* --releases: its directory (NULL: no file, or no inotify) */
 	bool releases_dirty;            /* it changed (or SIGHUP): re-read before the next observation */
 	struct daemon_metrics *metrics; /* --metrics-address: /metrics, served from this poll() (NULL: none) */
+	struct apiwrite *wr;            /* the writes in flight on the client's streams (one at a time) */
 };
 
 static uint64_t loop_now_ms(void)
@@ -121,18 +122,6 @@ static void loop_touch_health(struct loop_state *st)
 
 /* ---- one iteration: observe, maybe read, evaluate, maybe publish ---- */
 
-static void loop_api_failed(struct loop_state *st, uint64_t now, const char *op, long status, const char *err)
-{
-	uint64_t d = schedule_api_failed(&st->sched, now, status, loop_random());
-	char retry[80], code[16], fails[16];
-
-	log_delay_text(d, retry, sizeof(retry));
-	snprintf(code, sizeof(code), "%ld", status);
-	snprintf(fails, sizeof(fails), "%u", st->sched.failures);
-	log_emit(LOG_LEVEL_ERROR, "API error", "op", op, "status", status ? code : "none", "error", err,
-		 "failures", fails, "retry_in", retry, NULL);
-}
-
 /* Read node and pods into st->facts. Return: 0 or -EIO (logged, backoff scheduled). */
 static int loop_read(struct loop_state *st, uint64_t now)
 {
@@ -155,7 +144,7 @@ static int loop_read(struct loop_state *st, uint64_t now)
 		return 0;
 	}
 	bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
-	loop_api_failed(st, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
+	apiwrite_failed(st->wr, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
 	if (st->have_facts) {
 		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
 	} else {
@@ -163,93 +152,6 @@ static int loop_read(struct loop_state *st, uint64_t now)
 		st->facts = k;          /* the report then says why the API facts are missing */
 	}
 	return -EIO;
-}
-
-static int loop_publish(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
-			bool *ret_status)
-{
-	struct publish_result res;
-	char err[512], keys_text[16];
-	int n, r;
-
-	n = publisher_pending(st->pb, o, p);
-	if (n <= 0) {
-		if (n == 0)
-			schedule_publish_done(&st->sched);
-		return n == -ENOENT ? 0 : n;
-	}
-	if (!schedule_may_publish(&st->sched, now)) {
-		log_emit(LOG_LEVEL_DEBUG, st->sched.spacing_ms ? "write held back: a link flaps, one write per 10 s"
-							       : "write held back by the start jitter", NULL);
-		schedule_hold_publish(&st->sched);
-		return 0;
-	}
-	signals_api(true);
-	r = !signals_term() ? publisher_write(st->pb, o, p, now, &res, err, sizeof(err)) : -EINTR;
-	signals_api(false);
-	if (signals_term())
-		return -EINTR;
-	if (r < 0) {
-		/* Status unknown here: the backoff then grows from the base, and the node is re-read first. */
-		loop_api_failed(st, now, res.failed ? res.failed : "publish", 0, err);
-		return r;
-	}
-	schedule_wrote(&st->sched, now);
-	if (res.condition) {
-		schedule_heartbeat_sent(&st->sched, now);       /* a status patch refreshes the heartbeat too */
-		*ret_status = true;
-	}
-	snprintf(keys_text, sizeof(keys_text), "%u", res.annotations + res.labels);
-	log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "keys", keys_text,
-		 "condition", res.condition ? res.status : "unchanged", "reason", res.reason,
-		 "event", res.event ? (p->ready ? "FabricReady" : "FabricNotReady") : "none",
-		 "ready", p->ready ? "true" : "false", NULL);
-	if (res.events_failed)
-		log_emit(LOG_LEVEL_ERROR, "Event not posted: retried later", "error", res.events_error, NULL);
-	return 0;
-}
-
-/*
- * After the node's own writes: the daemon's Events on GPU pods, and any Event waiting for its
- * backoff. @allowed: the API may be written to now (else the next iteration that may will post).
- */
-static int loop_events(struct loop_state *st, struct observation *o, const struct profile *p,
-		       const struct workloads *w, uint64_t now, bool allowed)
-{
-	uint64_t at;
-	int r;
-
-	if (!allowed)
-		return 0;
-	if (!schedule_may_publish(&st->sched, now)) {
-		schedule_hold_publish(&st->sched);
-		return 0;
-	}
-	signals_api(true);
-	r = !signals_term() ? workload_events_run(st->pb, o, p, w, now) : -EINTR;
-	signals_api(false);
-	at = eventq_wake_at(&st->pb->events);
-	schedule_events(&st->sched, at && at <= now ? now + SCHEDULE_DEBOUNCE_MS : at);
-	return signals_term() ? -EINTR : r;
-}
-
-/* The node could not be observed for a while: its condition says Unknown (one write, then none). */
-static void loop_unobserved(struct loop_state *st, uint64_t now)
-{
-	char err[512];
-	int r;
-
-	if (!st->publish || !st->have_facts || st->sched.failures || !schedule_may_publish(&st->sched, now))
-		return;
-	signals_api(true);
-	r = !signals_term() ? publisher_unobserved(st->pb, &st->facts, st->observe_why, now, err, sizeof(err)) : 0;
-	signals_api(false);
-	if (r > 0) {
-		schedule_heartbeat_sent(&st->sched, now);
-		log_emit(LOG_LEVEL_INFO, "published", "node", st->opt->node, "condition", "Unknown",
-			 "reason", CONDITION_UNKNOWN_REASON, NULL);
-	} else if (r < 0)
-		loop_api_failed(st, now, "patch node status", 0, err);
 }
 
 static void loop_log_change(struct loop_state *st, const struct profile *p)
@@ -373,10 +275,10 @@ static bool loop_watches(struct loop_state *st, unsigned due, uint64_t now)
 }
 
 /*
- * Watches: whether the node and its pods are read. A store that holds an object the parsers
- * refuse (a pod that may be the daemon, set aside) leaves the checks that read it unknown:
- * nothing is published, the node keeps its values, and the next change of the store (or the
- * resync) reads it again. Logged when the cause changes.
+ * Watches: whether the node and its pods are read. A store the parsers refuse as a whole (a Node
+ * that is no Node) leaves the checks that read it unknown: nothing is published, the node keeps
+ * its values, and the next change of the store (or the resync) reads it again; one pod that
+ * cannot be read is only set aside and named (check_version_pair()). Logged when the cause changes.
  */
 static bool loop_watch_facts_read(struct loop_state *st)
 {
@@ -454,58 +356,7 @@ static void loop_transport_log(struct loop_state *st, const struct workloads *w)
 	}
 }
 
-/* ---- the heartbeat and the release table ---- */
-
-/* How old the node's lastHeartbeatTime is, in ms (UINT64_MAX: absent or unreadable; 0: in the future). */
-static uint64_t loop_heartbeat_age(const struct kube_condition *c)
-{
-	long long t, wall = time(NULL);
-
-	if (timetext_parse(c->last_heartbeat, &t) < 0)
-		return UINT64_MAX;
-	return t >= wall ? 0 : (uint64_t)(wall - t) * 1000u;
-}
-
-/*
- * After the iteration's writes: arm the heartbeat once the node carries the condition wanted, and
- * send the one owed (@beat) unless a status patch went already. It goes only where a write may
- * (@may_write: in backoff only the retry, which then carries it); when it cannot go for another
- * reason it waits a period, so the loop never spins on it.
- * Return: 0; -EIO when it failed (logged, the backoff scheduled: the iteration must not count as
- * the API answering again).
- */
-static int loop_heartbeat(struct loop_state *st, struct observation *o, const struct profile *p, uint64_t now,
-			   bool beat, bool may_write, bool wrote_status)
-{
-	char err[512];
-	int r;
-
-	if (wrote_status || !st->sched.heartbeat_ms)
-		return 0;
-	if (may_write && !st->sched.heartbeat_at && publisher_condition_published(o, p))     /* arm it once */
-		schedule_heartbeat_start(&st->sched, now, loop_heartbeat_age(&o->kube.condition));
-	if (!beat)
-		return 0;
-	if (!may_write || signals_term()) {
-		if (!st->sched.failures)
-			schedule_heartbeat_sent(&st->sched, now);
-		return 0;
-	}
-	schedule_heartbeat_sent(&st->sched, now);
-	signals_api(true);
-	r = publisher_heartbeat(st->pb, o, p, err, sizeof(err));
-	signals_api(false);
-	if (r > 0) {
-		schedule_wrote(&st->sched, now);
-		log_emit(LOG_LEVEL_DEBUG, "heartbeat", "node", st->opt->node, "condition", o->kube.condition.status,
-			 "time", o->kube.condition.last_heartbeat, NULL);
-	} else if (r < 0 && !signals_term()) {
-		schedule_heartbeat_failed(&st->sched, now);
-		loop_api_failed(st, now, "heartbeat", 0, err);
-		return -EIO;
-	}
-	return 0;
-}
+/* ---- the release table ---- */
 
 /* --releases changed (or SIGHUP): read it again; a bad file is refused and the table in use kept. */
 static void loop_reload_releases(struct loop_state *st)
@@ -532,10 +383,10 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	struct observation o;
 	struct profile p = { 0 };
 	struct workloads w = { 0 };
-	bool read_ok = false, may_write, observed, wrote_status = false;
+	bool read_ok = false, may_write, observed;
 	bool beat = schedule_heartbeat_owed(&st->sched, now);
 	unsigned host_daemons;
-	int r, rw;
+	int r;
 
 	if (due & SCHEDULE_TRANSPORT)
 		schedule_transport_taken(&st->sched);   /* set again after the observation */
@@ -574,7 +425,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		loop_observe_failed(st, &o, now);
 		if (read_ok)
 			schedule_api_ok(&st->sched, now);       /* the API answered: its schedule goes on */
-		loop_unobserved(st, now);
+		if (st->publish && st->have_facts)
+			apiwrite_unobserved(st->wr, &st->facts, st->observe_why, now);
 		observation_free(&o);
 		return 0;
 	}
@@ -616,18 +468,15 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	else
 		may_write = st->publish && st->have_facts &&
 			    (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
-	r = rw = may_write ? loop_publish(st, &o, &p, now, &wrote_status) : 0;
-	if (r == 0)
-		r = loop_events(st, &o, &p, &w, now, may_write);
-	if (rw == 0 && loop_heartbeat(st, &o, &p, now, beat, may_write, wrote_status) < 0 && r == 0)
-		r = -EIO;       /* not "answering again": the failed heartbeat waits for its retry */
-	if (st->aw && (due & SCHEDULE_RETRY) && r == 0)
-		schedule_api_ok(&st->sched, now);       /* written ("published" logged), or nothing to write */
-	if (read_ok && r == 0) {
+	if (read_ok) {
 		if (st->sched.failures)
 			log_emit(LOG_LEVEL_INFO, "API answering again", NULL);
 		schedule_api_ok(&st->sched, now);
 	}
+	/* The writes go on the client's streams: their answers come in loop_woken(), never waited for here. */
+	r = apiwrite_observed(st->wr, &o, &p, &w, now, beat, may_write);
+	if (st->aw && (due & SCHEDULE_RETRY) && r == 0 && !apiwrite_busy(st->wr))
+		schedule_api_ok(&st->sched, now);       /* nothing to write: the node carries it already */
 	st->facts = o.kube;
 	memset(&o.kube, 0, sizeof(o.kube));
 	workloads_free(&w);
@@ -763,7 +612,7 @@ static enum schedule_api loop_api_mode(struct loop_state *st)
 	return SCHEDULE_API_POLL;
 }
 
-/* The poll set: our sources, then the streams' sockets (fetched until they all fit). Return: its size. */
+/* The poll set: our sources, then the client's streams' sockets, watches and writes (fetched until they all fit). Return: its size. */
 static size_t loop_pollfds(struct loop_state *st)
 {
 	size_t n;
@@ -771,7 +620,7 @@ static size_t loop_pollfds(struct loop_state *st)
 	for (;;) {
 		size_t room = st->fds_cap - LOOP_FD__COUNT;
 
-		n = st->aw ? apiwatch_pollfds(st->aw, st->fds + LOOP_FD__COUNT, room) : 0;
+		n = http_streams_pollfds(st->pb->http, st->fds + LOOP_FD__COUNT, room);
 		if (n <= room)
 			break;
 		{
@@ -799,19 +648,30 @@ static int loop_timeout(struct loop_state *st)
 {
 	uint64_t now = loop_now_ms();
 	int t = schedule_timeout(&st->sched, now), a = st->aw ? apiwatch_timeout(st->aw, now) : -1;
-	int m = daemon_metrics_timeout(st->metrics);
+	int m = daemon_metrics_timeout(st->metrics), h = http_streams_timeout(st->pb->http);
 
 	if (a >= 0 && a < t)
 		t = a;
+	if (h >= 0 && h < t)
+		t = h;
 	return m >= 0 && m < t ? m : t;
 }
 
-/* The streams' turn: lines to the stores; a change re-observes after the debounce (the first at once). */
+/*
+ * The client's streams' turn: the watches' lines to the stores (a change re-observes after the
+ * debounce, the first at once), a write's answer to its job. Return: 0; -ENOMEM.
+ */
 static int loop_api_events(struct loop_state *st, size_t nfds, uint64_t now)
 {
-	int r = apiwatch_drive(st->aw, st->fds + LOOP_FD__COUNT, nfds - LOOP_FD__COUNT, now);
-	unsigned long changes = apiwatch_changes(st->aw);
+	int r = http_streams_drive(st->pb->http, st->fds + LOOP_FD__COUNT, nfds - LOOP_FD__COUNT);
+	unsigned long changes;
 
+	if (r == 0)
+		r = apiwrite_drive(st->wr, &st->facts, now);
+	if (!st->aw)
+		return r;
+	apiwatch_drive(st->aw, now);
+	changes = apiwatch_changes(st->aw);
 	if (changes == st->aw_seen)
 		return r;
 	st->aw_seen = changes;
@@ -831,6 +691,7 @@ static int loop_api_events(struct loop_state *st, size_t nfds, uint64_t now)
 static void loop_close(struct loop_state *st)
 {
 	daemon_metrics_free(st->metrics);
+	apiwrite_free(st->wr);
 	apiwatch_free(st->aw);
 	free(st->fds);
 	links_watch_free(st->links);
@@ -880,6 +741,11 @@ static int loop_open(struct loop_state *st)
 	t0 = loop_now_ms();
 	schedule_init(&st->sched, t0, opt->interval, opt->start_jitter, loop_api_mode(st), loop_random());
 	schedule_heartbeat(&st->sched, st->publish ? (uint64_t)opt->heartbeat * 1000u : 0);
+	r = apiwrite_new(st->pb, &st->sched, loop_random(), &st->wr);
+	if (r < 0) {
+		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
+		return r;
+	}
 	daemon_metrics_watches(st->metrics, st->aw);
 	loop_log_start(st, t0);
 	loop_sources(st);
@@ -918,7 +784,7 @@ static int loop_woken(struct loop_state *st, size_t nfds, uint64_t now)
 			schedule_event(&st->sched, now);
 		}
 	}
-	if (st->aw && loop_api_events(st, nfds, now) == -ENOMEM)
+	if (loop_api_events(st, nfds, now) == -ENOMEM)
 		return -ENOMEM;
 	daemon_metrics_serve(st->metrics);
 	return 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -52,15 +53,137 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 } metrics_mhd;
 static void *metrics_mhd_handle;        /* never closed; the daemon is single-threaded */
+
+/*
+ * One connection, from accept to close (libmicrohttpd's connection notifications): its address,
+ * its socket, and when its request's headers must be in. libmicrohttpd's own timeout is an idle
+ * one that any byte resets, so a client sending one byte every few seconds would hold a slot
+ * forever; the deadline here is for the whole request. A connection past it is shut down
+ * (shutdown(2), not close: the fd stays libmicrohttpd's), which libmicrohttpd then sees as the
+ * client's end and closes, telling us.
+ */
+struct metrics_http_conn {
+	struct MHD_Connection *conn;    /* NULL: a free slot */
+	int fd;
+	struct sockaddr_storage addr;
+	uint64_t deadline;              /* ms (monotonic): headers due by then; 0: a request is being answered */
+	bool shut;                      /* past it: shut down, waiting for libmicrohttpd to close it */
+};
 
 struct metrics_http {
 	struct MHD_Daemon *d;
 	int fd;
 	struct metrics_http_page page;
 	char address[METRICS_HTTP_ADDRESS_MAX];
+	struct metrics_http_conn conns[METRICS_HTTP_CONNECTIONS];
 };
+
+static uint64_t metrics_http_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Whether two socket addresses are the same host (the port apart). */
+static bool metrics_http_same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+	if (a->sa_family != b->ss_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)a)->sin_addr, &((const struct sockaddr_in *)b)->sin_addr,
+			      sizeof(struct in_addr)) == 0;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+			      sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+/*
+ * libmicrohttpd's accept policy: at most METRICS_HTTP_PER_IP connections per address, and the
+ * last METRICS_HTTP_RESERVED slots only for an address that has none (a new scraper always gets in).
+ */
+static enum MHD_Result metrics_http_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	const struct metrics_http *h = cls;
+	unsigned total = 0, mine = 0;
+
+	for (size_t i = 0; i < METRICS_HTTP_CONNECTIONS; i++) {
+		if (!h->conns[i].conn)
+			continue;
+		total++;
+		mine += metrics_http_same_host(addr, &h->conns[i].addr);
+	}
+	if (total >= METRICS_HTTP_CONNECTIONS || mine >= METRICS_HTTP_PER_IP ||
+	    (mine && total >= METRICS_HTTP_CONNECTIONS - METRICS_HTTP_RESERVED))
+		return MHD_NO;
+	return MHD_YES;
+}
+
+static struct metrics_http_conn *metrics_http_conn_of(struct metrics_http *h, const struct MHD_Connection *conn)
+{
+	for (size_t i = 0; i < METRICS_HTTP_CONNECTIONS; i++)
+		if (h->conns[i].conn == conn)
+			return &h->conns[i];
+	return NULL;
+}
+
+/* A connection accepted (its request deadline starts) or closed (its slot is free). */
+static void metrics_http_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+				enum MHD_ConnectionNotificationCode toe)
+{
+	struct metrics_http *h = cls;
+	struct metrics_http_conn *c;
+	const union MHD_ConnectionInfo *info;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if ((c = metrics_http_conn_of(h, conn)))
+			memset(c, 0, sizeof(*c));
+		return;
+	}
+	c = metrics_http_conn_of(h, NULL);
+	if (!c)
+		return;         /* cannot happen: libmicrohttpd's own limit is ours */
+	memset(c, 0, sizeof(*c));
+	c->conn = conn;
+	c->fd = -1;
+	c->deadline = metrics_http_now_ms() + METRICS_HTTP_REQUEST_MS;
+	if ((info = metrics_mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD)))
+		c->fd = info->connect_fd;
+	if ((info = metrics_mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) && info->client_addr) {
+		socklen_t len = info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+									   : sizeof(struct sockaddr_in);
+
+		memcpy(&c->addr, info->client_addr, len);
+	}
+}
+
+/* A request answered (or abandoned): a kept-alive connection's next request has its own deadline. */
+static void metrics_http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+				   enum MHD_RequestTerminationCode toe)
+{
+	struct metrics_http_conn *c = metrics_http_conn_of(cls, conn);
+
+	if (c)
+		c->deadline = metrics_http_now_ms() + METRICS_HTTP_REQUEST_MS;
+}
+
+/* Shut down the connections whose request's headers are not in by their deadline. */
+static void metrics_http_sweep(struct metrics_http *h, uint64_t now)
+{
+	for (size_t i = 0; i < METRICS_HTTP_CONNECTIONS; i++) {
+		struct metrics_http_conn *c = &h->conns[i];
+
+		if (!c->conn || c->shut || !c->deadline || now < c->deadline || c->fd < 0)
+			continue;
+		shutdown(c->fd, SHUT_RDWR);
+		c->shut = true;
+	}
+}
 
 static int metrics_http_load(char *err, size_t errlen)
 {
@@ -71,7 +194,7 @@ static int metrics_http_load(char *err, size_t errlen)
 #define SYM(f) { "MHD_" #f, offsetof(__typeof__(metrics_mhd), f) }
 		SYM(start_daemon), SYM(stop_daemon), SYM(get_daemon_info), SYM(get_timeout), SYM(run),
 		SYM(create_response_from_buffer), SYM(add_response_header), SYM(queue_response),
-		SYM(destroy_response),
+		SYM(destroy_response), SYM(get_connection_info),
 #undef SYM
 	};
 	void *h;
@@ -173,12 +296,16 @@ static enum MHD_Result metrics_http_handler(void *cls, struct MHD_Connection *co
 	static char not_allowed[] = "405 method not allowed: GET only\n";
 	static char failed[] = "500 the page could not be made\n";
 	struct metrics_http *h = cls;
+	struct metrics_http_conn *c = metrics_http_conn_of(h, conn);
 	struct strbuf sb = { 0 };
 
 	/*
 	 * Answered on the first call, once the headers are in: a body (another method) is never
-	 * read; libmicrohttpd closes such a connection after the answer.
+	 * read; libmicrohttpd closes such a connection after the answer. The request's deadline is
+	 * met: the answer has libmicrohttpd's idle timeout.
 	 */
+	if (c)
+		c->deadline = 0;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return metrics_http_answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed, sizeof(not_allowed) - 1,
 					   MHD_RESPMEM_PERSISTENT, "text/plain; charset=utf-8", true);
@@ -219,8 +346,10 @@ int metrics_http_new(const char *address, const struct metrics_http_page *page, 
 	port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 					      : ((struct sockaddr_in *)&ss)->sin_port);
 	errno = 0;
-	h->d = metrics_mhd.start_daemon(flags, port, NULL, NULL, metrics_http_handler, h,
+	h->d = metrics_mhd.start_daemon(flags, port, metrics_http_accept, h, metrics_http_handler, h,
 					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+					MHD_OPTION_NOTIFY_CONNECTION, metrics_http_notify, h,
+					MHD_OPTION_NOTIFY_COMPLETED, metrics_http_completed, h,
 					MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_HTTP_CONNECTIONS,
 					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)METRICS_HTTP_PER_IP,
 					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_HTTP_TIMEOUT_S,
@@ -273,16 +402,28 @@ int metrics_http_fd(const struct metrics_http *h)
 int metrics_http_timeout(struct metrics_http *h)
 {
 	MHD_UNSIGNED_LONG_LONG t;
+	uint64_t now, best = UINT64_MAX;
 
-	if (!h || metrics_mhd.get_timeout(h->d, &t) != MHD_YES)
+	if (!h)
 		return -1;
-	return t > 60000 ? 60000 : (int)t;
+	if (metrics_mhd.get_timeout(h->d, &t) == MHD_YES)
+		best = t;
+	now = metrics_http_now_ms();
+	for (size_t i = 0; i < METRICS_HTTP_CONNECTIONS; i++) {
+		const struct metrics_http_conn *c = &h->conns[i];
+
+		if (c->conn && !c->shut && c->deadline)
+			best = c->deadline <= now ? 0 : c->deadline - now < best ? c->deadline - now : best;
+	}
+	return best == UINT64_MAX ? -1 : best > 60000 ? 60000 : (int)best;
 }
 
 void metrics_http_run(struct metrics_http *h)
 {
-	if (h)
-		metrics_mhd.run(h->d);
+	if (!h)
+		return;
+	metrics_http_sweep(h, metrics_http_now_ms());
+	metrics_mhd.run(h->d);
 }
 
 void metrics_http_address(const struct metrics_http *h, char *buf, size_t len)

@@ -51,6 +51,9 @@ void podsread_aside(const struct cli_options *opt, const struct obs_kube *k)
 	if (k->n_aside > named)
 		fprintf(stderr, "%s: workloads: %zu more pods could not be read: not judged\n", opt->prog_name,
 			k->n_aside - named);
+	if (k->n_aside_gpu)
+		fprintf(stderr, "%s: workloads: unknown: %zu pod%s that may request GPUs could not be read\n",
+			opt->prog_name, k->n_aside_gpu, k->n_aside_gpu == 1 ? "" : "s");
 }
 
 int podsread_print(const struct cli_options *opt, const struct workloads *w, const char *node)

@@ -154,13 +154,9 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	rp = kube_list_pods(pb->http, node, &resp);
 	publisher_fetch_set(&k->pods_fetch, rp, &resp);
 	if (rp >= 0) {
+		/* A pod that cannot be read is set aside and named by the checks, never the whole list. */
 		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
 		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
-		/* A pod set aside that may be the installer or the daemon: the pods are not read. */
-		if (rp >= 0 && (rp = kubeparse_pods_blind(k, k->pods_fetch.message, sizeof(k->pods_fetch.message))) < 0) {
-			k->pods_fetch.state = KUBE_FETCH_FAILED;
-			k->pods_fetch.err = rp;
-		}
 	}
 	http_response_free(&resp);
 
@@ -238,31 +234,6 @@ static int publisher_want(const struct publisher *pb, const struct observation *
 	return annotations_build(p, publisher_complete(o), now, !pb->opt->no_labels, want);
 }
 
-int publisher_pending(struct publisher *pb, const struct observation *o, const struct profile *p)
-{
-	struct annotations want = { 0 };
-	struct condition cond;
-	char err[128], *patch = NULL;
-	int r;
-
-	pb->in_sync = false;
-	r = publisher_can_write(pb, o, err, sizeof(err));
-	if (r < 0)
-		return -ENOENT;
-	r = publisher_want(pb, o, p, &want);
-	if (r < 0)
-		return r;
-	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, NULL);
-	annotations_free(&want);
-	free(patch);
-	if (r < 0)
-		return r;
-	condition_build(p, &cond);
-	r = (r > 0) + condition_differs(&cond, &o->kube.condition);
-	pb->in_sync = r == 0;
-	return r;
-}
-
 int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
 		    const char *type, const char *reason, const char *action, const char *note, const char *key,
 		    uint64_t now)
@@ -303,46 +274,6 @@ static bool publisher_retryable(long status)
 	return status == 0 || retry_status_retryable(status);
 }
 
-int publisher_post_events(struct publisher *pb, uint64_t now, unsigned *ret_posted, char *err, size_t errlen)
-{
-	struct eventq_item *it;
-	int ret = 0;
-
-	*ret_posted = 0;
-	if (!pb->http)
-		return 0;
-	eventq_expire(&pb->events, now);
-	while ((it = eventq_due(&pb->events, now))) {
-		struct http_response resp = { 0 };
-		int r = kube_create_event(pb->http, it->ns, it->body, &resp);
-
-		if (r == 0)
-			pb->writes[METRICS_WRITE_EVENT]++;
-		if (r == 0 || resp.status == 409) {
-			eventq_posted(&pb->events);
-			(*ret_posted)++;
-		} else {
-			ret = errmsg_set(err, errlen, -EIO, "Event %s: %s", it->what, resp.error);
-			/* Refused before sending (-EINVAL: a body or namespace the API would refuse too) is for good. */
-			if (r == -EINTR || (r != -EINVAL && publisher_retryable(resp.status))) {
-				/*
-				 * The rest waits too: a failing API is not asked once per Event. The wait
-				 * counts from the failure, not from @now, which the POST's retries left behind.
-				 */
-				uint64_t failed_at = publisher_clock_ms();
-
-				eventq_retry(&pb->events, failed_at > now ? failed_at : now, resp.retry_after_s,
-					     retry_random(&pb->rng));
-				http_response_free(&resp);
-				break;
-			}
-			eventq_drop(&pb->events);
-		}
-		http_response_free(&resp);
-	}
-	return ret;
-}
-
 /* PATCH the node with @patch (@status: its status subresource, a strategic merge); the error names the path. */
 static int publisher_patch(struct publisher *pb, const char *node, bool status, const char *patch, char *err,
 			   size_t errlen)
@@ -358,43 +289,62 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 	return r;
 }
 
-/*
- * The status patch taking the node's condition to @want: a write when it differs from @have, a
- * heartbeat (@beat: the same condition, only lastHeartbeatTime new, no lastTransitionTime) when
- * it does not; a change is never a heartbeat. 1 sent, 0 none, -errno.
- */
-static int publisher_condition(struct publisher *pb, const char *node, struct kube_condition *have,
-			       const struct condition *want, bool beat, char *err, size_t errlen)
+void publisher_job_free(struct publish_job *job)
 {
-	char now[ANNOTATIONS_CHANGED_AT_MAX], *patch = NULL;
+	if (!job)
+		return;
+	free(job->node_patch);
+	free(job->status_patch);
+	annotations_free(&job->want);
+	obs_kube_ann_clear(job->from, KUBE_ANN__COUNT);
+	memset(job, 0, sizeof(*job));
+}
+
+static void publisher_job_init(struct publish_job *job, const char *what)
+{
+	memset(job, 0, sizeof(*job));
+	job->what = what;
+}
+
+/*
+ * The status patch taking the node's condition @have to @want into @job: a write when it differs,
+ * a heartbeat (@beat: the same condition, only lastHeartbeatTime new, no lastTransitionTime) when
+ * it does not; a change is never a heartbeat. 1 planned, 0 none, -ENOMEM.
+ */
+static int publisher_plan_condition(struct publish_job *job, const struct kube_condition *have,
+				    const struct condition *want, bool beat)
+{
 	bool differs = condition_differs(want, have);
 	int r;
 
 	if (beat ? differs : !differs)
 		return 0;
-	publisher_now(now, sizeof(now));
-	r = condition_patch(want, have, now, &patch);
-	if (r < 0)
-		return errmsg_set(err, errlen, r, "building the condition patch: %s", strerror(-r));
-	r = publisher_patch(pb, node, true, patch, err, errlen);
-	free(patch);
+	publisher_now(job->cond_now, sizeof(job->cond_now));
+	r = condition_patch(want, have, job->cond_now, &job->status_patch);
 	if (r < 0)
 		return r;
-	condition_remember(have, want, now);
+	job->cond = *want;
 	return 1;
 }
 
-/* Queue the node's Event for the transition @want makes from what the node carried. */
-static int publisher_node_event(struct publisher *pb, const struct observation *o, const struct profile *p,
-				const struct annotations *want, const struct kube_annotation cur[KUBE_ANN__COUNT],
-				uint64_t now)
+/* Queue the node's Event of a transition (the job's, planned from what the node carried before it). */
+static void publisher_job_node_event(struct publisher *pb, struct publish_job *job, uint64_t now)
 {
-	struct kube_event_ref node = { .kind = "Node", .name = o->node, .uid = o->kube.node_uid };
-	struct node_event ev;
+	struct kube_event_ref node = { .kind = "Node", .name = pb->opt->node, .uid = job->node_uid };
+	int r;
 
-	if (!node_event_build(p, want, cur, &ev))
-		return 0;
-	return publisher_event(pb, o->node, &node, ev.type, ev.reason, ev.action, ev.note, NULL, now);
+	if (!job->event)
+		return;
+	r = publisher_event(pb, pb->opt->node, &node, job->ev.type, job->ev.reason, job->ev.action, job->ev.note,
+			    NULL, now);
+	job->res.event = r > 0;
+	if (r < 0 && !job->res.events_failed) {
+		/* A node name an Event cannot carry (reportingInstance holds 128 characters), or no memory. */
+		errmsg_set(job->res.events_error, sizeof(job->res.events_error), r,
+			   "the node's Event cannot be made for %.64s...: %s", pb->opt->node, strerror(-r));
+		job->res.events_failed = true;
+	}
+	job->event = false;
 }
 
 /*
@@ -425,94 +375,304 @@ static int publisher_untold(const struct obs_kube *k, struct kube_annotation fro
 	return 1;
 }
 
-int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
-		    struct publish_result *ret, char *err, size_t errlen)
+int publisher_pending(struct publisher *pb, const struct observation *o, const struct profile *p)
 {
 	struct annotations want = { 0 };
 	struct condition cond;
+	char err[128], *patch = NULL;
+	int r;
+
+	pb->in_sync = false;
+	r = publisher_can_write(pb, o, err, sizeof(err));
+	if (r < 0)
+		return -ENOENT;
+	r = publisher_want(pb, o, p, &want);
+	if (r < 0)
+		return r;
+	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, NULL);
+	annotations_free(&want);
+	free(patch);
+	if (r < 0)
+		return r;
+	condition_build(p, &cond);
+	/* A failed merge patch whose outcome is not settled yet: the next write settles it (and its Event). */
+	r = (r > 0) + condition_differs(&cond, &o->kube.condition) + pb->event_from_set;
+	pb->in_sync = r == 0;
+	return r;
+}
+
+int publisher_plan_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
+			 struct publish_job *job, char *err, size_t errlen)
+{
+	const struct kube_annotation *cur;
+	struct condition cond;
 	unsigned labels = 0;
-	char *patch = NULL;
 	int r, keys;
 
-	memset(ret, 0, sizeof(*ret));
+	publisher_job_init(job, "publish");
 	pb->in_sync = false;
 	r = publisher_can_write(pb, o, err, errlen);
 	if (r < 0)
 		return r;
-	r = publisher_want(pb, o, p, &want);
+	r = publisher_want(pb, o, p, &job->want);
 	if (r < 0)
-		return errmsg_set(err, errlen, r, "building the annotations: %s", strerror(-r));
-	keys = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, &labels);
+		goto fail;
+	keys = annotations_diff(&job->want, o->kube.ours, o->kube.labels, pb->opt->prefix, &job->node_patch, &labels);
 	if (keys < 0) {
-		annotations_free(&want);
-		return errmsg_set(err, errlen, keys, "building the merge patch: %s", strerror(-keys));
+		r = keys;
+		goto fail;
 	}
-	if (keys) {
-		r = publisher_patch(pb, o->node, false, patch, err, errlen);
-		if (r < 0) {
-			ret->failed = "patch node";
-			/* The first failure's "before" stands until a write or a diff settles it. */
-			if (!pb->event_from_set) {
-				if (obs_kube_ann_copy(pb->event_from, o->kube.ours, KUBE_ANN__COUNT) < 0)
-					r = -ENOMEM;
-				else
-					pb->event_from_set = true;
-			}
-			goto out;
-		}
-		ret->annotations = (unsigned)keys - labels;
-		ret->labels = labels;
-	}
+	job->res.annotations = keys ? (unsigned)keys - labels : 0;
+	job->res.labels = labels;
 	if (!keys && !pb->event_from_set && !pb->start_checked) {
 		r = publisher_untold(&o->kube, pb->event_from);
 		if (r < 0)
-			goto out;
+			goto fail;
 		pb->event_from_set = r > 0;
 	}
-	pb->start_checked = true;
-	if (keys || pb->event_from_set) {
-		/*
-		 * Queued before anything else can fail: the transition is judged against the node as it
-		 * was before our first try of it. Without keys, a PATCH whose answer was lost had been
-		 * applied (by us, or by the agent before us: publisher_untold()): its transition still
-		 * gets its Event, once.
-		 */
-		r = publisher_node_event(pb, o, p, &want, pb->event_from_set ? pb->event_from : o->kube.ours, now);
+	/*
+	 * The transition is judged against the node as it was before our first try of it: a failed
+	 * merge patch keeps that "before" until a write or a diff settles it. Without keys, a PATCH
+	 * whose answer was lost had been applied (by us, or by the agent before us:
+	 * publisher_untold()): its transition still gets its Event, once, and the "before" is spent.
+	 */
+	cur = pb->event_from_set ? pb->event_from : o->kube.ours;
+	job->event = node_event_build(p, &job->want, cur, &job->ev);
+	snprintf(job->node_uid, sizeof(job->node_uid), "%s", o->kube.node_uid);
+	if (keys) {
+		if (obs_kube_ann_copy(job->from, cur, KUBE_ANN__COUNT) < 0) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	} else {
+		pb->start_checked = true;
+		if (pb->event_from_set)
+			publisher_job_node_event(pb, job, now);
 		obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
 		pb->event_from_set = false;
-		if (r == -ENOMEM)
-			goto out;
-		ret->event = r > 0;
-		if (r < 0) {
-			/* A node name an Event cannot carry (reportingInstance holds 128 characters). */
-			errmsg_set(ret->events_error, sizeof(ret->events_error), r,
-				   "the node's Event cannot be made for %.64s...: %s",
-				   o->node, strerror(-r));
-			ret->events_failed = true;
-		}
-		annotations_remember(&want, o->kube.ours, o->kube.labels);
+		job->event = false;
 	}
 	condition_build(p, &cond);
-	ret->status = cond.status;
-	snprintf(ret->reason, sizeof(ret->reason), "%s", cond.reason);
-	r = publisher_condition(pb, o->node, &o->kube.condition, &cond, false, err, errlen);
-	ret->condition = r > 0;
+	job->res.status = cond.status;
+	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
+	r = publisher_plan_condition(job, &o->kube.condition, &cond, false);
 	if (r < 0)
-		ret->failed = "patch node status";
-	/*
-	 * The node's Event follows its condition: when the status patch fails the Event waits in the
-	 * queue (posted after the next status write). So a condition that disagrees with the
-	 * published ready always means an Event never posted, which the next agent then tells
-	 * (publisher_untold()), and a transition is told once.
-	 */
-	if (r >= 0 && !ret->events_failed &&
-	    publisher_post_events(pb, now, &ret->posted, ret->events_error, sizeof(ret->events_error)) < 0)
-		ret->events_failed = true;
-	r = r < 0 ? r : 0;
-out:
-	pb->in_sync = r == 0;
-	annotations_free(&want);
-	free(patch);
+		goto fail;
+	job->step = keys ? PUBLISH_STEP_NODE : PUBLISH_STEP_STATUS;
+	job->events = true;
+	return 1;
+fail:
+	publisher_job_free(job);
+	return errmsg_set(err, errlen, r, "building the node's writes: %s", strerror(-r));
+}
+
+int publisher_plan_heartbeat(struct publisher *pb, const struct observation *o, const struct profile *p,
+			     struct publish_job *job)
+{
+	struct condition cond;
+	char err[128];
+	int r;
+
+	publisher_job_init(job, "heartbeat");
+	if (publisher_can_write(pb, o, err, sizeof(err)) < 0)
+		return 0;
+	condition_build(p, &cond);
+	r = publisher_plan_condition(job, &o->kube.condition, &cond, true);
+	job->step = PUBLISH_STEP_STATUS;
+	return r;
+}
+
+int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts, const char *why, uint64_t now,
+			      struct publish_job *job)
+{
+	struct condition cond;
+	int r;
+
+	publisher_job_init(job, "unobserved");
+	if (!pb->unobserved_since)
+		pb->unobserved_since = now ? now : 1;
+	if (now - pb->unobserved_since < PUBLISH_UNKNOWN_AFTER_MS)
+		return 0;
+	if (!pb->http || !pb->opt->node || facts->node_fetch.state != KUBE_FETCH_OK)
+		return 0;
+	/* Unknown already (whatever the cause): the first message stands, no write per attempt. */
+	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
+		return 0;
+	condition_unknown(why, &cond);
+	job->res.status = cond.status;
+	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
+	r = publisher_plan_condition(job, &facts->condition, &cond, false);
+	job->step = PUBLISH_STEP_STATUS;
+	return r;
+}
+
+int publisher_plan_events(struct publisher *pb, uint64_t now, struct publish_job *job)
+{
+	publisher_job_init(job, "events");
+	if (!pb->http)
+		return 0;
+	eventq_expire(&pb->events, now);
+	job->step = PUBLISH_STEP_EVENTS;
+	job->events = true;
+	return eventq_due(&pb->events, now) != NULL;
+}
+
+int publisher_job_next(struct publisher *pb, struct publish_job *job, uint64_t now, struct kube_write *req)
+{
+	char err[256];
+
+	for (;;) {
+		struct eventq_item *it;
+
+		switch (job->step) {
+		case PUBLISH_STEP_NODE:
+			if (job->node_patch &&
+			    kube_write_patch_node(pb->opt->node, false, job->node_patch, req, err, sizeof(err)) == 0)
+				return 1;
+			job->step = PUBLISH_STEP_STATUS;
+			break;
+		case PUBLISH_STEP_STATUS:
+			if (job->status_patch &&
+			    kube_write_patch_node(pb->opt->node, true, job->status_patch, req, err, sizeof(err)) == 0)
+				return 1;
+			job->step = job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
+			break;
+		case PUBLISH_STEP_EVENTS:
+			it = pb->http ? eventq_due(&pb->events, now) : NULL;    /* none while the queue backs off */
+			if (!it) {
+				job->step = PUBLISH_STEP_DONE;
+				break;
+			}
+			if (kube_write_event(it->ns, it->body, req, err, sizeof(err)) == 0) {
+				job->posting = it->body;
+				return 1;
+			}
+			/* Refused before sending (a body or namespace the API would refuse too): for good. */
+			errmsg_set(job->res.events_error, sizeof(job->res.events_error), -EIO, "Event %s: %s", it->what, err);
+			job->res.events_failed = true;
+			eventq_drop(&pb->events);
+			break;
+		case PUBLISH_STEP_DONE:
+			/* The node's writes of a publish, heartbeat or Unknown all landed: it carries the verdict. */
+			if (job->ret == 0 && strcmp(job->what, "events") != 0)
+				pb->in_sync = true;
+			return 0;
+		}
+	}
+}
+
+/* The Event in flight answered: posted (409: it exists, the POST whose answer was lost), waiting, or dropped. */
+static void publisher_job_event_answer(struct publisher *pb, struct publish_job *job, const struct publish_answer *a,
+				       uint64_t now)
+{
+	struct eventq_item *it = pb->events.n ? &pb->events.v[0] : NULL;
+
+	/* The head dropped meanwhile (the queue full): nothing left to settle. */
+	if (!it || it->body != job->posting)
+		return;
+	job->posting = NULL;
+	if (a->r == 0 || a->status == 409) {
+		pb->writes[METRICS_WRITE_EVENT]++;
+		eventq_posted(&pb->events);
+		job->res.posted++;
+		return;
+	}
+	errmsg_set(job->res.events_error, sizeof(job->res.events_error), -EIO, "Event %s: %s", it->what, a->error);
+	job->res.events_failed = true;
+	if (a->r == -EINTR || publisher_retryable(a->status)) {
+		/* The rest waits too: a failing API is not asked once per Event; the wait counts from the failure. */
+		eventq_retry(&pb->events, now, a->retry_after_s, retry_random(&pb->rng));
+		job->step = PUBLISH_STEP_DONE;
+		return;
+	}
+	eventq_drop(&pb->events);               /* refused for good: the next Event goes */
+}
+
+int publisher_job_answer(struct publisher *pb, struct publish_job *job, struct obs_kube *facts,
+			 const struct publish_answer *a, uint64_t now)
+{
+	bool status = job->step == PUBLISH_STEP_STATUS;
+
+	switch (job->step) {
+	case PUBLISH_STEP_NODE:
+	case PUBLISH_STEP_STATUS:
+		if (a->r < 0) {
+			job->ret = a->r;
+			pb->in_sync = false;
+			job->res.failed = status ? "patch node status" : "patch node";
+			errmsg_set(job->err, sizeof(job->err), a->r, "PATCH node %s%s: %s", pb->opt->node,
+				   status ? "/status" : "", a->error);
+			job->step = PUBLISH_STEP_DONE;
+			if (status)
+				return 0;
+			job->res.annotations = job->res.labels = 0;
+			/* The first failure's "before" stands until a write or a diff settles it. */
+			if (!pb->event_from_set) {
+				if (obs_kube_ann_copy(pb->event_from, job->from, KUBE_ANN__COUNT) < 0)
+					return -ENOMEM;
+				pb->event_from_set = true;
+			}
+			return 0;
+		}
+		pb->writes[status ? METRICS_WRITE_STATUS_PATCH : METRICS_WRITE_MERGE_PATCH]++;
+		if (status) {
+			job->res.condition = true;
+			job->step = job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
+			return condition_remember(&facts->condition, &job->cond, job->cond_now);
+		}
+		pb->start_checked = true;
+		obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
+		pb->event_from_set = false;
+		publisher_job_node_event(pb, job, now);
+		annotations_remember(&job->want, facts->ours, facts->labels);
+		job->step = PUBLISH_STEP_STATUS;
+		return 0;
+	case PUBLISH_STEP_EVENTS:
+		publisher_job_event_answer(pb, job, a, now);
+		return 0;
+	case PUBLISH_STEP_DONE:
+		break;
+	}
+	return 0;
+}
+
+/* Run @job now, each request waiting for its answer; what landed is remembered in @facts. */
+static int publisher_job_run(struct publisher *pb, struct publish_job *job, struct obs_kube *facts)
+{
+	struct kube_write req;
+	int r = 0;
+
+	while (r == 0 && publisher_job_next(pb, job, publisher_clock_ms(), &req)) {
+		struct http_response resp = { 0 };
+		struct publish_answer a;
+
+		a.r = kube_write_send(pb->http, &req, &resp);
+		a.status = resp.status;
+		a.retry_after_s = resp.retry_after_s;
+		a.error = resp.error;
+		r = publisher_job_answer(pb, job, facts, &a, publisher_clock_ms());
+		http_response_free(&resp);
+	}
+	return r;
+}
+
+int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
+		    struct publish_result *ret, char *err, size_t errlen)
+{
+	struct publish_job job;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = publisher_plan_write(pb, o, p, now, &job, err, errlen);
+	if (r <= 0)
+		return r;
+	r = publisher_job_run(pb, &job, &o->kube);
+	*ret = job.res;
+	if (r == 0 && job.ret < 0)
+		r = errmsg_set(err, errlen, job.ret, "%s", job.err);
+	else if (r < 0)
+		errmsg_set(err, errlen, r, "out of memory");
+	publisher_job_free(&job);
 	return r;
 }
 
@@ -524,43 +684,6 @@ bool publisher_condition_published(const struct observation *o, const struct pro
 		return false;
 	condition_build(p, &cond);
 	return !condition_differs(&cond, &o->kube.condition);
-}
-
-int publisher_heartbeat(struct publisher *pb, struct observation *o, const struct profile *p, char *err,
-			size_t errlen)
-{
-	struct condition cond;
-	int r;
-
-	if (publisher_can_write(pb, o, err, errlen) < 0)
-		return 0;
-	condition_build(p, &cond);
-	r = publisher_condition(pb, o->node, &o->kube.condition, &cond, true, err, errlen);
-	if (r != 0)
-		pb->in_sync = r > 0;
-	return r;
-}
-
-int publisher_unobserved(struct publisher *pb, struct obs_kube *facts, const char *why, uint64_t now,
-			 char *err, size_t errlen)
-{
-	struct condition cond;
-	int r;
-
-	if (!pb->unobserved_since)
-		pb->unobserved_since = now ? now : 1;
-	if (now - pb->unobserved_since < PUBLISH_UNKNOWN_AFTER_MS)
-		return 0;
-	if (!pb->http || !pb->opt->node || facts->node_fetch.state != KUBE_FETCH_OK)
-		return 0;
-	/* Unknown already (whatever the cause): the first message stands, no write per attempt. */
-	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
-		return 0;
-	condition_unknown(why, &cond);
-	r = publisher_condition(pb, pb->opt->node, &facts->condition, &cond, false, err, errlen);
-	if (r != 0)
-		pb->in_sync = r > 0;
-	return r;
 }
 
 int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen)

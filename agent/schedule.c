@@ -58,14 +58,16 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 		due |= SCHEDULE_OBSERVE;
 	if (s->read_at && now >= s->read_at)
 		due |= SCHEDULE_READ;
+	if (s->transport_at && now >= s->transport_at)
+		due |= SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE;
+	if (s->writing)
+		return due;     /* what writes waits for the one in flight */
 	if (s->publish_pending && now >= schedule_publish_at(s))
 		due |= SCHEDULE_PUBLISH;
 	if (s->events_at && now >= s->events_at)
 		due |= SCHEDULE_EVENTS;
 	if (s->retry_at && now >= s->retry_at)
 		due |= SCHEDULE_RETRY | SCHEDULE_OBSERVE;
-	if (s->transport_at && now >= s->transport_at)
-		due |= SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE;
 	/* In backoff the retry carries an owed heartbeat: it never writes to a failing API on its own. */
 	if (schedule_heartbeat_owed(s, now) && !s->failures)
 		due |= SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE;
@@ -85,9 +87,11 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 	schedule_min(&next, s->observe_at);
 	schedule_min(&next, s->read_at);
 	schedule_min(&next, s->damp_at);
+	schedule_min(&next, s->transport_at);
+	if (s->writing)
+		return next <= now ? 0 : (int)(next - now);
 	schedule_min(&next, s->events_at);
 	schedule_min(&next, s->retry_at);
-	schedule_min(&next, s->transport_at);
 	if (s->heartbeat_ms && !s->failures)
 		schedule_min(&next, s->heartbeat_at);
 	if (s->publish_pending)
@@ -142,6 +146,20 @@ bool schedule_may_publish(const struct schedule *s, uint64_t now)
 void schedule_hold_publish(struct schedule *s)
 {
 	s->publish_pending = true;
+}
+
+void schedule_writing(struct schedule *s, bool writing, uint64_t now)
+{
+	s->writing = writing;
+	if (!writing && s->write_held) {
+		s->write_held = false;
+		schedule_observe_now(s, now);
+	}
+}
+
+void schedule_write_held(struct schedule *s)
+{
+	s->write_held = true;
 }
 
 void schedule_retry_taken(struct schedule *s)

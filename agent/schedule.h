@@ -50,6 +50,8 @@ struct schedule {
 	uint64_t transport_at;          /* sample the GPU pods' transport then (0: no GPU pod runs) */
 	uint64_t heartbeat_ms;          /* --heartbeat (0: off) */
 	uint64_t heartbeat_at;          /* the condition's next heartbeat (0: not armed: not published yet) */
+	bool writing;                   /* a write is in flight: no other is due until it ends */
+	bool write_held;                /* ... and an observation wanted one meanwhile: re-observe at its end */
 };
 
 /**
@@ -136,6 +138,17 @@ void schedule_publish_done(struct schedule *s);
 
 /* A write was made at @now: the spacing counts from it. */
 void schedule_wrote(struct schedule *s, uint64_t now);
+
+/*
+ * A write is in flight (@writing true) or has ended at @now: while one is, no other write's task
+ * (PUBLISH, EVENTS, RETRY, HEARTBEAT) is due, so the loop never spins on what it cannot send
+ * yet; at its end, an observation that wanted to write meanwhile (schedule_write_held()) is made
+ * again at once.
+ */
+void schedule_writing(struct schedule *s, bool writing, uint64_t now);
+
+/* An observation wanted to write while a write was in flight. */
+void schedule_write_held(struct schedule *s);
 
 /* Watch: the write retry that was due is being made (it is not due again unless it fails). */
 void schedule_retry_taken(struct schedule *s);

@@ -1,4 +1,4 @@
-/* workload_events.c - the daemon's pod Events: judge the node's GPU pods, queue one Event per uid and verdict, post. */
+/* workload_events.c - the daemon's pod Events: from the node's judged GPU pods, queue one Event per uid and verdict or transport state. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,8 +50,8 @@ static bool workload_events_keep(const char *key, void *arg)
 	return false;
 }
 
-static int workload_events_queue(struct publisher *pb, const struct observation *o, const struct profile *p,
-				 const struct workloads *w, uint64_t now)
+int workload_events_queue(struct publisher *pb, const struct observation *o, const struct profile *p,
+			  const struct workloads *w, uint64_t now)
 {
 	char key[WORKLOAD_EVENTS_KEY_MAX], state[32];
 	int r = 0;
@@ -81,25 +81,4 @@ static int workload_events_queue(struct publisher *pb, const struct observation 
 	if (r == 0 && w->judged)
 		eventq_forget(&pb->events, workload_events_keep, (void *)&o->kube);
 	return r;
-}
-
-int workload_events_run(struct publisher *pb, const struct observation *o, const struct profile *p,
-			const struct workloads *w, uint64_t now)
-{
-	char err[512], count[16], dropped[16], waiting[16];
-	unsigned posted, was_dropped = pb->events.dropped;
-	int r;
-
-	r = workload_events_queue(pb, o, p, w, now);
-	if (r < 0)
-		return r;
-	r = publisher_post_events(pb, now, &posted, err, sizeof(err));
-	snprintf(count, sizeof(count), "%u", posted);
-	snprintf(dropped, sizeof(dropped), "%u", pb->events.dropped - was_dropped);
-	snprintf(waiting, sizeof(waiting), "%zu", pb->events.n);
-	if (posted)
-		log_emit(LOG_LEVEL_INFO, "Events posted", "count", count, NULL);
-	if (r < 0)
-		log_emit(LOG_LEVEL_ERROR, "Event not posted", "error", err, "waiting", waiting, "dropped", dropped, NULL);
-	return 0;
 }

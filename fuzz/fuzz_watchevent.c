@@ -24,8 +24,8 @@ int fuzz_one(const uint8_t *data, size_t size)
 
 	/* The whole input as one line. */
 	if (watchevent_parse((const char *)data, size, &ev, err, sizeof(err)) == 0) {
-		if (ev.type == WATCHEVENT_BOOKMARK || ev.type == WATCHEVENT_ERROR ? ev.name[0] != '\0' : !ev.name[0])
-			abort();        /* named events have a name, the others none */
+		if (!ev.name || !ev.ns || ((ev.type == WATCHEVENT_BOOKMARK || ev.type == WATCHEVENT_ERROR) && ev.name[0]))
+			abort();        /* only named events have a name ("" when it cannot key a store) */
 		if (ev.type != WATCHEVENT_ERROR && !watchevent_rv_valid(ev.resource_version))
 			abort();
 		watchevent_free(&ev);

@@ -84,7 +84,7 @@ fi
 # happens in a window) all start at once at normal priority: they sleep most of the time and need the
 # CPU when they wake. The rest are CPU-bound and run JOBS at a time under `nice`, so they never make a
 # timed script miss its window.
-TIMED="test_daemon test_daemon_watch test_daemon_faults test_daemon_flap test_status test_daemon_health test_daemon_heartbeat"
+TIMED="test_daemon test_daemon_watch test_daemon_faults test_daemon_flap test_status test_daemon_health test_daemon_heartbeat test_daemon_frozen test_metrics"
 list() {  # $1 = unit|timed|other: "kind path" lines, the slow ones first
 	case $1 in
 	unit)

@@ -340,7 +340,8 @@ static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
 		free(v);
 		return r;
 	}
-	qsort(v, n, sizeof(*v), podnet_cmp_pid_desc);
+	if (n > 1)              /* none listed: v is NULL, and qsort(NULL, 0, ...) is undefined */
+		qsort(v, n, sizeof(*v), podnet_cmp_pid_desc);
 	*ret = v;
 	*ret_n = n;
 	return 0;
@@ -365,7 +366,8 @@ static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_trans
 	}
 	for (size_t i = 0; i < n; i++)
 		snprintf(t->pods[i].uid, sizeof(t->pods[i].uid), "%s", pods[i].uid);
-	qsort(t->pods, n, sizeof(*t->pods), podnet_cmp_pod);
+	if (n > 1)
+		qsort(t->pods, n, sizeof(*t->pods), podnet_cmp_pod);
 	for (size_t i = 0; i < n; i++)
 		if (!k || strcmp(t->pods[k - 1].uid, t->pods[i].uid) != 0)
 			t->pods[k++] = t->pods[i];

@@ -70,9 +70,10 @@ void http_response_free(struct http_response *r);
 void http_cancel(struct http_client *c);
 
 /*
- * Streams: GETs that never block the caller, several at once on one client (libcurl's multi
- * interface), for watches (the body delivered line by line) and for lists a loop must not wait
- * on (the whole body at the end). The caller polls the sockets:
+ * Streams: requests that never block the caller, several at once on one client (libcurl's multi
+ * interface), for watches (the body delivered line by line), for lists a loop must not wait on
+ * (the whole body at the end), and for the daemon's writes (a PATCH or POST with a body, its
+ * answer at the end). The caller polls the sockets:
  *
  *   n = http_streams_pollfds(c, fds, max);      (after its own fds; again before every poll)
  *   poll(fds, n, min(its timeout, http_streams_timeout(c)));
@@ -95,8 +96,12 @@ enum http_stream_mode {
 
 struct http_stream_config {
 	enum http_stream_mode mode;
+	const char *method;             /* WHOLE only: "PATCH", "POST", ...; NULL: GET */
+	const char *content_type;       /* ... of @body (NULL: none) */
+	const char *body;               /* ... sent with it (copied; NULL: none, GET) */
 	size_t line_max;                /* LINES: longest line (one object); 0: HTTP_STREAM_LINE_MAX */
-	unsigned timeout_ms;            /* the whole transfer, once started; 0: none (a watch ends itself) */
+	unsigned timeout_ms;            /* the whole transfer of one attempt (with max_total_ms given: at
+					   most what is left of it); 0: none (a watch ends itself) */
 	unsigned idle_s;                /* no byte for this many seconds ends it (-ETIMEDOUT); 0: never */
 	unsigned max_attempts;          /* establishing; 0: the client's */
 	unsigned max_total_ms;          /* establishing, waits included; 0: the client's */
@@ -123,9 +128,12 @@ struct http_stream_ops {
 };
 
 /**
- * http_stream_open() - start a streaming GET of @path (query included). Nothing is sent until
- * http_streams_drive() runs (http_streams_timeout() is then 0). @ops and @data must outlive it.
- * Return: 0 with @ret; -EINVAL for a malformed path or config; the token file's errors
+ * http_stream_open() - start a streaming GET of @path (query included), or with cfg->method a
+ * request carrying cfg->body (WHOLE only: a write whose answer comes to done()). Nothing is sent
+ * until http_streams_drive() runs (http_streams_timeout() is then 0). @ops and @data must
+ * outlive it.
+ * Return: 0 with @ret; -EINVAL for a malformed path, method, content type or config (a body
+ * with GET, a method with LINES); the token file's errors
  * (-ENOENT, -EACCES, -EINVAL) before anything is sent; -EINTR after http_cancel(); -ENOMEM.
  */
 int http_stream_open(struct http_client *c, const char *path, const struct http_stream_config *cfg,

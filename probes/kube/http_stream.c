@@ -1,4 +1,4 @@
-/* http_stream.c - the HTTP client's streams: GETs on libcurl's multi interface (watches line by line, lists whole), driven from the caller's poll(). */
+/* http_stream.c - the HTTP client's streams: requests on libcurl's multi interface (watches line by line, lists and writes whole), driven from the caller's poll(). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +27,10 @@ struct http_stream {
 	CURL *easy;
 	struct curl_slist *hdrs;        /* holds the token: scrubbed when freed */
 	char *path;
-	struct http_stream_config cfg;
+	char *method;                   /* "GET", or a write's method */
+	char *sent;                     /* a write's body (owned copy); NULL for a GET */
+	char *ctype;                    /* ... its content type (owned copy); NULL none */
+	struct http_stream_config cfg;  /* its method, content_type and body point into this stream */
 	const struct http_stream_ops *ops;
 	void *data;
 	enum http_stream_state state;
@@ -64,7 +67,7 @@ static size_t http_stream_write_cb(char *data, size_t size, size_t nmemb, void *
 	HTTP_CURL(easy_getinfo)(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	s->status = status;
 	if (!s->counted) {      /* counted when the answer starts: a watch lasts minutes */
-		apicount_add(&s->c->counts, "GET", s->path, status);
+		apicount_add(&s->c->counts, s->method, s->path, status);
 		s->counted = true;
 	}
 	if (http_stream_ok(status))
@@ -187,6 +190,11 @@ static void http_stream_unlink_free(struct http_stream *s)
 	linebuf_free(&s->lines);
 	strbuf_free(&s->body);
 	free(s->path);
+	free(s->method);
+	free(s->ctype);
+	if (s->sent)
+		explicit_bzero(s->sent, strlen(s->sent));
+	free(s->sent);
 	free(s);
 }
 
@@ -210,7 +218,7 @@ static int http_stream_attempt(struct http_stream *s)
 	int r;
 
 	if (c->cancel) {
-		http_stream_errf(s, "GET %s: cancelled", s->path);
+		http_stream_errf(s, "%s %s: cancelled", s->method, s->path);
 		return -EINTR;
 	}
 	r = http_conf_token(c, s->t.reauth, s->error, sizeof(s->error));
@@ -219,12 +227,19 @@ static int http_stream_attempt(struct http_stream *s)
 	s->t.reauth = false;
 	if (s->hdrs)
 		http_conf_headers_free(s->hdrs);
-	s->hdrs = http_conf_headers(c, NULL);
+	s->hdrs = http_conf_headers(c, s->cfg.content_type);
 	if (!s->hdrs) {
-		http_stream_errf(s, "GET %s: out of memory", s->path);
+		http_stream_errf(s, "%s %s: out of memory", s->method, s->path);
 		return -ENOMEM;
 	}
 	HTTP_CURL(easy_setopt)(s->easy, CURLOPT_HTTPHEADER, s->hdrs);
+	if (s->cfg.timeout_ms && s->cfg.max_total_ms) {
+		/* One attempt's time, within what is left of the call's own budget (as http_request()'s). */
+		uint64_t spent = http_conf_now_ms() - s->t.start_ms, left;
+
+		left = spent < s->t.max_total_ms ? s->t.max_total_ms - spent : 1;
+		HTTP_CURL(easy_setopt)(s->easy, CURLOPT_TIMEOUT_MS, (long)(left < s->cfg.timeout_ms ? left : s->cfg.timeout_ms));
+	}
 	s->status = 0;
 	s->fail = 0;
 	s->paused = false;
@@ -233,7 +248,7 @@ static int http_stream_attempt(struct http_stream *s)
 	s->curl_err[0] = '\0';
 	linebuf_free(&s->lines);
 	if (HTTP_CURL(multi_add_handle)(c->multi, s->easy) != CURLM_OK) {
-		http_stream_errf(s, "GET %s: libcurl refused the transfer", s->path);
+		http_stream_errf(s, "%s %s: libcurl refused the transfer", s->method, s->path);
 		return -ENOMEM;
 	}
 	s->t.attempts++;
@@ -255,17 +270,18 @@ static void http_stream_end_msg(struct http_stream *s, CURLcode cc)
 	if (s->err == 0)
 		s->error[0] = '\0';
 	else if (s->err == -EMSGSIZE)
-		http_stream_errf(s, "GET %s: a line longer than %zu bytes", s->path, s->cfg.line_max);
+		http_stream_errf(s, "%s %s: a line longer than %zu bytes", s->method, s->path, s->cfg.line_max);
 	else if (s->err == -EFBIG)
-		http_stream_errf(s, "GET %s: response body larger than %u bytes", s->path, HTTP_BODY_MAX);
+		http_stream_errf(s, "%s %s: response body larger than %u bytes", s->method, s->path, HTTP_BODY_MAX);
 	else if (s->err == -EINTR)
-		http_stream_errf(s, "GET %s: cancelled", s->path);
+		http_stream_errf(s, "%s %s: cancelled", s->method, s->path);
 	else if (s->err == -ECONNRESET && cc == CURLE_OK)
-		http_stream_errf(s, "GET %s: the stream ended inside a line", s->path);
+		http_stream_errf(s, "%s %s: the stream ended inside a line", s->method, s->path);
 	else if (cc != CURLE_OK)
-		http_conf_transport_msg(s->c, s->error, sizeof(s->error), "GET", s->path, cc, s->curl_err);
+		http_conf_transport_msg(s->c, s->error, sizeof(s->error), s->method, s->path, cc, s->curl_err);
 	else
-		http_conf_status_msg(s->c, s->error, sizeof(s->error), "GET", s->path, s->status, s->body.s, s->body.len);
+		http_conf_status_msg(s->c, s->error, sizeof(s->error), s->method, s->path, s->status, s->body.s,
+				     s->body.len);
 	if (s->err != 0)
 		http_conf_attempts_msg(s->error, sizeof(s->error), s->t.attempts);
 }
@@ -289,7 +305,7 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 	HTTP_CURL(easy_getinfo)(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	s->status = status;
 	if (!s->counted)        /* no body came: an empty answer, or none */
-		apicount_add(&c->counts, "GET", s->path, cc == CURLE_OK ? status : 0);
+		apicount_add(&c->counts, s->method, s->path, cc == CURLE_OK ? status : 0);
 	s->counted = true;
 	retry_after_s = http_conf_retry_after(s->easy);
 	if (retry_after_s)
@@ -303,8 +319,17 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 	else
 		err = -EIO;
 
-	if (!s->established && err != -EINTR && err != -ENOMEM && !c->cancel) {
-		retryable = status ? retry_status_retryable(status) : (cc != CURLE_OK && http_conf_retryable(cc));
+	/*
+	 * A stream whose lines were delivered cannot start again; a whole body (a list, a write's
+	 * answer) is delivered only at its end, so one cut short is tried again as http_request() does.
+	 */
+	if ((!s->established || s->cfg.mode == HTTP_STREAM_WHOLE) && err && err != -EINTR && err != -ENOMEM &&
+	    !c->cancel) {
+		/* A watch's cut after its 2xx headers is the reflector's to resume; a whole body's, a request's. */
+		if (s->cfg.mode == HTTP_STREAM_WHOLE && cc != CURLE_OK)
+			retryable = http_conf_retryable(cc);
+		else
+			retryable = status ? retry_status_retryable(status) : (cc != CURLE_OK && http_conf_retryable(cc));
 		switch (http_conf_retry(c, &s->t, status, retryable, s->retry_after_s, &wait)) {
 		case HTTP_CONF_NOW:
 		case HTTP_CONF_WAIT:
@@ -330,7 +355,10 @@ int http_stream_open(struct http_client *c, const char *path, const struct http_
 
 	if (!c || !path || !cfg || !ops || !ret || path[0] != '/' || !httpcheck_text(path, HTTP_PATH_MAX, false) ||
 	    (cfg->mode != HTTP_STREAM_LINES && cfg->mode != HTTP_STREAM_WHOLE) ||
-	    (cfg->mode == HTTP_STREAM_LINES && !ops->line) || !ops->done)
+	    (cfg->mode == HTTP_STREAM_LINES && (!ops->line || cfg->method)) || !ops->done ||
+	    (cfg->method && !httpcheck_method(cfg->method)) ||
+	    (cfg->body && (!cfg->method || strcmp(cfg->method, "GET") == 0)) ||
+	    (cfg->content_type && !httpcheck_text(cfg->content_type, HTTP_CTYPE_MAX, true)))
 		return -EINVAL;
 	if (c->cancel)
 		return -EINTR;
@@ -350,6 +378,12 @@ int http_stream_open(struct http_client *c, const char *path, const struct http_
 	s->state = HTTP_STREAM_WAITING;
 	linebuf_init(&s->lines, s->cfg.line_max);
 	s->path = strdup(path);
+	s->method = strdup(cfg->method ? cfg->method : "GET");
+	s->sent = cfg->body ? strdup(cfg->body) : NULL;
+	s->cfg.method = s->method;
+	s->cfg.body = s->sent;
+	s->ctype = cfg->content_type ? strdup(cfg->content_type) : NULL;
+	s->cfg.content_type = s->ctype;
 	s->easy = HTTP_CURL(easy_duphandle)(c->easy);     /* TLS, CA, timeouts, User-Agent as for requests */
 	/* Linked first, so that every error below is one free. */
 	s->prev = NULL;
@@ -357,15 +391,21 @@ int http_stream_open(struct http_client *c, const char *path, const struct http_
 	if (c->streams)
 		c->streams->prev = s;
 	c->streams = s;
-	if (!s->path || !s->easy || asprintf(&url, "%s%s", c->server, path) < 0) {
+	if (!s->path || !s->method || (cfg->body && !s->sent) || (cfg->content_type && !s->ctype) || !s->easy ||
+	    asprintf(&url, "%s%s", c->server, path) < 0) {
 		url = NULL;
 		k = -ENOMEM;
 		goto fail;
 	}
 #define SET(opt, val) do { if (r == CURLE_OK) r = HTTP_CURL(easy_setopt)(s->easy, opt, val); } while (0)
 	SET(CURLOPT_URL, url);
-	SET(CURLOPT_HTTPGET, 1L);
-	SET(CURLOPT_CUSTOMREQUEST, (char *)NULL);
+	if (s->sent) {
+		SET(CURLOPT_POSTFIELDS, s->sent);
+		SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(s->sent));
+	} else {
+		SET(CURLOPT_HTTPGET, 1L);
+	}
+	SET(CURLOPT_CUSTOMREQUEST, strcmp(s->method, s->sent ? "POST" : "GET") ? s->method : (char *)NULL);
 	SET(CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
 	SET(CURLOPT_ERRORBUFFER, s->curl_err);
 	SET(CURLOPT_WRITEFUNCTION, http_stream_write_cb);
@@ -490,7 +530,8 @@ static void http_stream_deliver(struct http_stream *s)
 		while ((r = linebuf_next(&s->lines, &line, &len)) != 0) {
 			if (r < 0) {
 				http_stream_end_with(s, -EMSGSIZE);
-				http_stream_errf(s, "GET %s: a line longer than %zu bytes", s->path, s->cfg.line_max);
+				http_stream_errf(s, "%s %s: a line longer than %zu bytes", s->method, s->path,
+						 s->cfg.line_max);
 				break;
 			}
 			s->ops->line(s->data, s, line, len);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/kube/kube.h"
+#include "probes/model/errmsg.h"
 
 #define KUBE_PATCH_MAX  (1u << 20)
 #define KUBE_EVENT_MAX  (64u << 10)
@@ -67,43 +68,82 @@ int kube_list_pods(struct http_client *c, const char *node, struct http_response
 }
 
 /* PATCH /api/v1/nodes/<node><sub> with @patch of @type. */
-static int kube_patch(struct http_client *c, const char *node, const char *sub, const char *type,
-		      const char *patch, struct http_response *resp)
+static int kube_write_patch(const char *node, const char *sub, const char *type, const char *patch,
+			    struct kube_write *ret, char *err, size_t errlen)
 {
-	char path[sizeof("/api/v1/nodes//status") + KUBE_NODE_NAME_MAX];
-	int r = kube_node_check(node, resp);
+	struct http_response resp;
+	int r = kube_node_check(node, &resp);
 
 	if (r < 0)
-		return r;
+		return errmsg_set(err, errlen, r, "%s", resp.error);
 	if (!patch || !*patch || strnlen(patch, KUBE_PATCH_MAX + 1) > KUBE_PATCH_MAX)
-		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long patch");
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s%s", node, sub);
-	return http_request(c, "PATCH", path, type, patch, resp);
+		return errmsg_set(err, errlen, -EINVAL, "refusing an empty or over-long patch");
+	ret->method = "PATCH";
+	ret->content_type = type;
+	ret->body = patch;
+	snprintf(ret->path, sizeof(ret->path), "/api/v1/nodes/%s%s", node, sub);
+	return 0;
+}
+
+int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
+			  size_t errlen)
+{
+	return status ? kube_write_patch(node, "/status", "application/strategic-merge-patch+json", patch, ret, err,
+					 errlen)
+		      : kube_write_patch(node, "", "application/merge-patch+json", patch, ret, err, errlen);
+}
+
+int kube_write_event(const char *ns, const char *event, struct kube_write *ret, char *err, size_t errlen)
+{
+	/* A namespace is a DNS label: a valid subdomain without dots, at most 63 characters. */
+	if (!kubename_valid(ns) || strchr(ns, '.') || strlen(ns) > KUBE_NS_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "invalid namespace for an Event: not a DNS label");
+	if (!event || !*event || strnlen(event, KUBE_EVENT_MAX + 1) > KUBE_EVENT_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "refusing an empty or over-long Event");
+	ret->method = "POST";
+	ret->content_type = "application/json";
+	ret->body = event;
+	snprintf(ret->path, sizeof(ret->path), "/apis/events.k8s.io/v1/namespaces/%s/events", ns);
+	return 0;
+}
+
+int kube_write_send(struct http_client *c, const struct kube_write *w, struct http_response *resp)
+{
+	return http_request(c, w->method, w->path, w->content_type, w->body, resp);
+}
+
+/* Build the write, then send it; a refusal is told in @resp. */
+static int kube_write_now(struct http_client *c, int built, const struct kube_write *w, const char *err,
+			  struct http_response *resp)
+{
+	return built < 0 ? kube_refuse(resp, built, err) : kube_write_send(c, w, resp);
 }
 
 int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
 		    struct http_response *resp)
 {
-	return kube_patch(c, node, "", "application/merge-patch+json", merge_patch, resp);
+	struct kube_write w;
+	char err[160];
+
+	return kube_write_now(c, kube_write_patch_node(node, false, merge_patch, &w, err, sizeof(err)), &w, err, resp);
 }
 
 int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
 			   struct http_response *resp)
 {
-	return kube_patch(c, node, "/status", "application/strategic-merge-patch+json", strategic_patch, resp);
+	struct kube_write w;
+	char err[160];
+
+	return kube_write_now(c, kube_write_patch_node(node, true, strategic_patch, &w, err, sizeof(err)), &w, err,
+			      resp);
 }
 
 int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp)
 {
-	char path[sizeof("/apis/events.k8s.io/v1/namespaces//events") + KUBE_NS_MAX];
+	struct kube_write w;
+	char err[160];
 
-	/* A namespace is a DNS label: a valid subdomain without dots, at most 63 characters. */
-	if (!kubename_valid(ns) || strchr(ns, '.') || strlen(ns) > KUBE_NS_MAX)
-		return kube_refuse(resp, -EINVAL, "invalid namespace for an Event: not a DNS label");
-	if (!event || !*event || strnlen(event, KUBE_EVENT_MAX + 1) > KUBE_EVENT_MAX)
-		return kube_refuse(resp, -EINVAL, "refusing an empty or over-long Event");
-	snprintf(path, sizeof(path), "/apis/events.k8s.io/v1/namespaces/%s/events", ns);
-	return http_request(c, "POST", path, "application/json", event, resp);
+	return kube_write_now(c, kube_write_event(ns, event, &w, err, sizeof(err)), &w, err, resp);
 }
 
 int kube_list_networks(struct http_client *c, struct http_response *resp)

@@ -54,6 +54,33 @@ int kube_patch_node_status(struct http_client *c, const char *node, const char *
  */
 int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp);
 
+/*
+ * The writes above as requests not yet sent, for a caller that sends them without waiting (the
+ * daemon, on the client's streams: http_stream_open() with cfg.method, content_type, body).
+ */
+#define KUBE_WRITE_PATH_MAX 384         /* "/apis/events.k8s.io/v1/namespaces/<63>/events", "/api/v1/nodes/<253>/status" */
+
+struct kube_write {
+	const char *method;             /* "PATCH" or "POST" (literals) */
+	const char *content_type;       /* a literal */
+	const char *body;               /* the caller's: not owned */
+	char path[KUBE_WRITE_PATH_MAX];
+};
+
+/**
+ * kube_write_patch_node() - the request of kube_patch_node() (@status false) or of
+ * kube_patch_node_status() (@status true), checked as they check it, into @ret.
+ * Return: 0; -EINVAL for a bad node name or patch (@err says why; nothing to send).
+ */
+int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
+			  size_t errlen);
+
+/* The request of kube_create_event(), checked as it checks it. Return: 0; -EINVAL (@err says why). */
+int kube_write_event(const char *ns, const char *event, struct kube_write *ret, char *err, size_t errlen);
+
+/* Send @w now and wait for its answer (http_request()). Return: as http_request(). */
+int kube_write_send(struct http_client *c, const struct kube_write *w, struct http_response *resp);
+
 /**
  * kube_list_networks() - GET /apis/networking.gke.io/v1/networks (GKE multi-network Network
  * objects; optional facts: a 403 means RBAC does not allow them, a 404 that the CRD is absent).

@@ -87,13 +87,8 @@ static int kubefeed_list(const struct reflector *r, struct obs_kube *k, struct k
 
 int kubefeed_pods(const struct reflector *r, struct obs_kube *k)
 {
-	char msg[KUBE_MSG_MAX];
-	int rc = kubefeed_list(r, k, &k->pods_fetch, "PodList", "v1", kubeparse_pods);
-
-	/* A pod set aside that may be the installer or the daemon: the pods are not read, as a GET's. */
-	if (rc == 0 && (rc = kubeparse_pods_blind(k, msg, sizeof(msg))) < 0)
-		kubefeed_failed(&k->pods_fetch, 200, rc, msg);
-	return rc;
+	/* A pod set aside is named by the checks, as a GET's: never the whole store. */
+	return kubefeed_list(r, k, &k->pods_fetch, "PodList", "v1", kubeparse_pods);
 }
 
 int kubefeed_networks(const struct reflector *r, struct obs_kube *k)

@@ -27,9 +27,9 @@ int kubefeed_node(const struct reflector *r, const char *node, const char *prefi
 
 /**
  * kubefeed_pods() - the pod part of @k from @r, a store of the pods bound to the node.
+ * A pod the parser cannot read is set aside in k->aside, the others read (kubeparse_pods()).
  * Return: 0 (k->pods_fetch OK); -EAGAIN when @r was never filled; -EINVAL (k->pods_fetch
- * FAILED: the list refused, the previous pods kept; or a pod that may be the installer or the
- * daemon set aside, kubeparse_pods_blind(), the other pods read); -ENOMEM.
+ * FAILED: the list refused, the previous pods kept); -ENOMEM.
  */
 int kubefeed_pods(const struct reflector *r, struct obs_kube *k);
 

@@ -145,36 +145,68 @@ out:
 	return r;
 }
 
+/* Whether a container may request GPUs: an nvidia.com/gpu key under its resources, or resources not walkable. */
+static bool kubeparse_maybe_gpus(const struct json *c)
+{
+	static const char *const keys[] = { "limits", "requests" };
+	const struct json *res = json_get(c, "resources");
+
+	if (!res || json_type(res) == JSON_NULL)
+		return false;
+	if (json_type(res) != JSON_OBJECT)
+		return true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct json *m = json_get(res, keys[i]), *q = json_get(m, "nvidia.com/gpu");
+
+		if ((m && json_type(m) != JSON_OBJECT && json_type(m) != JSON_NULL) || (q && json_type(q) != JSON_NULL))
+			return true;
+	}
+	return false;
+}
+
 /*
- * Whether a pod the parser refused may run one of our images: an image under its spec that is
- * ours, or a spec that cannot be walked (then nothing says it is not).
+ * What a pod the parser refused may be, for the checks that name it: *@ours, it may run one of
+ * our images (an image under its spec that is ours); *@gpu, it may be a GPU pod (an nvidia.com/gpu
+ * request under it). A pod that has ended (phase Succeeded or Failed) runs nothing: neither; a
+ * spec that cannot be walked may be both (nothing says it is not).
  */
-static bool kubeparse_maybe_ours(const struct json *item)
+static void kubeparse_maybe(const struct json *item, bool *ours, bool *gpu)
 {
 	static const char *const keys[] = { "initContainers", "containers" };
 	const struct json *spec = json_get(item, "spec");
+	const char *phase = json_get_string(json_get(item, "status"), "phase");
 	struct imageref ref;
 
+	*ours = *gpu = false;
+	if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0))
+		return;
+	*ours = *gpu = true;
 	if (json_type(spec) != JSON_OBJECT)
-		return true;
+		return;
+	*ours = *gpu = false;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const struct json *list = json_get(spec, keys[i]);
 
 		if (!list || json_type(list) == JSON_NULL)
 			continue;
-		if (json_type(list) != JSON_ARRAY)
-			return true;
+		if (json_type(list) != JSON_ARRAY) {
+			*ours = *gpu = true;
+			return;
+		}
 		for (const struct json *c = json_first(list); c; c = json_next(c)) {
 			const struct json *image = json_get(c, "image");
 			const char *s = json_string(image);
 
-			if (json_type(c) != JSON_OBJECT || (image && !s && json_type(image) != JSON_NULL))
-				return true;
+			if (json_type(c) != JSON_OBJECT || (image && !s && json_type(image) != JSON_NULL)) {
+				*ours = *gpu = true;
+				return;
+			}
 			if (s && strnlen(s, KUBE_IMAGE_MAX) < KUBE_IMAGE_MAX && kubeparse_role(s, &ref) >= 0)
-				return true;
+				*ours = true;
+			if (kubeparse_maybe_gpus(c))
+				*gpu = true;
 		}
 	}
-	return false;
 }
 
 /* @dst (@size bytes) = the member @key of @meta when a string, printable and cut; "" otherwise. */
@@ -191,9 +223,11 @@ static void kubeparse_meta_text(const struct json *meta, const char *key, char *
 static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t i, const char *why)
 {
 	const struct json *meta = json_get(item, "metadata");
-	bool ours = kubeparse_maybe_ours(item);
 	struct kube_pod_aside *a;
+	bool ours, gpu;
 
+	kubeparse_maybe(item, &ours, &gpu);
+	k->n_aside_gpu += gpu;
 	if (k->n_aside < KUBE_ASIDE_NAMED)
 		a = &k->aside[k->n_aside];
 	else if (ours && !obs_kube_aside_ours(k))
@@ -208,20 +242,8 @@ static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t 
 	kubeparse_meta_text(meta, "name", a->name, sizeof(a->name));
 	a->item = i;
 	a->ours = ours;
+	a->gpu = gpu;
 	snprintf(a->why, sizeof(a->why), "%s", why);
-}
-
-int kubeparse_pods_blind(const struct obs_kube *k, char *err, size_t errlen)
-{
-	const struct kube_pod_aside *a = obs_kube_aside_ours(k);
-	char item[32];
-
-	if (!a)
-		return 0;
-	snprintf(item, sizeof(item), "items[%zu]", a->item);
-	return errmsg_set(err, errlen, -EINVAL, "pod %s%s%s could not be read (%s), and it may run the installer or "
-			  "the daemon: their versions cannot be judged", a->name[0] ? a->ns : "",
-			  a->name[0] ? "/" : "", a->name[0] ? a->name : item, a->why);
 }
 
 int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
@@ -289,6 +311,7 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	k->n_containers = fresh.n_containers;
 	memcpy(k->aside, fresh.aside, sizeof(k->aside));
 	k->n_aside = fresh.n_aside;
+	k->n_aside_gpu = fresh.n_aside_gpu;
 	pods = NULL;
 	n = 0;
 	r = 0;

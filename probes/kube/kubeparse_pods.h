@@ -16,17 +16,11 @@
  * (status state.running, matched by container name) and, for daemons, command + args.
  * Containers with unparsable images are not ours and are skipped. A pod that kubepod cannot read
  * (a wrong type, a value over its limits) is set aside in k->aside, named with the reason and
- * whether it may run the installer or the daemon image; the other pods are read.
+ * whether it may run the installer or the daemon image (one that has ended runs nothing); the
+ * other pods are read, and the checks name it in their own findings (check_version_pair()).
  * The pod part of @k is replaced only on success.
  *
  * Return: 0; -EINVAL for malformed JSON, not a PodList (or the "List" kubectl prints), items not
  * an array, or more than KUBEPARSE_PODS_MAX pods / KUBE_CONTAINERS_MAX of ours; -ENOMEM.
  */
 int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
-
-/**
- * kubeparse_pods_blind() - whether the pods read leave the installer and daemon unknown: a pod
- * set aside that may run one of their images.
- * Return: 0 when not; -EINVAL with @err naming the pod and why it could not be read.
- */
-int kubeparse_pods_blind(const struct obs_kube *k, char *err, size_t errlen);

@@ -1,5 +1,6 @@
 /* kubepod.c - one Pod or pod template (JSON value) -> struct pod (pure, bounded). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ static int kubepod_kvs(const struct json *obj, const char *key, size_t vmax, str
 	if (r < 0 || !m || json_size(m) == 0)
 		return r;
 	if (json_size(m) > KUBEPOD_LIST_MAX)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %d are read", where, key, json_size(m),
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %u are read", where, key, json_size(m),
 				  KUBEPOD_LIST_MAX);
 	ret->v = calloc(json_size(m), sizeof(*ret->v));
 	if (!ret->v)
@@ -87,21 +88,130 @@ static int kubepod_kvs(const struct json *obj, const char *key, size_t vmax, str
 	return 0;
 }
 
-/* A whole-number quantity ("8" or 8); nothing else is a GPU count. */
+/* *@v = *@v * @m when it stays within @max. Return: false on overflow. */
+static bool kubepod_mul(unsigned long long *v, unsigned long long m, unsigned long long max)
+{
+	if (*v && m > max / *v)
+		return false;
+	*v *= m;
+	return true;
+}
+
+/*
+ * The decimal (n u m "" k M G T P E) and binary (Ki .. Ei) suffixes of a Kubernetes quantity:
+ * *@e10 the power of ten, *@b2 the power of two. Return: false for anything else.
+ */
+static bool kubepod_suffix(const char *s, int *e10, int *b2)
+{
+	static const struct {
+		const char *text;
+		int e10, b2;
+	} table[] = {
+		{ "n", -9, 0 }, { "u", -6, 0 }, { "m", -3, 0 }, { "", 0, 0 }, { "k", 3, 0 }, { "M", 6, 0 },
+		{ "G", 9, 0 }, { "T", 12, 0 }, { "P", 15, 0 }, { "E", 18, 0 }, { "Ki", 0, 10 }, { "Mi", 0, 20 },
+		{ "Gi", 0, 30 }, { "Ti", 0, 40 }, { "Pi", 0, 50 }, { "Ei", 0, 60 },
+	};
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(s, table[i].text) == 0) {
+			*e10 = table[i].e10;
+			*b2 = table[i].b2;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * kubepod_quantity_text() - a quantity by the API's grammar (resource.Quantity: an optional
+ * sign, digits with an optional fraction, then a decimal or binary SI suffix or an exponent
+ * "e"/"E" and a signed integer: "8", "1k", "1000m", "2e3", "1Ki", "+8.0") as a whole number in
+ * [0, @max] into *@ret. Return: 0; -EINVAL with @why (static text) when it is not one.
+ */
+static int kubepod_quantity_text(const char *s, unsigned long long max, unsigned long long *ret, const char **why)
+{
+	unsigned long long v = 0;
+	unsigned __int128 x;
+	long long zeros = 0, frac = 0, exp10;
+	bool neg = false, digits = false, dot = false;
+	int e10 = 0, b2 = 0;
+	const char *p = s;
+
+	if (*p == '+' || *p == '-')
+		neg = *p++ == '-';
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && !dot); p++) {
+		if (*p == '.') {
+			dot = true;
+			continue;
+		}
+		digits = true;
+		frac += dot;
+		/* Zeros are counted, not multiplied in: "1000000000000000000000n" is 10^12. */
+		if (*p == '0') {
+			zeros += zeros < 1000000;
+			continue;
+		}
+		for (; zeros > 0; zeros--)
+			if (!kubepod_mul(&v, 10, ULLONG_MAX / 10))
+				goto big;
+		if (!kubepod_mul(&v, 10, ULLONG_MAX - 9))
+			goto big;
+		v += (unsigned long long)(*p - '0');
+	}
+	if (!digits)
+		return *why = "not a number", -EINVAL;
+	if (kubepod_suffix(p, &e10, &b2)) {
+		/* "E" and "Ei" are suffixes; any other "e"/"E" starts an exponent. */
+	} else if (*p == 'e' || *p == 'E') {
+		char *end;
+		long e;
+
+		if (!((p[1] >= '0' && p[1] <= '9') || ((p[1] == '+' || p[1] == '-') && p[2] >= '0' && p[2] <= '9')))
+			return *why = p[1] ? "an exponent must be a whole number" : "not a Kubernetes quantity", -EINVAL;
+		errno = 0;
+		e = strtol(p + 1, &end, 10);
+		if (*end || errno || e > 1000 || e < -1000)
+			return *why = "an exponent must be a whole number (at most 1000)", -EINVAL;
+		e10 = (int)e;
+	} else {
+		return *why = "not a Kubernetes quantity", -EINVAL;
+	}
+	if (v == 0) {
+		*ret = 0;
+		return 0;               /* "0", "-0", "0.0Ki": nothing, whatever the scale */
+	}
+	if (neg)
+		return *why = "a negative number", -EINVAL;
+	exp10 = zeros - frac + e10;
+	/* Exact: at most 2^64 * 2^60 before the tens are divided out ("0.5Ki" is 512). */
+	x = (unsigned __int128)v << b2;
+	for (; exp10 < 0; exp10++) {
+		if (x % 10)
+			return *why = "not a whole number", -EINVAL;
+		x /= 10;
+	}
+	for (; exp10 > 0 && x <= max; exp10--)
+		x *= 10;
+	if (x > max)
+		goto big;
+	*ret = (unsigned long long)x;
+	return 0;
+big:
+	return *why = "larger than the agent counts", -EINVAL;
+}
+
+/* A whole-number quantity ("8", "1k", "1000m", "2e3", "1Ki", or a JSON number); nothing else is a GPU count. */
 static int kubepod_quantity(const struct json *v, long long *ret, const char *where, char *err, size_t errlen)
 {
-	const char *s = json_string(v);
+	const char *s = json_string(v), *why;
+	unsigned long long n;
 	double d;
 
 	if (s) {
-		char *end;
-		long long n;
-
-		errno = 0;
-		n = strtoll(s, &end, 10);
-		if (!*s || *end || errno || n < 0 || n > KUBEPOD_GPUS_MAX || *s == '+' || *s == ' ')
-			return errmsg_set(err, errlen, -EINVAL, "%s: '%.32s' is not a whole number of GPUs", where, s);
-		*ret = n;
+		if (kubepod_quantity_text(s, (unsigned long long)KUBEPOD_GPUS_MAX, &n, &why) < 0)
+			return errmsg_set(err, errlen, -EINVAL, "%s: '%.32s' is not a whole number of GPUs (%s)", where, s,
+					  why);
+		*ret = (long long)n;
 		return 0;
 	}
 	if (json_number(v, &d) && d >= 0 && d <= (double)KUBEPOD_GPUS_MAX && d == (double)(long long)d) {
@@ -493,7 +603,7 @@ static int kubepod_affinity(const struct json *spec, struct pod *p, const char *
 		total += ne;
 	}
 	if (total > KUBEPOD_SMALL_MAX)
-		return errmsg_set(err, errlen, -EINVAL, "%s: %zu match expressions, at most %d are read", w, total, KUBEPOD_SMALL_MAX);
+		return errmsg_set(err, errlen, -EINVAL, "%s: %zu match expressions, at most %u are read", w, total, KUBEPOD_SMALL_MAX);
 	if (!total)
 		return 0;
 	p->affinity = calloc(total, sizeof(*p->affinity));

@@ -23,6 +23,7 @@ struct nodelist_scan {
 	size_t errlen;
 	bool refused;                   /* err says why: not a NodeList (the JSON itself may be fine) */
 	bool oom;
+	bool bad_escape;                /* a string whose \u escape is no character (a lone surrogate) */
 	struct jsonscan_field kind, cont;
 	struct jsonscan_field item_kind;
 	char items_type;
@@ -39,10 +40,14 @@ struct nodelist_scan {
 static const char *nodelist_field(struct nodelist_scan *sc, struct jsonscan_field *f, const char *v,
 				  const char *end, int depth)
 {
-	const char *e = jsonscan_field(f, v, end, depth, &sc->oom);
+	int err = 0;
+	const char *e = jsonscan_field(f, v, end, depth, &err);
 
-	if (!e && sc->oom)
+	if (!e && err) {
+		sc->oom = err == -ENOMEM;
+		sc->bad_escape = err == -EILSEQ;
 		sc->refused = true;
+	}
 	return e;
 }
 
@@ -369,6 +374,9 @@ int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_ite
 	if (!p || p != end) {
 		if (sc.oom) {
 			r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
+		} else if (sc.bad_escape) {
+			errmsg_set(err, errlen, 0, "not valid JSON text: a string's \\u escape is no character (a lone "
+				   "UTF-16 surrogate such as \\ud800, which no UTF-8 text can hold)");
 		} else if (!sc.refused) {
 			errmsg_set(err, errlen, 0, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
 		}

@@ -24,14 +24,28 @@ void objstore_move(struct objstore *dst, struct objstore *src)
 	memset(src, 0, sizeof(*src));
 }
 
-/* Index of @key, or of where it would go (*found false). */
-static size_t objstore_index(const struct objstore *s, const char *key, bool *found)
+/* strcmp(@key, "@ns/@name") without making the second. */
+static int objstore_cmp(const char *key, const char *ns, const char *name)
+{
+	size_t n = strlen(ns);
+	int c = strncmp(key, ns, n);
+
+	if (c)
+		return c;
+	key += n;
+	if (*key != '/')
+		return (unsigned char)*key - (unsigned char)'/';
+	return strcmp(key + 1, name);
+}
+
+/* Index of "@ns/@name", or of where it would go (*found false). */
+static size_t objstore_index(const struct objstore *s, const char *ns, const char *name, bool *found)
 {
 	size_t lo = 0, hi = s->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->v[mid].key, key);
+		int c = objstore_cmp(s->v[mid].key, ns, name);
 
 		if (c == 0) {
 			*found = true;
@@ -46,11 +60,11 @@ static size_t objstore_index(const struct objstore *s, const char *key, bool *fo
 	return lo;
 }
 
-/* Insert or replace: takes @obj (freed on error). Return: 0, -E2BIG past @max, -ENOMEM. */
-static int objstore_put(struct objstore *s, const char *key, struct json *obj, size_t max)
+/* Insert or replace under "@ns/@name": takes @obj (freed on error). Return: 0, -E2BIG past @max, -ENOMEM. */
+static int objstore_put(struct objstore *s, const char *ns, const char *name, struct json *obj, size_t max)
 {
 	bool found;
-	size_t i = objstore_index(s, key, &found);
+	size_t i = objstore_index(s, ns, name, &found);
 	char *k;
 
 	if (found) {
@@ -73,8 +87,7 @@ static int objstore_put(struct objstore *s, const char *key, struct json *obj, s
 		s->v = v;
 		s->cap = cap;
 	}
-	k = strdup(key);
-	if (!k) {
+	if (asprintf(&k, "%s/%s", ns, name) < 0) {
 		json_free(obj);
 		return -ENOMEM;
 	}
@@ -85,10 +98,10 @@ static int objstore_put(struct objstore *s, const char *key, struct json *obj, s
 	return 0;
 }
 
-static bool objstore_del(struct objstore *s, const char *key)
+static bool objstore_del(struct objstore *s, const char *ns, const char *name)
 {
 	bool found;
-	size_t i = objstore_index(s, key, &found);
+	size_t i = objstore_index(s, ns, name, &found);
 
 	if (!found)
 		return false;
@@ -101,7 +114,6 @@ static bool objstore_del(struct objstore *s, const char *key)
 
 int objstore_apply(struct objstore *s, const struct watchevent *ev, size_t max)
 {
-	char key[OBJSTORE_KEY_MAX];
 	struct json *dup;
 	int k;
 
@@ -114,26 +126,27 @@ int objstore_apply(struct objstore *s, const struct watchevent *ev, size_t max)
 	case WATCHEVENT_ERROR:
 		return -EINVAL;
 	}
-	snprintf(key, sizeof(key), "%s/%s", ev->ns, ev->name);
+	if (!ev->name[0])
+		return -ENOKEY;
 	if (ev->type == WATCHEVENT_DELETED)
-		return objstore_del(s, key);
+		return objstore_del(s, ev->ns, ev->name);
 	dup = json_dup(ev->object);
 	if (!dup)
 		return -ENOMEM;
-	k = objstore_put(s, key, dup, max);
+	k = objstore_put(s, ev->ns, ev->name, dup, max);
 	return k < 0 ? k : 1;
 }
 
-/* "namespace/name" of an object's metadata; -EINVAL when it has no name, or one too long for a watch event. */
-static int objstore_key(const struct json *obj, char *key, size_t size)
+/* The namespace and name an object is kept under, as sent; false when it has no name to key it by. */
+static bool objstore_names(const struct json *obj, const char **ns, const char **name)
 {
-	const struct json *meta = json_get(obj, "metadata");
-	const char *name = json_get_string(meta, "name"), *ns = json_get_string(meta, "namespace");
+	const struct json *meta = json_get(obj, "metadata"), *n = json_get(meta, "namespace");
 
-	if (!name || !*name || strlen(name) >= WATCHEVENT_NAME_MAX || (ns && strlen(ns) >= WATCHEVENT_NS_MAX))
-		return -EINVAL;
-	snprintf(key, size, "%s/%s", ns ? ns : "", name);
-	return 0;
+	*name = json_get_string(meta, "name");
+	*ns = json_get_string(meta, "namespace");
+	if (!*ns)
+		*ns = "";
+	return json_type(obj) == JSON_OBJECT && *name && **name && (!n || json_string(n) || json_type(n) == JSON_NULL);
 }
 
 int objstore_parse_list(const char *body, size_t len, size_t max, struct objstore *ret, char *rv, size_t rvsize,
@@ -142,7 +155,6 @@ int objstore_parse_list(const char *body, size_t len, size_t max, struct objstor
 	struct json *root = NULL;
 	const struct json *items, *it;
 	const char *lrv;
-	char key[OBJSTORE_KEY_MAX];
 	size_t i = 0;
 	int k = 0;
 
@@ -162,14 +174,16 @@ int objstore_parse_list(const char *body, size_t len, size_t max, struct objstor
 		goto out;
 	}
 	for (it = json_first(items); it; it = json_next(it), i++) {
+		const char *ns, *name;
 		struct json *dup;
 
-		if (json_type(it) != JSON_OBJECT || objstore_key(it, key, sizeof(key)) < 0) {
-			k = errmsg_set(err, errlen, -EINVAL, "items[%zu]: not an object with metadata.name", i);
-			goto out;
+		/* One item that cannot be kept is set aside, counted: the rest of the list is read. */
+		if (!objstore_names(it, &ns, &name)) {
+			ret->aside++;
+			continue;
 		}
 		dup = json_dup(it);
-		k = dup ? objstore_put(ret, key, dup, max) : -ENOMEM;
+		k = dup ? objstore_put(ret, ns, name, dup, max) : -ENOMEM;
 		if (k < 0) {
 			errmsg_set(err, errlen, k, "%s", k == -E2BIG ? "more objects than the limit" : "out of memory");
 			goto out;
@@ -210,14 +224,12 @@ const struct json *objstore_object(const struct objstore *s, size_t i)
 
 const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name)
 {
-	char key[OBJSTORE_KEY_MAX];
 	bool found;
 	size_t i;
 
 	if (!name)
 		return NULL;
-	snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
-	i = objstore_index(s, key, &found);
+	i = objstore_index(s, ns ? ns : "", name, &found);
 	return found ? s->v[i].obj : NULL;
 }
 

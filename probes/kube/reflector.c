@@ -367,6 +367,7 @@ int reflector_list_done(struct reflector *r, uint64_t now_ms, long status, const
 		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
 		return k == -ENOMEM ? k : -EINVAL;
 	}
+	r->st.aside += fresh.aside;
 	reflector_store_replace(r, &fresh);
 	snprintf(r->rv, sizeof(r->rv), "%s", rv);
 	r->list_consistent = false;
@@ -445,6 +446,11 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 		return -EINVAL;
 	}
 	k = reflector_apply(r, &ev);
+	if (k == -ENOKEY) {
+		/* An object without a name to keep it by: set aside, counted; the stream goes on. */
+		r->st.aside++;
+		k = 0;
+	}
 	if (k < 0) {
 		reflector_errf(r, "watch %s: %s", r->path, k == -E2BIG ? "more objects than the limit" : "out of memory");
 		watchevent_free(&ev);

@@ -75,6 +75,7 @@ struct reflector_stats {
 	unsigned long bookmarks;
 	unsigned long errors;           /* failed requests, malformed lines or lists, ERROR events */
 	unsigned long watchlist_fallbacks;  /* the server refused (or never ended) a watchlist watch */
+	unsigned long aside;            /* objects of a list or an event set aside: no name to keep them by */
 };
 
 /* The relists of every reason: fills of the store after the first. */

@@ -46,6 +46,7 @@ void watchevent_free(struct watchevent *ev)
 		return;
 	json_free(ev->root);
 	memset(ev, 0, sizeof(*ev));
+	ev->name = ev->ns = "";
 }
 
 /* Copy a hostile string as printable text, cut to fit @size. */
@@ -55,14 +56,6 @@ static void watchevent_printable(char *dst, size_t size, const char *s)
 
 	snprintf(dst, size, "%s", p ? p : "");
 	free(p);
-}
-
-static bool watchevent_name_ok(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s <= ' ' || (unsigned char)*s == 0x7f || *s == '/')
-			return false;
-	return true;
 }
 
 static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool named, char *err, size_t errlen)
@@ -83,13 +76,13 @@ static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool 
 				  watchevent_type_name(ev->type));
 	if (!named)
 		return 0;
-	if ((r = kubejson_str(meta, "name", ev->name, sizeof(ev->name), "object.metadata", err, errlen)) < 0 ||
-	    (r = kubejson_str(meta, "namespace", ev->ns, sizeof(ev->ns), "object.metadata", err, errlen)) < 0)
-		return r;
-	if (!ev->name[0] || !watchevent_name_ok(ev->name) || !watchevent_name_ok(ev->ns))
-		return errmsg_set(err, errlen, -EINVAL, "%s event: object.metadata.%s: %s", watchevent_type_name(ev->type),
-				  ev->name[0] && watchevent_name_ok(ev->name) ? "namespace" : "name",
-				  ev->name[0] ? "contains spaces, controls or '/'" : "missing");
+	/* Whatever the name holds, a store keys the object by it; none at all (or no string): set aside. */
+	ev->name = json_get_string(meta, "name");
+	ev->ns = json_get_string(meta, "namespace");
+	if (!ev->name || (json_get(meta, "namespace") && !ev->ns && json_type(json_get(meta, "namespace")) != JSON_NULL))
+		ev->name = "";
+	if (!ev->ns)
+		ev->ns = "";
 	return 0;
 }
 
@@ -116,6 +109,7 @@ int watchevent_parse(const char *line, size_t len, struct watchevent *ev, char *
 	int r;
 
 	memset(ev, 0, sizeof(*ev));
+	ev->name = ev->ns = "";
 	if (err && errlen)
 		err[0] = '\0';
 	if (!line)

@@ -24,8 +24,9 @@ enum watchevent_type {
 struct watchevent {
 	enum watchevent_type type;
 	char kind[WATCHEVENT_KIND_MAX];         /* the object's kind ("Pod", "Status"); "" when absent */
-	char name[WATCHEVENT_NAME_MAX];         /* metadata.name: set for ADDED/MODIFIED/DELETED */
-	char ns[WATCHEVENT_NS_MAX];             /* metadata.namespace; "" for cluster-scoped objects */
+	const char *name;                       /* metadata.name as sent (in root, any length): ADDED/MODIFIED/
+						   DELETED; "" when the object has none a store can key it by */
+	const char *ns;                         /* metadata.namespace as sent; "" for cluster-scoped objects */
 	char resource_version[WATCHEVENT_RV_MAX];  /* metadata.resourceVersion; "" for ERROR */
 	bool initial_events_end;                /* BOOKMARK with annotation k8s.io/initial-events-end: "true" */
 	long code;                              /* ERROR: the Status code (410: resourceVersion too old) */
@@ -37,9 +38,11 @@ struct watchevent {
 
 /**
  * watchevent_parse() - parse one event line (@len bytes, need not be NUL-terminated; trailing
- * whitespace is ignored). ADDED/MODIFIED/DELETED need metadata.name and metadata.resourceVersion,
- * BOOKMARK a metadata.resourceVersion, ERROR a Status code. A resourceVersion must be 1..63 URL-safe
- * characters ([A-Za-z0-9._~-]): it is sent back in the next request's query.
+ * whitespace is ignored). ADDED/MODIFIED/DELETED/BOOKMARK need a metadata.resourceVersion, ERROR a
+ * Status code. A resourceVersion must be 1..63 URL-safe characters ([A-Za-z0-9._~-]): it is sent
+ * back in the next request's query. The name and namespace are taken as sent (the parsers judge
+ * them with the rest of the object); an object without a string metadata.name (or with a namespace
+ * that is no string) has ev->name "": one object to set aside, not a broken stream.
  * @ev: filled on success (free with watchevent_free()); zeroed on error.
  * @err: on error, a message naming the field (@errlen bytes).
  *

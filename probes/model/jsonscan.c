@@ -1,4 +1,5 @@
 /* jsonscan.c - a strict single-pass JSON scanner with member and element callbacks. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,10 +172,11 @@ const char *jsonscan_type_name(char type)
 	}
 }
 
-const char *jsonscan_field(struct jsonscan_field *f, const char *v, const char *end, int depth, bool *ret_oom)
+const char *jsonscan_field(struct jsonscan_field *f, const char *v, const char *end, int depth, int *ret_err)
 {
 	const char *e = jsonscan_value(v, end, depth);
 	struct json *str = NULL;
+	int r = -ENOMEM;
 
 	if (!e || f->present)
 		return e;
@@ -182,13 +184,18 @@ const char *jsonscan_field(struct jsonscan_field *f, const char *v, const char *
 	f->type = *v;
 	if (*v != '"')
 		return e;
-	if (!memchr(v, '\\', (size_t)(e - v)))
+	if (!memchr(v, '\\', (size_t)(e - v))) {
 		f->s = strndup(v + 1, (size_t)(e - v - 2));
-	else if (json_parse(v, (size_t)(e - v), &str) == 0 && json_string(str))
-		f->s = strdup(json_string(str));
+	} else {
+		/* The scan checked the escapes' form; the decoder refuses what is no character (\ud800 alone). */
+		r = json_parse(v, (size_t)(e - v), &str);
+		if (r == 0 && json_string(str))
+			f->s = strdup(json_string(str));
+		r = r == -ENOMEM || r == 0 ? -ENOMEM : -EILSEQ;
+	}
 	json_free(str);
 	if (!f->s) {
-		*ret_oom = true;
+		*ret_err = r;
 		return NULL;
 	}
 	return e;

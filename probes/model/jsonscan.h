@@ -41,9 +41,11 @@ const char *jsonscan_array(void *ctx, const char *p, const char *end, int depth,
 
 /**
  * jsonscan_field() - skip the value at @v and keep it in @f unless @f already holds one.
- * @ret_oom: set to true when decoding the string ran out of memory (then NULL is returned).
+ * @ret_err: when a string cannot be kept (then NULL is returned): -ENOMEM when decoding it ran out
+ * of memory, -EILSEQ when an escape is no character (a lone UTF-16 surrogate such as \ud800, which
+ * no UTF-8 text can hold).
  */
-const char *jsonscan_field(struct jsonscan_field *f, const char *v, const char *end, int depth, bool *ret_oom);
+const char *jsonscan_field(struct jsonscan_field *f, const char *v, const char *end, int depth, int *ret_err);
 
 void jsonscan_field_clear(struct jsonscan_field *f);
 

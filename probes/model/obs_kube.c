@@ -68,6 +68,7 @@ void obs_kube_free_pods(struct obs_kube *k)
 	k->containers = NULL;
 	k->n_containers = 0;
 	k->n_aside = 0;
+	k->n_aside_gpu = 0;
 }
 
 const struct kube_pod_aside *obs_kube_aside_ours(const struct obs_kube *k)

@@ -135,6 +135,7 @@ struct kube_pod_aside {
 	char name[KUBE_NAME_MAX];       /* "" when not readable: then items[item] names it */
 	size_t item;                    /* its index in the list */
 	bool ours;                      /* it may run the installer or the daemon image */
+	bool gpu;                       /* it may be a GPU pod that runs (a workload `workloads` cannot judge) */
 	char why[256];                  /* the parser's message, naming the field */
 };
 
@@ -180,6 +181,7 @@ struct obs_kube {
 	/* Pods that could not be read, in list order (those that may be ours kept first when over KUBE_ASIDE_NAMED). */
 	struct kube_pod_aside aside[KUBE_ASIDE_NAMED];
 	size_t n_aside;                         /* all of them: over KUBE_ASIDE_NAMED are counted only */
+	size_t n_aside_gpu;                     /* ... those that may be GPU pods not ended, all counted */
 
 	/* GET /apis/networking.gke.io/v1/networks (kubeparse_networks): optional facts */
 	struct kube_fetch networks_fetch;

@@ -1,6 +1,8 @@
 /* strbuf.c - a growable NUL-terminated string for building messages, and the HTTP client's bodies. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,9 +123,40 @@ void strbuf_free(struct strbuf *sb)
 	*sb = (struct strbuf){ 0 };
 }
 
+size_t strbuf_char(const char *s, size_t n, bool *ret_unsafe)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+	uint32_t cp;
+
+	*ret_unsafe = true;
+	if (!n)
+		return 0;
+	if (u[0] < 0x80) {
+		*ret_unsafe = u[0] < 0x20 || u[0] == 0x7f;
+		return 1;
+	}
+	/* A UTF-8 sequence: its length by the lead byte, each continuation checked; malformed is one byte. */
+	len = u[0] >= 0xf0 && u[0] < 0xf5 ? 4 : u[0] >= 0xe0 && u[0] < 0xf0 ? 3 : u[0] >= 0xc2 && u[0] < 0xe0 ? 2 : 0;
+	if (!len || len > n)
+		return 1;
+	cp = u[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 1;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+		return 1;       /* overlong, out of range, a surrogate: not UTF-8 */
+	/* C1 controls (CSI U+009B, OSC U+009D, ...), and the marks that reorder what a terminal shows. */
+	*ret_unsafe = (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+		      (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+	return len;
+}
+
 char *strbuf_printable(const char *s, size_t max)
 {
-	size_t n = strlen(s), keep = n > max ? max : n;
+	size_t n = strlen(s), keep = n > max ? max : n, o = 0;
 	char *out;
 
 	/* Never leave half a character before the "…". */
@@ -132,12 +165,19 @@ char *strbuf_printable(const char *s, size_t max)
 	out = malloc(keep + sizeof("…"));
 	if (!out)
 		return NULL;
-	for (size_t i = 0; i < keep; i++) {
-		unsigned char ch = (unsigned char)s[i];
+	for (size_t i = 0; i < keep;) {
+		bool bad;
+		size_t len = strbuf_char(s + i, keep - i, &bad);
 
-		out[i] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
+		if (bad) {
+			out[o++] = '?';         /* one mark for the whole character: never longer than the input */
+		} else {
+			memcpy(out + o, s + i, len);
+			o += len;
+		}
+		i += len;
 	}
-	out[keep] = '\0';
+	out[o] = '\0';
 	if (keep < n)
 		strcat(out, "…");
 	return out;

@@ -33,7 +33,17 @@ char *strbuf_take(struct strbuf *sb);
 void strbuf_free(struct strbuf *sb);
 
 /*
- * strbuf_printable() - a printable copy of hostile text: control bytes become '?', at most
- * @max bytes (cut at a UTF-8 character boundary), then "…" when cut. Caller frees; NULL on OOM.
+ * strbuf_char() - the character at @s (@n > 0 bytes left), and in *@ret_unsafe whether a terminal
+ * must never be given it raw: a C0 control or DEL, a C1 control encoded in UTF-8 (U+0080-U+009F:
+ * CSI, OSC, ...), a mark that reorders what is shown (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069), or a byte that is not well-formed UTF-8 (taken alone). The one rule of every
+ * human output. Return: its length in bytes (0 only when @n is 0).
+ */
+size_t strbuf_char(const char *s, size_t n, bool *ret_unsafe);
+
+/*
+ * strbuf_printable() - a printable copy of hostile text: what strbuf_char() calls unsafe becomes one '?'
+ * each, at most @max bytes (cut at a UTF-8 character boundary), then "…" when cut. Caller frees;
+ * NULL on OOM.
  */
 char *strbuf_printable(const char *s, size_t max);

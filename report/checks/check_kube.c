@@ -727,17 +727,21 @@ static int check_kube_pair_remedy(struct check_kube_pair *s)
 }
 
 /*
- * The pods that could not be read, named: none of them runs the installer or the daemon (one
- * that may makes the pods unread, kubeparse_pods_blind()), so the versions stand; a warning.
+ * The pods that could not be read and cannot run the installer or the daemon (no image of theirs
+ * under the spec, or the pod has ended), named: the versions stand; a warning.
  */
 static void check_kube_pair_aside(struct check_kube_pair *s)
 {
 	const struct obs_kube *k = s->k;
-	size_t named = k->n_aside < KUBE_ASIDE_NAMED ? k->n_aside : KUBE_ASIDE_NAMED;
+	size_t named = k->n_aside < KUBE_ASIDE_NAMED ? k->n_aside : KUBE_ASIDE_NAMED, shown = 0, others = k->n_aside;
 
-	for (size_t i = 0; i < named && i < 3; i++) {
+	for (size_t i = 0; i < named; i++) {
 		const struct kube_pod_aside *a = &k->aside[i];
 
+		if (a->ours)
+			others--;       /* named by check_kube_pair_unknown() */
+		if (a->ours || shown++ >= 3)
+			continue;
 		if (a->name[0])
 			check_kube_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
 				       "pod %s/%s could not be read (%s): set aside, it runs neither the installer nor the daemon",
@@ -747,8 +751,35 @@ static void check_kube_pair_aside(struct check_kube_pair *s)
 				       "pod items[%zu] could not be read (%s): set aside, it runs neither the installer nor "
 				       "the daemon", a->item, a->why);
 	}
-	if (k->n_aside > 3)
-		check_kube_add(&s->a, CHECK_WARN, NULL, "%zu more pods could not be read: set aside", k->n_aside - 3);
+	if (others > shown)
+		check_kube_add(&s->a, CHECK_WARN, NULL, "%zu more pods could not be read: set aside", others - shown);
+}
+
+/*
+ * A pod that could not be read and may run the installer or the daemon (one of their images under
+ * a spec that has not ended): its version is unknown, so a verdict that does not fail on what was
+ * read cannot vouch for it: @c becomes "unknown" (skip), naming the pod, what was read kept after
+ * it. A failure stands (what was read is evidence enough). The node is judged and published
+ * either way. Return: 0; -ENOMEM.
+ */
+static int check_kube_pair_unknown(const struct obs_kube *k, struct check *c)
+{
+	const struct kube_pod_aside *a = obs_kube_aside_ours(k);
+	char item[32], *was;
+	int r;
+
+	if (!a || c->status == CHECK_FAIL)
+		return 0;
+	snprintf(item, sizeof(item), "items[%zu]", a->item);
+	was = c->message ? strdup(c->message) : NULL;
+	if (c->message && !was)
+		return -ENOMEM;
+	r = check_set(c, CHECK_SKIP, "see why the API server holds such a pod: kubectl get pod -o json",
+		      "unknown: pod %s%s%s could not be read (%s), and it may run the installer or the daemon: its "
+		      "version is unknown%s%s", a->name[0] ? a->ns : "", a->name[0] ? "/" : "", a->name[0] ? a->name : item,
+		      a->why, was && *was ? "; " : "", was ? was : "");
+	free(was);
+	return r;
 }
 
 int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
@@ -790,6 +821,8 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 			snprintf(pass, sizeof(pass), "installer %s", s.installer ? s.installer : "unknown");
 		r = check_kube_finish(&s.a, c, pass);
 	}
+	if (r >= 0)
+		r = check_kube_pair_unknown(s.k, c);
 	strbuf_free(&s.a.msg);
 	strbuf_free(&s.installers);
 	strbuf_free(&s.remedy);

@@ -67,10 +67,32 @@ static const char *status_transport(const char *profile)
 	return NULL;
 }
 
+/*
+ * What the node's heartbeat vouches for: NULL when the verdict is current, else the cause that
+ * says why it cannot be vouched for (no condition, no readable heartbeat, one ahead of this clock
+ * by more than the skew, one older than the staleness). Sets the row's age and stale flag.
+ */
+static const char *status_heartbeat(const struct coherence_node *n, long long now, unsigned period_s,
+				    struct stresult_node *sn)
+{
+	long long hb;
+
+	if (n->cond == COHERENCE_NODE_COND_MISSING)
+		return STRESULT_CONDITION_MISSING;
+	if (!n->heartbeat || timetext_parse(n->heartbeat, &hb) < 0)
+		return STRESULT_HEARTBEAT_UNKNOWN;
+	/* A node's clock ahead of this one: within the skew it is now; further, its age is unknown. */
+	if (hb > now + STRESULT_SKEW_S)
+		return STRESULT_HEARTBEAT_FUTURE;
+	sn->age_s = now > hb ? now - hb : 0;
+	sn->stale = period_s && sn->age_s > (long long)STRESULT_STALE_PERIODS * period_s;
+	return sn->stale ? STRESULT_STALE : NULL;
+}
+
 /* One listed node's row. */
 static int status_node(const struct coherence_node *n, long long now, unsigned period_s, struct stresult_node *sn)
 {
-	long long hb;
+	const char *hb_cause;
 	int r;
 
 	sn->age_s = -1;
@@ -85,12 +107,11 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 		sn->unobserved = true;
 		return status_cause(sn, STRESULT_UNOBSERVED);
 	}
-	if (n->heartbeat && timetext_parse(n->heartbeat, &hb) == 0) {
-		sn->age_s = now > hb ? now - hb : 0;
-		sn->stale = period_s && sn->age_s > (long long)STRESULT_STALE_PERIODS * period_s;
-	}
+	hb_cause = status_heartbeat(n, now, period_s, sn);
 	/* Unknown: the daemon could not observe the node for 30 s; its annotations keep their last values. */
-	sn->ready = n->ready == COHERENCE_NODE_READY_TRUE && n->cond != COHERENCE_NODE_COND_UNKNOWN && !sn->stale;
+	sn->unknown = hb_cause || n->cond == COHERENCE_NODE_COND_UNKNOWN || n->ready == COHERENCE_NODE_READY_MISSING ||
+		      n->ready == COHERENCE_NODE_READY_BAD;
+	sn->ready = n->ready == COHERENCE_NODE_READY_TRUE && !sn->unknown;
 	for (size_t f = 0; f < n->n_fails; f++)
 		if ((r = status_cause(sn, n->fails[f].id)) < 0)
 			return r;
@@ -101,7 +122,7 @@ static int status_node(const struct coherence_node *n, long long now, unsigned p
 		return r;
 	if (n->cond == COHERENCE_NODE_COND_UNKNOWN && (r = status_cause(sn, STRESULT_OBSERVATION_FAILED)) < 0)
 		return r;
-	if (sn->stale && (r = status_cause(sn, STRESULT_STALE)) < 0)
+	if (hb_cause && (r = status_cause(sn, hb_cause)) < 0)
 		return r;
 	return 0;
 }
@@ -201,6 +222,7 @@ int status_judge(const struct coherence_node *nodes, size_t n, long long now, un
 			goto fail;
 		}
 		res.n_ready += res.nodes[i].ready;
+		res.n_unknown += res.nodes[i].unknown;
 	}
 	r = status_group(&res);
 	if (r < 0)

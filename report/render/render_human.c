@@ -9,13 +9,18 @@
 #include "report/render/render.h"
 #include "report/render/render_tree.h"
 
-/* @n bytes of @s, each control byte as '?' (hostile text never moves the terminal). */
+/* @n bytes of @s, each control or reordering mark as '?' (hostile text never moves the terminal: strbuf_char()). */
 static void render_safe_n(FILE *out, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < n;) {
+		bool bad;
+		size_t len = strbuf_char(s + i, n - i, &bad);
 
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+		if (bad)
+			fputc('?', out);
+		else
+			fwrite(s + i, 1, len, out);
+		i += len;
 	}
 }
 

@@ -16,6 +16,9 @@ void render_status_summary(const struct stresult *r, char *buf, size_t len)
 {
 	if (!r->n_nodes)
 		snprintf(buf, len, "fleet: no A3 node and no node with a fabric profile");
+	else if (r->n_unknown)
+		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready (%zu unknown: not vouched for)",
+			 r->n_nodes, r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready, r->n_unknown);
 	else
 		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready", r->n_nodes,
 			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready);
@@ -48,7 +51,7 @@ static void render_status_row(const struct stresult_node *n, const struct render
 	fputs("  ", out);
 	render_cell(out, n->name, w->name);
 	render_cell(out, n->profile, 7);
-	render_cell(out, n->unobserved ? "unobserved" : n->ready ? "yes" : "no", 10);
+	render_cell(out, n->unobserved ? "unobserved" : n->ready ? "yes" : n->unknown ? "unknown" : "no", 10);
 	render_cell(out, age, 11);
 	if (wide) {
 		render_status_transport(n, transport, sizeof(transport));
@@ -169,6 +172,7 @@ static int render_status_node(struct json *arr, const struct stresult_node *n)
 	rc |= json_add_bool(e, "ready", n->ready);
 	rc |= json_add_bool(e, "unobserved", n->unobserved);
 	rc |= json_add_bool(e, "stale", n->stale);
+	rc |= json_add_bool(e, "unknown", n->unknown);
 	for (size_t k = 0; causes && k < n->n_causes; k++)
 		rc |= json_append_string(causes, n->causes[k]);
 	rc |= json_add(e, "causes", causes);

@@ -70,6 +70,10 @@ mkdir -p "$tmp/empty"
 [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$tmp/err" && ok bad-option || nok bad-option "exit $rc"
 "$A" --once --interval x >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--interval" "$tmp/err" && ok bad-interval || nok bad-interval "exit $rc"
+# Issue 30: a duration whose seconds wrap in 64 bits (5124095576030432 h is 3,584 s modulo 2^64) is refused.
+"$A" --once --no-publish --transport-grace 5124095576030432h >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--transport-grace: at most 24h" "$tmp/err" && ok duration-wraps ||
+	nok duration-wraps "exit $rc: $(cat "$tmp/err")"
 "$A" --help >"$tmp/out"; rc=$?
 [ $rc -eq 0 ] && grep -q -- "--once" "$tmp/out" && grep -q "^  tcpxo-agent status \[OPTIONS\]" "$tmp/out" &&
 	ok help || nok help "exit $rc"

@@ -7,17 +7,20 @@
 #                and no lastTransitionTime; the node's merge patch once (at start), one Event; the node's
 #                lastTransitionTime as the first publish set it
 #   failed       the status patch answered 500 three times: the heartbeat is retried after the write
-#                backoff (2.5 to 5 s), not at once, and nothing but status patches is sent
+#                backoff (2.5 to 5 s), not at once (a SIGHUP's observation meanwhile does not push it a
+#                period later), and nothing but status patches is sent
 #   configmap    ..data swapped atomically to a table under which the fixture's pair (v1.0.15/v1.0.21) is
 #                not listed -> one merge patch ready=false with version-pair failed, the condition
 #                False/VersionPair, "release table reloaded" logged; the same process
 #   rename       a good table renamed over releases.json (a plain file now) -> ready again
 #   malformed    releases.json rewritten in place with broken JSON -> an ERROR line says why, the previous
 #                table stays: no merge patch, the condition stays True/TCPXOReady
+#   touched      the good table again, then the same text renamed over it and touched: no reload, no write
 #   json log     every stderr line is one JSON object with time, severity (DEBUG, INFO, WARNING, ERROR),
 #                message and its fields at the top level; -v gave DEBUG lines (the heartbeats among them); SIGTERM exits 0
-#   restart      a second daemon, polling (--no-watch): the node's heartbeat is recent, so nothing at start,
-#                then two or three status patches in 23 s, nothing else
+#   restart      a second daemon, polling (--no-watch), started 5 s or more after the node's last heartbeat:
+#                nothing at start, the first status patch one period after that heartbeat (not after the
+#                start: its age read in the right unit), two or three in 23 s, nothing else
 #   metrics      the same daemon's /metrics after 35 s: promtool clean, ready 1, observed 1, its status patches as
 #                the server counted them (issue 24's run: metrics, heartbeat, JSON log and -v together)
 # Takes about 95 s. Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
@@ -145,6 +148,10 @@ fi
 # --- a heartbeat that fails: retried after the write backoff (not at once, not every period), then on time ---
 m=$(mark)
 printf '{"mode": "500", "count": 3, "method": "PATCH", "path": "/api/v1/nodes/%s/status"}\n' "$NODE" >"$state/faults"
+# An observation during the backoff (SIGHUP) may not write: the heartbeat it finds owed stays owed, for
+# the retry to carry (not pushed a period later).
+wait_for '[ "$(reqs "$m" | grep -c "^STATUS .*status=500")" -ge 3 ]' 40
+kill -HUP "$agent_pid"
 wait_for '[ "$(reqs "$m" | grep -c "^STATUS .*status=200")" -ge 1 ]' 40
 if /usr/bin/python3 - "$state/requests.log" "$m" <<'PY'
 import json, sys
@@ -205,6 +212,21 @@ else
 	nok "daemon-heartbeat malformed" "$(writes "$m" | tr '\n' '|') log: $(tail -n 4 "$tmp/agent.log" | tr '\n' '|')"
 fi
 
+# --- touched, not changed: the text of the table in use written again (the malformed file repaired, renamed
+# over, touched: a ConfigMap's other keys changing) is no reload: no "reloaded" line, no write ---
+m=$(mark)
+reloads=$(grep -c 'release table reloaded' "$tmp/agent.log")
+table v1.0.21 >"$rel/releases.json.tmp"
+mv "$rel/releases.json.tmp" "$rel/releases.json"
+touch "$rel/releases.json"
+sleep 3
+if [ "$(grep -c 'release table reloaded' "$tmp/agent.log")" = "$reloads" ] && [ "$(writes "$m" | grep -c '^PATCH')" = 0 ] &&
+   [ "$(condition status)" = True ]; then
+	ok "daemon-heartbeat releases touched without a change: no reload logged, no merge patch"
+else
+	nok "daemon-heartbeat releases touched" "reloads $reloads -> $(grep -c 'release table reloaded' "$tmp/agent.log"); $(writes "$m" | tr '\n' '|')"
+fi
+
 # --- the JSON log: every line an object with Cloud Logging's fields; -v's DEBUG lines among them ---
 stop_agent
 if [ "$stop_rc" = 0 ] && /usr/bin/python3 - "$tmp/agent.log" <<'PY'
@@ -237,6 +259,9 @@ fi
 # status patch per period, timed from the node's lastHeartbeatTime ---
 m=$(mark)
 beat=$(condition lastHeartbeatTime)
+# Restarted at least 5 s after the node's last heartbeat: its age then tells a unit misread (seconds
+# taken for milliseconds would send the first heartbeat a whole period after start, not after it).
+wait_for '[ "$(date -u +%s)" -ge $(($(date -u -d "$beat" +%s) + 5)) ]' 10
 start_agent "$tmp/agent2.log" --no-watch --heartbeat 10s
 sleep 23
 if /usr/bin/python3 - "$state/requests.log" "$m" "$beat" <<'PY'
@@ -250,7 +275,7 @@ assert 2 <= len(w) <= 3, "%d status patches in 23 s at 10 s" % len(w)
 assert reqs[0]["method"] == "GET" and all(r["status"] == 200 for r in w), [(r["method"], r["status"]) for r in reqs[:3]]
 # The first one period after the node's last heartbeat (whole seconds), not at start.
 last = calendar.timegm(time.strptime(sys.argv[3], "%Y-%m-%dT%H:%M:%SZ"))
-assert w[0]["t"] >= last + 9, "first heartbeat %.1f s after the node's last one" % (w[0]["t"] - last)
+assert last + 9 <= w[0]["t"] <= last + 10 + 2.5, "first heartbeat %.1f s after the node's last one" % (w[0]["t"] - last)
 PY
 then
 	ok "daemon-heartbeat restart --no-watch: no write at start, then heartbeats only ($(reqs "$m" | grep -c '^STATUS') status patches in 23 s)"

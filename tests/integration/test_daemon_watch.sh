@@ -41,18 +41,28 @@ cp "$TOPDIR/fixtures/kube/networks.json" "$state/networks.json"
 log=$tmp/agent.log
 lines() { reqs "$1" | tr '\n' '|'; }
 last_log() { tail -n 3 "$1" | tr '\n' '|'; }
-# settle MARK: wait for a PATCH after MARK (5 s at most), then the debounce window and more, so a
-# second PATCH would have come; prints the requests after MARK.
+# quiet MARK: until no request has come after MARK for 2.5 s (the debounce window and more: a second
+# PATCH, or the status patch and Event that follow one, would have come), 20 s at most.
+quiet() {
+	_q_n=-1 _q_end=$(($(now_ms) + 20000))
+	while [ "$(reqs "$1" | wc -l)" != "$_q_n" ] && [ "$(now_ms)" -lt "$_q_end" ]; do
+		_q_n=$(reqs "$1" | wc -l)
+		sleep 2.5
+	done
+}
+# settle MARK: wait for a PATCH after MARK (15 s at most: a loaded machine), then until the writes are
+# quiet; prints the requests after MARK. (Fixed sleeps here flaked under load: the status patch and the
+# Event after a PATCH could land after the 2.5 s, and the start's after its 1.5 s.)
 settle() {
-	wait_for '[ "$(patches '"$1"')" -ge 1 ]' 5
-	sleep 2.5
+	wait_for '[ "$(patches '"$1"')" -ge 1 ]' 15
+	quiet "$1"
 	reqs "$1"
 }
 
 # --- the first publish: one watch per resource filling its store, then the PATCH ---
 start_agent "$log" --interval 600 -v
-wait_for '[ "$(patches 0)" -ge 1 ]' 10
-sleep 1.5
+wait_for 'reqs 0 | grep -q "^EVENT .*event=Node/"' 20
+quiet 0
 got=$(reqs 0)
 w=$(printf '%s\n' "$got" | grep -c '^GET .* status=200 watch initial')
 if [ "$(printf '%s\n' "$got" | wc -l)" = 6 ] && [ "$w" = 3 ] &&
@@ -83,7 +93,18 @@ sleep 0.5
 
 # --- 410 Gone, as an ERROR event (the watch cache) and as an answer: the store is refilled ---
 # The refill waits the reflector's backoff, which grows with each 410 in a row (2.5-5 s, then 5-10 s).
+# pods_watch_aged: until the pods watch now open has run 1.5 s. A watch the server ends within 1 s
+# with no event in it counts as a failure (REFLECTOR_SHORT_WATCH_MS), one more step of the backoff:
+# closing one younger made the refill's wait 10-20 s instead of 2.5-5 s or 5-10 s, as the load
+# decided, and the case after it flaked.
+pods_watch_age_ok() {
+	/usr/bin/python3 -c 'import json, sys, time
+w = [r for r in map(json.loads, open(sys.argv[1])) if r["path"] == "/api/v1/pods" and "watch=" in (r["query"] or "")]
+sys.exit(0 if w and time.time() - w[-1]["t"] >= 1.5 else 1)' "$state/requests.log"
+}
+pods_watch_aged() { wait_for pods_watch_age_ok 10; }
 gone_case() {  # FORM N
+	pods_watch_aged
 	m=$(mark)
 	# A change the pods watch does not see (another node's pod), the history forgotten, the watch closed.
 	ctl '[{"op": "create", "resource": "pods", "object": {"metadata": {"name": "elsewhere-'"$2"'", "namespace": "default"},

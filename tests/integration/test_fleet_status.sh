@@ -17,11 +17,12 @@ api_test_begin fleet-status
 T=$API_TMP/fleet
 mkdir -p "$T/items" "$T/bin"
 
-# publish NAME SCENARIO PODS [CPU]: `--once` publishes SCENARIO's verdict on the fake API's node; the Node as
-# the agent left it, renamed NAME (a CPU machine type with CPU), is kept for the NodeList.
+# publish NAME SCENARIO PODS RC [CPU]: `--once` publishes SCENARIO's verdict on the fake API's node, exiting RC
+# (a step that exits otherwise fails); the Node as the agent left it, renamed NAME (a CPU machine type with
+# CPU), is kept for the NodeList.
 publish() {
 	api_state node-fixture-a3mega "$3" networks
-	if [ -n "${4:-}" ]; then
+	if [ -n "${5:-}" ]; then
 		/usr/bin/python3 - "$API_STATE/node.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -33,8 +34,8 @@ json.dump(d, open(sys.argv[1], "w"))
 EOF
 	fi
 	api_run "$2" --once
-	if [ ! -s "$API_STATE/node.json" ]; then
-		nok "publish-$1" "no node.json after --once (exit $API_RC): $(head -c 300 "$API_TMP/err")"
+	if [ ! -s "$API_STATE/node.json" ] || [ "$API_RC" != "$4" ]; then
+		nok "publish-$1" "exit $API_RC (want $4), node.json $([ -s "$API_STATE/node.json" ] || echo missing): $(head -c 300 "$API_TMP/err")"
 		failed=1
 		return
 	fi
@@ -47,11 +48,11 @@ EOF
 	ok "publish-$1 (exit $API_RC)"
 }
 
-publish a3-mega a3-mega pods-healthy
-publish a3-mega-nic-down a3-mega-nic-down pods-healthy
-publish a3-mega-stale-aperture a3-mega-stale-aperture pods-healthy
-publish a3-mega-skew a3-mega pods-skew
-publish cpu-node cpu-node pods-idle cpu
+publish a3-mega a3-mega pods-healthy 0
+publish a3-mega-nic-down a3-mega-nic-down pods-healthy 1
+publish a3-mega-stale-aperture a3-mega-stale-aperture pods-healthy 1
+publish a3-mega-skew a3-mega pods-skew 1
+publish cpu-node cpu-node pods-idle 1 cpu
 
 # list OUT [STALE_NODE]: the NodeList of every Node kept (kubectl's List), STALE_NODE's heartbeat 20 minutes old.
 list() {
@@ -210,6 +211,76 @@ eq(rc, 0, "exit")
 eq((j["nodes"], j["causes"], j["ready"]), ([], {}, True), "nothing listed")
 eq(err, "tcpxo-agent: status: none of the 1 nodes is an A3 GPU machine type or carries a fabric profile "
    "(fabric.aicr.run/profile)\n", "stderr")
+EOF
+
+# ---- issue 30: status vouches only for what it can see: a heartbeat in the future (a node clock ahead
+# by an hour), a verdict without its FabricReady condition (the status patch never landed): not ready,
+# unknown, by cause; exit 1, and 2 when no listed node can be vouched for ----
+/usr/bin/python3 - "$T/nodes.json" "$T/vouch.json" "$T/vouch-none.json" <<'PY'
+import json, sys, time
+d = json.load(open(sys.argv[1]))
+for n in d["items"]:
+    if n["metadata"]["name"] == "a3-mega":
+        for c in n["status"]["conditions"]:
+            if c["type"] == "FabricReady":
+                c["lastHeartbeatTime"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    if n["metadata"]["name"] == "a3-mega-nic-down":
+        n["status"]["conditions"] = [c for c in n["status"]["conditions"] if c["type"] != "FabricReady"]
+json.dump(d, open(sys.argv[2], "w"))
+d["items"] = [n for n in d["items"] if n["metadata"]["name"] in ("a3-mega", "cpu-node")]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$TCPXO_AGENT" status --json --nodes-file "$T/vouch.json" >"$T/out" 2>"$T/err"
+judge status-not-vouched $? <<'EOF'
+eq(rc, 1, "exit")
+n = {n["name"]: n for n in j["nodes"]}
+eq((n["a3-mega"]["ready"], n["a3-mega"]["unknown"], n["a3-mega"]["causes"], n["a3-mega"]["ageSeconds"]),
+   (False, True, ["heartbeat-in-future"], None), "a3-mega: heartbeat an hour ahead")
+eq((n["a3-mega-nic-down"]["ready"], n["a3-mega-nic-down"]["unknown"], n["a3-mega-nic-down"]["causes"]),
+   (False, True, ["links", "condition-missing"]), "a3-mega-nic-down: no condition")
+eq(n["a3-mega-skew"]["unknown"], False, "a3-mega-skew vouched for (not ready)")
+eq(j["causes"]["heartbeat-in-future"], ["a3-mega"], "group")
+eq(j["causes"]["condition-missing"], ["a3-mega-nic-down"], "group")
+ok(j["summary"].endswith("0 ready, 4 not ready (2 unknown: not vouched for)"), j["summary"])
+EOF
+"$TCPXO_AGENT" status --nodes-file "$T/vouch-none.json" >"$T/out" 2>"$T/err"
+judge status-nothing-vouched $? <<'EOF'
+eq(rc, 2, "exit")
+lines = out.splitlines()
+eq(lines[0], "fleet: 1 node listed, 0 ready, 1 not ready (1 unknown: not vouched for)", "summary")
+ok([l for l in lines if l.startswith("  a3-mega ") and " unknown " in l and l.endswith("heartbeat-in-future")], out)
+EOF
+
+# ---- issue 30: C1 controls (U+009B CSI, U+009D OSC) and bidi overrides (U+202E) in a published attachment
+# reach no terminal: status prints each as '?' ----
+/usr/bin/python3 - "$T/nodes.json" "$T/hostile.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for n in d["items"]:
+    if n["metadata"]["name"] == "a3-mega-skew":
+        ann = n["metadata"]["annotations"]
+        att = json.loads(ann["fabric.aicr.run/attachment"])
+        for c in att["checks"]:
+            if c["id"] == "version-pair":
+                c["id"] = "version\u009b31m-pair\u202e\u009d0;x\u2066"
+        ann["fabric.aicr.run/attachment"] = json.dumps(att)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$TCPXO_AGENT" status --nodes-file "$T/hostile.json" >"$T/out" 2>"$T/err"
+judge status-hostile-unicode $? <<'EOF'
+eq(rc, 1, "exit")
+raw = open(sys.argv[1], "rb").read()
+for bad in (b"\xc2\x9b", b"\xc2\x9d", b"\xe2\x80\xae", b"\xe2\x81\xa6"):
+    ok(bad not in raw, "%r in the output" % bad)
+ok("version?31m-pair??0;x?" in out, out)
+EOF
+
+# Issue 30: a lone UTF-16 surrogate in the NodeList is said to be one (before: "out of memory").
+printf '{"kind":"NodeList","items":[{"metadata":{"name":"a3-mega-\\ud800"}}]}' >"$T/surrogate.json"
+"$TCPXO_AGENT" status --nodes-file "$T/surrogate.json" >"$T/out" 2>"$T/err"
+judge status-lone-surrogate $? <<'EOF'
+eq(rc, 2, "exit")
+ok("a lone UTF-16 surrogate such as \\ud800" in err and "memory" not in err, err)
 EOF
 
 # ---- the API: the same list read page by page from the fake API; a selector; a refused token ----
@@ -448,6 +519,22 @@ PATH=$FPATH "$FABRIC" workloads a3-mega >"$T/out" 2>"$T/err"
 judge kubectl-fabric-workloads-attached $? <<'EOF'
 eq(rc, 0, "exit")
 ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
+EOF
+
+# Issue 30: against what the node published too, a GPU pod that cannot be read is unknown (exit 2).
+/usr/bin/python3 - "$T/pods.json" "$T/pods-odd-gpu.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["items"].append({"metadata": {"namespace": "batch", "name": "half", "uid": "uid-half"},
+                   "spec": {"nodeName": "a3-mega", "containers": [{"name": "c", "image": "busybox",
+                            "resources": {"limits": {"nvidia.com/gpu": "0.5"}}}]}, "status": {"phase": "Running"}})
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$TCPXO_AGENT" workloads --nodes-file "$T/nodes.json" --pods-file "$T/pods-odd-gpu.json" --node a3-mega >"$T/out" 2>"$T/err"
+judge workloads-published-unreadable-gpu-pod $? <<'EOF'
+eq(rc, 2, "exit: a GPU pod not judged")
+ok(out.startswith("workloads: 0 unattached, 0 partial, 1 attached on a3-mega\n"), "stdout %r" % out[:200])
+ok("unknown: 1 pod that may request GPUs could not be read" in err, err)
 EOF
 
 PATH=$FPATH "$FABRIC" workloads no-such-node >"$T/out" 2>"$T/err"

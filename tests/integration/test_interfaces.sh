@@ -265,6 +265,24 @@ incoherent: 16 TCPXO nodes: 16 not yet observed; no mapping printed
 EOF_
 run other-prefix 1 --prefix example.com/ --nodes-file "$FIX/coherent-16.json"
 
+# --- issue 30: a network name carrying a bidi override (U+202E) and a C1 control (U+009B CSI) reaches no
+# terminal: each is one '?' in the message ---
+/usr/bin/python3 - "$FIX/coherent-16.json" "$tmp/hostile.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ann = d["items"][0]["metadata"]["annotations"]
+m = json.loads(ann["fabric.aicr.run/interfaces"])
+m[0]["network"] = "gpu-nic-0\u202e\u009b31m"
+ann["fabric.aicr.run/interfaces"] = json.dumps(m)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+want_err <<'EOF_'
+mapping breaks the renderer's rules: 1 node (gke-train-a3mega-5c1e7a90-dbvc): eth1: network 'gpu-nic-0??31m' is not a DNS label
+incoherent: 16 TCPXO nodes: 1 breaking the renderer's rules; no mapping printed
+EOF_
+no_out
+run hostile-unicode 1 --any-network-names --nodes-file "$tmp/hostile.json"
+
 # --- only TCPXO nodes count ---
 want_err <<'EOF_'
 coherent: 16 TCPXO nodes carry the same mapping (not counted: 4 tcpx, 1 none, 3 other)

@@ -340,6 +340,25 @@ else
 	nok "daemon: the TCPXOPartialRails Event's note" "$(grep -o 'Transport [^"]*' "$state/events.json" | head -n 3)"
 fi
 
+# (e) An observation without a transport sample (a link event re-observes, it does not re-sample): the
+# pod's transport stays on /metrics what its last sample judged, never dropped between samples.
+proc 2
+m=$(mark)
+daemon keep && sampled keep 1
+scans=$(reads "/comm" "$tmp/strace.keep") samples=$(reads '"unix"' "$tmp/strace.keep")
+ip link set eth8 mtu 8000
+wait_for '[ "$(reads "/comm" "$tmp/strace.keep")" -gt '"$scans"' ]' 5
+sleep 0.5
+resampled=$(($(reads '"unix"' "$tmp/strace.keep") - samples))
+scrape keep
+ip link set eth8 mtu 8244
+stop_daemon
+if [ "$(reads "/comm" "$tmp/strace.keep")" -gt "$scans" ] && [ "$resampled" = 0 ] && state_is partial; then
+	ok "daemon: an observation without a transport sample keeps the pod's last state on /metrics (partial)"
+else
+	nok "daemon: an observation without a sample" "scans $scans -> $(reads "/comm" "$tmp/strace.keep"), $resampled net/unix reads more, /metrics: $(grep '^tcpxo_pod_transport{.*} 1$' "$tmp/scrape" | tr '\n' '|')"
+fi
+
 # ---- the daemon while no GPU pod runs: nothing under /proc/*/net, even on SIGHUP ----
 cp "$TOPDIR/fixtures/kube/pods-idle.json" "$state/pods.json"
 daemon noidle

@@ -231,6 +231,31 @@ eq(lines[0], "workloads: 1 unattached, 9 partial, 4 attached, 1 not-fabric on " 
 eq(err, "tcpxo-agent: workloads: pod batch/odd could not be read (items[%d].spec.containers[0].env: expected an array, "
    "got object): not judged\n" % (len(json.load(open(os.environ["KUBE"] + "/pods-workloads.json"))["items"])), "stderr")
 EOF
+# Issue 30: a GPU pod the agent cannot read (a GPU request that is no whole number) is a workload not
+# judged: unknown (exit 2), said on stderr, the others judged as before. A pod that has ended is not.
+"$API_PY" - "$KUBE/pods-workloads.json" "$API_TMP/pods-odd-gpu.json" "$API_TMP/pods-odd-gpu-failed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pod = {"metadata": {"namespace": "batch", "name": "half", "uid": "uid-half"},
+       "spec": {"nodeName": d["items"][0]["spec"]["nodeName"],
+                "containers": [{"name": "c", "image": "busybox", "resources": {"limits": {"nvidia.com/gpu": "1500m"}}}]},
+       "status": {"phase": "Pending"}}
+json.dump(dict(d, items=d["items"] + [pod]), open(sys.argv[2], "w"))
+pod["status"]["phase"] = "Failed"
+json.dump(dict(d, items=d["items"] + [pod]), open(sys.argv[3], "w"))
+PY
+offline workloads --node "$NODE" --pods-file "$API_TMP/pods-odd-gpu.json"
+a pods-file-unreadable-gpu-pod <<'EOF'
+eq(rc, 2, "exit: a GPU pod not judged")
+eq(lines[0], "workloads: 1 unattached, 9 partial, 4 attached, 1 not-fabric on " + NODE, "summary")
+ok("pod batch/half could not be read (items[" in err and "'1500m' is not a whole number of GPUs" in err, err)
+ok("tcpxo-agent: workloads: unknown: 1 pod that may request GPUs could not be read\n" in err, err)
+EOF
+offline workloads --node "$NODE" --pods-file "$API_TMP/pods-odd-gpu-failed.json"
+a pods-file-unreadable-gpu-pod-ended <<'EOF'
+eq(rc, 1, "exit: the pod has ended")
+ok("may request GPUs" not in err, err)
+EOF
 # The API down and a --pods-file: judged with what the file tells.
 api_state node-fixture-a3mega pods-idle networks
 API_NOSERVER=1 api_run a3-mega workloads --pods-file "$KUBE/pods-workloads.json"

@@ -143,6 +143,14 @@ static void test_aperture_claims(void **state)
 	assert_string_equal(f->nics[0].aperture, "");
 	assert_string_equal(f->nics[1].aperture, "");
 	assert_string_equal(f->nics[2].aperture, llcm[2]);
+	/* A third entry claiming the same NIC: said once, naming the first two; the NICs they left have none. */
+	f->ap[2].bar4_ipv4 = f->ap[0].bar4_ipv4;
+	expect(f, check_aperture_devices, CHECK_FAIL,
+	       "eth1 (10.0.16.3/32) is claimed by more than one entry: 0000:00:10.0 and 0000:00:11.0",
+	       "eth2 (10.0.17.3/32) has no aperture entry", "eth3 (10.0.18.3/32) has no aperture entry", NULL);
+	assert_null(strstr(f->c.message, "0000:00:12.0"));
+	assert_string_equal(f->nics[0].aperture, "");
+	f->ap[2].bar4_ipv4 = inet_addr("10.0.18.3");
 
 	f->ap[1].bar4_ipv4 = inet_addr("198.18.1.2");
 	expect(f, check_aperture_devices, CHECK_FAIL,

@@ -428,6 +428,24 @@ static void test_networks_missing_facts(void **state)
 	env_free(e);
 }
 
+/*
+ * nic-info without north-interfaces: the names are known, the mapping is not observed: it fails on
+ * the missing annotation alone (the mapping is not judged on half the facts), nothing is published.
+ */
+static void test_networks_nic_info_without_north(void **state)
+{
+	struct env *e = env_new(false);
+
+	e->o.kube.has_north = false;
+	snprintf(e->p.nics[0].network, sizeof(e->p.nics[0].network), "default");     /* a mapping the rules refuse */
+	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_string_equal(e->c.message, "node has no networking.gke.io/north-interfaces annotation: the mapping cannot be observed");
+	assert_int_equal(e->p.n_ifaces, 0);
+	assert_string_equal(e->p.nics[1].name, "eth2");        /* nic-info's names still fill the rows */
+	env_free(e);
+}
+
 /* Issue 22 point 9: GKE managed DRANET's node label: the NICs are allocated by DRA, nothing to map. */
 static void test_networks_dranet(void **state)
 {
@@ -581,7 +599,7 @@ static void test_version_pair_skew_beside_large_pods(void **state)
 	obs_kube_free_pods(&e->o.kube);
 	assert_int_equal(kubeparse_pods(body, o + strlen(body + o), &e->o.kube, err, sizeof(err)), 0);
 	free(body);
-	assert_int_equal(kubeparse_pods_blind(&e->o.kube, err, sizeof(err)), 0);
+	assert_null(obs_kube_aside_ours(&e->o.kube));
 	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
 	assert_int_equal(e->o.kube.n_aside, 1);
 	assert_string_equal(e->o.kube.aside[0].name, "odd");
@@ -602,6 +620,66 @@ static void test_version_pair_skew_beside_large_pods(void **state)
 	assert_non_null(strstr(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)"));
 	assert_non_null(strstr(e->c.message, "pod batch/odd could not be read"));
 	assert_non_null(strstr(e->c.message, "runs neither the installer nor the daemon"));
+	env_free(e);
+}
+
+/* @fixture's pods with one more appended (@pod: one JSON object), parsed into @e. */
+static void load_pods_plus(struct env *e, const char *fixture_name, const char *pod)
+{
+	size_t len, cap;
+	char *base = fixture(fixture_name, &len), *items = strstr(base, "\"items\": ["), *body, err[512];
+
+	assert_non_null(items);
+	items += strlen("\"items\": [");
+	cap = len + strlen(pod) + 8;
+	body = malloc(cap);
+	assert_non_null(body);
+	snprintf(body, cap, "%.*s%s,%s", (int)(items - base), base, pod, items);
+	free(base);
+	obs_kube_free_pods(&e->o.kube);
+	if (kubeparse_pods(body, strlen(body), &e->o.kube, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+	free(body);
+}
+
+#define ODD_DAEMON_POD(phase) "{\"metadata\":{\"namespace\":\"tenant-a\",\"name\":\"evil\"},\"spec\":{\"nodeName\":\"n\"," \
+	"\"containers\":[{\"name\":\"d\",\"image\":\"us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21\"," \
+	"\"env\":{}}]},\"status\":{\"phase\":\"" phase "\"}}"
+
+/*
+ * Issue 30: a pod that cannot be read and may run the daemon makes version-pair unknown (a skip
+ * naming it, what was read after it), never the node's publication; a failure read elsewhere
+ * stands; a pod that has ended is only the warning.
+ */
+static void test_version_pair_unknown_pod(void **state)
+{
+	struct env *e = env_new(false);
+
+	load_pods_plus(e, "pods-healthy.json", ODD_DAEMON_POD("Running"));
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_SKIP, "unknown: pod tenant-a/evil could not be read (items[0].spec.containers[0].env: "
+		     "expected an array, got object), and it may run the installer or the daemon: its version is unknown; "
+		     "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
+	assert_non_null(e->c.remedy);
+	assert_int_equal(e->p.n_daemons, 1);
+
+	load_pods_plus(e, "pods-skew.json", ODD_DAEMON_POD("Pending"));
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_FAIL);
+	assert_string_equal(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
+
+	load_pods_plus(e, "pods-healthy.json", ODD_DAEMON_POD("Failed"));
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_check(e, CHECK_WARN, "pod tenant-a/evil could not be read (items[0].spec.containers[0].env: expected an "
+		     "array, got object): set aside, it runs neither the installer nor the daemon");
+
+	/* No daemon running: the skip says unknown first. */
+	load_pods_plus(e, "pods-idle.json", ODD_DAEMON_POD("Running"));
+	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(e->c.status, CHECK_SKIP);
+	assert_non_null(strstr(e->c.message, "unknown: pod tenant-a/evil could not be read"));
+	assert_non_null(strstr(e->c.message, "; no daemon running: workloads must run daemon v1.0.21"));
 	env_free(e);
 }
 
@@ -946,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_networks_in_pod),
 		cmocka_unit_test(test_enrich_keeps_kernel_values),
 		cmocka_unit_test(test_networks_missing_facts),
+		cmocka_unit_test(test_networks_nic_info_without_north),
 		cmocka_unit_test(test_networks_dranet),
 		cmocka_unit_test(test_networks_gpu_nic_not_on_bus),
 		cmocka_unit_test(test_networks_objects),
@@ -953,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_version_pair_pass),
 		cmocka_unit_test(test_version_pair_skew),
 		cmocka_unit_test(test_version_pair_skew_beside_large_pods),
+		cmocka_unit_test(test_version_pair_unknown_pod),
 		cmocka_unit_test(test_version_pair_idle),
 		cmocka_unit_test(test_version_pair_digest_only),
 		cmocka_unit_test(test_version_pair_running_digest_wins),

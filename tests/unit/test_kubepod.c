@@ -160,6 +160,8 @@ static void test_template(void **state)
 	obs_pod_free(&p);
 }
 
+static void expect_error(const char *text, const char *needle);
+
 static long long gpus_of(const char *spec)
 {
 	char text[2048], err[256];
@@ -198,6 +200,83 @@ static void test_effective_gpus(void **state)
 	assert_int_equal(gpus_of("{\"containers\":[" C("a", REQ(2)) "]}"), 2);
 }
 
+/* A GPU quantity in the API's grammar (resource.Quantity), as the API server writes one or accepts it. */
+static long long gpu_quantity(const char *q)
+{
+	char spec[256];
+
+	snprintf(spec, sizeof(spec), "{\"containers\":[{\"name\":\"a\",\"resources\":{\"limits\":"
+		 "{\"nvidia.com/gpu\":\"%s\"}}}]}", q);
+	return gpus_of(spec);
+}
+
+static void expect_quantity_refused(const char *q, const char *why)
+{
+	char text[512], needle[256];
+
+	snprintf(text, sizeof(text), "{\"spec\":{\"containers\":[{\"name\":\"a\",\"resources\":{\"limits\":"
+		 "{\"nvidia.com/gpu\":\"%s\"}}}]}}", q);
+	snprintf(needle, sizeof(needle), "'%s' is not a whole number of GPUs (%s)", q, why);
+	expect_error(text, needle);
+}
+
+static void test_gpu_quantities(void **state)
+{
+	assert_int_equal(gpu_quantity("8"), 8);
+	assert_int_equal(gpu_quantity("+8"), 8);
+	assert_int_equal(gpu_quantity("08"), 8);
+	assert_int_equal(gpu_quantity("1k"), 1000);             /* how the API server writes 1000 */
+	assert_int_equal(gpu_quantity("1000m"), 1);
+	assert_int_equal(gpu_quantity("8000m"), 8);
+	assert_int_equal(gpu_quantity("2e3"), 2000);
+	assert_int_equal(gpu_quantity("2E3"), 2000);
+	assert_int_equal(gpu_quantity("2e+3"), 2000);
+	assert_int_equal(gpu_quantity("8000e-3"), 8);
+	assert_int_equal(gpu_quantity("1Ki"), 1024);
+	assert_int_equal(gpu_quantity("1Mi"), 1048576);
+	assert_int_equal(gpu_quantity("1M"), 1000000);
+	assert_int_equal(gpu_quantity("1G"), 1000000000);
+	assert_int_equal(gpu_quantity("1T"), 1000000000000LL);
+	assert_int_equal(gpu_quantity("1P"), 1000000000000000LL);
+	assert_int_equal(gpu_quantity("0.5k"), 500);
+	assert_int_equal(gpu_quantity("0.5Ki"), 512);
+	assert_int_equal(gpu_quantity("1.5k"), 1500);
+	assert_int_equal(gpu_quantity(".5k"), 500);
+	assert_int_equal(gpu_quantity("8."), 8);
+	assert_int_equal(gpu_quantity("8.000"), 8);
+	assert_int_equal(gpu_quantity("8000000000n"), 8);
+	assert_int_equal(gpu_quantity("8000000u"), 8);
+	assert_int_equal(gpu_quantity("0"), 0);
+	assert_int_equal(gpu_quantity("-0"), 0);
+	assert_int_equal(gpu_quantity("0.0Ki"), 0);
+	assert_int_equal(gpu_quantity("000000000000000000000000000008"), 8);
+	assert_int_equal(gpu_quantity("8000000000000000000000000000000e-30"), 8);
+
+	expect_quantity_refused("1.5", "not a whole number");
+	expect_quantity_refused("0.1Ki", "not a whole number");
+	expect_quantity_refused("500m", "not a whole number");
+	expect_quantity_refused("-1", "a negative number");
+	expect_quantity_refused("-1k", "a negative number");
+	expect_quantity_refused("1E", "larger than the agent counts");   /* 10^18: the API holds it */
+	expect_quantity_refused("1Ei", "larger than the agent counts");
+	expect_quantity_refused("99999999999999999999", "larger than the agent counts");
+	expect_quantity_refused("1e1000", "larger than the agent counts");
+	expect_quantity_refused("1e1001", "an exponent must be a whole number (at most 1000)");
+	expect_quantity_refused("1e-1001", "an exponent must be a whole number (at most 1000)");
+	expect_quantity_refused("1e", "not a Kubernetes quantity");
+	expect_quantity_refused("1e1.5", "an exponent must be a whole number (at most 1000)");
+	expect_quantity_refused("1ex", "an exponent must be a whole number");
+	expect_quantity_refused("1K", "not a Kubernetes quantity");
+	expect_quantity_refused("1ki", "not a Kubernetes quantity");
+	expect_quantity_refused("1 k", "not a Kubernetes quantity");
+	expect_quantity_refused(" 1", "not a number");
+	expect_quantity_refused("", "not a number");
+	expect_quantity_refused(".", "not a number");
+	expect_quantity_refused("+", "not a number");
+	expect_quantity_refused("1..0", "not a Kubernetes quantity");
+	expect_quantity_refused("--1", "not a number");
+}
+
 static void expect_error(const char *text, const char *needle)
 {
 	char err[512] = "";
@@ -226,7 +305,8 @@ static void test_errors(void **state)
 	expect_error("{\"spec\":{\"containers\":[" C("a", GPU(8.5)) "]}}",
 		     "pod.spec.containers[0].resources.limits[nvidia.com/gpu]: '8.5' is not a whole number of GPUs");
 	expect_error("{\"spec\":{\"containers\":[" C("a", GPU(-1)) "]}}", "'-1' is not a whole number");
-	expect_error("{\"spec\":{\"containers\":[" C("a", GPU(1k)) "]}}", "'1k' is not a whole number");
+	expect_error("{\"spec\":{\"containers\":[" C("a", GPU(1500m)) "]}}", "'1500m' is not a whole number of GPUs");
+	expect_error("{\"spec\":{\"containers\":[" C("a", GPU(1x)) "]}}", "'1x' is not a whole number of GPUs (not a Kubernetes quantity)");
 	expect_error("{\"spec\":{\"containers\":[" C("a", ",\"resources\":{\"limits\":{\"nvidia.com/gpu\":true}}") "]}}",
 		     "expected a whole number of GPUs, got boolean");
 	expect_error("{\"spec\":{\"volumes\":[{\"name\":\"v\",\"hostPath\":{\"path\":5}}]}}",
@@ -319,7 +399,7 @@ static void test_container_id_started_errors(void **state)
 /* Bounds: too many entries, values too long. */
 static void test_limits(void **state)
 {
-	size_t cap = 2 * KUBEPOD_ANN_MAX + 4096, o;
+	size_t cap = 20 * (size_t)KUBEPOD_ENTRIES_MAX + 4096, o;
 	char *big = malloc(cap);
 
 	assert_non_null(big);
@@ -330,16 +410,16 @@ static void test_limits(void **state)
 	expect_error(big, "pod.metadata.annotations[a]: longer than 262144 characters");
 
 	o = (size_t)snprintf(big, cap, "{\"spec\":{\"containers\":[{\"name\":\"a\",\"env\":[");
-	for (int i = 0; i <= KUBEPOD_LIST_MAX; i++)
-		o += (size_t)snprintf(big + o, cap - o, "%s{\"name\":\"V%d\"}", i ? "," : "", i);
+	for (unsigned i = 0; i <= KUBEPOD_LIST_MAX; i++)
+		o += (size_t)snprintf(big + o, cap - o, "%s{\"name\":\"V%u\"}", i ? "," : "", i);
 	snprintf(big + o, cap - o, "]}]}}");
-	expect_error(big, "pod.spec.containers[0].env: 16385 entries, at most 16384 are read");
+	expect_error(big, "pod.spec.containers[0].env: 786433 entries, at most 786432 are read");
 
 	o = (size_t)snprintf(big, cap, "{\"spec\":{\"containers\":[");
-	for (int i = 0; i <= KUBEPOD_CONTAINERS_MAX; i++)
-		o += (size_t)snprintf(big + o, cap - o, "%s{\"name\":\"c%d\"}", i ? "," : "", i);
+	for (unsigned i = 0; i <= KUBEPOD_CONTAINERS_MAX; i++)
+		o += (size_t)snprintf(big + o, cap - o, "%s{\"name\":\"c%u\"}", i ? "," : "", i);
 	snprintf(big + o, cap - o, "]}}");
-	expect_error(big, "pod.spec.containers: 4097 entries, at most 4096 are read");
+	expect_error(big, "pod.spec.containers: 786433 entries, at most 786432 are read");
 	free(big);
 }
 
@@ -347,6 +427,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_worker),
+		cmocka_unit_test(test_gpu_quantities),
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_effective_gpus),
 		cmocka_unit_test(test_errors),

@@ -54,6 +54,12 @@ static void test_systemd(void **state)
 		   UID, CID);
 	/* CRI-O's conmon: in the pod's slice, in the host's network namespace. */
 	expect_not_pod("0::/kubepods.slice/kubepods-pod" UID_ ".slice/crio-conmon-" CID ".scope\n");
+	/* cgroup v1 with a pod line and a conmon line (conmon's memory cgroup is the pod's, its systemd one its
+	 * own): still conmon, in either order, never the pod's process. */
+	expect_not_pod("11:memory:/kubepods.slice/kubepods-pod" UID_ ".slice\n"
+		       "1:name=systemd:/kubepods.slice/kubepods-pod" UID_ ".slice/crio-conmon-" CID ".scope\n");
+	expect_not_pod("1:name=systemd:/kubepods.slice/kubepods-pod" UID_ ".slice/crio-conmon-" CID ".scope\n"
+		       "11:memory:/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" CID ".scope\n");
 	/* An unknown scope: the pod, no container. */
 	expect_pod("0::/kubepods.slice/kubepods-pod" UID_ ".slice/other-" CID ".scope\n", UID, "");
 }

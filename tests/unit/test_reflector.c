@@ -432,14 +432,34 @@ static void test_malformed_lines(void **state)
 	}
 }
 
+/* Issue 30: an event whose object has no name to keep it by is set aside; the watch goes on, the rest is read. */
+static void test_unnamed_event(void **state)
+{
+	struct reflector *r = make(false);
+	char big[600];
+	size_t n;
+
+	free(listed(r, T0));
+	assert_int_equal(line(r, T0 + 1, "ADDED", NULL, "7"), 0);
+	assert_int_equal(reflector_stats(r)->aside, 1);
+	assert_int_equal(reflector_count(r), 2);
+	/* A name the parsers will refuse (300 bytes) is kept as sent: they name it. */
+	n = (size_t)snprintf(big, sizeof(big), "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"");
+	memset(big + n, 'x', 300);
+	snprintf(big + n + 300, sizeof(big) - n - 300, "\",\"namespace\":\"ml\",\"resourceVersion\":\"8\"}}}");
+	assert_int_equal(reflector_watch_line(r, T0 + 2, big, strlen(big)), 0);
+	assert_int_equal(line(r, T0 + 3, "ADDED", "after", "9"), 0);
+	assert_int_equal(reflector_count(r), 4);
+	assert_int_equal(reflector_stats(r)->errors, 0);
+	reflector_free(r);
+}
+
 static void test_malformed_lists(void **state)
 {
 	static const char *const bad[] = {
 		"", "[]", "{\"items\":[]}",
 		"{\"metadata\":{\"resourceVersion\":\"1 2\"},\"items\":[]}",
 		"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":{}}",
-		"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{}}]}",
-		"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[7]}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -452,6 +472,19 @@ static void test_malformed_lists(void **state)
 		assert_non_null(strstr(reflector_error(r), "list " PATH));
 		free(step(r, T0, REFLECTOR_WAIT, &wake));
 		step_free(r, wake, REFLECTOR_LIST);
+		reflector_free(r);
+	}
+	/* Items that cannot be kept are set aside and counted: the list is read. */
+	{
+		struct reflector *r = make(false);
+		static const char odd[] = "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{}},7,"
+					  "{\"metadata\":{\"name\":\"a\"}}]}";
+
+		step_free(r, T0, REFLECTOR_LIST);
+		assert_int_equal(reflector_list_done(r, T0, 200, odd, strlen(odd), 1, 0), 0);
+		assert_true(reflector_synced(r));
+		assert_int_equal(reflector_count(r), 1);
+		assert_int_equal(reflector_stats(r)->aside, 2);
 		reflector_free(r);
 	}
 	/* null items is an empty list. */
@@ -690,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_short_watch_and_broken_stream),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_malformed_lists),
+		cmocka_unit_test(test_unnamed_event),
 		cmocka_unit_test(test_object_limit),
 		cmocka_unit_test(test_watchlist_one_request),
 		cmocka_unit_test(test_watchlist_refused_or_stuck),

@@ -503,6 +503,44 @@ static void test_heartbeat_in_backoff(void **state)
 	assert_int_equal(schedule_due(&s, T0 + 26500), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
 }
 
+/*
+ * Issue 30: a write in flight (never waited for): no other write's task is due until it ends, so the
+ * loop never spins on what it cannot send yet; an observation that wanted one meanwhile is made
+ * again at its end; observations, reads and transport samples go on.
+ */
+static void test_writing(void **state)
+{
+	struct schedule s;
+
+	(void)state;
+	heartbeat_schedule(&s, 10000);
+	schedule_heartbeat_sent(&s, T0);
+	schedule_events(&s, T0 + 1000);
+	schedule_hold_publish(&s);
+	schedule_transport(&s, T0, true, true);
+	schedule_writing(&s, true, T0);
+	assert_int_equal(schedule_due(&s, T0 + 10000), 0);
+	assert_int_equal(schedule_timeout(&s, T0 + 1000), SCHEDULE_WAKE_MS);     /* neither the Events nor the heartbeat */
+	assert_int_equal(schedule_due(&s, T0 + SCHEDULE_TRANSPORT_MS), SCHEDULE_TRANSPORT | SCHEDULE_OBSERVE);
+	schedule_event(&s, T0 + 2000);
+	assert_int_equal(schedule_due(&s, T0 + 3000), SCHEDULE_OBSERVE);
+	schedule_observed(&s);
+	schedule_write_held(&s);
+	assert_int_equal(schedule_due(&s, T0 + 4000), 0);
+	/* Ended: what was held is observed again at once, and the write tasks are due again. */
+	schedule_writing(&s, false, T0 + 5000);
+	assert_int_equal(schedule_due(&s, T0 + 5000) & (SCHEDULE_OBSERVE | SCHEDULE_PUBLISH), SCHEDULE_OBSERVE | SCHEDULE_PUBLISH);
+	assert_true(schedule_due(&s, T0 + 10000) & SCHEDULE_HEARTBEAT);
+	assert_false(s.write_held);
+	/* Ended without anything held: no observation for it. */
+	schedule_observed(&s);
+	schedule_wrote(&s, T0 + 11000);
+	schedule_heartbeat_sent(&s, T0 + 11000);
+	schedule_writing(&s, true, T0 + 11000);
+	schedule_writing(&s, false, T0 + 12000);
+	assert_int_equal(schedule_due(&s, T0 + 12000), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_heartbeat_period),
 		cmocka_unit_test(test_heartbeat_start_from_age),
 		cmocka_unit_test(test_heartbeat_in_backoff),
+		cmocka_unit_test(test_writing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -116,7 +116,10 @@ static void test_listed(void **state)
 	stresult_free(NULL);
 }
 
-/* Stale after three heartbeat periods (not at): not ready whatever the node published; no heartbeat, no age. */
+/*
+ * Stale after three heartbeat periods (not at): not ready whatever the node published. Issue 30: a
+ * heartbeat status cannot vouch for (none, no condition, not a time) is never ready either.
+ */
 static void test_stale(void **state)
 {
 	const struct fb_node v[] = {
@@ -140,27 +143,76 @@ static void test_stale(void **state)
 	causes_are(row(&r, "past-limit"), "stale");
 	causes_are(row(&r, "stale-failing"), "links,stale");
 	assert_int_equal(row(&r, "stale-failing")->age_s, 4 * 86400);
+	assert_true(row(&r, "past-limit")->unknown);
 	assert_false(row(&r, "no-heartbeat")->stale);
-	assert_true(row(&r, "no-heartbeat")->ready);
+	assert_false(row(&r, "no-heartbeat")->ready);
+	assert_true(row(&r, "no-heartbeat")->unknown);
+	causes_are(row(&r, "no-heartbeat"), "condition-missing");
 	assert_null(row(&r, "no-heartbeat")->heartbeat);
 	assert_int_equal(row(&r, "bad-heartbeat")->age_s, -1);
+	assert_false(row(&r, "bad-heartbeat")->ready);
+	causes_are(row(&r, "bad-heartbeat"), "heartbeat-unknown");
 	assert_string_equal(row(&r, "bad-heartbeat")->heartbeat, "yesterday");
-	assert_int_equal(r.n_ready, 3);
+	assert_int_equal(r.n_ready, 1);
+	assert_int_equal(r.n_unknown, 4);
 	assert_string_equal(r.causes[0].id, "stale");
 	assert_int_equal(r.causes[0].n, 2);
 	stresult_free(&r);
 }
 
+/*
+ * Issue 30: a heartbeat ahead of this clock: within 2 minutes (clocks apart) it is now; further, its
+ * age is unknown and the node is not ready (heartbeat-in-future); a condition without its heartbeat;
+ * ready "true" without the condition (the status patch never landed).
+ */
+static void test_heartbeat_vouched(void **state)
+{
+	struct fb_node v[] = {
+		node("ahead-120", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), "2026-12-05T00:02:00Z"),
+		node("ahead-121", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), "2026-12-05T00:02:01Z"),
+		node("ahead-year", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), "2027-12-05T00:00:00Z"),
+		node("cond-no-beat", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), NULL),
+		node("no-cond", "a3-megagpu-8g", "tcpxo", "true", FAILS(""), NULL),
+		node("no-cond-failing", "a3-megagpu-8g", "tcpxo", "false", FAILS(FAIL("links")), NULL),
+	};
+	struct stresult r = { 0 };
+	char err[256] = "";
+
+	(void)state;
+	v[3].cond_status = "True";
+	assert_int_equal(judge(v, sizeof(v) / sizeof(v[0]), &r, err, sizeof(err)), 0);
+	assert_true(row(&r, "ahead-120")->ready);
+	assert_int_equal(row(&r, "ahead-120")->age_s, 0);
+	causes_are(row(&r, "ahead-120"), "");
+	assert_false(row(&r, "ahead-121")->ready);
+	assert_true(row(&r, "ahead-121")->unknown);
+	assert_int_equal(row(&r, "ahead-121")->age_s, -1);
+	assert_false(row(&r, "ahead-121")->stale);
+	causes_are(row(&r, "ahead-121"), "heartbeat-in-future");
+	causes_are(row(&r, "ahead-year"), "heartbeat-in-future");
+	assert_false(row(&r, "cond-no-beat")->ready);
+	causes_are(row(&r, "cond-no-beat"), "heartbeat-unknown");
+	assert_false(row(&r, "no-cond")->ready);
+	assert_true(row(&r, "no-cond")->unknown);
+	causes_are(row(&r, "no-cond"), "condition-missing");
+	causes_are(row(&r, "no-cond-failing"), "links,condition-missing");
+	assert_int_equal(r.n_ready, 1);
+	assert_int_equal(r.n_unknown, 5);
+	stresult_free(&r);
+}
+
 /* Not ready without a failed check named, a ready annotation that says nothing, a check listed twice. */
+#define HB "2026-12-04T23:59:00Z"
+
 static void test_unknown_causes(void **state)
 {
 	const struct fb_node v[] = {
-		node("no-checks", "a3-megagpu-8g", "tcpxo", "false", FAILS(""), NULL),
-		node("no-attachment", "a3-megagpu-8g", "tcpxo", "false", NULL, NULL),
-		node("bad-ready", "a3-megagpu-8g", "tcpxo", "maybe", FAILS(""), NULL),
-		node("no-ready", "a3-megagpu-8g", "tcpxo", NULL, FAILS(""), NULL),
-		node("twice", "a3-megagpu-8g", "tcpxo", "false", FAILS(FAIL("links") "," FAIL("links")), NULL),
-		node("ready-fails", "a3-megagpu-8g", "tcpxo", "true", FAILS(FAIL("networks")), NULL),
+		node("no-checks", "a3-megagpu-8g", "tcpxo", "false", FAILS(""), HB),
+		node("no-attachment", "a3-megagpu-8g", "tcpxo", "false", NULL, HB),
+		node("bad-ready", "a3-megagpu-8g", "tcpxo", "maybe", FAILS(""), HB),
+		node("no-ready", "a3-megagpu-8g", "tcpxo", NULL, FAILS(""), HB),
+		node("twice", "a3-megagpu-8g", "tcpxo", "false", FAILS(FAIL("links") "," FAIL("links")), HB),
+		node("ready-fails", "a3-megagpu-8g", "tcpxo", "true", FAILS(FAIL("networks")), HB),
 	};
 	struct stresult r = { 0 };
 	char err[256] = "";
@@ -195,12 +247,14 @@ static void test_hostile_ids(void **state)
 	assert_int_equal(judge(v, 1, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.n_nodes, 1);
 	assert_string_equal(r.nodes[0].profile, "tcpxo?");
-	assert_int_equal(r.nodes[0].n_causes, 2);
+	assert_int_equal(r.nodes[0].n_causes, 3);
 	assert_string_equal(r.nodes[0].causes[0], "li?nks");
 	assert_int_equal(strlen(r.nodes[0].causes[1]), 64 + strlen("…"));
-	/* A heartbeat that is not a time: no age, not stale. */
+	/* A heartbeat that is not a time: no age, not stale, not vouched for. */
+	assert_string_equal(r.nodes[0].causes[2], "heartbeat-unknown");
 	assert_int_equal(r.nodes[0].age_s, -1);
 	assert_false(r.nodes[0].stale);
+	assert_true(r.nodes[0].unknown);
 	stresult_free(&r);
 }
 
@@ -277,12 +331,12 @@ static void test_render(void **state)
 	assert_int_equal(render_status_human(&r, f), 0);
 	fclose(f);
 	assert_string_equal(human,
-		"fleet: 4 nodes listed, 1 ready, 3 not ready\n"
+		"fleet: 4 nodes listed, 1 ready, 3 not ready (1 unknown: not vouched for)\n"
 		"\n"
 		"  NODE       PROFILE  READY       AGE          CAUSES\n"
 		"  fresh      -        unobserved  -            unobserved\n"
 		"  healthy    tcpxo    yes         45s          -\n"
-		"  n-links-0  tcpxo    no          4h (stale)   links, aperture-devices, stale\n"
+		"  n-links-0  tcpxo    unknown     4h (stale)   links, aperture-devices, stale\n"
 		"  n-links-1  tcpxo    no          2m           links\n"
 		"\n"
 		"not ready, by cause:\n"
@@ -295,6 +349,38 @@ static void test_render(void **state)
 	free(json2);
 	stresult_free(&r);
 	stresult_free(&r2);
+}
+
+/* A cause held by more nodes than are shown: the first RENDER_STATUS_NAMES_SHOWN by name, then "… (N more)". */
+static void test_many_nodes_one_cause(void **state)
+{
+	enum { N = RENDER_STATUS_NAMES_SHOWN + 5 };
+	struct fb_node v[N];
+	char names[N][16], *human = NULL, want[64];
+	struct stresult r = { 0 };
+	char err[256] = "";
+	size_t hlen = 0;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%02d", i);
+		v[i] = node(names[i], "a3-megagpu-8g", "tcpxo", "false", FAILS(FAIL("links")), HB);
+	}
+	assert_int_equal(judge(v, N, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.n_causes, 1);
+	assert_int_equal(r.causes[0].n, N);
+	f = open_memstream(&human, &hlen);
+	assert_int_equal(render_status_human(&r, f), 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "  links: %d nodes: n00, n01, ", N);
+	assert_non_null(strstr(human, want));
+	snprintf(want, sizeof(want), ", n%02d, … (5 more)\n", RENDER_STATUS_NAMES_SHOWN - 1);
+	assert_non_null(strstr(human, want));
+	snprintf(want, sizeof(want), "n%02d,", RENDER_STATUS_NAMES_SHOWN);
+	assert_null(strstr(strstr(human, "links: "), want));
+	free(human);
+	stresult_free(&r);
 }
 
 static void test_age_text(void **state)
@@ -321,11 +407,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_listed),
 		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_heartbeat_vouched),
 		cmocka_unit_test(test_unknown_causes),
 		cmocka_unit_test(test_hostile_ids),
 		cmocka_unit_test(test_condition_unknown),
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_many_nodes_one_cause),
 		cmocka_unit_test(test_age_text),
 	};
 

@@ -44,11 +44,50 @@ static void test_appendn_bytes(void **state)
 	assert_null(sb.s);
 }
 
+static void printable_is(const char *in, size_t max, const char *want)
+{
+	char *out = strbuf_printable(in, max);
+
+	assert_non_null(out);
+	if (strcmp(out, want) != 0)
+		fail_msg("'%s' (max %zu): got '%s', want '%s'", in, max, out, want);
+	free(out);
+}
+
+/*
+ * Issue 30: hostile text from annotations is made printable for every human output: C0 controls and
+ * DEL as before, and now C1 controls encoded in UTF-8 (U+009B CSI, U+009D OSC), the marks that
+ * reorder what a terminal shows (U+202E and the rest), and bytes that are not UTF-8; other UTF-8 passes.
+ */
+static void test_printable(void **state)
+{
+	(void)state;
+	printable_is("links", 64, "links");
+	printable_is("a\tb\x7f" "c", 64, "a?b?c");
+	printable_is("x\xc2\x9b" "31m", 64, "x?31m");                 /* U+009B CSI */
+	printable_is("\xc2\x9d" "0;title\xc2\x9c", 64, "?0;title?");    /* OSC ... ST */
+	printable_is("\xc2\x80\xc2\x9f\xc2\xa0", 64, "??\xc2\xa0");     /* U+0080, U+009F; U+00A0 is printable */
+	printable_is("evil\xe2\x80\xae" "gnp.exe", 64, "evil?gnp.exe"); /* U+202E RIGHT-TO-LEFT OVERRIDE */
+	printable_is("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", 64, "????");   /* U+202A-U+202D */
+	printable_is("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 64, "????");   /* U+2066-U+2069 isolates */
+	printable_is("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", 64, "???");   /* LRM, RLM, ALM */
+	printable_is("\xe2\x80\x8d\xe2\x81\xa5\xe2\x80\xaf", 64, "\xe2\x80\x8d\xe2\x81\xa5\xe2\x80\xaf");  /* neighbours pass */
+	printable_is("caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80", 64, "caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80");
+	printable_is("\x9b" "31m", 64, "?31m");                        /* a lone C1 byte: not UTF-8 */
+	printable_is("\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80", 64, "?????????");  /* overlong, surrogate, > U+10FFFF */
+	printable_is("ab\xe2\x80", 64, "ab??");                        /* cut inside a character */
+	/* Cut at a character boundary, never inside what is replaced. */
+	printable_is("abcdef", 3, "abc…");
+	printable_is("ab\xe2\x80\xae" "cd", 3, "ab…");
+	printable_is("ab\xe2\x80\xae" "cd", 5, "ab?…");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_appendf_and_take),
 		cmocka_unit_test(test_appendn_bytes),
+		cmocka_unit_test(test_printable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
