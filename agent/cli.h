@@ -210,6 +210,17 @@ const char *cli_table_text(const char *const texts[2], enum cli_program prog);
  */
 int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
 
+/* cli_duration_in() - cli_duration() of program @prog, 0 taken only when @zero (an option's own range). */
+int cli_duration_in(const char *prog, const char *name, const char *s, unsigned min_s, unsigned max_s,
+		    bool zero, unsigned *ret_s);
+
+/*
+ * cli_check_values() - the values' own rules (--prefix a DNS subdomain and '/', --node and --name
+ * names), and what the command @o->cmd needs (the daemon a node name, health --health-file, ...).
+ * Return: 0; -EINVAL after printing a usage error naming @prog.
+ */
+int cli_check_values(const char *prog, const struct cli_options *o);
+
 /*
  * cli_rate() - the value @s of byte-rate option @name: a number (a decimal fraction allowed) with a
  * unit B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024), each with an optional "/s"
