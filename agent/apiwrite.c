@@ -7,6 +7,7 @@
 
 #include "agent/apiwrite.h"
 #include "agent/log.h"
+#include "agent/signals.h"
 #include "agent/workload_events.h"
 #include "probes/kube/retry.h"
 #include "probes/model/timetext.h"
@@ -64,6 +65,41 @@ void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long stat
 	snprintf(fails, sizeof(fails), "%u", w->sched->failures);
 	log_emit(LOG_LEVEL_ERROR, "API error", "op", op, "status", status ? code : "none", "error", err,
 		 "failures", fails, "retry_in", retry, NULL);
+}
+
+/*
+ * The polling read, the one API call the daemon waits for (bounded by the client's 15 s; SIGTERM
+ * cancels it: signals_api() brackets it).
+ */
+int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, bool *have_facts, uint64_t now)
+{
+	struct obs_kube k = { 0 };
+	const struct kube_fetch *bad;
+	int r;
+
+	signals_api(true);
+	r = !signals_term() ? publisher_read(w->pb, node, &k) : -EINTR;
+	signals_api(false);
+	if (signals_term()) {
+		obs_kube_free(&k);
+		return -EINTR;
+	}
+	if (r == 0) {
+		obs_kube_free(facts);
+		*facts = k;
+		log_emit(LOG_LEVEL_DEBUG, "API read", "node", node, NULL);
+		*have_facts = true;
+		return 0;
+	}
+	bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
+	apiwrite_failed(w, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
+	if (*have_facts) {
+		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
+	} else {
+		obs_kube_free(facts);
+		*facts = k;             /* the report then says why the API facts are missing */
+	}
+	return -EIO;
 }
 
 /* ---- the request in flight ---- */

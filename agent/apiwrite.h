@@ -40,6 +40,14 @@ bool apiwrite_busy(const struct apiwrite *w);
 void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long status, const char *err);
 
 /**
+ * apiwrite_read() - the polling read (--no-watch): GET the node and its pods into @facts, waiting
+ * for the answers (SIGTERM cancels them); *@have_facts set once a read succeeded. A failure is
+ * logged and backs the schedule off; the last good facts stand (without any, @facts says why).
+ * Return: 0; -EIO failed; -EINTR stopped by a signal.
+ */
+int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, bool *have_facts, uint64_t now);
+
+/**
  * apiwrite_observed() - after an observation the daemon may write on (@may_write: API facts read,
  * not in backoff, or the backoff's retry): start the one job it wants: what differs (with the
  * Events waiting), else the heartbeat owed (@beat), else the Events due; queue the GPU pods'

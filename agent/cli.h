@@ -33,7 +33,7 @@ enum cli_format {
 };
 
 /*
- * -o FORMAT. Each command takes its own (agent/cli_table.c: cli_cmds[].outputs) and refuses the
+ * -o FORMAT. Each command takes its own (agent/cli.c: cli_cmds[].outputs) and refuses the
  * others (exit 2). A new format is a value here, its word in cli_output_words, its bit in the
  * outputs of the commands that print it (--once's npd, say), and the command's renderer.
  */
@@ -233,7 +233,7 @@ int cli_rate(const char *prog, const char *name, const char *s, uint64_t min, ui
 /**
  * cli_parse_program() - parse argv of program @prog into @ret (defaults filled in): the
  * command (a word anywhere before "--", or --once, --cleanup), each option against the one
- * table (agent/cli_table.c), -o against the command's outputs, the values' own rules.
+ * table (agent/cli.c), -o against the command's outputs, the values' own rules.
  * help [COMMAND], -h/--help, version and --version give CLI_CMD_HELP (help_of: the command,
  * or CLI_CMD__COUNT for the program's help) and CLI_CMD_VERSION: cli_help_run() prints them.
  * Return: 0; -EINVAL after printing a usage error to stderr (exit 2).

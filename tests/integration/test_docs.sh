@@ -2,7 +2,7 @@
 # test_docs.sh - the man page, the user guide and the README say what the code does (options, check ids, exit codes, sample output,
 # the command reference made from each command's --help).
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.
-# The code is the reference: long options from agent/cli_table.c's one table, check ids in the order the
+# The code is the reference: long options from agent/cli.c's one table, check ids in the order the
 # binary prints them (fixtures/a3-mega/expected.json), exit codes from agent/cli.h, environment
 # variables from every getenv() in agent/ probes/ report/, remedies from the golden reports.
 set -u
@@ -80,7 +80,7 @@ def read(path):
 
 
 # ---- the reference, from the code ----
-cli = read(os.path.join(top, "agent/cli_table.c"))
+cli = read(os.path.join(top, "agent/cli.c"))
 table = re.search(r"const struct cli_opt cli_opts\[\] = \{(.*?)\n\};", cli, re.S)
 rows = re.split(r"\n\t\{ ", table.group(1)) if table else []
 longopts, shortopts = [], []
@@ -94,7 +94,7 @@ for row in rows:
     if m.group(4) and "-" + m.group(4) not in shortopts:
         shortopts.append("-" + m.group(4))
 report("reference/options", [] if len(longopts) >= 10 and "-o" in shortopts else
-       ["cannot read the options of agent/cli_table.c's table"])
+       ["cannot read the options of agent/cli.c's table"])
 ids = [c["id"] for c in json.loads(read(os.path.join(top, "fixtures/a3-mega/expected.json")))["checks"]]
 exits = {}
 for name, val in re.findall(r"\b(EXIT_[A-Z_]+)\s*=\s*(\d+)", read(os.path.join(top, "agent/cli.h"))):

@@ -396,14 +396,14 @@ def _():
 				for m in re.finditer(r"(?<!-n)(?<!--namespace)(?:^|[\s/])tcpxo-agent((?:\s+[-\w./=<>$]+)+)", line):
 					used |= {w.split("=")[0] for w in m.group(1).split() if w.startswith("--")}
 	check(used, "no flags found")
-	with open(os.path.join(TOP, "agent", "cli_table.c")) as fh:
+	with open(os.path.join(TOP, "agent", "cli.c")) as fh:
 		src = fh.read()
 	# The one table's rows: { "name", 'x' or 0, CLI_KIND_..., and the command words of cli_cmds[].
 	known = {"--" + n for n in re.findall(r'\{ "([a-z-]+)", (?:\'\w\'|0), CLI_KIND_', src)}
 	known |= set(re.findall(r'\{ CLI_CMD_\w+, "([a-z]+)",', src))
-	check(used - {"health"} <= known, "not in agent/cli_table.c: %s" % sorted(used - known))
+	check(used - {"health"} <= known, "not in agent/cli.c: %s" % sorted(used - known))
 	if not (AGENT and os.access(AGENT, os.X_OK)):
-		return "skip %s is not built: flags checked against agent/cli_table.c only (%s)" % (AGENT or "binary", " ".join(sorted(used)))
+		return "skip %s is not built: flags checked against agent/cli.c only (%s)" % (AGENT or "binary", " ".join(sorted(used)))
 	# Each flag in the --help of the command the manifest runs it with: that help lists its options only.
 	for cmd, flags in sorted(per_cmd.items()):
 		r = subprocess.run([AGENT, "help", cmd], capture_output=True, text=True, timeout=10)
