@@ -78,7 +78,7 @@ bool apifacts_may_write(struct apifacts *af, struct schedule *sched, bool publis
 
 	if (retry)
 		schedule_retry_taken(sched);
-	return publish && af->have && apifacts_read(af) && (!sched->failures || retry);
+	return publish && af->have && apifacts_read(af) && (!sched->backoff.failures || retry);
 }
 
 void apifacts_drive(struct apifacts *af, struct schedule *sched, uint64_t now)

@@ -71,7 +71,7 @@ int apiwatch_new(const struct apiwatch_config *cfg, struct apiwatch **ret)
 		o->which = (enum apiwatch_res)i;
 		o->wake = UINT64_MAX;
 		o->report = APIWATCH_NO_REPORT;
-		o->rng = aw->seed + i + 1;
+		o->backoff.rng = aw->seed + i + 1;
 		r = apiwatch_reflector(aw, o->which, APIWATCH_WATCHED, &o->r);
 	}
 	if (r == 0 && cfg->prefix && !aw->prefix)
@@ -129,9 +129,10 @@ static void apiwatch_listed_next(struct apiwatch_one *o, const struct http_strea
 	uint64_t wait = (uint64_t)o->aw->interval_s * 1000u;
 
 	if (!ok && (end->status == 0 || retry_status_retryable(end->status))) {
-		uint64_t b = retry_wait_ms(retry_backoff_ms(retry_random(&o->rng), o->fails + 1, RETRY_BACKOFF_BASE_MS,
-							    RETRY_BACKOFF_CAP_MS), end->retry_after_s);
+		uint64_t b;
 
+		o->backoff.failures = o->fails;         /* the run so far: every failure in a row counts */
+		b = retry_backoff_fail(&o->backoff, end->retry_after_s);
 		wait = b < wait ? b : wait;
 	}
 	o->list_at = now + (wait ? wait : 1);

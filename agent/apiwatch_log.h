@@ -8,6 +8,7 @@
 #include "probes/kube/http.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/reflector.h"
+#include "probes/kube/retry.h"
 #include "probes/model/obs_kube.h"
 
 enum apiwatch_res {
@@ -54,7 +55,7 @@ struct apiwatch_one {
 	bool missing_said;              /* Node: "does not exist" logged (until it does) */
 	enum apiwatch_mode mode;
 	uint64_t list_at;               /* LISTED: the next list */
-	uint64_t rng;                   /* LISTED: backoff jitter */
+	struct retry_backoff backoff;   /* LISTED: the wait after a failed list (its jitter; @fails its run) */
 	unsigned long relists_before[REFLECTOR_RELIST__COUNT];  /* of the reflectors replaced */
 };
 

@@ -22,10 +22,10 @@ struct apiwrite;
 
 /**
  * apiwrite_new() - the writer of @pb's client (pb->http may be NULL: nothing is ever written),
- * keeping @sched's write timers, its jitter from @seed.
+ * keeping @sched's write timers and backoff.
  * Return: 0; -ENOMEM.
  */
-int apiwrite_new(struct publisher *pb, struct schedule *sched, uint64_t seed, struct apiwrite **ret);
+int apiwrite_new(struct publisher *pb, struct schedule *sched, struct apiwrite **ret);
 
 /* Abandon the request in flight (no answer is waited for) and free. NULL is fine. */
 void apiwrite_free(struct apiwrite *w);

@@ -209,9 +209,9 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		may_write = apifacts_may_write(&st->af, &st->sched, st->publish, due);
 	else
 		may_write = st->publish && st->af.have &&
-			    (read_ok || (!(due & SCHEDULE_READ) && !st->sched.failures));
+			    (read_ok || (!(due & SCHEDULE_READ) && !st->sched.backoff.failures));
 	if (read_ok) {
-		if (st->sched.failures)
+		if (st->sched.backoff.failures)
 			log_emit(LOG_LEVEL_INFO, "API answering again", NULL);
 		schedule_api_ok(&st->sched, now);
 	}
@@ -367,7 +367,7 @@ static int loop_open(struct loop_state *st)
 	schedule_init(&st->sched, t0, opt->interval, opt->start_jitter,
 		      apifacts_open(&st->af, st->api, opt->no_watch, &watches), clockms_random());
 	schedule_heartbeat(&st->sched, st->publish ? (uint64_t)opt->heartbeat * 1000u : 0);
-	r = apiwrite_new(st->pb, &st->sched, clockms_random(), &st->wr);
+	r = apiwrite_new(st->pb, &st->sched, &st->wr);
 	if (r < 0) {
 		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
 		return r;

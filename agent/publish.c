@@ -62,7 +62,7 @@ static int publisher_want(const struct publisher *pb, const struct observation *
 	char now[ANNOTATIONS_CHANGED_AT_MAX];
 
 	publisher_now(now, sizeof(now));
-	return annotations_build(p, publisher_complete(o), now, !pb->opt->no_labels, want);
+	return annotations_build(p, publisher_complete(o), now, pb->labels, want);
 }
 
 int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
@@ -138,18 +138,18 @@ static int publisher_plan_condition(struct publish_job *job, const struct kube_c
 /* Queue the node's Event of a transition (the job's, planned from what the node carried before it). */
 static void publisher_job_node_event(struct publisher *pb, struct publish_job *job, uint64_t now)
 {
-	struct kube_event_ref node = { .kind = "Node", .name = pb->opt->node, .uid = job->node_uid };
+	struct kube_event_ref node = { .kind = "Node", .name = pb->node, .uid = job->node_uid };
 	int r;
 
 	if (!job->event)
 		return;
-	r = publisher_event(pb, pb->opt->node, &node, job->ev.type, job->ev.reason, job->ev.action, job->ev.note,
+	r = publisher_event(pb, pb->node, &node, job->ev.type, job->ev.reason, job->ev.action, job->ev.note,
 			    NULL, now);
 	job->res.event = r > 0;
 	if (r < 0 && !job->res.events_failed) {
 		/* A node name an Event cannot carry (reportingInstance holds 128 characters), or no memory. */
 		errmsg_set(job->res.events_error, sizeof(job->res.events_error), r,
-			   "the node's Event cannot be made for %.64s...: %s", pb->opt->node, strerror(-r));
+			   "the node's Event cannot be made for %.64s...: %s", pb->node, strerror(-r));
 		job->res.events_failed = true;
 	}
 	job->event = false;
@@ -197,7 +197,7 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	r = publisher_want(pb, o, p, &want);
 	if (r < 0)
 		return r;
-	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, NULL);
+	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->prefix, &patch, NULL);
 	annotations_free(&want);
 	free(patch);
 	if (r < 0)
@@ -225,7 +225,7 @@ int publisher_plan_write(struct publisher *pb, struct observation *o, const stru
 	r = publisher_want(pb, o, p, &job->want);
 	if (r < 0)
 		goto fail;
-	keys = annotations_diff(&job->want, o->kube.ours, o->kube.labels, pb->opt->prefix, &job->node_patch, &labels);
+	keys = annotations_diff(&job->want, o->kube.ours, o->kube.labels, pb->prefix, &job->node_patch, &labels);
 	if (keys < 0) {
 		r = keys;
 		goto fail;
@@ -301,7 +301,7 @@ int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts
 		pb->unobserved_since = now ? now : 1;
 	if (now - pb->unobserved_since < PUBLISH_UNKNOWN_AFTER_MS)
 		return 0;
-	if (!pb->http || !pb->opt->node || facts->node_fetch.state != KUBE_FETCH_OK)
+	if (!pb->http || !pb->node || facts->node_fetch.state != KUBE_FETCH_OK)
 		return 0;
 	/* Unknown already (whatever the cause): the first message stands, no write per attempt. */
 	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
@@ -335,13 +335,13 @@ int publisher_job_next(struct publisher *pb, struct publish_job *job, uint64_t n
 		switch (job->step) {
 		case PUBLISH_STEP_NODE:
 			if (job->node_patch &&
-			    kube_write_patch_node(pb->opt->node, false, job->node_patch, req, err, sizeof(err)) == 0)
+			    kube_write_patch_node(pb->node, false, job->node_patch, req, err, sizeof(err)) == 0)
 				return 1;
 			job->step = PUBLISH_STEP_STATUS;
 			break;
 		case PUBLISH_STEP_STATUS:
 			if (job->status_patch &&
-			    kube_write_patch_node(pb->opt->node, true, job->status_patch, req, err, sizeof(err)) == 0)
+			    kube_write_patch_node(pb->node, true, job->status_patch, req, err, sizeof(err)) == 0)
 				return 1;
 			job->step = job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
 			break;
@@ -389,7 +389,7 @@ static void publisher_job_event_answer(struct publisher *pb, struct publish_job 
 	job->res.events_failed = true;
 	if (a->r == -EINTR || publisher_retryable(a->status)) {
 		/* The rest waits too: a failing API is not asked once per Event; the wait counts from the failure. */
-		eventq_retry(&pb->events, now, a->retry_after_s, retry_random(&pb->rng));
+		eventq_retry(&pb->events, now, a->retry_after_s);
 		job->step = PUBLISH_STEP_DONE;
 		return;
 	}
@@ -408,7 +408,7 @@ int publisher_job_answer(struct publisher *pb, struct publish_job *job, struct o
 			job->ret = a->r;
 			pb->in_sync = false;
 			job->res.failed = status ? "patch node status" : "patch node";
-			errmsg_set(job->err, sizeof(job->err), a->r, "PATCH node %s%s: %s", pb->opt->node,
+			errmsg_set(job->err, sizeof(job->err), a->r, "PATCH node %s%s: %s", pb->node,
 				   status ? "/status" : "", a->error);
 			job->step = PUBLISH_STEP_DONE;
 			if (status)

@@ -32,7 +32,10 @@ static void publish_say(const struct cli_options *opt, const char *what, const c
 
 int publisher_open(const struct cli_options *opt, struct publisher *ret)
 {
-	struct publisher pb = { .opt = opt, .rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 };
+	struct publisher pb = {
+		.node = opt->node, .prefix = opt->prefix, .releases_file = opt->releases, .labels = !opt->no_labels,
+		.publish = !opt->no_publish, .events.backoff.rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32,
+	};
 	struct http_config cfg = {
 		.server = opt->api_server,
 		.token_file = opt->token_file,
@@ -93,9 +96,9 @@ int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
 	size_t len = 0;
 	int r;
 
-	if (!pb->opt->releases)
+	if (!pb->releases_file)
 		return 0;
-	r = relfile_load(pb->opt->releases, &t, &text, &len, err, errlen);
+	r = relfile_load(pb->releases_file, &t, &text, &len, err, errlen);
 	if (r < 0)
 		return r;
 	/* The same text (a touch, the ConfigMap's other keys changed): nothing changes. */
@@ -144,7 +147,7 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 	rn = kube_get_node(pb->http, node, &resp);
 	publisher_fetch_set(&k->node_fetch, rn, &resp);
 	if (rn >= 0) {
-		rn = kubeparse_node(resp.body, resp.len, pb->opt->prefix, k, err, sizeof(err));
+		rn = kubeparse_node(resp.body, resp.len, pb->prefix, k, err, sizeof(err));
 		publisher_parsed(&k->node_fetch, resp.len, rn, err);
 	}
 	http_response_free(&resp);
@@ -206,7 +209,7 @@ int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t 
 		return -ENOENT;
 	/* The annotations and labels, then the condition: one write each, nothing else touched. */
 	for (int status = 0; status < 2; status++) {
-		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->opt->prefix, &patch);
+		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->prefix, &patch);
 		if (r < 0)
 			return errmsg_set(err, errlen, r, "building the cleanup patch: %s", strerror(-r));
 		r = publisher_patch(pb, node, status, patch, err, errlen);

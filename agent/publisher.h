@@ -12,8 +12,13 @@
 #include "report/checks/releases.h"
 #include "report/render/metrics.h"
 
+/* What the publisher needs of the command line, copied by publisher_open(); nothing else of it travels. */
 struct publisher {
-	const struct cli_options *opt;
+	const char *node;               /* --node: the Node written (NULL: none) */
+	const char *prefix;             /* --prefix of our annotation and label keys */
+	const char *releases_file;      /* --releases (NULL: the built-in table) */
+	bool labels;                    /* not --no-labels: the scheduling labels are published */
+	bool publish;                   /* not --no-publish: writes are wanted */
 	struct http_client *http;       /* NULL: no API configured (nothing is contacted) */
 	char http_why[256];             /* why there is no client */
 	struct releases *releases;      /* --releases file, or NULL for the built-in table */
@@ -34,7 +39,6 @@ struct publisher {
 	bool in_sync;
 	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
 	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
-	uint64_t rng;                   /* state of the Event queue's backoff jitter */
 	uint64_t unobserved_since;      /* daemon: when observations started failing (0: they do not) */
 	/*
 	 * The node's annotations before a node PATCH that failed: its outcome is not known (a timeout
