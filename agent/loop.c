@@ -193,14 +193,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		workloads_transport(&w, &o, &lim);
 		sampler_log(&st->tsample, &w);
 	}
-	if (r < 0) {
-		st->af.k = o.kube;
-		memset(&o.kube, 0, sizeof(o.kube));
-		workloads_free(&w);
-		profile_free(&p);
-		observation_free(&o);
-		return r;
-	}
+	if (r < 0)
+		goto out;
 	loop_log_change(st, &p);
 	daemon_metrics_observed(st->metrics, &p, &w);   /* out of memory: the page keeps the last values */
 
@@ -219,7 +213,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	r = apiwrite_observed(st->wr, &o, &p, &w, now, beat, may_write);
 	if (st->af.aw && (due & SCHEDULE_RETRY) && r == 0 && !apiwrite_busy(st->wr))
 		schedule_api_ok(&st->sched, now);       /* nothing to write: the node carries it already */
-	st->af.k = o.kube;
+out:
+	st->af.k = o.kube;                      /* taken back: the facts outlive the observation */
 	memset(&o.kube, 0, sizeof(o.kube));
 	workloads_free(&w);
 	profile_free(&p);
