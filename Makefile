@@ -84,7 +84,7 @@ BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl $(BUILD)/bench/ju
 # to C11's and POSIX.1-2008's lists (no linux/, no libnl, libpci, libudev, libcurl); the link takes only
 # cJSON and libyaml. A file added here that is not portable fails the build.
 FABRIC_BIN := $(BUILD)/kubectl-fabric
-FABRIC_AGENT := agent/cli.c agent/cli_help.c agent/cmd_interfaces.c agent/cmd_runtime.c agent/cmd_status.c \
+FABRIC_AGENT := agent/cli.c agent/cli_help.c agent/cli_parse.c agent/cli_value.c agent/cmd_interfaces.c agent/cmd_runtime.c agent/cmd_status.c \
 	agent/cmd_workloads_published.c agent/infile.c agent/kubesrc.c agent/output.c agent/podsread.c agent/relfile.c
 FABRIC_PURE := probes/host/bar4.c probes/host/cmdline.c probes/host/hostfiles.c probes/kube/imageref.c \
 	probes/kube/kubejson.c probes/kube/kubename.c probes/kube/kubeparse.c probes/kube/kubeparse_pods.c \

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "agent/apiwatch.h"
+#include "agent/apiwatch_log.h"
 #include "agent/log.h"
-#include "probes/kube/httpcheck.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse_pods.h"
@@ -18,67 +18,6 @@
 #define APIWATCH_LIST_MS        60000u          /* a list's whole transfer */
 #define APIWATCH_TIMEOUT_SLACK_S 60u            /* past timeoutSeconds, the client gives up on the server */
 #define APIWATCH_NODE_MAX       4u              /* a name selects one Node; a few more are a hostile server */
-
-/*
- * Networks are watched (WATCHED) unless watching them is forbidden: then they are listed every
- * interval (LISTED) by a reflector that never waits by itself, on this file's schedule. While the
- * resource is absent (404: no GKE multi-networking), the watching reflector waits an interval
- * between tries, which is "looked for every interval".
- */
-enum apiwatch_mode {
-	APIWATCH_WATCHED = 0,
-	APIWATCH_LISTED,
-};
-
-struct apiwatch_one {
-	struct apiwatch *aw;
-	enum apiwatch_res which;
-	struct reflector *r;
-	struct http_stream *s;
-	bool s_watch;                   /* the open stream is a watch (else a list) */
-	uint64_t s_heard;               /* its last line (or its start) */
-	uint64_t wake;                  /* step again then (UINT64_MAX: when a result comes) */
-	unsigned long seen_gen;         /* the store generation counted in aw->changes */
-	unsigned long fed_gen;          /* ... and the one fed into the facts */
-	bool fed;                       /* the facts hold a filling of this store */
-	bool ever_fed;                  /* ... or held one (Networks: a reflector replaced) */
-	unsigned fails;                 /* failed requests in a row */
-	long status;                    /* the last failure's HTTP status (0: no answer) */
-	int err;
-	char why[KUBE_MSG_MAX];         /* ... what the facts say about it (no volatile part) */
-	char said[KUBE_MSG_MAX];        /* ... what the log says (the client's own words) */
-	unsigned long why_seq, why_fed_seq;     /* failures worth telling the facts, and told */
-	enum log_level report;          /* a line to log once the next step is known; LOG_LEVEL_DEBUG + 1: none */
-	const char *report_msg;         /* "API error" (with status, failures, retry_in) or another line */
-	bool report_err;                /* ... which carries o->said as its error */
-	bool report_wait;               /* ... and the wait before the next request (retry_in) */
-	bool absent_said;               /* Networks: "absent" logged (until they exist) */
-	bool missing_said;              /* Node: "does not exist" logged (until it does) */
-	enum apiwatch_mode mode;
-	uint64_t list_at;               /* LISTED: the next list */
-	uint64_t rng;                   /* LISTED: backoff jitter */
-	unsigned long relists_before[REFLECTOR_RELIST__COUNT];  /* of the reflectors replaced */
-};
-
-struct apiwatch {
-	struct http_client *http;
-	char node[KUBE_NODE_NAME_MAX + 1];
-	char *prefix;
-	unsigned interval_s;
-	uint64_t seed;
-	bool started;
-	uint64_t now;                   /* of the drive in progress: the callbacks' clock */
-	unsigned long changes;
-	struct apiwatch_one res[APIWATCH__COUNT];
-};
-
-#define APIWATCH_NO_REPORT ((enum log_level)(LOG_LEVEL_DEBUG + 1))
-
-static const char *const apiwatch_name[APIWATCH__COUNT] = { "nodes", "pods", "networks" };
-
-static const char *const apiwatch_path[APIWATCH__COUNT] = {
-	"/api/v1/nodes", "/api/v1/pods", "/apis/networking.gke.io/v1/networks",
-};
 
 static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum apiwatch_mode mode,
 			      struct reflector **ret)
@@ -132,7 +71,7 @@ int apiwatch_new(const struct apiwatch_config *cfg, struct apiwatch **ret)
 		o->which = (enum apiwatch_res)i;
 		o->wake = UINT64_MAX;
 		o->report = APIWATCH_NO_REPORT;
-		o->rng = aw->seed + i + 1;
+		o->backoff.rng = aw->seed + i + 1;
 		r = apiwatch_reflector(aw, o->which, APIWATCH_WATCHED, &o->r);
 	}
 	if (r == 0 && cfg->prefix && !aw->prefix)
@@ -155,94 +94,6 @@ void apiwatch_free(struct apiwatch *aw)
 	}
 	free(aw->prefix);
 	free(aw);
-}
-
-/* ---- what happened: counted for the loop, kept for the facts, logged ---- */
-
-/* A store that changed is news for the loop. */
-static void apiwatch_note(struct apiwatch_one *o)
-{
-	unsigned long g = reflector_generation(o->r);
-
-	if (g != o->seen_gen) {
-		o->seen_gen = g;
-		o->aw->changes++;
-	}
-}
-
-/* A failed request: counted, told to the facts while the store was never filled, logged after the step. */
-static void apiwatch_failed(struct apiwatch_one *o, long status, int err, const char *why, const char *said,
-			    enum log_level level)
-{
-	o->fails++;
-	o->status = status;
-	o->err = err ? err : -EIO;
-	if (strcmp(o->why, why) != 0 || !o->why_seq) {
-		snprintf(o->why, sizeof(o->why), "%s", why);
-		o->why_seq++;
-		if (!o->ever_fed)
-			o->aw->changes++;
-	}
-	snprintf(o->said, sizeof(o->said), "%s", said && *said ? said : why);
-	o->report = level;
-	o->report_msg = "API error";
-	o->report_err = true;
-	o->report_wait = false;
-}
-
-/* A line other than "API error" to log after the step; @said its error (NULL: none). */
-static void apiwatch_report(struct apiwatch_one *o, enum log_level level, const char *msg, const char *said)
-{
-	o->report = level;
-	o->report_msg = msg;
-	o->report_err = said != NULL;
-	o->report_wait = false;
-	if (said)
-		snprintf(o->said, sizeof(o->said), "%s", said);
-}
-
-/* A 410: the reflector relists after its backoff (growing while 410s come in a row); said with the wait. */
-static void apiwatch_expired(struct apiwatch_one *o)
-{
-	apiwatch_report(o, LOG_LEVEL_INFO, "API watch expired: relisting", reflector_error(o->r));
-	o->report_wait = true;
-}
-
-/* What the facts say about a failed answer: stable words (no resourceVersion, no port), the Status message. */
-static void apiwatch_why(const struct apiwatch_one *o, const struct http_stream_end *end, char *buf, size_t len)
-{
-	if (end->status && (end->status < 200 || end->status > 299))
-		httpcheck_status_error(buf, len, "GET", apiwatch_path[o->which], end->status, end->body, end->len);
-	else
-		snprintf(buf, len, "%s", reflector_error(o->r));
-}
-
-static void apiwatch_recovered(struct apiwatch_one *o)
-{
-	if (o->fails && o->report == APIWATCH_NO_REPORT)
-		apiwatch_report(o, LOG_LEVEL_INFO, "API answering again", NULL);
-	o->fails = 0;
-}
-
-static void apiwatch_log(struct apiwatch_one *o, uint64_t now)
-{
-	char op[32], code[16], fails[16], retry[80] = "";
-
-	if (o->report == APIWATCH_NO_REPORT)
-		return;
-	snprintf(op, sizeof(op), "%s %s", o->s_watch ? "watch" : "list", apiwatch_name[o->which]);
-	if (o->wake != UINT64_MAX)
-		log_delay_text(o->wake > now ? o->wake - now : 0, retry, sizeof(retry));
-	if (strcmp(o->report_msg, "API error") != 0) {
-		log_emit(o->report, o->report_msg, "op", op, "error", o->report_err ? o->said : NULL,
-			 "retry_in", o->report_wait && retry[0] ? retry : NULL, NULL);
-	} else {
-		snprintf(code, sizeof(code), "%ld", o->status);
-		snprintf(fails, sizeof(fails), "%u", o->fails);
-		log_emit(o->report, "API error", "op", op, "status", o->status ? code : "none", "error", o->said,
-			 "failures", fails, "retry_in", retry[0] ? retry : NULL, NULL);
-	}
-	o->report = APIWATCH_NO_REPORT;
 }
 
 /* ---- Networks: watched, or listed every interval when watching them is forbidden ---- */
@@ -278,9 +129,10 @@ static void apiwatch_listed_next(struct apiwatch_one *o, const struct http_strea
 	uint64_t wait = (uint64_t)o->aw->interval_s * 1000u;
 
 	if (!ok && (end->status == 0 || retry_status_retryable(end->status))) {
-		uint64_t b = retry_wait_ms(retry_backoff_ms(retry_random(&o->rng), o->fails + 1, RETRY_BACKOFF_BASE_MS,
-							    RETRY_BACKOFF_CAP_MS), end->retry_after_s);
+		uint64_t b;
 
+		o->backoff.failures = o->fails;         /* the run so far: every failure in a row counts */
+		b = retry_backoff_fail(&o->backoff, end->retry_after_s);
 		wait = b < wait ? b : wait;
 	}
 	o->list_at = now + (wait ? wait : 1);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/apiwatch_log.h"
 #include "probes/kube/http.h"
 #include "probes/model/obs_kube.h"
 
@@ -20,13 +21,6 @@
  * multi-networking CRD).
  * Failures are logged here, one line per failed request with the backoff before the next.
  */
-
-enum apiwatch_res {
-	APIWATCH_NODE = 0,      /* GET /api/v1/nodes?fieldSelector=metadata.name=NODE */
-	APIWATCH_PODS,          /* GET /api/v1/pods?fieldSelector=spec.nodeName=NODE */
-	APIWATCH_NETWORKS,      /* GET /apis/networking.gke.io/v1/networks */
-	APIWATCH__COUNT,
-};
 
 struct apiwatch_config {
 	struct http_client *http;       /* not owned; outlives the apiwatch */

@@ -7,6 +7,7 @@
 
 #include "agent/apiwrite.h"
 #include "agent/log.h"
+#include "agent/signals.h"
 #include "agent/workload_events.h"
 #include "probes/kube/retry.h"
 #include "probes/model/timetext.h"
@@ -17,7 +18,6 @@
 struct apiwrite {
 	struct publisher *pb;
 	struct schedule *sched;
-	uint64_t rng;                   /* the backoff's jitter */
 	struct http_stream *s;          /* the request in flight (NULL: none) */
 	struct publish_job job;         /* its job, while busy */
 	bool busy;
@@ -27,7 +27,7 @@ struct apiwrite {
 	const char *op;                 /* the request in flight, for the log ("patch node", ...) */
 };
 
-int apiwrite_new(struct publisher *pb, struct schedule *sched, uint64_t seed, struct apiwrite **ret)
+int apiwrite_new(struct publisher *pb, struct schedule *sched, struct apiwrite **ret)
 {
 	struct apiwrite *w = calloc(1, sizeof(*w));
 
@@ -35,7 +35,6 @@ int apiwrite_new(struct publisher *pb, struct schedule *sched, uint64_t seed, st
 		return -ENOMEM;
 	w->pb = pb;
 	w->sched = sched;
-	w->rng = seed | 1;
 	*ret = w;
 	return 0;
 }
@@ -56,14 +55,49 @@ bool apiwrite_busy(const struct apiwrite *w)
 
 void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long status, const char *err)
 {
-	uint64_t d = schedule_api_failed(w->sched, now, status, retry_random(&w->rng));
+	uint64_t d = schedule_api_failed(w->sched, now, status);
 	char retry[80], code[16], fails[16];
 
 	log_delay_text(d, retry, sizeof(retry));
 	snprintf(code, sizeof(code), "%ld", status);
-	snprintf(fails, sizeof(fails), "%u", w->sched->failures);
+	snprintf(fails, sizeof(fails), "%u", w->sched->backoff.failures);
 	log_emit(LOG_LEVEL_ERROR, "API error", "op", op, "status", status ? code : "none", "error", err,
 		 "failures", fails, "retry_in", retry, NULL);
+}
+
+/*
+ * The polling read, the one API call the daemon waits for (bounded by the client's 15 s; SIGTERM
+ * cancels it: signals_api() brackets it).
+ */
+int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, bool *have_facts, uint64_t now)
+{
+	struct obs_kube k = { 0 };
+	const struct kube_fetch *bad;
+	int r;
+
+	signals_api(true);
+	r = !signals_term() ? publisher_read(w->pb, node, &k) : -EINTR;
+	signals_api(false);
+	if (signals_term()) {
+		obs_kube_free(&k);
+		return -EINTR;
+	}
+	if (r == 0) {
+		obs_kube_free(facts);
+		*facts = k;
+		log_emit(LOG_LEVEL_DEBUG, "API read", "node", node, NULL);
+		*have_facts = true;
+		return 0;
+	}
+	bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
+	apiwrite_failed(w, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
+	if (*have_facts) {
+		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
+	} else {
+		obs_kube_free(facts);
+		*facts = k;             /* the report then says why the API facts are missing */
+	}
+	return -EIO;
 }
 
 /* ---- the request in flight ---- */
@@ -166,23 +200,23 @@ static void apiwrite_ended(struct apiwrite *w, const struct obs_kube *facts, uin
 		apiwrite_failed(w, now, w->op, w->ans.status, job->err);
 	} else if (heartbeat) {
 		schedule_wrote(w->sched, now);
-		log_emit(LOG_LEVEL_DEBUG, "heartbeat", "node", w->pb->opt->node, "condition", facts->condition.status,
+		log_emit(LOG_LEVEL_DEBUG, "heartbeat", "node", w->pb->node, "condition", facts->condition.status,
 			 "time", facts->condition.last_heartbeat, NULL);
 	} else if (unobserved) {
 		schedule_heartbeat_sent(w->sched, now);
-		log_emit(LOG_LEVEL_INFO, "published", "node", w->pb->opt->node, "condition", "Unknown", "reason",
+		log_emit(LOG_LEVEL_INFO, "published", "node", w->pb->node, "condition", "Unknown", "reason",
 			 CONDITION_UNKNOWN_REASON, NULL);
 	} else if (strcmp(job->what, "publish") == 0) {
 		schedule_wrote(w->sched, now);
 		if (res->condition)
 			schedule_heartbeat_sent(w->sched, now);      /* a status patch refreshes the heartbeat too */
 		snprintf(keys, sizeof(keys), "%u", res->annotations + res->labels);
-		log_emit(LOG_LEVEL_INFO, "published", "node", w->pb->opt->node, "keys", keys, "condition",
+		log_emit(LOG_LEVEL_INFO, "published", "node", w->pb->node, "keys", keys, "condition",
 			 res->condition ? res->status : "unchanged", "reason", res->reason, "event",
 			 res->event ? job->ev.reason : "none", "ready", strcmp(res->status, "True") == 0 ? "true" : "false",
 			 NULL);
 	}
-	if (job->ret == 0 && w->sched->failures) {
+	if (job->ret == 0 && w->sched->backoff.failures) {
 		log_emit(LOG_LEVEL_INFO, "API answering again", NULL);
 		schedule_api_ok(w->sched, now);
 	}
@@ -283,7 +317,7 @@ static int apiwrite_heartbeat(struct apiwrite *w, struct observation *o, const s
 	if (!beat)
 		return 0;
 	if (!may_write) {
-		if (!w->sched->failures)
+		if (!w->sched->backoff.failures)
 			schedule_heartbeat_sent(w->sched, now);
 		return 0;
 	}
@@ -337,7 +371,7 @@ void apiwrite_unobserved(struct apiwrite *w, const struct obs_kube *facts, const
 {
 	struct publish_job job;
 
-	if (!w->pb->http || w->sched->failures || !schedule_may_publish(w->sched, now))
+	if (!w->pb->http || w->sched->backoff.failures || !schedule_may_publish(w->sched, now))
 		return;
 	if (w->busy) {
 		schedule_write_held(w->sched);

@@ -22,10 +22,10 @@ struct apiwrite;
 
 /**
  * apiwrite_new() - the writer of @pb's client (pb->http may be NULL: nothing is ever written),
- * keeping @sched's write timers, its jitter from @seed.
+ * keeping @sched's write timers and backoff.
  * Return: 0; -ENOMEM.
  */
-int apiwrite_new(struct publisher *pb, struct schedule *sched, uint64_t seed, struct apiwrite **ret);
+int apiwrite_new(struct publisher *pb, struct schedule *sched, struct apiwrite **ret);
 
 /* Abandon the request in flight (no answer is waited for) and free. NULL is fine. */
 void apiwrite_free(struct apiwrite *w);
@@ -38,6 +38,14 @@ bool apiwrite_busy(const struct apiwrite *w);
  * 0 no answer): one log line, and the schedule's backoff counted from @now.
  */
 void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long status, const char *err);
+
+/**
+ * apiwrite_read() - the polling read (--no-watch): GET the node and its pods into @facts, waiting
+ * for the answers (SIGTERM cancels them); *@have_facts set once a read succeeded. A failure is
+ * logged and backs the schedule off; the last good facts stand (without any, @facts says why).
+ * Return: 0; -EIO failed; -EINTR stopped by a signal.
+ */
+int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, bool *have_facts, uint64_t now);
 
 /**
  * apiwrite_observed() - after an observation the daemon may write on (@may_write: API facts read,

@@ -33,7 +33,7 @@ enum cli_format {
 };
 
 /*
- * -o FORMAT. Each command takes its own (agent/cli_table.c: cli_cmds[].outputs) and refuses the
+ * -o FORMAT. Each command takes its own (agent/cli.c: cli_cmds[].outputs) and refuses the
  * others (exit 2). A new format is a value here, its word in cli_output_words, its bit in the
  * outputs of the commands that print it (--once's npd, say), and the command's renderer.
  */
@@ -210,6 +210,17 @@ const char *cli_table_text(const char *const texts[2], enum cli_program prog);
  */
 int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
 
+/* cli_duration_in() - cli_duration() of program @prog, 0 taken only when @zero (an option's own range). */
+int cli_duration_in(const char *prog, const char *name, const char *s, unsigned min_s, unsigned max_s,
+		    bool zero, unsigned *ret_s);
+
+/*
+ * cli_check_values() - the values' own rules (--prefix a DNS subdomain and '/', --node and --name
+ * names), and what the command @o->cmd needs (the daemon a node name, health --health-file, ...).
+ * Return: 0; -EINVAL after printing a usage error naming @prog.
+ */
+int cli_check_values(const char *prog, const struct cli_options *o);
+
 /*
  * cli_rate() - the value @s of byte-rate option @name: a number (a decimal fraction allowed) with a
  * unit B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024), each with an optional "/s"
@@ -222,7 +233,7 @@ int cli_rate(const char *prog, const char *name, const char *s, uint64_t min, ui
 /**
  * cli_parse_program() - parse argv of program @prog into @ret (defaults filled in): the
  * command (a word anywhere before "--", or --once, --cleanup), each option against the one
- * table (agent/cli_table.c), -o against the command's outputs, the values' own rules.
+ * table (agent/cli.c), -o against the command's outputs, the values' own rules.
  * help [COMMAND], -h/--help, version and --version give CLI_CMD_HELP (help_of: the command,
  * or CLI_CMD__COUNT for the program's help) and CLI_CMD_VERSION: cli_help_run() prints them.
  * Return: 0; -EINVAL after printing a usage error to stderr (exit 2).

@@ -1,4 +1,4 @@
-/* cli_help.h - help and the version, printed from the one table (agent/cli_table.c): the program's, and each command's. */
+/* cli_help.h - help and the version, printed from the one table (agent/cli.c): the program's, and each command's. */
 #pragma once
 
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "agent/cli.h"
 #include "agent/cmd.h"
 #include "agent/cmd_health.h"
+#include "agent/log.h"
 
 int cmd_health_verdict(const struct timespec *now, const struct timespec *mtime, unsigned max_age,
 		       char *msg, size_t len)
@@ -57,4 +58,27 @@ int cmd_health(const struct cli_options *opt)
 	else
 		printf("tcpxo-agent: health: %s: %s\n", opt->health_file, msg);
 	return r;
+}
+
+void cmd_health_touch(const char *f, bool *failed)
+{
+	int r = 0;
+
+	if (!f)
+		return;
+	if (utimensat(AT_FDCWD, f, NULL, 0) < 0) {
+		r = -errno;
+		if (r == -ENOENT) {
+			int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+
+			r = fd < 0 ? -errno : 0;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (r < 0 && !*failed)
+		log_emit(LOG_LEVEL_ERROR, "cannot touch the health file", "file", f, "error", strerror(-r), NULL);
+	else if (r == 0 && *failed)
+		log_emit(LOG_LEVEL_INFO, "health file touched again", "file", f, NULL);
+	*failed = r < 0;
 }

@@ -1,6 +1,7 @@
-/* cmd_health.h - the pure verdict of `tcpxo-agent health` (for tests). */
+/* cmd_health.h - the health file: the daemon touches it, `tcpxo-agent health` judges its age (the pure verdict, for tests). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -12,3 +13,9 @@
  */
 int cmd_health_verdict(const struct timespec *now, const struct timespec *mtime, unsigned max_age,
 		       char *msg, size_t len);
+
+/*
+ * cmd_health_touch() - the daemon, after each loop iteration: touch (or create) health file @f
+ * (NULL: none). A failure is logged once (*@failed remembers it), and the recovery once.
+ */
+void cmd_health_touch(const char *f, bool *failed);

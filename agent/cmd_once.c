@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/cli.h"
+#include "agent/clockms.h"
 #include "agent/cmd.h"
 #include "agent/log.h"
 #include "agent/nodeview.h"
@@ -65,7 +66,7 @@ static int once_publish(struct publisher *pb, struct observation *o, const struc
 	char err[512];
 	int r;
 
-	r = publisher_write(pb, o, p, publisher_clock_ms(), &res, err, sizeof(err));
+	r = publisher_write(pb, o, p, clockms_now(), &res, err, sizeof(err));
 	if (res.annotations)
 		strbuf_appendf(&sb, "%u annotation%s", res.annotations, res.annotations == 1 ? "" : "s");
 	if (res.labels)

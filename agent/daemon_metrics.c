@@ -52,14 +52,13 @@ static int daemon_metrics_page(void *arg, struct strbuf *out)
 {
 	struct daemon_metrics *m = arg;
 	struct daemon_metrics_relists rl = { .n = 0 };
-	const struct cli_options *opt = m->pb->opt;
 	struct procstat ps;
 	struct metrics_input in = {
 		.version = TCPXO_VERSION, .evaluated = m->duration.count > 0, .observed = m->observed,
 		.ready = m->ready, .profile = m->profile,
 		.pods = m->pods, .n_pods = m->n_pods, .last_observation_s = m->last_s, .duration = &m->duration,
 		.api = http_client_counts(m->pb->http),                 /* NULL without a client */
-		.publish = !m->pb->http || !opt->node || opt->no_publish ? METRICS_PUBLISH_OFF :
+		.publish = !m->pb->http || !m->pb->node || !m->pb->publish ? METRICS_PUBLISH_OFF :
 			   m->pb->in_sync ? METRICS_PUBLISH_IN_SYNC : METRICS_PUBLISH_OWED,
 		.process = &ps,
 	};

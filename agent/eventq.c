@@ -110,17 +110,14 @@ void eventq_posted(struct eventq *q)
 {
 	if (q->n)
 		eventq_remove(q, 0);
-	q->failures = 0;
+	retry_backoff_reset(&q->backoff);
 	q->hold_until = 0;
 }
 
-uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s, uint64_t rnd)
+uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s)
 {
-	uint64_t d;
+	uint64_t d = retry_backoff_fail(&q->backoff, retry_after_s);
 
-	if (q->failures < 64)
-		q->failures++;
-	d = retry_wait_ms(retry_backoff_ms(rnd, q->failures, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS), retry_after_s);
 	q->hold_until = now + d;
 	return d;
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/kube/retry.h"
+
 #define EVENTQ_MAX              256             /* Events waiting at once; a new one beyond drops the oldest */
 #define EVENTQ_KEYS_MAX         4096            /* dedupe keys remembered; beyond, the oldest are forgotten */
 #define EVENTQ_MAX_AGE_MS       3600000u        /* an Event not posted within an hour is dropped (the API
@@ -21,7 +23,7 @@ struct eventq_item {
 struct eventq {
 	struct eventq_item *v;          /* oldest first */
 	size_t n;
-	unsigned failures;              /* failed POSTs in a row */
+	struct retry_backoff backoff;   /* failed POSTs in a row (the publisher seeds its jitter) */
 	uint64_t hold_until;            /* no POST before this (backoff); 0: none */
 	char **keys;                    /* dedupe keys of Events queued or posted, oldest first */
 	size_t n_keys;
@@ -54,11 +56,11 @@ void eventq_posted(struct eventq *q);
 
 /*
  * The head Event's POST failed for a reason worth retrying (no answer, 429, 5xx): it stays at the
- * head and the queue waits the one backoff (probes/kube/retry.h: [d/2, d], d doubling from
- * RETRY_BACKOFF_BASE_MS to RETRY_BACKOFF_CAP_MS, @rnd the jitter), after the server's
- * @retry_after_s (0: none). Return: the delay in ms.
+ * head and the queue waits its backoff (probes/kube/retry.h: [d/2, d], d doubling from
+ * RETRY_BACKOFF_BASE_MS to RETRY_BACKOFF_CAP_MS), after the server's @retry_after_s (0: none).
+ * Return: the delay in ms.
  */
-uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s, uint64_t rnd);
+uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s);
 
 /* The head Event was refused for good (400, 403, 422, ...): drop it. */
 void eventq_drop(struct eventq *q);

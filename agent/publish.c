@@ -1,179 +1,19 @@
-/* publish.c - read the node's API facts; publish annotations and labels (one merge patch), the condition (one status patch) and Events; clean up. */
+/* publish.c - the node's writes as jobs: annotations and labels (one merge patch), the condition (one status patch), Events; planned from what the node carries, each answer fed back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "agent/clockms.h"
 #include "agent/log.h"
 #include "agent/publish.h"
-#include "agent/relfile.h"
 #include "probes/kube/kube.h"
-#include "probes/kube/kubeparse.h"
-#include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/retry.h"
 #include "probes/model/errmsg.h"
 #include "report/render/annotations.h"
 #include "report/render/condition.h"
 #include "report/render/node_event.h"
-
-/*
- * A configuration error of publisher_open(): the daemon's through its log, and --cleanup's when its
- * log is JSON (a JSON log stays JSON); the other commands' as a line "tcpxo-agent: ..." on stderr.
- */
-static void publish_say(const struct cli_options *opt, const char *what, const char *why)
-{
-	if (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON)
-		log_setup(opt->log_format, opt->verbose, opt->node, stderr);
-	if (opt->cmd == CLI_CMD_DAEMON || (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON))
-		log_emit(LOG_LEVEL_ERROR, what, "error", why, NULL);
-	else
-		fprintf(stderr, "tcpxo-agent: %s: %s\n", what, why);
-}
-
-int publisher_open(const struct cli_options *opt, struct publisher *ret)
-{
-	struct publisher pb = { .opt = opt, .rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 };
-	struct http_config cfg = {
-		.server = opt->api_server,
-		.token_file = opt->token_file,
-		.ca_file = opt->ca_file,
-		/*
-		 * At most 15 s per call: --once (three calls) ends within a minute, and a daemon
-		 * iteration stays shorter than the liveness probe's --max-age 60 even when the API
-		 * hangs; the daemon's own backoff retries later.
-		 */
-		.max_total_ms = 15000,
-		.max_attempts = 3,
-	};
-	int r;
-
-	if (opt->releases) {
-		char err[256], what[300];
-
-		r = relfile_load(opt->releases, &pb.releases, &pb.releases_text, &pb.releases_len, err,
-					  sizeof(err));
-		if (r < 0) {
-			snprintf(what, sizeof(what), "--releases %s", opt->releases);
-			publish_say(opt, what, err);
-			return r == -ENOMEM ? r : -EINVAL;
-		}
-	}
-	r = http_client_new(&cfg, &pb.http, pb.http_why, sizeof(pb.http_why));
-	if (r == -ENOENT) {
-		pb.http = NULL;         /* no API configured: a laptop or CI */
-	} else if (r < 0) {
-		publish_say(opt, "API access", pb.http_why);
-		releases_free(pb.releases);
-		free(pb.releases_text);
-		return r == -ENOMEM ? r : -EINVAL;
-	}
-	*ret = pb;
-	return 0;
-}
-
-void publisher_close(struct publisher *pb)
-{
-	if (!pb)
-		return;
-	http_client_free(pb->http);
-	releases_free(pb->releases);
-	free(pb->releases_text);
-	pb->releases_text = NULL;
-	eventq_free(&pb->events);
-	obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
-	pb->event_from_set = false;
-	pb->http = NULL;
-	pb->releases = NULL;
-}
-
-int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
-{
-	struct releases *t = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	int r;
-
-	if (!pb->opt->releases)
-		return 0;
-	r = relfile_load(pb->opt->releases, &t, &text, &len, err, errlen);
-	if (r < 0)
-		return r;
-	/* The same text (a touch, the ConfigMap's other keys changed): nothing changes. */
-	if (pb->releases_text && len == pb->releases_len && memcmp(text, pb->releases_text, len) == 0) {
-		releases_free(t);
-		free(text);
-		return 0;
-	}
-	releases_free(pb->releases);
-	free(pb->releases_text);
-	pb->releases = t;
-	pb->releases_text = text;
-	pb->releases_len = len;
-	return 1;
-}
-
-static void publisher_fetch_set(struct kube_fetch *f, int r, const struct http_response *resp)
-{
-	f->err = r;
-	f->http_status = resp->status;
-	f->state = r >= 0 ? KUBE_FETCH_OK : resp->status == 403 ? KUBE_FETCH_FORBIDDEN : KUBE_FETCH_FAILED;
-	snprintf(f->message, sizeof(f->message), "%s", r >= 0 ? "" : resp->error);
-}
-
-/* A parse error after a 2xx answer turns the fetch into FAILED; @err already names the object. */
-static void publisher_parsed(struct kube_fetch *f, size_t len, int r, const char *err)
-{
-	if (r >= 0)
-		return;
-	f->state = KUBE_FETCH_FAILED;
-	f->err = r;
-	snprintf(f->message, sizeof(f->message), "unusable answer (%zu bytes): %s", len, err);
-}
-
-int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
-{
-	struct http_response resp = { 0 };
-	char err[256];
-	int rn, rp, r;
-
-	k->releases = pb->releases;
-	if (!pb->http || !node)
-		return -ENOENT;
-	k->configured = true;
-
-	rn = kube_get_node(pb->http, node, &resp);
-	publisher_fetch_set(&k->node_fetch, rn, &resp);
-	if (rn >= 0) {
-		rn = kubeparse_node(resp.body, resp.len, pb->opt->prefix, k, err, sizeof(err));
-		publisher_parsed(&k->node_fetch, resp.len, rn, err);
-	}
-	http_response_free(&resp);
-
-	rp = kube_list_pods(pb->http, node, &resp);
-	publisher_fetch_set(&k->pods_fetch, rp, &resp);
-	if (rp >= 0) {
-		/* A pod that cannot be read is set aside and named by the checks, never the whole list. */
-		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
-		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
-	}
-	http_response_free(&resp);
-
-	/* Networks are optional facts: a 403 or 404 is noted, never a failure of the observation. */
-	if (rn >= 0) {
-		r = kube_list_networks(pb->http, &resp);
-		publisher_fetch_set(&k->networks_fetch, r, &resp);
-		if (r >= 0) {
-			r = kubeparse_networks(resp.body, resp.len, k, err, sizeof(err));
-			publisher_parsed(&k->networks_fetch, resp.len, r, err);
-		}
-		http_response_free(&resp);
-	}
-	if (rn < 0 || rp < 0)
-		pb->in_sync = false;    /* no write can follow a failed read: whatever changes meanwhile is owed */
-	return rn < 0 || rp < 0 ? -EIO : 0;
-}
 
 /* Whether the observation is complete enough to remove keys (every probe ran, the API answered). */
 static bool publisher_complete(const struct observation *o)
@@ -204,15 +44,6 @@ static uint64_t publisher_event_time(struct publisher *pb, char *buf, size_t len
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + pb->event_seq++;
 }
 
-/* Where a write goes: an API and a node name (@node may be NULL or ""). */
-static int publisher_has_target(const struct publisher *pb, const char *node, char *err, size_t errlen)
-{
-	if (!pb->http || !node || !*node)
-		return errmsg_set(err, errlen, -ENOENT, "%s",
-				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
-	return 0;
-}
-
 /* The node facts a write needs: an API, a node name, and the node's current values. */
 static int publisher_can_write(const struct publisher *pb, const struct observation *o, char *err, size_t errlen)
 {
@@ -231,7 +62,7 @@ static int publisher_want(const struct publisher *pb, const struct observation *
 	char now[ANNOTATIONS_CHANGED_AT_MAX];
 
 	publisher_now(now, sizeof(now));
-	return annotations_build(p, publisher_complete(o), now, !pb->opt->no_labels, want);
+	return annotations_build(p, publisher_complete(o), now, pb->labels, want);
 }
 
 int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
@@ -260,33 +91,10 @@ int publisher_event(struct publisher *pb, const char *node, const struct kube_ev
 	return r;
 }
 
-uint64_t publisher_clock_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* A failed POST worth trying again: no answer, too many requests, a server error. */
 static bool publisher_retryable(long status)
 {
 	return status == 0 || retry_status_retryable(status);
-}
-
-/* PATCH the node with @patch (@status: its status subresource, a strategic merge); the error names the path. */
-static int publisher_patch(struct publisher *pb, const char *node, bool status, const char *patch, char *err,
-			   size_t errlen)
-{
-	struct http_response resp = { 0 };
-	int r = status ? kube_patch_node_status(pb->http, node, patch, &resp) : kube_patch_node(pb->http, node, patch, &resp);
-
-	if (r == 0)
-		pb->writes[status ? METRICS_WRITE_STATUS_PATCH : METRICS_WRITE_MERGE_PATCH]++;
-	if (r < 0)
-		errmsg_set(err, errlen, r, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
-	http_response_free(&resp);
-	return r;
 }
 
 void publisher_job_free(struct publish_job *job)
@@ -330,18 +138,18 @@ static int publisher_plan_condition(struct publish_job *job, const struct kube_c
 /* Queue the node's Event of a transition (the job's, planned from what the node carried before it). */
 static void publisher_job_node_event(struct publisher *pb, struct publish_job *job, uint64_t now)
 {
-	struct kube_event_ref node = { .kind = "Node", .name = pb->opt->node, .uid = job->node_uid };
+	struct kube_event_ref node = { .kind = "Node", .name = pb->node, .uid = job->node_uid };
 	int r;
 
 	if (!job->event)
 		return;
-	r = publisher_event(pb, pb->opt->node, &node, job->ev.type, job->ev.reason, job->ev.action, job->ev.note,
+	r = publisher_event(pb, pb->node, &node, job->ev.type, job->ev.reason, job->ev.action, job->ev.note,
 			    NULL, now);
 	job->res.event = r > 0;
 	if (r < 0 && !job->res.events_failed) {
 		/* A node name an Event cannot carry (reportingInstance holds 128 characters), or no memory. */
 		errmsg_set(job->res.events_error, sizeof(job->res.events_error), r,
-			   "the node's Event cannot be made for %.64s...: %s", pb->opt->node, strerror(-r));
+			   "the node's Event cannot be made for %.64s...: %s", pb->node, strerror(-r));
 		job->res.events_failed = true;
 	}
 	job->event = false;
@@ -389,7 +197,7 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	r = publisher_want(pb, o, p, &want);
 	if (r < 0)
 		return r;
-	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->opt->prefix, &patch, NULL);
+	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->prefix, &patch, NULL);
 	annotations_free(&want);
 	free(patch);
 	if (r < 0)
@@ -417,7 +225,7 @@ int publisher_plan_write(struct publisher *pb, struct observation *o, const stru
 	r = publisher_want(pb, o, p, &job->want);
 	if (r < 0)
 		goto fail;
-	keys = annotations_diff(&job->want, o->kube.ours, o->kube.labels, pb->opt->prefix, &job->node_patch, &labels);
+	keys = annotations_diff(&job->want, o->kube.ours, o->kube.labels, pb->prefix, &job->node_patch, &labels);
 	if (keys < 0) {
 		r = keys;
 		goto fail;
@@ -493,7 +301,7 @@ int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts
 		pb->unobserved_since = now ? now : 1;
 	if (now - pb->unobserved_since < PUBLISH_UNKNOWN_AFTER_MS)
 		return 0;
-	if (!pb->http || !pb->opt->node || facts->node_fetch.state != KUBE_FETCH_OK)
+	if (!pb->http || !pb->node || facts->node_fetch.state != KUBE_FETCH_OK)
 		return 0;
 	/* Unknown already (whatever the cause): the first message stands, no write per attempt. */
 	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
@@ -527,13 +335,13 @@ int publisher_job_next(struct publisher *pb, struct publish_job *job, uint64_t n
 		switch (job->step) {
 		case PUBLISH_STEP_NODE:
 			if (job->node_patch &&
-			    kube_write_patch_node(pb->opt->node, false, job->node_patch, req, err, sizeof(err)) == 0)
+			    kube_write_patch_node(pb->node, false, job->node_patch, req, err, sizeof(err)) == 0)
 				return 1;
 			job->step = PUBLISH_STEP_STATUS;
 			break;
 		case PUBLISH_STEP_STATUS:
 			if (job->status_patch &&
-			    kube_write_patch_node(pb->opt->node, true, job->status_patch, req, err, sizeof(err)) == 0)
+			    kube_write_patch_node(pb->node, true, job->status_patch, req, err, sizeof(err)) == 0)
 				return 1;
 			job->step = job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
 			break;
@@ -581,7 +389,7 @@ static void publisher_job_event_answer(struct publisher *pb, struct publish_job 
 	job->res.events_failed = true;
 	if (a->r == -EINTR || publisher_retryable(a->status)) {
 		/* The rest waits too: a failing API is not asked once per Event; the wait counts from the failure. */
-		eventq_retry(&pb->events, now, a->retry_after_s, retry_random(&pb->rng));
+		eventq_retry(&pb->events, now, a->retry_after_s);
 		job->step = PUBLISH_STEP_DONE;
 		return;
 	}
@@ -600,7 +408,7 @@ int publisher_job_answer(struct publisher *pb, struct publish_job *job, struct o
 			job->ret = a->r;
 			pb->in_sync = false;
 			job->res.failed = status ? "patch node status" : "patch node";
-			errmsg_set(job->err, sizeof(job->err), a->r, "PATCH node %s%s: %s", pb->opt->node,
+			errmsg_set(job->err, sizeof(job->err), a->r, "PATCH node %s%s: %s", pb->node,
 				   status ? "/status" : "", a->error);
 			job->step = PUBLISH_STEP_DONE;
 			if (status)
@@ -642,7 +450,7 @@ static int publisher_job_run(struct publisher *pb, struct publish_job *job, stru
 	struct kube_write req;
 	int r = 0;
 
-	while (r == 0 && publisher_job_next(pb, job, publisher_clock_ms(), &req)) {
+	while (r == 0 && publisher_job_next(pb, job, clockms_now(), &req)) {
 		struct http_response resp = { 0 };
 		struct publish_answer a;
 
@@ -650,7 +458,7 @@ static int publisher_job_run(struct publisher *pb, struct publish_job *job, stru
 		a.status = resp.status;
 		a.retry_after_s = resp.retry_after_s;
 		a.error = resp.error;
-		r = publisher_job_answer(pb, job, facts, &a, publisher_clock_ms());
+		r = publisher_job_answer(pb, job, facts, &a, clockms_now());
 		http_response_free(&resp);
 	}
 	return r;
@@ -684,24 +492,4 @@ bool publisher_condition_published(const struct observation *o, const struct pro
 		return false;
 	condition_build(p, &cond);
 	return !condition_differs(&cond, &o->kube.condition);
-}
-
-int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen)
-{
-	char *patch = NULL;
-	int r;
-
-	if (publisher_has_target(pb, node, err, errlen) < 0)
-		return -ENOENT;
-	/* The annotations and labels, then the condition: one write each, nothing else touched. */
-	for (int status = 0; status < 2; status++) {
-		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->opt->prefix, &patch);
-		if (r < 0)
-			return errmsg_set(err, errlen, r, "building the cleanup patch: %s", strerror(-r));
-		r = publisher_patch(pb, node, status, patch, err, errlen);
-		free(patch);
-		if (r < 0)
-			return r;
-	}
-	return 0;
 }

@@ -1,59 +1,17 @@
-/* publish.h - the agent's side of the API: read node/pod facts, publish the node's state (annotations, labels, condition, Events), clean up. */
+/* publish.h - the node's state published (annotations, labels, condition, Events) as jobs of one request a step; the publisher itself is publisher.h. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/cli.h"
-#include "agent/eventq.h"
-#include "probes/kube/http.h"
+#include "agent/publisher.h"
 #include "probes/kube/kube.h"
 #include "report/checks/profile.h"
-#include "report/checks/releases.h"
 #include "report/render/annotations.h"
 #include "report/render/condition.h"
 #include "report/render/kube_event.h"
-#include "report/render/metrics.h"
 #include "report/render/node_event.h"
-
-struct publisher {
-	const struct cli_options *opt;
-	struct http_client *http;       /* NULL: no API configured (nothing is contacted) */
-	char http_why[256];             /* why there is no client */
-	struct releases *releases;      /* --releases file, or NULL for the built-in table */
-	char *releases_text;            /* ... the text it was parsed from (a reload compares it) */
-	size_t releases_len;
-	/*
-	 * The node's writes the API accepted, by kind (tcpxo_node_writes_total): METRICS_WRITE_MERGE_PATCH
-	 * the Node's annotations and labels, _STATUS_PATCH its FabricReady condition, _EVENT an Event
-	 * posted (the Node's or a pod's).
-	 */
-	unsigned long long writes[METRICS_WRITE__COUNT];
-	/*
-	 * tcpxo_node_publish_in_sync: the node carries what the last verdict wants, as far as we know
-	 * (publisher_pending() found nothing to write, or the last write went through); false while a
-	 * write is owed: it failed, was refused, waits its turn, the node could not be read (polling),
-	 * or none went through yet.
-	 */
-	bool in_sync;
-	struct eventq events;           /* Events waiting to be posted: the node's, and the daemon's pod Events */
-	uint64_t event_seq;             /* makes Event names unique within one nanosecond */
-	uint64_t rng;                   /* state of the Event queue's backoff jitter */
-	uint64_t unobserved_since;      /* daemon: when observations started failing (0: they do not) */
-	/*
-	 * The node's annotations before a node PATCH that failed: its outcome is not known (a timeout
-	 * after the server applied it), so the next write, or the next observation that finds our
-	 * values already there, judges the transition from these, and the node's Event is not lost.
-	 */
-	struct kube_annotation event_from[KUBE_ANN__COUNT];
-	bool event_from_set;
-	/*
-	 * The first write of this process looked for a transition never told: an agent stopped
-	 * during the node PATCH leaves our values applied, but not the condition nor the Event.
-	 */
-	bool start_checked;
-};
 
 #define PUBLISH_UNKNOWN_AFTER_MS 30000u /* observations failing this long: the condition says Unknown */
 
@@ -69,24 +27,6 @@ struct publish_result {
 	bool events_failed;             /* a POST failed: events_error says why; the queue retries later */
 	char events_error[512];
 };
-
-/**
- * publisher_open() - load the release table and set up API access from @opt. Each API call
- * is bounded (3 attempts, 15 s in all) for --once and the daemon alike.
- * Return: 0 (ret->http NULL when no API is configured: not an error); -EINVAL for a bad
- * --releases file or API setting (message on stderr: the daemon's through its log); -ENOMEM.
- */
-int publisher_open(const struct cli_options *opt, struct publisher *ret);
-
-void publisher_close(struct publisher *pb);
-
-/**
- * publisher_read() - GET the node, the pods on it and (optionally) the GKE Networks into @k,
- * and mark @k configured. Each read's state is in k->*_fetch.
- * Return: 0 when the node and the pods were read; -EIO otherwise; -ENOENT without an API or
- * a node name (nothing contacted).
- */
-int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k);
 
 /**
  * publisher_pending() - how many writes of the node @p wants now: 1 when an annotation or label
@@ -110,7 +50,7 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
  * the published ready (an agent stopped after its node PATCH), gets the Event of that change.
  * Each request waits for its answer (--once; the daemon runs the same job without waiting:
  * publisher_plan_write()).
- * @now: a monotonic clock in ms (the Event queue's backoff).
+ * @now: clockms_now() (the Event queue's backoff).
  * @ret: what was done, written in every case.
  * Return: 0 (an Event that could not be posted is in ret->events_failed: it waits in the queue);
  * -EIO / transport errors of a PATCH (message in @err; the merge patch, when it went through,
@@ -216,15 +156,6 @@ int publisher_job_answer(struct publisher *pb, struct publish_job *job, struct o
 /* Release what @job holds; it may be planned again. NULL is fine. */
 void publisher_job_free(struct publish_job *job);
 
-/**
- * publisher_reload_releases() - read the --releases file again (the daemon, when its directory
- * changed). A file that cannot be read or parsed is refused and the table in use kept; the same
- * text as the table in use changes nothing.
- * Return: 1 the new table is in pb->releases (the old one is freed: nothing may hold its rows);
- * 0 nothing changed, or no --releases; -errno refused (why in @err, naming the field).
- */
-int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen);
-
 /* Whether the node carries the condition @p wants (o->kube says so): its heartbeat may be refreshed. */
 bool publisher_condition_published(const struct observation *o, const struct profile *p);
 
@@ -238,13 +169,3 @@ int publisher_event(struct publisher *pb, const char *node, const struct kube_ev
 		    const char *type, const char *reason, const char *action, const char *note, const char *key,
 		    uint64_t now);
 
-/**
- * publisher_cleanup() - remove all of the agent's annotations and labels from @node with one
- * merge patch, then the FabricReady condition with one strategic merge patch of nodes/status
- * ($patch: delete): two writes, nothing else touched.
- * Return: 0, or -errno (message in @err).
- */
-int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen);
-
-/* The monotonic clock in ms (the Event queue's time: @now of the calls above). */
-uint64_t publisher_clock_ms(void);

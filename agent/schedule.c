@@ -14,6 +14,10 @@ void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsign
 		.observe_at = api != SCHEDULE_API_NONE ? (first ? first : 1) : (now ? now : 1),
 		.read_at = api != SCHEDULE_API_NONE ? (first ? first : 1) : 0,
 		.publish_after = first,
+		/* The policy's cap, or the interval when shorter: a retry never comes later than the next read would. */
+		.backoff = { .cap_ms = (unsigned)(interval_s && interval_s * 1000ull < RETRY_BACKOFF_CAP_MS ?
+						  interval_s * 1000u : RETRY_BACKOFF_CAP_MS),
+			     .rng = rnd ^ 0x9E3779B97F4A7C15ull },
 	};
 }
 
@@ -69,7 +73,7 @@ unsigned schedule_due(const struct schedule *s, uint64_t now)
 	if (s->retry_at && now >= s->retry_at)
 		due |= SCHEDULE_RETRY | SCHEDULE_OBSERVE;
 	/* In backoff the retry carries an owed heartbeat: it never writes to a failing API on its own. */
-	if (schedule_heartbeat_owed(s, now) && !s->failures)
+	if (schedule_heartbeat_owed(s, now) && !s->backoff.failures)
 		due |= SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE;
 	return due;
 }
@@ -92,7 +96,7 @@ int schedule_timeout(const struct schedule *s, uint64_t now)
 		return next <= now ? 0 : (int)(next - now);
 	schedule_min(&next, s->events_at);
 	schedule_min(&next, s->retry_at);
-	if (s->heartbeat_ms && !s->failures)
+	if (s->heartbeat_ms && !s->backoff.failures)
 		schedule_min(&next, s->heartbeat_at);
 	if (s->publish_pending)
 		schedule_min(&next, schedule_publish_at(s));
@@ -169,7 +173,7 @@ void schedule_retry_taken(struct schedule *s)
 
 void schedule_api_ok(struct schedule *s, uint64_t now)
 {
-	s->failures = 0;
+	retry_backoff_reset(&s->backoff);
 	s->retry_at = 0;
 	if (s->api != SCHEDULE_API_WATCH)
 		s->read_at = now + s->interval_ms;
@@ -186,25 +190,12 @@ void schedule_wrote(struct schedule *s, uint64_t now)
 	s->last_write = now ? now : 1;
 }
 
-uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd)
+uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status)
 {
-	uint64_t cap = RETRY_BACKOFF_CAP_MS;
+	uint64_t d = retry_backoff_fail(&s->backoff, 0);
 
 	if (status == 403 || status == 404)
-		return retry_backoff_ms(rnd, 1, RETRY_SLOW_MS, RETRY_SLOW_MS);
-	/* The policy's cap, or the interval when shorter: a retry never comes later than the next read would. */
-	if (interval_ms && interval_ms < cap)
-		cap = interval_ms;
-	return retry_backoff_ms(rnd, failures, RETRY_BACKOFF_BASE_MS, (unsigned)cap);
-}
-
-uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint64_t rnd)
-{
-	uint64_t d;
-
-	if (s->failures < 64)
-		s->failures++;
-	d = schedule_backoff_ms(s->failures, status, s->interval_ms, rnd);
+		d = retry_backoff_ms(retry_random(&s->backoff.rng), 1, RETRY_SLOW_MS, RETRY_SLOW_MS);
 	if (s->api == SCHEDULE_API_WATCH)
 		s->retry_at = now + d;
 	else

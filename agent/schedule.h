@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "probes/kube/retry.h"
+
 #define SCHEDULE_DEBOUNCE_MS    1000u           /* events within this window make one re-observation */
 #define SCHEDULE_WAKE_MS        10000u          /* the loop wakes at least this often (health file) */
 #define SCHEDULE_OBSERVE_RETRY_MS 5000u         /* an observation that could not be made: again after */
@@ -42,7 +44,7 @@ struct schedule {
 	uint64_t retry_at;              /* watch: the failed write is tried again then */
 	uint64_t publish_after;         /* no API write before this (start jitter) */
 	bool publish_pending;           /* a write waits for publish_after (or the spacing) */
-	unsigned failures;              /* API failures in a row (watch: writes only; watches keep their own) */
+	struct retry_backoff backoff;   /* API failures in a row (watch: writes only; watches keep their own) */
 	uint64_t damp_at;               /* re-observe then: a flapping link's hold-down ends */
 	uint64_t spacing_ms;            /* writes at least this far apart (0: no limit) */
 	uint64_t last_write;            /* when the last write was made (0: none yet) */
@@ -58,7 +60,7 @@ struct schedule {
  * schedule_init() - the schedule at start. Without an API: observe now. With one: nothing
  * before the start jitter, @now + (@rnd mod (@jitter_s * 1000 + 1)) ms, so that nodes started
  * together reach the API apart; then read (poll) or start the watches, and observe.
- * @rnd: a random number (injected so tests are deterministic).
+ * @rnd: a random number (injected so tests are deterministic); it seeds the backoff's jitter too.
  */
 void schedule_init(struct schedule *s, uint64_t now, unsigned interval_s, unsigned jitter_s, enum schedule_api api,
 		   uint64_t rnd);
@@ -157,20 +159,14 @@ void schedule_retry_taken(struct schedule *s);
 void schedule_api_ok(struct schedule *s, uint64_t now);
 
 /**
- * schedule_api_failed() - an API call failed with HTTP @status (0: no answer): read again
- * (then write) after the backoff (watch: write again), and count the failure.
- * @rnd: a random number for the jitter.
+ * schedule_api_failed() - an API call failed with HTTP @status (0: no answer): count the failure
+ * and read again (then write) after the backoff (watch: write again). The backoff is the one
+ * policy's (probes/kube/retry.h, equal jitter: [d/2, d], its jitter seeded by schedule_init()):
+ * 403 and 404 wait d = RETRY_SLOW_MS (a person has to fix RBAC or the node name); anything else
+ * doubles from RETRY_BACKOFF_BASE_MS up to min(RETRY_BACKOFF_CAP_MS, the interval).
  * Return: the delay chosen, in ms.
  */
-uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status, uint64_t rnd);
-
-/**
- * schedule_backoff_ms() - the delay before retry number @failures (1 = the first) after an
- * API failure with @status, by the one policy (probes/kube/retry.h, equal jitter: [d/2, d]):
- * 403 and 404 wait d = RETRY_SLOW_MS (a person has to fix RBAC or the node name); anything else
- * doubles from RETRY_BACKOFF_BASE_MS up to min(RETRY_BACKOFF_CAP_MS, @interval_ms).
- */
-uint64_t schedule_backoff_ms(unsigned failures, long status, uint64_t interval_ms, uint64_t rnd);
+uint64_t schedule_api_failed(struct schedule *s, uint64_t now, long status);
 
 /*
  * The heartbeat: one status patch every @heartbeat_ms that refreshes the condition's

@@ -347,6 +347,8 @@ void http_conf_try_start(struct http_conf_try *t, const struct http_client *c, u
 		.start_ms = http_conf_now_ms(),
 		.limit = max_attempts ? max_attempts : c->max_attempts,
 		.max_total_ms = max_total_ms ? max_total_ms : c->max_total_ms,
+		/* Within one call: its caller waits through them, so the ceiling starts and stays short. */
+		.backoff = { .base_ms = RETRY_BASE_MS, .cap_ms = RETRY_CAP_MS },
 	};
 }
 
@@ -363,8 +365,9 @@ enum http_conf_next http_conf_retry(struct http_client *c, struct http_conf_try 
 	}
 	if (!retryable || t->attempts >= t->limit)
 		return HTTP_CONF_STOP;
-	wait = retry_wait_ms(retry_backoff_ms(retry_random(&c->rng), t->attempts, RETRY_BASE_MS, RETRY_CAP_MS),
-			     retry_after_s);
+	if (!t->backoff.rng)
+		t->backoff.rng = retry_random(&c->rng);         /* this call's jitter, from the client's */
+	wait = retry_backoff_fail(&t->backoff, retry_after_s);
 	*ret_wait = wait;
 	return http_conf_now_ms() - t->start_ms + wait >= t->max_total_ms ? HTTP_CONF_OVER : HTTP_CONF_WAIT;
 }

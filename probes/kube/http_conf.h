@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "probes/kube/apicount.h"
+#include "probes/kube/retry.h"
 #include "probes/kube/token.h"
 #include "probes/model/strbuf.h"
 
@@ -151,6 +152,7 @@ struct http_conf_try {
 	unsigned max_total_ms;          /* attempts and waits */
 	bool reauth;                    /* re-read the token before the next attempt */
 	bool reauthed;                  /* the 401's one retry is spent */
+	struct retry_backoff backoff;   /* the waits between its attempts (jitter drawn from the client's) */
 };
 
 enum http_conf_next {

@@ -27,8 +27,7 @@ enum reflector_phase {
 struct reflector {
 	char *path, *query, *kind;
 	bool watchlist;
-	unsigned timeout_min_s, base_ms, cap_ms, slow_ms, initial_ms, max_objects;
-	uint64_t rng;
+	unsigned timeout_min_s, slow_ms, initial_ms, max_objects;
 
 	enum reflector_phase phase, after_wait;
 	uint64_t wake;
@@ -42,7 +41,7 @@ struct reflector {
 	uint64_t watch_start, initial_deadline;
 	unsigned watch_timeout_s;       /* of the watch last asked for */
 	unsigned long watch_lines;
-	unsigned fails;                 /* failures and 410s since the last healthy watch: the backoff exponent */
+	struct retry_backoff backoff;   /* failures and 410s since the last healthy watch; the jitter */
 	uint64_t healthy_since;         /* watches followed since then (resumes too); 0: none since the last backoff */
 
 	struct objstore store, pending;
@@ -91,12 +90,11 @@ int reflector_new(const struct reflector_config *cfg, struct reflector **ret)
 	}
 	r->watchlist = cfg->watchlist;
 	r->timeout_min_s = cfg->timeout_min_s ? cfg->timeout_min_s : REFLECTOR_TIMEOUT_MIN_S;
-	r->base_ms = cfg->backoff_base_ms ? cfg->backoff_base_ms : RETRY_BACKOFF_BASE_MS;
-	r->cap_ms = cfg->backoff_cap_ms ? cfg->backoff_cap_ms : RETRY_BACKOFF_CAP_MS;
+	r->backoff = (struct retry_backoff){ .base_ms = cfg->backoff_base_ms, .cap_ms = cfg->backoff_cap_ms,
+					     .rng = cfg->seed ? cfg->seed : 0x853C49E6748FEA9BULL };
 	r->slow_ms = cfg->slow_retry_ms ? cfg->slow_retry_ms : RETRY_SLOW_MS;
 	r->initial_ms = cfg->initial_wait_ms ? cfg->initial_wait_ms : REFLECTOR_INITIAL_WAIT_MS;
 	r->max_objects = cfg->max_objects ? cfg->max_objects : REFLECTOR_MAX_OBJECTS;
-	r->rng = cfg->seed ? cfg->seed : 0x853C49E6748FEA9BULL;
 	r->phase = PHASE_NEED_LIST;
 	r->state = REFLECTOR_STARTING;
 	*ret = r;
@@ -147,11 +145,9 @@ static void reflector_backoff(struct reflector *r, uint64_t now, enum reflector_
 	uint64_t wait;
 
 	if (r->healthy_since && now - r->healthy_since >= RETRY_HEALTHY_MS)
-		r->fails = 0;
+		retry_backoff_reset(&r->backoff);
 	r->healthy_since = 0;
-	if (r->fails < 64)
-		r->fails++;
-	wait = retry_wait_ms(retry_backoff_ms(retry_random(&r->rng), r->fails, r->base_ms, r->cap_ms), retry_after_s);
+	wait = retry_backoff_fail(&r->backoff, retry_after_s);
 	reflector_after(r, now, wait ? wait : 1, next, REFLECTOR_BACKOFF);
 }
 
@@ -201,7 +197,7 @@ static char *reflector_build(struct reflector *r, bool watch)
 		else if (!r->list_consistent)
 			strbuf_appendf(&sb, "%sresourceVersion=%s", sep, r->rv);  /* not older than what we saw */
 	} else {
-		r->watch_timeout_s = r->timeout_min_s + (unsigned)(retry_random(&r->rng) % r->timeout_min_s);
+		r->watch_timeout_s = r->timeout_min_s + (unsigned)(retry_random(&r->backoff.rng) % r->timeout_min_s);
 		if (r->in_initial)
 			strbuf_appendf(&sb, "%swatch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
 				       "&allowWatchBookmarks=true&timeoutSeconds=%u", sep, r->watch_timeout_s);

@@ -42,3 +42,17 @@ uint64_t retry_wait_ms(uint64_t backoff_ms, unsigned retry_after_s)
 	 */
 	return ra + backoff_ms;
 }
+
+uint64_t retry_backoff_fail(struct retry_backoff *b, unsigned retry_after_s)
+{
+	if (b->failures < 64)
+		b->failures++;
+	return retry_wait_ms(retry_backoff_ms(retry_random(&b->rng), b->failures,
+					      b->base_ms ? b->base_ms : RETRY_BACKOFF_BASE_MS,
+					      b->cap_ms ? b->cap_ms : RETRY_BACKOFF_CAP_MS), retry_after_s);
+}
+
+void retry_backoff_reset(struct retry_backoff *b)
+{
+	b->failures = 0;
+}

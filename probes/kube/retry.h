@@ -5,10 +5,11 @@
 #include <stdint.h>
 
 /*
- * Every wait before a retry is retry_wait_ms(retry_backoff_ms(...), Retry-After): the HTTP
- * client's own retries within one call, the reflectors' relists and watch retries, the daemon's
- * reads and writes (agent/schedule.c) and its Event queue (agent/eventq.c). One jitter rule
- * (equal jitter), one growth (doubling from a base to a cap), Retry-After added in one place.
+ * Every wait before a retry is one struct retry_backoff's (retry_backoff_fail()): the HTTP
+ * client's own retries within one call, the reflectors' relists and watch retries, the Networks
+ * listed by the watches, the daemon's reads and writes (agent/schedule.c) and its Event queue
+ * (agent/eventq.c). One jitter rule (equal jitter), one growth (doubling from a base to a cap),
+ * Retry-After added in one place.
  */
 #define RETRY_BACKOFF_BASE_MS   5000u   /* between requests: the first backoff's ceiling */
 #define RETRY_BACKOFF_CAP_MS    300000u /* ... the largest: a failing API is still tried every 5 minutes */
@@ -42,3 +43,24 @@ bool retry_status_retryable(long status);
  * so that clients told the same Retry-After do not all come back at once.
  */
 uint64_t retry_wait_ms(uint64_t backoff_ms, unsigned retry_after_s);
+
+/*
+ * One stateful backoff, like apimachinery's wait.Backoff: the failures in a row and the jitter's
+ * state; the ceiling doubles from base_ms to cap_ms. A zeroed one is the policy's between requests
+ * (RETRY_BACKOFF_BASE_MS to RETRY_BACKOFF_CAP_MS); seed rng for jitter of its own.
+ */
+struct retry_backoff {
+	unsigned base_ms, cap_ms;       /* the first ceiling and the largest (0: the policy's) */
+	unsigned failures;              /* in a row, at most 64 (0: none since the last success) */
+	uint64_t rng;                   /* the jitter's state (retry_random()) */
+};
+
+/*
+ * retry_backoff_fail() - one more failure in a row; the wait before the next try: the backoff of
+ * that many failures (retry_backoff_ms(), drawn from the object's jitter), after the Retry-After
+ * (retry_wait_ms()).
+ */
+uint64_t retry_backoff_fail(struct retry_backoff *b, unsigned retry_after_s);
+
+/* retry_backoff_reset() - a success: the next failure is the first again. */
+void retry_backoff_reset(struct retry_backoff *b);

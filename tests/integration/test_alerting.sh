@@ -32,7 +32,7 @@ fi
 
 # The text checks; they also write the plain rules file promtool reads ($tmp/rules/rules.yaml).
 PYTHONPATH=$TOPDIR/tests/lib $PY - "$EX/prometheusrule.yaml" "$EX/gmp-rules.yaml" "$TOPDIR/docs/user-guide.md" \
-	"$TOPDIR/agent/cli.c" "$TOPDIR/manifests/daemonset/daemonset.yaml" "$DATA/metric-families.txt" "$tmp" \
+	"$TOPDIR/agent/cli_parse.c" "$TOPDIR/manifests/daemonset/daemonset.yaml" "$DATA/metric-families.txt" "$tmp" \
 	"$DATA/alerting.test.yaml" <<'EOF' || failed=1
 import os, re, sys, yaml
 import promnames

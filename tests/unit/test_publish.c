@@ -21,7 +21,6 @@
  * (NULL: none).
  */
 struct env {
-	struct cli_options opt;
 	struct publisher pb;
 	struct observation o;
 	struct profile p;
@@ -32,11 +31,12 @@ static struct env *env_new(void)
 	struct env *e = calloc(1, sizeof(*e));
 
 	assert_non_null(e);
-	e->opt.node = NODE;
-	e->opt.prefix = "fabric.aicr.run/";
-	e->pb.opt = &e->opt;
+	e->pb.node = NODE;
+	e->pb.prefix = "fabric.aicr.run/";
+	e->pb.labels = true;
+	e->pb.publish = true;
 	e->pb.http = (struct http_client *)e;   /* never dereferenced: no request is sent here */
-	e->pb.rng = 1;
+	e->pb.events.backoff.rng = 1;
 	snprintf(e->o.node, sizeof(e->o.node), "%s", NODE);
 	e->o.pci.status.state = PROBE_OK;
 	e->o.links.status.state = PROBE_OK;

@@ -1,4 +1,4 @@
-/* test_retry.c - the one retry policy: equal-jitter backoff, its growth and cap, retryable statuses, Retry-After. */
+/* test_retry.c - the one retry policy: equal-jitter backoff, its growth and cap, retryable statuses, Retry-After; the one backoff object. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,6 +112,35 @@ static void test_random(void **state)
 	assert_true(retry_random(&s) != a);
 }
 
+/*
+ * The one stateful backoff: each failure in a row is the rule's draw for that count on its own
+ * jitter, after the Retry-After; counted up to 64; a success starts the run again; zeroed, it is
+ * the policy between requests.
+ */
+static void test_backoff_object(void **state)
+{
+	struct retry_backoff b = { .rng = 99 }, mine = { .base_ms = 100, .cap_ms = 1000, .rng = 5 };
+
+	(void)state;
+	for (unsigned f = 1; f <= 70; f++) {
+		uint64_t rng = b.rng, want = retry_backoff_ms(retry_random(&rng), f < 64 ? f : 64, RETRY_BACKOFF_BASE_MS,
+								   RETRY_BACKOFF_CAP_MS);
+
+		assert_int_equal(retry_backoff_fail(&b, f == 3 ? 2 : 0), want + (f == 3 ? 2000 : 0));
+		assert_int_equal(b.rng, rng);                   /* one draw per failure */
+		assert_int_equal(b.failures, f < 64 ? f : 64);
+	}
+	retry_backoff_reset(&b);
+	assert_int_equal(b.failures, 0);
+	assert_true(retry_backoff_fail(&b, 0) <= RETRY_BACKOFF_BASE_MS);        /* the first window again */
+	/* Its own base and cap; a Retry-After over the limit is capped. */
+	for (unsigned f = 1; f <= 8; f++) {
+		uint64_t d = retry_backoff_fail(&mine, 3600), c = ceiling_of(f, 100, 1000);
+
+		assert_true(d >= RETRY_AFTER_MAX_S * 1000u + c - c / 2 && d <= RETRY_AFTER_MAX_S * 1000u + c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_retryable_statuses),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_backoff_object),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,45 +105,67 @@ static void test_idle_wakes_every_10s(void **state)
 	assert_int_equal(schedule_due(&s, T0 + 300000), SCHEDULE_READ);
 }
 
+/* The wait schedule_api_failed() will choose for failure @f in a row: the one policy's rule on the schedule's own jitter. */
+static uint64_t policy_next(const struct schedule *s, unsigned f, unsigned cap)
+{
+	uint64_t rng = s->backoff.rng;
+
+	return retry_backoff_ms(retry_random(&rng), f, RETRY_BACKOFF_BASE_MS, cap);
+}
+
 static void test_backoff_doubles_to_cap(void **state)
 {
-	/* rnd = 0 gives the lower end d/2, rnd = d/2 the upper end d. */
-	assert_int_equal(schedule_backoff_ms(1, 500, 300000, 0), 2500);
-	assert_int_equal(schedule_backoff_ms(1, 500, 300000, 2500), 5000);
-	assert_int_equal(schedule_backoff_ms(2, 500, 300000, 5000), 10000);
-	assert_int_equal(schedule_backoff_ms(3, 0, 300000, 10000), 20000);
-	assert_int_equal(schedule_backoff_ms(7, 503, 300000, 150000), 300000);      /* 320 s capped */
-	assert_int_equal(schedule_backoff_ms(60, 429, 300000, 150000), 300000);
+	struct schedule s;
+	uint64_t top = RETRY_BACKOFF_BASE_MS;
+
+	schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, 7);
+	/* Each failure in a row within [d/2, d], d doubling from 5 s to the 300 s cap; counted up to 64. */
+	for (unsigned f = 1; f <= 70; f++) {
+		uint64_t want = policy_next(&s, f < 64 ? f : 64, 300000), d = schedule_api_failed(&s, T0, f % 2 ? 500 : 0);
+
+		assert_int_equal(d, want);      /* the one policy's rule (probes/kube/retry.h), not a copy of it */
+		assert_true(d >= top - top / 2 && d <= top);
+		assert_int_equal(s.backoff.failures, f < 64 ? f : 64);
+		top = top * 2 < 300000 ? top * 2 : 300000;
+	}
 	/* Never beyond the resync interval. */
-	assert_int_equal(schedule_backoff_ms(5, 500, 10000, 5000), 10000);
-	assert_int_equal(schedule_backoff_ms(5, 500, 10000, 0), 5000);
+	schedule_init(&s, T0, 10, 0, SCHEDULE_API_POLL, 7);
+	for (unsigned f = 1; f <= 5; f++) {
+		uint64_t d = schedule_api_failed(&s, T0, 503);
+
+		assert_true(d >= (f == 1 ? 2500u : 5000u) && d <= (f == 1 ? 5000u : 10000u));
+	}
 }
 
 static void test_backoff_jitter_range(void **state)
 {
-	for (unsigned f = 1; f < 12; f++)
-		for (uint64_t rnd = 0; rnd < 1000000; rnd += 7919) {
-			uint64_t d = schedule_backoff_ms(f, 500, 300000, rnd), top = 5000;
+	uint64_t lo = UINT64_MAX, hi = 0;
 
-			for (unsigned i = 1; i < f && top < 300000; i++)
-				top *= 2;
-			if (top > 300000)
-				top = 300000;
-			assert_true(d >= top / 2 && d <= top);
-			/* The one policy's rule (probes/kube/retry.h), not a copy of it. */
-			assert_int_equal(d, retry_backoff_ms(rnd, f, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_CAP_MS));
-			assert_int_equal(schedule_backoff_ms(f, 403, 300000, rnd),
-					 retry_backoff_ms(rnd, 1, RETRY_SLOW_MS, RETRY_SLOW_MS));
-		}
+	/* Nodes started with other seeds spread over the whole first window [2.5 s, 5 s]. */
+	for (uint64_t seed = 1; seed < 2000; seed++) {
+		struct schedule s;
+		uint64_t d;
+
+		schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, seed * 7919);
+		d = schedule_api_failed(&s, T0, 500);
+		assert_true(d >= 2500 && d <= 5000);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	assert_true(lo < 2600 && hi > 4900);
 }
 
 static void test_backoff_slow_for_403_404(void **state)
 {
+	struct schedule s;
+
+	schedule_init(&s, T0, 10, 0, SCHEDULE_API_POLL, 3);
 	for (unsigned f = 1; f < 5; f++) {
-		assert_true(schedule_backoff_ms(f, 403, 300000, 0) == 30000);
-		assert_true(schedule_backoff_ms(f, 404, 300000, 30000) == 60000);
-		/* Slow even when the resync is shorter: a person has to act. */
-		assert_true(schedule_backoff_ms(f, 403, 10000, 30000) == 60000);
+		uint64_t d = schedule_api_failed(&s, T0, f % 2 ? 403 : 404);
+
+		/* Slow even when the resync is shorter: a person has to act. Still counted. */
+		assert_true(d >= RETRY_SLOW_MS / 2 && d <= RETRY_SLOW_MS);
+		assert_int_equal(s.backoff.failures, f);
 	}
 }
 
@@ -154,19 +176,20 @@ static void test_failures_then_recovery(void **state)
 
 	schedule_init(&s, T0, 300, 0, SCHEDULE_API_POLL, 0);
 	schedule_observed(&s);
-	d1 = schedule_api_failed(&s, T0, 500, 0);
-	assert_int_equal(s.failures, 1);
-	assert_int_equal(d1, 2500);
+	d1 = schedule_api_failed(&s, T0, 500);
+	assert_int_equal(s.backoff.failures, 1);
+	assert_true(d1 >= 2500 && d1 <= 5000);
 	assert_int_equal(schedule_due(&s, T0 + d1 - 1), 0);
 	assert_int_equal(schedule_due(&s, T0 + d1), SCHEDULE_READ);
-	d2 = schedule_api_failed(&s, T0 + d1, 0, 0);
-	assert_int_equal(s.failures, 2);
-	assert_int_equal(d2, 5000);
+	d2 = schedule_api_failed(&s, T0 + d1, 0);
+	assert_int_equal(s.backoff.failures, 2);
+	assert_true(d2 >= 5000 && d2 <= 10000);
 	schedule_api_ok(&s, T0 + d1 + d2);
-	assert_int_equal(s.failures, 0);
+	assert_int_equal(s.backoff.failures, 0);
 	assert_int_equal(s.read_at, T0 + d1 + d2 + 300000);
 	/* The next failure starts from the base again. */
-	assert_int_equal(schedule_api_failed(&s, T0 + 400000, 500, 0), 2500);
+	d1 = schedule_api_failed(&s, T0 + 400000, 500);
+	assert_true(d1 >= 2500 && d1 <= 5000);
 }
 
 /* An observation that could not be made is retried after 5 s; an event in between comes sooner. */
@@ -327,8 +350,8 @@ static void test_watch_resync_and_write_retry(void **state)
 	assert_int_equal(schedule_due(&s, T0 + 3600000), SCHEDULE_READ);
 
 	/* A failed write: retried after the backoff; the resync keeps its time. */
-	d = schedule_api_failed(&s, T0 + 1000, 503, 0);
-	assert_int_equal(d, 2500);
+	d = schedule_api_failed(&s, T0 + 1000, 503);
+	assert_true(d >= 2500 && d <= 5000);
 	assert_int_equal(s.read_at, T0 + 3600000);
 	assert_int_equal(schedule_due(&s, T0 + 1000 + d - 1), 0);
 	assert_int_equal(schedule_timeout(&s, T0 + 1000), (int)d);
@@ -336,9 +359,9 @@ static void test_watch_resync_and_write_retry(void **state)
 	schedule_retry_taken(&s);
 	schedule_observed(&s);
 	assert_int_equal(schedule_due(&s, T0 + 1000 + d), 0);
-	assert_int_equal(s.failures, 1);
+	assert_int_equal(s.backoff.failures, 1);
 	schedule_api_ok(&s, T0 + 5000);
-	assert_int_equal(s.failures, 0);
+	assert_int_equal(s.backoff.failures, 0);
 	assert_int_equal(s.read_at, T0 + 3600000);      /* not moved: only the resync moves it */
 }
 
@@ -475,32 +498,34 @@ static void test_heartbeat_start_from_age(void **state)
 static void test_heartbeat_in_backoff(void **state)
 {
 	struct schedule s;
-	uint64_t d;
+	uint64_t d, t;
 
 	heartbeat_schedule(&s, 10000);
 	schedule_heartbeat_sent(&s, T0);
-	d = schedule_api_failed(&s, T0 + 9000, 503, 0);         /* a write failed just before */
-	assert_int_equal(d, 2500);
+	d = schedule_api_failed(&s, T0 + 9000, 503);            /* a write failed just before */
+	assert_true(d >= 2500 && d <= 5000);
+	t = T0 + 9000 + d;
 	assert_int_equal(schedule_due(&s, T0 + 10000), 0);
 	assert_true(schedule_heartbeat_owed(&s, T0 + 10000));
-	assert_int_equal(schedule_timeout(&s, T0 + 10000), 1500); /* the retry's wake-up, not the heartbeat's */
-	assert_int_equal(schedule_due(&s, T0 + 11500), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
+	assert_int_equal(schedule_timeout(&s, T0 + 10000), (int)(d - 1000)); /* the retry's wake-up, not the heartbeat's */
+	assert_int_equal(schedule_due(&s, t), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
 	/* The retry's iteration sends it; it fails: owed again, after the (longer) backoff. */
 	schedule_retry_taken(&s);
-	schedule_heartbeat_sent(&s, T0 + 11500);
-	schedule_heartbeat_failed(&s, T0 + 11500);
-	d = schedule_api_failed(&s, T0 + 11500, 0, 0);
-	assert_int_equal(d, 5000);
-	assert_int_equal(schedule_due(&s, T0 + 16499), 0);
-	assert_int_equal(schedule_due(&s, T0 + 16500), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
-	assert_true(schedule_heartbeat_owed(&s, T0 + 16500));
+	schedule_heartbeat_sent(&s, t);
+	schedule_heartbeat_failed(&s, t);
+	d = schedule_api_failed(&s, t, 0);
+	assert_true(d >= 5000 && d <= 10000);
+	assert_int_equal(schedule_due(&s, t + d - 1), 0);
+	t += d;
+	assert_int_equal(schedule_due(&s, t), SCHEDULE_RETRY | SCHEDULE_OBSERVE);
+	assert_true(schedule_heartbeat_owed(&s, t));
 	/* Sent with the retry: the API answers, and the heartbeat is due again a period later. */
 	schedule_retry_taken(&s);
-	schedule_heartbeat_sent(&s, T0 + 16500);
-	schedule_api_ok(&s, T0 + 16500);
+	schedule_heartbeat_sent(&s, t);
+	schedule_api_ok(&s, t);
 	schedule_observed(&s);
-	assert_int_equal(schedule_due(&s, T0 + 26499), 0);
-	assert_int_equal(schedule_due(&s, T0 + 26500), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
+	assert_int_equal(schedule_due(&s, t + 9999), 0);
+	assert_int_equal(schedule_due(&s, t + 10000), SCHEDULE_HEARTBEAT | SCHEDULE_OBSERVE);
 }
 
 /*

@@ -1,0 +1,10 @@
+/* clockms.h - the daemon's clock: monotonic milliseconds (every timer's @now) and the seed of its jitter. */
+#pragma once
+
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in milliseconds: the time of every schedule, backoff and queue of the agent. */
+uint64_t clockms_now(void);
+
+/* A seed for jitter: getrandom(), or, before the pool is ready (early boot), the clock and the pid. */
+uint64_t clockms_random(void);

@@ -1,0 +1,222 @@
+/* publisher.c - the publisher: its release table (re-read on change) and API client; the node's facts read (--once, --no-watch); the cleanup. publish.c plans its writes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/log.h"
+#include "agent/publisher.h"
+#include "agent/relfile.h"
+#include "probes/kube/kube.h"
+#include "probes/kube/kubeparse.h"
+#include "probes/kube/kubeparse_pods.h"
+#include "probes/model/errmsg.h"
+#include "report/render/annotations.h"
+#include "report/render/condition.h"
+
+/*
+ * A configuration error of publisher_open(): the daemon's through its log, and --cleanup's when its
+ * log is JSON (a JSON log stays JSON); the other commands' as a line "tcpxo-agent: ..." on stderr.
+ */
+static void publish_say(const struct cli_options *opt, const char *what, const char *why)
+{
+	if (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON)
+		log_setup(opt->log_format, opt->verbose, opt->node, stderr);
+	if (opt->cmd == CLI_CMD_DAEMON || (opt->cmd == CLI_CMD_CLEANUP && opt->log_format == CLI_LOG_JSON))
+		log_emit(LOG_LEVEL_ERROR, what, "error", why, NULL);
+	else
+		fprintf(stderr, "tcpxo-agent: %s: %s\n", what, why);
+}
+
+int publisher_open(const struct cli_options *opt, struct publisher *ret)
+{
+	struct publisher pb = {
+		.node = opt->node, .prefix = opt->prefix, .releases_file = opt->releases, .labels = !opt->no_labels,
+		.publish = !opt->no_publish, .events.backoff.rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32,
+	};
+	struct http_config cfg = {
+		.server = opt->api_server,
+		.token_file = opt->token_file,
+		.ca_file = opt->ca_file,
+		/*
+		 * At most 15 s per call: --once (three calls) ends within a minute, and a daemon
+		 * iteration stays shorter than the liveness probe's --max-age 60 even when the API
+		 * hangs; the daemon's own backoff retries later.
+		 */
+		.max_total_ms = 15000,
+		.max_attempts = 3,
+	};
+	int r;
+
+	if (opt->releases) {
+		char err[256], what[300];
+
+		r = relfile_load(opt->releases, &pb.releases, &pb.releases_text, &pb.releases_len, err,
+					  sizeof(err));
+		if (r < 0) {
+			snprintf(what, sizeof(what), "--releases %s", opt->releases);
+			publish_say(opt, what, err);
+			return r == -ENOMEM ? r : -EINVAL;
+		}
+	}
+	r = http_client_new(&cfg, &pb.http, pb.http_why, sizeof(pb.http_why));
+	if (r == -ENOENT) {
+		pb.http = NULL;         /* no API configured: a laptop or CI */
+	} else if (r < 0) {
+		publish_say(opt, "API access", pb.http_why);
+		releases_free(pb.releases);
+		free(pb.releases_text);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	*ret = pb;
+	return 0;
+}
+
+void publisher_close(struct publisher *pb)
+{
+	if (!pb)
+		return;
+	http_client_free(pb->http);
+	releases_free(pb->releases);
+	free(pb->releases_text);
+	pb->releases_text = NULL;
+	eventq_free(&pb->events);
+	obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
+	pb->event_from_set = false;
+	pb->http = NULL;
+	pb->releases = NULL;
+}
+
+int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
+{
+	struct releases *t = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!pb->releases_file)
+		return 0;
+	r = relfile_load(pb->releases_file, &t, &text, &len, err, errlen);
+	if (r < 0)
+		return r;
+	/* The same text (a touch, the ConfigMap's other keys changed): nothing changes. */
+	if (pb->releases_text && len == pb->releases_len && memcmp(text, pb->releases_text, len) == 0) {
+		releases_free(t);
+		free(text);
+		return 0;
+	}
+	releases_free(pb->releases);
+	free(pb->releases_text);
+	pb->releases = t;
+	pb->releases_text = text;
+	pb->releases_len = len;
+	return 1;
+}
+
+static void publisher_fetch_set(struct kube_fetch *f, int r, const struct http_response *resp)
+{
+	f->err = r;
+	f->http_status = resp->status;
+	f->state = r >= 0 ? KUBE_FETCH_OK : resp->status == 403 ? KUBE_FETCH_FORBIDDEN : KUBE_FETCH_FAILED;
+	snprintf(f->message, sizeof(f->message), "%s", r >= 0 ? "" : resp->error);
+}
+
+/* A parse error after a 2xx answer turns the fetch into FAILED; @err already names the object. */
+static void publisher_parsed(struct kube_fetch *f, size_t len, int r, const char *err)
+{
+	if (r >= 0)
+		return;
+	f->state = KUBE_FETCH_FAILED;
+	f->err = r;
+	snprintf(f->message, sizeof(f->message), "unusable answer (%zu bytes): %s", len, err);
+}
+
+int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
+{
+	struct http_response resp = { 0 };
+	char err[256];
+	int rn, rp, r;
+
+	k->releases = pb->releases;
+	if (!pb->http || !node)
+		return -ENOENT;
+	k->configured = true;
+
+	rn = kube_get_node(pb->http, node, &resp);
+	publisher_fetch_set(&k->node_fetch, rn, &resp);
+	if (rn >= 0) {
+		rn = kubeparse_node(resp.body, resp.len, pb->prefix, k, err, sizeof(err));
+		publisher_parsed(&k->node_fetch, resp.len, rn, err);
+	}
+	http_response_free(&resp);
+
+	rp = kube_list_pods(pb->http, node, &resp);
+	publisher_fetch_set(&k->pods_fetch, rp, &resp);
+	if (rp >= 0) {
+		/* A pod that cannot be read is set aside and named by the checks, never the whole list. */
+		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
+		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
+	}
+	http_response_free(&resp);
+
+	/* Networks are optional facts: a 403 or 404 is noted, never a failure of the observation. */
+	if (rn >= 0) {
+		r = kube_list_networks(pb->http, &resp);
+		publisher_fetch_set(&k->networks_fetch, r, &resp);
+		if (r >= 0) {
+			r = kubeparse_networks(resp.body, resp.len, k, err, sizeof(err));
+			publisher_parsed(&k->networks_fetch, resp.len, r, err);
+		}
+		http_response_free(&resp);
+	}
+	if (rn < 0 || rp < 0)
+		pb->in_sync = false;    /* no write can follow a failed read: whatever changes meanwhile is owed */
+	return rn < 0 || rp < 0 ? -EIO : 0;
+}
+
+/* Where a write goes: an API and a node name (@node may be NULL or ""). */
+int publisher_has_target(const struct publisher *pb, const char *node, char *err, size_t errlen)
+{
+	if (!pb->http || !node || !*node)
+		return errmsg_set(err, errlen, -ENOENT, "%s",
+				  !pb->http ? "no API configured" : "no node name (--node or NODE_NAME)");
+	return 0;
+}
+
+/* PATCH the node with @patch (@status: its status subresource, a strategic merge); the error names the path. */
+static int publisher_patch(struct publisher *pb, const char *node, bool status, const char *patch, char *err,
+			   size_t errlen)
+{
+	struct http_response resp = { 0 };
+	int r = status ? kube_patch_node_status(pb->http, node, patch, &resp) : kube_patch_node(pb->http, node, patch, &resp);
+
+	if (r == 0)
+		pb->writes[status ? METRICS_WRITE_STATUS_PATCH : METRICS_WRITE_MERGE_PATCH]++;
+	if (r < 0)
+		errmsg_set(err, errlen, r, "PATCH node %s%s: %s", node, status ? "/status" : "", resp.error);
+	http_response_free(&resp);
+	return r;
+}
+
+int publisher_cleanup(struct publisher *pb, const char *node, char *err, size_t errlen)
+{
+	char *patch = NULL;
+	int r;
+
+	if (publisher_has_target(pb, node, err, errlen) < 0)
+		return -ENOENT;
+	/* The annotations and labels, then the condition: one write each, nothing else touched. */
+	for (int status = 0; status < 2; status++) {
+		r = status ? condition_cleanup_patch(&patch) : annotations_cleanup_patch(pb->prefix, &patch);
+		if (r < 0)
+			return errmsg_set(err, errlen, r, "building the cleanup patch: %s", strerror(-r));
+		r = publisher_patch(pb, node, status, patch, err, errlen);
+		free(patch);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
