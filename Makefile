@@ -66,6 +66,9 @@ LIBA      := $(BUILD)/libtcpxo.a
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# cmocka binaries that fork a fake server or another process: run with the integration scripts.
+INTEG_SRCS := $(sort $(wildcard tests/integration/test_*.c))
+INTEG_BINS := $(INTEG_SRCS:tests/integration/%.c=$(BUILD)/tests/integration/%)
 TEST_HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 TEST_HELPER_BINS := $(TEST_HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 # Fuzz targets: libFuzzer binaries with FUZZ=1, else replay drivers that make check runs over fixtures/fuzz/.
@@ -183,6 +186,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
+$(BUILD)/tests/integration/%: tests/integration/%.c $(LIBA) | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBA) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HELPER  $@")
@@ -227,16 +235,16 @@ lint-layers: $(LIB_OBJS) $(FABRIC_OBJS)
 	@/usr/bin/python3 scripts/lint-layers.py --objects $(BUILD)/obj --objects $(BUILD)/obj-portable
 
 check: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(INTEG_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@$(MAKE) --no-print-directory lint-layers
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh
 
 unit: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(INTEG_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=unit sh tests/run.sh
 
 integration: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BIN) $(FABRIC_BIN) $(UNIT_BINS) $(INTEG_BINS) $(TEST_HELPER_BINS) $(FUZZ_BINS)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY=integration sh tests/run.sh
 
 # The user guide's command reference from each command's --help (test_docs.sh fails when they differ).

@@ -61,13 +61,14 @@ def one(m):
     if text.count(m["old"]) != 1:
         return "not-applied", "'old' occurs %d times" % text.count(m["old"])
     tests = m["tests"].split()
-    units = [t for t in tests if os.path.exists(os.path.join(TOP, "tests/unit/%s.c" % t))]
+    units = ["tests/%s" % t for t in tests if os.path.exists(os.path.join(TOP, "tests/unit/%s.c" % t))] + \
+        ["tests/integration/%s" % t for t in tests if os.path.exists(os.path.join(TOP, "tests/integration/%s.c" % t))]
     san = m.get("san", "0").strip() == "1"
     build = "build-san" if san else "build"
     try:
         open(path, "w").write(text.replace(m["old"], m["new"]))
         helpers = sorted(f[:-2] for f in os.listdir(os.path.join(TOP, "tests/helpers")) if f.endswith(".c"))
-        targets = " ".join(["%s/tcpxo-agent" % build] + ["%s/tests/%s" % (build, u) for u in units] +
+        targets = " ".join(["%s/tcpxo-agent" % build] + ["%s/%s" % (build, u) for u in units] +
                            ["%s/tests/helpers/%s" % (build, h) for h in helpers])
         rc, out = run("make -j2 %s %s" % ("SAN=1" if san else "", targets))
         if rc != 0:

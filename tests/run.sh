@@ -7,9 +7,11 @@
 # Parallel by rule: every test makes its own temporary directory (mktemp), its own network and mount
 # namespaces (unshare) and binds port 0 for its servers, so any two may run at once. A test that
 # cannot keep that rule must not be added.
-# Env: BUILD (build dir), ONLY=unit|integration, SAN=1, VALGRIND=1 (unit binaries only),
+# The cmocka binaries of tests/integration/ (they fork a fake server) run with the integration scripts.
+# Env: BUILD (build dir), ONLY=unit|integration|cmocka (cmocka: every cmocka binary, unit and integration),
+#      SAN=1, VALGRIND=1 (cmocka binaries only),
 #      JOBS (CPU-bound tests at once; default: 2 per CPU; the timed scripts all start at once),
-#      TESTS (a space-separated list of test names to run, e.g. "test_http test_cli").
+#      TESTS (a space-separated list of test names to run, e.g. "test_kube_client test_cli").
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -84,11 +86,15 @@ fi
 # happens in a window) all start at once at normal priority: they sleep most of the time and need the
 # CPU when they wake. The rest are CPU-bound and run JOBS at a time under `nice`, so they never make a
 # timed script miss its window.
-TIMED="test_daemon test_daemon_watch test_daemon_faults test_daemon_flap test_status test_daemon_health test_daemon_heartbeat test_daemon_frozen test_metrics"
+TIMED="test_daemon test_daemon_watch test_daemon_faults test_daemon_flap test_daemon_node_writes test_daemon_health test_daemon_heartbeat test_daemon_frozen test_daemon_metrics"
 list() {  # $1 = unit|timed|other: "kind path" lines, the slow ones first
 	case $1 in
 	unit)
 		for t in "$BUILD"/tests/test_*; do
+			[ -x "$t" ] && selected "$(basename "$t")" && echo "unit $t"
+		done ;;
+	cmocka-integration)
+		for t in "$BUILD"/tests/integration/test_*; do
 			[ -x "$t" ] && selected "$(basename "$t")" && echo "unit $t"
 		done ;;
 	timed)
@@ -110,13 +116,20 @@ list() {  # $1 = unit|timed|other: "kind path" lines, the slow ones first
 }
 
 t_start=$(date +%s)
-if [ "${ONLY:-unit}" = unit ] || [ -z "${ONLY:-}" ]; then
+case ${ONLY:-} in
+unit | integration | cmocka | "") ;;
+*) echo "run.sh: ONLY must be unit, integration or cmocka, not '$ONLY'" >&2; exit 2 ;;
+esac
+if [ "${ONLY:-unit}" = unit ] || [ "${ONLY:-}" = cmocka ]; then
 	list unit | xargs -r -P "${JOBS:-$((ncpu * 2))}" -L 1 sh tests/run.sh --one "$log"
 fi
-if [ "${ONLY:-integration}" = integration ] || [ -z "${ONLY:-}" ]; then
+if [ "${ONLY:-}" = cmocka ]; then
+	list cmocka-integration | xargs -r -P "${JOBS:-$((ncpu * 2))}" -L 1 sh tests/run.sh --one "$log"
+fi
+if [ "${ONLY:-integration}" = integration ]; then
 	list timed | xargs -r -P 16 -L 1 sh tests/run.sh --one "$log" &
 	timed=$!
-	list other | xargs -r -P "${JOBS:-$((ncpu * 2))}" -L 1 nice -n 10 sh tests/run.sh --one "$log"
+	{ list cmocka-integration; list other; } | xargs -r -P "${JOBS:-$((ncpu * 2))}" -L 1 nice -n 10 sh tests/run.sh --one "$log"
 	wait "$timed"
 fi
 

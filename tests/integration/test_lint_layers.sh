@@ -27,7 +27,7 @@ fi
 fresh() {  # a pristine copy of the sources (include lines are all the lint reads without objects)
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t"
-	(cd "$TOPDIR" && tar cf - agent fabric probes report tests/unit tests/helpers fuzz) | (cd "$tmp/t" && tar xf -)
+	(cd "$TOPDIR" && tar cf - agent fabric probes report tests/unit tests/helpers tests/integration/*.c fuzz) | (cd "$tmp/t" && tar xf -)
 }
 
 # expect NAME PATTERN [lint args...]: the lint fails and prints a line matching PATTERN.
@@ -68,8 +68,8 @@ plant probes/kube/kube.c '#include <curl/curl.h>'
 expect curl-outside-adapter 'probes/kube/kube.c:1: <curl/curl.h> is libcurl, which only probes/kube/http.c, probes/kube/http_stream.c'
 
 fresh
-plant tests/unit/test_http.c '#include "probes/kube/http_conf.h"'
-expect adapter-header-outside 'tests/unit/test_http.c:1: "probes/kube/http_conf.h" is inside the libcurl adapter'
+plant tests/integration/test_kube_client.c '#include "probes/kube/http_conf.h"'
+expect adapter-header-outside 'tests/integration/test_kube_client.c:1: "probes/kube/http_conf.h" is inside the libcurl adapter'
 
 fresh
 plant probes/host/links.c '#include <netlink/netlink.h>'

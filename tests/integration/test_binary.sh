@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_cli.sh - the real binary on this machine's own / (no GPU: profile none), bad roots and bad usage.
+# test_binary.sh - the real binary on this machine's own / (no GPU: profile none), bad roots and bad usage.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 A=$TCPXO_AGENT

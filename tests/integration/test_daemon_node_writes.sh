@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_status.sh - the daemon's Events against the fake API in a private netns: one Event per GPU pod uid and
+# test_daemon_node_writes.sh - the daemon's node writes and Events against the fake API in a private netns: one Event per GPU pod uid and
 # verdict (TCPXOUnattached / TCPXOPartiallyAttached, on the pod, in its namespace), none for attached or
 # not-fabric pods, none again across resyncs, one for a new uid or a new verdict, a failing POST retried with
 # backoff while the node's own PATCHes go on, a restarted agent that finds the node as it sees it (no

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_workloads.sh - `tcpxo-agent workloads` and the workloads of `--once`, end to end: the a3-mega tree in its
+# test_cmd_workloads.sh - `tcpxo-agent workloads` and the workloads of `--once`, end to end: the a3-mega tree in its
 # namespace, the fixture pods (fixtures/kube/pods-workloads.json: one per finding, AICR's worker, Google's
 # nccl-test pod, a plain pytorch pod, a notebook) from the fake API server or --pods-file; daemon-pod with and
 # without the NRI device injector. Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only, in namespaces it makes.

@@ -1,4 +1,4 @@
-/* test_http.c - the HTTP client (probes/kube/http*.c) and probes/kube/kube.c against tests/lib/fakeapi.py (TLS on 127.0.0.1). */
+/* test_kube_client.c - the HTTP client (probes/kube/http*.c) and probes/kube/kube.c against tests/lib/fakeapi.py (TLS on 127.0.0.1): an integration test, it forks the fake API server. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_http.sh - the HTTP client (via tests/helpers/http-get) and tests/lib/fakeapi.py end to end.
+# test_http_get.sh - the HTTP client (via tests/helpers/http-get) and tests/lib/fakeapi.py end to end.
 # Env: TOPDIR (repo root), BUILD (build dir). Contacts 127.0.0.1 only.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"

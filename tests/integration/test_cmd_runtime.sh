@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_runtime.sh - `tcpxo-agent runtime`: AICR's runtime as YAML and JSON against a published fleet, one mutation per
+# test_cmd_runtime.sh - `tcpxo-agent runtime`: AICR's runtime as YAML and JSON against a published fleet, one mutation per
 # finding, a TCPX fleet, mixed and skewed fleets, hostile manifests (clear error, bounded memory), the JSON schema, and
 # the API path against tests/lib/fakeapi.py (the runtime installed, not installed, no Trainer CRD; Networks).
 # Env: TOPDIR (repo root), BUILD, TCPXO_AGENT (the binary). Prints ok/not ok/skip per case.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_metrics.sh - the daemon's /metrics against the fake API in a private netns: promtool check metrics on a
+# test_daemon_metrics.sh - the daemon's /metrics against the fake API in a private netns: promtool check metrics on a
 # scrape, the node's true values (healthy: ready 1, every check's pass 1, the GPU pods' attachment; eth3 down: the
 # links check's fail 1), counters that move with requests and writes, 404 and 405, oversized headers, forty idle connections (a
 # slow client) that neither wedge the loop nor keep another address from scraping, sixteen connections from two

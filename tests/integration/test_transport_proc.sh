@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_transport.sh - each running GPU pod's transport, end to end: fixture /proc trees (fixtures/gen_proc.py) holding
+# test_transport_proc.sh - each running GPU pod's transport, end to end: fixture /proc trees (fixtures/gen_proc.py) holding
 # the pod's process in each situation, the pod in the fake API; a background writer (gen_proc.py --follow) makes
 # eth0's counters rise. workloads and --once: 8 clients on 8 NIC addresses fastrak (exit 0), 2 addresses partial
 # (exit 1), 2 h without a client and eth0 still idle (exit 0), eth0 moving 2 GB/s each way tcp (exit 1, --once
