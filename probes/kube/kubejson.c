@@ -116,3 +116,33 @@ fail:
 	free(v);
 	return r;
 }
+
+int kubejson_list(const char *body, size_t len, const char *what, const char *const *kinds, struct json **root,
+		  const struct json ***items, size_t *n, char *err, size_t errlen)
+{
+	const struct json *arr = NULL;
+	const char *kind;
+	size_t i = 0;
+	int r;
+
+	*items = NULL;
+	*n = 0;
+	r = json_parse(body, len, root);
+	if (r < 0)
+		return errmsg_set(err, errlen, r, "%s: %s", what, r == -ENOMEM ? "out of memory" : "not valid JSON");
+	if (json_type(*root) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", what, kubejson_tname(*root));
+	kind = json_get_string(*root, "kind");
+	for (; kinds && json_get(*root, "kind") && kinds[i] && (!kind || strcmp(kind, kinds[i]) != 0); i++)
+		;
+	if (kinds && json_get(*root, "kind") && !kinds[i])
+		return errmsg_set(err, errlen, -EINVAL, "kind: expected \"%s\" or \"%s\", got %.32s", kinds[0], kinds[1],
+				  kind ? kind : kubejson_tname(json_get(*root, "kind")));
+	if (kubejson_opt(*root, "items", JSON_ARRAY, &arr, "", err, errlen) < 0)
+		return -EINVAL;
+	if (json_size(arr) && !(*items = calloc(json_size(arr), sizeof(**items))))
+		return errmsg_set(err, errlen, -ENOMEM, "%s: out of memory", what);
+	for (const struct json *e = json_first(arr); e; e = json_next(e))
+		(*items)[(*n)++] = e;
+	return 0;
+}

@@ -38,3 +38,13 @@ int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret
  */
 int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
 		     char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen);
+
+/*
+ * kubejson_list() - @body (@len bytes) as a list document: an object whose "kind", when present,
+ * is one of @kinds (NULL-terminated, two named in the message; @kinds NULL: any), and whose items
+ * are handed as *@items (malloc'd, *@n entries, pointing into *@root). @what names the document
+ * in errors ("pods"). Free *@root (json_free) and *@items even on failure.
+ * Return: 0; -EINVAL (not JSON, not an object, wrong kind, items not an array); -ENOMEM.
+ */
+int kubejson_list(const char *body, size_t len, const char *what, const char *const *kinds, struct json **root,
+		  const struct json ***items, size_t *n, char *err, size_t errlen);
