@@ -1,4 +1,4 @@
-/* pcitopo.h - the PCI functions under <root>/sys/bus/pci, read with libpci. */
+/* pcitopo.h - the PCI functions under <root>/sys/bus/pci, read from sysfs inside the root. */
 #pragma once
 
 #include "probes/model/observation.h"
@@ -7,7 +7,7 @@
  * pcitopo_scan() - fill @ret with every PCI function under @root/sys/bus/pci/devices:
  * BDF, vendor, device, class, kind, NUMA node, bound driver, bridge bus range (config
  * bytes 0x19/0x1a of a type-1 header) and the interface in the function's net/ folder.
- * Sorted by BDF. A malformed entry never exits the process: libpci's error hook is ours.
+ * Sorted by BDF. Every file is read inside @root (hostfs), never followed out of it.
  *
  * Return: 0, or -errno: -ENOENT/-ENOTDIR/-ELOOP/-EACCES (no readable devices/ under @root),
  * -E2BIG (more than 8,192 functions), -EINVAL (an entry that is not a BDF), -EIO (some
@@ -41,7 +41,7 @@ int pcitopo_parse_numa(const char *text);
 /**
  * pcitopo_parse_hex() - a sysfs hex attribute ("0x1ae0\n", "0x030200\n"): an optional "0x",
  * 1..@digits hex digits (@digits at most 8), an optional newline, nothing else (pure; exposed
- * for fuzzing). Stricter than libpci's strtol(), which keeps the low bits of a longer number.
+ * for fuzzing). Stricter than strtol() (as libpci reads them), which keeps the low bits of a longer number.
  *
  * Return: 0 (@ret written), or -EINVAL.
  */

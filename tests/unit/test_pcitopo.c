@@ -1,4 +1,4 @@
-/* test_pcitopo.c - real libpci over the committed fixtures and over hostile trees built on tmpfs. */
+/* test_pcitopo.c - the PCI scan over the committed fixtures and over hostile trees built on tmpfs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -654,7 +654,7 @@ static void test_garbage_text(void **state)
 	assert_int_equal(find(&p, NIC.bdf)->numa, -1);
 	pcitopo_free(&p);
 
-	/* libpci would read garbage as class 0; the file is named instead */
+	/* a lenient strtol() would read garbage as class 0; the file is named instead */
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/class", RP.dir);
 	tree_text(t->root, rel, "a bridge, trust me\n");
 	expect_failed_keeping_nic(t->root, "/sys/bus/pci/devices/0000:00:02.0/class: invalid class code \"a bridge, trust me\"");
@@ -716,8 +716,9 @@ static void tree_fifo(const char *root, const struct fn_spec *s, const char *nam
 static void test_fifos(void **state)
 {
 	struct tree *t = *state;
-	static const char *files[] = { "numa_node", "vendor", "device", "class", "revision", "config" };
+	static const char *files[] = { "numa_node", "vendor", "device", "class", "config" };
 	char path[PATH_MAX], want[128], saved[256];
+	struct obs_pci p;
 
 	tree_fn(t->root, &RP);
 	tree_fn(t->root, &NIC);
@@ -744,13 +745,17 @@ static void test_fifos(void **state)
 			close(fd);
 		}
 	}
+	/* revision is read by nothing (the class code says what a function is): a fifo there stalls nothing. */
+	tree_fifo(t->root, &RP, "revision");
+	assert_int_equal(pcitopo_scan(t->root, &p), 0);
+	assert_non_null(find(&p, RP.bdf));
+	pcitopo_free(&p);
 	alarm(0);
 }
 
 /*
- * Absolute links inside the root. Those on pcitopo's own reads (class/net, driver) resolve inside
- * it; a devices/ link libpci would follow from the agent's own / is refused, never read there
- * (this machine's /sys/devices/pci0000:00/0000:00:02.0 may well exist).
+ * Absolute links inside the root resolve inside it, a devices/ link too: never read from this
+ * machine's own /sys (where /sys/devices/pci0000:00/0000:00:02.0 may well exist).
  */
 static void test_absolute_links(void **state)
 {
@@ -784,10 +789,9 @@ static void test_absolute_links(void **state)
 	xsnprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:00:02.0", t->root);
 	assert_int_equal(unlink(path), 0);
 	tree_link(t->root, "sys/bus/pci/devices/0000:00:02.0", "/sys/devices/pci0000:00/0000:00:02.0");
-	assert_int_equal(pcitopo_scan(t->root, &p), -EIO);
-	if (!strstr(p.status.message, "/sys/bus/pci/devices/0000:00:02.0: a link on the way leads out of --root"))
-		fail_msg("message: %s", p.status.message);
-	assert_null(find(&p, RP.bdf));
+	assert_int_equal(pcitopo_scan(t->root, &p), 0);
+	assert_int_equal(find(&p, RP.bdf)->kind, PCI_KIND_BRIDGE);
+	assert_true(find(&p, RP.bdf)->has_bus_range);
 	assert_non_null(find(&p, NIC.bdf));
 	pcitopo_free(&p);
 }
