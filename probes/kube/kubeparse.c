@@ -151,20 +151,14 @@ static int kubeparse_nic(const struct json *e, void *slot, const void *all, size
 	return 0;
 }
 
-static const struct kubejson_field kubeparse_north_fields[] = {
-	KUBEJSON_ROW_TEXT("network", kube_north, network),
-	KUBEJSON_ROW_TEXT("ipAddress", kube_north, ip),
-	KUBEJSON_ROW_END,
-};
-
 /* One north-interfaces entry: its Network and IP address. */
 static int kubeparse_north(const struct json *e, void *slot, const void *all, size_t i, const char *where,
 			   char *why, size_t whylen)
 {
 	struct kube_north *nn = slot;
 
-	(void)all, (void)i;
-	if (kubejson_read(e, kubeparse_north_fields, nn, where, why, whylen) < 0)
+	if (kubejson_str(e, "network", nn->network, sizeof(nn->network), where, why, whylen) < 0 ||
+	    kubejson_str(e, "ipAddress", nn->ip, sizeof(nn->ip), where, why, whylen) < 0)
 		return -EINVAL;
 	if (nn->ip[0] && !kubeparse_ip_ok(AF_INET, nn->ip) && !kubeparse_ip_ok(AF_INET6, nn->ip))
 		return errmsg_set(why, whylen, -EINVAL, "%s.ipAddress: '%s' is not an IP address", where, nn->ip);
@@ -453,26 +447,29 @@ static int kubeparse_network_cmp(const void *a, const void *b)
 	return strcmp(((const struct kube_network *)a)->name, ((const struct kube_network *)b)->name);
 }
 
-/* spec.parametersRef.name: whether the Network names its parameters (a GKENetworkParamSet). */
-static int kubeparse_params_ref(const struct json *ref, const struct kubejson_field *f, void *dst, const char *where,
-				char *err, size_t errlen)
+/* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
+static int kubeparse_network(const struct json *e, struct kube_network *net, const char *item, char *err, size_t errlen)
 {
-	char pname[KUBE_NAME_MAX];
-	int r = kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen);
+	const struct json *meta, *spec, *status, *ref, *conds;
+	char where[48], pname[KUBE_NAME_MAX];
 
-	(void)f;
-	((struct kube_network *)dst)->has_params_ref = r == 0 && pname[0];
-	return r;
-}
-
-/* status.conditions: Ready and ParamsReady. */
-static int kubeparse_net_conditions(const struct json *status, const struct kubejson_field *f, void *dst,
-				    const char *where, char *err, size_t errlen)
-{
-	struct kube_network *net = dst;
-	const struct json *conds;
-
-	if (kubejson_opt(status, f->key, JSON_ARRAY, &conds, where, err, errlen) < 0)
+	if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, item, err, errlen) < 0 ||
+	    kubejson_opt(e, "spec", JSON_OBJECT, &spec, item, err, errlen) < 0 ||
+	    kubejson_opt(e, "status", JSON_OBJECT, &status, item, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.metadata", item);
+	if (kubejson_str(meta, "name", net->name, sizeof(net->name), where, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.spec", item);
+	if (kubejson_str(spec, "type", net->type, sizeof(net->type), where, err, errlen) < 0 ||
+	    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s.spec.parametersRef", item);
+	if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
+		return -EINVAL;
+	net->has_params_ref = pname[0] != '\0';
+	snprintf(where, sizeof(where), "%s.status", item);
+	if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
 		return -EINVAL;
 	for (const struct json *c = json_first(conds); c; c = json_next(c)) {
 		const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");
@@ -487,30 +484,6 @@ static int kubeparse_net_conditions(const struct json *status, const struct kube
 	}
 	return 0;
 }
-
-static const struct kubejson_field kubeparse_net_meta[] = {
-	KUBEJSON_ROW_TEXT("name", kube_network, name),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubeparse_net_spec[] = {
-	KUBEJSON_ROW_TEXT("type", kube_network, type),
-	KUBEJSON_ROW_OBJECT("parametersRef", NULL, kubeparse_params_ref),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubeparse_net_status[] = {
-	KUBEJSON_ROW_FN("conditions", kubeparse_net_conditions),
-	KUBEJSON_ROW_END,
-};
-
-/* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
-static const struct kubejson_field kubeparse_network[] = {
-	KUBEJSON_ROW_OBJECT("metadata", kubeparse_net_meta, NULL),
-	KUBEJSON_ROW_OBJECT("spec", kubeparse_net_spec, NULL),
-	KUBEJSON_ROW_OBJECT("status", kubeparse_net_status, NULL),
-	KUBEJSON_ROW_END,
-};
 
 int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
@@ -527,7 +500,7 @@ int kubeparse_network_items(const struct json *const *items, size_t n, struct ob
 		if (json_type(items[i]) != JSON_OBJECT)
 			r = errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(items[i]));
 		else
-			r = kubejson_read(items[i], kubeparse_network, &v[i], where, err, errlen);
+			r = kubeparse_network(items[i], &v[i], where, err, errlen);
 	}
 	if (r < 0) {
 		free(v);
