@@ -508,7 +508,7 @@ static void loop_sources(struct loop_state *st)
 	r = uevents_open(&st->uevents);
 	if (r < 0)
 		log_emit(LOG_LEVEL_WARN, "no uevents: relying on the resync", "error", strerror(-r), NULL);
-	r = watch_open(st->opt->root, &st->watch);
+	r = watch_open(observe_rootfd(st->opt->root), st->opt->root, &st->watch);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", strerror(-r));
 		log_emit(LOG_LEVEL_WARN, "no inotify watches: relying on the resync", "error", why, NULL);

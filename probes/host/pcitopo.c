@@ -644,7 +644,7 @@ static int pcitopo_read_func(struct pcitopo_ctx *ctx, int rootfd, const struct p
 	return r;
 }
 
-int pcitopo_scan(const char *root, struct obs_pci *ret)
+int pcitopo_scan(int rootfd, const char *root, struct obs_pci *ret)
 {
 	struct pcitopo_ctx ctx;
 	struct pcitopo_netmap netmap = { 0 };
@@ -652,16 +652,12 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 	struct obs_pci out = { 0 };
 	char first_bad[80] = "", first_err[OBS_MSG_MAX] = "";
 	size_t n_names = 0, bad_names = 0, bad_funcs = 0;
-	int rootfd, r;
+	int r;
 
-	if (!root || !*root)
-		root = "/";
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		r = -errno;
-		probe_status_fail(&out.status, r, "%s: %s", root, strerror(-r));
+		probe_status_fail(&out.status, rootfd, "%s: %s", root, strerror(-rootfd));
 		*ret = out;
-		return r;
+		return rootfd;
 	}
 	r = pcitopo_list(rootfd, &names, &n_names, &bad_names, first_bad, sizeof(first_bad));
 	if (r < 0) {
@@ -704,7 +700,6 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 		out.status.state = PROBE_OK;
 	}
 done:
-	close(rootfd);
 	free(names);
 	free(netmap.v);
 	*ret = out;

@@ -4,7 +4,8 @@
 #include "probes/model/observation.h"
 
 /**
- * pcitopo_scan() - fill @ret with every PCI function under @root/sys/bus/pci/devices:
+ * pcitopo_scan() - fill @ret with every PCI function under @rootfd's sys/bus/pci/devices (the
+ * directory fd of --root, opened once by the caller, or its -errno; @root names it in messages):
  * BDF, vendor, device, class, kind, NUMA node, bound driver, bridge bus range (config
  * bytes 0x19/0x1a of a type-1 header) and the interface in the function's net/ folder.
  * Sorted by BDF. Every file is read inside @root (hostfs), never followed out of it.
@@ -15,7 +16,7 @@
  * on -EINVAL/-EIO the readable functions stay in @ret->v but the status is FAILED, so the
  * PCI part counts as not observed.
  */
-int pcitopo_scan(const char *root, struct obs_pci *ret);
+int pcitopo_scan(int rootfd, const char *root, struct obs_pci *ret);
 
 void pcitopo_free(struct obs_pci *p);
 

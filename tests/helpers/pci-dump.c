@@ -1,4 +1,6 @@
 /* pci-dump.c - test helper: pcitopo_scan + pairing_compute on --root, printed one line per fact; --repeat times the scan (bench). */
+#include <fcntl.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +50,7 @@ static double pci_dump_now_ms(void)
 }
 
 /* Scan @root @repeat times and print what one scan cost. Return: the exit code. */
-static int pci_dump_repeat(const char *root, long repeat)
+static int pci_dump_repeat(int rootfd, const char *root, long repeat)
 {
 	struct obs_pci pci = { 0 };
 	struct rusage ru;
@@ -56,7 +58,7 @@ static int pci_dump_repeat(const char *root, long repeat)
 	size_t n = 0;
 
 	for (long k = 0; k < repeat; k++) {
-		if (pcitopo_scan(root, &pci) < 0 || pci.status.state != PROBE_OK) {
+		if (pcitopo_scan(rootfd, root, &pci) < 0 || pci.status.state != PROBE_OK) {
 			fprintf(stderr, "pci-dump: %s\n", pci.status.message);
 			pcitopo_free(&pci);
 			return 1;
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *root = NULL;
+	int rootfd;
 	struct obs_pci pci = { 0 };
 	struct pairing p = { 0 };
 	long repeat = 0;
@@ -97,9 +100,13 @@ int main(int argc, char **argv)
 		pci_dump_usage(stderr);
 		return 2;
 	}
+	/* --root opened once, as the agent does (observe_rootfd()), and handed in. */
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		rootfd = -errno;
 	if (repeat)
-		return pci_dump_repeat(root, repeat);
-	r = pcitopo_scan(root, &pci);
+		return pci_dump_repeat(rootfd, root, repeat);
+	r = pcitopo_scan(rootfd, root, &pci);
 	if (pairing_compute(&pci, &p) < 0) {
 		fputs("pci-dump: out of memory\n", stderr);
 		pcitopo_free(&pci);
