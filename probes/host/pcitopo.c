@@ -18,6 +18,7 @@
 
 #include "probes/host/hostfs.h"
 #include "probes/host/pcitopo.h"
+#include "probes/host/pcitopo_parse.h"
 
 #define PCITOPO_MAX_FUNCS 8192          /* a real host has a few hundred at most */
 #define PCITOPO_MAX_NETDEVS 4096
@@ -28,11 +29,6 @@
 /* The scan in progress: what the function being read failed on. */
 struct pcitopo_ctx {
 	char msg[OBS_MSG_MAX];
-};
-
-struct pcitopo_name {
-	unsigned domain, bus, dev, func;
-	char bdf[OBS_BDF_MAX];
 };
 
 struct pcitopo_netdev {
@@ -59,34 +55,6 @@ enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_
 	if (header_type == 1 || (class_code >> 8) == 0x0604)
 		return PCI_KIND_BRIDGE;
 	return PCI_KIND_OTHER;
-}
-
-/* Parse a canonical sysfs BDF name ("0000:06:00.0", lower-case hex, 4..6 domain digits). */
-static int pcitopo_parse_bdf(const char *s, struct pcitopo_name *ret)
-{
-	struct pcitopo_name n = { 0 };
-	char canon[32];
-	size_t len = strnlen(s, sizeof(canon));
-
-	if (len < 12 || len >= OBS_BDF_MAX)
-		return -EINVAL;
-	if (sscanf(s, "%x:%x:%x.%x", &n.domain, &n.bus, &n.dev, &n.func) != 4)
-		return -EINVAL;
-	if (n.domain > 0xffffff || n.bus > 0xff || n.dev > 0x1f || n.func > 7)
-		return -EINVAL;
-	snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%x", n.domain, n.bus, n.dev, n.func);
-	if (strcmp(canon, s) != 0)
-		return -EINVAL;
-	memcpy(n.bdf, canon, len + 1);
-	*ret = n;
-	return 0;
-}
-
-int pcitopo_bdf_canonical(const char *s)
-{
-	struct pcitopo_name n;
-
-	return pcitopo_parse_bdf(s, &n);
 }
 
 static int pcitopo_name_cmp(const void *pa, const void *pb)
@@ -167,28 +135,6 @@ static int pcitopo_file_error(struct pcitopo_ctx *ctx, int rootfd, const char *p
 	else
 		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", path, strerror(-r));
 	return r;
-}
-
-int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *ret)
-{
-	uint32_t v = 0;
-	size_t i = 0, n = 0;
-
-	if (len > 0 && buf[len - 1] == '\n')
-		len--;
-	if (len >= 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
-		i = 2;
-	for (; i < len; i++, n++) {
-		int c = (unsigned char)buf[i];
-
-		if (!isxdigit(c) || n >= digits || digits > 8)
-			return -EINVAL;
-		v = v << 4 | (uint32_t)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
-	}
-	if (n == 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
 }
 
 /*
@@ -317,18 +263,6 @@ static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *bdf, str
 	f->device = (uint16_t)v[PCITOPO_DEVICE];
 	f->class_code = v[PCITOPO_CLASS];
 	return dfd;
-}
-
-int pcitopo_parse_numa(const char *text)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || (*end && strcmp(end, "\n") != 0) || v < -1 || v > 4095)
-		return -1;
-	return (int)v;
 }
 
 /*

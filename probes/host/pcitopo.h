@@ -1,6 +1,7 @@
 /* pcitopo.h - the PCI functions under <root>/sys/bus/pci, read from sysfs inside the root. */
 #pragma once
 
+#include "probes/host/pcitopo_parse.h"
 #include "probes/model/observation.h"
 
 /**
@@ -22,28 +23,3 @@ void pcitopo_free(struct obs_pci *p);
 
 /* Classify a function from its IDs and class (pure). */
 enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_code, int header_type);
-
-/**
- * pcitopo_bdf_canonical() - whether @s is a canonical sysfs BDF name ("0000:06:00.0": lower-case
- * hex, 4..6 domain digits), the test every devices/ entry passes (pure; exposed for fuzzing).
- *
- * Return: 0, or -EINVAL.
- */
-int pcitopo_bdf_canonical(const char *s);
-
-/**
- * pcitopo_parse_numa() - the text of a numa_node file: a decimal -1..4095, optionally followed
- * by one newline (pure; exposed for fuzzing).
- *
- * Return: the NUMA node, or -1 for anything else (-1 is also the kernel's "none").
- */
-int pcitopo_parse_numa(const char *text);
-
-/**
- * pcitopo_parse_hex() - a sysfs hex attribute ("0x1ae0\n", "0x030200\n"): an optional "0x",
- * 1..@digits hex digits (@digits at most 8), an optional newline, nothing else (pure; exposed
- * for fuzzing). Stricter than strtol() (as libpci reads them), which keeps the low bits of a longer number.
- *
- * Return: 0 (@ret written), or -EINVAL.
- */
-int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *ret);
