@@ -372,6 +372,28 @@ static void test_window(void **state)
 	proc_of(10, UID_A, "gpu1");
 }
 
+/* --root is opened once and the same fd handed to every probe; another root replaces it; none is an errno. */
+static void test_rootfd_once(void **state)
+{
+	struct stat a, b;
+	int fd;
+
+	(void)state;
+	fd = observe_rootfd("/");
+	assert_true(fd >= 0);
+	assert_int_equal(observe_rootfd("/"), fd);
+	assert_int_equal(observe_rootfd(""), fd);       /* "" is "/", as --root's default */
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/", &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	fd = observe_rootfd("/tmp");
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/tmp", &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	assert_int_equal(observe_rootfd("/nonexistent-root-of-test"), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_process_exits),
 		cmocka_unit_test(test_again),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_rootfd_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
