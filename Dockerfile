@@ -5,7 +5,7 @@
 FROM debian:12 AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential pkg-config \
-      libnl-3-dev libnl-route-3-dev libpci-dev libudev-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev \
+      libnl-3-dev libnl-route-3-dev libudev-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -15,7 +15,7 @@ RUN make WERROR=1 \
 
 FROM debian:12-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libnl-3-200 libnl-route-3-200 libpci3 libudev1 libcurl4 libcjson1 libyaml-0-2 libmicrohttpd12 ca-certificates \
+ && apt-get install -y --no-install-recommends libnl-3-200 libnl-route-3-200 libudev1 libcurl4 libcjson1 libyaml-0-2 libmicrohttpd12 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/usr/local/bin/tcpxo-agent /usr/local/bin/tcpxo-agent
 # The kubectl plugin (kubectl fabric): links only libc, cJSON and libyaml; for copying out to a Linux workstation

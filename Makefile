@@ -15,7 +15,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS      := libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson yaml-0.1 libmicrohttpd
+PKGS      := libnl-3.0 libnl-route-3.0 libudev libcurl libcjson yaml-0.1 libmicrohttpd
 
 ifeq ($(FUZZ),1)
 BUILD     ?= build-fuzz

@@ -10,6 +10,7 @@
 
 #include "agent/infile.h"
 #include "probes/model/errmsg.h"
+#include "probes/model/fdread.h"
 
 static int infile_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
@@ -49,69 +50,21 @@ static int infile_open(const char *path, unsigned flags, char *err, size_t errle
 int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_len, char *err, size_t errlen)
 {
 	bool is_stdin = (flags & INFILE_STDIN) && strcmp(path, "-") == 0;
-	size_t len = 0, cap = 64 << 10;
 	struct stat st;
-	char *buf = NULL;
 	int fd, r;
 
 	fd = is_stdin ? STDIN_FILENO : infile_open(path, flags, err, errlen);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if ((size_t)st.st_size > max) {
-			r = -EFBIG;
-			goto too_big;
-		}
-		/* A regular file is read into one buffer of its size: no copies while growing. */
-		if (st.st_size > 0)
-			cap = (size_t)st.st_size + 1;
-	}
-	if (cap > max + 1)
-		cap = max + 1;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap || !buf) {
-			char *nb;
-
-			if (buf)
-				cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			errmsg_set(err, errlen, r, "cannot read: %s", strerror(-r));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max) {
-			r = -EFBIG;
-			goto too_big;
-		}
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	buf = NULL;
-	r = 0;
-	goto out;
-too_big:
-	if (max >= (1u << 20))
+	/* A regular file is read into one buffer of its size: no copies while growing. */
+	r = fdread_all(fd, max, fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, ret, ret_len);
+	if (r == -EFBIG && max >= (1u << 20))
 		errmsg_set(err, errlen, r, "larger than %zu MiB", max >> 20);
-	else
+	else if (r == -EFBIG)
 		errmsg_set(err, errlen, r, "larger than %zu bytes", max);
-out:
-	free(buf);
+	else if (r < 0)
+		errmsg_set(err, errlen, r, "%s%s", r == -ENOMEM ? "" : "cannot read: ",
+			   r == -ENOMEM ? "out of memory" : strerror(-r));
 	if (!is_stdin)
 		close(fd);
 	return r;

@@ -1,6 +1,5 @@
 /* metrics_http.c - the libmicrohttpd adapter: GET /metrics served from the daemon's poll(), libmicrohttpd dlopen'd. */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -13,6 +12,7 @@
 #include <microhttpd.h>
 
 #include "agent/metrics_http.h"
+#include "probes/kube/dynlib.h"
 #include "probes/model/errmsg.h"
 
 /*
@@ -23,20 +23,8 @@
  */
 #define METRICS_HTTP_SONAME "libmicrohttpd.so.12"
 
-/* The dependency, declared for packagers that read the FDO "ELF dlopen metadata" note (as http_conf.c does). */
-#define METRICS_HTTP_DLOPEN_JSON "[{\"feature\":\"metrics\",\"description\":\"the /metrics endpoint (--metrics-address)\"," \
-	"\"priority\":\"recommended\",\"soname\":[\"" METRICS_HTTP_SONAME "\"]}]"
-__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
-	struct {
-		uint32_t n_namesz, n_descsz, n_type;
-	} nhdr;
-	char name[sizeof("FDO")];
-	_Alignas(4) char json[sizeof(METRICS_HTTP_DLOPEN_JSON)];
-} metrics_http_dlopen_note = {
-	.nhdr = { .n_namesz = sizeof("FDO"), .n_descsz = sizeof(METRICS_HTTP_DLOPEN_JSON), .n_type = 0x407c0c0a },
-	.name = "FDO",
-	.json = METRICS_HTTP_DLOPEN_JSON,
-};
+DYNLIB_NOTE(metrics_http_dlopen_note, "metrics", "the /metrics endpoint (--metrics-address)", "recommended",
+	    METRICS_HTTP_SONAME);
 
 /*
  * The functions called, through a table typed from libmicrohttpd's own prototypes (__typeof__):
@@ -187,37 +175,16 @@ static void metrics_http_sweep(struct metrics_http *h, uint64_t now)
 
 static int metrics_http_load(char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		size_t offset;
-	} syms[] = {
+	static const struct dynlib_sym syms[] = {
 #define SYM(f) { "MHD_" #f, offsetof(__typeof__(metrics_mhd), f) }
 		SYM(start_daemon), SYM(stop_daemon), SYM(get_daemon_info), SYM(get_timeout), SYM(run),
 		SYM(create_response_from_buffer), SYM(add_response_header), SYM(queue_response),
 		SYM(destroy_response), SYM(get_connection_info),
 #undef SYM
 	};
-	void *h;
 
-	if (metrics_mhd_handle)
-		return 0;
-	h = dlopen(METRICS_HTTP_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return errmsg_set(err, errlen, -ELIBACC, "cannot load %s (install libmicrohttpd12): %s",
-				  METRICS_HTTP_SONAME, dlerror());
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *f = dlsym(h, syms[i].name);
-
-		if (!f) {
-			errmsg_set(err, errlen, 0, "%s has no %s: too old a libmicrohttpd", METRICS_HTTP_SONAME,
-				   syms[i].name);
-			dlclose(h);
-			return -ELIBACC;
-		}
-		memcpy((char *)&metrics_mhd + syms[i].offset, &f, sizeof(f));
-	}
-	metrics_mhd_handle = h;
-	return 0;
+	return dynlib_load(METRICS_HTTP_SONAME, "libmicrohttpd12", "libmicrohttpd", syms, sizeof(syms) / sizeof(syms[0]),
+			   &metrics_mhd, &metrics_mhd_handle, err, errlen);
 }
 
 /* "IPv4:PORT" or "[IPv6]:PORT", numeric only, into @ss. */

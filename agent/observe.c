@@ -1,10 +1,13 @@
 /* observe.c - run every probe into one observation; one failing probe never drops the rest. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent/log.h"
 #include "agent/observe.h"
@@ -21,6 +24,24 @@
 
 static bool observe_said_full_dump;
 
+int observe_rootfd(const char *root)
+{
+	static int fd = -1;
+	static char path[PATH_MAX];
+
+	if (!*root)
+		root = "/";
+	if (fd >= 0 && strcmp(path, root) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "%s", root);
+	return fd;
+}
+
 int observe_node(const struct cli_options *opt, struct observation *ret)
 {
 	struct observation *o = ret;
@@ -30,7 +51,7 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	snprintf(o->root, sizeof(o->root), "%s", opt->root);
 	if (opt->node)
 		snprintf(o->node, sizeof(o->node), "%s", opt->node);
-	if (pcitopo_scan(o->root, &o->pci) >= 0)
+	if (pcitopo_scan(observe_rootfd(o->root), o->root, &o->pci) >= 0)
 		o->pci.status.state = PROBE_OK;
 	/* Only the links the PCI functions name: the cost does not grow with the pods' veths. */
 	if (links_observe(&o->pci, &o->links, &ls) >= 0)
@@ -40,7 +61,7 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 		log_emit(LOG_LEVEL_DEBUG, "netlink: full dumps", "why", ls.full_dump, NULL);
 	}
 	/* Host files and processes: each part carries its own status; only -ENOMEM is fatal. */
-	if (hostprobe_observe(o->root, &o->pci, &o->host) < 0)
+	if (hostprobe_observe(observe_rootfd(o->root), o->root, &o->pci, &o->host) < 0)
 		return -ENOMEM;
 	/* version-pair warns when /proc shows more daemons than the pod list accounts for. */
 	for (size_t i = 0; i < o->host.procs.n; i++) {
@@ -116,7 +137,7 @@ int observe_transport(struct observation *o, const struct tsample *last)
 		snprintf(num, sizeof(num), "%zu", skipped);
 		log_emit(LOG_LEVEL_WARN, "transport: more running GPU pods than one sample holds", "skipped", num, NULL);
 	}
-	r = podnet_sample(o->root, want, n, &o->transport, NULL);
+	r = podnet_sample(observe_rootfd(o->root), o->root, want, n, &o->transport, NULL);
 	if (r < 0)
 		goto out;
 	now_ms = observe_clock_ms(CLOCK_MONOTONIC);
@@ -166,7 +187,7 @@ int observe_transport_window(struct observation *o, const struct workloads *w, u
 	}
 	if (n) {
 		observe_sleep_until(first_ms + (uint64_t)window_s * 1000u);
-		r = podnet_again(o->root, t, which, NULL);
+		r = podnet_again(observe_rootfd(o->root), o->root, t, which, NULL);
 		if (r >= 0)
 			r = (int)n;     /* read again or not (gone, unreadable: said), each waited for its judgement */
 		now_ms = observe_clock_ms(CLOCK_MONOTONIC);

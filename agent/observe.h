@@ -8,6 +8,14 @@ struct tsample;         /* agent/tsample.h: the daemon's last transport sample *
 struct workloads;       /* report/checks/workloads.h: the judged GPU pods */
 
 /**
+ * observe_rootfd() - --root (@root) as one directory fd, opened on the first call and handed to
+ * every probe after (node_exporter's one root, passed in); another @root closes it and opens
+ * that one. Not closed: the process holds it. Return: the fd; -errno when it cannot be opened
+ * (the probes say so in their status; the next call tries again).
+ */
+int observe_rootfd(const char *root);
+
+/**
  * observe_node() - run the node-side probes (PCI, links, host files) under opt->root.
  * A failing probe is recorded in its status; the others still run.
  * @ret: filled in every case; free with observation_free().

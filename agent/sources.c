@@ -5,6 +5,7 @@
 #include "agent/filewatch.h"
 #include "agent/flapin.h"
 #include "agent/log.h"
+#include "agent/observe.h"
 #include "agent/sources.h"
 #include "probes/host/links.h"
 #include "probes/host/uevents.h"
@@ -67,7 +68,7 @@ static void sources_uevents_close(struct sources *s)
 static void sources_watch_open(struct sources *s)
 {
 	char why[64];
-	int r = watch_open(s->root, &s->watch);
+	int r = watch_open(observe_rootfd(s->root), s->root, &s->watch);
 
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", strerror(-r));

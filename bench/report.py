@@ -334,6 +334,8 @@ def main():
                 "`absent` pods that are not there (every pid's cgroup read). The listing's cost is a few system calls "
                 "per pid: compare machines by the `syscall` line.", "", "```", sample.rstrip("\n"), "```", ""]
     out += [read(os.path.join(OUT, "transport", "window.md"), "not measured in this run (BENCH_CASES).")]
+    out += ["", "### 8. reading the PCI tree (bench/pci.sh)", "",
+            read(os.path.join(OUT, "pci", "pci.md"), "not measured in this run (BENCH_CASES).")]
     print("\n".join(out))
 
 

@@ -14,13 +14,16 @@
 #   7. the GPU pods' transport: one sample's cost (bench/transport.sh: podnet-dump on a 2,000-process
 #      fixture /proc and on this machine's /proc grown to as many), and what the one-shot commands'
 #      window costs end to end (bench/window.sh: workloads with pods on FasTrak, idle pods read twice)
+#   8. reading the PCI tree (bench/pci.sh): pcitopo_scan() alone in process (pci-dump --repeat), --once on the
+#      a3-mega tree (wall, peak RSS), the libraries the agent maps; BENCH_OTHER_AGENT with BENCH_OTHER_PCI_DUMP
+#      times another build's beside ours
 # Env: BUILD (build), RUNS (30), EXTRA_LINKS (512), EXTRA_PCI (256), and bench/daemon.sh's
 #      IDLE_SECONDS (120), STEADY_SECONDS (300), ROLLOUT_AGENTS (1000), ROLLOUT_RATE (100),
 #      ROLLOUT_LIMIT (600 s), ROLLOUT_MODES ("watch poll"), DAEMON_PARTS ("idle api rollout"),
-#      BENCH_CASES ("small big veths api pods daemon status transport"): which cases to run, JUDGE_RUNS (200),
+#      BENCH_CASES ("small big veths api pods daemon status transport pci"): which cases to run, JUDGE_RUNS (200),
 #      bench/status.sh's STATUS_STEADY_SECONDS (600), STATUS_TRANSITIONS (10),
 #      BENCH_OTHER_AGENT=PATH, BENCH_OTHER_LABEL=TEXT: also time another agent binary beside ours
-#      (e.g. a build of the previous commit), labelled TEXT.
+#      (e.g. a build of the previous commit), labelled TEXT; BENCH_OTHER_PCI_DUMP=PATH: its pci-dump (case 8).
 # Needs root (private network namespaces, device nodes), hyperfine, /usr/bin/time, lspci, ip; with
 # strace installed, each case also counts the recvmsg calls of one run of the agent and its peer.
 set -eu
@@ -101,7 +104,7 @@ EOS
 	ls "$_root/sys/bus/pci/devices" | wc -l >"$OUT/$_case.pci"
 }
 
-ALL_CASES="small big veths api pods daemon status transport"
+ALL_CASES="small big veths api pods daemon status transport pci"
 CASES=${BENCH_CASES:-$ALL_CASES}
 cat /proc/loadavg >"$OUT/loadavg"
 case " $CASES " in *" small "*)
@@ -205,6 +208,15 @@ BUILD=$BUILD sh bench/transport.sh >"$OUT/transport/sample.txt" 2>"$OUT/transpor
 R7=$(scenario_prepare a3-mega)
 AGENT=$AGENT BUILD=$BUILD netns_run fixtures/a3-mega/links.spec sh bench/window.sh "$OUT/transport" "$R7" >/dev/null ||
 	echo "bench: the window case failed" >&2
+;; esac
+
+case " $CASES " in *" pci "*)
+echo "bench: case 8: reading the PCI tree" >&2
+R8=$(scenario_prepare a3-mega)
+AGENT=$AGENT BUILD=$BUILD OTHER_AGENT=${BENCH_OTHER_AGENT:-} OTHER_PCI_DUMP=${BENCH_OTHER_PCI_DUMP:-} \
+	OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \
+	netns_run fixtures/a3-mega/links.spec sh bench/pci.sh "$OUT/pci" "$R8" >/dev/null ||
+	echo "bench: the PCI case failed" >&2
 ;; esac
 
 BENCH_OTHER_LABEL=${BENCH_OTHER_LABEL:-${BENCH_OTHER_AGENT:-}} \

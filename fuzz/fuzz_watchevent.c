@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
+#include "probes/kube/kubefeed.h"
 #include "probes/kube/linebuf.h"
 #include "probes/kube/reflector.h"
 #include "probes/kube/watchevent.h"
@@ -63,9 +64,11 @@ int fuzz_one(const uint8_t *data, size_t size)
 		}
 	}
 	if (reflector_synced(r)) {
-		char *json = reflector_list_json(r, "PodList", "v1");
+		struct obs_kube kube = { 0 };
 
-		free(json);
+		/* The store's objects as the daemon hands them to the pod parser. */
+		kubefeed_pods(r, &kube);
+		obs_kube_free(&kube);
 	}
 	linebuf_free(&lb);
 	reflector_free(r);

@@ -6,8 +6,8 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-need_pc="libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson yaml-0.1 libmicrohttpd"
-build_pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libpci-dev libudev-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev"
+need_pc="libnl-3.0 libnl-route-3.0 libudev libcurl libcjson yaml-0.1 libmicrohttpd"
+build_pkgs="build-essential pkg-config libnl-3-dev libnl-route-3-dev libudev-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev"
 test_pkgs="libcmocka-dev umockdev libumockdev-dev iproute2 pciutils openssl python3 python3-jsonschema python3-yaml util-linux groff-base man-db valgrind strace"
 bench_pkgs="hyperfine time"
 fuzz_pkgs="clang libclang-rt-14-dev"

@@ -40,7 +40,6 @@ ADAPTER_SCOPE = LAYERED + ("tests", "fuzz")
 # header, never seen from outside them).
 ADAPTERS = [
     (re.compile(r"^netlink/"), "libnl", ("probes/host/links_parse.c", "probes/host/links_watch.c")),
-    (re.compile(r"^pci/"), "libpci", ("probes/host/pcitopo.c",)),
     (re.compile(r"^libudev\.h$"), "libudev", ("probes/host/uevents.c",)),
     (re.compile(r"^curl/"), "libcurl", ("probes/kube/http.c", "probes/kube/http_stream.c",
                                         "probes/kube/http_conf.c", "probes/kube/http_conf.h")),

@@ -18,6 +18,7 @@
 #endif
 
 #include "probes/host/hostfs.h"
+#include "probes/model/fdread.h"
 
 #ifndef HOSTFS_HAVE_OPENAT2_H
 struct open_how {
@@ -438,28 +439,14 @@ int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *r
 static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size, size_t *ret_len,
 			  bool *ret_truncated)
 {
-	size_t len = 0;
-	bool whole = false;     /* as many bytes as its known size */
+	size_t known = st->st_size > 0 ? (size_t)st->st_size : 0, len;
+	int r = fdread_fill(fd, buf, size, known, &len);
 	char extra;
-	int r = 0;
 
-	while (len < size && !whole) {
-		ssize_t n = read(fd, buf + len, size - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		whole = st->st_size > 0 && len == (size_t)st->st_size;
+	if (r == 0) {
+		*ret_truncated = len == size && len != known && read(fd, &extra, 1) == 1;
+		*ret_len = len;
 	}
-	*ret_truncated = len == size && !whole && read(fd, &extra, 1) == 1;
-	*ret_len = len;
-out:
 	close(fd);
 	return r;
 }

@@ -23,18 +23,13 @@ static size_t hostprobe_count_gpus(const struct obs_pci *pci)
 	return n;
 }
 
-int hostprobe_observe(const char *root, const struct obs_pci *pci, struct obs_host *ret)
+int hostprobe_observe(int rootfd, const char *root, const struct obs_pci *pci, struct obs_host *ret)
 {
 	struct obs_host h = {0};
-	int rootfd, r;
+	int r;
 
-	if (!root || !*root)
-		root = "/";
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		int e = -errno;
-
-		probe_status_fail(&h.aperture.status, e, "%s: %s", root, strerror(-e));
+		probe_status_fail(&h.aperture.status, rootfd, "%s: %s", root, strerror(-rootfd));
 		h.devnodes.status = h.aperture.status;
 		h.nvpath.status = h.aperture.status;
 		h.procs.status = h.aperture.status;
@@ -48,7 +43,6 @@ int hostprobe_observe(const char *root, const struct obs_pci *pci, struct obs_ho
 		r = nvpath_scan(rootfd, &h.nvpath);
 	if (r >= 0)
 		r = procscan_scan(rootfd, &h.procs);
-	close(rootfd);
 	if (r < 0) {
 		obs_host_free(&h);
 		return r;

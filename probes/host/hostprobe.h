@@ -4,8 +4,9 @@
 #include "probes/model/observation.h"
 
 /**
- * hostprobe_observe() - read the host wiring under @root into @ret.
- * @root: host root prefix; NULL or "" means "/".
+ * hostprobe_observe() - read the host wiring under @rootfd into @ret.
+ * @rootfd: the directory fd of --root, opened once by the caller, or its -errno (each part failed).
+ * @root: its name, for messages.
  * @pci: the PCI functions already observed (GPU count for /dev/nvidiaN); may be NULL.
  * @ret: written on success; free with obs_host_free().
  *
@@ -17,4 +18,4 @@
  *
  * Return: 0, or -ENOMEM (then nothing is written to @ret).
  */
-int hostprobe_observe(const char *root, const struct obs_pci *pci, struct obs_host *ret);
+int hostprobe_observe(int rootfd, const char *root, const struct obs_pci *pci, struct obs_host *ret);

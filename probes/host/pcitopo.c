@@ -1,27 +1,24 @@
 /*
- * pcitopo.c - the PCI functions under <root>/sys/bus/pci, read with libpci (its only includer).
+ * pcitopo.c - the PCI functions under <root>/sys/bus/pci, read from sysfs through hostfs.
  *
- * About 800 lines and whole on purpose: vetting each function's files inside the root before
- * libpci opens them, and the no-return error hook that guards every libpci call, belong with the
- * calls themselves, and the adapter rule keeps those in this one file.
+ * Every file, the config header too, is read from the function's directory resolved inside the
+ * root: what lspci's libpci would add is one 64-byte read behind a no-return error hook, and
+ * bench/pci.sh measured the scan without it as fast (docs/ARCHITECTURE.md, "libpci").
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <pci/pci.h>
-
 #include "probes/host/hostfs.h"
 #include "probes/host/pcitopo.h"
+#include "probes/host/pcitopo_parse.h"
 
 #define PCITOPO_MAX_FUNCS 8192          /* a real host has a few hundred at most */
 #define PCITOPO_MAX_NETDEVS 4096
@@ -29,18 +26,9 @@
 #define PCITOPO_DEVICES "sys/bus/pci/devices"
 #define PCITOPO_PATH_MAX 96             /* PCITOPO_DEVICES/<bdf>/<attribute> */
 
-/* The scan in progress on this thread: where libpci's no-return error hook jumps back to. */
+/* The scan in progress: what the function being read failed on. */
 struct pcitopo_ctx {
-	jmp_buf jmp;
-	bool armed;
 	char msg[OBS_MSG_MAX];
-};
-
-static __thread struct pcitopo_ctx *pcitopo_ctx;
-
-struct pcitopo_name {
-	unsigned domain, bus, dev, func;
-	char bdf[OBS_BDF_MAX];
 };
 
 struct pcitopo_netdev {
@@ -53,30 +41,6 @@ struct pcitopo_netmap {
 	size_t n;
 	bool loaded;
 };
-
-static void pcitopo_error(char *msg, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void pcitopo_error(char *msg, ...)
-{
-	struct pcitopo_ctx *ctx = pcitopo_ctx;
-	va_list ap;
-
-	if (!ctx || !ctx->armed) {
-		/* Unreachable: every libpci call below runs with the jump armed. */
-		fputs("pcitopo: libpci error outside a scan\n", stderr);
-		abort();
-	}
-	va_start(ap, msg);
-	vsnprintf(ctx->msg, sizeof(ctx->msg), msg, ap);
-	va_end(ap);
-	ctx->armed = false;
-	longjmp(ctx->jmp, 1);
-}
-
-/* libpci warns about e.g. an unopenable config file; the failed read says it again, ours. */
-static void pcitopo_quiet(char *msg, ...) __attribute__((format(printf, 1, 2)));
-static void pcitopo_quiet(char *msg, ...)
-{
-}
 
 enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_code, int header_type)
 {
@@ -91,34 +55,6 @@ enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_
 	if (header_type == 1 || (class_code >> 8) == 0x0604)
 		return PCI_KIND_BRIDGE;
 	return PCI_KIND_OTHER;
-}
-
-/* Parse a canonical sysfs BDF name ("0000:06:00.0", lower-case hex, 4..6 domain digits). */
-static int pcitopo_parse_bdf(const char *s, struct pcitopo_name *ret)
-{
-	struct pcitopo_name n = { 0 };
-	char canon[32];
-	size_t len = strnlen(s, sizeof(canon));
-
-	if (len < 12 || len >= OBS_BDF_MAX)
-		return -EINVAL;
-	if (sscanf(s, "%x:%x:%x.%x", &n.domain, &n.bus, &n.dev, &n.func) != 4)
-		return -EINVAL;
-	if (n.domain > 0xffffff || n.bus > 0xff || n.dev > 0x1f || n.func > 7)
-		return -EINVAL;
-	snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%x", n.domain, n.bus, n.dev, n.func);
-	if (strcmp(canon, s) != 0)
-		return -EINVAL;
-	memcpy(n.bdf, canon, len + 1);
-	*ret = n;
-	return 0;
-}
-
-int pcitopo_bdf_canonical(const char *s)
-{
-	struct pcitopo_name n;
-
-	return pcitopo_parse_bdf(s, &n);
 }
 
 static int pcitopo_name_cmp(const void *pa, const void *pb)
@@ -201,28 +137,6 @@ static int pcitopo_file_error(struct pcitopo_ctx *ctx, int rootfd, const char *p
 	return r;
 }
 
-int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *ret)
-{
-	uint32_t v = 0;
-	size_t i = 0, n = 0;
-
-	if (len > 0 && buf[len - 1] == '\n')
-		len--;
-	if (len >= 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
-		i = 2;
-	for (; i < len; i++, n++) {
-		int c = (unsigned char)buf[i];
-
-		if (!isxdigit(c) || n >= digits || digits > 8)
-			return -EINVAL;
-		v = v << 4 | (uint32_t)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
-	}
-	if (n == 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 /*
  * One sysfs ID file of the function's directory @dfd read strictly (@type: its type, known when
  * vetted): libpci would parse it with strtol() and keep the low bits, so "0x1234567890abcdef"
@@ -253,38 +167,29 @@ static int pcitopo_read_hex(struct pcitopo_ctx *ctx, int rootfd, int dfd, mode_t
 }
 
 /*
- * Before anything reads a function: libpci opens <sysfs.path>/devices/<bdf>/config itself, with
- * a plain blocking open() that follows links from the agent's own "/". Its sysfs.path cannot
- * point at a directory resolved inside the root (it appends devices/<bdf>), so instead the
- * function is handed to libpci only when (1) the device directory the kernel reaches by that
- * path is the very directory hostfs reaches inside the root (same device and inode: no link on
- * the way left the root), and (2) each file below is a regular file, not a link (a fifo would
- * block a reader forever), and config holds at least the 64-byte header. A real sysfs passes:
- * its links are relative and stay inside /sys. What fails is named, file and cause. The IDs
- * and class are then read here, strictly and once, from the directory already resolved; libpci
- * reads config alone (the files it would read for IDs, revision among them, are vetted all the
- * same, so a function with a broken one fails as it always has).
+ * Before anything reads a function, from its directory resolved inside the root: each file
+ * below must be a regular file, not a link (a fifo would block a reader forever), and config
+ * must hold at least the 64-byte header. A real sysfs passes. What fails is named, file and
+ * cause; the function is then left out whole.
  */
 enum pcitopo_file {
-	PCITOPO_VENDOR, PCITOPO_DEVICE, PCITOPO_CLASS, PCITOPO_REVISION, PCITOPO_CONFIG,
+	PCITOPO_VENDOR, PCITOPO_DEVICE, PCITOPO_CLASS, PCITOPO_CONFIG,
 	PCITOPO_NUMA, PCITOPO_DRIVER, PCITOPO_NET, PCITOPO_NFILES
 };
 
 static const char *const pcitopo_file_names[PCITOPO_NFILES] = {
-	"vendor", "device", "class", "revision", "config", "numa_node", "driver", "net",
+	"vendor", "device", "class", "config", "numa_node", "driver", "net",
 };
 
 static const struct {
-	bool vetted;            /* one of the files a libpci reader opens */
-	bool required;
+	bool vetted;            /* required, and a regular file, before the function is read */
 	const char *what;       /* read here as a hex number of @digits, when set */
 	unsigned digits;
 } pcitopo_files[PCITOPO_NFILES] = {
-	[PCITOPO_VENDOR] = { true, true, "vendor ID", 4 },
-	[PCITOPO_DEVICE] = { true, true, "device ID", 4 },
-	[PCITOPO_CLASS] = { true, true, "class code", 6 },
-	[PCITOPO_REVISION] = { true, false, NULL, 0 },
-	[PCITOPO_CONFIG] = { true, true, NULL, 0 },
+	[PCITOPO_VENDOR] = { true, "vendor ID", 4 },
+	[PCITOPO_DEVICE] = { true, "device ID", 4 },
+	[PCITOPO_CLASS] = { true, "class code", 6 },
+	[PCITOPO_CONFIG] = { true, NULL, 0 },
 };
 
 /*
@@ -303,18 +208,11 @@ static int pcitopo_vet_files(struct pcitopo_ctx *ctx, int rootfd, int dfd, const
 		if (!pcitopo_files[i].vetted)
 			continue;
 		pcitopo_dev_path(path, sizeof(path), bdf, name);
-		if (type[i] == HOSTFS_TYPE_ABSENT) {
-			if (pcitopo_files[i].required)
-				return pcitopo_file_error(ctx, rootfd, path, -ENOENT);
-			continue;
-		}
+		if (type[i] == HOSTFS_TYPE_ABSENT)
+			return pcitopo_file_error(ctx, rootfd, path, -ENOENT);
 		if (!type[i] || (i == PCITOPO_CONFIG && S_ISREG(type[i]))) {
-			if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				if (errno != ENOENT || pcitopo_files[i].required)
-					return pcitopo_file_error(ctx, rootfd, path, -errno);
-				type[i] = HOSTFS_TYPE_ABSENT;
-				continue;
-			}
+			if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				return pcitopo_file_error(ctx, rootfd, path, -errno);
 			type[i] = st.st_mode & S_IFMT;
 		}
 		if (S_ISLNK(type[i]))
@@ -337,11 +235,10 @@ static int pcitopo_vet_files(struct pcitopo_ctx *ctx, int rootfd, int dfd, const
  * Return: its directory (an fd resolved inside the root; the caller closes it), or -errno
  * with ctx->msg saying what and where.
  */
-static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, const char *bdf,
-		       struct obs_pci_func *f, mode_t type[PCITOPO_NFILES])
+static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *bdf, struct obs_pci_func *f,
+		       mode_t type[PCITOPO_NFILES])
 {
-	char dev[PCITOPO_PATH_MAX], kpath[PATH_MAX + PCITOPO_PATH_MAX];
-	struct stat in_root, by_kernel;
+	char dev[PCITOPO_PATH_MAX];
 	uint32_t v[PCITOPO_NFILES] = { 0 };
 	int dfd, r;
 
@@ -352,17 +249,8 @@ static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, co
 		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: %s", dev, strerror(-dfd));
 		return dfd;
 	}
-	/* stat() follows the links from the agent's own / as libpci's open() will. */
-	snprintf(kpath, sizeof(kpath), "%s/%s", strcmp(root, "/") == 0 ? "" : root, dev);
-	if (fstat(dfd, &in_root) < 0 || stat(kpath, &by_kernel) < 0 || !S_ISDIR(by_kernel.st_mode) ||
-	    in_root.st_dev != by_kernel.st_dev || in_root.st_ino != by_kernel.st_ino) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "/%s: a link on the way leads out of --root (libpci, "
-			 "which follows links from the agent's own /, would read another directory)", dev);
-		r = -EXDEV;
-	} else {
-		hostfs_list_types(dfd, pcitopo_file_names, PCITOPO_NFILES, type);     /* failed: all 0, lstat each */
-		r = pcitopo_vet_files(ctx, rootfd, dfd, bdf, type);
-	}
+	hostfs_list_types(dfd, pcitopo_file_names, PCITOPO_NFILES, type);     /* failed: all 0, lstat each */
+	r = pcitopo_vet_files(ctx, rootfd, dfd, bdf, type);
 	for (size_t i = 0; r == 0 && i < PCITOPO_NFILES; i++)
 		if (pcitopo_files[i].what)
 			r = pcitopo_read_hex(ctx, rootfd, dfd, type[i], bdf, pcitopo_file_names[i],
@@ -375,18 +263,6 @@ static int pcitopo_vet(struct pcitopo_ctx *ctx, int rootfd, const char *root, co
 	f->device = (uint16_t)v[PCITOPO_DEVICE];
 	f->class_code = v[PCITOPO_CLASS];
 	return dfd;
-}
-
-int pcitopo_parse_numa(const char *text)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || (*end && strcmp(end, "\n") != 0) || v < -1 || v > 4095)
-		return -1;
-	return (int)v;
 }
 
 /*
@@ -583,42 +459,27 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mod
 }
 
 /*
- * The libpci part of one function: header type and bus range from config (the IDs and class in
- * @f are pcitopo_vet()'s). A libpci error jumps back here and fails this function (pcitopo_vet()
- * has made sure config is there and safe to open).
+ * The config header of one function (vetted: a regular file of at least its size): header type
+ * and bus range (the IDs and class in @f are pcitopo_vet()'s).
  */
-static int pcitopo_fill_libpci(struct pci_access *a, struct pcitopo_ctx *ctx,
-			       const struct pcitopo_name *n, struct obs_pci_func *f)
+static int pcitopo_fill_config(struct pcitopo_ctx *ctx, int dfd, const struct pcitopo_name *n, struct obs_pci_func *f)
 {
-	struct pci_dev *volatile d = NULL;
 	uint8_t cfg[PCITOPO_CONFIG_LEN];
-	volatile int header_type = -1;
-	int config_ok;
+	int header_type;
+	size_t len = 0;
+	bool trunc;
 
-	if (setjmp(ctx->jmp)) {
-		if (d)
-			pci_free_dev(d);
-		return -EIO;
-	}
-	ctx->armed = true;
-	d = pci_get_dev(a, (int)n->domain, (int)n->bus, (int)n->dev, (int)n->func);
-	config_ok = pci_read_block(d, 0, cfg, sizeof(cfg));
-	if (config_ok) {
-		header_type = cfg[0x0e] & 0x7f;
-		if (header_type == 1 && cfg[0x19] <= cfg[0x1a]) {
-			f->has_bus_range = true;
-			f->secondary = cfg[0x19];
-			f->subordinate = cfg[0x1a];
-		}
-	}
-	ctx->armed = false;
-	pci_free_dev(d);
-	d = NULL;
-	if (!config_ok) {
+	if (hostfs_read_at(dfd, "config", S_IFREG, (char *)cfg, sizeof(cfg), &len, &trunc) < 0 || len != sizeof(cfg)) {
 		/* Bus ranges (pairing) and header types live there: without them nothing is known. */
 		snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/config: PCI config space "
 			 "unreadable (reading its %d-byte header failed)", n->bdf, PCITOPO_CONFIG_LEN);
 		return -EIO;
+	}
+	header_type = cfg[0x0e] & 0x7f;
+	if (header_type == 1 && cfg[0x19] <= cfg[0x1a]) {
+		f->has_bus_range = true;
+		f->secondary = cfg[0x19];
+		f->subordinate = cfg[0x1a];
 	}
 	if (f->vendor == 0x0000 || f->vendor == 0xffff) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/vendor: invalid vendor ID 0x%04x "
@@ -685,51 +546,22 @@ static int pcitopo_list(int rootfd, struct pcitopo_name **ret, size_t *ret_n,
 	return 0;
 }
 
-/* pci_alloc + our hooks + the sysfs method on @busdir; NULL with ctx->msg set on failure. */
-static struct pci_access *pcitopo_open(struct pcitopo_ctx *ctx, char *busdir)
-{
-	struct pci_access *volatile a = pci_alloc();
-
-	if (!a) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "libpci: out of memory");
-		return NULL;
-	}
-	a->error = pcitopo_error;
-	a->warning = pcitopo_quiet;
-	a->debug = pcitopo_quiet;
-	a->method = PCI_ACCESS_SYS_BUS_PCI;
-	if (setjmp(ctx->jmp)) {
-		pci_cleanup(a);
-		return NULL;
-	}
-	ctx->armed = true;
-	if (pci_set_param(a, "sysfs.path", busdir) < 0) {
-		ctx->armed = false;
-		snprintf(ctx->msg, sizeof(ctx->msg), "libpci: no sysfs.path parameter");
-		pci_cleanup(a);
-		return NULL;
-	}
-	pci_init(a);
-	ctx->armed = false;
-	return a;
-}
-
 /*
- * One function @n into @f: vetted, IDs and class, libpci's config, driver, NUMA node, netdev.
+ * One function @n into @f: vetted, IDs and class, its config header, driver, NUMA node, netdev.
  * Return: 0, or -errno with ctx->msg saying what (the function is then left out whole: a
  * half-read one would show a wrong state, e.g. in-pod).
  */
-static int pcitopo_read_func(struct pcitopo_ctx *ctx, struct pci_access *a, int rootfd, const char *root,
-			     const struct pcitopo_name *n, struct pcitopo_netmap *netmap, struct obs_pci_func *f)
+static int pcitopo_read_func(struct pcitopo_ctx *ctx, int rootfd, const struct pcitopo_name *n,
+			     struct pcitopo_netmap *netmap, struct obs_pci_func *f)
 {
 	mode_t type[PCITOPO_NFILES];
 	int dfd, r;
 
 	memset(f, 0, sizeof(*f));
-	dfd = pcitopo_vet(ctx, rootfd, root, n->bdf, f, type);
+	dfd = pcitopo_vet(ctx, rootfd, n->bdf, f, type);
 	if (dfd < 0)
 		return dfd;
-	r = pcitopo_fill_libpci(a, ctx, n, f);
+	r = pcitopo_fill_config(ctx, dfd, n, f);
 	if (r == 0) {
 		memcpy(f->bdf, n->bdf, sizeof(f->bdf));
 		f->domain = n->domain;
@@ -746,32 +578,20 @@ static int pcitopo_read_func(struct pcitopo_ctx *ctx, struct pci_access *a, int 
 	return r;
 }
 
-int pcitopo_scan(const char *root, struct obs_pci *ret)
+int pcitopo_scan(int rootfd, const char *root, struct obs_pci *ret)
 {
-	struct pcitopo_ctx ctx = { .armed = false };
+	struct pcitopo_ctx ctx;
 	struct pcitopo_netmap netmap = { 0 };
 	struct pcitopo_name *names = NULL;
 	struct obs_pci out = { 0 };
-	struct pci_access *a = NULL;
-	char busdir[PATH_MAX], first_bad[80] = "", first_err[OBS_MSG_MAX] = "";
+	char first_bad[80] = "", first_err[OBS_MSG_MAX] = "";
 	size_t n_names = 0, bad_names = 0, bad_funcs = 0;
-	int rootfd, r;
+	int r;
 
-	if (!root || !*root)
-		root = "/";
-	if (snprintf(busdir, sizeof(busdir), "%s/sys/bus/pci", strcmp(root, "/") == 0 ? "" : root) >=
-	    (int)sizeof(busdir)) {
-		r = -ENAMETOOLONG;
-		probe_status_fail(&out.status, r, "%.200s...: path too long", root);
-		*ret = out;
-		return r;
-	}
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		r = -errno;
-		probe_status_fail(&out.status, r, "%s: %s", root, strerror(-r));
+		probe_status_fail(&out.status, rootfd, "%s: %s", root, strerror(-rootfd));
 		*ret = out;
-		return r;
+		return rootfd;
 	}
 	r = pcitopo_list(rootfd, &names, &n_names, &bad_names, first_bad, sizeof(first_bad));
 	if (r < 0) {
@@ -790,17 +610,9 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 			goto done;
 		}
 	}
-
-	pcitopo_ctx = &ctx;
-	a = pcitopo_open(&ctx, busdir);
-	if (!a) {
-		r = -EIO;
-		probe_status_fail(&out.status, r, "%s: %s", busdir, ctx.msg);
-		goto done;
-	}
 	for (size_t i = 0; i < n_names; i++) {
 		ctx.msg[0] = '\0';
-		if (pcitopo_read_func(&ctx, a, rootfd, root, &names[i], &netmap, &out.v[out.n]) < 0) {
+		if (pcitopo_read_func(&ctx, rootfd, &names[i], &netmap, &out.v[out.n]) < 0) {
 			if (bad_funcs++ == 0)
 				snprintf(first_err, sizeof(first_err), "%.*s", (int)sizeof(first_err) - 1,
 					 ctx.msg[0] ? ctx.msg : names[i].bdf);
@@ -822,10 +634,6 @@ int pcitopo_scan(const char *root, struct obs_pci *ret)
 		out.status.state = PROBE_OK;
 	}
 done:
-	if (a)
-		pci_cleanup(a);
-	pcitopo_ctx = NULL;
-	close(rootfd);
 	free(names);
 	free(netmap.v);
 	*ret = out;

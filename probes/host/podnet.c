@@ -399,19 +399,16 @@ struct podnet_scan {
 };
 
 /* Open ROOT/proc and a listing handle. Return: 0; < 0 with the probe's status failed (ROOT/proc unreadable). */
-static int podnet_open(struct podnet_scan *sc, const char *root)
+static int podnet_open(struct podnet_scan *sc, int rootfd, const char *root)
 {
 	struct statfs sfs;
-	int rootfd, fd, r;
+	int fd, r;
 
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		r = -errno;
-		probe_status_fail(&sc->t.status, r, "%s: %s", root, strerror(-r));
-		return r;
+		probe_status_fail(&sc->t.status, rootfd, "%s: %s", root, strerror(-rootfd));
+		return rootfd;
 	}
 	sc->procfd = hostfs_open(rootfd, "proc", O_RDONLY | O_DIRECTORY);
-	close(rootfd);
 	if (sc->procfd < 0) {
 		r = sc->procfd;
 		sc->procfd = -1;
@@ -536,7 +533,7 @@ static int podnet_scan_all(struct podnet_scan *sc)
 	return 0;
 }
 
-int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
+int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
 		  struct podnet_stats *st)
 {
 	struct podnet_scan sc = { .t = { .sampled = true }, .procfd = -1 };
@@ -557,7 +554,7 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
 		sc.rp[l - 1] = '\0';
 	if (!sc.t.n)
 		sc.t.status.state = PROBE_OK;
-	else if (podnet_open(&sc, root) == 0 && !(sc.buf = malloc(PODNET_UNIX_MAX + 1)))
+	else if (podnet_open(&sc, rootfd, root) == 0 && !(sc.buf = malloc(PODNET_UNIX_MAX + 1)))
 		r = -ENOMEM;
 	else if (sc.t.status.state != PROBE_FAILED)
 		r = podnet_scan_all(&sc);
@@ -624,7 +621,7 @@ static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p,
 	return r;
 }
 
-int podnet_again(const char *root, struct obs_transport *t, const bool *which, struct podnet_stats *st)
+int podnet_again(int rootfd, const char *root, struct obs_transport *t, const bool *which, struct podnet_stats *st)
 {
 	struct podnet_scan sc = { .procfd = -1 };
 	struct podnet_stats dummy;
@@ -642,7 +639,7 @@ int podnet_again(const char *root, struct obs_transport *t, const bool *which, s
 		if (!which[i] || p->read != OBS_TRANSPORT_READ || p->pid <= 0)
 			continue;
 		if (sc.procfd < 0) {
-			if (podnet_open(&sc, root) < 0) {
+			if (podnet_open(&sc, rootfd, root) < 0) {
 				/* ROOT/proc no longer reads: no second reading for any pod. */
 				for (size_t j = i; j < t->n; j++)
 					if (which[j] && t->pods[j].read == OBS_TRANSPORT_READ) {

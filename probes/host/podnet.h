@@ -29,7 +29,8 @@ struct podnet_stats {
 };
 
 /**
- * podnet_sample() - sample the transport of @pods under @root (the host's "/", or a fixture).
+ * podnet_sample() - sample the transport of @pods under @rootfd (the directory fd of --root, the
+ * host's "/" or a fixture, opened once by the caller, or its -errno; @root names it in messages).
  * First each pod's @pid_hint, if any: its cgroup read, and kept when it still names the pod and
  * one of its GPU containers (the daemon's steady state: no listing at all). Then, for the pods
  * still without one, one listing of ROOT/proc: each numeric entry's cgroup names its pod
@@ -46,7 +47,7 @@ struct podnet_stats {
  *
  * Return: 0, -ENOMEM, or -EINVAL (more than OBS_TRANSPORT_PODS_MAX pods, a uid empty or too long).
  */
-int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
+int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, size_t n, struct obs_transport *ret,
 		  struct podnet_stats *st);
 
 /**
@@ -59,4 +60,4 @@ int podnet_sample(const char *root, const struct podnet_pod *pods, size_t n, str
  * @st: when not NULL, what it cost (cgroups, bytes).
  * Return: the pods read again; -ENOMEM (@t is left as it was for the pods not reached).
  */
-int podnet_again(const char *root, struct obs_transport *t, const bool *which, struct podnet_stats *st);
+int podnet_again(int rootfd, const char *root, struct obs_transport *t, const bool *which, struct podnet_stats *st);

@@ -147,7 +147,7 @@ static void watch_arm_all(struct watch *w)
 	}
 }
 
-int watch_open(const char *root, struct watch **ret)
+int watch_open(int rootfd, const char *root, struct watch **ret)
 {
 	struct watch *w;
 	size_t rl = strlen(root);
@@ -159,7 +159,7 @@ int watch_open(const char *root, struct watch **ret)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w->rootfd = rootfd < 0 ? -1 : fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0) {
 		int r = -errno;

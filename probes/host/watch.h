@@ -16,7 +16,8 @@ struct inotify_event;
 int inotify_each(int fd, void (*cb)(const struct inotify_event *ev, void *ctx), void *ctx);
 
 /**
- * watch_open() - watch @root's dev/aperture_devices, dev and home/kubernetes/bin/nvidia/lib64
+ * watch_open() - watch @root's (@rootfd: its directory fd, opened by the caller, or -errno; the
+ * watch keeps its own copy) dev/aperture_devices, dev and home/kubernetes/bin/nvidia/lib64
  * for entries created, deleted, moved or changed. A directory that does not exist (yet) is
  * replaced by its nearest existing ancestor, so that its appearance is seen and the watch
  * moves down to it; one that disappears moves the watch back up.
@@ -24,7 +25,7 @@ int inotify_each(int fd, void (*cb)(const struct inotify_event *ev, void *ctx), 
  * Return: 0; -EINVAL for an over-long @root; -ENOMEM; -errno of inotify_init1() (-EMFILE when
  * the user's inotify instances are used up).
  */
-int watch_open(const char *root, struct watch **ret);
+int watch_open(int rootfd, const char *root, struct watch **ret);
 
 void watch_free(struct watch *w);
 

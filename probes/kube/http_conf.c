@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <dlfcn.h>
 
+#include "probes/kube/dynlib.h"
 #include "probes/kube/http_conf.h"
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/retry.h"
@@ -21,23 +21,7 @@
  */
 #define HTTP_CURL_SONAME "libcurl.so.4"
 
-/*
- * The dependency, declared for packagers and image checks that read ELF notes rather than NEEDED
- * entries: the FDO "ELF dlopen metadata" note (section .note.dlopen, as systemd writes them).
- */
-#define HTTP_DLOPEN_JSON "[{\"feature\":\"kubernetes-api\",\"description\":\"HTTPS client for the Kubernetes API\"," \
-	"\"priority\":\"required\",\"soname\":[\"" HTTP_CURL_SONAME "\"]}]"
-__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
-	struct {
-		uint32_t n_namesz, n_descsz, n_type;
-	} nhdr;
-	char name[sizeof("FDO")];
-	_Alignas(4) char json[sizeof(HTTP_DLOPEN_JSON)];
-} http_dlopen_note = {
-	.nhdr = { .n_namesz = sizeof("FDO"), .n_descsz = sizeof(HTTP_DLOPEN_JSON), .n_type = 0x407c0c0a },
-	.name = "FDO",
-	.json = HTTP_DLOPEN_JSON,
-};
+DYNLIB_NOTE(http_dlopen_note, "kubernetes-api", "HTTPS client for the Kubernetes API", "required", HTTP_CURL_SONAME);
 
 struct http_curl_table http_curl;
 static void *http_curl_handle;  /* under http_conf_lock; never closed */
@@ -47,10 +31,7 @@ static unsigned http_conf_users;
 /* dlopen libcurl and resolve every function we call; -ELIBACC with @err saying what is missing. */
 static int http_conf_load(char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		size_t offset;
-	} syms[] = {
+	static const struct dynlib_sym syms[] = {
 #define SYM(f) { "curl_" #f, offsetof(struct http_curl_table, f) }
 		SYM(global_init), SYM(global_cleanup), SYM(easy_init), SYM(easy_cleanup),
 		SYM(easy_setopt), SYM(easy_perform), SYM(easy_getinfo), SYM(easy_strerror),
@@ -59,25 +40,9 @@ static int http_conf_load(char *err, size_t errlen)
 		SYM(multi_add_handle), SYM(multi_remove_handle), SYM(multi_socket_action), SYM(multi_info_read),
 #undef SYM
 	};
-	void *h;
 
-	if (http_curl_handle)
-		return 0;
-	h = dlopen(HTTP_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return errmsg_set(err, errlen, -ELIBACC, "cannot load %s (install libcurl4): %s", HTTP_CURL_SONAME, dlerror());
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *f = dlsym(h, syms[i].name);
-
-		if (!f) {
-			errmsg_set(err, errlen, 0, "%s has no %s: too old a libcurl", HTTP_CURL_SONAME, syms[i].name);
-			dlclose(h);
-			return -ELIBACC;
-		}
-		memcpy((char *)&http_curl + syms[i].offset, &f, sizeof(f));
-	}
-	http_curl_handle = h;
-	return 0;
+	return dynlib_load(HTTP_CURL_SONAME, "libcurl4", "libcurl", syms, sizeof(syms) / sizeof(syms[0]), &http_curl,
+			   &http_curl_handle, err, errlen);
 }
 
 int http_conf_global_ref(char *err, size_t errlen)

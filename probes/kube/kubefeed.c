@@ -23,13 +23,13 @@ void kubefeed_failed(struct kube_fetch *f, long status, int err, const char *mes
 }
 
 /* A parser's refusal: FAILED, as a GET whose 2xx body cannot be used. */
-static int kubefeed_refused(struct kube_fetch *f, int r, size_t len, const char *what, const char *err)
+static int kubefeed_refused(struct kube_fetch *f, int r, size_t n, const char *what, const char *err)
 {
 	char msg[KUBE_MSG_MAX];
 
 	if (r == -ENOMEM)
 		return r;
-	snprintf(msg, sizeof(msg), "unusable %s (%zu bytes): %s", what, len, err);
+	snprintf(msg, sizeof(msg), "unusable %s (%zu object%s): %s", what, n, n == 1 ? "" : "s", err);
 	kubefeed_failed(f, 200, r, msg);
 	return -EINVAL;
 }
@@ -37,8 +37,7 @@ static int kubefeed_refused(struct kube_fetch *f, int r, size_t len, const char 
 int kubefeed_node(const struct reflector *r, const char *node, const char *prefix, struct obs_kube *k)
 {
 	const struct json *obj;
-	char err[256] = "", msg[KUBE_MSG_MAX], *body;
-	size_t len;
+	char err[256] = "", msg[KUBE_MSG_MAX];
 	int rc;
 
 	if (!reflector_synced(r))
@@ -50,37 +49,33 @@ int kubefeed_node(const struct reflector *r, const char *node, const char *prefi
 		kubefeed_failed(&k->node_fetch, 404, -ENOENT, msg);
 		return -ENOENT;
 	}
-	body = json_print(obj, false);
-	if (!body)
-		return -ENOMEM;
-	len = strlen(body);
-	rc = kubeparse_node(body, len, prefix, k, err, sizeof(err));
-	free(body);
+	rc = kubeparse_node_tree(obj, prefix, k, err, sizeof(err));
 	if (rc < 0)
-		return kubefeed_refused(&k->node_fetch, rc, len, "Node", err);
+		return kubefeed_refused(&k->node_fetch, rc, 1, "Node", err);
 	kubefeed_ok(&k->node_fetch);
 	return 0;
 }
 
-/* A collection's store as the list a GET would answer, through @parse. */
+/* A collection's store, its objects handed to @parse as the items of the list a GET would answer. */
 static int kubefeed_list(const struct reflector *r, struct obs_kube *k, struct kube_fetch *f, const char *kind,
-			 const char *api_version, int (*parse)(const char *, size_t, struct obs_kube *, char *, size_t))
+			 int (*parse)(const struct json *const *, size_t, struct obs_kube *, char *, size_t))
 {
-	char err[256] = "", *body;
-	size_t len;
+	size_t n = reflector_count(r);
+	const struct json **items;
+	char err[256] = "";
 	int rc;
 
 	if (!reflector_synced(r))
 		return -EAGAIN;
 	k->configured = true;
-	body = reflector_list_json(r, kind, api_version);
-	if (!body)
+	if (!(items = calloc(n ? n : 1, sizeof(*items))))
 		return -ENOMEM;
-	len = strlen(body);
-	rc = parse(body, len, k, err, sizeof(err));
-	free(body);
+	for (size_t i = 0; i < n; i++)
+		items[i] = reflector_object(r, i);
+	rc = parse(items, n, k, err, sizeof(err));
+	free(items);
 	if (rc < 0)
-		return kubefeed_refused(f, rc, len, kind, err);
+		return kubefeed_refused(f, rc, n, kind, err);
 	kubefeed_ok(f);
 	return 0;
 }
@@ -88,10 +83,10 @@ static int kubefeed_list(const struct reflector *r, struct obs_kube *k, struct k
 int kubefeed_pods(const struct reflector *r, struct obs_kube *k)
 {
 	/* A pod set aside is named by the checks, as a GET's: never the whole store. */
-	return kubefeed_list(r, k, &k->pods_fetch, "PodList", "v1", kubeparse_pods);
+	return kubefeed_list(r, k, &k->pods_fetch, "PodList", kubeparse_pod_items);
 }
 
 int kubefeed_networks(const struct reflector *r, struct obs_kube *k)
 {
-	return kubefeed_list(r, k, &k->networks_fetch, "NetworkList", "networking.gke.io/v1", kubeparse_networks);
+	return kubefeed_list(r, k, &k->networks_fetch, "NetworkList", kubeparse_network_items);
 }

@@ -8,8 +8,9 @@
 
 /*
  * The daemon follows its Node, the pods on it and the Networks with one reflector each; these
- * turn a filled store into the same facts a GET would give, through the same parsers
- * (kubeparse_node(), kubeparse_pods(), kubeparse_networks()), so evaluation cannot tell how the
+ * turn a filled store into the same facts a GET would give, through the same parsers, handed
+ * the store's parsed objects (kubeparse_node_tree(), kubeparse_pod_items(),
+ * kubeparse_network_items(): never printed and parsed again), so evaluation cannot tell how the
  * facts were read. Each replaces its part of @k and sets its fetch state; the other parts are
  * left as they are.
  */

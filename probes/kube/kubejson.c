@@ -1,5 +1,6 @@
 /* kubejson.c - typed reads of Kubernetes API JSON whose errors name the field (shared by the parsers). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,5 +115,145 @@ fail:
 	for (size_t j = 0; j < n; j++)
 		free(v[j]);
 	free(v);
+	return r;
+}
+
+int kubejson_list(const char *body, size_t len, const char *what, const char *const *kinds, struct json **root,
+		  const struct json ***items, size_t *n, char *err, size_t errlen)
+{
+	const struct json *arr = NULL;
+	const char *kind;
+	size_t i = 0;
+	int r;
+
+	*items = NULL;
+	*n = 0;
+	r = json_parse(body, len, root);
+	if (r < 0)
+		return errmsg_set(err, errlen, r, "%s: %s", what, r == -ENOMEM ? "out of memory" : "not valid JSON");
+	if (json_type(*root) != JSON_OBJECT)
+		return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", what, kubejson_tname(*root));
+	kind = json_get_string(*root, "kind");
+	for (; kinds && json_get(*root, "kind") && kinds[i] && (!kind || strcmp(kind, kinds[i]) != 0); i++)
+		;
+	if (kinds && json_get(*root, "kind") && !kinds[i])
+		return errmsg_set(err, errlen, -EINVAL, "kind: expected \"%s\" or \"%s\", got %.32s", kinds[0], kinds[1],
+				  kind ? kind : kubejson_tname(json_get(*root, "kind")));
+	if (kubejson_opt(*root, "items", JSON_ARRAY, &arr, "", err, errlen) < 0)
+		return -EINVAL;
+	if (json_size(arr) && !(*items = calloc(json_size(arr), sizeof(**items))))
+		return errmsg_set(err, errlen, -ENOMEM, "%s: out of memory", what);
+	for (const struct json *e = json_first(arr); e; e = json_next(e))
+		(*items)[(*n)++] = e;
+	return 0;
+}
+
+void kubejson_at(char *dst, const char *base, const char *fmt, ...)
+{
+	size_t n = strnlen(base, KUBEJSON_WHERE - 1);
+	va_list ap;
+
+	memmove(dst, base, n);
+	va_start(ap, fmt);
+	vsnprintf(dst + n, KUBEJSON_WHERE - n, fmt, ap);
+	va_end(ap);
+}
+
+int kubejson_array(const struct json *obj, const char *key, size_t max, const struct json **ret, size_t *ret_n,
+		   const char *where, char *err, size_t errlen)
+{
+	int r = kubejson_opt(obj, key, JSON_ARRAY, ret, where, err, errlen);
+
+	*ret_n = r < 0 ? 0 : json_size(*ret);
+	if (r == 0 && *ret_n > max)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %zu are read", where, key, *ret_n, max);
+	return r;
+}
+
+int kubejson_elem(const struct json *e, const char *where, char *err, size_t errlen)
+{
+	if (json_type(e) == JSON_OBJECT)
+		return 0;
+	return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
+}
+
+/* An array of objects, each read by @f's table into a calloc'd element. */
+static int kubejson_objects(const struct json *obj, const struct kubejson_field *f, char *dst, const char *where,
+			    char *err, size_t errlen)
+{
+	const struct json *arr;
+	char w[KUBEJSON_WHERE];
+	size_t n, i = 0;
+	char *v;
+	int r;
+
+	r = kubejson_array(obj, f->key, f->max, &arr, &n, where, err, errlen);
+	if (r < 0 || n == 0)
+		return r;
+	if (!(v = calloc(n, f->size)))
+		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
+	memcpy(dst + f->off, &v, sizeof(v));
+	memcpy(dst + f->off_n, &n, sizeof(n));
+	for (const struct json *e = json_first(arr); e; e = json_next(e), i++, v += f->size) {
+		kubejson_at(w, where, ".%s[%zu]", f->key, i);
+		if ((r = kubejson_elem(e, w, err, errlen)) < 0 || (r = kubejson_read(e, f->sub, v, w, err, errlen)) < 0 ||
+		    (f->fn && (r = f->fn(e, f, v, w, err, errlen)) < 0))
+			return r;
+	}
+	return 0;
+}
+
+/* One row of a table. */
+static int kubejson_field(const struct json *obj, const struct kubejson_field *f, char *dst, const char *where,
+			  char *err, size_t errlen)
+{
+	const struct json *v = json_get(obj, f->key), *sub;
+	char w[KUBEJSON_WHERE];
+	bool b = false;
+	int r;
+
+	switch (f->kind) {
+	case KUBEJSON_DUP:
+		if ((r = kubejson_dup(obj, f->key, f->max, (char **)(dst + f->off), where, err, errlen)) < 0)
+			return r;
+		if (f->required && !*(char **)(dst + f->off))
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s: missing", where, f->key);
+		return 0;
+	case KUBEJSON_TEXT:
+		return kubejson_str(obj, f->key, dst + f->off, f->max + 1, where, err, errlen);
+	case KUBEJSON_BOOL:
+		if (v && json_type(v) != JSON_NULL && !json_bool(v, &b))
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a boolean, got %s", where, f->key,
+					  kubejson_tname(v));
+		*(bool *)(dst + f->off) = b;
+		return 0;
+	case KUBEJSON_TRUE:
+		*(bool *)(dst + f->off) = json_bool(v, &b) && b;
+		return 0;
+	case KUBEJSON_STRINGS:
+		return kubejson_strings(obj, f->key, f->max, f->len, (char ***)(dst + f->off), (size_t *)(dst + f->off_n),
+					where, err, errlen);
+	case KUBEJSON_OBJECT:
+		if ((r = kubejson_opt(obj, f->key, JSON_OBJECT, &sub, where, err, errlen)) < 0 || !sub)
+			return r;
+		kubejson_at(w, where, ".%s", f->key);
+		if ((r = kubejson_read(sub, f->sub, dst, w, err, errlen)) < 0 || !f->fn)
+			return r;
+		return f->fn(sub, f, dst, w, err, errlen);
+	case KUBEJSON_OBJECTS:
+		return kubejson_objects(obj, f, dst, where, err, errlen);
+	case KUBEJSON_CALL:
+		return f->fn(obj, f, dst, where, err, errlen);
+	}
+	return -EINVAL;
+}
+
+int kubejson_read(const struct json *obj, const struct kubejson_field *f, void *dst, const char *where,
+		  char *err, size_t errlen)
+{
+	int r = 0;
+
+	for (; r == 0 && f && f->key; f++)
+		r = kubejson_field(obj, f, dst, where, err, errlen);
 	return r;
 }

@@ -116,6 +116,14 @@ static int kubeparse_ann_array(const char *text, const char *name, size_t size, 
 	return 0;
 }
 
+static const struct kubejson_field kubeparse_nic_fields[] = {
+	KUBEJSON_ROW_TEXT("birthName", kube_nic, name),
+	KUBEJSON_ROW_TEXT("pciAddress", kube_nic, bdf),
+	KUBEJSON_ROW_TEXT("birthIP", kube_nic, ipv4),
+	KUBEJSON_ROW_TEXT("birthIPv6", kube_nic, ipv6),
+	KUBEJSON_ROW_END,
+};
+
 /* One nic-info entry, its names and addresses checked, none listed twice. */
 static int kubeparse_nic(const struct json *e, void *slot, const void *all, size_t i, const char *where,
 			 char *why, size_t whylen)
@@ -123,10 +131,7 @@ static int kubeparse_nic(const struct json *e, void *slot, const void *all, size
 	struct kube_nic *nic = slot;
 	const struct kube_nic *v = all;
 
-	if (kubejson_str(e, "birthName", nic->name, sizeof(nic->name), where, why, whylen) < 0 ||
-	    kubejson_str(e, "pciAddress", nic->bdf, sizeof(nic->bdf), where, why, whylen) < 0 ||
-	    kubejson_str(e, "birthIP", nic->ipv4, sizeof(nic->ipv4), where, why, whylen) < 0 ||
-	    kubejson_str(e, "birthIPv6", nic->ipv6, sizeof(nic->ipv6), where, why, whylen) < 0)
+	if (kubejson_read(e, kubeparse_nic_fields, nic, where, why, whylen) < 0)
 		return -EINVAL;
 	if (nic->name[0] && !kubeparse_ifname_ok(nic->name))
 		return errmsg_set(why, whylen, -EINVAL, "%s.birthName: '%s' is not an interface name", where, nic->name);
@@ -398,12 +403,10 @@ static void kubeparse_node_move(struct obs_kube *k, struct obs_kube *n)
 	memset(n, 0, sizeof(*n));
 }
 
-int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
-		   char *err, size_t errlen)
+int kubeparse_node_tree(const struct json *root, const char *prefix, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct obs_kube n = { 0 };
 	const struct json *labels = NULL, *ann = NULL;
-	struct json *root = NULL;
 	char key[KUBEPARSE_ANN_PREFIX_MAX + 16];
 	int r;
 
@@ -411,9 +414,6 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 		if (kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key)) < 0)
 			return errmsg_set(err, errlen, -EINVAL, "annotation prefix '%.64s' is not a DNS subdomain ending in '/'",
 					  prefix ? prefix : "");
-	r = json_parse(body, len, &root);
-	if (r < 0)
-		return errmsg_set(err, errlen, r, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
 	r = kubeparse_node_meta(root, &n, &labels, &ann, err, errlen);
 	if (r == 0)
 		r = kubeparse_our_labels(labels, prefix, n.labels, err, errlen);
@@ -426,6 +426,18 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 	if (r == 0)
 		kubeparse_node_move(k, &n);
 	obs_kube_free_node(&n);
+	return r;
+}
+
+int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_kube *k,
+		   char *err, size_t errlen)
+{
+	struct json *root = NULL;
+	int r = json_parse(body, len, &root);
+
+	if (r < 0)
+		return errmsg_set(err, errlen, r, r == -ENOMEM ? "node: out of memory" : "node: not valid JSON");
+	r = kubeparse_node_tree(root, prefix, k, err, errlen);
 	json_free(root);
 	return r;
 }
@@ -436,10 +448,8 @@ static int kubeparse_network_cmp(const void *a, const void *b)
 }
 
 /* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
-static int kubeparse_network(const struct json *e, void *slot, const void *all, size_t i, const char *item,
-			     char *err, size_t errlen)
+static int kubeparse_network(const struct json *e, struct kube_network *net, const char *item, char *err, size_t errlen)
 {
-	struct kube_network *net = slot;
 	const struct json *meta, *spec, *status, *ref, *conds;
 	char where[48], pname[KUBE_NAME_MAX];
 
@@ -475,28 +485,23 @@ static int kubeparse_network(const struct json *e, void *slot, const void *all, 
 	return 0;
 }
 
-int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
-	struct kube_network *v = NULL;
-	const struct json *items = NULL;
-	struct json *root = NULL;
-	size_t n = 0;
-	int r;
+	struct kube_network *v;
+	char where[32];
+	int r = 0;
 
-	r = json_parse(body, len, &root);
-	if (r < 0)
-		return errmsg_set(err, errlen, r, r == -ENOMEM ? "networks: out of memory" : "networks: not valid JSON");
-	if (json_type(root) != JSON_OBJECT)
-		r = errmsg_set(err, errlen, -EINVAL, "networks: expected an object, got %s", kubejson_tname(root));
-	else if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
-		r = -EINVAL;
-	else if ((n = json_size(items)) > KUBE_NETWORKS_MAX)
-		r = errmsg_set(err, errlen, -EINVAL, "items: more than %d Networks", KUBE_NETWORKS_MAX);
-	else if (!(v = calloc(n ? n : 1, sizeof(*v))))
-		r = errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
-	else
-		r = kubeparse_objects(items, "items", (char *)v, sizeof(*v), kubeparse_network, err, errlen);
-	json_free(root);
+	if (n > KUBE_NETWORKS_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "items: more than %d Networks", KUBE_NETWORKS_MAX);
+	if (!(v = calloc(n ? n : 1, sizeof(*v))))
+		return errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		snprintf(where, sizeof(where), "items[%zu]", i);
+		if (json_type(items[i]) != JSON_OBJECT)
+			r = errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(items[i]));
+		else
+			r = kubeparse_network(items[i], &v[i], where, err, errlen);
+	}
 	if (r < 0) {
 		free(v);
 		return r;
@@ -507,4 +512,19 @@ int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *e
 	k->networks = v;
 	k->n_networks = n;
 	return 0;
+}
+
+int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+{
+	const struct json **items;
+	struct json *root = NULL;
+	size_t n;
+	int r;
+
+	r = kubejson_list(body, len, "networks", NULL, &root, &items, &n, err, errlen);
+	if (r == 0)
+		r = kubeparse_network_items(items, n, k, err, errlen);
+	free(items);
+	json_free(root);
+	return r;
 }

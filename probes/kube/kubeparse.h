@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "probes/model/json.h"
 #include "probes/model/obs_kube.h"
 
 #define KUBEPARSE_ANN_PREFIX_MAX 254            /* DNS subdomain + '/' */
@@ -36,6 +37,14 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
  * KUBE_NETWORKS_MAX items; -ENOMEM.
  */
 int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
+
+/*
+ * kubeparse_node_tree(), kubeparse_network_items() - as kubeparse_node() and
+ * kubeparse_networks(), from what is already parsed: the Node @root; the @n Networks @items (a
+ * watch store's objects, a list's items). Return: as those, less their "not valid JSON".
+ */
+int kubeparse_node_tree(const struct json *root, const char *prefix, struct obs_kube *k, char *err, size_t errlen);
+int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen);
 
 /**
  * kubeparse_label_key() - "<prefix><name>" of one of our labels into @buf.

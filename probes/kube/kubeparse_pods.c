@@ -246,56 +246,29 @@ static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t 
 	snprintf(a->why, sizeof(a->why), "%s", why);
 }
 
-int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+int kubeparse_pod_items(const struct json *const *items, size_t n_items, struct obs_kube *k, char *err, size_t errlen)
 {
-	const struct json *items;
-	struct json *root = NULL;
 	struct obs_kube fresh = { 0 };
 	struct pod *pods = NULL;
-	const char *kind;
-	size_t n = 0, i = 0;
+	size_t n = 0;
 	int r;
 
-	r = json_parse(body, len, &root);
-	if (r < 0)
-		return errmsg_set(err, errlen, r, r == -ENOMEM ? "pods: out of memory" : "pods: not valid JSON");
-	r = -EINVAL;
-	if (json_type(root) != JSON_OBJECT) {
-		errmsg_set(err, errlen, 0, "pods: expected an object, got %s", kubejson_tname(root));
-		goto out;
-	}
-	kind = json_get_string(root, "kind");
-	/* `kubectl get pods -o json` says "List": its items are the same Pods. */
-	if (json_get(root, "kind") && (!kind || (strcmp(kind, "PodList") != 0 && strcmp(kind, "List") != 0))) {
-		errmsg_set(err, errlen, 0, "kind: expected \"PodList\" or \"List\", got %.32s",
-			   kind ? kind : kubejson_tname(json_get(root, "kind")));
-		goto out;
-	}
-	if (kubejson_opt(root, "items", JSON_ARRAY, &items, "", err, errlen) < 0)
-		goto out;
-	if (json_size(items) > KUBEPARSE_PODS_MAX) {
-		errmsg_set(err, errlen, 0, "items: more than %d pods", KUBEPARSE_PODS_MAX);
-		goto out;
-	}
-	if (json_size(items)) {
-		pods = calloc(json_size(items), sizeof(*pods));
-		if (!pods) {
-			r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
-			goto out;
-		}
-	}
-	for (const struct json *item = json_first(items); item; item = json_next(item), i++) {
+	if (n_items > KUBEPARSE_PODS_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "items: more than %d pods", KUBEPARSE_PODS_MAX);
+	if (n_items && !(pods = calloc(n_items, sizeof(*pods))))
+		return errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
+	for (size_t i = 0; i < n_items; i++) {
 		char where[32], why[256];
 
 		snprintf(where, sizeof(where), "items[%zu]", i);
-		r = kubepod_parse(item, where, &pods[n], why, sizeof(why));
+		r = kubepod_parse(items[i], where, &pods[n], why, sizeof(why));
 		if (r == -ENOMEM) {
 			errmsg_set(err, errlen, r, "pods: out of memory");
 			goto out;
 		}
 		/* One pod that cannot be read is set aside and named: the others are still the node's. */
 		if (r < 0)
-			kubeparse_aside(&fresh, item, i, why);
+			kubeparse_aside(&fresh, items[i], i, why);
 		else
 			n++;
 	}
@@ -312,11 +285,25 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 	memcpy(k->aside, fresh.aside, sizeof(k->aside));
 	k->n_aside = fresh.n_aside;
 	k->n_aside_gpu = fresh.n_aside_gpu;
-	pods = NULL;
-	n = 0;
-	r = 0;
+	return 0;
 out:
 	obs_pods_free(pods, n);
+	return r;
+}
+
+int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+{
+	/* `kubectl get pods -o json` says "List": its items are the same Pods. */
+	static const char *const kinds[] = { "PodList", "List", NULL };
+	const struct json **items;
+	struct json *root = NULL;
+	size_t n;
+	int r;
+
+	r = kubejson_list(body, len, "pods", kinds, &root, &items, &n, err, errlen);
+	if (r == 0)
+		r = kubeparse_pod_items(items, n, k, err, errlen);
+	free(items);
 	json_free(root);
 	return r;
 }

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "probes/model/json.h"
 #include "probes/model/obs_kube.h"
 
 #define KUBEPARSE_PODS_MAX 4096                 /* pods in one list */
@@ -24,3 +25,11 @@
  * an array, or more than KUBEPARSE_PODS_MAX pods / KUBE_CONTAINERS_MAX of ours; -ENOMEM.
  */
 int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
+
+/**
+ * kubeparse_pod_items() - as kubeparse_pods(), from the @n Pods @items already parsed (a watch
+ * store's objects, a list's items): "items[i]" names the i-th in messages.
+ * Return: as kubeparse_pods() (-EINVAL only for more than KUBEPARSE_PODS_MAX pods or
+ * KUBE_CONTAINERS_MAX of ours).
+ */
+int kubeparse_pod_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen);

@@ -1,7 +1,7 @@
-/* kubepod.c - one Pod or pod template (JSON value) -> struct pod (pure, bounded). */
+/* kubepod.c - one Pod or pod template (JSON value) -> struct pod (pure, bounded), read by field tables. */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,53 +12,20 @@
 #include "probes/model/timetext.h"
 
 #define KUBEPOD_KEY_MAX 317             /* a qualified key: prefix (253) + '/' + name (63) */
-#define KUBEPOD_WHERE 256
-
-/* @dst (KUBEPOD_WHERE bytes) = @base then @fmt: a field's path for messages, cut when too long. */
-static void kubepod_at(char *dst, const char *base, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void kubepod_at(char *dst, const char *base, const char *fmt, ...)
-{
-	size_t n = strnlen(base, KUBEPOD_WHERE - 1);
-	va_list ap;
-
-	memmove(dst, base, n);
-	va_start(ap, fmt);
-	vsnprintf(dst + n, KUBEPOD_WHERE - n, fmt, ap);
-	va_end(ap);
-}
 
 static int kubepod_oom(char *err, size_t errlen)
 {
 	return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 }
 
-/* An array member of at most @max entries: *@ret (NULL when absent) and its size. */
-static int kubepod_array(const struct json *obj, const char *key, size_t max, const struct json **ret,
-			 size_t *ret_n, const char *where, char *err, size_t errlen)
+/* A map of strings (labels, annotations, nodeSelector) into the struct pod_kvs at f->off: keys and values (f->max) bounded. */
+static int kubepod_kvs(const struct json *obj, const struct kubejson_field *f, void *dst, const char *where,
+		       char *err, size_t errlen)
 {
-	int r = kubejson_opt(obj, key, JSON_ARRAY, ret, where, err, errlen);
-
-	*ret_n = r < 0 ? 0 : json_size(*ret);
-	if (r == 0 && *ret_n > max)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %zu are read", where, key, *ret_n, max);
-	return r;
-}
-
-/* An element of an array that must be an object. */
-static int kubepod_elem(const struct json *e, const char *where, char *err, size_t errlen)
-{
-	if (json_type(e) == JSON_OBJECT)
-		return 0;
-	return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
-}
-
-/* A map of strings (labels, annotations, nodeSelector), keys and values bounded. */
-static int kubepod_kvs(const struct json *obj, const char *key, size_t vmax, struct pod_kvs *ret,
-		       const char *where, char *err, size_t errlen)
-{
+	struct pod_kvs *ret = (struct pod_kvs *)((char *)dst + f->off);
+	const char *key = f->key;
+	size_t vmax = f->max, i = 0;
 	const struct json *m;
-	size_t i = 0;
 	int r;
 
 	r = kubejson_opt(obj, key, JSON_OBJECT, &m, where, err, errlen);
@@ -221,181 +188,156 @@ static int kubepod_quantity(const struct json *v, long long *ret, const char *wh
 	return errmsg_set(err, errlen, -EINVAL, "%s: expected a whole number of GPUs, got %s", where, kubejson_tname(v));
 }
 
-static int kubepod_gpus(const struct json *res, const char *key, long long *ret, const char *where,
+/* resources.limits or .requests (f->key) [nvidia.com/gpu] into the long long at f->off. */
+static int kubepod_gpus(const struct json *res, const struct kubejson_field *f, void *dst, const char *where,
 			char *err, size_t errlen)
 {
 	const struct json *m, *q;
-	char w[KUBEPOD_WHERE];
+	char w[KUBEJSON_WHERE];
 
-	*ret = POD_GPUS_ABSENT;
-	if (kubejson_opt(res, key, JSON_OBJECT, &m, where, err, errlen) < 0)
+	if (kubejson_opt(res, f->key, JSON_OBJECT, &m, where, err, errlen) < 0)
 		return -EINVAL;
 	q = json_get(m, "nvidia.com/gpu");
 	if (!q || json_type(q) == JSON_NULL)
 		return 0;
-	kubepod_at(w, where, ".%s[nvidia.com/gpu]", key);
-	return kubepod_quantity(q, ret, w, err, errlen);
+	kubejson_at(w, where, ".%s[nvidia.com/gpu]", f->key);
+	return kubepod_quantity(q, (long long *)((char *)dst + f->off), w, err, errlen);
 }
 
-static int kubepod_env(const struct json *c, struct pod_container *out, const char *where, char *err, size_t errlen)
+/* An env entry's value: a literal, even empty, is held; valueFrom, or one too long to be read, is unknown (NULL). */
+static int kubepod_env_value(const struct json *e, const struct kubejson_field *f, void *dst, const char *where,
+			     char *err, size_t errlen)
 {
-	const struct json *arr;
-	char w[KUBEPOD_WHERE];
-	size_t n, i = 0;
+	struct pod_kv *kv = dst;
+	const char *value = json_get_string(e, "value");
 	int r;
 
-	r = kubepod_array(c, "env", KUBEPOD_LIST_MAX, &arr, &n, where, err, errlen);
-	if (r < 0 || n == 0)
-		return r;
-	out->env.v = calloc(n, sizeof(*out->env.v));
-	if (!out->env.v)
-		return kubepod_oom(err, errlen);
-	out->env.n = n;
-	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
-		struct pod_kv *kv = &out->env.v[i];
-		const char *value;
-		bool long_value;
-
-		kubepod_at(w, where, ".env[%zu]", i);
-		if ((r = kubepod_elem(e, w, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &kv->key, w, err, errlen)) < 0)
-			return r;
-		if (!kv->key)
-			return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", w);
-		/* A value too long to be one the checks read is not copied: set, value unknown. */
-		value = json_get_string(e, "value");
-		long_value = value && strnlen(value, KUBEPOD_ENV_VALUE_MAX + 1) > KUBEPOD_ENV_VALUE_MAX;
-		if (!long_value && (r = kubejson_dup(e, "value", KUBEPOD_ENV_VALUE_MAX, &kv->value, w, err, errlen)) < 0)
-			return r;
-		/* A literal value, even empty, is a value; valueFrom leaves it unknown (NULL). */
-		if (!kv->value && !long_value && !json_get(e, "valueFrom") && !(kv->value = strdup("")))
-			return kubepod_oom(err, errlen);
-	}
-	out->env_from = json_size(json_get(c, "envFrom")) > 0;
-	return 0;
-}
-
-static int kubepod_mounts(const struct json *c, struct pod_container *out, const char *where, char *err,
-			  size_t errlen)
-{
-	const struct json *arr;
-	char w[KUBEPOD_WHERE];
-	size_t n, i = 0;
-	int r;
-
-	r = kubepod_array(c, "volumeMounts", KUBEPOD_VOLUMES_MAX, &arr, &n, where, err, errlen);
-	if (r < 0 || n == 0)
-		return r;
-	out->mounts = calloc(n, sizeof(*out->mounts));
-	if (!out->mounts)
-		return kubepod_oom(err, errlen);
-	out->n_mounts = n;
-	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
-		struct pod_mount *m = &out->mounts[i];
-		bool ro = false;
-
-		kubepod_at(w, where, ".volumeMounts[%zu]", i);
-		if ((r = kubepod_elem(e, w, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &m->name, w, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "mountPath", KUBEPOD_PATH_MAX, &m->path, w, err, errlen)) < 0)
-			return r;
-		if (json_get(e, "readOnly") && !json_bool(json_get(e, "readOnly"), &ro))
-			return errmsg_set(err, errlen, -EINVAL, "%s.readOnly: expected a boolean", w);
-		m->read_only = ro;
-	}
-	return 0;
-}
-
-static int kubepod_security(const struct json *c, struct pod_container *out, const char *where, char *err,
-			    size_t errlen)
-{
-	const struct json *sc, *caps, *priv;
-	char w[KUBEPOD_WHERE];
-	bool b = false;
-
-	if (kubejson_opt(c, "securityContext", JSON_OBJECT, &sc, where, err, errlen) < 0)
-		return -EINVAL;
-	if (!sc)
+	(void)f;
+	if (value && strnlen(value, KUBEPOD_ENV_VALUE_MAX + 1) > KUBEPOD_ENV_VALUE_MAX)
 		return 0;
-	kubepod_at(w, where, ".securityContext");
-	priv = json_get(sc, "privileged");
-	if (priv && json_type(priv) != JSON_NULL && !json_bool(priv, &b))
-		return errmsg_set(err, errlen, -EINVAL, "%s.privileged: expected a boolean, got %s", w, kubejson_tname(priv));
-	out->privileged = b;
-	if (kubejson_opt(sc, "capabilities", JSON_OBJECT, &caps, w, err, errlen) < 0)
-		return -EINVAL;
-	kubepod_at(w, where, ".securityContext.capabilities");
-	return kubejson_strings(caps, "add", KUBEPOD_SMALL_MAX, 64, &out->cap_add, &out->n_cap_add, w, err, errlen);
+	r = kubejson_dup(e, "value", KUBEPOD_ENV_VALUE_MAX, &kv->value, where, err, errlen);
+	if (r < 0 || kv->value || json_get(e, "valueFrom"))
+		return r;
+	return (kv->value = strdup("")) ? 0 : kubepod_oom(err, errlen);
 }
 
-/* state.running.startedAt, when running: seconds since the epoch (0 when absent). */
-static int kubepod_started(const struct json *running, struct pod_cstatus *out, const char *where, char *err,
-			   size_t errlen)
+static const struct kubejson_field kubepod_env[] = {
+	KUBEJSON_ROW_NEED("name", pod_kv, key, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_mount[] = {
+	KUBEJSON_ROW_DUP("name", pod_mount, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("mountPath", pod_mount, path, KUBEPOD_PATH_MAX),
+	KUBEJSON_ROW_BOOL("readOnly", pod_mount, read_only),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_caps[] = {
+	KUBEJSON_ROW_STRINGS("add", pod_container, cap_add, n_cap_add, KUBEPOD_SMALL_MAX, 64),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_security[] = {
+	KUBEJSON_ROW_BOOL("privileged", pod_container, privileged),
+	KUBEJSON_ROW_OBJECT("capabilities", kubepod_caps, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_resources[] = {
+	KUBEJSON_ROW_CALL("limits", pod_container, gpu_limit, 0, kubepod_gpus),
+	KUBEJSON_ROW_CALL("requests", pod_container, gpu_request, 0, kubepod_gpus),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_container_fields[] = {
+	KUBEJSON_ROW_NEED("name", pod_container, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("image", pod_container, image, KUBEPOD_IMAGE_MAX),
+	KUBEJSON_ROW_STRINGS("command", pod_container, command, n_command, KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX),
+	KUBEJSON_ROW_STRINGS("args", pod_container, args, n_args, KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX),
+	KUBEJSON_ROW_OBJECTS("env", pod_container, env.v, env.n, KUBEPOD_LIST_MAX, kubepod_env, kubepod_env_value),
+	KUBEJSON_ROW_OBJECTS("volumeMounts", pod_container, mounts, n_mounts, KUBEPOD_VOLUMES_MAX, kubepod_mount, NULL),
+	KUBEJSON_ROW_OBJECT("securityContext", kubepod_security, NULL),
+	KUBEJSON_ROW_OBJECT("resources", kubepod_resources, NULL),
+	KUBEJSON_ROW_END,
+};
+
+/* A whole number member of @obj within (@lo, 10^9), as the API writes counts and exit codes: *@d. */
+static bool kubepod_number(const struct json *obj, const char *key, double lo, double *d)
 {
-	const struct json *v = json_get(running, "startedAt");
-	const char *s;
-
-	if (!v || json_type(v) == JSON_NULL)
-		return 0;
-	s = json_get_string(running, "startedAt");
-	if (!s)
-		return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: expected a string, got %s", where,
-				  kubejson_tname(v));
-	if (timetext_parse(s, &out->started_at) < 0)
-		return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: not an RFC 3339 time: \"%.64s\"", where, s);
-	return 0;
+	return json_number(json_get(obj, key), d) && *d > lo && *d < 1e9;
 }
 
-static int kubepod_cstatus(const struct json *st, struct pod_cstatus *out, const char *where, char *err,
-			   size_t errlen)
+/* state: the first of waiting, running, terminated present; its reason, start, exit code. */
+static int kubepod_state(const struct json *st, const struct kubejson_field *f, void *dst, const char *where,
+			 char *err, size_t errlen)
 {
 	static const char *const states[] = { "waiting", "running", "terminated" };
-	const struct json *state, *last, *term;
+	struct pod_cstatus *out = dst;
+	const struct json *state, *s, *at;
+	char w[KUBEJSON_WHERE];
 	double d;
 	int r;
 
-	if ((r = kubepod_elem(st, where, err, errlen)) < 0 ||
-	    (r = kubejson_dup(st, "imageID", KUBEPOD_IMAGE_MAX + 512, &out->image_id, where, err, errlen)) < 0 ||
-	    (r = kubejson_dup(st, "containerID", KUBEPOD_CONTAINER_ID_MAX, &out->container_id, where, err, errlen)) < 0 ||
-	    (r = kubejson_opt(st, "state", JSON_OBJECT, &state, where, err, errlen)) < 0 ||
-	    (r = kubejson_opt(st, "lastState", JSON_OBJECT, &last, where, err, errlen)) < 0)
+	if ((r = kubejson_opt(st, f->key, JSON_OBJECT, &state, where, err, errlen)) < 0)
 		return r;
-	if (json_number(json_get(st, "restartCount"), &d) && d >= 0 && d < 1e9)
-		out->restarts = (unsigned)d;
-	out->ready = json_bool(json_get(st, "ready"), &out->ready) && out->ready;
+	kubejson_at(w, where, ".state");
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-		const struct json *s;
-		char w[KUBEPOD_WHERE];
-
-		kubepod_at(w, where, ".state");
 		if ((r = kubejson_opt(state, states[i], JSON_OBJECT, &s, w, err, errlen)) < 0)
 			return r;
 		if (!s)
 			continue;
 		out->state = (enum pod_cstate)(POD_CSTATE_WAITING + i);
-		kubepod_at(w, where, ".state.%s", states[i]);
+		kubejson_at(w, where, ".state.%s", states[i]);
 		if ((r = kubejson_dup(s, "reason", KUBEPOD_NAME_MAX, &out->reason, w, err, errlen)) < 0)
 			return r;
-		if (out->state == POD_CSTATE_RUNNING && (r = kubepod_started(s, out, w, err, errlen)) < 0)
-			return r;
-		if (json_number(json_get(s, "exitCode"), &d) && d > -1e9 && d < 1e9)
+		if (kubepod_number(s, "exitCode", -1e9, &d))
 			out->exit_code = (int)d;
-		break;
-	}
-	if ((r = kubejson_opt(last, "terminated", JSON_OBJECT, &term, where, err, errlen)) < 0)
-		return r;
-	if (term) {
-		char w[KUBEPOD_WHERE];
-
-		kubepod_at(w, where, ".lastState.terminated");
-		out->has_last = true;
-		if (json_number(json_get(term, "exitCode"), &d) && d > -1e9 && d < 1e9)
-			out->last_exit_code = (int)d;
-		if ((r = kubejson_dup(term, "reason", KUBEPOD_NAME_MAX, &out->last_reason, w, err, errlen)) < 0)
-			return r;
+		at = json_get(s, "startedAt");
+		if (out->state != POD_CSTATE_RUNNING || !at || json_type(at) == JSON_NULL)
+			return 0;
+		if (!json_string(at))
+			return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: expected a string, got %s", w, kubejson_tname(at));
+		if (timetext_parse(json_string(at), &out->started_at) < 0)
+			return errmsg_set(err, errlen, -EINVAL, "%s.startedAt: not an RFC 3339 time: \"%.64s\"", w,
+					  json_string(at));
+		return 0;
 	}
 	return 0;
 }
+
+/* lastState.terminated, when present: its exit code (the reason is the table's). */
+static int kubepod_last(const struct json *term, const struct kubejson_field *f, void *dst, const char *where,
+			char *err, size_t errlen)
+{
+	struct pod_cstatus *out = dst;
+	double d;
+
+	(void)f, (void)where, (void)err, (void)errlen;
+	out->has_last = true;
+	if (kubepod_number(term, "exitCode", -1e9, &d))
+		out->last_exit_code = (int)d;
+	return 0;
+}
+
+static const struct kubejson_field kubepod_terminated[] = {
+	KUBEJSON_ROW_DUP("reason", pod_cstatus, last_reason, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_last_state[] = {
+	KUBEJSON_ROW_OBJECT("terminated", kubepod_terminated, kubepod_last),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_cstatus[] = {
+	KUBEJSON_ROW_DUP("imageID", pod_cstatus, image_id, KUBEPOD_IMAGE_MAX + 512),
+	KUBEJSON_ROW_DUP("containerID", pod_cstatus, container_id, KUBEPOD_CONTAINER_ID_MAX),
+	KUBEJSON_ROW_TRUE("ready", pod_cstatus, ready),
+	KUBEJSON_ROW_FN("state", kubepod_state),
+	KUBEJSON_ROW_OBJECT("lastState", kubepod_last_state, NULL),
+	KUBEJSON_ROW_END,
+};
 
 /* The status entry named @name in @statuses (an array or NULL). */
 static const struct json *kubepod_status_of(const struct json *statuses, const char *name)
@@ -413,39 +355,28 @@ static int kubepod_container(const struct json *c, bool init, const struct json 
 			     struct pod_container *out, const char *where, const char *status_where,
 			     char *err, size_t errlen)
 {
-	const struct json *res, *st;
-	char *policy = NULL;
-	char w[KUBEPOD_WHERE];
+	const struct json *st;
+	char policy[33], w[KUBEJSON_WHERE];
+	double d;
 	int r;
 
 	out->init = init;
-	if ((r = kubepod_elem(c, where, err, errlen)) < 0 ||
-	    (r = kubejson_dup(c, "name", KUBEPOD_NAME_MAX, &out->name, where, err, errlen)) < 0 ||
-	    (r = kubejson_dup(c, "image", KUBEPOD_IMAGE_MAX, &out->image, where, err, errlen)) < 0 ||
-	    (r = kubejson_dup(c, "restartPolicy", 32, &policy, where, err, errlen)) < 0)
+	out->gpu_limit = out->gpu_request = POD_GPUS_ABSENT;
+	if ((r = kubejson_elem(c, where, err, errlen)) < 0 ||
+	    (r = kubejson_read(c, kubepod_container_fields, out, where, err, errlen)) < 0 ||
+	    (r = kubejson_str(c, "restartPolicy", policy, sizeof(policy), where, err, errlen)) < 0)
 		return r;
-	out->sidecar = init && policy && strcmp(policy, "Always") == 0;
-	free(policy);
-	if (!out->name)
-		return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", where);
-	if ((r = kubejson_strings(c, "command", KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX, &out->command, &out->n_command,
-				  where, err, errlen)) < 0 ||
-	    (r = kubejson_strings(c, "args", KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX, &out->args, &out->n_args,
-				  where, err, errlen)) < 0 ||
-	    (r = kubepod_env(c, out, where, err, errlen)) < 0 ||
-	    (r = kubepod_mounts(c, out, where, err, errlen)) < 0 ||
-	    (r = kubepod_security(c, out, where, err, errlen)) < 0 ||
-	    (r = kubejson_opt(c, "resources", JSON_OBJECT, &res, where, err, errlen)) < 0)
-		return r;
-	kubepod_at(w, where, ".resources");
-	if ((r = kubepod_gpus(res, "limits", &out->gpu_limit, w, err, errlen)) < 0 ||
-	    (r = kubepod_gpus(res, "requests", &out->gpu_request, w, err, errlen)) < 0)
-		return r;
+	out->sidecar = init && strcmp(policy, "Always") == 0;
+	out->env_from = json_size(json_get(c, "envFrom")) > 0;
 	st = kubepod_status_of(statuses, out->name);
 	if (!st)
 		return 0;
-	kubepod_at(w, status_where, "[%s]", out->name);
-	return kubepod_cstatus(st, &out->status, w, err, errlen);
+	kubejson_at(w, status_where, "[%s]", out->name);
+	if ((r = kubejson_elem(st, w, err, errlen)) < 0 || (r = kubejson_read(st, kubepod_cstatus, &out->status, w, err, errlen)) < 0)
+		return r;
+	if (kubepod_number(st, "restartCount", -1, &d))
+		out->status.restarts = (unsigned)d;
+	return 0;
 }
 
 static int kubepod_containers(const struct json *spec, const struct json *status, struct pod *p,
@@ -454,18 +385,17 @@ static int kubepod_containers(const struct json *spec, const struct json *status
 	const struct json *lists[2], *statuses[2];
 	static const char *const keys[2] = { "initContainers", "containers" };
 	static const char *const skeys[2] = { "initContainerStatuses", "containerStatuses" };
-	char w[KUBEPOD_WHERE], sw[KUBEPOD_WHERE];
+	char w[KUBEJSON_WHERE], sw[KUBEJSON_WHERE];
 	size_t n[2], total, k = 0;
 	int r;
 
-	kubepod_at(w, where, ".spec");
-	kubepod_at(sw, where, ".status");
+	kubejson_at(w, where, ".spec");
+	kubejson_at(sw, where, ".status");
 	for (int i = 0; i < 2; i++) {
 		size_t ns;
 
-		if ((r = kubepod_array(spec, keys[i], KUBEPOD_CONTAINERS_MAX, &lists[i], &n[i], w, err, errlen)) < 0 ||
-		    (r = kubepod_array(status, skeys[i], KUBEPOD_CONTAINERS_MAX, &statuses[i], &ns, sw, err,
-				       errlen)) < 0)
+		if ((r = kubejson_array(spec, keys[i], KUBEPOD_CONTAINERS_MAX, &lists[i], &n[i], w, err, errlen)) < 0 ||
+		    (r = kubejson_array(status, skeys[i], KUBEPOD_CONTAINERS_MAX, &statuses[i], &ns, sw, err, errlen)) < 0)
 			return r;
 	}
 	total = n[0] + n[1];
@@ -479,10 +409,10 @@ static int kubepod_containers(const struct json *spec, const struct json *status
 		size_t ci = 0;
 
 		for (const struct json *c = json_first(lists[i]); c; c = json_next(c), ci++, k++) {
-			char cw[KUBEPOD_WHERE], csw[KUBEPOD_WHERE];
+			char cw[KUBEJSON_WHERE], csw[KUBEJSON_WHERE];
 
-			kubepod_at(cw, where, ".spec.%s[%zu]", keys[i], ci);
-			kubepod_at(csw, where, ".status.%s", skeys[i]);
+			kubejson_at(cw, where, ".spec.%s[%zu]", keys[i], ci);
+			kubejson_at(csw, where, ".status.%s", skeys[i]);
 			r = kubepod_container(c, i == 0, statuses[i], &p->containers[k], cw, csw, err, errlen);
 			if (r < 0)
 				return r;
@@ -491,114 +421,72 @@ static int kubepod_containers(const struct json *spec, const struct json *status
 	return 0;
 }
 
-static int kubepod_volumes(const struct json *spec, struct pod *p, const char *where, char *err, size_t errlen)
+/* A hostPath volume names its path, "" when it has none; an emptyDir volume is one. */
+static int kubepod_host_path(const struct json *hp, const struct kubejson_field *f, void *dst, const char *where,
+			     char *err, size_t errlen)
 {
-	const struct json *arr;
-	char w[KUBEPOD_WHERE];
-	size_t n, i = 0;
-	int r;
+	struct pod_volume *v = dst;
 
-	kubepod_at(w, where, ".spec");
-	r = kubepod_array(spec, "volumes", KUBEPOD_VOLUMES_MAX, &arr, &n, w, err, errlen);
-	if (r < 0 || n == 0)
-		return r;
-	p->volumes = calloc(n, sizeof(*p->volumes));
-	if (!p->volumes)
-		return kubepod_oom(err, errlen);
-	p->n_volumes = n;
-	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
-		struct pod_volume *v = &p->volumes[i];
-		const struct json *hp, *ed;
-		char vw[KUBEPOD_WHERE];
+	(void)hp, (void)f, (void)where;
+	return v->host_path || (v->host_path = strdup("")) ? 0 : kubepod_oom(err, errlen);
+}
 
-		kubepod_at(vw, where, ".spec.volumes[%zu]", i);
-		if ((r = kubepod_elem(e, vw, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &v->name, vw, err, errlen)) < 0 ||
-		    (r = kubejson_opt(e, "hostPath", JSON_OBJECT, &hp, vw, err, errlen)) < 0 ||
-		    (r = kubejson_opt(e, "emptyDir", JSON_OBJECT, &ed, vw, err, errlen)) < 0)
-			return r;
-		if (hp) {
-			char hw[KUBEPOD_WHERE];
-
-			kubepod_at(hw, vw, ".hostPath");
-			if ((r = kubejson_dup(hp, "path", KUBEPOD_PATH_MAX, &v->host_path, hw, err, errlen)) < 0)
-				return r;
-			if (!v->host_path && !(v->host_path = strdup("")))
-				return kubepod_oom(err, errlen);
-		}
-		if (ed) {
-			char ew[KUBEPOD_WHERE];
-
-			kubepod_at(ew, vw, ".emptyDir");
-			v->empty_dir = true;
-			if ((r = kubejson_dup(ed, "medium", 32, &v->medium, ew, err, errlen)) < 0)
-				return r;
-		}
-	}
+static int kubepod_empty_dir(const struct json *ed, const struct kubejson_field *f, void *dst, const char *where,
+			     char *err, size_t errlen)
+{
+	(void)ed, (void)f, (void)where, (void)err, (void)errlen;
+	((struct pod_volume *)dst)->empty_dir = true;
 	return 0;
 }
 
-static int kubepod_tolerations(const struct json *spec, struct pod *p, const char *where, char *err,
-			       size_t errlen)
+static const struct kubejson_field kubepod_host_path_fields[] = {
+	KUBEJSON_ROW_DUP("path", pod_volume, host_path, KUBEPOD_PATH_MAX),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_empty_dir_fields[] = {
+	KUBEJSON_ROW_DUP("medium", pod_volume, medium, 32),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_volume[] = {
+	KUBEJSON_ROW_DUP("name", pod_volume, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_OBJECT("hostPath", kubepod_host_path_fields, kubepod_host_path),
+	KUBEJSON_ROW_OBJECT("emptyDir", kubepod_empty_dir_fields, kubepod_empty_dir),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_toleration[] = {
+	KUBEJSON_ROW_DUP("key", pod_toleration, key, KUBEPOD_KEY_MAX),
+	KUBEJSON_ROW_DUP("operator", pod_toleration, op, KUBEPOD_KEY_MAX),
+	KUBEJSON_ROW_DUP("value", pod_toleration, value, KUBEPOD_KEY_MAX),
+	KUBEJSON_ROW_DUP("effect", pod_toleration, effect, KUBEPOD_KEY_MAX),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_expr[] = {
+	KUBEJSON_ROW_DUP("key", pod_affinity_expr, key, KUBEPOD_KEY_MAX),
+	KUBEJSON_ROW_DUP("operator", pod_affinity_expr, op, 32),
+	KUBEJSON_ROW_STRINGS("values", pod_affinity_expr, values, n_values, KUBEPOD_VOLUMES_MAX, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_END,
+};
+
+/* nodeSelectorTerms[].matchExpressions[], flattened into p->affinity, each with its term's index. */
+static int kubepod_terms(const struct json *req, const struct kubejson_field *f, void *dst, const char *w,
+			 char *err, size_t errlen)
 {
-	static const char *const keys[] = { "key", "operator", "value", "effect" };
-	const struct json *arr;
-	char w[KUBEPOD_WHERE];
-	size_t n, i = 0;
+	struct pod *p = dst;
+	const struct json *terms, *exprs;
+	size_t n_terms, total = 0, k = 0, ti = 0, ne;
+	char tw[KUBEJSON_WHERE];
 	int r;
 
-	kubepod_at(w, where, ".spec");
-	r = kubepod_array(spec, "tolerations", KUBEPOD_SMALL_MAX, &arr, &n, w, err, errlen);
-	if (r < 0 || n == 0)
-		return r;
-	p->tolerations = calloc(n, sizeof(*p->tolerations));
-	if (!p->tolerations)
-		return kubepod_oom(err, errlen);
-	p->n_tolerations = n;
-	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
-		struct pod_toleration *t = &p->tolerations[i];
-		char **dst[] = { &t->key, &t->op, &t->value, &t->effect };
-		char tw[KUBEPOD_WHERE];
-
-		kubepod_at(tw, where, ".spec.tolerations[%zu]", i);
-		if ((r = kubepod_elem(e, tw, err, errlen)) < 0)
-			return r;
-		for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
-			if ((r = kubejson_dup(e, keys[j], KUBEPOD_KEY_MAX, dst[j], tw, err, errlen)) < 0)
-				return r;
-	}
-	return 0;
-}
-
-/* spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms */
-static int kubepod_affinity(const struct json *spec, struct pod *p, const char *where, char *err, size_t errlen)
-{
-	const struct json *aff, *na, *req, *terms;
-	char w[KUBEPOD_WHERE];
-	size_t n_terms, total = 0, k = 0, ti = 0;
-	int r;
-
-	kubepod_at(w, where, ".spec");
-	if ((r = kubejson_opt(spec, "affinity", JSON_OBJECT, &aff, w, err, errlen)) < 0)
-		return r;
-	kubepod_at(w, where, ".spec.affinity");
-	if ((r = kubejson_opt(aff, "nodeAffinity", JSON_OBJECT, &na, w, err, errlen)) < 0)
-		return r;
-	kubepod_at(w, where, ".spec.affinity.nodeAffinity");
-	if ((r = kubejson_opt(na, "requiredDuringSchedulingIgnoredDuringExecution", JSON_OBJECT, &req, w, err,
-			      errlen)) < 0)
-		return r;
-	kubepod_at(w, where, ".spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
-	if ((r = kubepod_array(req, "nodeSelectorTerms", KUBEPOD_SMALL_MAX, &terms, &n_terms, w, err, errlen)) < 0)
+	if ((r = kubejson_array(req, f->key, KUBEPOD_SMALL_MAX, &terms, &n_terms, w, err, errlen)) < 0)
 		return r;
 	for (const struct json *t = json_first(terms); t; t = json_next(t), ti++) {
-		const struct json *exprs;
-		char tw[KUBEPOD_WHERE];
-		size_t ne;
-
-		kubepod_at(tw, w, ".nodeSelectorTerms[%zu]", ti);
-		if ((r = kubepod_elem(t, tw, err, errlen)) < 0 ||
-		    (r = kubepod_array(t, "matchExpressions", KUBEPOD_SMALL_MAX, &exprs, &ne, tw, err, errlen)) < 0)
+		kubejson_at(tw, w, ".nodeSelectorTerms[%zu]", ti);
+		if ((r = kubejson_elem(t, tw, err, errlen)) < 0 ||
+		    (r = kubejson_array(t, "matchExpressions", KUBEPOD_SMALL_MAX, &exprs, &ne, tw, err, errlen)) < 0)
 			return r;
 		total += ne;
 	}
@@ -615,96 +503,80 @@ static int kubepod_affinity(const struct json *spec, struct pod *p, const char *
 		size_t ei = 0;
 
 		for (const struct json *e = json_first(json_get(t, "matchExpressions")); e; e = json_next(e), ei++, k++) {
-			struct pod_affinity_expr *x = &p->affinity[k];
-			char ew[KUBEPOD_WHERE];
+			char ew[KUBEJSON_WHERE];
 
-			kubepod_at(ew, w, ".nodeSelectorTerms[%zu].matchExpressions[%zu]", ti, ei);
-			x->term = ti;
-			if ((r = kubepod_elem(e, ew, err, errlen)) < 0 ||
-			    (r = kubejson_dup(e, "key", KUBEPOD_KEY_MAX, &x->key, ew, err, errlen)) < 0 ||
-			    (r = kubejson_dup(e, "operator", 32, &x->op, ew, err, errlen)) < 0 ||
-			    (r = kubejson_strings(e, "values", KUBEPOD_VOLUMES_MAX, KUBEPOD_NAME_MAX, &x->values,
-						  &x->n_values, ew, err, errlen)) < 0)
+			kubejson_at(ew, w, ".nodeSelectorTerms[%zu].matchExpressions[%zu]", ti, ei);
+			p->affinity[k].term = ti;
+			if ((r = kubejson_elem(e, ew, err, errlen)) < 0 ||
+			    (r = kubejson_read(e, kubepod_expr, &p->affinity[k], ew, err, errlen)) < 0)
 				return r;
 		}
 	}
 	return 0;
 }
 
-static int kubepod_owners(const struct json *meta, struct pod *p, const char *where, char *err, size_t errlen)
-{
-	const struct json *arr;
-	char w[KUBEPOD_WHERE];
-	size_t n, i = 0;
-	int r;
+static const struct kubejson_field kubepod_required[] = {
+	KUBEJSON_ROW_FN("nodeSelectorTerms", kubepod_terms),
+	KUBEJSON_ROW_END,
+};
 
-	kubepod_at(w, where, ".metadata");
-	r = kubepod_array(meta, "ownerReferences", KUBEPOD_SMALL_MAX, &arr, &n, w, err, errlen);
-	if (r < 0 || n == 0)
-		return r;
-	p->owners = calloc(n, sizeof(*p->owners));
-	if (!p->owners)
-		return kubepod_oom(err, errlen);
-	p->n_owners = n;
-	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
-		struct pod_owner *o = &p->owners[i];
-		char ow[KUBEPOD_WHERE];
-		bool b = false;
+static const struct kubejson_field kubepod_node_affinity[] = {
+	KUBEJSON_ROW_OBJECT("requiredDuringSchedulingIgnoredDuringExecution", kubepod_required, NULL),
+	KUBEJSON_ROW_END,
+};
 
-		kubepod_at(ow, where, ".metadata.ownerReferences[%zu]", i);
-		if ((r = kubepod_elem(e, ow, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "kind", KUBEPOD_NAME_MAX, &o->kind, ow, err, errlen)) < 0 ||
-		    (r = kubejson_dup(e, "name", KUBEPOD_NAME_MAX, &o->name, ow, err, errlen)) < 0)
-			return r;
-		o->controller = json_bool(json_get(e, "controller"), &b) && b;
-	}
-	return 0;
-}
+static const struct kubejson_field kubepod_affinity[] = {
+	KUBEJSON_ROW_OBJECT("nodeAffinity", kubepod_node_affinity, NULL),
+	KUBEJSON_ROW_END,
+};
 
-static int kubepod_fill(const struct json *v, const char *where, struct pod *p, char *err, size_t errlen)
-{
-	const struct json *meta, *spec, *status;
-	char w[KUBEPOD_WHERE];
-	bool b = false;
-	int r;
+static const struct kubejson_field kubepod_owner[] = {
+	KUBEJSON_ROW_DUP("kind", pod_owner, kind, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("name", pod_owner, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_TRUE("controller", pod_owner, controller),
+	KUBEJSON_ROW_END,
+};
 
-	if ((r = kubepod_elem(v, where, err, errlen)) < 0 ||
-	    (r = kubejson_opt(v, "metadata", JSON_OBJECT, &meta, where, err, errlen)) < 0 ||
-	    (r = kubejson_opt(v, "spec", JSON_OBJECT, &spec, where, err, errlen)) < 0 ||
-	    (r = kubejson_opt(v, "status", JSON_OBJECT, &status, where, err, errlen)) < 0)
-		return r;
-	kubepod_at(w, where, ".metadata");
-	if ((r = kubejson_dup(meta, "name", KUBEPOD_NAME_MAX, &p->name, w, err, errlen)) < 0 ||
-	    (r = kubejson_dup(meta, "namespace", 63, &p->ns, w, err, errlen)) < 0 ||
-	    (r = kubejson_dup(meta, "uid", 64, &p->uid, w, err, errlen)) < 0 ||
-	    (r = kubepod_kvs(meta, "labels", 63, &p->labels, w, err, errlen)) < 0 ||
-	    (r = kubepod_kvs(meta, "annotations", KUBEPOD_ANN_MAX, &p->annotations, w, err, errlen)) < 0 ||
-	    (r = kubepod_owners(meta, p, where, err, errlen)) < 0)
-		return r;
-	kubepod_at(w, where, ".spec");
-	if ((r = kubejson_dup(spec, "nodeName", KUBEPOD_NAME_MAX, &p->node_name, w, err, errlen)) < 0 ||
-	    (r = kubepod_kvs(spec, "nodeSelector", 63, &p->node_selector, w, err, errlen)) < 0)
-		return r;
-	if (json_get(spec, "hostNetwork") && !json_bool(json_get(spec, "hostNetwork"), &b))
-		return errmsg_set(err, errlen, -EINVAL, "%s.hostNetwork: expected a boolean", w);
-	p->host_network = b;
-	kubepod_at(w, where, ".status");
-	if ((r = kubejson_dup(status, "phase", 32, &p->phase, w, err, errlen)) < 0 ||
-	    (r = kubepod_containers(spec, status, p, where, err, errlen)) < 0 ||
-	    (r = kubepod_volumes(spec, p, where, err, errlen)) < 0 ||
-	    (r = kubepod_tolerations(spec, p, where, err, errlen)) < 0 ||
-	    (r = kubepod_affinity(spec, p, where, err, errlen)) < 0)
-		return r;
-	return 0;
-}
+static const struct kubejson_field kubepod_meta[] = {
+	KUBEJSON_ROW_DUP("name", pod, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("namespace", pod, ns, 63),
+	KUBEJSON_ROW_DUP("uid", pod, uid, 64),
+	KUBEJSON_ROW_CALL("labels", pod, labels, 63, kubepod_kvs),
+	KUBEJSON_ROW_CALL("annotations", pod, annotations, KUBEPOD_ANN_MAX, kubepod_kvs),
+	KUBEJSON_ROW_OBJECTS("ownerReferences", pod, owners, n_owners, KUBEPOD_SMALL_MAX, kubepod_owner, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_spec[] = {
+	KUBEJSON_ROW_DUP("nodeName", pod, node_name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_CALL("nodeSelector", pod, node_selector, 63, kubepod_kvs),
+	KUBEJSON_ROW_BOOL("hostNetwork", pod, host_network),
+	KUBEJSON_ROW_OBJECTS("volumes", pod, volumes, n_volumes, KUBEPOD_VOLUMES_MAX, kubepod_volume, NULL),
+	KUBEJSON_ROW_OBJECTS("tolerations", pod, tolerations, n_tolerations, KUBEPOD_SMALL_MAX, kubepod_toleration, NULL),
+	KUBEJSON_ROW_OBJECT("affinity", kubepod_affinity, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubepod_status[] = {
+	KUBEJSON_ROW_DUP("phase", pod, phase, 32),
+	KUBEJSON_ROW_END,
+};
+
+/* A Pod or a PodTemplateSpec; the containers are read beside their statuses. */
+static const struct kubejson_field kubepod_fields[] = {
+	KUBEJSON_ROW_OBJECT("metadata", kubepod_meta, NULL),
+	KUBEJSON_ROW_OBJECT("spec", kubepod_spec, NULL),
+	KUBEJSON_ROW_OBJECT("status", kubepod_status, NULL),
+	KUBEJSON_ROW_END,
+};
 
 int kubepod_parse(const struct json *v, const char *where, struct pod *ret, char *err, size_t errlen)
 {
 	struct pod p = { 0 };
 	int r;
 
-	r = kubepod_fill(v, where, &p, err, errlen);
-	if (r < 0) {
+	if ((r = kubejson_elem(v, where, err, errlen)) < 0 || (r = kubejson_read(v, kubepod_fields, &p, where, err, errlen)) < 0 ||
+	    (r = kubepod_containers(json_get(v, "spec"), json_get(v, "status"), &p, where, err, errlen)) < 0) {
 		obs_pod_free(&p);
 		return r;
 	}

@@ -232,31 +232,3 @@ const struct json *objstore_find(const struct objstore *s, const char *ns, const
 	i = objstore_index(s, ns ? ns : "", name, &found);
 	return found ? s->v[i].obj : NULL;
 }
-
-char *objstore_list_json(const struct objstore *s, const char *kind, const char *api_version, const char *rv)
-{
-	struct json *root = json_new_object(), *meta = json_new_object(), *items = json_new_array();
-	char *out = NULL;
-	int k = 0;
-
-	if (!root || !meta || !items) {
-		json_free(root);
-		json_free(meta);
-		json_free(items);
-		return NULL;
-	}
-	k |= json_add_string(root, "kind", kind);
-	k |= json_add_string(root, "apiVersion", api_version);
-	k |= json_add_string(meta, "resourceVersion", rv);
-	k |= json_add(root, "metadata", meta);
-	for (size_t i = 0; i < s->n && k == 0; i++) {
-		struct json *dup = json_dup(s->v[i].obj);
-
-		k = dup ? json_append(items, dup) : -ENOMEM;
-	}
-	k |= json_add(root, "items", items);
-	if (k == 0)
-		out = json_print(root, false);
-	json_free(root);
-	return out;
-}

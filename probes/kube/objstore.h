@@ -58,11 +58,3 @@ bool objstore_same(const struct objstore *a, const struct objstore *b);
 size_t objstore_count(const struct objstore *s);
 const struct json *objstore_object(const struct objstore *s, size_t i);         /* in key order; NULL past the end */
 const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name);  /* ns NULL: "" */
-
-/**
- * objstore_list_json() - the store as a list document {"kind": @kind, "apiVersion": @api_version,
- * "metadata": {"resourceVersion": @rv}, "items": [...]} in key order, compact, for the parsers
- * that read list responses (kubeparse_pods(), kubeparse_networks()).
- * Return: a malloc'd string (caller frees), or NULL on -ENOMEM.
- */
-char *objstore_list_json(const struct objstore *s, const char *kind, const char *api_version, const char *rv);

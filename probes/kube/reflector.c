@@ -583,8 +583,3 @@ const struct reflector_stats *reflector_stats(const struct reflector *r)
 {
 	return &r->st;
 }
-
-char *reflector_list_json(const struct reflector *r, const char *kind, const char *api_version)
-{
-	return objstore_list_json(&r->store, kind, api_version, r->rv);
-}

@@ -149,11 +149,3 @@ const char *reflector_state_name(enum reflector_state s);
 const char *reflector_relist_name(enum reflector_relist why);   /* "gone", "resync", "error" */
 const char *reflector_error(const struct reflector *r);         /* the last failure; "" none */
 const struct reflector_stats *reflector_stats(const struct reflector *r);
-
-/**
- * reflector_list_json() - the store as a list document {"kind": @kind, "apiVersion":
- * @api_version, "metadata": {"resourceVersion"}, "items": [...]}, compact, for the parsers that
- * read list responses (kubeparse_pods(), kubeparse_networks()).
- * Return: a malloc'd string (caller frees), or NULL on -ENOMEM.
- */
-char *reflector_list_json(const struct reflector *r, const char *kind, const char *api_version);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "probes/kube/token.h"
+#include "probes/model/fdread.h"
 
 /*
  * Pure: the token from the bytes of a token file. Trailing whitespace (the newline editors and
@@ -77,19 +78,8 @@ int token_refresh(struct token *t, bool force, char *err, size_t errlen)
 		r = -ENOMEM;
 		goto fail;
 	}
-	while (len <= TOKEN_MAX) {
-		ssize_t k = read(fd, buf + len, TOKEN_MAX + 1 - len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = -errno;
-			goto fail;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
+	if ((r = fdread_fill(fd, buf, TOKEN_MAX + 1, 0, &len)) < 0)
+		goto fail;
 	if (len > TOKEN_MAX) {
 		r = -EFBIG;
 		goto fail;

@@ -47,7 +47,7 @@ struct obs_links {
 	struct probe_status status;
 };
 
-/* ---- PCI topology (libpci, probes/host/pcitopo.c) ---- */
+/* ---- PCI topology (sysfs, probes/host/pcitopo.c) ---- */
 
 enum pci_kind {
 	PCI_KIND_OTHER = 0,

@@ -1,12 +1,11 @@
 /*
  * yaml.c - the YAML adapter over libyaml's event parser: documents into JSON trees, with limits.
  *
- * About 800 lines and whole on purpose: one concern, libyaml's event stream built into trees. The
- * limits (depth, size, aliases), anchors, duplicate keys and core-schema scalars are all checked
- * as the events arrive, and the adapter rule keeps every libyaml call in this one file.
+ * One concern, libyaml's event stream built into trees: the limits (depth, size, aliases),
+ * anchors, duplicate keys and tags are all checked as the events arrive, and the adapter rule
+ * keeps every libyaml call in this one file; what a plain scalar means is yamlcore.c's.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,6 +16,7 @@
 #include <yaml.h>
 
 #include "probes/model/yaml.h"
+#include "probes/model/yamlcore.h"
 
 #define YAML_TAG_PREFIX "tag:yaml.org,2002:"
 
@@ -140,124 +140,7 @@ static int yaml_keyset_add(struct yaml_keyset *s, const char *key)
 	return 0;
 }
 
-/* ---- scalars: YAML 1.2 core schema ---- */
-
-static bool yaml_is(const char *s, const char *a, const char *b, const char *c)
-{
-	return strcmp(s, a) == 0 || strcmp(s, b) == 0 || strcmp(s, c) == 0;
-}
-
-static bool yaml_digits(const char *s, const char *set)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr(set, *s))
-			return false;
-	return true;
-}
-
-/* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
-static bool yaml_float_shape(const char *s)
-{
-	size_t lead = 0, frac = 0;
-
-	if (*s == '-' || *s == '+')
-		s++;
-	while (*s >= '0' && *s <= '9') {
-		s++;
-		lead++;
-	}
-	if (*s == '.') {
-		s++;
-		while (*s >= '0' && *s <= '9') {
-			s++;
-			frac++;
-		}
-		if (!lead && !frac)
-			return false;
-	} else if (!lead) {
-		return false;
-	}
-	if (*s == 'e' || *s == 'E') {
-		size_t exp = 0;
-
-		s++;
-		if (*s == '-' || *s == '+')
-			s++;
-		while (*s >= '0' && *s <= '9') {
-			s++;
-			exp++;
-		}
-		if (!exp)
-			return false;
-	}
-	return *s == '\0';
-}
-
-enum yaml_kind {
-	YAML_KIND_NULL,
-	YAML_KIND_BOOL,
-	YAML_KIND_INT,
-	YAML_KIND_FLOAT,
-	YAML_KIND_STR,
-};
-
-/* What a plain scalar means in the core schema; its number in @ret_d. */
-static enum yaml_kind yaml_resolve(const char *s, double *ret_d, bool *ret_b)
-{
-	const char *u = (*s == '-' || *s == '+') ? s + 1 : s;
-
-	if (!*s || yaml_is(s, "~", "null", "Null") || strcmp(s, "NULL") == 0)
-		return YAML_KIND_NULL;
-	if (yaml_is(s, "true", "True", "TRUE")) {
-		*ret_b = true;
-		return YAML_KIND_BOOL;
-	}
-	if (yaml_is(s, "false", "False", "FALSE")) {
-		*ret_b = false;
-		return YAML_KIND_BOOL;
-	}
-	if (yaml_digits(u, "0123456789")) {
-		*ret_d = strtod(s, NULL);
-		return YAML_KIND_INT;
-	}
-	if (strncmp(s, "0o", 2) == 0 && yaml_digits(s + 2, "01234567")) {
-		*ret_d = (double)strtoull(s + 2, NULL, 8);
-		if (strlen(s + 2) > 21)
-			*ret_d = INFINITY;
-		return YAML_KIND_INT;
-	}
-	if (strncmp(s, "0x", 2) == 0 && yaml_digits(s + 2, "0123456789abcdefABCDEF")) {
-		*ret_d = strlen(s + 2) > 16 ? INFINITY : (double)strtoull(s + 2, NULL, 16);
-		return YAML_KIND_INT;
-	}
-	if (yaml_is(u, ".inf", ".Inf", ".INF")) {
-		*ret_d = *s == '-' ? -INFINITY : INFINITY;
-		return YAML_KIND_FLOAT;
-	}
-	if (yaml_is(s, ".nan", ".NaN", ".NAN")) {
-		*ret_d = NAN;
-		return YAML_KIND_FLOAT;
-	}
-	if (yaml_float_shape(s)) {
-		*ret_d = strtod(s, NULL);
-		return YAML_KIND_FLOAT;
-	}
-	return YAML_KIND_STR;
-}
-
-static struct json *yaml_kind_node(enum yaml_kind k, const char *s, double d, bool bv)
-{
-	switch (k) {
-	case YAML_KIND_NULL: return json_new_null();
-	case YAML_KIND_BOOL: return json_new_bool(bv);
-	case YAML_KIND_INT:
-	case YAML_KIND_FLOAT: return json_new_number(d);
-	case YAML_KIND_STR: return json_new_string(s);
-	}
-	return NULL;
-}
+/* ---- scalars: YAML 1.2 core schema (yamlcore.c) ---- */
 
 /* The core tag @tag names, without its prefix ("int"), or NULL when it is not one. */
 static const char *yaml_core_tag(const char *tag)
@@ -278,7 +161,7 @@ static struct json *yaml_scalar(struct yaml_builder *b, const yaml_event_t *ev, 
 {
 	const char *s = (const char *)ev->data.scalar.value, *tag = (const char *)ev->data.scalar.tag;
 	size_t len = ev->data.scalar.length;
-	enum yaml_kind want, got;
+	enum yamlcore_kind want, got;
 	const char *core = NULL;
 	struct json *v;
 	double d = 0;
@@ -295,24 +178,24 @@ static struct json *yaml_scalar(struct yaml_builder *b, const yaml_event_t *ev, 
 	}
 	if (!core) {
 		/* Untagged plain scalars resolve; quoted, block and "!"-tagged ones are strings. */
-		got = (!tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) ? yaml_resolve(s, &d, &bv)
-										   : YAML_KIND_STR;
-		v = yaml_kind_node(got, s, d, bv);
+		got = (!tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) ? yamlcore_resolve(s, &d, &bv)
+										   : YAMLCORE_STR;
+		v = yamlcore_kind_node(got, s, d, bv);
 	} else if (strcmp(core, "map") == 0 || strcmp(core, "seq") == 0) {
 		yaml_fail(b, &ev->start_mark, -EINVAL, "tag !!%s on a scalar", core);
 		return NULL;
 	} else {
-		want = strcmp(core, "str") == 0 ? YAML_KIND_STR : strcmp(core, "int") == 0 ? YAML_KIND_INT :
-		       strcmp(core, "float") == 0 ? YAML_KIND_FLOAT : strcmp(core, "bool") == 0 ? YAML_KIND_BOOL :
-		       YAML_KIND_NULL;
-		got = want == YAML_KIND_STR ? YAML_KIND_STR : yaml_resolve(s, &d, &bv);
-		if (want == YAML_KIND_FLOAT && got == YAML_KIND_INT)
-			got = YAML_KIND_FLOAT;
+		want = strcmp(core, "str") == 0 ? YAMLCORE_STR : strcmp(core, "int") == 0 ? YAMLCORE_INT :
+		       strcmp(core, "float") == 0 ? YAMLCORE_FLOAT : strcmp(core, "bool") == 0 ? YAMLCORE_BOOL :
+		       YAMLCORE_NULL;
+		got = want == YAMLCORE_STR ? YAMLCORE_STR : yamlcore_resolve(s, &d, &bv);
+		if (want == YAMLCORE_FLOAT && got == YAMLCORE_INT)
+			got = YAMLCORE_FLOAT;
 		if (got != want) {
 			yaml_fail(b, &ev->start_mark, -EINVAL, "\"%.40s\" is not a value of tag !!%s", s, core);
 			return NULL;
 		}
-		v = yaml_kind_node(got, s, d, bv);
+		v = yamlcore_kind_node(got, s, d, bv);
 	}
 	if (!v) {
 		*ret_r = -ENOMEM;

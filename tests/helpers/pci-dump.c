@@ -1,7 +1,12 @@
-/* pci-dump.c - test helper: pcitopo_scan + pairing_compute on --root, printed one line per fact. */
+/* pci-dump.c - test helper: pcitopo_scan + pairing_compute on --root, printed one line per fact; --repeat times the scan (bench). */
+#include <fcntl.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "probes/host/pcitopo.h"
 #include "report/checks/pairing.h"
@@ -13,6 +18,8 @@
  *        [bus=<sec>-<sub>] [switch=<upstream port BDF|->]      (one line; switch for GPUs/gVNICs)
  *   pair <gpu BDF> <nic BDF|->                                 (every GPU)
  * With --pairs only "<gpu BDF> <nic BDF>" for paired GPUs, the daemon_pairing.py format.
+ * With --repeat N the scan runs N times and one line says what one cost (bench/pci.sh):
+ *   ms=<per scan> funcs=<n> maxrss_kib=<the process's peak RSS after them>
  * Exit: 0 scanned, 1 the probe failed, 2 usage or out of memory.
  */
 
@@ -31,7 +38,37 @@ static const char *pci_dump_kind(enum pci_kind k)
 
 static void pci_dump_usage(FILE *to)
 {
-	fputs("usage: pci-dump --root DIR [--pairs]\n", to);
+	fputs("usage: pci-dump --root DIR [--pairs | --repeat N]\n", to);
+}
+
+static double pci_dump_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Scan @root @repeat times and print what one scan cost. Return: the exit code. */
+static int pci_dump_repeat(int rootfd, const char *root, long repeat)
+{
+	struct obs_pci pci = { 0 };
+	struct rusage ru;
+	double t0 = pci_dump_now_ms();
+	size_t n = 0;
+
+	for (long k = 0; k < repeat; k++) {
+		if (pcitopo_scan(rootfd, root, &pci) < 0 || pci.status.state != PROBE_OK) {
+			fprintf(stderr, "pci-dump: %s\n", pci.status.message);
+			pcitopo_free(&pci);
+			return 1;
+		}
+		n = pci.n;
+		pcitopo_free(&pci);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("ms=%.4f funcs=%zu maxrss_kib=%ld\n", (pci_dump_now_ms() - t0) / (double)repeat, n, ru.ru_maxrss);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -39,27 +76,37 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "pairs", no_argument, NULL, 'p' },
+		{ "repeat", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *root = NULL;
+	int rootfd;
 	struct obs_pci pci = { 0 };
 	struct pairing p = { 0 };
+	long repeat = 0;
 	int c, r, only_pairs = 0;
 
-	while ((c = getopt_long(argc, argv, "r:ph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:pn:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': root = optarg; break;
 		case 'p': only_pairs = 1; break;
+		case 'n': repeat = strtol(optarg, NULL, 10); break;
 		case 'h': pci_dump_usage(stdout); return 0;
 		default: pci_dump_usage(stderr); return 2;
 		}
 	}
-	if (!root || optind != argc) {
+	if (!root || optind != argc || repeat < 0) {
 		pci_dump_usage(stderr);
 		return 2;
 	}
-	r = pcitopo_scan(root, &pci);
+	/* --root opened once, as the agent does (observe_rootfd()), and handed in. */
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		rootfd = -errno;
+	if (repeat)
+		return pci_dump_repeat(rootfd, root, repeat);
+	r = pcitopo_scan(rootfd, root, &pci);
 	if (pairing_compute(&pci, &p) < 0) {
 		fputs("pci-dump: out of memory\n", stderr);
 		pcitopo_free(&pci);

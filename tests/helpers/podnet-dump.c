@@ -1,10 +1,12 @@
 /* podnet-dump.c - print podnet_sample() of ROOT for the pods named, one line per pod (tests, bench); time it, or the window's second reading. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "probes/host/podnet.h"
 
@@ -60,7 +62,7 @@ static void podnet_dump_usage(void)
 }
 
 /* One sample of ROOT, then @repeat second readings of every pod's net/dev timed (0: one, printed). Return: the exit code. */
-static int podnet_dump_again(const char *root, struct podnet_pod *pods, int n, long repeat)
+static int podnet_dump_again(int rootfd, const char *root, struct podnet_pod *pods, int n, long repeat)
 {
 	struct obs_transport t;
 	struct podnet_stats st;
@@ -68,7 +70,7 @@ static int podnet_dump_again(const char *root, struct podnet_pod *pods, int n, l
 	double t0;
 	int r;
 
-	r = podnet_sample(root, pods, (size_t)n, &t, &st);
+	r = podnet_sample(rootfd, root, pods, (size_t)n, &t, &st);
 	all = calloc((size_t)n + 1, sizeof(*all));
 	if (r < 0 || !all) {
 		fprintf(stderr, "podnet-dump: %s\n", strerror(r < 0 ? -r : ENOMEM));
@@ -83,7 +85,7 @@ static int podnet_dump_again(const char *root, struct podnet_pod *pods, int n, l
 	for (long k = 0; k < (repeat ? repeat : 1) && r >= 0; k++) {
 		for (size_t j = 0; j < t.n; j++)
 			t.pods[j].sampled_ms++;  /* each reading later than the one before */
-		r = podnet_again(root, &t, all, &st);
+		r = podnet_again(rootfd, root, &t, all, &st);
 	}
 	if (r < 0)
 		fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
@@ -98,14 +100,14 @@ static int podnet_dump_again(const char *root, struct podnet_pod *pods, int n, l
 }
 
 /* Sample ROOT for @pods (a first sample's pids as hints with @hints; @repeat samples timed), print. Return: the exit code. */
-static int podnet_dump_run(const char *root, struct podnet_pod *pods, int n, bool hints, long repeat)
+static int podnet_dump_run(int rootfd, const char *root, struct podnet_pod *pods, int n, bool hints, long repeat)
 {
 	struct obs_transport t;
 	struct podnet_stats st;
 	int r;
 
 	if (hints) {
-		r = podnet_sample(root, pods, (size_t)n, &t, &st);
+		r = podnet_sample(rootfd, root, pods, (size_t)n, &t, &st);
 		if (r < 0) {
 			fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
 			return 1;
@@ -121,7 +123,7 @@ static int podnet_dump_run(const char *root, struct podnet_pod *pods, int n, boo
 		double t0 = podnet_dump_now_ms();
 
 		for (long k = 0; k < repeat; k++) {
-			r = podnet_sample(root, pods, (size_t)n, &t, &st);
+			r = podnet_sample(rootfd, root, pods, (size_t)n, &t, &st);
 			if (r < 0) {
 				fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
 				return 1;
@@ -132,7 +134,7 @@ static int podnet_dump_run(const char *root, struct podnet_pod *pods, int n, boo
 		       (podnet_dump_now_ms() - t0) / (double)repeat, n, st.hints, st.pids, st.cgroups, st.bytes);
 		return 0;
 	}
-	r = podnet_sample(root, pods, (size_t)n, &t, &st);
+	r = podnet_sample(rootfd, root, pods, (size_t)n, &t, &st);
 	if (r < 0) {
 		fprintf(stderr, "podnet-dump: %s\n", strerror(-r));
 		return 1;
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
 	char ***ids;
 	long repeat = 0;
 	bool hints = false, again = false;
-	int i = 1, n, rc;
+	int i = 1, n, rc, rootfd;
 
 	if (argc > i + 1 && strcmp(argv[i], "--repeat") == 0) {
 		repeat = strtol(argv[i + 1], NULL, 10);
@@ -197,7 +199,14 @@ int main(int argc, char **argv)
 		pods[k].container_ids = (const char *const *)ids[k];
 		pods[k].n_container_ids = m;
 	}
-	rc = again ? podnet_dump_again(argv[i], pods, n, repeat) : podnet_dump_run(argv[i], pods, n, hints, repeat);
+	/* ROOT opened once, as the agent does (observe_rootfd()), and handed in. */
+	rootfd = open(argv[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		rootfd = -errno;
+	rc = again ? podnet_dump_again(rootfd, argv[i], pods, n, repeat) :
+		     podnet_dump_run(rootfd, argv[i], pods, n, hints, repeat);
+	if (rootfd >= 0)
+		close(rootfd);
 out:
 	for (int k = 0; k < n; k++)
 		free(ids[k]);

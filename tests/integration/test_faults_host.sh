@@ -125,7 +125,7 @@ agent net-looping && expect net-looping "2" '0000:06:00\.0/net: Too many levels 
 reject net-looping 'in-pod|in use by a pod'
 
 # FIFOs where files should be: never a hang (the open would block), the file named.
-for f in numa_node vendor config revision; do
+for f in numa_node vendor config; do
 	fresh
 	rm -f "$R/sys/bus/pci/devices/$GPU/$f"
 	mkfifo "$R/sys/bus/pci/devices/$GPU/$f"
@@ -175,7 +175,7 @@ agent abslink-aperture && expect abslink-aperture "0" '^tcpxo: ready'
 fresh
 rm -f "$R/sys/bus/pci/devices/$GPU"
 ln -s "/sys/devices/$(readlink "$G/sys/bus/pci/devices/$GPU" | sed 's|.*devices/||')" "$R/sys/bus/pci/devices/$GPU"
-agent abslink-pci-device && expect abslink-pci-device "2" "$GPU: a link on the way leads out of --root"
+agent abslink-pci-device && expect abslink-pci-device "0" '^tcpxo: ready'
 
 # Dangling and looping links in devices/ and class/net, and a dangling driver link.
 fresh

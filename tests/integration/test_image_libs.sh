@@ -18,7 +18,7 @@ done
 
 # Every library the build links through pkg-config, linked into a probe even when unused (--no-as-needed),
 # so this runs before the agent's binary links and cannot pass by the binary linking fewer libraries.
-PKGS="libnl-3.0 libnl-route-3.0 libpci libudev libcurl libcjson yaml-0.1 libmicrohttpd"
+PKGS="libnl-3.0 libnl-route-3.0 libudev libcurl libcjson yaml-0.1 libmicrohttpd"
 if printf 'int main(void) { return 0; }\n' | cc -x c - -o "$tmp/probe" -Wl,--no-as-needed $(pkg-config --libs $PKGS) 2>"$tmp/cc.err"; then
 	$PY libs "$tmp/probe" >"$tmp/out" || failed=1
 	sed 's/^\(not \)\{0,1\}ok image-libs/&-pkgconfig/' "$tmp/out"

@@ -1789,8 +1789,6 @@ static void test_reflector_over_streams(void **state)
 		};
 		struct rig g = { .c = client() };
 		const struct reflector_stats *st;
-		char *json;
-		struct json *v = NULL;
 
 		stream_reset(NULL);
 		write_str("requests.log", "");
@@ -1816,11 +1814,8 @@ static void test_reflector_over_streams(void **state)
 		assert_true(rig_run(&g, 15000, rig_relisted));
 		assert_int_equal(reflector_count(g.r), 3);
 		assert_true(reflector_stats_relists(st) >= 1);
-		json = reflector_list_json(g.r, "PodList", "v1");
-		assert_int_equal(json_parse(json, strlen(json), &v), 0);
-		assert_int_equal(json_size(json_get(v, "items")), 3);
-		json_free(v);
-		free(json);
+		for (size_t i = 0; i < 3; i++)
+			assert_non_null(json_get_path(reflector_object(g.r, i), "metadata", "name", NULL));
 		print_message("reflector over streams (%s): %lu requests, %lu lists, %lu watches, %lu resumes, "
 			      "%lu gone, %lu events, %lu bookmarks, %lu errors\n", watchlist ? "watchlist" : "list+watch",
 			      st->requests, st->lists, st->watches, st->resumes, st->gone, st->events, st->bookmarks,

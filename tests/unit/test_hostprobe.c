@@ -24,6 +24,17 @@
 
 static char root[256];
 
+/* The probe as the agent runs it: --root opened by the caller (its -errno when it cannot be), handed in. */
+static int observe_host(const char *dir, const struct obs_pci *pci, struct obs_host *h)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), r;
+
+	r = hostprobe_observe(fd < 0 ? -errno : fd, dir, pci, h);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static const char *path(const char *fmt, va_list ap)
 {
 	static char p[1024];
@@ -206,7 +217,7 @@ static void test_healthy(void **state)
 		assert_true(make_char("nvidia-uvm", 510, 0));
 		assert_true(make_char("dmabuf_import_helper", 10, 123));
 	}
-	assert_int_equal(hostprobe_observe(root, &pci, &h), 0);
+	assert_int_equal(observe_host(root, &pci, &h), 0);
 
 	assert_int_equal(h.aperture.status.state, PROBE_OK);
 	assert_true(h.aperture.present);
@@ -269,7 +280,7 @@ static void test_empty_root(void **state)
 	struct obs_host h;
 
 	/* Nothing at all under root: absent things are observations; /proc is a failure. */
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	assert_int_equal(h.aperture.status.state, PROBE_OK);
 	assert_false(h.aperture.present);
 	assert_int_equal(h.devnodes.status.state, PROBE_OK);
@@ -289,7 +300,7 @@ static void test_missing_root(void **state)
 	struct obs_host h;
 
 	snprintf(p, sizeof(p), "%s/nope", root);
-	assert_int_equal(hostprobe_observe(p, NULL, &h), 0);
+	assert_int_equal(observe_host(p, NULL, &h), 0);
 	assert_int_equal(h.aperture.status.state, PROBE_FAILED);
 	assert_int_equal(h.devnodes.status.state, PROBE_FAILED);
 	assert_int_equal(h.nvpath.status.state, PROBE_FAILED);
@@ -336,7 +347,7 @@ static void test_bar4_hostile(void **state)
 	aperture_entry("noids", nic_ip(2), 0666);
 	wr("garbage", 7, 0444, "dev/aperture_devices/noids/vendor");
 
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	assert_int_equal(h.aperture.n, 9);
 	assert_int_equal(entry(&h, "ok")->bar4, OBS_BAR4_OK);
 	assert_int_equal(entry(&h, "empty")->bar4, OBS_BAR4_EMPTY);
@@ -367,7 +378,7 @@ static void test_aperture_hostile_entries(void **state)
 	aperture_entry("with space", nic_ip(0), 0666);
 	aperture_entry("new\nline", nic_ip(1), 0666);
 
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	assert_int_equal(h.aperture.status.state, PROBE_OK);
 	assert_int_equal(h.aperture.n, 5);
 	assert_int_equal(entry(&h, "loop")->type, OBS_FILE_BROKEN);
@@ -386,7 +397,7 @@ static void test_aperture_many(void **state)
 
 	for (int i = 199; i >= 0; i--)
 		mk("dev/aperture_devices/e%03d", i);
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	assert_int_equal(h.aperture.n, OBS_APERTURE_MAX);
 	assert_int_equal(h.aperture.n_dropped, 200 - OBS_APERTURE_MAX);
 	assert_string_equal(h.aperture.v[0].name, "e000");
@@ -430,7 +441,7 @@ static void test_proc_hostile(void **state)
 	free(buf);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	print_message("hostprobe_observe over 3000+ /proc entries: %.1f ms\n",
 		      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
@@ -468,7 +479,7 @@ static void test_devnodes_types(void **state)
 	mk("dev/nvidiactl");
 	if (devs)
 		assert_true(make_char("nvidia1", 195, 1));
-	assert_int_equal(hostprobe_observe(root, &pci, &h), 0);
+	assert_int_equal(observe_host(root, &pci, &h), 0);
 	assert_int_equal(h.devnodes.n, 5);
 	assert_int_equal(h.devnodes.v[0].type, OBS_FILE_REGULAR);
 	assert_int_equal(h.devnodes.v[1].type, devs ? OBS_FILE_CHAR : OBS_FILE_ABSENT);
@@ -491,7 +502,7 @@ static void test_nvpath_hostile(void **state)
 	ln("libcuda.so.1", "home/kubernetes/bin/nvidia/lib64/libcuda.so");
 	ln("libnvidia-ml.so", "home/kubernetes/bin/nvidia/lib64/libnvidia-ml.so");
 	wr("", 0, 0644, "home/kubernetes/bin/nvidia/lib64/libnccl.so.2.28.7");
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	assert_int_equal(h.nvpath.smi, OBS_FILE_DIR);
 	assert_int_equal(h.nvpath.n_lib64, 3);
 	assert_string_equal(h.nvpath.lib64[0].name, "libcuda.so");
@@ -504,7 +515,7 @@ static void test_nvpath_hostile(void **state)
 	teardown(state);
 	setup(state);
 	wr("", 0, 0644, "home/kubernetes/bin/nvidia/lib64");
-	assert_int_equal(hostprobe_observe(root, NULL, &h), 0);
+	assert_int_equal(observe_host(root, NULL, &h), 0);
 	assert_int_equal(h.nvpath.dir, OBS_FILE_DIR);
 	assert_int_equal(h.nvpath.smi, OBS_FILE_ABSENT);
 	assert_int_equal(h.nvpath.lib64_dir, OBS_FILE_REGULAR);

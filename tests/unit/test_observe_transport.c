@@ -54,6 +54,28 @@ int openat(int dirfd, const char *path, int flags, ...)
 	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
 }
 
+/* The probes as the agent runs them: --root opened by the caller (its -errno when it cannot be), handed in. */
+static int sample(const char *dir, const struct podnet_pod *pods, size_t n, struct obs_transport *t,
+		  struct podnet_stats *st)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), r;
+
+	r = podnet_sample(fd < 0 ? -errno : fd, dir, pods, n, t, st);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static int again(const char *dir, struct obs_transport *t, const bool *which, struct podnet_stats *st)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), r;
+
+	r = podnet_again(fd < 0 ? -errno : fd, dir, t, which, st);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static void put(const char *rel, const char *text)
 {
 	char path[256];
@@ -210,7 +232,7 @@ static void test_hints(void **state)
 	struct podnet_stats st;
 	struct obs_transport t;
 
-	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(sample(root, &want, 1, &t, &st), 0);
 	assert_int_equal(st.hints, 1);
 	assert_int_equal(st.pids, 0);           /* no listing at all */
 	assert_int_equal(st.cgroups, 1);
@@ -221,7 +243,7 @@ static void test_hints(void **state)
 	/* The sidecar's process, a pid that is no process: listed again, the GPU process found. */
 	for (int hint = 5; hint <= 6; hint++) {
 		want.pid_hint = hint;
-		assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+		assert_int_equal(sample(root, &want, 1, &t, &st), 0);
 		assert_int_equal(st.hints, 0);
 		assert_true(st.pids >= 1);
 		assert_int_equal(t.pods[0].pid, 10);
@@ -231,7 +253,7 @@ static void test_hints(void **state)
 	/* A hint naming another pod's process does not settle this one. */
 	want.uid = UID_B;
 	want.pid_hint = 10;
-	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(sample(root, &want, 1, &t, &st), 0);
 	assert_int_equal(st.hints, 0);
 	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_NO_PROCESS);
 	obs_transport_free(&t);
@@ -249,7 +271,7 @@ static void test_process_exits(void **state)
 	vanish = "10";
 	vanish_at = 2;          /* the listing's open of its directory, then the read's */
 	vanish_calls = 0;
-	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(sample(root, &want, 1, &t, &st), 0);
 	vanish = NULL;
 	snprintf(from, sizeof(from), "%s/gone-10", root);
 	snprintf(to, sizeof(to), "%s/proc/10", root);
@@ -284,11 +306,11 @@ static void test_again(void **state)
 	bool which[1] = { true };
 	char text[128];
 
-	assert_int_equal(podnet_sample(root, &want, 1, &t, &st), 0);
+	assert_int_equal(sample(root, &want, 1, &t, &st), 0);
 	assert_int_equal(t.pods[0].pid, 10);
 	t.pods[0].sampled_ms = 1000;
 	dev_of(10, 5000000000ull, 6000000000ull);
-	assert_int_equal(podnet_again(root, &t, which, &st), 1);
+	assert_int_equal(again(root, &t, which, &st), 1);
 	assert_int_equal(st.cgroups, 1);        /* the pod's cgroup checked, no listing */
 	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_READ);
 	assert_true(t.pods[0].has_prev);
@@ -300,18 +322,18 @@ static void test_again(void **state)
 
 	/* Not asked: untouched. */
 	which[0] = false;
-	assert_int_equal(podnet_again(root, &t, which, &st), 0);
+	assert_int_equal(again(root, &t, which, &st), 0);
 	assert_int_equal(st.cgroups, 0);
 	which[0] = true;
 
 	/* Its pid now another pod's process (reused within the window): never read as this pod's. */
 	snprintf(text, sizeof(text), "0::/kubepods/burstable/pod%s/other\n", UID_B);
 	put("proc/10/cgroup", text);
-	assert_int_equal(podnet_again(root, &t, which, &st), 0);
+	assert_int_equal(again(root, &t, which, &st), 0);
 	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_UNREADABLE);
 	assert_non_null(strstr(t.pods[0].why, "/proc/10 exited (or left the pod) between two readings of its net/dev"));
 	/* Unreadable now: not read again. */
-	assert_int_equal(podnet_again(root, &t, which, &st), 0);
+	assert_int_equal(again(root, &t, which, &st), 0);
 	obs_transport_free(&t);
 	proc_of(10, UID_A, "gpu1");
 }
@@ -350,6 +372,28 @@ static void test_window(void **state)
 	proc_of(10, UID_A, "gpu1");
 }
 
+/* --root is opened once and the same fd handed to every probe; another root replaces it; none is an errno. */
+static void test_rootfd_once(void **state)
+{
+	struct stat a, b;
+	int fd;
+
+	(void)state;
+	fd = observe_rootfd("/");
+	assert_true(fd >= 0);
+	assert_int_equal(observe_rootfd("/"), fd);
+	assert_int_equal(observe_rootfd(""), fd);       /* "" is "/", as --root's default */
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/", &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	fd = observe_rootfd("/tmp");
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/tmp", &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	assert_int_equal(observe_rootfd("/nonexistent-root-of-test"), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_process_exits),
 		cmocka_unit_test(test_again),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_rootfd_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -20,6 +20,17 @@ struct test_watch {
 	char path[PATH_MAX];
 };
 
+/* The watch as the agent opens it: --root's fd opened by the caller (its -errno when it cannot be), handed in. */
+static int open_watch(const char *root, struct watch **w)
+{
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), r;
+
+	r = watch_open(fd < 0 ? -errno : fd, root, w);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static const char *test_watch_path(struct test_watch *t, const char *rel)
 {
 	snprintf(t->path, sizeof(t->path), "%s/%s", t->root, rel);
@@ -57,7 +68,7 @@ static void test_missing_dirs_watch_ancestors(void **state)
 	char what[256];
 
 	assert_int_equal(mkdir(test_watch_path(t, "dev"), 0755), 0);
-	assert_int_equal(watch_open(t->root, &w), 0);
+	assert_int_equal(open_watch(t->root, &w), 0);
 	/* aperture_devices does not exist yet: dev stands in; lib64's nearest ancestor is the root. */
 	assert_string_equal(watch_watched(w, 0), test_watch_path(t, "dev"));
 	assert_string_equal(watch_watched(w, 1), test_watch_path(t, "dev"));
@@ -93,7 +104,7 @@ static void test_ancestor_ignores_unrelated_entries(void **state)
 	struct watch *w;
 	int fd;
 
-	assert_int_equal(watch_open(t->root, &w), 0);
+	assert_int_equal(open_watch(t->root, &w), 0);
 	assert_string_equal(watch_watched(w, 2), t->root);
 	/* Unrelated entries in a stand-in ancestor: nothing to re-observe. */
 	fd = open(test_watch_path(t, "unrelated"), O_WRONLY | O_CREAT, 0644);
@@ -132,7 +143,7 @@ static void test_close_write_counts_in_lib64_not_dev(void **state)
 	fd = open(test_watch_path(t, "home/kubernetes/bin/nvidia/lib64/nccl-env-profile.sh"), O_WRONLY | O_CREAT, 0644);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(watch_open(t->root, &w), 0);
+	assert_int_equal(open_watch(t->root, &w), 0);
 
 	/* Every process writing /dev/null would otherwise wake the agent. */
 	for (int i = 0; i < 3; i++) {
@@ -178,7 +189,7 @@ static void test_absolute_link_inside_root(void **state)
 	assert_int_equal(mkdir(test_watch_path(t, "home/kubernetes"), 0755), 0);
 	assert_int_equal(mkdir(test_watch_path(t, "home/kubernetes/bin"), 0755), 0);
 	assert_int_equal(symlink("/opt/nvidia", test_watch_path(t, "home/kubernetes/bin/nvidia")), 0);
-	assert_int_equal(watch_open(t->root, &w), 0);
+	assert_int_equal(open_watch(t->root, &w), 0);
 	snprintf(want, sizeof(want), "%s/opt/nvidia/lib64", t->root);
 	assert_string_equal(watch_watched(w, 2), want);
 	fd = open(test_watch_path(t, "opt/nvidia/lib64/libnccl-net.so"), O_WRONLY | O_CREAT, 0644);
@@ -197,16 +208,16 @@ static void test_bad_root(void **state)
 	memset(root, 'a', sizeof(root) - 1);
 	root[0] = '/';
 	root[sizeof(root) - 1] = '\0';
-	assert_int_equal(watch_open(root, &w), -EINVAL);
+	assert_int_equal(open_watch(root, &w), -EINVAL);
 	assert_null(w);
 	/* A root that does not exist at all: nothing above it is watched in its place. */
-	assert_int_equal(watch_open("/nonexistent-tcpxo-root", &w), 0);
+	assert_int_equal(open_watch("/nonexistent-tcpxo-root", &w), 0);
 	assert_null(watch_watched(w, 0));
 	assert_null(watch_watched(w, 2));
 	assert_int_equal(watch_drain(w, NULL, 0), 0);
 	watch_free(w);
 	/* The real root: dev is there. */
-	assert_int_equal(watch_open("/", &w), 0);
+	assert_int_equal(open_watch("/", &w), 0);
 	assert_string_equal(watch_watched(w, 1), "/dev");
 	watch_free(w);
 	watch_free(NULL);
