@@ -21,7 +21,7 @@
 #   restart      a second daemon, polling (--no-watch), started 5 s or more after the node's last heartbeat:
 #                nothing at start, the first status patch one period after that heartbeat (not after the
 #                start: its age read in the right unit), two or three in 23 s, nothing else
-#   metrics      the same daemon's /metrics after 35 s: promtool clean, ready 1, observed 1, its status patches as
+#   metrics      the same daemon's /metrics after 35 s, 2 s after a heartbeat: promtool clean, ready 1, observed 1, its status patches as
 #                the server counted them (issue 24's run: metrics, heartbeat, JSON log and -v together)
 # Takes about 95 s. Env: TOPDIR, BUILD, TCPXO_AGENT. Prints ok/not ok/skip per case.
 set -u
@@ -88,6 +88,11 @@ sleep 35
 # The same daemon's /metrics (issue 24's run: metrics, heartbeat, JSON log, -v together): the node's true
 # values and the status patches the fake API saw counted; promtool clean where promtool is installed.
 PATH=$PATH:$TOPDIR/.tools/bin
+# Scrape between two heartbeats, never while one is in flight (the agent counts a write on its answer,
+# the fake API logs it after answering): 2 s after the next status patch the server saw.
+beats0=$(reqs 0 | grep -c '^STATUS')
+wait_for '[ "$(reqs 0 | grep -c "^STATUS")" -gt "$beats0" ]' 15
+sleep 2
 maddr=$(/usr/bin/python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
