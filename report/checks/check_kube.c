@@ -262,7 +262,24 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 	}
 }
 
-unsigned check_network_problems(const struct obs_kube *k, const char *name)
+/* What is wrong with one GPU NIC's Network object: one bit each, in the order the check names them. */
+enum check_kube_net_problem {
+	CHECK_NET_MISSING = 1u << 0,            /* no such Network: nothing else is looked at */
+	CHECK_NET_NO_TYPE = 1u << 1,            /* no spec.type (L3 by default) */
+	CHECK_NET_NOT_DEVICE = 1u << 2,         /* of another type than Device */
+	CHECK_NET_NOT_READY = 1u << 3,
+	CHECK_NET_NOT_PARAMS_READY = 1u << 4,
+	CHECK_NET_NO_PARAMS_REF = 1u << 5,      /* no parametersRef (GKENetworkParamSet) */
+};
+
+/* Each problem in short, by bit: a GPU NIC's finding on its row (its first problem). */
+static const char *const check_kube_net_short[] = {
+	"no such Network", "Network has no spec.type, not Device", "Network is not of type Device",
+	"Network not Ready", "Network not ParamsReady", "Network has no parametersRef",
+};
+
+/* The Network named @name's problems; 0 when nothing is wrong or the Networks were not read. */
+static unsigned check_kube_net_problems(const struct obs_kube *k, const char *name)
 {
 	const struct kube_network *net = obs_kube_network(k, name);
 	unsigned bits = 0;
@@ -282,6 +299,24 @@ unsigned check_network_problems(const struct obs_kube *k, const char *name)
 	if (!net->has_params_ref)
 		bits |= CHECK_NET_NO_PARAMS_REF;
 	return bits;
+}
+
+/* Each GPU NIC's finding on its row: its Network's first problem, or no Network where nic-info was read. */
+static int check_kube_net_find(const struct obs_kube *k, struct profile *p)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < p->n_nics; i++) {
+		const char *net = p->nics[i].network;
+		unsigned bits = net[0] ? check_kube_net_problems(k, net) : 0;
+
+		if (bits)
+			r = profile_find(p, CHECK_NETWORKS, FINDING_NIC, i, NULL, NULL, "%s",
+					 check_kube_net_short[__builtin_ctz(bits)]);
+		else if (!net[0] && k->has_nic_info && k->has_north)
+			r = profile_find(p, CHECK_NETWORKS, FINDING_NIC, i, NULL, NULL, "no Network in nic-info");
+	}
+	return r;
 }
 
 /* Networks CRs of the mapping: exist, Ready, ParamsReady, a GKENetworkParamSet. */
@@ -309,7 +344,7 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 
 		if (!v[i].network[0])
 			continue;
-		bits = check_network_problems(k, v[i].network);
+		bits = check_kube_net_problems(k, v[i].network);
 		if (bits & CHECK_NET_MISSING) {
 			check_kube_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
 			continue;
@@ -348,6 +383,8 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 	free(p->ifaces);
 	p->ifaces = NULL;
 	p->n_ifaces = 0;
+	if (check_kube_net_find(k, p) < 0)
+		return -ENOMEM;
 	r = check_kube_need(k, &k->node_fetch, c, "network mapping", "node");
 	if (r)
 		return r < 0 ? r : 0;

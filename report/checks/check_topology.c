@@ -74,6 +74,10 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 	struct strbuf sb = { 0 };
 	size_t unbound = 0;
 
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (p->nics[i].state == NIC_STATE_MISSING &&
+		    profile_find(p, CHECK_GPU_NICS, FINDING_NIC, i, NULL, NULL, "not bound to a driver") < 0)
+			return -ENOMEM;
 	if (o->pci.status.state != PROBE_OK)
 		return check_set(c, CHECK_SKIP, NULL, "PCI bus not read");
 	if (p->n_gpus == 0)
@@ -134,11 +138,22 @@ int check_pairing(const struct observation *o, struct profile *p, struct check *
 
 	if (p->kind == PROFILE_NONE)
 		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
+	for (size_t i = 0; i < p->n_gpus; i++)
+		if (p->gpus[i].nic < 0 &&
+		    profile_find(p, CHECK_PAIRING, FINDING_GPU, i, NULL, NULL, "%s",
+				 p->gpus[i].sw >= 0 ? "no GPU NIC in its switch" : "in no PCIe switch") < 0)
+			return -ENOMEM;
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 
+		if (n->sw >= 0 && n->n_gpus != per &&
+		    profile_find(p, CHECK_PAIRING, FINDING_NIC, i, NULL, NULL, "serves %zu GPU%s, expected %u",
+				 n->n_gpus, n->n_gpus == 1 ? "" : "s", per) < 0)
+			return -ENOMEM;
 		if (n->sw >= 0)
 			continue;
+		if (profile_find(p, CHECK_PAIRING, FINDING_NIC, i, NULL, NULL, "outside every GPU PCIe switch") < 0)
+			return -ENOMEM;
 		strbuf_append(&sb, outside++ ? "; " : "");
 		strbuf_append(&sb, "GPU NIC ");
 		topology_nic_label(n, &sb);
@@ -174,13 +189,29 @@ int check_pairing(const struct observation *o, struct profile *p, struct check *
 			 p->n_paired, p->n_gpus, per == 1 ? "1:1" : "2:1");
 }
 
-bool check_links_nic(const struct observation *o, const struct profile_nic *n, struct check_links_nic *ret)
+/* What is wrong with one GPU NIC's link. */
+struct topology_link {
+	const struct obs_link_flap *flap;       /* held not ready by flap damping (never in a pod), else NULL */
+	bool in_pod;            /* moved into a pod's network namespace: not judged from the host */
+	bool judged;            /* its link is judged: held, down or up (not in a pod, unbound or unknown) */
+	bool down;              /* down, and not held */
+	char down_text[32];     /* when down: "admin down" or "oper STATE" */
+	bool mtu;               /* judged, MTU not PROFILE_GPU_NIC_MTU */
+	bool no_ipv4;           /* judged, no IPv4 address */
+};
+
+/*
+ * Judge GPU NIC @n's link in @o into *@ret. A NIC held by the daemon's flap damping is judged as
+ * up whatever state this sample caught, so its findings do not alternate with each sample; a NIC
+ * in a pod is not held. Return: whether anything is wrong.
+ */
+static bool topology_link(const struct observation *o, const struct profile_nic *n, struct topology_link *ret)
 {
 	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
 	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
 	enum nic_state st = n->state;
 
-	*ret = (struct check_links_nic){ 0 };
+	*ret = (struct topology_link){ 0 };
 	if (flap && st != NIC_STATE_IN_POD) {
 		ret->flap = flap;
 		st = NIC_STATE_UP;
@@ -209,6 +240,39 @@ bool check_links_nic(const struct observation *o, const struct profile_nic *n, s
 	return ret->flap || ret->down || ret->mtu || ret->no_ipv4;
 }
 
+/* NIC @i's link findings, on its row and in @sb. Return: 0 or -ENOMEM. */
+static int topology_link_find(const struct observation *o, struct profile *p, size_t i, const struct topology_link *j,
+			      struct strbuf *sb)
+{
+	const struct profile_nic *n = &p->nics[i];
+	const char *label = *n->name ? n->name : n->bdf;
+	int r = 0;
+
+	/* A held NIC is named by its changes only, so the message does not alternate with each sample. */
+	if (j->flap) {
+		strbuf_appendf(sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
+			       sb->len ? "; " : "", label, j->flap->changes, j->flap->changes == 1 ? "" : "s",
+			       o->flaps.hold_s);
+		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "flapping: %u up/down change%s",
+				 j->flap->changes, j->flap->changes == 1 ? "" : "s");
+	}
+	if (r == 0 && j->down) {
+		strbuf_appendf(sb, "%s%s is down (%s)", sb->len ? "; " : "", label, j->down_text);
+		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "%s", j->down_text);
+	}
+	if (r == 0 && j->mtu) {
+		strbuf_appendf(sb, "%s%s has MTU %u, expected %d", sb->len ? "; " : "", label, n->mtu,
+			       PROFILE_GPU_NIC_MTU);
+		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "MTU %u, expected %d", n->mtu,
+				 PROFILE_GPU_NIC_MTU);
+	}
+	if (r == 0 && j->no_ipv4) {
+		strbuf_appendf(sb, "%s%s has no IPv4 address", sb->len ? "; " : "", label);
+		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "no IPv4 address");
+	}
+	return r;
+}
+
 int check_links(const struct observation *o, struct profile *p, struct check *c)
 {
 	struct strbuf sb = { 0 };
@@ -217,38 +281,27 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 
 	if (p->kind == PROFILE_NONE)
 		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
-	if (o->links.status.state != PROBE_OK)
-		return check_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
-				 "could not read the network links: %s", o->links.status.message);
 	for (size_t i = 0; i < p->n_nics; i++) {
-		const struct profile_nic *n = &p->nics[i];
-		const char *label = *n->name ? n->name : n->bdf;
-		struct check_links_nic j;
+		struct topology_link j;
 
-		if (!check_links_nic(o, n, &j)) {
+		if (!topology_link(o, &p->nics[i], &j)) {
 			in_pod += j.in_pod;
 			up += j.judged;
 			continue;
 		}
-		/* A held NIC is named by its changes only, so the message does not alternate with each sample. */
-		if (j.flap) {
-			strbuf_appendf(&sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
-				       sb.len ? "; " : "", label, j.flap->changes, j.flap->changes == 1 ? "" : "s",
-				       o->flaps.hold_s);
-			flapping = true;
+		if (topology_link_find(o, p, i, &j, &sb) < 0) {
+			strbuf_free(&sb);
+			return -ENOMEM;
 		}
-		if (j.down) {
-			strbuf_appendf(&sb, "%s%s is down (%s)", sb.len ? "; " : "", label, j.down_text);
-			down = true;
-		}
-		if (j.mtu) {
-			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu,
-				       PROFILE_GPU_NIC_MTU);
-			mtu = true;
-		}
-		if (j.no_ipv4)
-			strbuf_appendf(&sb, "%s%s has no IPv4 address", sb.len ? "; " : "", label);
+		flapping |= j.flap != NULL;
+		down |= j.down;
+		mtu |= j.mtu;
 		bad++;
+	}
+	if (o->links.status.state != PROBE_OK) {
+		strbuf_free(&sb);
+		return check_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
+				 "could not read the network links: %s", o->links.status.message);
 	}
 	if (bad) {
 		char mtu_remedy[128];

@@ -105,6 +105,26 @@ int check_set(struct check *c, enum check_status status, const char *remedy, con
 	return r;
 }
 
+int profile_find(struct profile *p, enum check_id id, enum finding_on on, size_t idx, const char *host,
+		 const char *tail, const char *fmt, ...)
+{
+	struct finding *v = realloc(p->findings, (p->n_findings + 1) * sizeof(*v)), *f;
+	va_list ap;
+
+	if (!v)
+		return -ENOMEM;
+	p->findings = v;
+	f = &v[p->n_findings++];
+	*f = (struct finding){ .check = id, .on = on, .idx = idx };
+	va_start(ap, fmt);
+	vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	va_end(ap);
+	f->at = strlen(f->text);
+	snprintf(f->host, sizeof(f->host), "%s", host ? host : "");
+	snprintf(f->text + f->at, sizeof(f->text) - f->at, "%s", tail ? tail : "");
+	return 0;
+}
+
 const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)
 {
 	if (!name || !*name)
@@ -137,6 +157,7 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->n_daemons; i++)
 		free(p->daemons[i]);
 	free(p->daemons);
+	free(p->findings);
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
 		free(p->checks[i].message);
 		free(p->checks[i].remedy);

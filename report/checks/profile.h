@@ -82,6 +82,31 @@ struct profile_nic {
 	int gpus[PROFILE_MAX_GPUS_PER_NIC];     /* indices into profile.gpus */
 };
 
+/* What a finding is about: a row of the human report's PCIe tree. */
+enum finding_on {
+	FINDING_GPU = 0,        /* profile.gpus[idx] */
+	FINDING_NIC,            /* profile.nics[idx] */
+	FINDING_ENTRY,          /* observation.host.aperture.v[idx] */
+	FINDING_LLCM,           /* observation.pci.v[idx], an LLCM function */
+};
+
+#define FINDING_TEXT_MAX 96
+#define FINDING_HOST_MAX 48     /* host text in a finding: an interface name, a resource file's name */
+
+/*
+ * One part's finding of a check, recorded by the check as it judges that part: its subject, and
+ * the finding in short, "MTU 1460, expected 8244". Its status is its check's. Host text (@host) is
+ * kept apart, at @at in @text, so that a renderer cleans it and nothing else.
+ */
+struct finding {
+	enum check_id check;
+	enum finding_on on;
+	size_t idx;
+	char text[FINDING_TEXT_MAX];
+	char host[FINDING_HOST_MAX];
+	size_t at;                      /* where @host goes in @text */
+};
+
 struct profile_iface {
 	char name[OBS_IFNAME_MAX];      /* "eth1" */
 	char network[PROFILE_NET_MAX];
@@ -105,6 +130,8 @@ struct profile {
 	char **daemons;                 /* running daemon versions, sorted, owned */
 	size_t n_daemons;
 	struct check checks[CHECK__COUNT];      /* indexed by enum check_id */
+	struct finding *findings;       /* owned: the parts' findings, in check order */
+	size_t n_findings;
 };
 
 void profile_free(struct profile *p);      /* accepts NULL; leaves *p zeroed */
@@ -118,6 +145,13 @@ const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 /* Find a NIC row by interface name or BDF; NULL when absent. */
 const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name);
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);
+
+/**
+ * profile_find() - record check @id's finding on part @on/@idx: the formatted text, then host
+ * text @host (may be NULL) and our words @tail (may be NULL). Return: 0 or -ENOMEM.
+ */
+int profile_find(struct profile *p, enum check_id id, enum finding_on on, size_t idx, const char *host,
+		 const char *tail, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /**
  * check_set() - set a check's status, remedy (may be NULL) and formatted message.
