@@ -61,7 +61,7 @@ static char *check_host_take(struct check_host_list *l)
 	return strbuf_take(&l->sb);
 }
 
-static int check_host_finish(struct check *c, struct check_host_list *l, enum check_status st,
+static int check_host_finish(struct finding *c, struct check_host_list *l, enum check_status st,
 			     const char *remedy, const char *prefix)
 {
 	char *text = check_host_take(l);
@@ -69,21 +69,21 @@ static int check_host_finish(struct check *c, struct check_host_list *l, enum ch
 
 	if (!text)
 		return -ENOMEM;
-	r = check_set(c, st, remedy, "%s%s", prefix, text);
+	r = finding_set(c, st, remedy, "%s%s", prefix, text);
 	free(text);
 	return r;
 }
 
 /* A probe part that did not run or failed decides the check alone. Return 1 when it did. */
-static int check_host_status(struct check *c, const struct probe_status *s, const char *what,
+static int check_host_status(struct finding *c, const struct probe_status *s, const char *what,
 			     enum check_status on_fail, const char *remedy)
 {
 	switch (s->state) {
 	case PROBE_NOT_RUN:
-		return check_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
+		return finding_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
 	case PROBE_FAILED:
 		/* The probes' messages start with the path they could not read: not said twice. */
-		return check_set(c, on_fail, remedy, "cannot read %s", *s->message ? s->message : what) ?: 1;
+		return finding_set(c, on_fail, remedy, "cannot read %s", *s->message ? s->message : what) ?: 1;
 	case PROBE_OK:
 		break;
 	}
@@ -211,16 +211,16 @@ static int check_host_entry_short(struct profile *p, const struct obs_aperture_e
 
 	switch (bit) {
 	case CHECK_APT_NOT_DIR:
-		return profile_find(p, CHECK_APERTURE_DEVICES, FINDING_ENTRY, i, NULL, NULL, "is %s, not a directory",
+		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "is %s, not a directory",
 				    obs_file_type_name(e->type));
 	case CHECK_APT_NOT_LLCM:
-		return profile_find(p, CHECK_APERTURE_DEVICES, FINDING_ENTRY, i, NULL, NULL, "shows %04x:%04x, not LLCM",
+		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "shows %04x:%04x, not LLCM",
 				    e->vendor, e->device);
 	case CHECK_APT_NARROW:  /* "resource4 0644": the file's name is host text, the mode ours */
 		snprintf(file, sizeof(file), "%.*s", sp ? (int)(sp - e->narrow) : (int)sizeof(file), e->narrow);
-		return profile_find(p, CHECK_APERTURE_DEVICES, FINDING_ENTRY, i, file, sp, "not a+rw: ");
+		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, file, sp, "not a+rw: ");
 	}
-	return profile_find(p, CHECK_APERTURE_DEVICES, FINDING_ENTRY, i, NULL, NULL, "%s",
+	return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "%s",
 			    fixed[__builtin_ctz(bit)]);
 }
 
@@ -268,7 +268,7 @@ static int check_host_aperture_entries(struct check_host_aperture *ap)
 		if (o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, o->pci.v[i].bdf)) {
 			r = check_host_add(&ap->bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
 			if (r == 0)
-				r = profile_find(ap->p, CHECK_APERTURE_DEVICES, FINDING_LLCM, i, NULL, NULL,
+				r = profile_mark(ap->p, CHECK_APERTURE_DEVICES, MARK_LLCM, i, NULL, NULL,
 						 "no entry in /dev/aperture_devices");
 		}
 	if (r == 0 && a->n_dropped)
@@ -371,16 +371,16 @@ static int check_host_nic_short(const struct observation *o, struct profile *p, 
 		if (p->nics[j].aperture[0])
 			continue;
 		if (a->status.state != PROBE_OK)
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_NIC, j, NULL, NULL, "/dev/aperture_devices not read");
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "/dev/aperture_devices not read");
 		else if (!a->present)
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_NIC, j, NULL, NULL, "/dev/aperture_devices missing");
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "/dev/aperture_devices missing");
 		else if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0)
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_NIC, j, NULL, NULL, "IPv4 unknown: no entry matched");
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "IPv4 unknown: no entry matched");
 		else if (claims[j] > 1)
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_NIC, j, NULL, NULL, "claimed by %zu entries",
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "claimed by %zu entries",
 					 claims[j]);
 		else
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_NIC, j, NULL, NULL, "no entry serves its address");
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "no entry serves its address");
 	}
 	return r;
 }
@@ -410,17 +410,17 @@ static int check_host_entry_serves(struct check_host_aperture *ap)
 		if (alone || check_aperture_entry_problems(e, check_aperture_live(ap->o, e->name), ap->pci_ok))
 			continue;
 		if (served)
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_ENTRY, i, served, ", as another entry does",
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, served, ", as another entry does",
 					 "serves ");
 		else
-			r = profile_find(p, CHECK_APERTURE_DEVICES, FINDING_ENTRY, i, NULL, NULL, "serves no GPU NIC%s",
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "serves no GPU NIC%s",
 					 all_known ? "" : " with a known address");
 	}
 	return r;
 }
 
 /* The findings, else the NICs whose BAR4 could not be matched, else a pass. */
-static int check_host_aperture_verdict(struct check_host_aperture *ap, struct check *c)
+static int check_host_aperture_verdict(struct check_host_aperture *ap, struct finding *c)
 {
 	char *unk = NULL;
 	int r;
@@ -433,21 +433,21 @@ static int check_host_aperture_verdict(struct check_host_aperture *ap, struct ch
 		if (r == 0)
 			r = check_host_finish(c, &ap->bad, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER, "");
 	} else if (unk) {
-		r = check_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
+		r = finding_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
 			      "names the NICs' addresses) or look again when the NICs are back in the host "
 			      "network namespace",
 			      "%zu entries match the LLCM functions, but BAR4 cannot be matched to %u NIC%s whose "
 			      "IPv4 is unknown (in a pod, no API facts): %s", ap->a->n, ap->unknown.n,
 			      ap->unknown.n == 1 ? "" : "s", unk);
 	} else {
-		r = check_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
+		r = finding_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
 			      "the %zu GPU NICs has one (BAR4 = NIC address)", ap->a->n, ap->n_live, ap->n_claimed);
 	}
 	free(unk);
 	return r;
 }
 
-int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c)
+int check_aperture_devices(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct check_host_aperture ap = {
 		.o = o, .a = &o->host.aperture, .p = p, .pci_ok = o->pci.status.state == PROBE_OK,
@@ -456,15 +456,15 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 	int r;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	if (p->kind == PROFILE_TCPX)
-		return check_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
+		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
 	for (size_t i = 0; i < o->pci.n; i++)
 		ap.n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
 	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
 			      CHECK_HOST_REMEDY_INSTALLER);
 	if (r == 0 && !ap.a->present)
-		r = check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER,
+		r = finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER,
 			      "/dev/aperture_devices is missing (%zu LLCM function%s on the bus)",
 			      ap.n_live, ap.n_live == 1 ? "" : "s") ?: 1;
 	if (r)
@@ -492,7 +492,7 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 
 /* ---- device-nodes ---- */
 
-int check_device_nodes(const struct observation *o, struct profile *p, struct check *c)
+int check_device_nodes(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_devnodes *d = &o->host.devnodes;
 	struct check_host_list bad = {0};
@@ -503,7 +503,7 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct ch
 	int r;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &d->status, "/dev", CHECK_FAIL, NULL);
 	if (r)
 		return r < 0 ? r : 0;
@@ -537,7 +537,7 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct ch
 	if (r < 0)
 		goto out;
 	if (!bad.n) {
-		r = check_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, "
+		r = finding_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, "
 			      "nvidiactl, nvidia-uvm%s", n_ok, d->n_gpus ? d->n_gpus - 1 : 0,
 			      need_dmabuf ? ", dmabuf_import_helper" :
 			      " (dmabuf_import_helper is not used on TCPX nodes)");
@@ -583,15 +583,15 @@ static int check_host_want(struct check_host_list *l, const struct obs_nvpath *n
 	return check_host_add(l, "lib64/%s is %s", q, obs_file_type_name(t));
 }
 
-static int check_host_base(struct check *c, const struct obs_nvpath *n)
+static int check_host_base(struct finding *c, const struct obs_nvpath *n)
 {
 	if (n->dir != OBS_FILE_DIR)
-		return check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
+		return finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
 				 obs_file_type_name(n->dir)) ?: 1;
 	return 0;
 }
 
-int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c)
+int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_nvpath *n = &o->host.nvpath;
 	struct check_host_list bad = {0};
@@ -599,7 +599,7 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 	int r;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
 	if (!r)
 		r = check_host_base(c, n);
@@ -619,7 +619,7 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER,
 				      CHECK_HOST_NVIDIA ": ");
 	else
-		r = check_set(c, CHECK_PASS, NULL, "%s holds bin/nvidia-smi, %s", CHECK_HOST_NVIDIA,
+		r = finding_set(c, CHECK_PASS, NULL, "%s holds bin/nvidia-smi, %s", CHECK_HOST_NVIDIA,
 			      found.s ? found.s : "");
 out:
 	strbuf_free(&bad.sb);

@@ -13,65 +13,25 @@
 #include "report/checks/kubefacts.h"
 #include "report/checks/releases.h"
 
-/* The worst status seen and every finding, "; "-joined; the remedy of the first worst one. */
-struct check_kube_acc {
-	enum check_status status;
-	struct strbuf msg;
-	const char *remedy;
-};
-
-static void check_kube_add(struct check_kube_acc *a, enum check_status st, const char *remedy,
-			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void check_kube_add(struct check_kube_acc *a, enum check_status st, const char *remedy,
-			   const char *fmt, ...)
-{
-	va_list ap;
-
-	if (a->msg.len)
-		strbuf_append(&a->msg, "; ");
-	va_start(ap, fmt);
-	strbuf_vappendf(&a->msg, fmt, ap);
-	va_end(ap);
-	if (st > a->status) {
-		a->status = st;
-		a->remedy = remedy;
-	} else if (st == a->status && !a->remedy) {
-		a->remedy = remedy;
-	}
-}
-
 /* Write the accumulated result into @c (or @pass_msg when nothing was found). */
-static int check_kube_finish(struct check_kube_acc *a, struct check *c, const char *pass_msg)
+static int check_kube_finish(struct finding_acc *a, struct finding *c, const char *pass_msg)
 {
-	int r;
-
-	if (a->msg.oom) {
-		strbuf_free(&a->msg);
-		return -ENOMEM;
-	}
-	if (a->status <= CHECK_PASS && !a->msg.len)
-		r = check_set(c, CHECK_PASS, NULL, "%s", pass_msg ? pass_msg : "");
-	else
-		r = check_set(c, a->status, a->status >= CHECK_WARN ? a->remedy : NULL, "%s",
-			      a->msg.s ? a->msg.s : "");
-	strbuf_free(&a->msg);
-	return r;
+	return finding_acc_finish(a, c, "%s", pass_msg ? pass_msg : "");
 }
 
 /*
  * Skip @c when the node facts are not available. Return: 1 when @c was set (skipped),
  * 0 when the facts are there, -ENOMEM.
  */
-static int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct check *c,
+static int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct finding *c,
 			   const char *what, const char *object)
 {
 	int r;
 
 	if (!k->configured || f->state == KUBE_FETCH_NOT_RUN)
-		r = check_set(c, CHECK_SKIP, NULL, "no API access: %s not read", what);
+		r = finding_set(c, CHECK_SKIP, NULL, "no API access: %s not read", what);
 	else if (f->state != KUBE_FETCH_OK)
-		r = check_set(c, CHECK_SKIP, NULL, "%s not read from the API (%s): %s not read", object,
+		r = finding_set(c, CHECK_SKIP, NULL, "%s not read from the API (%s): %s not read", object,
 			      f->message[0] ? f->message : "failed", what);
 	else
 		return 0;
@@ -147,10 +107,10 @@ static const char *check_kube_accel_of_kind(enum profile_kind kind)
 	return NULL;
 }
 
-int check_machine_type(const struct observation *o, struct profile *p, struct check *c)
+int check_machine_type(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_kube *k = &o->kube;
-	struct check_kube_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	const char *mt = k->instance_type, *accel = k->accelerator, *want_accel, *ref;
 	const struct check_kube_type *known;
 	char pass[256];
@@ -162,13 +122,13 @@ int check_machine_type(const struct observation *o, struct profile *p, struct ch
 
 	known = check_kube_type_of(mt);
 	if (!mt[0]) {
-		check_kube_add(&a, CHECK_WARN, "check that the node carries the node.kubernetes.io/instance-type label",
+		finding_acc_add(&a, CHECK_WARN, "check that the node carries the node.kubernetes.io/instance-type label",
 			       "node has no node.kubernetes.io/instance-type label");
 		want_accel = check_kube_accel_of_kind(p->kind);
 		ref = profile_kind_name(p->kind);
 	} else if (known) {
 		if (p->kind != known->kind)
-			check_kube_add(&a, CHECK_FAIL,
+			finding_acc_add(&a, CHECK_FAIL,
 				       "the hardware does not have this machine type's shape: see the gpus, gpu-nics and pairing checks",
 				       "%s must observe profile %s, observed %s", mt,
 				       profile_kind_name(known->kind), profile_kind_name(p->kind));
@@ -176,17 +136,17 @@ int check_machine_type(const struct observation *o, struct profile *p, struct ch
 		ref = mt;
 	} else {
 		if (p->kind != PROFILE_NONE)
-			check_kube_add(&a, CHECK_WARN, NULL,
+			finding_acc_add(&a, CHECK_WARN, NULL,
 				       "machine type %s is not one the agent knows, but the hardware looks like %s",
 				       mt, profile_kind_name(p->kind));
 		want_accel = NULL;
 		ref = mt;
 	}
 	if (want_accel && !accel[0])
-		check_kube_add(&a, CHECK_WARN, NULL, "node has no cloud.google.com/gke-accelerator label (%s expects %s)",
+		finding_acc_add(&a, CHECK_WARN, NULL, "node has no cloud.google.com/gke-accelerator label (%s expects %s)",
 			       ref, want_accel);
 	else if (want_accel && strcmp(accel, want_accel) != 0)
-		check_kube_add(&a, CHECK_FAIL,
+		finding_acc_add(&a, CHECK_FAIL,
 			       "the node pool's accelerator does not match its machine type: re-create the node pool with the accelerator its machine type carries",
 			       "accelerator label %s does not match %s (expects %s)", accel, ref, want_accel);
 	if (want_accel)
@@ -221,7 +181,7 @@ static bool check_kube_link_has_ipv4(const struct obs_link *l, const char *ip)
 }
 
 /* nic-info against the kernel: same PCI address for each name, same IPv4 where visible. */
-static void check_kube_cross(const struct observation *o, struct check_kube_acc *a)
+static void check_kube_cross(const struct observation *o, struct finding_acc *a)
 {
 	const struct obs_kube *k = &o->kube;
 	static const char remedy[] =
@@ -236,7 +196,7 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 			continue;
 		f = o->pci.status.state == PROBE_OK ? check_kube_pci_by_netdev(o, kn->name) : NULL;
 		if (f && kn->bdf[0] && strcmp(f->bdf, kn->bdf) != 0)
-			check_kube_add(a, CHECK_FAIL, remedy, "nic-info puts %s at %s, the kernel has it at %s",
+			finding_acc_add(a, CHECK_FAIL, remedy, "nic-info puts %s at %s, the kernel has it at %s",
 				       kn->name, kn->bdf, f->bdf);
 		l = o->links.status.state == PROBE_OK ? observation_link_find(o, kn->name) : NULL;
 		/* A link without IPv4 is the links check's finding, not a disagreement. */
@@ -244,7 +204,7 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 			char have[OBS_IPV4_TEXT];
 
 			obs_ipv4_format(l->ipv4[0], l->ipv4_prefix[0], have, sizeof(have));
-			check_kube_add(a, CHECK_FAIL, remedy, "nic-info gives %s the address %s, the kernel shows %s",
+			finding_acc_add(a, CHECK_FAIL, remedy, "nic-info gives %s the address %s, the kernel shows %s",
 				       kn->name, kn->ipv4, have);
 		}
 	}
@@ -256,7 +216,7 @@ static void check_kube_cross(const struct observation *o, struct check_kube_acc 
 		const struct kube_nic *kn = &k->nics[i];
 
 		if (kn->bdf[0] && kn->network[0] && !observation_pci_find(o, kn->bdf))
-			check_kube_add(a, CHECK_FAIL, remedy,
+			finding_acc_add(a, CHECK_FAIL, remedy,
 				       "nic-info lists %s (network %s) at %s, which is not on the PCI bus",
 				       kn->name[0] ? kn->name : "a NIC", kn->network, kn->bdf);
 	}
@@ -311,17 +271,17 @@ static int check_kube_net_find(const struct obs_kube *k, struct profile *p)
 		unsigned bits = net[0] ? check_kube_net_problems(k, net) : 0;
 
 		if (bits)
-			r = profile_find(p, CHECK_NETWORKS, FINDING_NIC, i, NULL, NULL, "%s",
+			r = profile_mark(p, CHECK_NETWORKS, MARK_NIC, i, NULL, NULL, "%s",
 					 check_kube_net_short[__builtin_ctz(bits)]);
 		else if (!net[0] && k->has_nic_info && k->has_north)
-			r = profile_find(p, CHECK_NETWORKS, FINDING_NIC, i, NULL, NULL, "no Network in nic-info");
+			r = profile_mark(p, CHECK_NETWORKS, MARK_NIC, i, NULL, NULL, "no Network in nic-info");
 	}
 	return r;
 }
 
 /* Networks CRs of the mapping: exist, Ready, ParamsReady, a GKENetworkParamSet. */
 static void check_kube_network_objects(const struct obs_kube *k, const struct profile_iface *v, size_t n,
-				       struct check_kube_acc *a)
+				       struct finding_acc *a)
 {
 	static const char remedy[] =
 		"each GPU NIC's Network must be a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
@@ -331,7 +291,7 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 		return;
 	case KUBE_FETCH_FORBIDDEN:
 	case KUBE_FETCH_FAILED:
-		check_kube_add(a, CHECK_PASS, NULL, "Network objects not readable%s%s%s",
+		finding_acc_add(a, CHECK_PASS, NULL, "Network objects not readable%s%s%s",
 			       k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
 			       k->networks_fetch.message[0] ? ")" : "");
 		return;
@@ -346,25 +306,25 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 			continue;
 		bits = check_kube_net_problems(k, v[i].network);
 		if (bits & CHECK_NET_MISSING) {
-			check_kube_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
+			finding_acc_add(a, CHECK_FAIL, remedy, "Network %s does not exist", v[i].network);
 			continue;
 		}
 		if (bits & CHECK_NET_NO_TYPE)
-			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no spec.type (L3 by default), not Device",
+			finding_acc_add(a, CHECK_FAIL, remedy, "Network %s has no spec.type (L3 by default), not Device",
 				       net->name);
 		if (bits & CHECK_NET_NOT_DEVICE)
-			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", net->name, net->type);
+			finding_acc_add(a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", net->name, net->type);
 		if (bits & CHECK_NET_NOT_READY)
-			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not Ready", net->name);
+			finding_acc_add(a, CHECK_FAIL, remedy, "Network %s is not Ready", net->name);
 		if (bits & CHECK_NET_NOT_PARAMS_READY)
-			check_kube_add(a, CHECK_FAIL, remedy, "Network %s is not ParamsReady", net->name);
+			finding_acc_add(a, CHECK_FAIL, remedy, "Network %s is not ParamsReady", net->name);
 		if (bits & CHECK_NET_NO_PARAMS_REF)
-			check_kube_add(a, CHECK_FAIL, remedy, "Network %s has no parametersRef (GKENetworkParamSet)",
+			finding_acc_add(a, CHECK_FAIL, remedy, "Network %s has no parametersRef (GKENetworkParamSet)",
 				       net->name);
 	}
 }
 
-int check_networks(const struct observation *o, struct profile *p, struct check *c)
+int check_networks(const struct observation *o, struct profile *p, struct finding *c)
 {
 	static const char remedy_map[] =
 		"each GPU NIC must be on its own Device-type Network: re-create the node pool with one GPU additional "
@@ -374,7 +334,7 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 		"Networks whose names contain 'gpu-nic', or check the mapping with tcpxo-agent interfaces "
 		"--any-network-names and give it to a renderer that takes any name";
 	const struct obs_kube *k = &o->kube;
-	struct check_kube_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	struct profile_iface *v = NULL;
 	struct strbuf why = { 0 }, pass = { 0 };
 	size_t n = 0;
@@ -389,36 +349,36 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 	if (r)
 		return r < 0 ? r : 0;
 	if (p->kind == PROFILE_TCPX)
-		return check_set(c, CHECK_SKIP, NULL,
+		return finding_set(c, CHECK_SKIP, NULL,
 				 "profile tcpx: the eth1..eth8 mapping is the tcpxo runtime's input");
 	if (p->n_nics == 0)
-		return check_set(c, CHECK_SKIP, NULL, "no GPU NICs observed: nothing to map");
+		return finding_set(c, CHECK_SKIP, NULL, "no GPU NICs observed: nothing to map");
 	if (k->dranet)
-		return check_set(c, CHECK_SKIP, NULL,
+		return finding_set(c, CHECK_SKIP, NULL,
 				 "GPU NICs allocated by DRANET (node label " OBS_KUBE_DRANET_LABEL "): they reach pods "
 				 "through ResourceClaims, not Networks and the networking.gke.io/interfaces annotation; "
 				 "no eth1..eth8 mapping is checked or published");
 
 	if (!k->has_nic_info)
-		check_kube_add(&a, CHECK_FAIL, remedy_map, "%s",
+		finding_acc_add(&a, CHECK_FAIL, remedy_map, "%s",
 			       k->nic_info_error[0] ? k->nic_info_error :
 			       "node has no networking.gke.io/nic-info annotation: the mapping cannot be observed");
 	if (!k->has_north)
-		check_kube_add(&a, CHECK_FAIL, remedy_map, "%s",
+		finding_acc_add(&a, CHECK_FAIL, remedy_map, "%s",
 			       k->north_error[0] ? k->north_error :
 			       "node has no networking.gke.io/north-interfaces annotation: the mapping cannot be observed");
 	check_kube_cross(o, &a);
 
 	v = calloc(p->n_nics, sizeof(*v));
 	if (!v) {
-		strbuf_free(&a.msg);
+		finding_acc_free(&a);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *nic = &p->nics[i];
 
 		if (!nic->name[0]) {
-			check_kube_add(&a, CHECK_FAIL, remedy_map, "GPU NIC %s has no interface name (not in the kernel, not in nic-info)",
+			finding_acc_add(&a, CHECK_FAIL, remedy_map, "GPU NIC %s has no interface name (not in the kernel, not in nic-info)",
 				       nic->bdf);
 			continue;
 		}
@@ -432,7 +392,7 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 		if (r == -ENOMEM)
 			goto oom;
 		if (r < 0)
-			check_kube_add(&a, CHECK_FAIL, remedy_map, "%s", why.s ? why.s : "invalid mapping");
+			finding_acc_add(&a, CHECK_FAIL, remedy_map, "%s", why.s ? why.s : "invalid mapping");
 	}
 	check_kube_network_objects(k, v, n, &a);
 
@@ -468,17 +428,17 @@ int check_networks(const struct observation *o, struct profile *p, struct check 
 			strbuf_free(&m);
 			goto oom;
 		}
-		r = r < 0 ? check_set(c, CHECK_WARN, remedy_names, "%s", m.s) : check_set(c, CHECK_PASS, NULL, "%s", m.s);
+		r = r < 0 ? finding_set(c, CHECK_WARN, remedy_names, "%s", m.s) : finding_set(c, CHECK_PASS, NULL, "%s", m.s);
 		strbuf_free(&m);
 	}
-	strbuf_free(&a.msg);
+	finding_acc_free(&a);
 out:
 	strbuf_free(&why);
 	strbuf_free(&pass);
 	return r;
 oom:
 	free(v);
-	strbuf_free(&a.msg);
+	finding_acc_free(&a);
 	strbuf_free(&why);
 	strbuf_free(&pass);
 	return -ENOMEM;
@@ -522,14 +482,14 @@ static const char *check_kube_fabric_upper(enum releases_fabric f)
  * (CrashLoopBackOff, ImagePullBackOff, ...), terminated non-zero, or running again after a
  * non-zero exit. Its pod, reason, exit code and restart count go into @a as a failure.
  */
-static int check_kube_daemon_failed(struct check_kube_acc *a, const struct kube_container *ct,
+static int check_kube_daemon_failed(struct finding_acc *a, const struct kube_container *ct,
 				    const struct pod_container *pc, struct strbuf *remedy, size_t n_failed)
 {
 	struct strbuf why = { 0 };
 
 	if (kubefacts_run_text(pc, &why) < 0)
 		return -ENOMEM;
-	check_kube_add(a, CHECK_FAIL, NULL, "daemon %s/%s container %s does not run: %s", ct->ns, ct->pod,
+	finding_acc_add(a, CHECK_FAIL, NULL, "daemon %s/%s container %s does not run: %s", ct->ns, ct->pod,
 		       ct->name, why.s ? why.s : "");
 	strbuf_free(&why);
 	if (n_failed == 0)
@@ -544,7 +504,7 @@ struct check_kube_pair {
 	const struct obs_kube *k;
 	const struct releases *t;
 	struct profile *p;
-	struct check_kube_acc a;
+	struct finding_acc a;
 	struct strbuf installers;       /* the distinct installer releases, ", "-joined */
 	struct strbuf remedy;           /* the daemon pods to upgrade */
 	struct strbuf fail_remedy;      /* how to see why a daemon does not run */
@@ -665,13 +625,13 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 	enum releases_fabric fabric = s->fabric;
 
 	if (s->n_inst > 1) {
-		check_kube_add(&s->a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
+		finding_acc_add(&s->a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
 			       "let the nccl-tcpx-installer DaemonSet finish its rollout on this node" :
 			       "let the nccl-tcpxo-installer DaemonSet finish its rollout on this node",
 			       "installer pods disagree: %s", s->installers.s);
 		s->installer = NULL;
 	} else if (s->n_inst == 0) {
-		check_kube_add(&s->a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
+		finding_acc_add(&s->a, CHECK_WARN, fabric == RELEASES_FABRIC_TCPX ?
 			       "check that the nccl-tcpx-installer DaemonSet runs on this node" :
 			       "check that the nccl-tcpxo-installer DaemonSet runs on this node",
 			       s->installer_unknown_digest ?
@@ -681,7 +641,7 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 			       s->installer_unknown_digest ? s->t->source : check_kube_installer_name(fabric),
 			       check_kube_installer_name(fabric), check_kube_installer_name(fabric));
 	} else if (strlen(s->installer) >= sizeof(p->installer)) {
-		check_kube_add(&s->a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
+		finding_acc_add(&s->a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
 			       s->installer, sizeof(p->installer) - 1);
 		s->installer = NULL;
 	} else {
@@ -692,13 +652,13 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 		if (s->expected)
 			snprintf(p->expected_daemon, sizeof(p->expected_daemon), "%s", s->expected);
 		if (row && row->unverified)
-			check_kube_add(&s->a, CHECK_WARN, "confirm the pair in Google's release notes, or pass --releases "
+			finding_acc_add(&s->a, CHECK_WARN, "confirm the pair in Google's release notes, or pass --releases "
 				       "FILE with a row for this installer",
 				       "%s installer %s <-> daemon %s is an unverified row of the release table (%s): %s",
 				       check_kube_fabric_upper(fabric), row->installer, row->daemon, s->t->source,
 				       row->source ? row->source : "no source");
 		if (!s->expected)
-			check_kube_add(&s->a, CHECK_WARN, "pass --releases FILE with a row for this installer",
+			finding_acc_add(&s->a, CHECK_WARN, "pass --releases FILE with a row for this installer",
 				       "%s installer %s is not in the release table (%s): the daemon it pairs with is unknown",
 				       check_kube_fabric_upper(fabric), s->installer, s->t->source);
 	}
@@ -712,7 +672,7 @@ static void check_kube_pair_mismatch(struct check_kube_pair *s)
 
 	for (size_t i = 0; i < s->p->n_daemons; i++)
 		if (!imageref_version_equal(s->p->daemons[i], expected))
-			check_kube_add(&s->a, CHECK_FAIL, NULL, "daemon %s does not pair with installer %s (expects %s)",
+			finding_acc_add(&s->a, CHECK_FAIL, NULL, "daemon %s does not pair with installer %s (expects %s)",
 				       s->p->daemons[i], s->installer, expected);
 	for (size_t i = 0; i < k->n_containers && s->a.status == CHECK_FAIL; i++) {
 		const struct kube_container *ct = &k->containers[i];
@@ -746,18 +706,24 @@ static int check_kube_pair_remedy(struct check_kube_pair *s)
 			strbuf_appendf(&s->fail_remedy, "; %s", s->remedy.s);
 		if (s->fail_remedy.oom)
 			return -ENOMEM;
-		s->a.remedy = s->fail_remedy.s;
+		free(s->a.remedy);
+		s->a.remedy = NULL;
+		if (s->fail_remedy.s && !(s->a.remedy = strdup(s->fail_remedy.s)))
+			return -ENOMEM;
 	} else if (s->n_bad_pods) {
 		if (s->remedy.oom)
 			return -ENOMEM;
-		s->a.remedy = s->remedy.s;
+		free(s->a.remedy);
+		s->a.remedy = NULL;
+		if (s->remedy.s && !(s->a.remedy = strdup(s->remedy.s)))
+			return -ENOMEM;
 	}
 	if (s->n_unknown)
-		check_kube_add(&s->a, CHECK_WARN, "use tagged daemon images, or a --releases file with their digests",
+		finding_acc_add(&s->a, CHECK_WARN, "use tagged daemon images, or a --releases file with their digests",
 			       "%zu running daemon%s of unknown version (digest not in the release table)",
 			       s->n_unknown, s->n_unknown == 1 ? "" : "s");
 	if (procs > s->n_running)
-		check_kube_add(&s->a, CHECK_WARN, "find the process with: ps -e -o pid,comm | grep fastrak_gpumem_",
+		finding_acc_add(&s->a, CHECK_WARN, "find the process with: ps -e -o pid,comm | grep fastrak_gpumem_",
 			       "%u daemon process%s in /proc, but %zu running daemon container%s in this node's pods: "
 			       "version unknown", procs, procs == 1 ? "" : "es", s->n_running, s->n_running == 1 ? "" : "s");
 	return 0;
@@ -780,16 +746,16 @@ static void check_kube_pair_aside(struct check_kube_pair *s)
 		if (a->ours || shown++ >= 3)
 			continue;
 		if (a->name[0])
-			check_kube_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
+			finding_acc_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
 				       "pod %s/%s could not be read (%s): set aside, it runs neither the installer nor the daemon",
 				       a->ns, a->name, a->why);
 		else
-			check_kube_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
+			finding_acc_add(&s->a, CHECK_WARN, "see why the API server holds such a pod: kubectl get pod -o json",
 				       "pod items[%zu] could not be read (%s): set aside, it runs neither the installer nor "
 				       "the daemon", a->item, a->why);
 	}
 	if (others > shown)
-		check_kube_add(&s->a, CHECK_WARN, NULL, "%zu more pods could not be read: set aside", others - shown);
+		finding_acc_add(&s->a, CHECK_WARN, NULL, "%zu more pods could not be read: set aside", others - shown);
 }
 
 /*
@@ -799,7 +765,7 @@ static void check_kube_pair_aside(struct check_kube_pair *s)
  * it. A failure stands (what was read is evidence enough). The node is judged and published
  * either way. Return: 0; -ENOMEM.
  */
-static int check_kube_pair_unknown(const struct obs_kube *k, struct check *c)
+static int check_kube_pair_unknown(const struct obs_kube *k, struct finding *c)
 {
 	const struct kube_pod_aside *a = obs_kube_aside_ours(k);
 	char item[32], *was;
@@ -811,7 +777,7 @@ static int check_kube_pair_unknown(const struct obs_kube *k, struct check *c)
 	was = c->message ? strdup(c->message) : NULL;
 	if (c->message && !was)
 		return -ENOMEM;
-	r = check_set(c, CHECK_SKIP, "see why the API server holds such a pod: kubectl get pod -o json",
+	r = finding_set(c, CHECK_SKIP, "see why the API server holds such a pod: kubectl get pod -o json",
 		      "unknown: pod %s%s%s could not be read (%s), and it may run the installer or the daemon: its "
 		      "version is unknown%s%s", a->name[0] ? a->ns : "", a->name[0] ? "/" : "", a->name[0] ? a->name : item,
 		      a->why, was && *was ? "; " : "", was ? was : "");
@@ -819,7 +785,7 @@ static int check_kube_pair_unknown(const struct obs_kube *k, struct check *c)
 	return r;
 }
 
-int check_version_pair(const struct observation *o, struct profile *p, struct check *c)
+int check_version_pair(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct check_kube_pair s = {
 		.k = &o->kube, .t = kubefacts_releases(&o->kube), .p = p,
@@ -847,7 +813,7 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 	if (r < 0) {
 		check_kube_free_daemons(p);
 	} else if (s.n_running == 0 && s.a.status < CHECK_WARN) {
-		r = check_set(c, CHECK_SKIP, NULL, "no daemon running: workloads must run daemon %s with installer %s%s",
+		r = finding_set(c, CHECK_SKIP, NULL, "no daemon running: workloads must run daemon %s with installer %s%s",
 			      s.expected ? s.expected : "?", s.installer ? s.installer : "?",
 			      s.n_starting ? " (a daemon container is starting)" : "");
 	} else {
@@ -860,7 +826,7 @@ int check_version_pair(const struct observation *o, struct profile *p, struct ch
 	}
 	if (r >= 0)
 		r = check_kube_pair_unknown(s.k, c);
-	strbuf_free(&s.a.msg);
+	finding_acc_free(&s.a);
 	strbuf_free(&s.installers);
 	strbuf_free(&s.remedy);
 	strbuf_free(&s.fail_remedy);

@@ -34,7 +34,7 @@ static void topology_nic_label(const struct profile_nic *n, struct strbuf *sb)
 		strbuf_appendf(sb, "%s", n->bdf);
 }
 
-static int topology_done(struct check *c, enum check_status st, const char *remedy, struct strbuf *sb)
+static int topology_done(struct finding *c, enum check_status st, const char *remedy, struct strbuf *sb)
 {
 	int r;
 
@@ -42,33 +42,33 @@ static int topology_done(struct check *c, enum check_status st, const char *reme
 		strbuf_free(sb);
 		return -ENOMEM;
 	}
-	r = check_set(c, st, remedy, "%s", sb->s ? sb->s : "");
+	r = finding_set(c, st, remedy, "%s", sb->s ? sb->s : "");
 	strbuf_free(sb);
 	return r;
 }
 
-int check_gpus(const struct observation *o, struct profile *p, struct check *c)
+int check_gpus(const struct observation *o, struct profile *p, struct finding *c)
 {
 	size_t other = 0;
 
 	if (o->pci.status.state != PROBE_OK)
-		return check_set(c, CHECK_FAIL, "check that --root holds the host's sys/ (read-only mount of /sys)",
+		return finding_set(c, CHECK_FAIL, "check that --root holds the host's sys/ (read-only mount of /sys)",
 				 "could not read the PCI bus: %s", o->pci.status.message);
 	for (size_t i = 0; i < o->pci.n; i++)
 		other += o->pci.v[i].kind == PCI_KIND_OTHER_GPU;
 	if (p->n_gpus == TOPOLOGY_GPUS)
-		return check_set(c, CHECK_PASS, NULL, "8 NVIDIA H100 GPUs (10de:2330)");
+		return finding_set(c, CHECK_PASS, NULL, "8 NVIDIA H100 GPUs (10de:2330)");
 	if (p->n_gpus == 0 && other)
-		return check_set(c, CHECK_FAIL, remedy_machine,
+		return finding_set(c, CHECK_FAIL, remedy_machine,
 				 "no NVIDIA H100 GPU (10de:2330) on the PCI bus; %zu other NVIDIA GPU(s) found", other);
 	if (p->n_gpus == 0)
-		return check_set(c, CHECK_FAIL, remedy_machine, "no NVIDIA H100 GPU (10de:2330) on the PCI bus");
-	return check_set(c, CHECK_FAIL,
+		return finding_set(c, CHECK_FAIL, remedy_machine, "no NVIDIA H100 GPU (10de:2330) on the PCI bus");
+	return finding_set(c, CHECK_FAIL,
 			 "a GPU has fallen off the bus or the node is not an 8-GPU shape: check `nvidia-smi` and the node's events",
 			 "found %zu NVIDIA H100 GPUs (10de:2330), expected %d", p->n_gpus, TOPOLOGY_GPUS);
 }
 
-int check_gpu_nics(const struct observation *o, struct profile *p, struct check *c)
+int check_gpu_nics(const struct observation *o, struct profile *p, struct finding *c)
 {
 	unsigned want = topology_expected_nics(p->kind);
 	struct strbuf sb = { 0 };
@@ -76,18 +76,18 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 
 	for (size_t i = 0; i < p->n_nics; i++)
 		if (p->nics[i].state == NIC_STATE_MISSING &&
-		    profile_find(p, CHECK_GPU_NICS, FINDING_NIC, i, NULL, NULL, "not bound to a driver") < 0)
+		    profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "not bound to a driver") < 0)
 			return -ENOMEM;
 	if (o->pci.status.state != PROBE_OK)
-		return check_set(c, CHECK_SKIP, NULL, "PCI bus not read");
+		return finding_set(c, CHECK_SKIP, NULL, "PCI bus not read");
 	if (p->n_gpus == 0)
-		return check_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
+		return finding_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
 	if (p->kind == PROFILE_NONE) {
 		size_t in_sw = 0;
 
 		for (size_t i = 0; i < p->n_nics; i++)
 			in_sw += p->nics[i].sw >= 0;
-		return check_set(c, CHECK_FAIL, remedy_machine,
+		return finding_set(c, CHECK_FAIL, remedy_machine,
 				 "%zu H100 GPUs with %zu GPU NICs in their PCIe switches and no LLCM (1ae0:0084) functions: "
 				 "neither the TCPXO shape (8 GPU NICs 1:1 + LLCM devices) nor TCPX (4 GPU NICs, 2 GPUs each)",
 				 p->n_gpus, in_sw);
@@ -95,7 +95,7 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 	for (size_t i = 0; i < p->n_nics; i++)
 		unbound += p->nics[i].state == NIC_STATE_MISSING;
 	if (p->n_nics == want && !unbound)
-		return check_set(c, CHECK_PASS, NULL, "%u GPU NICs (gVNIC 1ae0:0042) besides the primary NIC", want);
+		return finding_set(c, CHECK_PASS, NULL, "%u GPU NICs (gVNIC 1ae0:0042) besides the primary NIC", want);
 	if (p->n_nics != want) {
 		size_t outside = 0;
 
@@ -130,29 +130,29 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 			     &sb);
 }
 
-int check_pairing(const struct observation *o, struct profile *p, struct check *c)
+int check_pairing(const struct observation *o, struct profile *p, struct finding *c)
 {
 	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
 	struct strbuf sb = { 0 };
 	size_t outside = 0, unpaired = 0, wrong = 0;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
 	for (size_t i = 0; i < p->n_gpus; i++)
 		if (p->gpus[i].nic < 0 &&
-		    profile_find(p, CHECK_PAIRING, FINDING_GPU, i, NULL, NULL, "%s",
+		    profile_mark(p, CHECK_PAIRING, MARK_GPU, i, NULL, NULL, "%s",
 				 p->gpus[i].sw >= 0 ? "no GPU NIC in its switch" : "in no PCIe switch") < 0)
 			return -ENOMEM;
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 
 		if (n->sw >= 0 && n->n_gpus != per &&
-		    profile_find(p, CHECK_PAIRING, FINDING_NIC, i, NULL, NULL, "serves %zu GPU%s, expected %u",
+		    profile_mark(p, CHECK_PAIRING, MARK_NIC, i, NULL, NULL, "serves %zu GPU%s, expected %u",
 				 n->n_gpus, n->n_gpus == 1 ? "" : "s", per) < 0)
 			return -ENOMEM;
 		if (n->sw >= 0)
 			continue;
-		if (profile_find(p, CHECK_PAIRING, FINDING_NIC, i, NULL, NULL, "outside every GPU PCIe switch") < 0)
+		if (profile_mark(p, CHECK_PAIRING, MARK_NIC, i, NULL, NULL, "outside every GPU PCIe switch") < 0)
 			return -ENOMEM;
 		strbuf_append(&sb, outside++ ? "; " : "");
 		strbuf_append(&sb, "GPU NIC ");
@@ -185,7 +185,7 @@ int check_pairing(const struct observation *o, struct profile *p, struct check *
 					     : "check the node's PCIe topology (lspci -tv): each GPU needs a GPU NIC under its switch",
 				     &sb);
 	strbuf_free(&sb);
-	return check_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired %s with a GPU NIC under the same PCIe switch",
+	return finding_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired %s with a GPU NIC under the same PCIe switch",
 			 p->n_paired, p->n_gpus, per == 1 ? "1:1" : "2:1");
 }
 
@@ -253,34 +253,34 @@ static int topology_link_find(const struct observation *o, struct profile *p, si
 		strbuf_appendf(sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
 			       sb->len ? "; " : "", label, j->flap->changes, j->flap->changes == 1 ? "" : "s",
 			       o->flaps.hold_s);
-		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "flapping: %u up/down change%s",
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "flapping: %u up/down change%s",
 				 j->flap->changes, j->flap->changes == 1 ? "" : "s");
 	}
 	if (r == 0 && j->down) {
 		strbuf_appendf(sb, "%s%s is down (%s)", sb->len ? "; " : "", label, j->down_text);
-		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "%s", j->down_text);
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "%s", j->down_text);
 	}
 	if (r == 0 && j->mtu) {
 		strbuf_appendf(sb, "%s%s has MTU %u, expected %d", sb->len ? "; " : "", label, n->mtu,
 			       PROFILE_GPU_NIC_MTU);
-		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "MTU %u, expected %d", n->mtu,
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "MTU %u, expected %d", n->mtu,
 				 PROFILE_GPU_NIC_MTU);
 	}
 	if (r == 0 && j->no_ipv4) {
 		strbuf_appendf(sb, "%s%s has no IPv4 address", sb->len ? "; " : "", label);
-		r = profile_find(p, CHECK_LINKS, FINDING_NIC, i, NULL, NULL, "no IPv4 address");
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "no IPv4 address");
 	}
 	return r;
 }
 
-int check_links(const struct observation *o, struct profile *p, struct check *c)
+int check_links(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct strbuf sb = { 0 };
 	size_t up = 0, in_pod = 0, bad = 0;
 	bool down = false, mtu = false, flapping = false;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
 	for (size_t i = 0; i < p->n_nics; i++) {
 		struct topology_link j;
 
@@ -300,7 +300,7 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 	}
 	if (o->links.status.state != PROBE_OK) {
 		strbuf_free(&sb);
-		return check_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
+		return finding_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
 				 "could not read the network links: %s", o->links.status.message);
 	}
 	if (bad) {
@@ -323,11 +323,11 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 	strbuf_free(&sb);
 	/* A NIC moved into a pod's namespace is not seen from the host: not counted as up, not a failure. */
 	if (in_pod && !up)
-		return check_set(c, CHECK_PASS, NULL, "the %zu GPU NICs are all in use by a pod (moved into its network "
+		return finding_set(c, CHECK_PASS, NULL, "the %zu GPU NICs are all in use by a pod (moved into its network "
 				 "namespace: not seen from the host)", in_pod);
 	if (in_pod)
-		return check_set(c, CHECK_PASS, NULL,
+		return finding_set(c, CHECK_PASS, NULL,
 				 "%zu GPU NICs up with MTU %d and an IPv4 address, and %zu more in use by a pod (moved into "
 				 "its network namespace: not seen from the host)", up, PROFILE_GPU_NIC_MTU, in_pod);
-	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, PROFILE_GPU_NIC_MTU);
+	return finding_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, PROFILE_GPU_NIC_MTU);
 }

@@ -4,35 +4,35 @@
 #include "report/checks/profile.h"
 
 /*
- * A check function fills p->checks[id] with check_set(), and records with profile_find() its
+ * A check function fills p->checks[id] with finding_set(), and records with profile_mark() its
  * finding on each part (GPU, GPU NIC, aperture entry, LLCM function) that the human report's tree
  * shows on that part's row. It may read the observation and the rows evaluate.c already built
  * (gpus, nics, pairing). It returns 0 or -ENOMEM.
  */
-typedef int (*check_fn)(const struct observation *o, struct profile *p, struct check *c);
+typedef int (*check_fn)(const struct observation *o, struct profile *p, struct finding *c);
 
 /* Topology checks (report/checks/check_topology.c). */
-int check_gpus(const struct observation *o, struct profile *p, struct check *c);
-int check_gpu_nics(const struct observation *o, struct profile *p, struct check *c);
-int check_pairing(const struct observation *o, struct profile *p, struct check *c);
-int check_links(const struct observation *o, struct profile *p, struct check *c);
+int check_gpus(const struct observation *o, struct profile *p, struct finding *c);
+int check_gpu_nics(const struct observation *o, struct profile *p, struct finding *c);
+int check_pairing(const struct observation *o, struct profile *p, struct finding *c);
+int check_links(const struct observation *o, struct profile *p, struct finding *c);
 
 /* Host wiring checks (report/checks/check_host.c; plugin-files in report/checks/check_plugin.c). */
-int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c);
-int check_device_nodes(const struct observation *o, struct profile *p, struct check *c);
-int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c);
-int check_plugin_files(const struct observation *o, struct profile *p, struct check *c);
+int check_aperture_devices(const struct observation *o, struct profile *p, struct finding *c);
+int check_device_nodes(const struct observation *o, struct profile *p, struct finding *c);
+int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c);
+int check_plugin_files(const struct observation *o, struct profile *p, struct finding *c);
 
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
-int check_daemon_args(const struct observation *o, struct profile *p, struct check *c);
+int check_daemon_args(const struct observation *o, struct profile *p, struct finding *c);
 
 /* The daemon pods' wiring and the NRI device injector (report/checks/check_daemonpod.c). */
-int check_daemon_pod(const struct observation *o, struct profile *p, struct check *c);
+int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c);
 
 /* API-derived checks (report/checks/check_kube.c). */
-int check_machine_type(const struct observation *o, struct profile *p, struct check *c);
-int check_networks(const struct observation *o, struct profile *p, struct check *c);
-int check_version_pair(const struct observation *o, struct profile *p, struct check *c);
+int check_machine_type(const struct observation *o, struct profile *p, struct finding *c);
+int check_networks(const struct observation *o, struct profile *p, struct finding *c);
+int check_version_pair(const struct observation *o, struct profile *p, struct finding *c);
 
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU

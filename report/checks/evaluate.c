@@ -168,12 +168,12 @@ out:
 static int evaluate_summary(const struct observation *o, struct profile *p)
 {
 	bool unknown = o->pci.status.state == PROBE_FAILED || o->links.status.state == PROBE_FAILED;
-	const struct check *first_fail = NULL;
+	const struct finding *first_fail = NULL;
 	size_t warn = 0, skip = 0;
 	struct strbuf sb = { 0 };
 
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
+		const struct finding *c = &p->checks[i];
 
 		if (c->status == CHECK_FAIL && !first_fail)
 			first_fail = c;
@@ -191,7 +191,7 @@ static int evaluate_summary(const struct observation *o, struct profile *p)
 			strbuf_appendf(&sb, ", %zu skipped", skip);
 		strbuf_append(&sb, ")");
 	} else if (first_fail) {
-		strbuf_appendf(&sb, "tcpxo: %s: %s: %s", unknown ? "unknown" : "not ready", check_id_name(first_fail->id),
+		strbuf_appendf(&sb, "tcpxo: %s: %s: %s", unknown ? "unknown" : "not ready", check_id_name((enum check_id)(first_fail - p->checks)),
 			       first_fail->message);
 	} else {
 		/* Unreachable by construction (profile none always fails gpus or gpu-nics); say so if not. */
@@ -214,13 +214,12 @@ int profile_evaluate(const struct observation *o, struct profile *ret)
 	if (r < 0)
 		goto fail;
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		struct check *c = &p.checks[i];
+		struct finding *c = &p.checks[i];
 
-		c->id = (enum check_id)i;
 		r = evaluate_checks[i](o, &p, c);
 		if (r < 0)
 			goto fail;
-		if (!c->message && check_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {
+		if (!c->message && finding_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {
 			r = -ENOMEM;
 			goto fail;
 		}

@@ -26,20 +26,7 @@ static const char *const profile_check_names[CHECK__COUNT] = {
 
 const char *check_id_name(enum check_id id)
 {
-	if ((unsigned)id >= CHECK__COUNT)
-		return "unknown";
-	return profile_check_names[id];
-}
-
-const char *check_status_name(enum check_status s)
-{
-	switch (s) {
-	case CHECK_SKIP: return "skip";
-	case CHECK_PASS: return "pass";
-	case CHECK_WARN: return "warn";
-	case CHECK_FAIL: return "fail";
-	}
-	return "skip";
+	return NAME_OF(profile_check_names, id);
 }
 
 const char *profile_kind_name(enum profile_kind k)
@@ -74,48 +61,17 @@ const char *nic_state_name(enum nic_state s)
 	return NULL;
 }
 
-int check_text_vset(enum check_status *status, char **message, char **remedy, enum check_status st,
-		    const char *remedy_in, const char *fmt, va_list ap)
-{
-	char *msg = NULL, *rem = NULL;
-
-	msg = strbuf_vprintf(fmt, ap);
-	if (!msg)
-		return -ENOMEM;
-	if (remedy_in && !(rem = strdup(remedy_in))) {
-		free(msg);
-		return -ENOMEM;
-	}
-	free(*message);
-	free(*remedy);
-	*status = st;
-	*message = msg;
-	*remedy = rem;
-	return 0;
-}
-
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = check_text_vset(&c->status, &c->message, &c->remedy, status, remedy, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-int profile_find(struct profile *p, enum check_id id, enum finding_on on, size_t idx, const char *host,
+int profile_mark(struct profile *p, enum check_id id, enum mark_on on, size_t idx, const char *host,
 		 const char *tail, const char *fmt, ...)
 {
-	struct finding *v = realloc(p->findings, (p->n_findings + 1) * sizeof(*v)), *f;
+	struct mark *v = realloc(p->marks, (p->n_marks + 1) * sizeof(*v)), *f;
 	va_list ap;
 
 	if (!v)
 		return -ENOMEM;
-	p->findings = v;
-	f = &v[p->n_findings++];
-	*f = (struct finding){ .check = id, .on = on, .idx = idx };
+	p->marks = v;
+	f = &v[p->n_marks++];
+	*f = (struct mark){ .check = id, .on = on, .idx = idx };
 	va_start(ap, fmt);
 	vsnprintf(f->text, sizeof(f->text), fmt, ap);
 	va_end(ap);
@@ -157,10 +113,8 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->n_daemons; i++)
 		free(p->daemons[i]);
 	free(p->daemons);
-	free(p->findings);
-	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		free(p->checks[i].message);
-		free(p->checks[i].remedy);
-	}
+	free(p->marks);
+	for (size_t i = 0; i < CHECK__COUNT; i++)
+		finding_free(&p->checks[i]);
 	*p = (struct profile){ 0 };
 }

@@ -91,7 +91,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 	if (json_add(root, "checks", arr) < 0)
 		goto out;
 	for (size_t i = 0; i < n_ids && i < tier->n_checks; i++) {
-		const struct check *c = &p->checks[ids[i]];
+		const struct finding *c = &p->checks[ids[i]];
 		struct json *e = json_new_object();
 
 		if (json_append(arr, e) < 0 || json_add_string(e, "id", check_id_name(ids[i])) < 0 ||

@@ -120,10 +120,10 @@ static struct json *render_checks(const struct profile *p)
 	struct json *arr = json_new_array();
 
 	for (size_t i = 0; arr && i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
+		const struct finding *c = &p->checks[i];
 		struct json *e = json_new_object();
 
-		if (json_add_string(e, "id", check_id_name(c->id)) < 0 ||
+		if (json_add_string(e, "id", check_id_name((enum check_id)i)) < 0 ||
 		    json_add_string(e, "status", check_status_name(c->status)) < 0 ||
 		    json_add_string(e, "message", c->message ? c->message : "") < 0 ||
 		    json_add_string(e, "remedy", c->remedy) < 0 || json_append(arr, e) < 0) {
@@ -140,7 +140,7 @@ static struct json *render_findings(const struct attach_result *r)
 
 	/* A not-fabric pod is not judged: its findings are all skips saying so. */
 	for (size_t i = 0; arr && r->verdict != ATTACH_NOT_FABRIC && i < ATTACH__COUNT; i++) {
-		const struct attach_finding *f = &r->findings[i];
+		const struct finding *f = &r->findings[i];
 		struct json *e;
 
 		if (f->status == CHECK_PASS)

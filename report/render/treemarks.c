@@ -3,12 +3,12 @@
 
 #include "report/render/treemarks.h"
 
-void treemarks_row(const struct profile *p, enum finding_on on, size_t idx, struct treerow *r)
+void treemarks_row(const struct profile *p, enum mark_on on, size_t idx, struct treerow *r)
 {
-	for (size_t i = 0; i < p->n_findings; i++) {
-		const struct finding *f = &p->findings[i];
+	for (size_t i = 0; i < p->n_marks; i++) {
+		const struct mark *f = &p->marks[i];
 		enum check_status st = p->checks[f->check].status;
-		char host[FINDING_HOST_MAX];
+		char host[MARK_HOST_MAX];
 
 		if (f->on != on || f->idx != idx || (st != CHECK_FAIL && st != CHECK_WARN))
 			continue;

@@ -14,7 +14,7 @@
 
 /**
  * treemarks_row() - append to @r the marks of part @on/@idx, "FAIL links: admin down": each finding
- * the checks recorded on it (struct finding), in the checks' order, while its check failed or
+ * the checks recorded on it (struct mark), in the checks' order, while its check failed or
  * warned in @p, so the tree never contradicts the verdict. Host text goes through treerow_clean().
  */
-void treemarks_row(const struct profile *p, enum finding_on on, size_t idx, struct treerow *r);
+void treemarks_row(const struct profile *p, enum mark_on on, size_t idx, struct treerow *r);

@@ -37,7 +37,7 @@ static const char *const gpu_bdfs[8] = {
 struct env {
 	struct observation o;
 	struct profile p;
-	struct check c;
+	struct finding c;
 };
 
 static char *fixture(const char *name, size_t *len)

@@ -126,7 +126,7 @@ static void test_scenarios(void **state)
 	while (fgets(line, sizeof(line), f)) {
 		char name[128], want[5][8], dir[512];
 		struct scen *s = calloc(1, sizeof(*s));
-		struct check c = {0};
+		struct finding c = {0};
 		int rc;
 
 		assert_non_null(s);
