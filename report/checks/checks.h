@@ -29,10 +29,17 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct fin
 /* The daemon pods' wiring and the NRI device injector (report/checks/check_daemonpod.c). */
 int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c);
 
-/* API-derived checks (report/checks/check_kube.c). */
+/* API-derived checks (report/checks/check_kube.c; version-pair in report/checks/check_versions.c). */
 int check_machine_type(const struct observation *o, struct profile *p, struct finding *c);
 int check_networks(const struct observation *o, struct profile *p, struct finding *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct finding *c);
+
+/*
+ * check_kube_need() - skip @c when the API facts @f (@object, read for @what) are not there.
+ * Return: 1 when @c was set (skipped), 0 when the facts are there, -ENOMEM.
+ */
+int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct finding *c, const char *what,
+		    const char *object);
 
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
