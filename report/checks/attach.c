@@ -39,11 +39,6 @@ const char *attach_verdict_name(enum attach_verdict v)
 	return NAME_OF(names, v);
 }
 
-const char *attach_runtime(enum profile_kind kind)
-{
-	return profile_runtime_name(kind);
-}
-
 void attach_result_free(struct attach_result *r)
 {
 	if (!r)

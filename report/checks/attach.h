@@ -98,9 +98,6 @@ const char *attach_verdict_name(enum attach_verdict v);        /* "attached", "p
 /* Release what @r owns and zero it. Accepts NULL. */
 void attach_result_free(struct attach_result *r);
 
-/* The named runtime a TrainJob references for @kind ("torch-distributed-tcpxo"), NULL for none. */
-const char *attach_runtime(enum profile_kind kind);
-
 /* A hostile string (a name, a value from the API) quoted for a message, at most @max bytes shown. */
 const char *attach_quote(const char *s, char *buf, size_t len);
 

@@ -431,5 +431,7 @@ void transport_judge(const struct transport_input *in, struct transport_result *
 		transport_judge_sample(in, &r);
 	}
 	transport_printable(r.evidence);
+	r.status = transport_state_fails(r.state) ? CHECK_FAIL
+		 : r.state == TRANSPORT_UNKNOWN || r.state == TRANSPORT_IDLE ? CHECK_SKIP : CHECK_PASS;
 	*ret = r;
 }

@@ -41,6 +41,7 @@ enum transport_state {
 
 struct transport_result {
 	enum transport_state state;
+	enum check_status status;       /* as reported: fail (tcp, partial), skip (unknown, idle: cannot say, or why), pass */
 	size_t rails;                   /* distinct NIC addresses with a live buffer-op client */
 	size_t clients;                 /* buffer-op client connections */
 	size_t flows;                   /* DXS flows (connected UDP to 169.254.169.254:55555) */

@@ -39,7 +39,7 @@ static void pod_event_note(struct strbuf *sb, const char *fallback, struct pod_e
 
 bool pod_event_build(const struct attach_result *r, enum profile_kind kind, struct pod_event *ret)
 {
-	const char *runtime = attach_runtime(kind);
+	const char *runtime = profile_runtime_name(kind);
 	const struct finding *first = NULL;
 	struct strbuf sb = { 0 }, ids = { 0 };
 	size_t n_fail = 0, shown = 0;

@@ -246,9 +246,9 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 /* The evidence of a pod's transport under its row: tcp and partial fail, unknown cannot say, idle says why. */
 static void render_transport_line(const struct transport_result *t, FILE *out)
 {
-	if (!transport_state_fails(t->state) && t->state != TRANSPORT_UNKNOWN && t->state != TRANSPORT_IDLE)
+	if (t->status != CHECK_FAIL && t->status != CHECK_SKIP)
 		return;
-	fprintf(out, "      %-16s  %-4s  ", "transport", transport_state_fails(t->state) ? "FAIL" : "SKIP");
+	fprintf(out, "      %-16s  %-4s  ", "transport", t->status == CHECK_FAIL ? "FAIL" : "SKIP");
 	render_wrapped(out, t->evidence, 30);
 	fputc('\n', out);
 }
