@@ -9,9 +9,7 @@
 
 bool attach_pod_selected(const struct pod *p)
 {
-	if (!p->phase || (strcmp(p->phase, "Pending") != 0 && strcmp(p->phase, "Running") != 0))
-		return false;
-	return obs_pod_gpus(p) >= 1;
+	return obs_pod_active(p, false) && obs_pod_gpus(p) >= 1;
 }
 
 static int attach_judge_all(struct attach_result *r, const char *why)

@@ -39,9 +39,7 @@ static int check_daemonpod_one(const struct pod *pod, const struct pod_container
 
 static bool check_daemonpod_active(const struct observation *o, const struct pod *pod)
 {
-	if (!pod->phase || (strcmp(pod->phase, "Pending") != 0 && strcmp(pod->phase, "Running") != 0))
-		return false;
-	return !pod->node_name || !o->node[0] || strcmp(pod->node_name, o->node) == 0;
+	return obs_pod_active(pod, false) && obs_pod_on_node(pod, o->node, true);
 }
 
 int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c)

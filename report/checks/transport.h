@@ -78,13 +78,6 @@ const char *transport_state_name(enum transport_state s);
  */
 unsigned transport_rails_needed(const struct attach_node *n, long long gpus);
 
-/*
- * Whether @p is a pod the transport probe samples: Running, at least one GPU, a uid the sample
- * holds, bound to @node ("" any), and in a network namespace of its own (a hostNetwork pod shares
- * the host's with every host-network process: not sampled, not-observed).
- */
-bool transport_pod_sampled(const struct pod *p, const char *node);
-
 /**
  * transport_judge() - the state of @in->pod, its counts and the evidence (hostile text made
  * printable). In order: not Running, not a fabric node, a TCPX node, a not-fabric pod or
