@@ -208,6 +208,7 @@ static int check_host_entry_short(struct profile *p, const struct obs_aperture_e
 	};
 	const char *sp = strrchr(e->narrow, ' ');
 	char file[sizeof(e->narrow)];
+	unsigned k = 0;
 
 	switch (bit) {
 	case CHECK_APT_NOT_DIR:
@@ -220,8 +221,9 @@ static int check_host_entry_short(struct profile *p, const struct obs_aperture_e
 		snprintf(file, sizeof(file), "%.*s", sp ? (int)(sp - e->narrow) : (int)sizeof(file), e->narrow);
 		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, file, sp, "not a+rw: ");
 	}
-	return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "%s",
-			    fixed[__builtin_ctz(bit)]);
+	while (k < 10 && !(bit >> k & 1))
+		k++;
+	return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "%s", fixed[k]);
 }
 
 static int check_host_entry_findings(struct profile *p, const struct obs_aperture *a, size_t i, bool live,

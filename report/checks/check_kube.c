@@ -254,11 +254,13 @@ static int check_kube_net_find(const struct obs_kube *k, struct profile *p)
 
 	for (size_t i = 0; r == 0 && i < p->n_nics; i++) {
 		const char *net = p->nics[i].network;
-		unsigned bits = net[0] ? check_kube_net_problems(k, net) : 0;
+		unsigned bits = net[0] ? check_kube_net_problems(k, net) : 0, first = 0;
 
+		while (first < 5 && !(bits >> first & 1))
+			first++;
 		if (bits)
 			r = profile_mark(p, CHECK_NETWORKS, MARK_NIC, i, NULL, NULL, "%s",
-					 check_kube_net_short[__builtin_ctz(bits)]);
+					 check_kube_net_short[first]);
 		else if (!net[0] && k->has_nic_info && k->has_north)
 			r = profile_mark(p, CHECK_NETWORKS, MARK_NIC, i, NULL, NULL, "no Network in nic-info");
 	}

@@ -1,4 +1,4 @@
-/* profile.c - the verdict's names and lifecycle: check, status, profile and NIC-state names, check_set, free. */
+/* profile.c - the verdict's names and lifecycle: profile and NIC-state names, the parts' marks, free. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,27 +7,6 @@
 
 #include "probes/model/strbuf.h"
 #include "report/checks/profile.h"
-
-static const char *const profile_check_names[CHECK__COUNT] = {
-	[CHECK_MACHINE_TYPE] = "machine-type",
-	[CHECK_GPUS] = "gpus",
-	[CHECK_GPU_NICS] = "gpu-nics",
-	[CHECK_PAIRING] = "pairing",
-	[CHECK_LINKS] = "links",
-	[CHECK_NETWORKS] = "networks",
-	[CHECK_APERTURE_DEVICES] = "aperture-devices",
-	[CHECK_DEVICE_NODES] = "device-nodes",
-	[CHECK_NVIDIA_HOST_PATH] = "nvidia-host-path",
-	[CHECK_PLUGIN_FILES] = "plugin-files",
-	[CHECK_VERSION_PAIR] = "version-pair",
-	[CHECK_DAEMON_ARGS] = "daemon-args",
-	[CHECK_DAEMON_POD] = "daemon-pod",
-};
-
-const char *check_id_name(enum check_id id)
-{
-	return NAME_OF(profile_check_names, id);
-}
 
 const char *profile_kind_name(enum profile_kind k)
 {
