@@ -121,6 +121,7 @@ static inline void fx_free(struct fx *f)
 {
 	free(f->c.message);
 	free(f->c.remedy);
+	free(f->p.marks);
 	free(f);
 }
 

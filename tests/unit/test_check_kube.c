@@ -159,6 +159,7 @@ static void env_free(struct env *e)
 	free(e->p.gpus);
 	free(e->p.nics);
 	free(e->p.ifaces);
+	free(e->p.marks);
 	for (size_t i = 0; i < e->p.n_daemons; i++)
 		free(e->p.daemons[i]);
 	free(e->p.daemons);

@@ -154,6 +154,7 @@ static void test_scenarios(void **state)
 				assert_string_equal(s->nics[i].aperture, s->pci[s->o.pci.n - 8 + i].bdf);
 		free(c.message);
 		free(c.remedy);
+		free(s->p.marks);
 		obs_host_free(&s->o.host);
 		free(s);
 		n_scen++;
