@@ -19,7 +19,6 @@
 #include "probes/host/podcgroup.h"
 #include "probes/host/podnet.h"
 #include "report/checks/attach.h"
-#include "report/checks/transport.h"
 #include "report/checks/workloads.h"
 
 static bool observe_said_full_dump;
@@ -96,7 +95,7 @@ int observe_transport(struct observation *o, const struct tsample *last)
 	if (!o->node[0])
 		return 0;       /* which pods run here is unknown: none is sampled */
 	for (size_t i = 0; i < k->n_pods; i++)
-		if (transport_pod_sampled(&k->pods[i], o->node))
+		if (obs_transport_wants(&k->pods[i], o->node))
 			n_ids += k->pods[i].n_containers;
 	want = calloc(k->n_pods ? k->n_pods : 1, sizeof(*want));
 	ids = calloc(n_ids ? n_ids : 1, sizeof(*ids));
@@ -109,7 +108,7 @@ int observe_transport(struct observation *o, const struct tsample *last)
 		const struct pod *p = &k->pods[i];
 		const struct tsample_pod *was;
 
-		if (!transport_pod_sampled(p, o->node))
+		if (!obs_transport_wants(p, o->node))
 			continue;
 		if (n == OBS_TRANSPORT_PODS_MAX) {
 			skipped++;

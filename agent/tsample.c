@@ -32,7 +32,7 @@ size_t tsample_running(const struct tsample *ts, const struct obs_kube *k, const
 	for (size_t i = 0; i < k->n_pods; i++) {
 		const struct pod *p = &k->pods[i];
 
-		if (!transport_pod_sampled(p, node))
+		if (!obs_transport_wants(p, node))
 			continue;
 		n++;
 		if (!tsample_find(ts, p->uid))

@@ -34,7 +34,7 @@ struct tsample {
 };
 
 /**
- * tsample_running() - the GPU pods that run on @node in @k (transport_pod_sampled()), and whether
+ * tsample_running() - the GPU pods that run on @node in @k (obs_transport_wants()), and whether
  * one of them was not in the last sample (@ret_new: a GPU pod started, sample at once).
  * Return: how many run.
  */

@@ -62,16 +62,16 @@ int verdict_diff(const struct verdict *old, const struct profile *p, struct strb
 		n++;
 	}
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
+		const struct finding *c = &p->checks[i];
 		const char *msg = c->message ? c->message : "";
 
 		if (old->status[i] == c->status && strcmp(old->message[i], msg) == 0)
 			continue;
 		if (old->status[i] != c->status)
-			strbuf_appendf(out, "%s%s %s→%s: %s", sep, check_id_name(c->id),
+			strbuf_appendf(out, "%s%s %s→%s: %s", sep, check_id_name((enum check_id)i),
 				       check_status_name(old->status[i]), check_status_name(c->status), msg);
 		else
-			strbuf_appendf(out, "%s%s: %s", sep, check_id_name(c->id), msg);
+			strbuf_appendf(out, "%s%s: %s", sep, check_id_name((enum check_id)i), msg);
 		sep = "; ";
 		n++;
 	}

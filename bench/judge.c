@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		struct observation o;
 		struct profile p;
 		struct workloads w;
-		struct check c = { 0 };
+		struct finding c = { 0 };
 		struct timespec t0, t1, t2, t3;
 		struct json *v;
 		char *text, *human = NULL;

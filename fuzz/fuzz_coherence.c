@@ -3,6 +3,7 @@
 
 #include "fuzz/fuzz.h"
 #include "report/fleet/coherence.h"
+#include "report/checks/ifacemap.h"
 #include "report/render/render_mapping.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
@@ -20,6 +21,9 @@ int fuzz_one(const uint8_t *data, size_t size)
 		coherence_add_nodelist(c, (const char *)data, size, &cont, err, sizeof(err));
 	}
 	if (coherence_evaluate(c, &res, err, sizeof(err)) == 0 && res.coherent) {
+		/* The renderer takes a coherent mapping as judged valid: it must be. */
+		if (ifacemap_validate(res.ifaces, res.n_ifaces, NULL) != 0)
+			abort();
 		for (int f = RENDER_MAPPING_FLAG; f <= RENDER_MAPPING_AICRCONFIG; f++)
 			if (render_mapping(res.ifaces, res.n_ifaces, (enum render_mapping_format)f, &out) == 0)
 				free(out);

@@ -4,6 +4,7 @@
 
 #include "fuzz/fuzz.h"
 #include "report/checks/ifacemap.h"
+#include "report/render/render_mapping.h"
 
 int fuzz_one(const uint8_t *data, size_t size)
 {
@@ -15,7 +16,7 @@ int fuzz_one(const uint8_t *data, size_t size)
 	if (ifacemap_parse((const char *)data, size, &v, &n) < 0)
 		return 0;
 	ifacemap_validate(v, n, &why);
-	json = ifacemap_to_json(v, n);
+	json = render_mapping_json(v, n);
 	if (json) {
 		/* What we print must parse back to the same number of entries. */
 		struct profile_iface *v2 = NULL;

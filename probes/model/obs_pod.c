@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "probes/model/obs_pod.h"
+#include "probes/model/obs_transport.h"
 
 static void obs_pod_strv_free(char **v, size_t n)
 {
@@ -208,4 +209,28 @@ long long obs_pod_gpus(const struct pod *p)
 		}
 	}
 	return regular + sidecars > init_max ? regular + sidecars : init_max;
+}
+
+bool obs_pod_active(const struct pod *p, bool running)
+{
+	return p->phase && (strcmp(p->phase, "Running") == 0 || (!running && strcmp(p->phase, "Pending") == 0));
+}
+
+bool obs_pod_on_node(const struct pod *p, const char *node, bool unbound)
+{
+	if (!p->node_name || !p->node_name[0])
+		return unbound;
+	return !node || !node[0] || strcmp(p->node_name, node) == 0;
+}
+
+bool obs_pod_gpu_on_node(const struct pod *p, const char *node, bool running)
+{
+	return obs_pod_active(p, running) && obs_pod_gpus(p) >= 1 && obs_pod_on_node(p, node, false);
+}
+
+bool obs_transport_wants(const struct pod *p, const char *node)
+{
+	if (!obs_pod_gpu_on_node(p, node, true) || p->host_network)
+		return false;
+	return p->uid && p->uid[0] && strlen(p->uid) < OBS_TRANSPORT_UID_MAX;  /* the sample finds a pod by its uid */
 }

@@ -158,3 +158,25 @@ long long obs_pod_container_gpus(const struct pod_container *c);
  * container, its own request plus the sidecars started before it.
  */
 long long obs_pod_gpus(const struct pod *p);
+
+/* Whether @p is Pending or Running (@running: Running only). */
+bool obs_pod_active(const struct pod *p, bool running);
+
+/*
+ * obs_pod_on_node() - whether @p is bound to node @node (NULL or "": any node); a pod not bound
+ * yet (no spec.nodeName) counts when @unbound (one the node's own pod list holds).
+ */
+bool obs_pod_on_node(const struct pod *p, const char *node, bool unbound);
+
+/*
+ * obs_pod_gpu_on_node() - "a GPU pod on this node", decided here only: Pending or Running
+ * (@running: Running only), at least one GPU (obs_pod_gpus()), bound to @node (NULL or "": any).
+ */
+bool obs_pod_gpu_on_node(const struct pod *p, const char *node, bool running);
+
+/*
+ * obs_transport_wants() - whether the transport probe samples @p: a GPU pod Running on @node
+ * (obs_pod_gpu_on_node(); NULL or "" any), with a uid the sample holds, in a network namespace of
+ * its own (a hostNetwork pod shares the host's with every host-network process: not sampled).
+ */
+bool obs_transport_wants(const struct pod *p, const char *node);

@@ -26,124 +26,26 @@ static const char *const attach_finding_names[ATTACH__COUNT] = {
 
 const char *attach_finding_name(enum attach_finding_id id)
 {
-	if ((unsigned)id >= ATTACH__COUNT)
-		return "unknown";
-	return attach_finding_names[id];
+	return NAME_OF(attach_finding_names, id);
 }
 
 const char *attach_verdict_name(enum attach_verdict v)
 {
-	switch (v) {
-	case ATTACH_ATTACHED: return "attached";
-	case ATTACH_PARTIAL: return "partial";
-	case ATTACH_UNATTACHED: return "unattached";
-	case ATTACH_NOT_FABRIC: return "not-fabric";
-	case ATTACH_VERDICT__COUNT: break;
-	}
-	return "unknown";
-}
+	static const char *const names[ATTACH_VERDICT__COUNT] = {
+		[ATTACH_ATTACHED] = "attached", [ATTACH_PARTIAL] = "partial",
+		[ATTACH_UNATTACHED] = "unattached", [ATTACH_NOT_FABRIC] = "not-fabric",
+	};
 
-const char *attach_runtime(enum profile_kind kind)
-{
-	return profile_runtime_name(kind);
+	return NAME_OF(names, v);
 }
 
 void attach_result_free(struct attach_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < ATTACH__COUNT; i++) {
-		free(r->findings[i].message);
-		free(r->findings[i].remedy);
-	}
+	for (size_t i = 0; i < ATTACH__COUNT; i++)
+		finding_free(&r->findings[i]);
 	*r = (struct attach_result){ 0 };
-}
-
-static void attach_acc_vadd(struct attach_acc *a, enum check_status st, const char *remedy, const char *fmt,
-			    va_list ap)
-{
-	if (a->msg.len)
-		strbuf_append(&a->msg, "; ");
-	strbuf_vappendf(&a->msg, fmt, ap);
-	if (st > a->status || (st == a->status && !a->remedy)) {
-		if (st > a->status || remedy) {
-			free(a->remedy);
-			a->remedy = NULL;
-			if (remedy && !(a->remedy = strdup(remedy)))
-				a->msg.oom = true;
-		}
-		a->status = st;
-	}
-}
-
-void attach_acc_add(struct attach_acc *a, enum check_status st, const char *remedy, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	attach_acc_vadd(a, st, remedy, fmt, ap);
-	va_end(ap);
-}
-
-void attach_acc_skip(struct attach_acc *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	a->skip = true;
-	if (a->msg.len)
-		strbuf_append(&a->msg, "; ");
-	va_start(ap, fmt);
-	strbuf_vappendf(&a->msg, fmt, ap);
-	va_end(ap);
-}
-
-int attach_acc_finish(struct attach_acc *a, struct attach_finding *f, const char *pass, ...)
-{
-	enum check_status st = a->status;
-	char *msg = NULL;
-	va_list ap;
-	int r = -ENOMEM;
-
-	if (a->msg.oom)
-		goto out;
-	if (a->msg.len) {
-		msg = strbuf_take(&a->msg);
-	} else {
-		va_start(ap, pass);
-		msg = strbuf_vprintf(pass, ap);
-		va_end(ap);
-	}
-	if (!msg)
-		goto out;
-	/* Nothing worse than a note: a pass, unless something could not be judged (a skip). */
-	if (st <= CHECK_PASS)
-		st = a->skip ? CHECK_SKIP : CHECK_PASS;
-	free(f->message);
-	free(f->remedy);
-	f->status = st;
-	f->message = msg;
-	f->remedy = st >= CHECK_WARN ? a->remedy : NULL;
-	if (st >= CHECK_WARN)
-		a->remedy = NULL;
-	msg = NULL;
-	r = 0;
-out:
-	free(msg);
-	strbuf_free(&a->msg);
-	free(a->remedy);
-	*a = (struct attach_acc){ 0 };
-	return r;
-}
-
-int attach_finding_set(struct attach_finding *f, enum check_status st, const char *remedy, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = check_text_vset(&f->status, &f->message, &f->remedy, st, remedy, fmt, ap);
-	va_end(ap);
-	return r;
 }
 
 const char *attach_quote(const char *s, char *buf, size_t len)

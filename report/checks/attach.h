@@ -85,17 +85,11 @@ enum attach_verdict {
 	ATTACH_VERDICT__COUNT,
 };
 
-struct attach_finding {
-	enum check_status status;       /* CHECK_SKIP when not judged (message says why) */
-	char *message;                  /* owned; never NULL after attach_judge() */
-	char *remedy;                   /* owned; NULL for pass and skip */
-};
-
 struct attach_result {
 	enum attach_verdict verdict;
 	long long gpus;                 /* the pod's effective nvidia.com/gpu request */
 	bool wired;                     /* a daemon container, or a GPU NIC in networking.gke.io/interfaces */
-	struct attach_finding findings[ATTACH__COUNT];  /* indexed by enum attach_finding_id */
+	struct finding findings[ATTACH__COUNT];  /* indexed by enum attach_finding_id */
 };
 
 const char *attach_finding_name(enum attach_finding_id id);   /* "all-gpus", ...; "unknown" out of range */
@@ -103,39 +97,6 @@ const char *attach_verdict_name(enum attach_verdict v);        /* "attached", "p
 
 /* Release what @r owns and zero it. Accepts NULL. */
 void attach_result_free(struct attach_result *r);
-
-/* The named runtime a TrainJob references for @kind ("torch-distributed-tcpxo"), NULL for none. */
-const char *attach_runtime(enum profile_kind kind);
-
-/*
- * A finding built from several observations: the worst status wins and its remedy with it;
- * messages are joined with "; ". attach_acc_finish() writes it into a finding (the pass or
- * skip message when nothing was added) and frees the accumulator.
- */
-struct attach_acc {
-	enum check_status status;       /* CHECK_PASS until something worse is added */
-	struct strbuf msg;
-	char *remedy;
-	bool skip;                      /* attach_acc_skip() was called: nothing could be judged */
-};
-
-void attach_acc_add(struct attach_acc *a, enum check_status st, const char *remedy, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Record why something could not be judged; the finding is a skip unless something failed or warned. */
-void attach_acc_skip(struct attach_acc *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/**
- * attach_acc_finish() - write @a into @f and free @a.
- * @pass: the message when nothing was added (printf format, then its arguments).
- * Return: 0 or -ENOMEM.
- */
-int attach_acc_finish(struct attach_acc *a, struct attach_finding *f, const char *pass, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Set @f outright (status, remedy copied, formatted message). Return: 0 or -ENOMEM. */
-int attach_finding_set(struct attach_finding *f, enum check_status st, const char *remedy, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /* A hostile string (a name, a value from the API) quoted for a message, at most @max bytes shown. */
 const char *attach_quote(const char *s, char *buf, size_t len);

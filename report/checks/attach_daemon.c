@@ -65,7 +65,7 @@ static void attach_daemon_state(const struct pod_container *c, char *buf, size_t
 }
 
 int attach_daemon_sidecar(const struct pod *p, const struct pod_container *c, const struct pod_container *other,
-			  const struct attach_node *n, struct attach_finding *f)
+			  const struct attach_node *n, struct finding *f)
 {
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	char remedy[512], hint[96], q[96], state[200];
@@ -79,17 +79,17 @@ int attach_daemon_sidecar(const struct pod *p, const struct pod_container *c, co
 			 n->expected_daemon[0] ? n->expected_daemon : "<the release of the installed plugin>",
 			 fab->command, hint);
 		if (other)
-			return attach_finding_set(f, CHECK_FAIL, remedy,
+			return finding_set(f, CHECK_FAIL, remedy,
 						  "container %s runs %s, the other fabric's daemon, on a %s node",
 						  attach_quote(other->name, q, sizeof(q)), other->image,
 						  profile_kind_name(n->kind));
-		return attach_finding_set(f, CHECK_FAIL, remedy, "no container runs the daemon image %s", fab->daemon_image);
+		return finding_set(f, CHECK_FAIL, remedy, "no container runs the daemon image %s", fab->daemon_image);
 	}
 	attach_quote(c->name, q, sizeof(q));
 	if (c->init && !c->sidecar) {
 		snprintf(remedy, sizeof(remedy), "set restartPolicy: Always on init container %s (a native sidecar), or "
 			 "move it to spec.containers; %s", q, hint);
-		return attach_finding_set(f, CHECK_FAIL, remedy,
+		return finding_set(f, CHECK_FAIL, remedy,
 					  "init container %s runs the daemon without restartPolicy: Always: the daemon "
 					  "never exits, so the workload's containers never start", q);
 	}
@@ -98,16 +98,16 @@ int attach_daemon_sidecar(const struct pod *p, const struct pod_container *c, co
 		snprintf(remedy, sizeof(remedy), "read the daemon's log (kubectl logs -n %s %s -c %s --previous) and fix "
 			 "its mounts, devices and arguments (the other findings); %s", p->ns ? p->ns : "NAMESPACE",
 			 p->name ? p->name : "POD", q, hint);
-		return attach_finding_set(f, CHECK_FAIL, remedy, "the pod is Running but daemon container %s %s", q, state);
+		return finding_set(f, CHECK_FAIL, remedy, "the pod is Running but daemon container %s %s", q, state);
 	}
 	if (attach_is_daemon(c, &folder) && folder == PROFILE_NONE) {
 		snprintf(remedy, sizeof(remedy), "use the image from us-docker.pkg.dev/gce-ai-infra/%s/ (or keep the folder "
 			 "name in a mirror) so its fabric can be told; %s", fab->folder, hint);
-		return attach_finding_set(f, CHECK_WARN, remedy,
+		return finding_set(f, CHECK_WARN, remedy,
 					  "container %s runs %s: not under %s/, its fabric cannot be told", q, c->image,
 					  fab->folder);
 	}
-	return attach_finding_set(f, CHECK_PASS, NULL, "container %s runs the daemon as a %s%s", q,
+	return finding_set(f, CHECK_PASS, NULL, "container %s runs the daemon as a %s%s", q,
 				  c->sidecar ? "native sidecar" : "regular container",
 				  c->status.state == POD_CSTATE_RUNNING ? ", running" : "");
 }
@@ -130,7 +130,7 @@ static void attach_daemon_release(const struct pod_container *c, const struct at
 	snprintf(buf, len, "%s", v ? v : ref.tag);
 }
 
-int attach_daemon_version(const struct pod_container *c, const struct attach_node *n, struct attach_finding *f)
+int attach_daemon_version(const struct pod_container *c, const struct attach_node *n, struct finding *f)
 {
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	char ver[IMAGEREF_TAG_MAX], remedy[400], q[96];
@@ -138,19 +138,19 @@ int attach_daemon_version(const struct pod_container *c, const struct attach_nod
 	attach_quote(c->name, q, sizeof(q));
 	attach_daemon_release(c, n, ver, sizeof(ver));
 	if (!n->expected_daemon[0])
-		return attach_finding_set(f, CHECK_SKIP, NULL, "%s", n->versions_why[0] ? n->versions_why :
+		return finding_set(f, CHECK_SKIP, NULL, "%s", n->versions_why[0] ? n->versions_why :
 					  "the daemon release the installed plugin pairs with is unknown");
 	attach_remedy(n, remedy, sizeof(remedy), "run %s:%s in container %s (upgrade the installer first, then the "
 		      "daemon)", fab->daemon_image, n->expected_daemon, q);
 	if (!ver[0])
-		return attach_finding_set(f, CHECK_WARN, remedy,
+		return finding_set(f, CHECK_WARN, remedy,
 					  "container %s: the image %s has no tag and a digest the release table does not "
 					  "know: its release is unknown (expected %s)", q, c->image, n->expected_daemon);
 	if (!imageref_version_equal(ver, n->expected_daemon))
-		return attach_finding_set(f, CHECK_FAIL, remedy,
+		return finding_set(f, CHECK_FAIL, remedy,
 					  "container %s runs daemon %s, which does not pair with the installed plugin %s "
 					  "(expects %s)", q, ver, n->installer[0] ? n->installer : "?", n->expected_daemon);
-	return attach_finding_set(f, CHECK_PASS, NULL, "daemon %s pairs with the installed plugin %s", ver,
+	return finding_set(f, CHECK_PASS, NULL, "daemon %s pairs with the installed plugin %s", ver,
 				  n->installer[0] ? n->installer : "?");
 }
 
@@ -160,7 +160,7 @@ int attach_daemon_version(const struct pod_container *c, const struct attach_nod
  * @version: the container's daemon release, "" unknown.
  */
 static int attach_daemon_flags(enum profile_kind kind, const char *const *argv, size_t argc, const char *version,
-			       const char *label, const char *remedy, struct attach_acc *a)
+			       const char *label, const char *remedy, struct finding_acc *a)
 {
 	static const enum cmdline_severity sev[] = { CMDLINE_SEVERITY_FAIL, CMDLINE_SEVERITY_WARN };
 	enum cmdline_fabric fabric = kind == PROFILE_TCPX ? CMDLINE_FABRIC_TCPX : CMDLINE_FABRIC_TCPXO;
@@ -177,7 +177,7 @@ static int attach_daemon_flags(enum profile_kind kind, const char *const *argv, 
 		if (out.oom)
 			r = -ENOMEM;
 		else if (out.len)
-			attach_acc_add(a, sev[s] == CMDLINE_SEVERITY_FAIL ? CHECK_FAIL : CHECK_WARN, remedy,
+			finding_acc_add(a, sev[s] == CMDLINE_SEVERITY_FAIL ? CHECK_FAIL : CHECK_WARN, remedy,
 				       "container %s: %s", label, out.s);
 		strbuf_free(&out);
 	}
@@ -185,11 +185,11 @@ static int attach_daemon_flags(enum profile_kind kind, const char *const *argv, 
 	return r < 0 ? -ENOMEM : 0;
 }
 
-int attach_daemon_args(const struct pod_container *c, const struct attach_node *n, struct attach_finding *f)
+int attach_daemon_args(const struct pod_container *c, const struct attach_node *n, struct finding *f)
 {
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	const char *prog = strrchr(fab->program, '/') + 1;
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	char remedy[400], q[96], ver[IMAGEREF_TAG_MAX];
 	const char **argv;
 	size_t argc;
@@ -202,12 +202,12 @@ int attach_daemon_args(const struct pod_container *c, const struct attach_node *
 	if (!argv && c->n_command + c->n_args)
 		return -ENOMEM;
 	if (!argc)
-		return attach_finding_set(f, CHECK_FAIL, remedy,
+		return finding_set(f, CHECK_FAIL, remedy,
 					  "container %s has no command or args: the image's entrypoint does not run %s", q,
 					  fab->command);
 	/* The program's own path (TCPX: the binary), or a shell script that runs it. */
 	if (!attach_argv_mentions(c, n->kind == PROFILE_TCPX ? "build/app/tcpgpudmarxd" : prog))
-		attach_acc_add(&a, CHECK_FAIL, remedy, "container %s: command and args do not run %s", q, fab->program);
+		finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: command and args do not run %s", q, fab->program);
 	attach_daemon_release(c, n, ver, sizeof(ver));
 	r = attach_daemon_flags(n->kind, argv, argc, ver, q, remedy, &a);
 	free(argv);
@@ -216,7 +216,7 @@ int attach_daemon_args(const struct pod_container *c, const struct attach_node *
 		free(a.remedy);
 		return r;
 	}
-	return attach_acc_finish(&a, f, "container %s runs %s as expected", q, fab->program);
+	return finding_acc_finish(&a, f, "container %s runs %s as expected", q, fab->program);
 }
 
 void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
@@ -231,21 +231,21 @@ void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, 
 /* The mount of @c at @path must be hostPath @host. */
 static void attach_daemon_mount(const struct pod *p, const struct pod_container *c, const char *path,
 				const char *host, const char *why, const char *q, const char *remedy,
-				struct attach_acc *a)
+				struct finding_acc *a)
 {
 	const struct pod_mount *m = obs_pod_mount_at(c, path);
 	const struct pod_volume *v = m && m->name ? obs_pod_volume(p, m->name) : NULL;
 	char vq[96];
 
 	if (!m) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s: no volumeMount at %s of hostPath %s (%s)", q, path,
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: no volumeMount at %s of hostPath %s (%s)", q, path,
 			       host, why);
 		return;
 	}
 	if (!v || !v->host_path || strcmp(v->host_path, host) != 0) {
 		char hq[96];
 
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s: volume %s mounted at %s is %s%s, not hostPath %s (%s)",
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: volume %s mounted at %s is %s%s, not hostPath %s (%s)",
 			       q, attach_quote(m->name, vq, sizeof(vq)), path, v && v->host_path ? "hostPath " : "",
 			       v && v->host_path ? attach_quote(v->host_path, hq, sizeof(hq)) : v ? "not a hostPath" :
 			       "not a volume of the pod", host, why);
@@ -253,7 +253,7 @@ static void attach_daemon_mount(const struct pod *p, const struct pod_container 
 }
 
 void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-			  struct attach_acc *a)
+			  struct finding_acc *a)
 {
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	char remedy[600], q[96], lib64[512];
@@ -275,28 +275,28 @@ void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, co
 		attach_daemon_mount(p, c, "/hostprocsysfs", "/proc/sys", "the daemon tunes the host's network settings "
 				    "there", q, remedy, a);
 	} else if (!obs_pod_mount_at(c, "/hostsysfs") || !obs_pod_mount_at(c, "/hostprocsysfs")) {
-		attach_acc_add(a, CHECK_PASS, NULL, "container %s is privileged on the host network: without /hostsysfs "
+		finding_acc_add(a, CHECK_PASS, NULL, "container %s is privileged on the host network: without /hostsysfs "
 			       "and /hostprocsysfs its start script uses the host's /sys and /proc/sys", q);
 	}
 	if (!attach_nvidia_lib64(p, c, lib64, sizeof(lib64))) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount the NVIDIA library path (hostPath %s): "
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount the NVIDIA library path (hostPath %s): "
 			       "the daemon cannot load libcuda", q, ATTACH_NVIDIA_HOST);
 	} else {
 		ld = obs_pod_env(c, "LD_LIBRARY_PATH", &set);
 		if (!set)
-			attach_acc_add(a, CHECK_WARN, remedy, "container %s: LD_LIBRARY_PATH is not set: the daemon finds "
+			finding_acc_add(a, CHECK_WARN, remedy, "container %s: LD_LIBRARY_PATH is not set: the daemon finds "
 				       "libcuda only if the image's own path holds %s", q, lib64);
 		else if (ld && !attach_path_has(ld, lib64))
-			attach_acc_add(a, CHECK_WARN, remedy, "container %s: LD_LIBRARY_PATH does not hold %s, where the "
+			finding_acc_add(a, CHECK_WARN, remedy, "container %s: LD_LIBRARY_PATH does not hold %s, where the "
 				       "NVIDIA libraries are mounted", q, lib64);
 	}
 	if (n->kind == PROFILE_TCPX && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s, where the daemon's "
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s, where the daemon's "
 			       "socket for the GPU containers lives", q, ATTACH_TCPX_SOCKETS);
 	if (c->privileged)
 		return;
 	if (!obs_pod_has_cap(c, "NET_ADMIN") || (fab->bind_service && !obs_pod_has_cap(c, "NET_BIND_SERVICE")))
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s is not privileged and lacks %s%s%s in "
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s is not privileged and lacks %s%s%s in "
 			       "securityContext.capabilities.add", q,
 			       !obs_pod_has_cap(c, "NET_ADMIN") ? "NET_ADMIN" : "",
 			       !obs_pod_has_cap(c, "NET_ADMIN") && fab->bind_service &&
@@ -315,7 +315,7 @@ static void attach_device_injection_remedy(const struct attach_node *n, const ch
 
 /* The "path" of every entry of the annotation's YAML list into @paths; a problem into @a. */
 static int attach_device_paths(const char *value, const char *key, const char *remedy, struct json **ret,
-			       struct attach_acc *a)
+			       struct finding_acc *a)
 {
 	char err[256];
 	size_t i = 0;
@@ -325,17 +325,17 @@ static int attach_device_paths(const char *value, const char *key, const char *r
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is not YAML: %s", key, err);
+		finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s is not YAML: %s", key, err);
 		return 1;
 	}
 	if (json_type(*ret) != JSON_ARRAY) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is a YAML %s, not a list of {path: /dev/...}", key,
+		finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s is a YAML %s, not a list of {path: /dev/...}", key,
 			       json_type_name(json_type(*ret)));
 		return 1;
 	}
 	for (const struct json *e = json_first(*ret); e; e = json_next(e), i++)
 		if (!json_get_string(e, "path")) {
-			attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s: entry %zu has no path (a YAML %s)", key, i,
+			finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s: entry %zu has no path (a YAML %s)", key, i,
 				       json_type_name(json_type(e)));
 			return 1;
 		}
@@ -351,7 +351,7 @@ static bool attach_device_listed(const struct json *list, const char *dev)
 }
 
 void attach_device_annotation(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-			      struct attach_acc *a)
+			      struct finding_acc *a)
 {
 	char key[128], q[96], remedy[700];
 	struct strbuf missing = { 0 };
@@ -361,17 +361,17 @@ void attach_device_annotation(const struct pod *p, const struct pod_container *c
 
 	attach_quote(c->name, q, sizeof(q));
 	if (c->privileged) {
-		attach_acc_add(a, CHECK_PASS, NULL, "container %s is privileged: it sees every device", q);
+		finding_acc_add(a, CHECK_PASS, NULL, "container %s is privileged: it sees every device", q);
 		return;
 	}
 	attach_device_key(c->name, key, sizeof(key));
 	attach_device_injection_remedy(n, q, remedy, sizeof(remedy));
 	value = obs_pod_kv(&p->annotations, key);
 	if (value && strlen(value) > ATTACH_ANN_MAX) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u: not a device list", key,
+		finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u: not a device list", key,
 			       strlen(value), ATTACH_ANN_MAX);
 	} else if (!value) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s is not privileged and the pod has no %s annotation: "
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s is not privileged and the pod has no %s annotation: "
 			       "the daemon gets no GPU device", q, key);
 	} else if (attach_device_paths(value, key, remedy, &list, a) == 0) {
 		for (size_t i = 0; i < n->n_devices; i++) {
@@ -383,15 +383,15 @@ void attach_device_annotation(const struct pod *p, const struct pod_container *c
 		if (n_missing > ATTACH_DAEMON_LIST_MAX)
 			strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_DAEMON_LIST_MAX);
 		if (n_missing)
-			attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s lacks %s", key, missing.s ? missing.s : "");
+			finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s lacks %s", key, missing.s ? missing.s : "");
 		else if (!n->n_devices)
-			attach_acc_skip(a, "the node's device list is unknown: annotation %s not compared", key);
+			finding_acc_skip(a, "the node's device list is unknown: annotation %s not compared", key);
 	}
 	json_free(list);
 	strbuf_free(&missing);
 }
 
-void attach_injector(const struct attach_node *n, const char *name, struct attach_acc *a)
+void attach_injector(const struct attach_node *n, const char *name, struct finding_acc *a)
 {
 	char key[128], remedy[700];
 
@@ -401,11 +401,11 @@ void attach_injector(const struct attach_node *n, const char *name, struct attac
 	case ATTACH_INJECTOR_RUNNING:
 		break;
 	case ATTACH_INJECTOR_UNKNOWN:
-		attach_acc_skip(a, "the NRI device injector was not observed (%s)", n->injector_found);
+		finding_acc_skip(a, "the NRI device injector was not observed (%s)", n->injector_found);
 		break;
 	case ATTACH_INJECTOR_ABSENT:
 	case ATTACH_INJECTOR_NOT_RUNNING:
-		attach_acc_add(a, CHECK_FAIL, remedy, "the NRI device injector does not run on this node (%s): the %s "
+		finding_acc_add(a, CHECK_FAIL, remedy, "the NRI device injector does not run on this node (%s): the %s "
 			       "annotation is ignored and the daemon fails with \"CUDA initialization failed\"",
 			       n->injector_found, key);
 		break;
@@ -413,7 +413,7 @@ void attach_injector(const struct attach_node *n, const char *name, struct attac
 }
 
 void attach_device_injection(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-			     struct attach_acc *a)
+			     struct finding_acc *a)
 {
 	char q[96];
 

@@ -9,15 +9,13 @@
 
 bool attach_pod_selected(const struct pod *p)
 {
-	if (!p->phase || (strcmp(p->phase, "Pending") != 0 && strcmp(p->phase, "Running") != 0))
-		return false;
-	return obs_pod_gpus(p) >= 1;
+	return obs_pod_active(p, false) && obs_pod_gpus(p) >= 1;
 }
 
 static int attach_judge_all(struct attach_result *r, const char *why)
 {
 	for (size_t i = 0; i < ATTACH__COUNT; i++)
-		if (attach_finding_set(&r->findings[i], CHECK_SKIP, NULL, "%s", why) < 0)
+		if (finding_set(&r->findings[i], CHECK_SKIP, NULL, "%s", why) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -26,7 +24,7 @@ static int attach_judge_all(struct attach_result *r, const char *why)
 static int attach_judge_daemon(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
 			       struct attach_result *r)
 {
-	struct attach_acc mounts = { 0 }, inject = { 0 };
+	struct finding_acc mounts = { 0 }, inject = { 0 };
 	char remedy[700], q[96];
 	int rc;
 
@@ -35,7 +33,7 @@ static int attach_judge_daemon(const struct pod *p, const struct pod_container *
 							      ATTACH_DAEMON_MOUNTS, ATTACH_DEVICE_INJECTION };
 
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-			if (attach_finding_set(&r->findings[ids[i]], CHECK_SKIP, NULL, "no daemon container") < 0)
+			if (finding_set(&r->findings[ids[i]], CHECK_SKIP, NULL, "no daemon container") < 0)
 				return -ENOMEM;
 		return 0;
 	}
@@ -46,11 +44,11 @@ static int attach_judge_daemon(const struct pod *p, const struct pod_container *
 	attach_daemon_mounts(p, c, n, &mounts);
 	attach_worker_sockets(p, n, &mounts);
 	attach_daemon_mounts_remedy(n, q, remedy, sizeof(remedy));
-	if ((rc = attach_acc_finish(&mounts, &r->findings[ATTACH_DAEMON_MOUNTS], "container %s has its host mounts "
+	if ((rc = finding_acc_finish(&mounts, &r->findings[ATTACH_DAEMON_MOUNTS], "container %s has its host mounts "
 				    "and capabilities", q)) < 0)
 		return rc;
 	attach_device_injection(p, c, n, &inject);
-	return attach_acc_finish(&inject, &r->findings[ATTACH_DEVICE_INJECTION], "the pod's %s%s annotation lists the "
+	return finding_acc_finish(&inject, &r->findings[ATTACH_DEVICE_INJECTION], "the pod's %s%s annotation lists the "
 				 "%zu devices and the NRI device injector runs", ATTACH_DEVICE_PREFIX, q, n->n_devices);
 }
 

@@ -137,7 +137,7 @@ static void attach_node_injector(const struct observation *o, struct attach_node
 
 		if (!pod->ns || strcmp(pod->ns, ATTACH_INJECTOR_NS) != 0 || !app || strcmp(app, ATTACH_INJECTOR_APP) != 0)
 			continue;
-		if (pod->node_name && o->node[0] && strcmp(pod->node_name, o->node) != 0)
+		if (!obs_pod_on_node(pod, o->node, true))
 			continue;
 		if (attach_node_injector_state(pod, n->injector_found, sizeof(n->injector_found))) {
 			n->injector = ATTACH_INJECTOR_RUNNING;

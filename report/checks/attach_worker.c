@@ -23,18 +23,18 @@ static unsigned attach_worker_node_gpus(const struct attach_node *n)
 	return n->gpus ? n->gpus : 8;
 }
 
-int attach_all_gpus(long long gpus, const struct attach_node *n, struct attach_finding *f)
+int attach_all_gpus(long long gpus, const struct attach_node *n, struct finding *f)
 {
 	unsigned want = attach_worker_node_gpus(n);
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	char remedy[400], first[200];
 
 	if (gpus >= want)
-		return attach_finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", gpus, want);
+		return finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", gpus, want);
 	snprintf(first, sizeof(first), "request nvidia.com/gpu: %u (resources.limits of the GPU container), or drop the "
 		 "fabric wiring for a single-node job", want);
 	attach_worker_hint(n, first, remedy, sizeof(remedy));
-	return attach_finding_set(f, CHECK_FAIL, remedy,
+	return finding_set(f, CHECK_FAIL, remedy,
 				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", gpus, want,
 				  n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO", n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
 }
@@ -77,17 +77,17 @@ static const struct attach_iface *attach_worker_node_iface(const struct attach_n
 }
 
 /* Every entry an object with string interfaceName and network, each name once. Return: 0 ok, 1 reported. */
-static int attach_worker_ifaces_shape(const struct json *list, const char *remedy, struct attach_acc *a)
+static int attach_worker_ifaces_shape(const struct json *list, const char *remedy, struct finding_acc *a)
 {
 	size_t i = 0;
 
 	if (json_type(list) != JSON_ARRAY) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s is a JSON %s, not a list", ATTACH_IFACES_KEY,
+		finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s is a JSON %s, not a list", ATTACH_IFACES_KEY,
 			       json_type_name(json_type(list)));
 		return 1;
 	}
 	if (json_size(list) > ATTACH_IFACES_ENTRIES_MAX) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %zu interfaces, more than %d", ATTACH_IFACES_KEY,
+		finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %zu interfaces, more than %d", ATTACH_IFACES_KEY,
 			       json_size(list), ATTACH_IFACES_ENTRIES_MAX);
 		return 1;
 	}
@@ -96,7 +96,7 @@ static int attach_worker_ifaces_shape(const struct json *list, const char *remed
 		size_t j = 0;
 
 		if (!name || !net) {
-			attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s: entry %zu lacks a string %s", ATTACH_IFACES_KEY,
+			finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s: entry %zu lacks a string %s", ATTACH_IFACES_KEY,
 				       i, name ? "network" : "interfaceName");
 			return 1;
 		}
@@ -104,7 +104,7 @@ static int attach_worker_ifaces_shape(const struct json *list, const char *remed
 			char q[64];
 
 			if (strcmp(json_get_string(d, "interfaceName"), name) == 0) {
-				attach_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %s twice (entries %zu and %zu)",
+				finding_acc_add(a, CHECK_FAIL, remedy, "annotation %s lists %s twice (entries %zu and %zu)",
 					       ATTACH_IFACES_KEY, attach_quote(name, q, sizeof(q)), j, i);
 				return 1;
 			}
@@ -113,10 +113,10 @@ static int attach_worker_ifaces_shape(const struct json *list, const char *remed
 	return 0;
 }
 
-int attach_interfaces(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+int attach_interfaces(const struct pod *p, const struct attach_node *n, struct finding *f)
 {
 	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	struct strbuf wrong = { 0 };
 	struct json *list = NULL;
 	char remedy[400], first[300];
@@ -128,19 +128,19 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct a
 		 n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
 	attach_worker_hint(n, first, remedy, sizeof(remedy));
 	if (p->host_network)
-		return attach_finding_set(f, CHECK_PASS, NULL, "hostNetwork: the pod uses the node's own GPU NICs");
+		return finding_set(f, CHECK_PASS, NULL, "hostNetwork: the pod uses the node's own GPU NICs");
 	if (n->dranet)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "GPU NICs allocated by DRANET (node label "
+		return finding_set(f, CHECK_SKIP, NULL, "GPU NICs allocated by DRANET (node label "
 					  OBS_KUBE_DRANET_LABEL "): they reach pods through ResourceClaims, not Networks "
 					  "and the %s annotation; the pod's claims are not checked", ATTACH_IFACES_KEY);
 	if (!v)
-		return attach_finding_set(f, CHECK_FAIL, remedy, "the pod has no %s annotation: it sees eth0 only, and NCCL "
+		return finding_set(f, CHECK_FAIL, remedy, "the pod has no %s annotation: it sees eth0 only, and NCCL "
 					  "runs over TCP sockets there", ATTACH_IFACES_KEY);
 	if (strlen(v) > ATTACH_ANN_MAX)
-		return attach_finding_set(f, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u", ATTACH_IFACES_KEY,
+		return finding_set(f, CHECK_FAIL, remedy, "annotation %s is %zu bytes, more than %u", ATTACH_IFACES_KEY,
 					  strlen(v), ATTACH_ANN_MAX);
 	if (json_parse(v, strlen(v), &list) < 0)
-		return attach_finding_set(f, CHECK_FAIL, remedy, "annotation %s is not JSON", ATTACH_IFACES_KEY);
+		return finding_set(f, CHECK_FAIL, remedy, "annotation %s is not JSON", ATTACH_IFACES_KEY);
 	if (attach_worker_ifaces_shape(list, remedy, &a) == 0) {
 		for (const struct json *e = json_first(list); e; e = json_next(e)) {
 			const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
@@ -152,7 +152,7 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct a
 			if (strcmp(name, "eth0") == 0) {
 				eth0 = true;
 				if (strcmp(net, "default") != 0)
-					attach_acc_add(&a, CHECK_FAIL, remedy, "eth0 is bound to %s, not default", qv);
+					finding_acc_add(&a, CHECK_FAIL, remedy, "eth0 is bound to %s, not default", qv);
 				continue;
 			}
 			n_gpu += attach_worker_is_gpu_nic(name);
@@ -166,7 +166,7 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct a
 			}
 		}
 		if (!eth0)
-			attach_acc_add(&a, CHECK_FAIL, remedy, "eth0 is not listed: bind it to default");
+			finding_acc_add(&a, CHECK_FAIL, remedy, "eth0 is not listed: bind it to default");
 		for (size_t i = 0; n->ifaces_known && i < n->n_ifaces; i++) {
 			bool listed = false;
 
@@ -179,22 +179,22 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct a
 		if (n_wrong > ATTACH_WORKER_LIST_MAX)
 			strbuf_appendf(&wrong, " and %zu more", n_wrong - ATTACH_WORKER_LIST_MAX);
 		if (n_wrong)
-			attach_acc_add(&a, CHECK_FAIL, remedy, "%s does not match the node's GPU NICs: %s",
+			finding_acc_add(&a, CHECK_FAIL, remedy, "%s does not match the node's GPU NICs: %s",
 				       ATTACH_IFACES_KEY, wrong.s ? wrong.s : "");
 		if (!n->ifaces_known) {
 			unsigned want = n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics;
 
 			if (n_gpu < want)
-				attach_acc_add(&a, CHECK_FAIL, remedy, "annotation %s binds %zu of the node's %u GPU NICs",
+				finding_acc_add(&a, CHECK_FAIL, remedy, "annotation %s binds %zu of the node's %u GPU NICs",
 					       ATTACH_IFACES_KEY, n_gpu, want);
 			else
-				attach_acc_skip(&a, "%zu GPU NICs bound; %s: the Networks are not compared", n_gpu,
+				finding_acc_skip(&a, "%zu GPU NICs bound; %s: the Networks are not compared", n_gpu,
 						n->ifaces_why[0] ? n->ifaces_why : "the node's mapping is unknown");
 		}
 	}
 	json_free(list);
 	strbuf_free(&wrong);
-	return attach_acc_finish(&a, f, "eth0 -> default and eth1..eth%zu on the node's Networks", n->n_ifaces);
+	return finding_acc_finish(&a, f, "eth0 -> default and eth1..eth%zu on the node's Networks", n->n_ifaces);
 }
 
 /* ---- the GPU containers ---- */
@@ -224,14 +224,14 @@ static bool attach_worker_llcm_on(const struct pod_container *c)
 	return attach_sources_profile(c);
 }
 
-int attach_aperture(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+int attach_aperture(const struct pod *p, const struct attach_node *n, struct finding *f)
 {
 	static const char var[] = "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY";
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	char remedy[400], first[256];
 
 	if (n->kind != PROFILE_TCPXO)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(n->kind));
+		return finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(n->kind));
 	snprintf(first, sizeof(first), "mount hostPath %s at %s and set %s=%s in each GPU container", ATTACH_APERTURE_HOST,
 		 ATTACH_APERTURE_HOST, var, ATTACH_APERTURE_HOST);
 	attach_worker_hint(n, first, remedy, sizeof(remedy));
@@ -248,30 +248,30 @@ int attach_aperture(const struct pod *p, const struct attach_node *n, struct att
 		m = obs_pod_mount_of_host(p, c, ATTACH_APERTURE_HOST);
 		v = obs_pod_env(c, var, &set);
 		if (!m) {
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
 				       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
 		} else if (!set && attach_argv_mentions(c, var)) {
 			continue;       /* exported by the command's script */
 		} else if (!set && attach_worker_llcm_on(c)) {
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
 				       "and turns LLCM on: the plugin opens the devices under /sys/bus/pci/devices instead, "
 				       "read-only in an unprivileged pod", q, var, m->path);
 		} else if (!set) {
-			attach_acc_add(&a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
+			finding_acc_add(&a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
 				       "the plugin falls back to /sys/bus/pci/devices, read-only in an unprivileged pod; that "
 				       "holds only while LLCM stays off (NCCL_FASTRAK_USE_LLCM, default 0; "
 				       "nccl-env-profile.sh sets 1)", q, var, m->path);
 		} else if (!v) {
-			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
+			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
 				       q, var, m->path);
 		} else if (!attach_path_has(v, m->path) || strchr(v, ':')) {
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
 				       "at %s", q, var, attach_quote(v, qv, sizeof(qv)), m->path);
 		}
 	}
 	if (!attach_worker_gpu_containers(p))
-		attach_acc_skip(&a, "no GPU container");
-	return attach_acc_finish(&a, f, "every GPU container reaches the LLCM devices (privileged, or the aperture "
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "every GPU container reaches the LLCM devices (privileged, or the aperture "
 				 "mount and %s)", var);
 }
 
@@ -280,9 +280,9 @@ bool attach_sources_profile(const struct pod_container *c)
 	return attach_argv_mentions(c, ATTACH_PROFILE);
 }
 
-int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct finding *f)
 {
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	char remedy[400], first[256];
 
 	snprintf(first, sizeof(first), "mount hostPath %s at /usr/local/nvidia and put /usr/local/nvidia/lib64 on "
@@ -302,21 +302,21 @@ int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct 
 		if (attach_sources_profile(c))
 			continue;       /* the profile puts NCCL_LIB_DIR on LD_LIBRARY_PATH */
 		if (set && !ld) {
-			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
+			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
 				       "to hold %s", q, mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
 		} else if (set && !attach_path_has(ld, ATTACH_DEVICE_PLUGIN_LIB64) && !(mounted && attach_path_has(ld, lib64))) {
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
 				       "no net plugin and uses its Socket transport", q, attach_quote(ld, qv, sizeof(qv)),
 				       mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
 		} else if (!set && !mounted) {
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
 				       "LD_LIBRARY_PATH: NCCL loads no net plugin and uses its Socket transport", q,
 				       ATTACH_NVIDIA_HOST, ATTACH_DEVICE_PLUGIN_LIB64);
 		}
 	}
 	if (!attach_worker_gpu_containers(p))
-		attach_acc_skip(&a, "no GPU container");
-	return attach_acc_finish(&a, f, "every GPU container reaches the plugin in the host's NVIDIA lib64");
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "every GPU container reaches the plugin in the host's NVIDIA lib64");
 }
 
 /* ---- nccl-env ---- */
@@ -341,7 +341,7 @@ static bool attach_worker_plugin_file(const struct attach_node *n, const char *n
 
 /* A variable naming a file the installer writes (NCCL_TUNER_CONFIG_PATH): that file, where it is, present. */
 static void attach_worker_lib_file(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-				   const struct releases_env *e, const char *remedy, struct attach_acc *a)
+				   const struct releases_env *e, const char *remedy, struct finding_acc *a)
 {
 	const char *v, *base;
 	char lib64[512], q[96], qv[200], dir[512];
@@ -355,23 +355,23 @@ static void attach_worker_lib_file(const struct pod *p, const struct pod_contain
 	base = strrchr(v, '/') ? strrchr(v, '/') + 1 : v;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(base - v), v);
 	if (strcmp(base, e->value) != 0) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s names a file the plugin does not install (it "
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s names a file the plugin does not install (it "
 			       "installs %s): NCCL aborts when the file is missing", q, e->name, qv, e->value);
 		return;
 	}
 	if (!(attach_nvidia_lib64(p, c, lib64, sizeof(lib64)) && attach_path_has(dir, lib64)) &&
 	    !attach_path_has(dir, ATTACH_DEVICE_PLUGIN_LIB64)) {
-		attach_acc_add(a, CHECK_WARN, remedy, "container %s: %s=%s is outside the NVIDIA lib64 the plugin is "
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s: %s=%s is outside the NVIDIA lib64 the plugin is "
 			       "installed in: not confirmed to exist", q, e->name, qv);
 		return;
 	}
 	if (n->plugin_files_known && !attach_worker_plugin_file(n, e->value))
-		attach_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s, but the node's lib64 has no %s (see the "
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s, but the node's lib64 has no %s (see the "
 			       "plugin-files check): NCCL aborts", q, e->name, qv, e->value);
 }
 
 static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-				    const char *remedy, struct attach_acc *a)
+				    const char *remedy, struct finding_acc *a)
 {
 	const struct releases_env *set;
 	struct strbuf missing = { 0 };
@@ -396,16 +396,16 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 	if (n_missing > ATTACH_WORKER_LIST_MAX)
 		strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_WORKER_LIST_MAX);
 	if (n_missing && !attach_sources_profile(c))
-		attach_acc_add(a, CHECK_WARN, remedy, "container %s: %zu of the release's %zu TCPXO variables are not in "
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s: %zu of the release's %zu TCPXO variables are not in "
 			       "its env (%s)%s and its command does not source %s", q, n_missing, n_required,
 			       missing.s ? missing.s : "", c->env_from ? ", envFrom is not visible here," : "", ATTACH_PROFILE);
 	strbuf_free(&missing);
 }
 
-int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct finding *f)
 {
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	char remedy[500], first[300];
 
 	if (n->kind == PROFILE_TCPXO)
@@ -425,23 +425,23 @@ int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct att
 			continue;
 		attach_quote(c->name, q, sizeof(q));
 		if (attach_worker_env_family(c, fab->foreign_family, &name))
-			attach_acc_add(&a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
+			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
 				       attach_quote(name, qn, sizeof(qn)), n->kind == PROFILE_TCPXO ? "TCPX" : "TCPXO",
 				       profile_kind_name(n->kind));
 		if (n->kind == PROFILE_TCPXO)
 			attach_worker_tcpxo_env(p, c, n, remedy, &a);
 		else if (!attach_worker_env_family(c, fab->env_family, &name) && !attach_sources_profile(c))
-			attach_acc_add(&a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
+			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
 				       c->env_from ? " (envFrom is not visible here)" : "");
 	}
 	if (!attach_worker_gpu_containers(p))
-		attach_acc_skip(&a, "no GPU container");
-	return attach_acc_finish(&a, f, "every GPU container has the %s variable set", n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO");
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO");
 }
 
-int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct attach_finding *f)
+int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct finding *f)
 {
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	char remedy[300];
 
 	attach_worker_hint(n, "add IPC_LOCK to securityContext.capabilities.add of each GPU container", remedy,
@@ -452,15 +452,15 @@ int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct att
 
 		if (!attach_is_gpu_container(c) || c->privileged || obs_pod_has_cap(c, "IPC_LOCK"))
 			continue;
-		attach_acc_add(&a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
+		finding_acc_add(&a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
 			       "its buffers beyond the memlock limit", attach_quote(c->name, q, sizeof(q)));
 	}
 	if (!attach_worker_gpu_containers(p))
-		attach_acc_skip(&a, "no GPU container");
-	return attach_acc_finish(&a, f, "every GPU container may lock memory");
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "every GPU container may lock memory");
 }
 
-void attach_worker_sockets(const struct pod *p, const struct attach_node *n, struct attach_acc *a)
+void attach_worker_sockets(const struct pod *p, const struct attach_node *n, struct finding_acc *a)
 {
 	char remedy[300];
 
@@ -473,7 +473,7 @@ void attach_worker_sockets(const struct pod *p, const struct attach_node *n, str
 		char q[96];
 
 		if (attach_is_gpu_container(c) && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
-			attach_acc_add(a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
+			finding_acc_add(a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
 				       "daemon's socket is", attach_quote(c->name, q, sizeof(q)), ATTACH_TCPX_SOCKETS);
 	}
 }

@@ -115,7 +115,7 @@ static void check_daemon_acc_free(struct check_daemon_acc *a)
 	strbuf_free(&a->info);
 }
 
-int check_daemon_args(const struct observation *o, struct profile *p, struct check *c)
+int check_daemon_args(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_procs *ps = &o->host.procs;
 	const struct obs_kube *k = &o->kube;
@@ -125,7 +125,7 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct che
 	int r = 0;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
 	if (ps->status.state == PROBE_OK)
 		n_procs = ps->n;
 	if (k->pods_fetch.state == KUBE_FETCH_OK)
@@ -133,11 +133,11 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct che
 			n_specs += check_daemon_spec(k, &k->containers[i]);
 	if (!n_procs && !n_specs) {
 		if (ps->status.state == PROBE_FAILED)
-			return check_set(c, CHECK_SKIP, "mount the host's /proc into the agent (read-only)",
+			return finding_set(c, CHECK_SKIP, "mount the host's /proc into the agent (read-only)",
 					 "daemon processes not observable: %s", ps->status.message);
 		if (ps->status.state == PROBE_NOT_RUN && k->pods_fetch.state != KUBE_FETCH_OK)
-			return check_set(c, CHECK_SKIP, NULL, "daemon processes not observed");
-		return check_set(c, CHECK_SKIP, NULL, "no %s daemon running (normal on an idle node)", kind);
+			return finding_set(c, CHECK_SKIP, NULL, "daemon processes not observed");
+		return finding_set(c, CHECK_SKIP, NULL, "no %s daemon running (normal on an idle node)", kind);
 	}
 
 	for (size_t i = 0; r == 0 && i < n_procs; i++) {
@@ -183,14 +183,14 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct che
 		goto out;
 	}
 	if (a.n_fail)
-		r = check_set(c, CHECK_FAIL, a.remedy, "%s%s%s", a.fail.s, a.warn.len ? "; " : "",
+		r = finding_set(c, CHECK_FAIL, a.remedy, "%s%s%s", a.fail.s, a.warn.len ? "; " : "",
 			      a.warn.s ? a.warn.s : "");
 	else if (a.n_warn)
-		r = check_set(c, CHECK_WARN, a.remedy, "%s", a.warn.s);
+		r = finding_set(c, CHECK_WARN, a.remedy, "%s", a.warn.s);
 	else if (!n_specs && n_unreadable == n_procs)
-		r = check_set(c, CHECK_SKIP, NULL, "%s daemon running, %s", check_daemon_fabric_name(&a), a.info.s);
+		r = finding_set(c, CHECK_SKIP, NULL, "%s daemon running, %s", check_daemon_fabric_name(&a), a.info.s);
 	else
-		r = check_set(c, CHECK_PASS, NULL, "%zu %s daemon command line%s as expected: %s",
+		r = finding_set(c, CHECK_PASS, NULL, "%zu %s daemon command line%s as expected: %s",
 			      n_procs + n_specs - n_unreadable, check_daemon_fabric_name(&a),
 			      n_procs + n_specs - n_unreadable == 1 ? "" : "s", a.info.s);
 out:

@@ -17,20 +17,20 @@
  * is the node's own: without it no unprivileged daemon on the node gets its devices, a failure.
  */
 static int check_daemonpod_one(const struct pod *pod, const struct pod_container *c, const struct attach_node *n,
-			       struct attach_acc *node_acc)
+			       struct finding_acc *node_acc)
 {
-	struct attach_acc a = { 0 };
-	struct attach_finding f = { 0 };
+	struct finding_acc a = { 0 };
+	struct finding f = { 0 };
 	char q[96], qn[300];
 	int r;
 
 	attach_daemon_mounts(pod, c, n, &a);
 	attach_device_annotation(pod, c, n, &a);
-	r = attach_acc_finish(&a, &f, "wired");
+	r = finding_acc_finish(&a, &f, "wired");
 	if (r < 0)
 		return r;
 	if (f.status >= CHECK_WARN)
-		attach_acc_add(node_acc, CHECK_WARN, f.remedy, "pod %s/%s container %s: %s", pod->ns ? pod->ns : "",
+		finding_acc_add(node_acc, CHECK_WARN, f.remedy, "pod %s/%s container %s: %s", pod->ns ? pod->ns : "",
 			       attach_quote(pod->name, qn, sizeof(qn)), attach_quote(c->name, q, sizeof(q)), f.message);
 	free(f.message);
 	free(f.remedy);
@@ -39,16 +39,14 @@ static int check_daemonpod_one(const struct pod *pod, const struct pod_container
 
 static bool check_daemonpod_active(const struct observation *o, const struct pod *pod)
 {
-	if (!pod->phase || (strcmp(pod->phase, "Pending") != 0 && strcmp(pod->phase, "Running") != 0))
-		return false;
-	return !pod->node_name || !o->node[0] || strcmp(pod->node_name, o->node) == 0;
+	return obs_pod_active(pod, false) && obs_pod_on_node(pod, o->node, true);
 }
 
-int check_daemon_pod(const struct observation *o, struct profile *p, struct check *c)
+int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_kube *k = &o->kube;
-	struct attach_acc acc = { 0 };
-	struct attach_finding f = { 0 };
+	struct finding_acc acc = { 0 };
+	struct finding f = { 0 };
 	struct attach_node n;
 	struct strbuf names = { 0 };
 	const struct pod_container *needs_injector = NULL;
@@ -56,11 +54,11 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct chec
 	int r = 0;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
 	if (!k->configured || k->pods_fetch.state == KUBE_FETCH_NOT_RUN)
-		return check_set(c, CHECK_SKIP, NULL, "no API access: daemon pods not read");
+		return finding_set(c, CHECK_SKIP, NULL, "no API access: daemon pods not read");
 	if (k->pods_fetch.state != KUBE_FETCH_OK)
-		return check_set(c, CHECK_SKIP, NULL, "pods not read from the API (%s): daemon pods not read",
+		return finding_set(c, CHECK_SKIP, NULL, "pods not read from the API (%s): daemon pods not read",
 				 k->pods_fetch.message[0] ? k->pods_fetch.message : "failed");
 	attach_node_build(o, p, &n);
 	for (size_t i = 0; r == 0 && i < k->n_pods; i++) {
@@ -82,7 +80,7 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct chec
 	if (n_pods > CHECK_DAEMONPOD_SHOWN)
 		strbuf_appendf(&names, " and %zu more", n_pods - CHECK_DAEMONPOD_SHOWN);
 	if (!n_pods) {
-		r = check_set(c, CHECK_SKIP, NULL, "no workload runs the daemon now");
+		r = finding_set(c, CHECK_SKIP, NULL, "no workload runs the daemon now");
 		goto out;
 	}
 	if (needs_injector) {
@@ -90,11 +88,11 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct chec
 
 		attach_injector(&n, attach_quote(needs_injector->name, q, sizeof(q)), &acc);
 	}
-	r = attach_acc_finish(&acc, &f, "%zu daemon pod%s wired (host /sys, /proc/sys, NVIDIA libraries, capabilities, "
+	r = finding_acc_finish(&acc, &f, "%zu daemon pod%s wired (host /sys, /proc/sys, NVIDIA libraries, capabilities, "
 			      "devices%s): %s", n_pods, n_pods == 1 ? "" : "s",
 			      needs_injector ? ", the NRI device injector running" : "", names.s ? names.s : "");
 	if (r == 0)
-		r = check_set(c, f.status, f.remedy, "%s", f.message);
+		r = finding_set(c, f.status, f.remedy, "%s", f.message);
 out:
 	free(f.message);
 	free(f.remedy);

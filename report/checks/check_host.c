@@ -61,7 +61,7 @@ static char *check_host_take(struct check_host_list *l)
 	return strbuf_take(&l->sb);
 }
 
-static int check_host_finish(struct check *c, struct check_host_list *l, enum check_status st,
+static int check_host_finish(struct finding *c, struct check_host_list *l, enum check_status st,
 			     const char *remedy, const char *prefix)
 {
 	char *text = check_host_take(l);
@@ -69,21 +69,21 @@ static int check_host_finish(struct check *c, struct check_host_list *l, enum ch
 
 	if (!text)
 		return -ENOMEM;
-	r = check_set(c, st, remedy, "%s%s", prefix, text);
+	r = finding_set(c, st, remedy, "%s%s", prefix, text);
 	free(text);
 	return r;
 }
 
 /* A probe part that did not run or failed decides the check alone. Return 1 when it did. */
-static int check_host_status(struct check *c, const struct probe_status *s, const char *what,
+static int check_host_status(struct finding *c, const struct probe_status *s, const char *what,
 			     enum check_status on_fail, const char *remedy)
 {
 	switch (s->state) {
 	case PROBE_NOT_RUN:
-		return check_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
+		return finding_set(c, CHECK_SKIP, NULL, "%s not observed", what) ?: 1;
 	case PROBE_FAILED:
 		/* The probes' messages start with the path they could not read: not said twice. */
-		return check_set(c, on_fail, remedy, "cannot read %s", *s->message ? s->message : what) ?: 1;
+		return finding_set(c, on_fail, remedy, "cannot read %s", *s->message ? s->message : what) ?: 1;
 	case PROBE_OK:
 		break;
 	}
@@ -92,7 +92,23 @@ static int check_host_status(struct check *c, const struct probe_status *s, cons
 
 /* ---- aperture-devices ---- */
 
-bool check_aperture_live(const struct observation *o, const char *name)
+/* What is wrong with one aperture entry by itself: one bit each, in the order the check names them. */
+enum check_host_apt_problem {
+	CHECK_APT_NOT_DIR = 1u << 0,            /* not a directory: nothing else is looked at */
+	CHECK_APT_STALE = 1u << 1,              /* no live LLCM function behind it */
+	CHECK_APT_IDS_UNKNOWN = 1u << 2,        /* vendor/device unreadable */
+	CHECK_APT_NOT_LLCM = 1u << 3,           /* its ids are not 1ae0:0084 */
+	CHECK_APT_NO_RESOURCES = 1u << 4,
+	CHECK_APT_NARROW = 1u << 5,             /* a resource file not readable and writable by all */
+	CHECK_APT_BAR4_MISSING = 1u << 6,
+	CHECK_APT_BAR4_NOT_FILE = 1u << 7,
+	CHECK_APT_BAR4_EMPTY = 1u << 8,
+	CHECK_APT_BAR4_SHORT = 1u << 9,
+	CHECK_APT_BAR4_UNREADABLE = 1u << 10,
+};
+
+/* Whether aperture entry @name has a live LLCM function behind it (meaningful when the PCI bus was read). */
+static bool check_aperture_live(const struct observation *o, const char *name)
 {
 	const struct obs_pci_func *f = observation_pci_find(o, name);
 
@@ -104,7 +120,8 @@ static const char *check_host_nic_label(const struct profile_nic *n)
 	return n->name[0] ? n->name : n->bdf;
 }
 
-unsigned check_aperture_entry_problems(const struct obs_aperture_entry *e, bool live, bool pci_ok)
+/* Entry @e's problems by itself; @pci_ok: the PCI bus was read (else liveness is unknown, never a problem). */
+static unsigned check_aperture_entry_problems(const struct obs_aperture_entry *e, bool live, bool pci_ok)
 {
 	unsigned bits = 0;
 
@@ -181,12 +198,41 @@ static int check_host_entry_finding(const struct obs_aperture_entry *e, const ch
 	return 0;
 }
 
-static int check_host_entry_findings(const struct obs_aperture_entry *e, bool live, bool pci_ok,
-				     struct check_host_list *l)
+/* Entry @i's first problem @bit in short, on its row (the NIC's row, when the NIC claims it). */
+static int check_host_entry_short(struct profile *p, const struct obs_aperture_entry *e, size_t i, unsigned bit)
 {
+	static const char *const fixed[] = {
+		[1] = "stale: no live LLCM function behind it", [2] = "vendor/device unreadable",
+		[4] = "no resource files", [6] = "no resource4 (BAR4)", [7] = "resource4 is not a regular file",
+		[8] = "resource4 is empty", [9] = "resource4 holds fewer than 4 bytes", [10] = "cannot read resource4",
+	};
+	const char *sp = strrchr(e->narrow, ' ');
+	char file[sizeof(e->narrow)];
+	unsigned k = 0;
+
+	switch (bit) {
+	case CHECK_APT_NOT_DIR:
+		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "is %s, not a directory",
+				    obs_file_type_name(e->type));
+	case CHECK_APT_NOT_LLCM:
+		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "shows %04x:%04x, not LLCM",
+				    e->vendor, e->device);
+	case CHECK_APT_NARROW:  /* "resource4 0644": the file's name is host text, the mode ours */
+		snprintf(file, sizeof(file), "%.*s", sp ? (int)(sp - e->narrow) : (int)sizeof(file), e->narrow);
+		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, file, sp, "not a+rw: ");
+	}
+	while (k < 10 && !(bit >> k & 1))
+		k++;
+	return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "%s", fixed[k]);
+}
+
+static int check_host_entry_findings(struct profile *p, const struct obs_aperture *a, size_t i, bool live,
+				     bool pci_ok, struct check_host_list *l)
+{
+	const struct obs_aperture_entry *e = &a->v[i];
 	unsigned bits = check_aperture_entry_problems(e, live, pci_ok);
 	char q[OBS_HOST_NAME_MAX * 4 + 8];
-	int r = 0;
+	int r = bits ? check_host_entry_short(p, e, i, bits & -bits) : 0;
 
 	obs_host_quote(e->name, q, sizeof(q));
 	for (unsigned bit = 1; r == 0 && bits; bit <<= 1)
@@ -205,7 +251,7 @@ struct check_host_aperture {
 	bool pci_ok;                    /* the PCI probe ran: liveness of entries is known */
 	size_t n_live, n_claimed;
 	const struct obs_aperture_entry **claim;        /* per GPU NIC: the entry whose BAR4 is its address */
-	bool *dup;                      /* per GPU NIC: claimed by more than one entry */
+	size_t *claims;                 /* per GPU NIC: how many entries claim it */
 	struct check_host_list bad, unknown;            /* findings; NICs whose IPv4 is unknown */
 };
 
@@ -221,16 +267,21 @@ static int check_host_aperture_entries(struct check_host_aperture *ap)
 		r = check_host_add(&ap->bad, "%zu entr%s for %zu LLCM function%s", n_entries,
 				   n_entries == 1 ? "y" : "ies", ap->n_live, ap->n_live == 1 ? "" : "s");
 	for (size_t i = 0; r == 0 && i < o->pci.n; i++)
-		if (o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, o->pci.v[i].bdf))
+		if (o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, o->pci.v[i].bdf)) {
 			r = check_host_add(&ap->bad, "LLCM function %s has no entry", o->pci.v[i].bdf);
+			if (r == 0)
+				r = profile_mark(ap->p, CHECK_APERTURE_DEVICES, MARK_LLCM, i, NULL, NULL,
+						 "no entry in /dev/aperture_devices");
+		}
 	if (r == 0 && a->n_dropped)
 		r = check_host_add(&ap->bad, "%zu more entries not examined", a->n_dropped);
 	for (size_t i = 0; r == 0 && i < a->n; i++)
-		r = check_host_entry_findings(&a->v[i], check_aperture_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
+		r = check_host_entry_findings(ap->p, a, i, check_aperture_live(o, a->v[i].name), ap->pci_ok, &ap->bad);
 	return r;
 }
 
-bool check_aperture_entry_claims(const struct observation *o, const struct obs_aperture_entry *e, bool pci_ok)
+/* Whether entry @e's BAR4 claims a GPU NIC's address: a directory whose resource4 was read, live when @pci_ok. */
+static bool check_aperture_entry_claims(const struct observation *o, const struct obs_aperture_entry *e, bool pci_ok)
 {
 	return e->type == OBS_FILE_DIR && e->bar4 == OBS_BAR4_OK && (!pci_ok || check_aperture_live(o, e->name));
 }
@@ -249,16 +300,15 @@ static int check_host_aperture_claim(struct check_host_aperture *ap, const struc
 		if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0 || ip != e->bar4_ipv4)
 			continue;
 		*ret_matched = true;
-		if (!ap->claim[j]) {
+		if (ap->claims[j]++ == 0) {
 			ap->claim[j] = e;
 			continue;
 		}
 		obs_host_quote(ap->claim[j]->name, q1, sizeof(q1));
 		obs_host_quote(e->name, q, sizeof(q));
-		if (!ap->dup[j])
+		if (ap->claims[j] == 2)
 			r = check_host_add(&ap->bad, "%s (%s) is claimed by more than one entry: %s and %s",
 					   check_host_nic_label(&p->nics[j]), p->nics[j].ipv4, q1, q);
-		ap->dup[j] = true;
 	}
 	return r;
 }
@@ -297,7 +347,7 @@ static int check_host_aperture_bar4(struct check_host_aperture *ap)
 	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
 		uint32_t ip;
 
-		if (ap->claim[j] && !ap->dup[j] && strlen(ap->claim[j]->name) < sizeof(p->nics[j].aperture)) {
+		if (ap->claims[j] == 1 && strlen(ap->claim[j]->name) < sizeof(p->nics[j].aperture)) {
 			snprintf(p->nics[j].aperture, sizeof(p->nics[j].aperture), "%s", ap->claim[j]->name);
 			ap->n_claimed++;
 		} else if (!ap->claim[j] && bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) == 0) {
@@ -308,8 +358,71 @@ static int check_host_aperture_bar4(struct check_host_aperture *ap)
 	return r;
 }
 
+/*
+ * Each GPU NIC that no entry serves alone, on its row: why (@claims: per NIC, how many entries
+ * claim it; NULL when the folder was not read or is missing).
+ */
+static int check_host_nic_short(const struct observation *o, struct profile *p, const size_t *claims)
+{
+	const struct obs_aperture *a = &o->host.aperture;
+	int r = 0;
+
+	for (size_t j = 0; r == 0 && j < p->n_nics; j++) {
+		uint32_t ip;
+
+		if (p->nics[j].aperture[0])
+			continue;
+		if (a->status.state != PROBE_OK)
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "/dev/aperture_devices not read");
+		else if (!a->present)
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "/dev/aperture_devices missing");
+		else if (bar4_parse_ipv4_text(p->nics[j].ipv4, &ip) < 0)
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "IPv4 unknown: no entry matched");
+		else if (claims[j] > 1)
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "claimed by %zu entries",
+					 claims[j]);
+		else
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_NIC, j, NULL, NULL, "no entry serves its address");
+	}
+	return r;
+}
+
+/* Each entry without a problem of its own that serves no GPU NIC alone, on its row: whom it serves. */
+static int check_host_entry_serves(struct check_host_aperture *ap)
+{
+	const struct obs_aperture *a = ap->a;
+	struct profile *p = ap->p;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < a->n; i++) {
+		const struct obs_aperture_entry *e = &a->v[i];
+		const char *served = NULL;
+		bool all_known = true, alone = false;
+
+		for (size_t j = 0; j < p->n_nics; j++) {
+			const struct profile_nic *n = &p->nics[j];
+			uint32_t ip;
+
+			alone |= strcmp(n->aperture, e->name) == 0;
+			if (bar4_parse_ipv4_text(n->ipv4, &ip) < 0)
+				all_known = false;
+			else if (ip == e->bar4_ipv4 && !served)
+				served = check_host_nic_label(n);
+		}
+		if (alone || check_aperture_entry_problems(e, check_aperture_live(ap->o, e->name), ap->pci_ok))
+			continue;
+		if (served)
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, served, ", as another entry does",
+					 "serves ");
+		else
+			r = profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "serves no GPU NIC%s",
+					 all_known ? "" : " with a known address");
+	}
+	return r;
+}
+
 /* The findings, else the NICs whose BAR4 could not be matched, else a pass. */
-static int check_host_aperture_verdict(struct check_host_aperture *ap, struct check *c)
+static int check_host_aperture_verdict(struct check_host_aperture *ap, struct finding *c)
 {
 	char *unk = NULL;
 	int r;
@@ -322,21 +435,21 @@ static int check_host_aperture_verdict(struct check_host_aperture *ap, struct ch
 		if (r == 0)
 			r = check_host_finish(c, &ap->bad, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER, "");
 	} else if (unk) {
-		r = check_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
+		r = finding_set(c, CHECK_WARN, "run the agent with API access (GKE's nic-info annotation "
 			      "names the NICs' addresses) or look again when the NICs are back in the host "
 			      "network namespace",
 			      "%zu entries match the LLCM functions, but BAR4 cannot be matched to %u NIC%s whose "
 			      "IPv4 is unknown (in a pod, no API facts): %s", ap->a->n, ap->unknown.n,
 			      ap->unknown.n == 1 ? "" : "s", unk);
 	} else {
-		r = check_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
+		r = finding_set(c, CHECK_PASS, NULL, "%zu entries match the %zu LLCM functions; each of "
 			      "the %zu GPU NICs has one (BAR4 = NIC address)", ap->a->n, ap->n_live, ap->n_claimed);
 	}
 	free(unk);
 	return r;
 }
 
-int check_aperture_devices(const struct observation *o, struct profile *p, struct check *c)
+int check_aperture_devices(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct check_host_aperture ap = {
 		.o = o, .a = &o->host.aperture, .p = p, .pci_ok = o->pci.status.state == PROBE_OK,
@@ -345,25 +458,29 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 	int r;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	if (p->kind == PROFILE_TCPX)
-		return check_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
-	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
-			      CHECK_HOST_REMEDY_INSTALLER);
-	if (r)
-		return r < 0 ? r : 0;
+		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
 	for (size_t i = 0; i < o->pci.n; i++)
 		ap.n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
-	if (!ap.a->present)
-		return check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER,
-				 "/dev/aperture_devices is missing (%zu LLCM function%s on the bus)",
-				 ap.n_live, ap.n_live == 1 ? "" : "s");
+	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
+			      CHECK_HOST_REMEDY_INSTALLER);
+	if (r == 0 && !ap.a->present)
+		r = finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_INSTALLER,
+			      "/dev/aperture_devices is missing (%zu LLCM function%s on the bus)",
+			      ap.n_live, ap.n_live == 1 ? "" : "s") ?: 1;
+	if (r)
+		return r < 0 ? r : check_host_nic_short(o, p, NULL);
 
 	ap.claim = calloc(p->n_nics ? p->n_nics : 1, sizeof(*ap.claim));
-	ap.dup = calloc(p->n_nics ? p->n_nics : 1, sizeof(*ap.dup));
-	r = ap.claim && ap.dup ? check_host_aperture_entries(&ap) : -ENOMEM;
+	ap.claims = calloc(p->n_nics ? p->n_nics : 1, sizeof(*ap.claims));
+	r = ap.claim && ap.claims ? check_host_aperture_entries(&ap) : -ENOMEM;
 	if (r == 0)
 		r = check_host_aperture_bar4(&ap);
+	if (r == 0)
+		r = check_host_nic_short(o, p, ap.claims);
+	if (r == 0)
+		r = check_host_entry_serves(&ap);
 	if (r < 0 || ap.bad.sb.oom || ap.unknown.sb.oom)
 		r = -ENOMEM;
 	else
@@ -371,13 +488,13 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 	strbuf_free(&ap.bad.sb);
 	strbuf_free(&ap.unknown.sb);
 	free(ap.claim);
-	free(ap.dup);
+	free(ap.claims);
 	return r;
 }
 
 /* ---- device-nodes ---- */
 
-int check_device_nodes(const struct observation *o, struct profile *p, struct check *c)
+int check_device_nodes(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_devnodes *d = &o->host.devnodes;
 	struct check_host_list bad = {0};
@@ -388,7 +505,7 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct ch
 	int r;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &d->status, "/dev", CHECK_FAIL, NULL);
 	if (r)
 		return r < 0 ? r : 0;
@@ -422,7 +539,7 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct ch
 	if (r < 0)
 		goto out;
 	if (!bad.n) {
-		r = check_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, "
+		r = finding_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, "
 			      "nvidiactl, nvidia-uvm%s", n_ok, d->n_gpus ? d->n_gpus - 1 : 0,
 			      need_dmabuf ? ", dmabuf_import_helper" :
 			      " (dmabuf_import_helper is not used on TCPX nodes)");
@@ -468,15 +585,15 @@ static int check_host_want(struct check_host_list *l, const struct obs_nvpath *n
 	return check_host_add(l, "lib64/%s is %s", q, obs_file_type_name(t));
 }
 
-static int check_host_base(struct check *c, const struct obs_nvpath *n)
+static int check_host_base(struct finding *c, const struct obs_nvpath *n)
 {
 	if (n->dir != OBS_FILE_DIR)
-		return check_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
+		return finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
 				 obs_file_type_name(n->dir)) ?: 1;
 	return 0;
 }
 
-int check_nvidia_host_path(const struct observation *o, struct profile *p, struct check *c)
+int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_nvpath *n = &o->host.nvpath;
 	struct check_host_list bad = {0};
@@ -484,7 +601,7 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 	int r;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
+		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
 	if (!r)
 		r = check_host_base(c, n);
@@ -504,7 +621,7 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 		r = check_host_finish(c, &bad, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER,
 				      CHECK_HOST_NVIDIA ": ");
 	else
-		r = check_set(c, CHECK_PASS, NULL, "%s holds bin/nvidia-smi, %s", CHECK_HOST_NVIDIA,
+		r = finding_set(c, CHECK_PASS, NULL, "%s holds bin/nvidia-smi, %s", CHECK_HOST_NVIDIA,
 			      found.s ? found.s : "");
 out:
 	strbuf_free(&bad.sb);

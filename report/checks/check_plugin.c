@@ -234,7 +234,7 @@ static void check_plugin_range(const struct check_plugin_pick *pk, char *buf, si
  * Judge @s in lib64 and set @c: pass "<FABRIC> plugin installed (<head>)<note>, NCCL <versions>",
  * or "<FABRIC> plugin install incomplete: <problems><closest><note>" (a warning for an inferred set).
  */
-static int check_plugin_finish(struct check *c, const struct obs_nvpath *n, const struct check_plugin_set *s,
+static int check_plugin_finish(struct finding *c, const struct obs_nvpath *n, const struct check_plugin_set *s,
 			       enum releases_fabric f, const char *head, const char *closest, const char *note,
 			       const char *remedy)
 {
@@ -250,14 +250,14 @@ static int check_plugin_finish(struct check *c, const struct obs_nvpath *n, cons
 		goto out;
 	}
 	if (bad)
-		r = check_set(c, s->inferred ? CHECK_WARN : CHECK_FAIL, remedy, "%s plugin install incomplete: %s%s%s",
+		r = finding_set(c, s->inferred ? CHECK_WARN : CHECK_FAIL, remedy, "%s plugin install incomplete: %s%s%s",
 			      fab, why.s, closest, note);
 	else if (s->inferred)
-		r = check_set(c, CHECK_PASS, NULL, "%s plugin files present (%s; the TCPX installer's file list is not "
+		r = finding_set(c, CHECK_PASS, NULL, "%s plugin files present (%s; the TCPX installer's file list is not "
 			      "published: these are what NCCL loads)%s, NCCL %s", fab, head, note,
 			      nccl.s ? nccl.s : "version unknown");
 	else
-		r = check_set(c, CHECK_PASS, NULL, "%s plugin installed (%s)%s, NCCL %s%s", fab, head, note,
+		r = finding_set(c, CHECK_PASS, NULL, "%s plugin installed (%s)%s, NCCL %s%s", fab, head, note,
 			      nccl.s ? nccl.s : "version unknown",
 			      versions > 1 ? " (older versions linger: the installer deletes nothing)" : "");
 out:
@@ -266,7 +266,7 @@ out:
 	return r;
 }
 
-int check_plugin_files(const struct observation *o, struct profile *p, struct check *c)
+int check_plugin_files(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_nvpath *n = &o->host.nvpath;
 	const struct obs_kube *k = &o->kube;
@@ -280,24 +280,24 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct ch
 	int r = 0;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
 	switch (n->status.state) {
 	case PROBE_NOT_RUN:
-		return check_set(c, CHECK_SKIP, NULL, "%s not observed", CHECK_PLUGIN_NVIDIA);
+		return finding_set(c, CHECK_SKIP, NULL, "%s not observed", CHECK_PLUGIN_NVIDIA);
 	case PROBE_FAILED:
 		/* The probe's message starts with the path it could not read: not said twice. */
-		return check_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "cannot read %s",
+		return finding_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "cannot read %s",
 				 *n->status.message ? n->status.message : CHECK_PLUGIN_NVIDIA);
 	case PROBE_OK:
 		break;
 	}
 	if (n->dir != OBS_FILE_DIR)
-		return check_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "%s is %s", CHECK_PLUGIN_NVIDIA,
+		return finding_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "%s is %s", CHECK_PLUGIN_NVIDIA,
 				 obs_file_type_name(n->dir));
 	snprintf(remedy, sizeof(remedy), "check the %s pod on this node (kubectl -n kube-system logs -l k8s-app=%s -c %s)",
 		 check_plugin_installer_name(f), check_plugin_installer_name(f), check_plugin_installer_name(f));
 	if (n->lib64_dir != OBS_FILE_DIR)
-		return check_set(c, CHECK_FAIL, remedy, "%s plugin not installed: %s/lib64 is %s",
+		return finding_set(c, CHECK_FAIL, remedy, "%s plugin not installed: %s/lib64 is %s",
 				 check_plugin_fabric_upper(f), CHECK_PLUGIN_NVIDIA, obs_file_type_name(n->lib64_dir));
 
 	/* With the API, the installer's init container says whether the copy completed. */
@@ -306,7 +306,7 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct ch
 		if (r < 0)
 			goto out;
 		if (in.n_incomplete) {
-			r = check_set(c, CHECK_FAIL, in.remedy.s, "%s plugin install not finished: %s",
+			r = finding_set(c, CHECK_FAIL, in.remedy.s, "%s plugin install not finished: %s",
 				      check_plugin_fabric_upper(f), in.why.s);
 			goto out;
 		}
@@ -342,7 +342,7 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct ch
 	}
 	check_plugin_set_of(&s, pk.best, f);
 	if (pk.max_found == 0 && !s.inferred) {
-		r = check_set(c, CHECK_FAIL, remedy, "%s plugin not installed: none of its files in %s/lib64%s",
+		r = finding_set(c, CHECK_FAIL, remedy, "%s plugin not installed: none of its files in %s/lib64%s",
 			      check_plugin_fabric_upper(f), CHECK_PLUGIN_NVIDIA, note);
 		goto out;
 	}

@@ -34,7 +34,7 @@ static void topology_nic_label(const struct profile_nic *n, struct strbuf *sb)
 		strbuf_appendf(sb, "%s", n->bdf);
 }
 
-static int topology_done(struct check *c, enum check_status st, const char *remedy, struct strbuf *sb)
+static int topology_done(struct finding *c, enum check_status st, const char *remedy, struct strbuf *sb)
 {
 	int r;
 
@@ -42,48 +42,52 @@ static int topology_done(struct check *c, enum check_status st, const char *reme
 		strbuf_free(sb);
 		return -ENOMEM;
 	}
-	r = check_set(c, st, remedy, "%s", sb->s ? sb->s : "");
+	r = finding_set(c, st, remedy, "%s", sb->s ? sb->s : "");
 	strbuf_free(sb);
 	return r;
 }
 
-int check_gpus(const struct observation *o, struct profile *p, struct check *c)
+int check_gpus(const struct observation *o, struct profile *p, struct finding *c)
 {
 	size_t other = 0;
 
 	if (o->pci.status.state != PROBE_OK)
-		return check_set(c, CHECK_FAIL, "check that --root holds the host's sys/ (read-only mount of /sys)",
+		return finding_set(c, CHECK_FAIL, "check that --root holds the host's sys/ (read-only mount of /sys)",
 				 "could not read the PCI bus: %s", o->pci.status.message);
 	for (size_t i = 0; i < o->pci.n; i++)
 		other += o->pci.v[i].kind == PCI_KIND_OTHER_GPU;
 	if (p->n_gpus == TOPOLOGY_GPUS)
-		return check_set(c, CHECK_PASS, NULL, "8 NVIDIA H100 GPUs (10de:2330)");
+		return finding_set(c, CHECK_PASS, NULL, "8 NVIDIA H100 GPUs (10de:2330)");
 	if (p->n_gpus == 0 && other)
-		return check_set(c, CHECK_FAIL, remedy_machine,
+		return finding_set(c, CHECK_FAIL, remedy_machine,
 				 "no NVIDIA H100 GPU (10de:2330) on the PCI bus; %zu other NVIDIA GPU(s) found", other);
 	if (p->n_gpus == 0)
-		return check_set(c, CHECK_FAIL, remedy_machine, "no NVIDIA H100 GPU (10de:2330) on the PCI bus");
-	return check_set(c, CHECK_FAIL,
+		return finding_set(c, CHECK_FAIL, remedy_machine, "no NVIDIA H100 GPU (10de:2330) on the PCI bus");
+	return finding_set(c, CHECK_FAIL,
 			 "a GPU has fallen off the bus or the node is not an 8-GPU shape: check `nvidia-smi` and the node's events",
 			 "found %zu NVIDIA H100 GPUs (10de:2330), expected %d", p->n_gpus, TOPOLOGY_GPUS);
 }
 
-int check_gpu_nics(const struct observation *o, struct profile *p, struct check *c)
+int check_gpu_nics(const struct observation *o, struct profile *p, struct finding *c)
 {
 	unsigned want = topology_expected_nics(p->kind);
 	struct strbuf sb = { 0 };
 	size_t unbound = 0;
 
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (p->nics[i].state == NIC_STATE_MISSING &&
+		    profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "not bound to a driver") < 0)
+			return -ENOMEM;
 	if (o->pci.status.state != PROBE_OK)
-		return check_set(c, CHECK_SKIP, NULL, "PCI bus not read");
+		return finding_set(c, CHECK_SKIP, NULL, "PCI bus not read");
 	if (p->n_gpus == 0)
-		return check_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
+		return finding_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
 	if (p->kind == PROFILE_NONE) {
 		size_t in_sw = 0;
 
 		for (size_t i = 0; i < p->n_nics; i++)
 			in_sw += p->nics[i].sw >= 0;
-		return check_set(c, CHECK_FAIL, remedy_machine,
+		return finding_set(c, CHECK_FAIL, remedy_machine,
 				 "%zu H100 GPUs with %zu GPU NICs in their PCIe switches and no LLCM (1ae0:0084) functions: "
 				 "neither the TCPXO shape (8 GPU NICs 1:1 + LLCM devices) nor TCPX (4 GPU NICs, 2 GPUs each)",
 				 p->n_gpus, in_sw);
@@ -91,7 +95,7 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 	for (size_t i = 0; i < p->n_nics; i++)
 		unbound += p->nics[i].state == NIC_STATE_MISSING;
 	if (p->n_nics == want && !unbound)
-		return check_set(c, CHECK_PASS, NULL, "%u GPU NICs (gVNIC 1ae0:0042) besides the primary NIC", want);
+		return finding_set(c, CHECK_PASS, NULL, "%u GPU NICs (gVNIC 1ae0:0042) besides the primary NIC", want);
 	if (p->n_nics != want) {
 		size_t outside = 0;
 
@@ -126,19 +130,30 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct check 
 			     &sb);
 }
 
-int check_pairing(const struct observation *o, struct profile *p, struct check *c)
+int check_pairing(const struct observation *o, struct profile *p, struct finding *c)
 {
 	unsigned per = p->kind == PROFILE_TCPX ? 2 : 1;
 	struct strbuf sb = { 0 };
 	size_t outside = 0, unpaired = 0, wrong = 0;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
+	for (size_t i = 0; i < p->n_gpus; i++)
+		if (p->gpus[i].nic < 0 &&
+		    profile_mark(p, CHECK_PAIRING, MARK_GPU, i, NULL, NULL, "%s",
+				 p->gpus[i].sw >= 0 ? "no GPU NIC in its switch" : "in no PCIe switch") < 0)
+			return -ENOMEM;
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 
+		if (n->sw >= 0 && n->n_gpus != per &&
+		    profile_mark(p, CHECK_PAIRING, MARK_NIC, i, NULL, NULL, "serves %zu GPU%s, expected %u",
+				 n->n_gpus, n->n_gpus == 1 ? "" : "s", per) < 0)
+			return -ENOMEM;
 		if (n->sw >= 0)
 			continue;
+		if (profile_mark(p, CHECK_PAIRING, MARK_NIC, i, NULL, NULL, "outside every GPU PCIe switch") < 0)
+			return -ENOMEM;
 		strbuf_append(&sb, outside++ ? "; " : "");
 		strbuf_append(&sb, "GPU NIC ");
 		topology_nic_label(n, &sb);
@@ -170,17 +185,33 @@ int check_pairing(const struct observation *o, struct profile *p, struct check *
 					     : "check the node's PCIe topology (lspci -tv): each GPU needs a GPU NIC under its switch",
 				     &sb);
 	strbuf_free(&sb);
-	return check_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired %s with a GPU NIC under the same PCIe switch",
+	return finding_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired %s with a GPU NIC under the same PCIe switch",
 			 p->n_paired, p->n_gpus, per == 1 ? "1:1" : "2:1");
 }
 
-bool check_links_nic(const struct observation *o, const struct profile_nic *n, struct check_links_nic *ret)
+/* What is wrong with one GPU NIC's link. */
+struct topology_link {
+	const struct obs_link_flap *flap;       /* held not ready by flap damping (never in a pod), else NULL */
+	bool in_pod;            /* moved into a pod's network namespace: not judged from the host */
+	bool judged;            /* its link is judged: held, down or up (not in a pod, unbound or unknown) */
+	bool down;              /* down, and not held */
+	char down_text[32];     /* when down: "admin down" or "oper STATE" */
+	bool mtu;               /* judged, MTU not PROFILE_GPU_NIC_MTU */
+	bool no_ipv4;           /* judged, no IPv4 address */
+};
+
+/*
+ * Judge GPU NIC @n's link in @o into *@ret. A NIC held by the daemon's flap damping is judged as
+ * up whatever state this sample caught, so its findings do not alternate with each sample; a NIC
+ * in a pod is not held. Return: whether anything is wrong.
+ */
+static bool topology_link(const struct observation *o, const struct profile_nic *n, struct topology_link *ret)
 {
 	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
 	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
 	enum nic_state st = n->state;
 
-	*ret = (struct check_links_nic){ 0 };
+	*ret = (struct topology_link){ 0 };
 	if (flap && st != NIC_STATE_IN_POD) {
 		ret->flap = flap;
 		st = NIC_STATE_UP;
@@ -209,46 +240,68 @@ bool check_links_nic(const struct observation *o, const struct profile_nic *n, s
 	return ret->flap || ret->down || ret->mtu || ret->no_ipv4;
 }
 
-int check_links(const struct observation *o, struct profile *p, struct check *c)
+/* NIC @i's link findings, on its row and in @sb. Return: 0 or -ENOMEM. */
+static int topology_link_find(const struct observation *o, struct profile *p, size_t i, const struct topology_link *j,
+			      struct strbuf *sb)
+{
+	const struct profile_nic *n = &p->nics[i];
+	const char *label = *n->name ? n->name : n->bdf;
+	int r = 0;
+
+	/* A held NIC is named by its changes only, so the message does not alternate with each sample. */
+	if (j->flap) {
+		strbuf_appendf(sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
+			       sb->len ? "; " : "", label, j->flap->changes, j->flap->changes == 1 ? "" : "s",
+			       o->flaps.hold_s);
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "flapping: %u up/down change%s",
+				 j->flap->changes, j->flap->changes == 1 ? "" : "s");
+	}
+	if (r == 0 && j->down) {
+		strbuf_appendf(sb, "%s%s is down (%s)", sb->len ? "; " : "", label, j->down_text);
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "%s", j->down_text);
+	}
+	if (r == 0 && j->mtu) {
+		strbuf_appendf(sb, "%s%s has MTU %u, expected %d", sb->len ? "; " : "", label, n->mtu,
+			       PROFILE_GPU_NIC_MTU);
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "MTU %u, expected %d", n->mtu,
+				 PROFILE_GPU_NIC_MTU);
+	}
+	if (r == 0 && j->no_ipv4) {
+		strbuf_appendf(sb, "%s%s has no IPv4 address", sb->len ? "; " : "", label);
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "no IPv4 address");
+	}
+	return r;
+}
+
+int check_links(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct strbuf sb = { 0 };
 	size_t up = 0, in_pod = 0, bad = 0;
 	bool down = false, mtu = false, flapping = false;
 
 	if (p->kind == PROFILE_NONE)
-		return check_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
-	if (o->links.status.state != PROBE_OK)
-		return check_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
-				 "could not read the network links: %s", o->links.status.message);
+		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
 	for (size_t i = 0; i < p->n_nics; i++) {
-		const struct profile_nic *n = &p->nics[i];
-		const char *label = *n->name ? n->name : n->bdf;
-		struct check_links_nic j;
+		struct topology_link j;
 
-		if (!check_links_nic(o, n, &j)) {
+		if (!topology_link(o, &p->nics[i], &j)) {
 			in_pod += j.in_pod;
 			up += j.judged;
 			continue;
 		}
-		/* A held NIC is named by its changes only, so the message does not alternate with each sample. */
-		if (j.flap) {
-			strbuf_appendf(&sb, "%s%s is flapping: %u up/down change%s; held not ready until stable for %u s",
-				       sb.len ? "; " : "", label, j.flap->changes, j.flap->changes == 1 ? "" : "s",
-				       o->flaps.hold_s);
-			flapping = true;
+		if (topology_link_find(o, p, i, &j, &sb) < 0) {
+			strbuf_free(&sb);
+			return -ENOMEM;
 		}
-		if (j.down) {
-			strbuf_appendf(&sb, "%s%s is down (%s)", sb.len ? "; " : "", label, j.down_text);
-			down = true;
-		}
-		if (j.mtu) {
-			strbuf_appendf(&sb, "%s%s has MTU %u, expected %d", sb.len ? "; " : "", label, n->mtu,
-				       PROFILE_GPU_NIC_MTU);
-			mtu = true;
-		}
-		if (j.no_ipv4)
-			strbuf_appendf(&sb, "%s%s has no IPv4 address", sb.len ? "; " : "", label);
+		flapping |= j.flap != NULL;
+		down |= j.down;
+		mtu |= j.mtu;
 		bad++;
+	}
+	if (o->links.status.state != PROBE_OK) {
+		strbuf_free(&sb);
+		return finding_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
+				 "could not read the network links: %s", o->links.status.message);
 	}
 	if (bad) {
 		char mtu_remedy[128];
@@ -270,11 +323,11 @@ int check_links(const struct observation *o, struct profile *p, struct check *c)
 	strbuf_free(&sb);
 	/* A NIC moved into a pod's namespace is not seen from the host: not counted as up, not a failure. */
 	if (in_pod && !up)
-		return check_set(c, CHECK_PASS, NULL, "the %zu GPU NICs are all in use by a pod (moved into its network "
+		return finding_set(c, CHECK_PASS, NULL, "the %zu GPU NICs are all in use by a pod (moved into its network "
 				 "namespace: not seen from the host)", in_pod);
 	if (in_pod)
-		return check_set(c, CHECK_PASS, NULL,
+		return finding_set(c, CHECK_PASS, NULL,
 				 "%zu GPU NICs up with MTU %d and an IPv4 address, and %zu more in use by a pod (moved into "
 				 "its network namespace: not seen from the host)", up, PROFILE_GPU_NIC_MTU, in_pod);
-	return check_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, PROFILE_GPU_NIC_MTU);
+	return finding_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %d and an IPv4 address", up, PROFILE_GPU_NIC_MTU);
 }

@@ -11,21 +11,30 @@
 
 #define EVALUATE_GPUS_EXPECTED 8
 
-static const check_fn evaluate_checks[CHECK__COUNT] = {
-	[CHECK_MACHINE_TYPE] = check_machine_type,
-	[CHECK_GPUS] = check_gpus,
-	[CHECK_GPU_NICS] = check_gpu_nics,
-	[CHECK_PAIRING] = check_pairing,
-	[CHECK_LINKS] = check_links,
-	[CHECK_NETWORKS] = check_networks,
-	[CHECK_APERTURE_DEVICES] = check_aperture_devices,
-	[CHECK_DEVICE_NODES] = check_device_nodes,
-	[CHECK_NVIDIA_HOST_PATH] = check_nvidia_host_path,
-	[CHECK_PLUGIN_FILES] = check_plugin_files,
-	[CHECK_VERSION_PAIR] = check_version_pair,
-	[CHECK_DAEMON_ARGS] = check_daemon_args,
-	[CHECK_DAEMON_POD] = check_daemon_pod,
+/* The node checks, one row each, in their fixed report order (DESIGN.md): the id's name, its function. */
+static const struct evaluate_check {
+	const char *name;
+	check_fn fn;
+} evaluate_checks[CHECK__COUNT] = {
+	[CHECK_MACHINE_TYPE] = { "machine-type", check_machine_type },
+	[CHECK_GPUS] = { "gpus", check_gpus },
+	[CHECK_GPU_NICS] = { "gpu-nics", check_gpu_nics },
+	[CHECK_PAIRING] = { "pairing", check_pairing },
+	[CHECK_LINKS] = { "links", check_links },
+	[CHECK_NETWORKS] = { "networks", check_networks },
+	[CHECK_APERTURE_DEVICES] = { "aperture-devices", check_aperture_devices },
+	[CHECK_DEVICE_NODES] = { "device-nodes", check_device_nodes },
+	[CHECK_NVIDIA_HOST_PATH] = { "nvidia-host-path", check_nvidia_host_path },
+	[CHECK_PLUGIN_FILES] = { "plugin-files", check_plugin_files },
+	[CHECK_VERSION_PAIR] = { "version-pair", check_version_pair },
+	[CHECK_DAEMON_ARGS] = { "daemon-args", check_daemon_args },
+	[CHECK_DAEMON_POD] = { "daemon-pod", check_daemon_pod },
 };
+
+const char *check_id_name(enum check_id id)
+{
+	return (unsigned)id < CHECK__COUNT ? evaluate_checks[id].name : "unknown";
+}
 
 /*
  * The primary NIC is the gVNIC outside every GPU switch that carries the default route; without
@@ -168,12 +177,12 @@ out:
 static int evaluate_summary(const struct observation *o, struct profile *p)
 {
 	bool unknown = o->pci.status.state == PROBE_FAILED || o->links.status.state == PROBE_FAILED;
-	const struct check *first_fail = NULL;
+	const struct finding *first_fail = NULL;
 	size_t warn = 0, skip = 0;
 	struct strbuf sb = { 0 };
 
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
+		const struct finding *c = &p->checks[i];
 
 		if (c->status == CHECK_FAIL && !first_fail)
 			first_fail = c;
@@ -191,7 +200,7 @@ static int evaluate_summary(const struct observation *o, struct profile *p)
 			strbuf_appendf(&sb, ", %zu skipped", skip);
 		strbuf_append(&sb, ")");
 	} else if (first_fail) {
-		strbuf_appendf(&sb, "tcpxo: %s: %s: %s", unknown ? "unknown" : "not ready", check_id_name(first_fail->id),
+		strbuf_appendf(&sb, "tcpxo: %s: %s: %s", unknown ? "unknown" : "not ready", check_id_name((enum check_id)(first_fail - p->checks)),
 			       first_fail->message);
 	} else {
 		/* Unreachable by construction (profile none always fails gpus or gpu-nics); say so if not. */
@@ -214,13 +223,12 @@ int profile_evaluate(const struct observation *o, struct profile *ret)
 	if (r < 0)
 		goto fail;
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		struct check *c = &p.checks[i];
+		struct finding *c = &p.checks[i];
 
-		c->id = (enum check_id)i;
-		r = evaluate_checks[i](o, &p, c);
+		r = evaluate_checks[i].fn(o, &p, c);
 		if (r < 0)
 			goto fail;
-		if (!c->message && check_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {
+		if (!c->message && finding_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {
 			r = -ENOMEM;
 			goto fail;
 		}

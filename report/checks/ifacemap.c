@@ -168,30 +168,3 @@ out:
 	json_free(root);
 	return r;
 }
-
-char *ifacemap_to_json(const struct profile_iface *v, size_t n)
-{
-	struct profile_iface *s;
-	struct json *arr;
-	char *out = NULL;
-
-	s = malloc((n ? n : 1) * sizeof(*s));
-	arr = json_new_array();
-	if (!s || !arr)
-		goto out;
-	memcpy(s, v, n * sizeof(*s));
-	ifacemap_sort(s, n);
-	for (size_t i = 0; i < n; i++) {
-		struct json *e = json_new_object();
-
-		if (json_add_string(e, "interfaceName", s[i].name) < 0 ||
-		    json_add_string(e, "network", s[i].network) < 0 ||
-		    json_append(arr, e) < 0)
-			goto out;
-	}
-	out = json_print(arr, false);
-out:
-	free(s);
-	json_free(arr);
-	return out;
-}

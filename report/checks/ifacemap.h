@@ -43,8 +43,5 @@ int ifacemap_renderer_names(const struct profile_iface *v, size_t n, struct strb
  */
 int ifacemap_parse(const char *text, size_t len, struct profile_iface **ret, size_t *ret_n);
 
-/* Compact JSON list in the renderer's shape, sorted by interface; NULL on -ENOMEM. */
-char *ifacemap_to_json(const struct profile_iface *v, size_t n);
-
 /* Sort entries by the number after "eth" (eth2 before eth10), then by name. */
 void ifacemap_sort(struct profile_iface *v, size_t n);

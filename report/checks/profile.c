@@ -1,4 +1,4 @@
-/* profile.c - the verdict's names and lifecycle: check, status, profile and NIC-state names, check_set, free. */
+/* profile.c - the verdict's names and lifecycle: profile and NIC-state names, the parts' marks, free. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,40 +7,6 @@
 
 #include "probes/model/strbuf.h"
 #include "report/checks/profile.h"
-
-static const char *const profile_check_names[CHECK__COUNT] = {
-	[CHECK_MACHINE_TYPE] = "machine-type",
-	[CHECK_GPUS] = "gpus",
-	[CHECK_GPU_NICS] = "gpu-nics",
-	[CHECK_PAIRING] = "pairing",
-	[CHECK_LINKS] = "links",
-	[CHECK_NETWORKS] = "networks",
-	[CHECK_APERTURE_DEVICES] = "aperture-devices",
-	[CHECK_DEVICE_NODES] = "device-nodes",
-	[CHECK_NVIDIA_HOST_PATH] = "nvidia-host-path",
-	[CHECK_PLUGIN_FILES] = "plugin-files",
-	[CHECK_VERSION_PAIR] = "version-pair",
-	[CHECK_DAEMON_ARGS] = "daemon-args",
-	[CHECK_DAEMON_POD] = "daemon-pod",
-};
-
-const char *check_id_name(enum check_id id)
-{
-	if ((unsigned)id >= CHECK__COUNT)
-		return "unknown";
-	return profile_check_names[id];
-}
-
-const char *check_status_name(enum check_status s)
-{
-	switch (s) {
-	case CHECK_SKIP: return "skip";
-	case CHECK_PASS: return "pass";
-	case CHECK_WARN: return "warn";
-	case CHECK_FAIL: return "fail";
-	}
-	return "skip";
-}
 
 const char *profile_kind_name(enum profile_kind k)
 {
@@ -74,35 +40,24 @@ const char *nic_state_name(enum nic_state s)
 	return NULL;
 }
 
-int check_text_vset(enum check_status *status, char **message, char **remedy, enum check_status st,
-		    const char *remedy_in, const char *fmt, va_list ap)
+int profile_mark(struct profile *p, enum check_id id, enum mark_on on, size_t idx, const char *host,
+		 const char *tail, const char *fmt, ...)
 {
-	char *msg = NULL, *rem = NULL;
-
-	msg = strbuf_vprintf(fmt, ap);
-	if (!msg)
-		return -ENOMEM;
-	if (remedy_in && !(rem = strdup(remedy_in))) {
-		free(msg);
-		return -ENOMEM;
-	}
-	free(*message);
-	free(*remedy);
-	*status = st;
-	*message = msg;
-	*remedy = rem;
-	return 0;
-}
-
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-{
+	struct mark *v = realloc(p->marks, (p->n_marks + 1) * sizeof(*v)), *f;
 	va_list ap;
-	int r;
 
+	if (!v)
+		return -ENOMEM;
+	p->marks = v;
+	f = &v[p->n_marks++];
+	*f = (struct mark){ .check = id, .on = on, .idx = idx };
 	va_start(ap, fmt);
-	r = check_text_vset(&c->status, &c->message, &c->remedy, status, remedy, fmt, ap);
+	vsnprintf(f->text, sizeof(f->text), fmt, ap);
 	va_end(ap);
-	return r;
+	f->at = strlen(f->text);
+	snprintf(f->host, sizeof(f->host), "%s", host ? host : "");
+	snprintf(f->text + f->at, sizeof(f->text) - f->at, "%s", tail ? tail : "");
+	return 0;
 }
 
 const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)
@@ -137,9 +92,8 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->n_daemons; i++)
 		free(p->daemons[i]);
 	free(p->daemons);
-	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		free(p->checks[i].message);
-		free(p->checks[i].remedy);
-	}
+	free(p->marks);
+	for (size_t i = 0; i < CHECK__COUNT; i++)
+		finding_free(&p->checks[i]);
 	*p = (struct profile){ 0 };
 }

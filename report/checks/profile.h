@@ -1,12 +1,12 @@
 /* profile.h - the evaluated verdict: profile, GPU<->NIC rows, checks, mapping (pure data). */
 #pragma once
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "probes/model/observation.h"
+#include "report/checks/finding.h"
 
 /* Check ids in their fixed report order (DESIGN.md). New ids go at the end; never reuse one. */
 enum check_id {
@@ -26,19 +26,7 @@ enum check_id {
 	CHECK__COUNT,
 };
 
-enum check_status {
-	CHECK_SKIP = 0,         /* not applicable or not observable; message says why */
-	CHECK_PASS,
-	CHECK_WARN,
-	CHECK_FAIL,
-};
 
-struct check {
-	enum check_id id;
-	enum check_status status;
-	char *message;          /* owned; never NULL after evaluation */
-	char *remedy;           /* owned; NULL when there is nothing to do */
-};
 
 enum profile_kind {
 	PROFILE_NONE = 0,
@@ -82,6 +70,31 @@ struct profile_nic {
 	int gpus[PROFILE_MAX_GPUS_PER_NIC];     /* indices into profile.gpus */
 };
 
+/* What a finding is about: a row of the human report's PCIe tree. */
+enum mark_on {
+	MARK_GPU = 0,        /* profile.gpus[idx] */
+	MARK_NIC,            /* profile.nics[idx] */
+	MARK_ENTRY,          /* observation.host.aperture.v[idx] */
+	MARK_LLCM,           /* observation.pci.v[idx], an LLCM function */
+};
+
+#define MARK_TEXT_MAX 96
+#define MARK_HOST_MAX 48     /* host text in a finding: an interface name, a resource file's name */
+
+/*
+ * One part's finding of a check, recorded by the check as it judges that part: its subject, and
+ * the finding in short, "MTU 1460, expected 8244". Its status is its check's. Host text (@host) is
+ * kept apart, at @at in @text, so that a renderer cleans it and nothing else.
+ */
+struct mark {
+	enum check_id check;
+	enum mark_on on;
+	size_t idx;
+	char text[MARK_TEXT_MAX];
+	char host[MARK_HOST_MAX];
+	size_t at;                      /* where @host goes in @text */
+};
+
 struct profile_iface {
 	char name[OBS_IFNAME_MAX];      /* "eth1" */
 	char network[PROFILE_NET_MAX];
@@ -104,13 +117,14 @@ struct profile {
 	char expected_daemon[32];       /* daemon version that pairs with the installer, "" unknown */
 	char **daemons;                 /* running daemon versions, sorted, owned */
 	size_t n_daemons;
-	struct check checks[CHECK__COUNT];      /* indexed by enum check_id */
+	struct finding checks[CHECK__COUNT];      /* indexed by enum check_id */
+	struct mark *marks;             /* owned: the checks' findings on parts, in check order */
+	size_t n_marks;
 };
 
 void profile_free(struct profile *p);      /* accepts NULL; leaves *p zeroed */
 
-const char *check_id_name(enum check_id id);
-const char *check_status_name(enum check_status s);
+const char *check_id_name(enum check_id id);   /* "machine-type", ...: the check table's (evaluate.c); "unknown" out of range */
 const char *profile_kind_name(enum profile_kind k);
 const char *profile_runtime_name(enum profile_kind k);   /* NULL for PROFILE_NONE */
 const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
@@ -120,16 +134,10 @@ const struct profile_nic *profile_nic_by_name(const struct profile *p, const cha
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);
 
 /**
- * check_set() - set a check's status, remedy (may be NULL) and formatted message.
- * Return: 0 or -ENOMEM.
+ * profile_mark() - record check @id's finding on part @on/@idx: the formatted text, then host
+ * text @host (may be NULL) and our words @tail (may be NULL). Return: 0 or -ENOMEM.
  */
-int check_set(struct check *c, enum check_status status, const char *remedy, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+int profile_mark(struct profile *p, enum check_id id, enum mark_on on, size_t idx, const char *host,
+		 const char *tail, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-/**
- * check_text_vset() - the body of check_set() for any status/message/remedy triple (a check, a
- * pod's finding): formats the message, copies the remedy, and only then frees the old ones.
- * Return: 0, or -ENOMEM with *message and *remedy untouched.
- */
-int check_text_vset(enum check_status *status, char **message, char **remedy, enum check_status st,
-		    const char *remedy_in, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+

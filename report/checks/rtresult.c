@@ -18,12 +18,10 @@ static const char *const rtresult_names[RTRESULT__COUNT] = {
 
 const char *rtresult_id_name(enum rtresult_id id)
 {
-	if ((unsigned)id >= RTRESULT__COUNT)
-		return "unknown";
-	return rtresult_names[id];
+	return NAME_OF(rtresult_names, id);
 }
 
-int rtresult_add(struct rtresult *r, const char *id, const char *job, struct attach_finding *f)
+int rtresult_add(struct rtresult *r, const char *id, const char *job, struct finding *f)
 {
 	struct rtresult_finding *v, *e;
 
@@ -43,12 +41,12 @@ int rtresult_add(struct rtresult *r, const char *id, const char *job, struct att
 	if (!e->message)
 		goto oom;
 	r->n_findings++;
-	*f = (struct attach_finding){ 0 };
+	*f = (struct finding){ 0 };
 	return 0;
 oom:
 	free(f->message);
 	free(f->remedy);
-	*f = (struct attach_finding){ 0 };
+	*f = (struct finding){ 0 };
 	return -ENOMEM;
 }
 

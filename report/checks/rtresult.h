@@ -59,7 +59,7 @@ const char *rtresult_id_name(enum rtresult_id id);
  * @id: a static name; @job: copied, NULL for a runtime-level finding.
  * Return: 0 or -ENOMEM (@f is freed either way).
  */
-int rtresult_add(struct rtresult *r, const char *id, const char *job, struct attach_finding *f);
+int rtresult_add(struct rtresult *r, const char *id, const char *job, struct finding *f);
 
 /* The findings of @status, and the first of them in report order (NULL when none). */
 size_t rtresult_count(const struct rtresult *r, enum check_status status);

@@ -44,17 +44,6 @@ unsigned transport_rails_needed(const struct attach_node *n, long long gpus)
 	return (unsigned)(need < 1 ? 1 : need > nics ? nics : need);
 }
 
-bool transport_pod_sampled(const struct pod *p, const char *node)
-{
-	if (!p->phase || strcmp(p->phase, "Running") != 0 || obs_pod_gpus(p) < 1)
-		return false;
-	if (!p->uid || !p->uid[0] || strlen(p->uid) >= OBS_TRANSPORT_UID_MAX)
-		return false;           /* the sample finds a pod by its uid */
-	if (!p->node_name || !p->node_name[0] || p->host_network)
-		return false;
-	return !node || !node[0] || strcmp(p->node_name, node) == 0;
-}
-
 /* Append to the evidence; a text too long ends in "...". */
 static void transport_say(struct transport_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -431,5 +420,7 @@ void transport_judge(const struct transport_input *in, struct transport_result *
 		transport_judge_sample(in, &r);
 	}
 	transport_printable(r.evidence);
+	r.status = transport_state_fails(r.state) ? CHECK_FAIL
+		 : r.state == TRANSPORT_UNKNOWN || r.state == TRANSPORT_IDLE ? CHECK_SKIP : CHECK_PASS;
 	*ret = r;
 }

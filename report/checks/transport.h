@@ -41,6 +41,7 @@ enum transport_state {
 
 struct transport_result {
 	enum transport_state state;
+	enum check_status status;       /* as reported: fail (tcp, partial), skip (unknown, idle: cannot say, or why), pass */
 	size_t rails;                   /* distinct NIC addresses with a live buffer-op client */
 	size_t clients;                 /* buffer-op client connections */
 	size_t flows;                   /* DXS flows (connected UDP to 169.254.169.254:55555) */
@@ -76,13 +77,6 @@ const char *transport_state_name(enum transport_state s);
  * for 4, 1 for 1. Unknown counts are the fabric's (8 and 8). 0 for @gpus < 1 or a non-fabric node.
  */
 unsigned transport_rails_needed(const struct attach_node *n, long long gpus);
-
-/*
- * Whether @p is a pod the transport probe samples: Running, at least one GPU, a uid the sample
- * holds, bound to @node ("" any), and in a network namespace of its own (a hostNetwork pod shares
- * the host's with every host-network process: not sampled, not-observed).
- */
-bool transport_pod_sampled(const struct pod *p, const char *node);
 
 /**
  * transport_judge() - the state of @in->pod, its counts and the evidence (hostile text made

@@ -55,11 +55,11 @@ int workloads_judge(const struct obs_kube *k, const char *node, const struct att
 
 		if (!attach_pod_selected(pod))
 			continue;
-		if (!pod->node_name || !pod->node_name[0]) {
+		if (!obs_pod_on_node(pod, NULL, false)) {
 			w.n_unscheduled++;
 			continue;
 		}
-		if (node && node[0] && strcmp(pod->node_name, node) != 0)
+		if (!obs_pod_on_node(pod, node, false))
 			continue;
 		wp = &w.pods[w.n];
 		wp->pod = pod;

@@ -53,7 +53,7 @@ enum profile_kind runtime_fabric_of(const struct trainruntime *rt)
 }
 
 /* name: the runtime the fleet's nodes publish (fabric.aicr.run/runtime), which TrainJobs reference. */
-static int runtime_name(const struct runtime_input *in, struct attach_finding *f)
+static int runtime_name(const struct runtime_input *in, struct finding *f)
 {
 	const struct trainruntime *rt = in->rt;
 	enum profile_kind kind = in->ff->kind, other = kind == PROFILE_TCPX ? PROFILE_TCPXO : PROFILE_TCPX;
@@ -66,19 +66,19 @@ static int runtime_name(const struct runtime_input *in, struct attach_finding *f
 		 runtime_fabric_name(kind), prefix);
 	if (strcmp(rt->name, want) != 0) {
 		if (runtime_suffix(rt->name, kind == PROFILE_TCPX ? "-tcpxo" : "-tcpx"))
-			return attach_finding_set(f, CHECK_FAIL, remedy, "named %s: its suffix names %s, the fleet is %s (its "
+			return finding_set(f, CHECK_FAIL, remedy, "named %s: its suffix names %s, the fleet is %s (its "
 						  "nodes publish %s)", name, runtime_fabric_name(other),
 						  runtime_fabric_name(kind), want);
-		return attach_finding_set(f, CHECK_FAIL, remedy, "named %s, the %s nodes publish %s: a TrainJob that "
+		return finding_set(f, CHECK_FAIL, remedy, "named %s, the %s nodes publish %s: a TrainJob that "
 					  "references the nodes' runtime does not get this one", name,
 					  runtime_fabric_name(kind), want);
 	}
 	if (strcmp(rt->kind, "TrainingRuntime") == 0)
-		return attach_finding_set(f, CHECK_WARN, remedy, "TrainingRuntime %s/%s is namespaced: only TrainJobs of "
+		return finding_set(f, CHECK_WARN, remedy, "TrainingRuntime %s/%s is namespaced: only TrainJobs of "
 					  "namespace %s with runtimeRef kind TrainingRuntime get it; the nodes' %sruntime "
 					  "names the ClusterTrainingRuntime", rt->ns ? attach_quote(rt->ns, ns, sizeof(ns)) : "?",
 					  name, rt->ns ? ns : "?", prefix);
-	return attach_finding_set(f, CHECK_PASS, NULL, "named %s, the runtime the %zu %s %s publish", name,
+	return finding_set(f, CHECK_PASS, NULL, "named %s, the runtime the %zu %s %s publish", name,
 				  in->ff->n_nodes, runtime_fabric_name(kind), runtime_nodes(in->ff->n_nodes));
 }
 
@@ -88,14 +88,14 @@ static int runtime_versions(const struct runtime_input *in, struct rtresult *r)
 	const struct fleet_facts *ff = in->ff;
 	const struct fleet_groups *g = ff->installers.n > 1 ? &ff->installers :
 				       ff->expected_daemons.n > 1 ? &ff->expected_daemons : NULL;
-	struct attach_finding f = { 0 };
+	struct finding f = { 0 };
 	struct strbuf groups = { 0 };
 	int rc;
 
 	if (!g)
 		return 0;
 	fleet_groups_text(g, &groups);
-	rc = attach_finding_set(&f, CHECK_FAIL, "upgrade the installer DaemonSet so every node runs one release (the "
+	rc = finding_set(&f, CHECK_FAIL, "upgrade the installer DaemonSet so every node runs one release (the "
 				"installer first, then the daemon), then pin the daemon it pairs with in the runtime",
 				"the %s nodes disagree on the %s: %s; the runtime's daemon pairs with one of them at most",
 				runtime_fabric_name(ff->kind), g == &ff->installers ? "installed plugin release" :
@@ -159,7 +159,7 @@ static int runtime_summary(struct rtresult *r)
 int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, const struct obs_kube *networks,
 		  const struct releases *t, const char *prefix, struct rtresult *ret)
 {
-	static int (*const checks[RTRESULT__COUNT])(const struct runtime_input *, struct attach_finding *) = {
+	static int (*const checks[RTRESULT__COUNT])(const struct runtime_input *, struct finding *) = {
 		[RTRESULT_NAME] = runtime_name,
 		[RTRESULT_NETWORKS_PUBLISHED] = runtime_net_published,
 		[RTRESULT_MAPPING] = runtime_net_mapping,
@@ -180,7 +180,7 @@ int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, c
 	if (!r.runtime)
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < RTRESULT__COUNT; i++) {
-		struct attach_finding f = { 0 };
+		struct finding f = { 0 };
 
 		rc = checks[i](&in, &f);
 		if (rc == 0) {

@@ -23,14 +23,14 @@ struct runtime_input {
  */
 
 /* runtime_net.c: the Networks of networking.gke.io/interfaces against the cluster's and the fleet's. */
-int runtime_net_published(const struct runtime_input *in, struct attach_finding *f);  /* networks-published */
-int runtime_net_mapping(const struct runtime_input *in, struct attach_finding *f);    /* mapping */
-int runtime_net_empty(const struct runtime_input *in, struct attach_finding *f);      /* empty-mapping */
+int runtime_net_published(const struct runtime_input *in, struct finding *f);  /* networks-published */
+int runtime_net_mapping(const struct runtime_input *in, struct finding *f);    /* mapping */
+int runtime_net_empty(const struct runtime_input *in, struct finding *f);      /* empty-mapping */
 
 /* runtime_pins.c: the daemon image and the NCCL environment against the release table. */
-int runtime_pins_daemon(const struct runtime_input *in, struct attach_finding *f);    /* daemon-pin */
-int runtime_pins_env(const struct runtime_input *in, struct attach_finding *f);       /* env-pin */
+int runtime_pins_daemon(const struct runtime_input *in, struct finding *f);    /* daemon-pin */
+int runtime_pins_env(const struct runtime_input *in, struct finding *f);       /* env-pin */
 
 /* runtime_sched.c: where the pods can land. */
-int runtime_sched_gpus(const struct runtime_input *in, struct attach_finding *f);     /* gpus */
-int runtime_sched_placement(const struct runtime_input *in, struct attach_finding *f);        /* scheduling */
+int runtime_sched_gpus(const struct runtime_input *in, struct finding *f);     /* gpus */
+int runtime_sched_placement(const struct runtime_input *in, struct finding *f);        /* scheduling */

@@ -79,20 +79,20 @@ static const char *runtime_net_nodes(size_t n)
 /* ---- networks-published ---- */
 
 /* The Network list is there to compare with; else why not, as the finding. Return: 1 there, 0 finished, -ENOMEM. */
-static int runtime_net_list_state(const struct obs_kube *k, struct attach_finding *f)
+static int runtime_net_list_state(const struct obs_kube *k, struct finding *f)
 {
 	static const char remedy_crd[] = "enable GKE multi-networking (the Network and GKENetworkParamSet resources) and "
 		"create one Device-type Network per GPU NIC; the runtime cannot work without them";
 
 	if (!k || k->networks_fetch.state == KUBE_FETCH_NOT_RUN)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "no Network list: read from the API, or give kubectl get "
+		return finding_set(f, CHECK_SKIP, NULL, "no Network list: read from the API, or give kubectl get "
 					  "networks.networking.gke.io -o json with --networks-file") < 0 ? -ENOMEM : 0;
 	if (k->networks_fetch.state == KUBE_FETCH_FAILED && k->networks_fetch.http_status == 404)
-		return attach_finding_set(f, CHECK_FAIL, remedy_crd, "the cluster has no networks.networking.gke.io "
+		return finding_set(f, CHECK_FAIL, remedy_crd, "the cluster has no networks.networking.gke.io "
 					  "resource (404): GKE multi-networking is not enabled, so no Network the runtime "
 					  "names exists") < 0 ? -ENOMEM : 0;
 	if (k->networks_fetch.state != KUBE_FETCH_OK)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "the Network list could not be read (%.200s)",
+		return finding_set(f, CHECK_SKIP, NULL, "the Network list could not be read (%.200s)",
 					  k->networks_fetch.message[0] ? k->networks_fetch.message : "failed") < 0 ? -ENOMEM : 0;
 	return 1;
 }
@@ -107,13 +107,13 @@ static bool runtime_net_seen(const struct runtime_net_job *jobs, size_t ji, size
 	return false;
 }
 
-int runtime_net_published(const struct runtime_input *in, struct attach_finding *f)
+int runtime_net_published(const struct runtime_input *in, struct finding *f)
 {
 	static const char remedy[] = "create the missing Network (and its GKENetworkParamSet) or fix it until it is Ready "
 		"(kubectl describe network NAME); or render the runtime with the Networks the nodes are on "
 		"(tcpxo-agent interfaces)";
 	struct runtime_net_job *jobs;
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	size_t n_nets = 0, n_bad = 0;
 	bool any = false;
 	int r;
@@ -136,16 +136,16 @@ int runtime_net_published(const struct runtime_input *in, struct attach_finding 
 				continue;
 			if (n_bad++ >= RUNTIME_NET_LIST_MAX)
 				continue;
-			attach_acc_add(&a, CHECK_FAIL, remedy, "Network %s (%s of job %s) %s", j->v[e].network, j->v[e].name,
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s (%s of job %s) %s", j->v[e].network, j->v[e].name,
 				       j->job, net ? "is not Ready" : "is not a Network of the cluster");
 		}
 	}
 	if (n_bad > RUNTIME_NET_LIST_MAX)
-		attach_acc_add(&a, CHECK_FAIL, remedy, "and %zu more", n_bad - RUNTIME_NET_LIST_MAX);
+		finding_acc_add(&a, CHECK_FAIL, remedy, "and %zu more", n_bad - RUNTIME_NET_LIST_MAX);
 	if (!any)
-		attach_acc_skip(&a, "no replicated job has a readable %s annotation (see interfaces)", ATTACH_IFACES_KEY);
+		finding_acc_skip(&a, "no replicated job has a readable %s annotation (see interfaces)", ATTACH_IFACES_KEY);
 	free(jobs);
-	return attach_acc_finish(&a, f, "the %zu Network%s the runtime names %s of the cluster and Ready", n_nets,
+	return finding_acc_finish(&a, f, "the %zu Network%s the runtime names %s of the cluster and Ready", n_nets,
 				 n_nets == 1 ? "" : "s", n_nets == 1 ? "is a Network" : "are Networks");
 }
 
@@ -172,7 +172,7 @@ static void runtime_net_oneline(const char *text, struct strbuf *sb, size_t max)
 
 /* One wired job against the fleet's mapping; differences into @a. Return: how many differ. */
 static size_t runtime_net_compare(const struct runtime_input *in, const struct runtime_net_job *j, bool name_job,
-				  const char *remedy, struct attach_acc *a)
+				  const char *remedy, struct finding_acc *a)
 {
 	const struct fleet_facts *ff = in->ff;
 	struct strbuf d = { 0 };
@@ -209,32 +209,32 @@ static size_t runtime_net_compare(const struct runtime_input *in, const struct r
 		strbuf_appendf(&d, "; and %zu more", n_diff - RUNTIME_NET_LIST_MAX);
 	/* The job is named when several are wired: each may differ in its own way. */
 	if (n_diff)
-		attach_acc_add(a, CHECK_FAIL, remedy, "%s%s%s%s", name_job ? "job " : "", name_job ? j->job : "",
+		finding_acc_add(a, CHECK_FAIL, remedy, "%s%s%s%s", name_job ? "job " : "", name_job ? j->job : "",
 			       name_job ? ": " : "", d.s ? d.s : "");
 	strbuf_free(&d);
 	return n_diff;
 }
 
-int runtime_net_mapping(const struct runtime_input *in, struct attach_finding *f)
+int runtime_net_mapping(const struct runtime_input *in, struct finding *f)
 {
 	static const char remedy_fleet[] = "make the nodes agree first: tcpxo-agent interfaces names the nodes that differ "
 		"and why; no one runtime can match nodes whose GPU NICs are on different Networks";
 	const struct fleet_facts *ff = in->ff;
 	struct runtime_net_job *jobs;
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	struct strbuf why = { 0 };
 	char remedy[400];
 	size_t wired = 0, listed = 0;
 
 	if (ff->kind == PROFILE_TCPX)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "TCPX nodes publish no mapping (the agent publishes the "
+		return finding_set(f, CHECK_SKIP, NULL, "TCPX nodes publish no mapping (the agent publishes the "
 					  "eth1..eth8 mapping of TCPXO nodes only): the runtime's GPU NIC Networks are not "
 					  "compared");
 	if (!ff->ifaces_known) {
 		int r;
 
 		runtime_net_oneline(ff->mapping_why, &why, 600);
-		r = attach_finding_set(f, CHECK_FAIL, remedy_fleet, "the %s nodes do not publish one mapping, so no "
+		r = finding_set(f, CHECK_FAIL, remedy_fleet, "the %s nodes do not publish one mapping, so no "
 				       "runtime can match them all: %s", runtime_net_fabric(ff->kind), why.s ? why.s : "");
 		strbuf_free(&why);
 		return r;
@@ -252,22 +252,22 @@ int runtime_net_mapping(const struct runtime_input *in, struct attach_finding *f
 	for (size_t i = 0; !wired && i < in->rt->n_templates; i++)
 		listed += jobs[i].readable;
 	if (!wired)
-		attach_acc_skip(&a, "no replicated job binds a GPU NIC in %s (see %s)", ATTACH_IFACES_KEY,
+		finding_acc_skip(&a, "no replicated job binds a GPU NIC in %s (see %s)", ATTACH_IFACES_KEY,
 				listed ? "empty-mapping" : "interfaces");
 	free(jobs);
-	return attach_acc_finish(&a, f, "eth1..eth%zu are on the Networks the %zu %s %s publish", ff->n_ifaces, ff->n_nodes,
+	return finding_acc_finish(&a, f, "eth1..eth%zu are on the Networks the %zu %s %s publish", ff->n_ifaces, ff->n_nodes,
 				 runtime_net_fabric(ff->kind), runtime_net_nodes(ff->n_nodes));
 }
 
 /* ---- empty-mapping ---- */
 
-int runtime_net_empty(const struct runtime_input *in, struct attach_finding *f)
+int runtime_net_empty(const struct runtime_input *in, struct finding *f)
 {
 	static const char remedy[] = "render the runtime with its mapping value set (AICR: --gke-tcpxo-interfaces "
 		"$(tcpxo-agent interfaces), or the Helm value kubeflow-trainer.tcpxoInterfaces from tcpxo-agent interfaces "
 		"--format yaml); the template renders eth0 alone when the value is absent";
 	struct runtime_net_job *jobs;
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	size_t listed = 0;
 
 	if (!(jobs = runtime_net_jobs(in->rt)))
@@ -279,12 +279,12 @@ int runtime_net_empty(const struct runtime_input *in, struct attach_finding *f)
 			continue;
 		listed++;
 		if (!j->gpu_nics)
-			attach_acc_add(&a, CHECK_FAIL, remedy, "job %s: %s binds %s: the renderer's visibly broken output "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "job %s: %s binds %s: the renderer's visibly broken output "
 				       "when its mapping value was absent", j->job, ATTACH_IFACES_KEY,
 				       j->n ? "eth0 only" : "no interface at all");
 	}
 	if (!listed)
-		attach_acc_skip(&a, "no replicated job has a readable %s annotation (see interfaces)", ATTACH_IFACES_KEY);
+		finding_acc_skip(&a, "no replicated job has a readable %s annotation (see interfaces)", ATTACH_IFACES_KEY);
 	free(jobs);
-	return attach_acc_finish(&a, f, "%s binds GPU NICs besides eth0", ATTACH_IFACES_KEY);
+	return finding_acc_finish(&a, f, "%s binds GPU NICs besides eth0", ATTACH_IFACES_KEY);
 }

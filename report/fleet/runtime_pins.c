@@ -22,7 +22,7 @@ static enum releases_fabric runtime_pins_fabric(enum profile_kind kind)
 
 /* One daemon container's image against the table's digest of its tag. */
 static void runtime_pins_image(const struct runtime_input *in, const char *job, const struct pod_container *c,
-			       struct attach_acc *a)
+			       struct finding_acc *a)
 {
 	const struct releases *t = in->releases ? in->releases : releases_builtin();
 	enum releases_fabric fabric = runtime_pins_fabric(in->ff->kind);
@@ -33,7 +33,7 @@ static void runtime_pins_image(const struct runtime_input *in, const char *job, 
 	attach_quote(c->name, q, sizeof(q));
 	attach_quote(c->image, qi, sizeof(qi));
 	if (!c->image || imageref_parse(c->image, &ref) < 0) {
-		attach_acc_skip(a, "job %s, container %s: image %s is not an image reference", job, q, qi);
+		finding_acc_skip(a, "job %s, container %s: image %s is not an image reference", job, q, qi);
 		return;
 	}
 	tag = ref.tag[0] ? ref.tag : NULL;
@@ -44,31 +44,31 @@ static void runtime_pins_image(const struct runtime_input *in, const char *job, 
 		 want ? want : "sha256:<digest>", want ? "the release table's digest of that release" :
 		 "the registry's digest of the tag, from crane digest IMAGE; the release table has none to compare with");
 	if (!ref.digest[0]) {
-		attach_acc_add(a, CHECK_WARN, remedy, "job %s, container %s: %s is not pinned by digest: whatever is pushed "
+		finding_acc_add(a, CHECK_WARN, remedy, "job %s, container %s: %s is not pinned by digest: whatever is pushed "
 			       "under the tag runs", job, q, qi);
 		return;
 	}
 	tag_of_digest = releases_tag_by_digest(t, RELEASES_DAEMON, ref.digest);
 	if (tag && want && strcmp(want, ref.digest) != 0) {
-		attach_acc_add(a, CHECK_FAIL, remedy, "job %s, container %s: the digest %.19s… is not the release table's "
+		finding_acc_add(a, CHECK_FAIL, remedy, "job %s, container %s: the digest %.19s… is not the release table's "
 			       "digest of %s (%.19s…)%s%s%s", job, q, ref.digest, tag, want,
 			       tag_of_digest ? ": it is " : "", tag_of_digest ? tag_of_digest : "",
 			       tag_of_digest ? "'s" : "");
 		return;
 	}
 	if (!tag && !tag_of_digest) {
-		attach_acc_skip(a, "job %s, container %s: digest %.19s… is not in the release table: its release is not "
+		finding_acc_skip(a, "job %s, container %s: digest %.19s… is not in the release table: its release is not "
 				"known", job, q, ref.digest);
 		return;
 	}
 	if (tag && !want)
-		attach_acc_skip(a, "job %s, container %s: the release table has no digest of %s: the pin is not "
+		finding_acc_skip(a, "job %s, container %s: the release table has no digest of %s: the pin is not "
 				"compared", job, q, tag);
 }
 
-int runtime_pins_daemon(const struct runtime_input *in, struct attach_finding *f)
+int runtime_pins_daemon(const struct runtime_input *in, struct finding *f)
 {
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	size_t n = 0;
 
 	for (size_t i = 0; i < in->rt->n_templates; i++) {
@@ -82,8 +82,8 @@ int runtime_pins_daemon(const struct runtime_input *in, struct attach_finding *f
 		}
 	}
 	if (!n)
-		attach_acc_skip(&a, "no container runs the daemon image (see daemon-sidecar)");
-	return attach_acc_finish(&a, f, "the daemon image is pinned by the release table's digest");
+		finding_acc_skip(&a, "no container runs the daemon image (see daemon-sidecar)");
+	return finding_acc_finish(&a, f, "the daemon image is pinned by the release table's digest");
 }
 
 /* ---- env-pin ---- */
@@ -186,20 +186,20 @@ static void runtime_pins_container(const struct runtime_input *in, const struct 
 	}
 }
 
-int runtime_pins_env(const struct runtime_input *in, struct attach_finding *f)
+int runtime_pins_env(const struct runtime_input *in, struct finding *f)
 {
 	const struct attach_node *n = in->node;
 	const struct releases_env *set;
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	char remedy[600];
 	size_t n_set = 0, n_gpu = 0, n_compared = 0;
 
 	if (!n->installer[0])
-		return attach_finding_set(f, CHECK_SKIP, NULL, "the fleet's installed release is unknown (%s): its NCCL "
+		return finding_set(f, CHECK_SKIP, NULL, "the fleet's installed release is unknown (%s): its NCCL "
 					  "variable set is not known", n->versions_why);
 	set = releases_env_of(in->releases, runtime_pins_fabric(in->ff->kind), n->installer, &n_set);
 	if (!set)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "the release notes give no NCCL variable set for installer "
+		return finding_set(f, CHECK_SKIP, NULL, "the release notes give no NCCL variable set for installer "
 					  "%s: the runtime's env is not compared", n->installer);
 	for (size_t i = 0; i < n_set; i++)
 		n_compared += !runtime_pins_allowed(set[i].name, in->ff->kind);
@@ -221,7 +221,7 @@ int runtime_pins_env(const struct runtime_input *in, struct attach_finding *f)
 			n_gpu++;
 			attach_quote(c->name, q, sizeof(q));
 			if (attach_sources_profile(c)) {
-				attach_acc_add(&a, CHECK_PASS, NULL, "job %s, container %s sources nccl-env-profile.sh: the "
+				finding_acc_add(&a, CHECK_PASS, NULL, "job %s, container %s sources nccl-env-profile.sh: the "
 					       "installed release's own set", t->job, q);
 				continue;
 			}
@@ -233,27 +233,27 @@ int runtime_pins_env(const struct runtime_input *in, struct attach_finding *f)
 			runtime_pins_more(&d.other, d.n_other);
 			/* What envFrom adds is not visible here: a missing variable may come from it. */
 			if (d.n_missing)
-				attach_acc_add(&a, c->env_from ? CHECK_WARN : CHECK_FAIL, remedy, "job %s, container %s: %zu of "
+				finding_acc_add(&a, c->env_from ? CHECK_WARN : CHECK_FAIL, remedy, "job %s, container %s: %zu of "
 					       "installer %s's variables are not set%s: %s", t->job, q, d.n_missing,
 					       n->installer, c->env_from ? " (envFrom is not visible here)" : "",
 					       d.missing.s);
 			if (d.n_differ)
-				attach_acc_add(&a, CHECK_FAIL, remedy, "job %s, container %s: %s", t->job, q, d.differ.s);
+				finding_acc_add(&a, CHECK_FAIL, remedy, "job %s, container %s: %s", t->job, q, d.differ.s);
 			if (d.n_extra)
-				attach_acc_add(&a, CHECK_FAIL, remedy, "job %s, container %s sets variables the release does "
+				finding_acc_add(&a, CHECK_FAIL, remedy, "job %s, container %s sets variables the release does "
 					       "not: %s", t->job, q, d.extra.s);
 			if (d.n_unknown)
-				attach_acc_add(&a, CHECK_WARN, remedy, "job %s, container %s: not confirmed: %s", t->job, q,
+				finding_acc_add(&a, CHECK_WARN, remedy, "job %s, container %s: not confirmed: %s", t->job, q,
 					       d.unknown.s);
 			if (d.n_other)
-				attach_acc_add(&a, CHECK_WARN, remedy, "job %s, container %s: NCCL variables outside the "
+				finding_acc_add(&a, CHECK_WARN, remedy, "job %s, container %s: NCCL variables outside the "
 					       "release's set (the guest config checker flags unexpected ones): %s", t->job, q,
 					       d.other.s);
 			runtime_pins_diff_free(&d);
 		}
 	}
 	if (!n_gpu)
-		attach_acc_skip(&a, "no GPU container");
-	return attach_acc_finish(&a, f, "every GPU container sets the %zu NCCL variables of installer %s's release notes "
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "every GPU container sets the %zu NCCL variables of installer %s's release notes "
 				 "(NCCL_DEBUG* apart)", n_compared, n->installer);
 }

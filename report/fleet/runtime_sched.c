@@ -15,18 +15,18 @@ static const char *runtime_sched_nodes(size_t n)
 
 /* ---- gpus ---- */
 
-int runtime_sched_gpus(const struct runtime_input *in, struct attach_finding *f)
+int runtime_sched_gpus(const struct runtime_input *in, struct finding *f)
 {
 	const struct fleet_facts *ff = in->ff;
 	unsigned want = in->node->gpus;
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	struct strbuf groups = { 0 };
 	char remedy[300];
 	bool any = false;
 	int r;
 
 	if (!want)
-		return attach_finding_set(f, CHECK_SKIP, NULL, "no node publishes its GPU pairs (attachment pairs): the "
+		return finding_set(f, CHECK_SKIP, NULL, "no node publishes its GPU pairs (attachment pairs): the "
 					  "GPU count per node is unknown");
 	snprintf(remedy, sizeof(remedy), "request exactly the nodes' GPUs: resources.limits and requests %s: %u in the "
 		 "GPU container (a pod asking for more never schedules; TCPXO needs all of them)",
@@ -39,27 +39,27 @@ int runtime_sched_gpus(const struct runtime_input *in, struct attach_finding *f)
 			continue;       /* a launcher, or a job that runs beside the GPU ones */
 		any = true;
 		if (gpus != (long long)want)
-			attach_acc_add(&a, CHECK_FAIL, remedy, "job %s requests %lld %s per pod, the fleet's nodes have %u",
+			finding_acc_add(&a, CHECK_FAIL, remedy, "job %s requests %lld %s per pod, the fleet's nodes have %u",
 				       t->job, gpus, RUNTIME_SCHED_GPU_RESOURCE, want);
 		for (size_t k = 0; k < t->pod.n_containers; k++) {
 			const struct pod_container *c = &t->pod.containers[k];
 			char q[96];
 
 			if (c->gpu_limit >= 0 && c->gpu_request >= 0 && c->gpu_limit != c->gpu_request)
-				attach_acc_add(&a, CHECK_FAIL, remedy, "job %s, container %s: limits %lld, requests %lld (an "
+				finding_acc_add(&a, CHECK_FAIL, remedy, "job %s, container %s: limits %lld, requests %lld (an "
 					       "extended resource needs them equal)", t->job, attach_quote(c->name, q, sizeof(q)),
 					       c->gpu_limit, c->gpu_request);
 		}
 	}
 	if (!any)
-		attach_acc_add(&a, CHECK_FAIL, remedy, "no replicated job requests %s: the fleet's nodes have %u each",
+		finding_acc_add(&a, CHECK_FAIL, remedy, "no replicated job requests %s: the fleet's nodes have %u each",
 			       RUNTIME_SCHED_GPU_RESOURCE, want);
 	if (ff->gpus.n > 1 || ff->gpus.unknown) {
 		fleet_groups_text(&ff->gpus, &groups);
-		attach_acc_add(&a, CHECK_WARN, "find why the other nodes publish fewer GPUs (their gpus check) before the "
+		finding_acc_add(&a, CHECK_WARN, "find why the other nodes publish fewer GPUs (their gpus check) before the "
 			       "job needs them", "the nodes do not all publish %u GPUs: %s", want, groups.s ? groups.s : "");
 	}
-	r = attach_acc_finish(&a, f, "each GPU pod requests %u %s, the GPUs of each of the %zu %s", want,
+	r = finding_acc_finish(&a, f, "each GPU pod requests %u %s, the GPUs of each of the %zu %s", want,
 			      RUNTIME_SCHED_GPU_RESOURCE, ff->n_nodes, runtime_sched_nodes(ff->n_nodes));
 	strbuf_free(&groups);
 	return r;
@@ -146,7 +146,7 @@ static void runtime_sched_taint_text(const struct fleet_taint *t, char *buf, siz
 	snprintf(buf, len, "%s%s%s:%s", t->key ? t->key : "", t->value ? "=" : "", t->value ? t->value : "", t->effect);
 }
 
-int runtime_sched_placement(const struct runtime_input *in, struct attach_finding *f)
+int runtime_sched_placement(const struct runtime_input *in, struct finding *f)
 {
 	const struct fleet_facts *ff = in->ff;
 	char profile_key[300], remedy[600], remedy_tol[300];
@@ -159,7 +159,7 @@ int runtime_sched_placement(const struct runtime_input *in, struct attach_findin
 	};
 	const size_t n_keys = sizeof(keys) / sizeof(keys[0]);
 	const char *type = fleet_groups_top(&ff->machine_types), *accel = fleet_groups_top(&ff->accelerators);
-	struct attach_acc a = { 0 };
+	struct finding_acc a = { 0 };
 	size_t n_gpu = 0;
 	bool by_admission = false;
 
@@ -186,13 +186,13 @@ int runtime_sched_placement(const struct runtime_input *in, struct attach_findin
 			if (r > 0)
 				kept = true;
 			else if (r < 0)
-				attach_acc_add(&a, CHECK_WARN, remedy, "job %s: nodeSelector %s=%s: no node of the fleet "
+				finding_acc_add(&a, CHECK_WARN, remedy, "job %s: nodeSelector %s=%s: no node of the fleet "
 					       "carries it, the pods cannot land on the fleet", t->job, kv->key,
 					       attach_quote(kv->value, qv, sizeof(qv)));
 		}
 		kept = kept || runtime_sched_affinity(p, keys, n_keys, ff->kind);
 		if (!kept)
-			attach_acc_add(&a, CHECK_WARN, remedy, "job %s: no nodeSelector or required node affinity keeps it on "
+			finding_acc_add(&a, CHECK_WARN, remedy, "job %s: no nodeSelector or required node affinity keeps it on "
 				       "the fleet's %s nodes (by machine type, accelerator, node pool or %s)", t->job,
 				       type ? type : profile_kind_name(ff->kind), profile_key);
 		for (size_t k = 0; k < ff->n_taints; k++) {
@@ -207,13 +207,13 @@ int runtime_sched_placement(const struct runtime_input *in, struct attach_findin
 			if (ok)
 				continue;
 			runtime_sched_taint_text(taint, text, sizeof(text));
-			attach_acc_add(&a, CHECK_WARN, remedy_tol, "job %s: no toleration of the taint %s that %zu %s carry (%s)",
+			finding_acc_add(&a, CHECK_WARN, remedy_tol, "job %s: no toleration of the taint %s that %zu %s carry (%s)",
 				       t->job, text, taint->count, runtime_sched_nodes(taint->count), taint->names);
 		}
 	}
 	if (!n_gpu)
-		return attach_acc_finish(&a, f, "no replicated job requests GPUs: nothing to place on the fleet");
-	return attach_acc_finish(&a, f, "the GPU pods are kept on the fleet's nodes and tolerate the %zu taint%s they "
+		return finding_acc_finish(&a, f, "no replicated job requests GPUs: nothing to place on the fleet");
+	return finding_acc_finish(&a, f, "the GPU pods are kept on the fleet's nodes and tolerate the %zu taint%s they "
 				 "carry%s", ff->n_taints, ff->n_taints == 1 ? "" : "s", by_admission ? " (nvidia.com/gpu by "
 				 "GKE's ExtendedResourceToleration admission: the pods request it)" : "");
 }

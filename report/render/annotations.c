@@ -5,7 +5,7 @@
 
 #include "probes/kube/kubeparse.h"
 #include "probes/model/json.h"
-#include "report/checks/ifacemap.h"
+#include "report/render/render_mapping.h"
 #include "report/render/annotations.h"
 
 /* How much of the attachment survives one size tier. */
@@ -91,7 +91,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 	if (json_add(root, "checks", arr) < 0)
 		goto out;
 	for (size_t i = 0; i < n_ids && i < tier->n_checks; i++) {
-		const struct check *c = &p->checks[ids[i]];
+		const struct finding *c = &p->checks[ids[i]];
 		struct json *e = json_new_object();
 
 		if (json_append(arr, e) < 0 || json_add_string(e, "id", check_id_name(ids[i])) < 0 ||
@@ -198,7 +198,7 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 	}
 	if (networks_ok) {
 		a.set[KUBE_ANN_INTERFACES] = true;
-		a.value[KUBE_ANN_INTERFACES] = ifacemap_to_json(p->ifaces, p->n_ifaces);
+		a.value[KUBE_ANN_INTERFACES] = render_mapping_json(p->ifaces, p->n_ifaces);
 		if (!a.value[KUBE_ANN_INTERFACES])
 			goto oom;
 	} else if (complete) {

@@ -36,7 +36,7 @@ int annotations_attachment(const struct profile *p, const char *changed_at, char
 /**
  * annotations_build() - the DESIGN table's values from an evaluated profile.
  * profile: tcpxo/tcpx/none; runtime: the runtime name, removed for none; ready: "true" or
- * "false"; interfaces: ifacemap_to_json() of p->ifaces only while the networks check passed,
+ * "false"; interfaces: render_mapping_json() of p->ifaces only while the networks check passed,
  * else removed; attachment: annotations_attachment().
  * @complete: the observation is complete (every probe ran, the API answered). When it is
  * not, "none" and null are what a failure looks like, so nothing is removed and profile is

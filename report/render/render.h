@@ -12,6 +12,11 @@
 
 struct json;
 
+struct json;
+
+/* render_json_take() - @root pretty-printed with a trailing newline, unless @rc < 0; frees @root. NULL on failure. */
+char *render_json_take(struct json *root, int rc);
+
 /**
  * render_json() - the DESIGN.md JSON report, pretty-printed with a trailing newline.
  * @w: the workloads judged with the same observation; "workloads" is null when @w is NULL or

@@ -153,11 +153,11 @@ int render_human(const struct observation *o, const struct profile *p, const str
 
 	fputs("\n  CHECK             STATUS  DETAIL\n", out);
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
+		const struct finding *c = &p->checks[i];
 		const char *st = check_status_name(c->status);
 
 		/* The DETAIL column starts at 28: "  " + 16 + "  " + 6 + "  "; "remedy: " takes 8 more. */
-		fprintf(out, "  %-16s  %-6s  ", check_id_name(c->id),
+		fprintf(out, "  %-16s  %-6s  ", check_id_name((enum check_id)i),
 			c->status == CHECK_FAIL ? "FAIL" : c->status == CHECK_WARN ? "WARN" : st);
 		render_wrapped(out, c->message ? c->message : "", 28);
 		fputc('\n', out);
@@ -225,7 +225,7 @@ static void render_finding_ids(const struct attach_result *r, struct strbuf *sb)
 static void render_finding_lines(const struct attach_result *r, enum check_status st, FILE *out)
 {
 	for (size_t i = 0; i < ATTACH__COUNT; i++) {
-		const struct attach_finding *f = &r->findings[i];
+		const struct finding *f = &r->findings[i];
 
 		if (f->status != st)
 			continue;
@@ -246,9 +246,9 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 /* The evidence of a pod's transport under its row: tcp and partial fail, unknown cannot say, idle says why. */
 static void render_transport_line(const struct transport_result *t, FILE *out)
 {
-	if (!transport_state_fails(t->state) && t->state != TRANSPORT_UNKNOWN && t->state != TRANSPORT_IDLE)
+	if (t->status != CHECK_FAIL && t->status != CHECK_SKIP)
 		return;
-	fprintf(out, "      %-16s  %-4s  ", "transport", transport_state_fails(t->state) ? "FAIL" : "SKIP");
+	fprintf(out, "      %-16s  %-4s  ", "transport", t->status == CHECK_FAIL ? "FAIL" : "SKIP");
 	render_wrapped(out, t->evidence, 30);
 	fputc('\n', out);
 }

@@ -120,10 +120,10 @@ static struct json *render_checks(const struct profile *p)
 	struct json *arr = json_new_array();
 
 	for (size_t i = 0; arr && i < CHECK__COUNT; i++) {
-		const struct check *c = &p->checks[i];
+		const struct finding *c = &p->checks[i];
 		struct json *e = json_new_object();
 
-		if (json_add_string(e, "id", check_id_name(c->id)) < 0 ||
+		if (json_add_string(e, "id", check_id_name((enum check_id)i)) < 0 ||
 		    json_add_string(e, "status", check_status_name(c->status)) < 0 ||
 		    json_add_string(e, "message", c->message ? c->message : "") < 0 ||
 		    json_add_string(e, "remedy", c->remedy) < 0 || json_append(arr, e) < 0) {
@@ -140,7 +140,7 @@ static struct json *render_findings(const struct attach_result *r)
 
 	/* A not-fabric pod is not judged: its findings are all skips saying so. */
 	for (size_t i = 0; arr && r->verdict != ATTACH_NOT_FABRIC && i < ATTACH__COUNT; i++) {
-		const struct attach_finding *f = &r->findings[i];
+		const struct finding *f = &r->findings[i];
 		struct json *e;
 
 		if (f->status == CHECK_PASS)
@@ -218,20 +218,24 @@ struct json *render_workloads_value(const struct workloads *w)
 char *render_workloads_json(const struct workloads *w, const char *node)
 {
 	struct json *root = json_new_object();
-	char *summary = render_workloads_summary(w, node), *text = NULL, *out = NULL;
-	int r = 0;
+	char *summary = render_workloads_summary(w, node);
+	int r = summary ? 0 : -ENOMEM;
 
 	r |= json_add_string(root, "schema", RENDER_SCHEMA);
 	r |= render_opt(root, "node", node);
 	r |= json_add_string(root, "summary", summary);
 	if (w->judged)
 		r |= render_workloads_members(root, w);
-	if (!r && summary)
-		text = json_print(root, true);
-	json_free(root);
 	free(summary);
-	if (text)
-		out = strbuf_printf("%s\n", text);
+	return render_json_take(root, r);
+}
+
+char *render_json_take(struct json *root, int rc)
+{
+	char *text = rc < 0 || !root ? NULL : json_print(root, true);
+	char *out = text ? strbuf_printf("%s\n", text) : NULL;
+
+	json_free(root);
 	free(text);
 	return out;
 }
@@ -239,12 +243,8 @@ char *render_workloads_json(const struct workloads *w, const char *node)
 char *render_json(const struct observation *o, const struct profile *p, const struct workloads *w)
 {
 	struct json *root = json_new_object();
-	char *text = NULL, *out = NULL;
-	int r = 0;
+	int r = json_add_string(root, "schema", RENDER_SCHEMA);
 
-	if (!root)
-		return NULL;
-	r |= json_add_string(root, "schema", RENDER_SCHEMA);
 	r |= render_opt(root, "node", o->node);
 	r |= json_add_string(root, "agentVersion", TCPXO_VERSION);
 	r |= render_opt(root, "machineType", obs_kube_machine_type(&o->kube));
@@ -258,11 +258,5 @@ char *render_json(const struct observation *o, const struct profile *p, const st
 	r |= json_add(root, "versions", render_versions(p));
 	r |= json_add(root, "checks", render_checks(p));
 	r |= json_add(root, "workloads", render_workloads_value(w));
-	if (!r)
-		text = json_print(root, true);
-	json_free(root);
-	if (text)
-		out = strbuf_printf("%s\n", text);
-	free(text);
-	return out;
+	return render_json_take(root, r);
 }

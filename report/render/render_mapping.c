@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/model/json.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/ifacemap.h"
 #include "report/render/render_mapping.h"
@@ -16,16 +17,41 @@ static void render_mapping_yaml(struct strbuf *sb, const struct profile_iface *s
 			       s[i].network);
 }
 
+char *render_mapping_json(const struct profile_iface *v, size_t n)
+{
+	struct profile_iface *s;
+	struct json *arr;
+	char *out = NULL;
+
+	s = malloc((n ? n : 1) * sizeof(*s));
+	arr = json_new_array();
+	if (!s || !arr)
+		goto out;
+	memcpy(s, v, n * sizeof(*s));
+	ifacemap_sort(s, n);
+	for (size_t i = 0; i < n; i++) {
+		struct json *e = json_new_object();
+
+		if (json_add_string(e, "interfaceName", s[i].name) < 0 ||
+		    json_add_string(e, "network", s[i].network) < 0 ||
+		    json_append(arr, e) < 0)
+			goto out;
+	}
+	out = json_print(arr, false);
+out:
+	free(s);
+	json_free(arr);
+	return out;
+}
+
 int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_format f, char **ret)
 {
 	struct profile_iface s[IFACEMAP_ENTRIES];
 	struct strbuf sb = { 0 };
 	char *json, *text;
-	int r;
 
-	r = ifacemap_validate(v, n, NULL);
-	if (r < 0)
-		return r;
+	if (n != IFACEMAP_ENTRIES)
+		return -EINVAL;
 	memcpy(s, v, sizeof(s));
 	ifacemap_sort(s, IFACEMAP_ENTRIES);
 	switch (f) {
@@ -47,7 +73,7 @@ int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_
 		render_mapping_yaml(&sb, s, 8);
 		break;
 	case RENDER_MAPPING_JSON:
-		json = ifacemap_to_json(s, IFACEMAP_ENTRIES);
+		json = render_mapping_json(s, IFACEMAP_ENTRIES);
 		if (!json)
 			return -ENOMEM;
 		strbuf_appendf(&sb, "%s\n", json);

@@ -5,6 +5,9 @@
 
 #include "report/checks/profile.h"
 
+/* Compact JSON list in the renderer's shape, sorted by interface; NULL on -ENOMEM. */
+char *render_mapping_json(const struct profile_iface *v, size_t n);
+
 enum render_mapping_format {
 	RENDER_MAPPING_FLAG = 0,        /* eth1=<net>,...,eth8=<net> (--gke-tcpxo-interfaces) */
 	RENDER_MAPPING_YAML,            /* tcpxoInterfaces: list (Helm values) */
@@ -17,9 +20,9 @@ enum render_mapping_format {
 
 /**
  * render_mapping() - the mapping as the renderer takes it, sorted eth1..eth8, ending in a newline.
+ * @v: a mapping judged valid (the networks check's, or a coherent fleet's: ifacemap_validate()).
  * @ret: malloc'd text (caller frees).
  *
- * Return: 0; -EINVAL when @v breaks the renderer's rules (nothing is printed for such a
- * mapping); -ENOMEM.
+ * Return: 0; -EINVAL when @v is not of eight entries (nothing is printed); -ENOMEM.
  */
 int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_format f, char **ret);

@@ -58,11 +58,8 @@ int render_runtime_human(const struct rtresult *r, FILE *out)
 char *render_runtime_json(const struct rtresult *r)
 {
 	struct json *root = json_new_object(), *arr = json_new_array();
-	char *text = NULL, *out = NULL;
-	int rc = 0;
+	int rc = json_add_string(root, "schema", RENDER_SCHEMA);
 
-	if (!root || json_add(root, "schema", json_new_string(RENDER_SCHEMA)) < 0)
-		goto out;
 	rc |= json_add_string(root, "runtime", r->runtime);
 	rc |= json_add_string(root, "fabric", profile_kind_name(r->kind));
 	rc |= json_add_int(root, "nodes", (long long)r->n_nodes);
@@ -80,15 +77,5 @@ char *render_runtime_json(const struct rtresult *r)
 		rc |= json_add_string(e, "remedy", f->remedy);
 	}
 	rc |= json_add(root, "findings", arr);
-	arr = NULL;
-	if (rc < 0)
-		goto out;
-	text = json_print(root, true);
-	if (text)
-		out = strbuf_printf("%s\n", text);
-out:
-	json_free(arr);
-	json_free(root);
-	free(text);
-	return out;
+	return render_json_take(root, rc);
 }

@@ -188,12 +188,10 @@ static int render_status_node(struct json *arr, const struct stresult_node *n)
 char *render_status_json(const struct stresult *r)
 {
 	struct json *root = json_new_object(), *nodes = json_new_array(), *causes = json_new_object();
-	char *text = NULL, *out = NULL, summary[160];
-	int rc = 0;
+	char summary[160];
+	int rc = json_add_string(root, "schema", RENDER_SCHEMA);
 
 	render_status_summary(r, summary, sizeof(summary));
-	if (!root || json_add(root, "schema", json_new_string(RENDER_SCHEMA)) < 0)
-		goto out;
 	rc |= json_add_string(root, "summary", summary);
 	rc |= json_add_int(root, "heartbeatPeriodSeconds", r->period_s);
 	rc |= json_add_bool(root, "ready", r->n_ready == r->n_nodes);
@@ -208,16 +206,5 @@ char *render_status_json(const struct stresult *r)
 	}
 	rc |= json_add(root, "nodes", nodes);
 	rc |= json_add(root, "causes", causes);
-	nodes = causes = NULL;
-	if (rc < 0)
-		goto out;
-	text = json_print(root, true);
-	if (text)
-		out = strbuf_printf("%s\n", text);
-out:
-	json_free(nodes);
-	json_free(causes);
-	json_free(root);
-	free(text);
-	return out;
+	return render_json_take(root, rc);
 }

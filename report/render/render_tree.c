@@ -56,13 +56,15 @@ static void tree_gpu_row(const struct tree *t, const struct profile_gpu *g, stru
 		treerow_add(r, 0, "→ %s", treerow_clean(n->name[0] ? n->name : n->bdf, name, sizeof(name)));
 	}
 	tree_numa(t, r, g->numa);
-	treemarks_gpu(t->p, g, g->sw >= 0, r);
+	treemarks_row(t->p, MARK_GPU, (size_t)(g - t->p->gpus), r);
 }
 
 static void tree_nic_row(const struct tree *t, const struct profile_nic *n, struct treerow *r)
 {
+	const struct obs_aperture *a = &t->o->host.aperture;
 	char name[OBS_IFNAME_MAX], net[PROFILE_NET_MAX];
 	const char *state = nic_state_name(n->state);
+	const struct obs_aperture_entry *e;
 
 	treerow_clean(n->name, name, sizeof(name));
 	treerow_add(r, 0, "NIC");
@@ -75,7 +77,9 @@ static void tree_nic_row(const struct tree *t, const struct profile_nic *n, stru
 	if (n->network[0])
 		treerow_add(r, 0, "network %s", treerow_clean(n->network, net, sizeof(net)));
 	tree_numa(t, r, n->numa);
-	treemarks_nic(t->o, t->p, n, n->aperture[0] ? obs_aperture_find(&t->o->host.aperture, n->aperture) : NULL, r);
+	treemarks_row(t->p, MARK_NIC, (size_t)(n - t->p->nics), r);
+	if (n->aperture[0] && (e = obs_aperture_find(a, n->aperture)))      /* the entry it claims is on its row */
+		treemarks_row(t->p, MARK_ENTRY, (size_t)(e - a->v), r);
 }
 
 /* The members of switch @s (its GPUs and GPU NICs, both lists in BDF order, merged), under @bar. */
@@ -172,7 +176,7 @@ static void tree_entry_row(const struct tree *t, const struct obs_aperture_entry
 		obs_ipv4_format(e->bar4_ipv4, -1, ipt, sizeof(ipt));
 		treerow_add(r, 0, "BAR4 %s", ipt);
 	}
-	treemarks_entry(t->o, t->p, e, r);
+	treemarks_row(t->p, MARK_ENTRY, (size_t)(e - t->o->host.aperture.v), r);
 }
 
 static bool tree_entry_claimed(const struct profile *p, const char *name)
@@ -248,7 +252,7 @@ static void tree_outside(struct tree *t)
 			continue;
 		treerow_add(&r, 0, "LLCM");
 		treerow_add(&r, 0, "%s", f->bdf);
-		treemarks_mark(t->p, &r, CHECK_APERTURE_DEVICES, "no entry in /dev/aperture_devices");
+		treemarks_row(t->p, MARK_LLCM, i, &r);
 		tree_item(t, "", &r);
 	}
 }

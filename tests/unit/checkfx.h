@@ -23,7 +23,7 @@ struct fx {
 	struct obs_host_file files[16];
 	struct profile_nic nics[8];
 	struct obs_process procs[4];
-	struct check c;
+	struct finding c;
 };
 
 static const char *const llcm[8] = {
@@ -121,6 +121,7 @@ static inline void fx_free(struct fx *f)
 {
 	free(f->c.message);
 	free(f->c.remedy);
+	free(f->p.marks);
 	free(f);
 }
 

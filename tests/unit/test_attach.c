@@ -35,7 +35,7 @@ static struct attach_result judge(const struct pod *p)
 /* Assert finding @id has @st and its message contains @want (and a remedy when it fails or warns). */
 static void expect(const struct attach_result *r, enum attach_finding_id id, enum check_status st, const char *want)
 {
-	const struct attach_finding *f = &r->findings[id];
+	const struct finding *f = &r->findings[id];
 
 	if (f->status != st || !strstr(f->message, want))
 		fail_msg("%s: %s \"%s\", want %s containing \"%s\"", attach_finding_name(id), check_status_name(f->status),

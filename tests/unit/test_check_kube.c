@@ -37,7 +37,7 @@ static const char *const gpu_bdfs[8] = {
 struct env {
 	struct observation o;
 	struct profile p;
-	struct check c;
+	struct finding c;
 };
 
 static char *fixture(const char *name, size_t *len)
@@ -159,6 +159,7 @@ static void env_free(struct env *e)
 	free(e->p.gpus);
 	free(e->p.nics);
 	free(e->p.ifaces);
+	free(e->p.marks);
 	for (size_t i = 0; i < e->p.n_daemons; i++)
 		free(e->p.daemons[i]);
 	free(e->p.daemons);

@@ -22,7 +22,7 @@ struct fx {
 	char names[LIB64_MAX][64];
 	struct observation o;
 	struct profile p;
-	struct check c;
+	struct finding c;
 };
 
 /* What installer v1.0.15 leaves in lib64 (tcpxo_scripts/container_entry.sh), beside the driver's files. */

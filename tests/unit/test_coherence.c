@@ -12,6 +12,7 @@
 
 #include "probes/model/json.h"
 #include "report/fleet/coherence.h"
+#include "report/checks/ifacemap.h"
 #include "report/render/render_mapping.h"
 
 #define P "fabric.aicr.run/"
@@ -179,12 +180,12 @@ static void test_formats(void **state)
 	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_JSON, &out), 0);
 	assert_string_equal(out, GOOD "\n");
 	free(out);
-	/* Never print a mapping the renderer would refuse. */
+	/* Never print a mapping the renderer would refuse: judged invalid, never coherent (test_mapping_problems). */
 	strcpy(m[2].network, "default");
+	assert_int_equal(ifacemap_validate(m, 8, NULL), -EINVAL);
 	out = NULL;
-	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_FLAG, &out), -EINVAL);
-	assert_null(out);
 	assert_int_equal(render_mapping(m, 7, RENDER_MAPPING_FLAG, &out), -EINVAL);
+	assert_null(out);
 }
 
 static void test_disagree(void **state)
@@ -698,9 +699,9 @@ static void test_format_aicrconfig(void **state)
 		"          - interfaceName: eth8\n            network: gpu-nic-7\n");
 	free(out);
 	out = NULL;
+	/* A network twice is judged invalid before anything renders it (coherence hands over valid mappings only). */
 	strcpy(m[0].network, m[1].network);
-	assert_int_equal(render_mapping(m, 8, RENDER_MAPPING_AICRCONFIG, &out), -EINVAL);
-	assert_null(out);
+	assert_int_equal(ifacemap_validate(m, 8, NULL), -EINVAL);
 }
 
 int main(void)

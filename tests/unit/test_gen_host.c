@@ -138,7 +138,7 @@ static void test_scenarios(void **state)
 	while (fgets(line, sizeof(line), f)) {
 		char name[128], want[5][8], dir[512];
 		struct scen *s = calloc(1, sizeof(*s));
-		struct check c = {0};
+		struct finding c = {0};
 		int rc;
 
 		assert_non_null(s);
@@ -166,6 +166,7 @@ static void test_scenarios(void **state)
 				assert_string_equal(s->nics[i].aperture, s->pci[s->o.pci.n - 8 + i].bdf);
 		free(c.message);
 		free(c.remedy);
+		free(s->p.marks);
 		obs_host_free(&s->o.host);
 		free(s);
 		n_scen++;

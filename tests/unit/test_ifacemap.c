@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "report/checks/ifacemap.h"
+#include "report/render/render_mapping.h"
 
 static void good(struct profile_iface *v)
 {
@@ -105,7 +106,7 @@ static void test_parse_print(void **state)
 	assert_int_equal(ifacemap_parse(t, strlen(t), &v, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].name, "eth1");
-	s = ifacemap_to_json(v, n);
+	s = render_mapping_json(v, n);
 	assert_string_equal(s, "[{\"interfaceName\":\"eth1\",\"network\":\"gpu-nic-0\"},{\"interfaceName\":\"eth2\",\"network\":\"gpu-nic-1\"}]");
 	free(s);
 	free(v);

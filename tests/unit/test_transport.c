@@ -467,7 +467,7 @@ static void test_not_observed(void **state)
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_NOT_OBSERVED);
 	expect_in(r.evidence, "hostNetwork: the pod shares the host's network namespace with every host-network process");
-	assert_false(transport_pod_sampled(p, "node-1"));
+	assert_false(obs_transport_wants(p, "node-1"));
 	p->host_network = false;
 
 	in.verdict = ATTACH_NOT_FABRIC;
@@ -479,9 +479,9 @@ static void test_not_observed(void **state)
 	transport_judge(&in, &r);
 	assert_int_equal(r.state, TRANSPORT_NOT_OBSERVED);
 	assert_string_equal(r.evidence, "the pod is Pending, not Running");
-	assert_false(transport_pod_sampled(pending, NULL));
-	assert_true(transport_pod_sampled(p, "node-1"));
-	assert_false(transport_pod_sampled(p, "node-2"));
+	assert_false(obs_transport_wants(pending, NULL));
+	assert_true(obs_transport_wants(p, "node-1"));
+	assert_false(obs_transport_wants(p, "node-2"));
 	obs_transport_free(&t);
 	pb_free(p);
 	pb_free(pending);

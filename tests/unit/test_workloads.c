@@ -114,7 +114,7 @@ static void test_fixture_pods(void **state)
 		snprintf(prefix, sizeof(prefix), "llama-%s-", findings[i]);
 		wp = pod_named(&e->w, prefix);
 		for (int id = 0; id < ATTACH__COUNT; id++) {
-			const struct attach_finding *f = &wp->result.findings[id];
+			const struct finding *f = &wp->result.findings[id];
 			bool mine = strcmp(attach_finding_name((enum attach_finding_id)id), findings[i]) == 0;
 
 			if (mine && f->status != (strcmp(findings[i], "ipc-lock") == 0 ? CHECK_WARN : CHECK_FAIL))
@@ -213,7 +213,7 @@ static void test_node_facts_dranet(void **state)
 static void test_daemon_pod_check(void **state)
 {
 	struct env *e = env_new("pods-healthy.json");
-	const struct check *c;
+	const struct finding *c;
 
 	(void)state;
 	env_eval(e);
