@@ -111,7 +111,7 @@ struct profile {
 	size_t n_paired;                /* GPUs paired with a NIC in their switch */
 	char (*switches)[OBS_BDF_MAX];  /* the GPU switches' upstream ports (pairing), by BDF; owned */
 	size_t n_switches;
-	struct profile_iface *ifaces;   /* eth1..eth8 -> Network, only when fully observed */
+	struct profile_iface *ifaces;   /* eth1..eth8 -> Network: what is published; set by the networks check when it passes or warns */
 	size_t n_ifaces;
 	char installer[32];             /* plugin installer version, "" unknown */
 	char expected_daemon[32];       /* daemon version that pairs with the installer, "" unknown */

@@ -168,9 +168,6 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 {
 	struct annotations a = { 0 };
 	const char *runtime = profile_runtime_name(p->kind);
-	/* A warning (a renderer's naming rule) still describes the real mapping: it is published. */
-	bool networks_ok = (p->checks[CHECK_NETWORKS].status == CHECK_PASS ||
-			    p->checks[CHECK_NETWORKS].status == CHECK_WARN) && p->n_ifaces > 0;
 	int r;
 
 	r = annotations_attachment(p, changed_at, &a.value[KUBE_ANN_ATTACHMENT]);
@@ -196,7 +193,8 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 	} else if (complete) {
 		a.set[KUBE_ANN_RUNTIME] = true;
 	}
-	if (networks_ok) {
+	/* The networks check keeps the mapping only when it passes or warns (a renderer's naming rule). */
+	if (p->n_ifaces > 0) {
 		a.set[KUBE_ANN_INTERFACES] = true;
 		a.value[KUBE_ANN_INTERFACES] = render_mapping_json(p->ifaces, p->n_ifaces);
 		if (!a.value[KUBE_ANN_INTERFACES])
