@@ -26,11 +26,6 @@
 #define ATTACH_ANN_MAX (16u << 10)      /* the device and interfaces annotations read: both are < 2 KiB when sane */
 #define ATTACH_IFACES_ENTRIES_MAX 64    /* entries of networking.gke.io/interfaces read */
 
-struct attach_iface {
-	char name[16];                  /* "eth1" */
-	char network[64];               /* the GKE Network it is on */
-};
-
 enum attach_injector {
 	ATTACH_INJECTOR_UNKNOWN = 0,    /* not observed (no pod list) */
 	ATTACH_INJECTOR_ABSENT,         /* no device-injector pod on the node */
@@ -45,7 +40,7 @@ struct attach_node {
 	unsigned gpu_nics;                      /* GPU NICs; 0 unknown */
 	bool dranet;                            /* GKE managed DRANET allocates the GPU NICs (no Networks) */
 	bool ifaces_known;                      /* ifaces holds every GPU NIC's Network */
-	struct attach_iface ifaces[ATTACH_NICS_MAX];    /* eth1..ethN -> Network, sorted by name */
+	struct profile_iface ifaces[ATTACH_NICS_MAX];   /* eth1..ethN -> Network, sorted (ifacemap_sort()) */
 	size_t n_ifaces;
 	char ifaces_why[ATTACH_WHY_MAX];        /* unknown: why */
 	char installer[ATTACH_VERSION_MAX];     /* the installed plugin's release, "" unknown */

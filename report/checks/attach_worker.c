@@ -68,7 +68,7 @@ bool attach_interfaces_wired(const struct pod *p)
 	return wired;
 }
 
-static const struct attach_iface *attach_worker_node_iface(const struct attach_node *n, const char *name)
+static const struct profile_iface *attach_worker_node_iface(const struct attach_node *n, const char *name)
 {
 	for (size_t i = 0; i < n->n_ifaces; i++)
 		if (strcmp(n->ifaces[i].name, name) == 0)
@@ -144,7 +144,7 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct f
 	if (attach_worker_ifaces_shape(list, remedy, &a) == 0) {
 		for (const struct json *e = json_first(list); e; e = json_next(e)) {
 			const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
-			const struct attach_iface *ni;
+			const struct profile_iface *ni;
 			char qn[64], qv[96];
 
 			attach_quote(name, qn, sizeof(qn));
