@@ -135,7 +135,7 @@ static int runtime_summary(struct rtresult *r)
 		strbuf_appendf(&sb, "does not match: %s", fail->id);
 		if (fail->job)
 			strbuf_appendf(&sb, " (job %s)", fail->job);
-		strbuf_appendf(&sb, ": %s", fail->message);
+		strbuf_appendf(&sb, ": %s", fail->f.message);
 	} else {
 		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, runtime_fabric_name(r->kind), runtime_nodes(r->n_nodes));
 		if (n_warn)
@@ -143,7 +143,7 @@ static int runtime_summary(struct rtresult *r)
 		for (size_t i = 0, k = 0; n_warn && i < r->n_findings; i++) {
 			const struct rtresult_finding *w = &r->findings[i];
 
-			if (w->status != CHECK_WARN)
+			if (w->f.status != CHECK_WARN)
 				continue;
 			strbuf_appendf(&sb, "%s%s", k++ ? ", " : "", w->id);
 			if (w->job)
@@ -156,19 +156,29 @@ static int runtime_summary(struct rtresult *r)
 	return r->summary ? 0 : -ENOMEM;
 }
 
+/* The runtime-level findings: one row each, in their fixed order. */
+static const struct runtime_check {
+	const char *name;
+	int (*judge)(const struct runtime_input *in, struct finding *f);
+} runtime_checks[RTRESULT__COUNT] = {
+	[RTRESULT_NAME] = { "name", runtime_name },
+	[RTRESULT_NETWORKS_PUBLISHED] = { "networks-published", runtime_net_published },
+	[RTRESULT_MAPPING] = { "mapping", runtime_net_mapping },
+	[RTRESULT_DAEMON_PIN] = { "daemon-pin", runtime_pins_daemon },
+	[RTRESULT_ENV_PIN] = { "env-pin", runtime_pins_env },
+	[RTRESULT_GPUS] = { "gpus", runtime_sched_gpus },
+	[RTRESULT_SCHEDULING] = { "scheduling", runtime_sched_placement },
+	[RTRESULT_EMPTY_MAPPING] = { "empty-mapping", runtime_net_empty },
+};
+
+const char *runtime_check_name(enum rtresult_id id)
+{
+	return (size_t)id < RTRESULT__COUNT ? runtime_checks[id].name : "unknown";
+}
+
 int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, const struct obs_kube *networks,
 		  const struct releases *t, const char *prefix, struct rtresult *ret)
 {
-	static int (*const checks[RTRESULT__COUNT])(const struct runtime_input *, struct finding *) = {
-		[RTRESULT_NAME] = runtime_name,
-		[RTRESULT_NETWORKS_PUBLISHED] = runtime_net_published,
-		[RTRESULT_MAPPING] = runtime_net_mapping,
-		[RTRESULT_DAEMON_PIN] = runtime_pins_daemon,
-		[RTRESULT_ENV_PIN] = runtime_pins_env,
-		[RTRESULT_GPUS] = runtime_sched_gpus,
-		[RTRESULT_SCHEDULING] = runtime_sched_placement,
-		[RTRESULT_EMPTY_MAPPING] = runtime_net_empty,
-	};
 	struct attach_node node;
 	struct runtime_input in = { .rt = rt, .ff = ff, .node = &node, .networks = networks, .releases = t,
 				    .prefix = prefix };
@@ -182,13 +192,10 @@ int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, c
 	for (size_t i = 0; rc == 0 && i < RTRESULT__COUNT; i++) {
 		struct finding f = { 0 };
 
-		rc = checks[i](&in, &f);
-		if (rc == 0) {
-			rc = rtresult_add(&r, rtresult_id_name((enum rtresult_id)i), NULL, &f);
-		} else {
-			free(f.message);
-			free(f.remedy);
-		}
+		rc = runtime_checks[i].judge(&in, &f);
+		if (rc == 0)
+			rc = rtresult_add(&r, runtime_checks[i].name, NULL, &f);
+		finding_free(&f);
 	}
 	if (rc == 0)
 		rc = runtime_versions(&in, &r);
