@@ -60,16 +60,6 @@ int profile_mark(struct profile *p, enum check_id id, enum mark_on on, size_t id
 	return 0;
 }
 
-const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)
-{
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < p->n_nics; i++)
-		if (strcmp(p->nics[i].name, name) == 0)
-			return &p->nics[i];
-	return NULL;
-}
-
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf)
 {
 	if (!bdf || !*bdf)

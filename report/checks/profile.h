@@ -129,8 +129,7 @@ const char *profile_kind_name(enum profile_kind k);
 const char *profile_runtime_name(enum profile_kind k);   /* NULL for PROFILE_NONE */
 const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 
-/* Find a NIC row by interface name or BDF; NULL when absent. */
-const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name);
+/* Find a NIC row by BDF; NULL when absent. */
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);
 
 /**

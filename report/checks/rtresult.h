@@ -34,7 +34,7 @@ enum rtresult_verdict {
 };
 
 struct rtresult_finding {
-	const char *id;                 /* static: runtime_check_name() or attach_finding_name() */
+	const char *id;                 /* static: a runtime_checks[] row's name or attach_finding_name() */
 	char *job;                      /* owned: the replicated job of a pod-template finding; NULL runtime-level */
 	struct finding f;               /* message never NULL; remedy NULL for pass and skip */
 };

@@ -171,11 +171,6 @@ static const struct runtime_check {
 	[RTRESULT_EMPTY_MAPPING] = { "empty-mapping", runtime_net_empty },
 };
 
-const char *runtime_check_name(enum rtresult_id id)
-{
-	return (size_t)id < RTRESULT__COUNT ? runtime_checks[id].name : "unknown";
-}
-
 int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, const struct obs_kube *networks,
 		  const struct releases *t, const char *prefix, struct rtresult *ret)
 {

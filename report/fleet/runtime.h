@@ -28,6 +28,3 @@ int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, c
  * when none says. Chooses the fleet in a cluster that has both.
  */
 enum profile_kind runtime_fabric_of(const struct trainruntime *rt);
-
-/* A runtime-level finding's name: "name", "networks-published", ...; "unknown" out of range. */
-const char *runtime_check_name(enum rtresult_id id);
