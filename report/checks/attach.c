@@ -177,24 +177,16 @@ bool attach_argv_mentions(const struct pod_container *c, const char *needle)
 
 bool attach_is_daemon(const struct pod_container *c, enum profile_kind *ret_fabric)
 {
-	struct imageref ref;
+	enum imageref_fabric fab;
 
-	if (!c->image || imageref_parse(c->image, &ref) < 0 || imageref_component(&ref) != IMAGEREF_DAEMON)
+	if (!imageref_is_daemon(c->image, &fab))
 		return false;
 	if (ret_fabric) {
-		switch (imageref_fabric(&ref)) {
+		switch (fab) {
 		case IMAGEREF_FABRIC_TCPXO: *ret_fabric = PROFILE_TCPXO; break;
 		case IMAGEREF_FABRIC_TCPX: *ret_fabric = PROFILE_TCPX; break;
 		case IMAGEREF_FABRIC_UNKNOWN: *ret_fabric = PROFILE_NONE; break;
 		}
 	}
 	return true;
-}
-
-bool attach_is_gpu_container(const struct pod_container *c)
-{
-	if (obs_pod_container_gpus(c) <= 0 || attach_is_daemon(c, NULL))
-		return false;
-	/* A plain init container ends before the workload starts: not where NCCL runs. */
-	return !c->init || c->sidecar;
 }

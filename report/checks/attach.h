@@ -149,8 +149,5 @@ const char **attach_argv(const struct pod_container *c, size_t *ret_n);
 /* Whether any command or args entry of @c contains @needle. */
 bool attach_argv_mentions(const struct pod_container *c, const char *needle);
 
-/* A container that runs with GPUs and is not a daemon: what NCCL runs in. */
-bool attach_is_gpu_container(const struct pod_container *c);
-
 /* Whether @c runs a daemon image (tcpgpudmarxd-dev, either fabric), and which folder it is in. */
 bool attach_is_daemon(const struct pod_container *c, enum profile_kind *ret_fabric);
