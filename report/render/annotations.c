@@ -5,8 +5,9 @@
 
 #include "probes/kube/kubeparse.h"
 #include "probes/model/json.h"
-#include "report/render/render_mapping.h"
 #include "report/render/annotations.h"
+#include "report/render/render.h"
+#include "report/render/render_mapping.h"
 
 /* How much of the attachment survives one size tier. */
 struct annotations_tier {
@@ -35,11 +36,6 @@ static char *annotations_cut(const char *s, size_t max)
 	return out;
 }
 
-static int annotations_add_opt(struct json *obj, const char *key, const char *s)
-{
-	return json_add_string(obj, key, s && *s ? s : NULL);
-}
-
 static int annotations_render(const struct profile *p, const char *changed_at,
 			      const enum check_id *ids, size_t n_ids,
 			      const struct annotations_tier *tier, char **ret)
@@ -58,7 +54,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 
 	ver = json_new_object();
 	if (json_add(root, "versions", ver) < 0 ||
-	    annotations_add_opt(ver, "installer", p->installer) < 0)
+	    render_opt(ver, "installer", p->installer) < 0)
 		goto out;
 	if (tier->daemons) {
 		arr = json_new_array();
@@ -68,7 +64,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 			if (json_append_string(arr, p->daemons[i]) < 0)
 				goto out;
 	}
-	if (annotations_add_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
+	if (render_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
 		goto out;
 
 	if (tier->pairs) {
@@ -81,8 +77,8 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 			struct json *e = json_new_object();
 
 			if (json_append(arr, e) < 0 || json_add_string(e, "gpu", g->bdf) < 0 ||
-			    annotations_add_opt(e, "nic", nic ? nic->name : NULL) < 0 ||
-			    annotations_add_opt(e, "nicPci", nic ? nic->bdf : NULL) < 0)
+			    render_opt(e, "nic", nic ? nic->name : NULL) < 0 ||
+			    render_opt(e, "nicPci", nic ? nic->bdf : NULL) < 0)
 				goto out;
 		}
 	}
