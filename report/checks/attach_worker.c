@@ -37,7 +37,7 @@ int attach_all_gpus(long long gpus, const struct attach_node *n, struct finding 
 	attach_worker_hint(n, first, remedy, sizeof(remedy));
 	return finding_set(f, CHECK_FAIL, remedy,
 				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", gpus, want,
-				  n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO", n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
+				  profile_fabric_name(n->kind), n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
 }
 
 /* ---- interfaces ---- */
@@ -437,7 +437,7 @@ int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct fin
 	}
 	if (!attach_worker_gpu_containers(p))
 		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO");
+	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", profile_fabric_name(n->kind));
 }
 
 int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct finding *f)

@@ -18,6 +18,11 @@ const char *profile_kind_name(enum profile_kind k)
 	return "none";
 }
 
+const char *profile_fabric_name(enum profile_kind k)
+{
+	return k == PROFILE_TCPX ? "TCPX" : "TCPXO";
+}
+
 const char *profile_runtime_name(enum profile_kind k)
 {
 	switch (k) {

@@ -127,6 +127,7 @@ void profile_free(struct profile *p);      /* accepts NULL; leaves *p zeroed */
 const char *check_id_name(enum check_id id);   /* "machine-type", ...: the check table's (evaluate.c); "unknown" out of range */
 const char *profile_kind_name(enum profile_kind k);
 const char *profile_runtime_name(enum profile_kind k);   /* NULL for PROFILE_NONE */
+const char *profile_fabric_name(enum profile_kind k);    /* for messages: "TCPX", else "TCPXO" */
 const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 
 /* Find a NIC row by BDF; NULL when absent. */

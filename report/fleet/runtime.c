@@ -8,12 +8,7 @@
 #include "report/fleet/fleet_node.h"
 #include "report/fleet/runtime.h"
 
-static const char *runtime_fabric_name(enum profile_kind kind)
-{
-	return kind == PROFILE_TCPX ? "TCPX" : "TCPXO";
-}
-
-static const char *runtime_nodes(size_t n)
+const char *runtime_nodes(size_t n)
 {
 	return n == 1 ? "node" : "nodes";
 }
@@ -63,15 +58,15 @@ static int runtime_name(const struct runtime_input *in, struct finding *f)
 	attach_quote(rt->name, name, sizeof(name));
 	snprintf(remedy, sizeof(remedy), "name the runtime %s (metadata.name of a ClusterTrainingRuntime): the %s nodes "
 		 "publish it in %sruntime and TrainJobs reference it; the suffix names the attachment mechanism", want,
-		 runtime_fabric_name(kind), prefix);
+		 profile_fabric_name(kind), prefix);
 	if (strcmp(rt->name, want) != 0) {
 		if (runtime_suffix(rt->name, kind == PROFILE_TCPX ? "-tcpxo" : "-tcpx"))
 			return finding_set(f, CHECK_FAIL, remedy, "named %s: its suffix names %s, the fleet is %s (its "
-						  "nodes publish %s)", name, runtime_fabric_name(other),
-						  runtime_fabric_name(kind), want);
+						  "nodes publish %s)", name, profile_fabric_name(other),
+						  profile_fabric_name(kind), want);
 		return finding_set(f, CHECK_FAIL, remedy, "named %s, the %s nodes publish %s: a TrainJob that "
 					  "references the nodes' runtime does not get this one", name,
-					  runtime_fabric_name(kind), want);
+					  profile_fabric_name(kind), want);
 	}
 	if (strcmp(rt->kind, "TrainingRuntime") == 0)
 		return finding_set(f, CHECK_WARN, remedy, "TrainingRuntime %s/%s is namespaced: only TrainJobs of "
@@ -79,7 +74,7 @@ static int runtime_name(const struct runtime_input *in, struct finding *f)
 					  "names the ClusterTrainingRuntime", rt->ns ? attach_quote(rt->ns, ns, sizeof(ns)) : "?",
 					  name, rt->ns ? ns : "?", prefix);
 	return finding_set(f, CHECK_PASS, NULL, "named %s, the runtime the %zu %s %s publish", name,
-				  in->ff->n_nodes, runtime_fabric_name(kind), runtime_nodes(in->ff->n_nodes));
+				  in->ff->n_nodes, profile_fabric_name(kind), runtime_nodes(in->ff->n_nodes));
 }
 
 /* One daemon cannot pair with two installer releases: the fleet must run one (DESIGN: skew is a failure). */
@@ -98,7 +93,7 @@ static int runtime_versions(const struct runtime_input *in, struct rtresult *r)
 	rc = finding_set(&f, CHECK_FAIL, "upgrade the installer DaemonSet so every node runs one release (the "
 				"installer first, then the daemon), then pin the daemon it pairs with in the runtime",
 				"the %s nodes disagree on the %s: %s; the runtime's daemon pairs with one of them at most",
-				runtime_fabric_name(ff->kind), g == &ff->installers ? "installed plugin release" :
+				profile_fabric_name(ff->kind), g == &ff->installers ? "installed plugin release" :
 				"daemon release their installer pairs with", groups.s ? groups.s : "");
 	strbuf_free(&groups);
 	if (rc < 0)
@@ -137,7 +132,7 @@ static int runtime_summary(struct rtresult *r)
 			strbuf_appendf(&sb, " (job %s)", fail->job);
 		strbuf_appendf(&sb, ": %s", fail->f.message);
 	} else {
-		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, runtime_fabric_name(r->kind), runtime_nodes(r->n_nodes));
+		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, profile_fabric_name(r->kind), runtime_nodes(r->n_nodes));
 		if (n_warn)
 			strbuf_appendf(&sb, " (%zu warning%s: ", n_warn, n_warn == 1 ? "" : "s");
 		for (size_t i = 0, k = 0; n_warn && i < r->n_findings; i++) {
