@@ -96,9 +96,6 @@ void attach_result_free(struct attach_result *r);
 /* A hostile string (a name, a value from the API) quoted for a message, at most @max bytes shown. */
 const char *attach_quote(const char *s, char *buf, size_t len);
 
-/* Kubernetes' device-injection annotation key for container @name into @buf. */
-void attach_device_key(const char *name, char *buf, size_t len);
-
 #define ATTACH_DEVICE_PREFIX "devices.gke.io/container."
 #define ATTACH_IFACES_KEY "networking.gke.io/interfaces"
 #define ATTACH_NVIDIA_HOST "/home/kubernetes/bin/nvidia"
@@ -142,9 +139,6 @@ bool attach_nvidia_lib64(const struct pod *p, const struct pod_container *c, cha
 
 /* Whether the colon-separated @list (LD_LIBRARY_PATH) holds @dir (trailing slashes ignored). */
 bool attach_path_has(const char *list, const char *dir);
-
-/* The container's command and args as one argv (pointers into @c; free the array only). NULL: none or -ENOMEM. */
-const char **attach_argv(const struct pod_container *c, size_t *ret_n);
 
 /* Whether any command or args entry of @c contains @needle. */
 bool attach_argv_mentions(const struct pod_container *c, const char *needle);
