@@ -175,6 +175,11 @@ const char *fleet_groups_top(const struct fleet_groups *g)
 	return g->n ? g->v[0].value : NULL;
 }
 
+const char *fleet_nodes(size_t n)
+{
+	return n == 1 ? "node" : "nodes";
+}
+
 bool fleet_groups_has(const struct fleet_groups *g, const char *value)
 {
 	for (size_t i = 0; value && i < g->n; i++)

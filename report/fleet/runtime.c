@@ -8,11 +8,6 @@
 #include "report/fleet/fleet_node.h"
 #include "report/fleet/runtime.h"
 
-const char *runtime_nodes(size_t n)
-{
-	return n == 1 ? "node" : "nodes";
-}
-
 static bool runtime_suffix(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), k = strlen(suffix);
@@ -74,7 +69,7 @@ static int runtime_name(const struct runtime_input *in, struct finding *f)
 					  "names the ClusterTrainingRuntime", rt->ns ? attach_quote(rt->ns, ns, sizeof(ns)) : "?",
 					  name, rt->ns ? ns : "?", prefix);
 	return finding_set(f, CHECK_PASS, NULL, "named %s, the runtime the %zu %s %s publish", name,
-				  in->ff->n_nodes, profile_fabric_name(kind), runtime_nodes(in->ff->n_nodes));
+				  in->ff->n_nodes, profile_fabric_name(kind), fleet_nodes(in->ff->n_nodes));
 }
 
 /* One daemon cannot pair with two installer releases: the fleet must run one (DESIGN: skew is a failure). */
@@ -132,7 +127,7 @@ static int runtime_summary(struct rtresult *r)
 			strbuf_appendf(&sb, " (job %s)", fail->job);
 		strbuf_appendf(&sb, ": %s", fail->f.message);
 	} else {
-		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, profile_fabric_name(r->kind), runtime_nodes(r->n_nodes));
+		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, profile_fabric_name(r->kind), fleet_nodes(r->n_nodes));
 		if (n_warn)
 			strbuf_appendf(&sb, " (%zu warning%s: ", n_warn, n_warn == 1 ? "" : "s");
 		for (size_t i = 0, k = 0; n_warn && i < r->n_findings; i++) {

@@ -17,9 +17,6 @@ struct runtime_input {
 	const char *prefix;                     /* our annotation and label prefix ("fabric.aicr.run/") */
 };
 
-/* "node" or "nodes", for @n of them. */
-const char *runtime_nodes(size_t n);
-
 /*
  * Each writes one finding into @f (pass, warn, fail or skip, with a remedy when it does not pass).
  * Return: 0 or -ENOMEM.
