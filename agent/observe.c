@@ -18,7 +18,7 @@
 #include "probes/host/pcitopo.h"
 #include "probes/host/podcgroup.h"
 #include "probes/host/podnet.h"
-#include "report/checks/attach.h"
+#include "probes/kube/imageref.h"
 #include "report/checks/workloads.h"
 
 static bool observe_said_full_dump;
@@ -121,7 +121,7 @@ int observe_transport(struct observation *o, const struct tsample *last)
 		for (size_t j = 0; j < p->n_containers; j++) {
 			const char *id = podcgroup_container_id(p->containers[j].status.container_id);
 
-			if (id && attach_is_gpu_container(&p->containers[j])) {
+			if (id && imageref_gpu_container(&p->containers[j])) {
 				ids[n_ids++] = id;
 				want[n].n_container_ids++;
 			}

@@ -28,7 +28,7 @@ int observe_node(const struct cli_options *opt, struct observation *ret);
 /**
  * observe_transport() - sample the transport of the node's running GPU pods (probes/host/podnet.c):
  * the pods of o->kube.pods that obs_transport_wants() names for o->node, each found in
- * o->root's /proc by its uid (a process of one of its GPU containers, attach_is_gpu_container(),
+ * o->root's /proc by its uid (a process of one of its GPU containers, imageref_gpu_container(),
  * by containerID, preferred). @last: the daemon's last sample (NULL: none): each pod's process
  * read then is tried first (podnet_pod.pid_hint), so a steady daemon reads no /proc listing.
  * Replaces o->transport: sampled false and nothing read under /proc when no such pod runs (or

@@ -31,7 +31,7 @@ int fuzz_one(const uint8_t *data, size_t size)
 			free(out);
 			f = open_memstream(&text, &len);
 			if (f) {
-				render_status_human(&res, f);
+				render_status_table(&res, false, f);
 				fclose(f);
 			}
 			free(text);

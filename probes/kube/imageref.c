@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/kube/imageref.h"
+#include "probes/model/obs_pod.h"
 
 #define IMAGEREF_SHA256_HEX 64
 
@@ -320,4 +321,23 @@ enum imageref_fabric imageref_fabric(const struct imageref *r)
 	if (len == strlen("gpudirect-tcpx") && memcmp(dir, "gpudirect-tcpx", len) == 0)
 		return IMAGEREF_FABRIC_TCPX;
 	return IMAGEREF_FABRIC_UNKNOWN;
+}
+
+bool imageref_is_daemon(const char *image, enum imageref_fabric *ret_fabric)
+{
+	struct imageref ref;
+
+	if (!image || imageref_parse(image, &ref) < 0 || imageref_component(&ref) != IMAGEREF_DAEMON)
+		return false;
+	if (ret_fabric)
+		*ret_fabric = imageref_fabric(&ref);
+	return true;
+}
+
+bool imageref_gpu_container(const struct pod_container *c)
+{
+	if (obs_pod_container_gpus(c) <= 0 || imageref_is_daemon(c->image, NULL))
+		return false;
+	/* A plain init container ends before the workload starts: not where NCCL runs. */
+	return !c->init || c->sidecar;
 }

@@ -85,3 +85,14 @@ enum imageref_component imageref_component(const struct imageref *r);
 
 /* The path component right before the basename decides; anything else is UNKNOWN. */
 enum imageref_fabric imageref_fabric(const struct imageref *r);
+
+/* Whether @image (NULL: none) is the daemon's (IMAGEREF_DAEMON); its folder's fabric in @ret_fabric (may be NULL). */
+bool imageref_is_daemon(const char *image, enum imageref_fabric *ret_fabric);
+
+struct pod_container;
+
+/*
+ * imageref_gpu_container() - a container that runs with GPUs and is not a daemon: what NCCL runs
+ * in. The one rule: the workload checks judge these containers, the transport probe samples them.
+ */
+bool imageref_gpu_container(const struct pod_container *c);

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "probes/model/obs_host.h"
@@ -52,11 +51,6 @@ const char *attach_quote(const char *s, char *buf, size_t len)
 {
 	obs_host_quote(s ? s : "", buf, len);
 	return buf;
-}
-
-void attach_device_key(const char *name, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s", ATTACH_DEVICE_PREFIX, name ? name : "");
 }
 
 static const struct attach_fabric attach_fabrics[] = {
@@ -148,22 +142,6 @@ bool attach_nvidia_lib64(const struct pod *p, const struct pod_container *c, cha
 	return false;
 }
 
-const char **attach_argv(const struct pod_container *c, size_t *ret_n)
-{
-	size_t n = c->n_command + c->n_args;
-	const char **v;
-
-	*ret_n = 0;
-	if (!n || !(v = calloc(n, sizeof(*v))))
-		return NULL;
-	for (size_t i = 0; i < c->n_command; i++)
-		v[i] = c->command[i];
-	for (size_t i = 0; i < c->n_args; i++)
-		v[c->n_command + i] = c->args[i];
-	*ret_n = n;
-	return v;
-}
-
 bool attach_argv_mentions(const struct pod_container *c, const char *needle)
 {
 	for (size_t i = 0; i < c->n_command; i++)
@@ -177,24 +155,16 @@ bool attach_argv_mentions(const struct pod_container *c, const char *needle)
 
 bool attach_is_daemon(const struct pod_container *c, enum profile_kind *ret_fabric)
 {
-	struct imageref ref;
+	enum imageref_fabric fab;
 
-	if (!c->image || imageref_parse(c->image, &ref) < 0 || imageref_component(&ref) != IMAGEREF_DAEMON)
+	if (!imageref_is_daemon(c->image, &fab))
 		return false;
 	if (ret_fabric) {
-		switch (imageref_fabric(&ref)) {
+		switch (fab) {
 		case IMAGEREF_FABRIC_TCPXO: *ret_fabric = PROFILE_TCPXO; break;
 		case IMAGEREF_FABRIC_TCPX: *ret_fabric = PROFILE_TCPX; break;
 		case IMAGEREF_FABRIC_UNKNOWN: *ret_fabric = PROFILE_NONE; break;
 		}
 	}
 	return true;
-}
-
-bool attach_is_gpu_container(const struct pod_container *c)
-{
-	if (obs_pod_container_gpus(c) <= 0 || attach_is_daemon(c, NULL))
-		return false;
-	/* A plain init container ends before the workload starts: not where NCCL runs. */
-	return !c->init || c->sidecar;
 }

@@ -26,11 +26,6 @@
 #define ATTACH_ANN_MAX (16u << 10)      /* the device and interfaces annotations read: both are < 2 KiB when sane */
 #define ATTACH_IFACES_ENTRIES_MAX 64    /* entries of networking.gke.io/interfaces read */
 
-struct attach_iface {
-	char name[16];                  /* "eth1" */
-	char network[64];               /* the GKE Network it is on */
-};
-
 enum attach_injector {
 	ATTACH_INJECTOR_UNKNOWN = 0,    /* not observed (no pod list) */
 	ATTACH_INJECTOR_ABSENT,         /* no device-injector pod on the node */
@@ -45,7 +40,7 @@ struct attach_node {
 	unsigned gpu_nics;                      /* GPU NICs; 0 unknown */
 	bool dranet;                            /* GKE managed DRANET allocates the GPU NICs (no Networks) */
 	bool ifaces_known;                      /* ifaces holds every GPU NIC's Network */
-	struct attach_iface ifaces[ATTACH_NICS_MAX];    /* eth1..ethN -> Network, sorted by name */
+	struct profile_iface ifaces[ATTACH_NICS_MAX];   /* eth1..ethN -> Network, sorted (ifacemap_sort()) */
 	size_t n_ifaces;
 	char ifaces_why[ATTACH_WHY_MAX];        /* unknown: why */
 	char installer[ATTACH_VERSION_MAX];     /* the installed plugin's release, "" unknown */
@@ -101,9 +96,6 @@ void attach_result_free(struct attach_result *r);
 /* A hostile string (a name, a value from the API) quoted for a message, at most @max bytes shown. */
 const char *attach_quote(const char *s, char *buf, size_t len);
 
-/* Kubernetes' device-injection annotation key for container @name into @buf. */
-void attach_device_key(const char *name, char *buf, size_t len);
-
 #define ATTACH_DEVICE_PREFIX "devices.gke.io/container."
 #define ATTACH_IFACES_KEY "networking.gke.io/interfaces"
 #define ATTACH_NVIDIA_HOST "/home/kubernetes/bin/nvidia"
@@ -148,14 +140,8 @@ bool attach_nvidia_lib64(const struct pod *p, const struct pod_container *c, cha
 /* Whether the colon-separated @list (LD_LIBRARY_PATH) holds @dir (trailing slashes ignored). */
 bool attach_path_has(const char *list, const char *dir);
 
-/* The container's command and args as one argv (pointers into @c; free the array only). NULL: none or -ENOMEM. */
-const char **attach_argv(const struct pod_container *c, size_t *ret_n);
-
 /* Whether any command or args entry of @c contains @needle. */
 bool attach_argv_mentions(const struct pod_container *c, const char *needle);
-
-/* A container that runs with GPUs and is not a daemon: what NCCL runs in. */
-bool attach_is_gpu_container(const struct pod_container *c);
 
 /* Whether @c runs a daemon image (tcpgpudmarxd-dev, either fabric), and which folder it is in. */
 bool attach_is_daemon(const struct pod_container *c, enum profile_kind *ret_fabric);

@@ -34,6 +34,29 @@ const struct pod_container *attach_daemon_pick(const struct pod *p, enum profile
 	return match ? match : unknown;
 }
 
+/* The container's command and args as one argv (pointers into @c; free the array only). NULL: none or -ENOMEM. */
+static const char **attach_argv(const struct pod_container *c, size_t *ret_n)
+{
+	size_t n = c->n_command + c->n_args;
+	const char **v;
+
+	*ret_n = 0;
+	if (!n || !(v = calloc(n, sizeof(*v))))
+		return NULL;
+	for (size_t i = 0; i < c->n_command; i++)
+		v[i] = c->command[i];
+	for (size_t i = 0; i < c->n_args; i++)
+		v[c->n_command + i] = c->args[i];
+	*ret_n = n;
+	return v;
+}
+
+/* Kubernetes' device-injection annotation key for container @name into @buf. */
+static void attach_device_key(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", ATTACH_DEVICE_PREFIX, name ? name : "");
+}
+
 /* "waiting (CrashLoopBackOff), last exit code 1, 4 restarts" into @buf. */
 static void attach_daemon_state(const struct pod_container *c, char *buf, size_t len)
 {

@@ -71,7 +71,7 @@ int attach_judge(const struct pod *p, const struct attach_node *n, struct attach
 	if (!r.wired && r.gpus < node_gpus) {
 		r.verdict = ATTACH_NOT_FABRIC;
 		snprintf(why, sizeof(why), "not a fabric workload: %lld of the node's %u GPUs and no %s wiring", r.gpus,
-			 node_gpus, n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO");
+			 node_gpus, profile_fabric_name(n->kind));
 		rc = attach_judge_all(&r, why);
 		goto out;
 	}

@@ -6,17 +6,7 @@
 
 #include "probes/host/hostfiles.h"
 #include "report/checks/attach_node.h"
-
-/* "eth2" before "eth10": by length of the name, then bytewise. */
-static int attach_node_iface_cmp(const void *a, const void *b)
-{
-	const struct attach_iface *x = a, *y = b;
-	size_t lx = strlen(x->name), ly = strlen(y->name);
-
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
+#include "report/checks/ifacemap.h"
 
 static void attach_node_ifaces(const struct observation *o, const struct profile *p, struct attach_node *n)
 {
@@ -54,7 +44,7 @@ static void attach_node_ifaces(const struct observation *o, const struct profile
 		snprintf(n->ifaces[n->n_ifaces].network, sizeof(n->ifaces[0].network), "%s", nic->network);
 		n->n_ifaces++;
 	}
-	qsort(n->ifaces, n->n_ifaces, sizeof(n->ifaces[0]), attach_node_iface_cmp);
+	ifacemap_sort(n->ifaces, n->n_ifaces);
 	n->ifaces_known = true;
 }
 

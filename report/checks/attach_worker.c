@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/kube/imageref.h"
 #include "probes/model/json.h"
 #include "probes/model/obs_kube.h"
 #include "report/checks/attach_worker.h"
@@ -36,7 +37,7 @@ int attach_all_gpus(long long gpus, const struct attach_node *n, struct finding 
 	attach_worker_hint(n, first, remedy, sizeof(remedy));
 	return finding_set(f, CHECK_FAIL, remedy,
 				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", gpus, want,
-				  n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO", n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
+				  profile_fabric_name(n->kind), n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
 }
 
 /* ---- interfaces ---- */
@@ -68,7 +69,7 @@ bool attach_interfaces_wired(const struct pod *p)
 	return wired;
 }
 
-static const struct attach_iface *attach_worker_node_iface(const struct attach_node *n, const char *name)
+static const struct profile_iface *attach_worker_node_iface(const struct attach_node *n, const char *name)
 {
 	for (size_t i = 0; i < n->n_ifaces; i++)
 		if (strcmp(n->ifaces[i].name, name) == 0)
@@ -144,7 +145,7 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct f
 	if (attach_worker_ifaces_shape(list, remedy, &a) == 0) {
 		for (const struct json *e = json_first(list); e; e = json_next(e)) {
 			const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
-			const struct attach_iface *ni;
+			const struct profile_iface *ni;
 			char qn[64], qv[96];
 
 			attach_quote(name, qn, sizeof(qn));
@@ -204,7 +205,7 @@ static size_t attach_worker_gpu_containers(const struct pod *p)
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->n_containers; i++)
-		n += attach_is_gpu_container(&p->containers[i]);
+		n += imageref_gpu_container(&p->containers[i]);
 	return n;
 }
 
@@ -242,7 +243,7 @@ int attach_aperture(const struct pod *p, const struct attach_node *n, struct fin
 		bool set = false;
 		char q[96], qv[160];
 
-		if (!attach_is_gpu_container(c) || c->privileged)
+		if (!imageref_gpu_container(c) || c->privileged)
 			continue;
 		attach_quote(c->name, q, sizeof(q));
 		m = obs_pod_mount_of_host(p, c, ATTACH_APERTURE_HOST);
@@ -294,7 +295,7 @@ int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct 
 		bool mounted, set = false;
 		const char *ld;
 
-		if (!attach_is_gpu_container(c))
+		if (!imageref_gpu_container(c))
 			continue;
 		attach_quote(c->name, q, sizeof(q));
 		mounted = attach_nvidia_lib64(p, c, lib64, sizeof(lib64));
@@ -421,7 +422,7 @@ int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct fin
 		const char *name = NULL;
 		char q[96], qn[160];
 
-		if (!attach_is_gpu_container(c))
+		if (!imageref_gpu_container(c))
 			continue;
 		attach_quote(c->name, q, sizeof(q));
 		if (attach_worker_env_family(c, fab->foreign_family, &name))
@@ -436,7 +437,7 @@ int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct fin
 	}
 	if (!attach_worker_gpu_containers(p))
 		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", n->kind == PROFILE_TCPX ? "TCPX" : "TCPXO");
+	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", profile_fabric_name(n->kind));
 }
 
 int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct finding *f)
@@ -450,7 +451,7 @@ int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct fin
 		const struct pod_container *c = &p->containers[i];
 		char q[96];
 
-		if (!attach_is_gpu_container(c) || c->privileged || obs_pod_has_cap(c, "IPC_LOCK"))
+		if (!imageref_gpu_container(c) || c->privileged || obs_pod_has_cap(c, "IPC_LOCK"))
 			continue;
 		finding_acc_add(&a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
 			       "its buffers beyond the memlock limit", attach_quote(c->name, q, sizeof(q)));
@@ -472,7 +473,7 @@ void attach_worker_sockets(const struct pod *p, const struct attach_node *n, str
 		const struct pod_container *c = &p->containers[i];
 		char q[96];
 
-		if (attach_is_gpu_container(c) && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
+		if (imageref_gpu_container(c) && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
 			finding_acc_add(a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
 				       "daemon's socket is", attach_quote(c->name, q, sizeof(q)), ATTACH_TCPX_SOCKETS);
 	}

@@ -119,7 +119,7 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct fin
 {
 	const struct obs_procs *ps = &o->host.procs;
 	const struct obs_kube *k = &o->kube;
-	const char *kind = p->kind == PROFILE_TCPX ? "TCPX" : "TCPXO";
+	const char *kind = profile_fabric_name(p->kind);
 	struct check_daemon_acc a = { 0 };
 	size_t n_unreadable = 0, n_specs = 0, n_procs = 0;
 	int r = 0;

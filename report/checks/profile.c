@@ -18,6 +18,11 @@ const char *profile_kind_name(enum profile_kind k)
 	return "none";
 }
 
+const char *profile_fabric_name(enum profile_kind k)
+{
+	return k == PROFILE_TCPX ? "TCPX" : "TCPXO";
+}
+
 const char *profile_runtime_name(enum profile_kind k)
 {
 	switch (k) {
@@ -58,16 +63,6 @@ int profile_mark(struct profile *p, enum check_id id, enum mark_on on, size_t id
 	snprintf(f->host, sizeof(f->host), "%s", host ? host : "");
 	snprintf(f->text + f->at, sizeof(f->text) - f->at, "%s", tail ? tail : "");
 	return 0;
-}
-
-const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name)
-{
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < p->n_nics; i++)
-		if (strcmp(p->nics[i].name, name) == 0)
-			return &p->nics[i];
-	return NULL;
 }
 
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf)

@@ -111,7 +111,7 @@ struct profile {
 	size_t n_paired;                /* GPUs paired with a NIC in their switch */
 	char (*switches)[OBS_BDF_MAX];  /* the GPU switches' upstream ports (pairing), by BDF; owned */
 	size_t n_switches;
-	struct profile_iface *ifaces;   /* eth1..eth8 -> Network, only when fully observed */
+	struct profile_iface *ifaces;   /* eth1..eth8 -> Network: what is published; set by the networks check when it passes or warns */
 	size_t n_ifaces;
 	char installer[32];             /* plugin installer version, "" unknown */
 	char expected_daemon[32];       /* daemon version that pairs with the installer, "" unknown */
@@ -127,10 +127,10 @@ void profile_free(struct profile *p);      /* accepts NULL; leaves *p zeroed */
 const char *check_id_name(enum check_id id);   /* "machine-type", ...: the check table's (evaluate.c); "unknown" out of range */
 const char *profile_kind_name(enum profile_kind k);
 const char *profile_runtime_name(enum profile_kind k);   /* NULL for PROFILE_NONE */
+const char *profile_fabric_name(enum profile_kind k);    /* for messages: "TCPX", else "TCPXO" */
 const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 
-/* Find a NIC row by interface name or BDF; NULL when absent. */
-const struct profile_nic *profile_nic_by_name(const struct profile *p, const char *name);
+/* Find a NIC row by BDF; NULL when absent. */
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);
 
 /**

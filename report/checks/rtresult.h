@@ -34,11 +34,9 @@ enum rtresult_verdict {
 };
 
 struct rtresult_finding {
-	const char *id;                 /* static: rtresult_id_name() or attach_finding_name() */
+	const char *id;                 /* static: a runtime_checks[] row's name or attach_finding_name() */
 	char *job;                      /* owned: the replicated job of a pod-template finding; NULL runtime-level */
-	enum check_status status;
-	char *message;                  /* owned, never NULL */
-	char *remedy;                   /* owned; NULL for pass and skip */
+	struct finding f;               /* message never NULL; remedy NULL for pass and skip */
 };
 
 struct rtresult {
@@ -50,9 +48,6 @@ struct rtresult {
 	struct rtresult_finding *findings;      /* runtime-level first (id order), then each job's */
 	size_t n_findings;
 };
-
-/* "name", "networks-published", ...; "unknown" out of range. */
-const char *rtresult_id_name(enum rtresult_id id);
 
 /**
  * rtresult_add() - append a finding taking @f's message and remedy (@f is left empty).

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "probes/kube/imageref.h"
 #include "probes/model/timetext.h"
 #include "report/checks/transport.h"
 
@@ -253,7 +254,7 @@ static int transport_youngest(const struct pod *p, long long *ret_started)
 	for (size_t i = 0; i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
 
-		if (!attach_is_gpu_container(c) || c->status.state != POD_CSTATE_RUNNING)
+		if (!imageref_gpu_container(c) || c->status.state != POD_CSTATE_RUNNING)
 			continue;
 		if (c->status.started_at <= 0)
 			return -1;

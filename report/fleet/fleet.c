@@ -175,6 +175,11 @@ const char *fleet_groups_top(const struct fleet_groups *g)
 	return g->n ? g->v[0].value : NULL;
 }
 
+const char *fleet_nodes(size_t n)
+{
+	return n == 1 ? "node" : "nodes";
+}
+
 bool fleet_groups_has(const struct fleet_groups *g, const char *value)
 {
 	for (size_t i = 0; value && i < g->n; i++)
@@ -315,10 +320,8 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *er
 	if (r < 0)
 		return r;
 	if (res.coherent) {
-		for (size_t i = 0; i < res.n_ifaces && i < ATTACH_NICS_MAX; i++) {
-			snprintf(ff->ifaces[i].name, sizeof(ff->ifaces[i].name), "%s", res.ifaces[i].name);
-			snprintf(ff->ifaces[i].network, sizeof(ff->ifaces[i].network), "%s", res.ifaces[i].network);
-		}
+		_Static_assert(IFACEMAP_ENTRIES <= ATTACH_NICS_MAX, "the fleet's mapping fits a node's");
+		memcpy(ff->ifaces, res.ifaces, res.n_ifaces * sizeof(res.ifaces[0]));
 		ff->n_ifaces = res.n_ifaces;
 		ff->ifaces_known = true;
 	} else {

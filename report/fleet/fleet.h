@@ -41,7 +41,7 @@ struct fleet_facts {
 	size_t n_unobserved;            /* nodes of their machine types that publish no profile yet */
 	size_t n_not_ready;             /* of n_nodes, those whose ready annotation is not "true" */
 	bool ifaces_known;              /* TCPXO: every node observed and publishing one mapping */
-	struct attach_iface ifaces[ATTACH_NICS_MAX];    /* eth1..eth8 -> Network, when known */
+	struct profile_iface ifaces[ATTACH_NICS_MAX];   /* eth1..eth8 -> Network, when known */
 	size_t n_ifaces;
 	char *mapping_why;              /* owned: why the mapping is unknown (the interfaces diagnostics); NULL when known */
 	struct fleet_groups installers;         /* attachment versions.installer */
@@ -111,3 +111,6 @@ const char *fleet_groups_top(const struct fleet_groups *g);
 
 /* Whether @value is one of @g's values. */
 bool fleet_groups_has(const struct fleet_groups *g, const char *value);
+
+/* "node" or "nodes", for @n of them (the runtime findings' messages). */
+const char *fleet_nodes(size_t n);

@@ -8,16 +8,6 @@
 #include "report/fleet/fleet_node.h"
 #include "report/fleet/runtime.h"
 
-static const char *runtime_fabric_name(enum profile_kind kind)
-{
-	return kind == PROFILE_TCPX ? "TCPX" : "TCPXO";
-}
-
-static const char *runtime_nodes(size_t n)
-{
-	return n == 1 ? "node" : "nodes";
-}
-
 static bool runtime_suffix(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), k = strlen(suffix);
@@ -63,15 +53,15 @@ static int runtime_name(const struct runtime_input *in, struct finding *f)
 	attach_quote(rt->name, name, sizeof(name));
 	snprintf(remedy, sizeof(remedy), "name the runtime %s (metadata.name of a ClusterTrainingRuntime): the %s nodes "
 		 "publish it in %sruntime and TrainJobs reference it; the suffix names the attachment mechanism", want,
-		 runtime_fabric_name(kind), prefix);
+		 profile_fabric_name(kind), prefix);
 	if (strcmp(rt->name, want) != 0) {
 		if (runtime_suffix(rt->name, kind == PROFILE_TCPX ? "-tcpxo" : "-tcpx"))
 			return finding_set(f, CHECK_FAIL, remedy, "named %s: its suffix names %s, the fleet is %s (its "
-						  "nodes publish %s)", name, runtime_fabric_name(other),
-						  runtime_fabric_name(kind), want);
+						  "nodes publish %s)", name, profile_fabric_name(other),
+						  profile_fabric_name(kind), want);
 		return finding_set(f, CHECK_FAIL, remedy, "named %s, the %s nodes publish %s: a TrainJob that "
 					  "references the nodes' runtime does not get this one", name,
-					  runtime_fabric_name(kind), want);
+					  profile_fabric_name(kind), want);
 	}
 	if (strcmp(rt->kind, "TrainingRuntime") == 0)
 		return finding_set(f, CHECK_WARN, remedy, "TrainingRuntime %s/%s is namespaced: only TrainJobs of "
@@ -79,7 +69,7 @@ static int runtime_name(const struct runtime_input *in, struct finding *f)
 					  "names the ClusterTrainingRuntime", rt->ns ? attach_quote(rt->ns, ns, sizeof(ns)) : "?",
 					  name, rt->ns ? ns : "?", prefix);
 	return finding_set(f, CHECK_PASS, NULL, "named %s, the runtime the %zu %s %s publish", name,
-				  in->ff->n_nodes, runtime_fabric_name(kind), runtime_nodes(in->ff->n_nodes));
+				  in->ff->n_nodes, profile_fabric_name(kind), fleet_nodes(in->ff->n_nodes));
 }
 
 /* One daemon cannot pair with two installer releases: the fleet must run one (DESIGN: skew is a failure). */
@@ -98,7 +88,7 @@ static int runtime_versions(const struct runtime_input *in, struct rtresult *r)
 	rc = finding_set(&f, CHECK_FAIL, "upgrade the installer DaemonSet so every node runs one release (the "
 				"installer first, then the daemon), then pin the daemon it pairs with in the runtime",
 				"the %s nodes disagree on the %s: %s; the runtime's daemon pairs with one of them at most",
-				runtime_fabric_name(ff->kind), g == &ff->installers ? "installed plugin release" :
+				profile_fabric_name(ff->kind), g == &ff->installers ? "installed plugin release" :
 				"daemon release their installer pairs with", groups.s ? groups.s : "");
 	strbuf_free(&groups);
 	if (rc < 0)
@@ -135,15 +125,15 @@ static int runtime_summary(struct rtresult *r)
 		strbuf_appendf(&sb, "does not match: %s", fail->id);
 		if (fail->job)
 			strbuf_appendf(&sb, " (job %s)", fail->job);
-		strbuf_appendf(&sb, ": %s", fail->message);
+		strbuf_appendf(&sb, ": %s", fail->f.message);
 	} else {
-		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, runtime_fabric_name(r->kind), runtime_nodes(r->n_nodes));
+		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, profile_fabric_name(r->kind), fleet_nodes(r->n_nodes));
 		if (n_warn)
 			strbuf_appendf(&sb, " (%zu warning%s: ", n_warn, n_warn == 1 ? "" : "s");
 		for (size_t i = 0, k = 0; n_warn && i < r->n_findings; i++) {
 			const struct rtresult_finding *w = &r->findings[i];
 
-			if (w->status != CHECK_WARN)
+			if (w->f.status != CHECK_WARN)
 				continue;
 			strbuf_appendf(&sb, "%s%s", k++ ? ", " : "", w->id);
 			if (w->job)
@@ -156,19 +146,24 @@ static int runtime_summary(struct rtresult *r)
 	return r->summary ? 0 : -ENOMEM;
 }
 
+/* The runtime-level findings: one row each, in their fixed order. */
+static const struct runtime_check {
+	const char *name;
+	int (*judge)(const struct runtime_input *in, struct finding *f);
+} runtime_checks[RTRESULT__COUNT] = {
+	[RTRESULT_NAME] = { "name", runtime_name },
+	[RTRESULT_NETWORKS_PUBLISHED] = { "networks-published", runtime_net_published },
+	[RTRESULT_MAPPING] = { "mapping", runtime_net_mapping },
+	[RTRESULT_DAEMON_PIN] = { "daemon-pin", runtime_pins_daemon },
+	[RTRESULT_ENV_PIN] = { "env-pin", runtime_pins_env },
+	[RTRESULT_GPUS] = { "gpus", runtime_sched_gpus },
+	[RTRESULT_SCHEDULING] = { "scheduling", runtime_sched_placement },
+	[RTRESULT_EMPTY_MAPPING] = { "empty-mapping", runtime_net_empty },
+};
+
 int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, const struct obs_kube *networks,
 		  const struct releases *t, const char *prefix, struct rtresult *ret)
 {
-	static int (*const checks[RTRESULT__COUNT])(const struct runtime_input *, struct finding *) = {
-		[RTRESULT_NAME] = runtime_name,
-		[RTRESULT_NETWORKS_PUBLISHED] = runtime_net_published,
-		[RTRESULT_MAPPING] = runtime_net_mapping,
-		[RTRESULT_DAEMON_PIN] = runtime_pins_daemon,
-		[RTRESULT_ENV_PIN] = runtime_pins_env,
-		[RTRESULT_GPUS] = runtime_sched_gpus,
-		[RTRESULT_SCHEDULING] = runtime_sched_placement,
-		[RTRESULT_EMPTY_MAPPING] = runtime_net_empty,
-	};
 	struct attach_node node;
 	struct runtime_input in = { .rt = rt, .ff = ff, .node = &node, .networks = networks, .releases = t,
 				    .prefix = prefix };
@@ -182,13 +177,10 @@ int runtime_judge(const struct trainruntime *rt, const struct fleet_facts *ff, c
 	for (size_t i = 0; rc == 0 && i < RTRESULT__COUNT; i++) {
 		struct finding f = { 0 };
 
-		rc = checks[i](&in, &f);
-		if (rc == 0) {
-			rc = rtresult_add(&r, rtresult_id_name((enum rtresult_id)i), NULL, &f);
-		} else {
-			free(f.message);
-			free(f.remedy);
-		}
+		rc = runtime_checks[i].judge(&in, &f);
+		if (rc == 0)
+			rc = rtresult_add(&r, runtime_checks[i].name, NULL, &f);
+		finding_free(&f);
 	}
 	if (rc == 0)
 		rc = runtime_versions(&in, &r);

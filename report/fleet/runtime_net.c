@@ -66,16 +66,6 @@ static struct runtime_net_job *runtime_net_jobs(const struct trainruntime *rt)
 	return jobs;
 }
 
-static const char *runtime_net_fabric(enum profile_kind kind)
-{
-	return kind == PROFILE_TCPX ? "TCPX" : "TCPXO";
-}
-
-static const char *runtime_net_nodes(size_t n)
-{
-	return n == 1 ? "node" : "nodes";
-}
-
 /* ---- networks-published ---- */
 
 /* The Network list is there to compare with; else why not, as the finding. Return: 1 there, 0 finished, -ENOMEM. */
@@ -190,10 +180,10 @@ static size_t runtime_net_compare(const struct runtime_input *in, const struct r
 			continue;
 		if (e)
 			strbuf_appendf(&d, "%s%s is %s in the runtime, %s on %zu %s", d.len ? "; " : "", e->name, e->network,
-				       ff->ifaces[i].network, ff->n_nodes, runtime_net_nodes(ff->n_nodes));
+				       ff->ifaces[i].network, ff->n_nodes, fleet_nodes(ff->n_nodes));
 		else
 			strbuf_appendf(&d, "%s%s is not in the runtime (%s on %zu %s)", d.len ? "; " : "", ff->ifaces[i].name,
-				       ff->ifaces[i].network, ff->n_nodes, runtime_net_nodes(ff->n_nodes));
+				       ff->ifaces[i].network, ff->n_nodes, fleet_nodes(ff->n_nodes));
 	}
 	for (size_t k = 0; k < j->n; k++) {
 		bool known = strcmp(j->v[k].name, "eth0") == 0;
@@ -235,7 +225,7 @@ int runtime_net_mapping(const struct runtime_input *in, struct finding *f)
 
 		runtime_net_oneline(ff->mapping_why, &why, 600);
 		r = finding_set(f, CHECK_FAIL, remedy_fleet, "the %s nodes do not publish one mapping, so no "
-				       "runtime can match them all: %s", runtime_net_fabric(ff->kind), why.s ? why.s : "");
+				       "runtime can match them all: %s", profile_fabric_name(ff->kind), why.s ? why.s : "");
 		strbuf_free(&why);
 		return r;
 	}
@@ -256,7 +246,7 @@ int runtime_net_mapping(const struct runtime_input *in, struct finding *f)
 				listed ? "empty-mapping" : "interfaces");
 	free(jobs);
 	return finding_acc_finish(&a, f, "eth1..eth%zu are on the Networks the %zu %s %s publish", ff->n_ifaces, ff->n_nodes,
-				 runtime_net_fabric(ff->kind), runtime_net_nodes(ff->n_nodes));
+				 profile_fabric_name(ff->kind), fleet_nodes(ff->n_nodes));
 }
 
 /* ---- empty-mapping ---- */

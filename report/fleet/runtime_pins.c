@@ -216,7 +216,7 @@ int runtime_pins_env(const struct runtime_input *in, struct finding *f)
 			struct runtime_pins_diff d = { 0 };
 			char q[96];
 
-			if (!attach_is_gpu_container(c))
+			if (!imageref_gpu_container(c))
 				continue;
 			n_gpu++;
 			attach_quote(c->name, q, sizeof(q));

@@ -8,7 +8,8 @@
 #include "report/checks/checks.h"
 #include "report/fleet/status.h"
 
-bool status_listed(const struct coherence_node *n)
+/* Whether the status lists @n: a fabric profile other than "none", or an A3 GPU machine type the agent knows. */
+static bool status_listed(const struct coherence_node *n)
 {
 	if (n->profile && strcmp(n->profile, "none") != 0)
 		return true;

@@ -7,12 +7,6 @@
 #include "report/checks/stresult.h"
 #include "report/fleet/coherence_node.h"
 
-/*
- * status_listed() - whether the fleet's status lists @n: it carries a fabric profile other than
- * "none", or its machine type is an A3 GPU type the agent knows (check_machine_kind()).
- */
-bool status_listed(const struct coherence_node *n);
-
 /**
  * status_judge() - the status of the listed nodes among @nodes (the records coherence_nodes()
  * holds, each read once): per node its profile, whether it is ready, its causes (the failed checks

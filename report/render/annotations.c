@@ -5,8 +5,9 @@
 
 #include "probes/kube/kubeparse.h"
 #include "probes/model/json.h"
-#include "report/render/render_mapping.h"
 #include "report/render/annotations.h"
+#include "report/render/render.h"
+#include "report/render/render_mapping.h"
 
 /* How much of the attachment survives one size tier. */
 struct annotations_tier {
@@ -35,11 +36,6 @@ static char *annotations_cut(const char *s, size_t max)
 	return out;
 }
 
-static int annotations_add_opt(struct json *obj, const char *key, const char *s)
-{
-	return json_add_string(obj, key, s && *s ? s : NULL);
-}
-
 static int annotations_render(const struct profile *p, const char *changed_at,
 			      const enum check_id *ids, size_t n_ids,
 			      const struct annotations_tier *tier, char **ret)
@@ -58,7 +54,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 
 	ver = json_new_object();
 	if (json_add(root, "versions", ver) < 0 ||
-	    annotations_add_opt(ver, "installer", p->installer) < 0)
+	    render_opt(ver, "installer", p->installer) < 0)
 		goto out;
 	if (tier->daemons) {
 		arr = json_new_array();
@@ -68,7 +64,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 			if (json_append_string(arr, p->daemons[i]) < 0)
 				goto out;
 	}
-	if (annotations_add_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
+	if (render_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
 		goto out;
 
 	if (tier->pairs) {
@@ -81,8 +77,8 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 			struct json *e = json_new_object();
 
 			if (json_append(arr, e) < 0 || json_add_string(e, "gpu", g->bdf) < 0 ||
-			    annotations_add_opt(e, "nic", nic ? nic->name : NULL) < 0 ||
-			    annotations_add_opt(e, "nicPci", nic ? nic->bdf : NULL) < 0)
+			    render_opt(e, "nic", nic ? nic->name : NULL) < 0 ||
+			    render_opt(e, "nicPci", nic ? nic->bdf : NULL) < 0)
 				goto out;
 		}
 	}
@@ -168,9 +164,6 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 {
 	struct annotations a = { 0 };
 	const char *runtime = profile_runtime_name(p->kind);
-	/* A warning (a renderer's naming rule) still describes the real mapping: it is published. */
-	bool networks_ok = (p->checks[CHECK_NETWORKS].status == CHECK_PASS ||
-			    p->checks[CHECK_NETWORKS].status == CHECK_WARN) && p->n_ifaces > 0;
 	int r;
 
 	r = annotations_attachment(p, changed_at, &a.value[KUBE_ANN_ATTACHMENT]);
@@ -196,7 +189,8 @@ int annotations_build(const struct profile *p, bool complete, const char *change
 	} else if (complete) {
 		a.set[KUBE_ANN_RUNTIME] = true;
 	}
-	if (networks_ok) {
+	/* The networks check keeps the mapping only when it passes or warns (a renderer's naming rule). */
+	if (p->n_ifaces > 0) {
 		a.set[KUBE_ANN_INTERFACES] = true;
 		a.value[KUBE_ANN_INTERFACES] = render_mapping_json(p->ifaces, p->n_ifaces);
 		if (!a.value[KUBE_ANN_INTERFACES])

@@ -68,11 +68,11 @@ bool pod_event_build(const struct attach_result *r, enum profile_kind kind, stru
 		strbuf_appendf(&sb, "requests %lld GPUs and carries no %s wiring: NCCL will use TCP sockets over eth0. "
 			       "Remedy: reference runtimeRef %s in the TrainJob (or wire the pod: %s fail; "
 			       "tcpxo-agent workloads shows each finding).", r->gpus,
-			       kind == PROFILE_TCPX ? "TCPX" : "TCPXO", runtime ? runtime : "torch-distributed-tcpxo",
+			       profile_fabric_name(kind), runtime ? runtime : "torch-distributed-tcpxo",
 			       ids.s ? ids.s : "no finding");
 	} else {
 		strbuf_appendf(&sb, "%s wiring incomplete (%s fail%s): NCCL will fail at init or fall back to TCP.",
-			       kind == PROFILE_TCPX ? "TCPX" : "TCPXO", ids.s ? ids.s : "", n_fail == 1 ? "s" : "");
+			       profile_fabric_name(kind), ids.s ? ids.s : "", n_fail == 1 ? "s" : "");
 		strbuf_append(&sb, details.s ? details.s : "");
 		sb.oom |= details.oom;
 		if (first && first->remedy)

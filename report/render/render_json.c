@@ -14,8 +14,7 @@ static void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t le
 	snprintf(buf, len, "%04x:%04x", vendor, device);
 }
 
-/* A string, or null when empty (unknown). */
-static int render_opt(struct json *obj, const char *key, const char *s)
+int render_opt(struct json *obj, const char *key, const char *s)
 {
 	return json_add_string(obj, key, s && *s ? s : NULL);
 }

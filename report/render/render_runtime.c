@@ -42,12 +42,12 @@ int render_runtime_human(const struct rtresult *r, FILE *out)
 		fputs("  ", out);
 		render_cell(out, f->id, RENDER_RUNTIME_ID_WIDTH);
 		render_cell(out, f->job, job_width);
-		fprintf(out, "%-6s  ", render_runtime_status(f->status));
-		render_safe(out, f->message);
+		fprintf(out, "%-6s  ", render_runtime_status(f->f.status));
+		render_safe(out, f->f.message);
 		fputc('\n', out);
-		if (f->remedy && f->status >= CHECK_WARN) {
+		if (f->f.remedy && f->f.status >= CHECK_WARN) {
 			fprintf(out, "  %-*s  %-*s  %-6s  remedy: ", RENDER_RUNTIME_ID_WIDTH, "", job_width, "", "");
-			render_safe(out, f->remedy);
+			render_safe(out, f->f.remedy);
 			fputc('\n', out);
 		}
 	}
@@ -71,10 +71,10 @@ char *render_runtime_json(const struct rtresult *r)
 
 		rc |= json_append(arr, e);
 		rc |= json_add_string(e, "id", f->id);
-		rc |= json_add_string(e, "status", check_status_name(f->status));
-		rc |= json_add_string(e, "message", f->message);
+		rc |= json_add_string(e, "status", check_status_name(f->f.status));
+		rc |= json_add_string(e, "message", f->f.message);
 		rc |= json_add_string(e, "template", f->job);
-		rc |= json_add_string(e, "remedy", f->remedy);
+		rc |= json_add_string(e, "remedy", f->f.remedy);
 	}
 	rc |= json_add(root, "findings", arr);
 	return render_json_take(root, rc);

@@ -12,7 +12,8 @@
 
 #define RENDER_STATUS_NAME_MAX 48       /* a name column wider than this is not padded further */
 
-void render_status_summary(const struct stresult *r, char *buf, size_t len)
+/* The first line: "fleet: N nodes listed, R ready, K not ready", or that no node is listed. */
+static void render_status_summary(const struct stresult *r, char *buf, size_t len)
 {
 	if (!r->n_nodes)
 		snprintf(buf, len, "fleet: no A3 node and no node with a fabric profile");
@@ -29,7 +30,8 @@ struct render_status_widths {
 	int name, machine, heartbeat, transport;
 };
 
-void render_status_transport(const struct stresult_node *n, char *buf, size_t len)
+/* A TRANSPORT cell: "fastrak (8 GPUs, 8 NICs)"; "fastrak" without pairs, "-" for a profile with none. */
+static void render_status_transport(const struct stresult_node *n, char *buf, size_t len)
 {
 	if (!n->transport)
 		snprintf(buf, len, "-");
@@ -124,11 +126,6 @@ int render_status_table(const struct stresult *r, bool wide, FILE *out)
 		render_status_cause(r, &r->causes[i], out);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
-}
-
-int render_status_human(const struct stresult *r, FILE *out)
-{
-	return render_status_table(r, false, out);
 }
 
 int render_status_names(const struct stresult *r, FILE *out)

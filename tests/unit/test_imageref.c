@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "probes/kube/imageref.h"
+#include "probes/model/obs_pod.h"
 
 #define D21 "sha256:8d9e10fd589a34ab8a0aa64f7e70ad075c8f1c69bea176350f8d211367697e3d"
 #define REG "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo"
@@ -186,6 +187,34 @@ static void test_component_and_fabric(void **state)
 	expect_kind("tcpgpudmarxd-dev-extra", IMAGEREF_OTHER, IMAGEREF_FABRIC_UNKNOWN);
 }
 
+/* The daemon by its image and folder; a GPU container: GPUs, not the daemon, not a plain init container. */
+static void test_daemon_and_gpu_container(void **state)
+{
+	char img[] = REG "/tcpgpudmarxd-dev:v1.0.21", other[] = "nvcr.io/nvidia/pytorch:24.01-py3";
+	struct pod_container c = { .image = img, .gpu_limit = 8, .gpu_request = POD_GPUS_ABSENT };
+	enum imageref_fabric fab = IMAGEREF_FABRIC_UNKNOWN;
+
+	assert_true(imageref_is_daemon(img, &fab));
+	assert_int_equal(fab, IMAGEREF_FABRIC_TCPXO);
+	assert_true(imageref_is_daemon("mirror.example.com/tcpgpudmarxd-dev:v1.0.21", &fab));
+	assert_int_equal(fab, IMAGEREF_FABRIC_UNKNOWN);
+	assert_false(imageref_is_daemon(other, NULL));
+	assert_false(imageref_is_daemon(NULL, NULL));
+	assert_false(imageref_is_daemon("not a reference", NULL));
+	/* A daemon that asks for GPUs is still the daemon: NCCL does not run in it. */
+	assert_false(imageref_gpu_container(&c));
+	c.image = other;
+	assert_true(imageref_gpu_container(&c));
+	c.init = true;
+	assert_false(imageref_gpu_container(&c));
+	c.sidecar = true;
+	assert_true(imageref_gpu_container(&c));
+	c.gpu_limit = POD_GPUS_ABSENT;
+	assert_false(imageref_gpu_container(&c));
+	c.gpu_request = 0;
+	assert_false(imageref_gpu_container(&c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_equal_and_cmp),
 		cmocka_unit_test(test_component_and_fabric),
+		cmocka_unit_test(test_daemon_and_gpu_container),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

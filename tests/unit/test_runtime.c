@@ -178,10 +178,10 @@ static void expect(struct world *w, const char *id, const char *job, enum check_
 
 	judge(w);
 	f = find(w, id, job);
-	if (f->status != st || !strstr(f->message, msg))
-		fail_msg("%s: %s \"%s\", want %s with \"%s\"", id, check_status_name(f->status), f->message,
+	if (f->f.status != st || !strstr(f->f.message, msg))
+		fail_msg("%s: %s \"%s\", want %s with \"%s\"", id, check_status_name(f->f.status), f->f.message,
 			 check_status_name(st), msg);
-	if (st >= CHECK_WARN && !f->remedy)
+	if (st >= CHECK_WARN && !f->f.remedy)
 		fail_msg("%s: %s without a remedy", id, check_status_name(st));
 }
 
@@ -202,15 +202,17 @@ static void test_matches(void **state)
 			    "of job node)");
 	/* Runtime-level findings first in their order, then the job's eleven. */
 	assert_int_equal(w.res.n_findings, RTRESULT__COUNT + ATTACH__COUNT);
+	static const char *const ids[RTRESULT__COUNT] = { "name", "networks-published", "mapping", "daemon-pin", "env-pin",
+							  "gpus", "scheduling", "empty-mapping" };
 	for (int i = 0; i < RTRESULT__COUNT; i++) {
-		assert_string_equal(w.res.findings[i].id, rtresult_id_name((enum rtresult_id)i));
+		assert_string_equal(w.res.findings[i].id, ids[i]);
 		assert_null(w.res.findings[i].job);
-		if (w.res.findings[i].status != CHECK_PASS)
-			fail_msg("%s: %s", w.res.findings[i].id, w.res.findings[i].message);
+		if (w.res.findings[i].f.status != CHECK_PASS)
+			fail_msg("%s: %s", w.res.findings[i].id, w.res.findings[i].f.message);
 	}
 	assert_string_equal(w.res.findings[RTRESULT__COUNT].id, "all-gpus");
 	assert_string_equal(w.res.findings[RTRESULT__COUNT].job, "node");
-	assert_int_equal(find(&w, "daemon-args", "node")->status, CHECK_WARN);
+	assert_int_equal(find(&w, "daemon-args", "node")->f.status, CHECK_WARN);
 	assert_int_equal(rtresult_count(&w.res, CHECK_FAIL), 0);
 	world_free(&w);
 }
@@ -292,7 +294,7 @@ static void test_mapping(void **state)
 	pb_ann(tmpl(&w), "networking.gke.io/interfaces", "[{\"interfaceName\":\"eth0\",\"network\":\"default\"},"
 	       "{\"interfaceName\":\"eth1\",\"network\":\"a3pool-gpu-nic-1\"},{\"interfaceName\":\"eth9\",\"network\":\"x\"}]");
 	expect(&w, "mapping", NULL, CHECK_FAIL, "eth2 is not in the runtime (a3pool-gpu-nic-2 on 4 nodes)");
-	assert_non_null(strstr(find(&w, "mapping", NULL)->message, "; and 2 more"));
+	assert_non_null(strstr(find(&w, "mapping", NULL)->f.message, "; and 2 more"));
 	/* Nothing bound: the other findings speak. */
 	pb_ann(tmpl(&w), "networking.gke.io/interfaces", "[{\"interfaceName\":\"eth0\",\"network\":\"default\"}]");
 	expect(&w, "mapping", NULL, CHECK_SKIP, "(see empty-mapping)");
@@ -315,7 +317,7 @@ static void test_mapping_incoherent(void **state)
 	       "all: eth2: 1 node → a3pool-gpu-nic-2 (a), 1 node → a3pool-gpu-nic-9 (b); incoherent: 2 TCPXO nodes: "
 	       "mappings differ on 1 interface; no mapping printed");
 	/* The template is then judged without the mapping: its shape only. */
-	assert_int_equal(find(&w, "interfaces", "node")->status, CHECK_SKIP);
+	assert_int_equal(find(&w, "interfaces", "node")->f.status, CHECK_SKIP);
 	world_free(&w);
 	free(map);
 	free(other);
@@ -334,7 +336,7 @@ static void test_daemon_pin(void **state)
 	d->image = strdup(PB_DAEMON_IMAGE);
 	expect(&w, "daemon-pin", NULL, CHECK_WARN, "job node, container tcpxo-daemon: us-docker.pkg.dev/gce-ai-infra/"
 	       "gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21 is not pinned by digest");
-	assert_non_null(strstr(find(&w, "daemon-pin", NULL)->remedy, ":v1.0.21@" D21));
+	assert_non_null(strstr(find(&w, "daemon-pin", NULL)->f.remedy, ":v1.0.21@" D21));
 	free(d->image);
 	d->image = strdup(PB_DAEMON_IMAGE "@sha256:1111111111111111111111111111111111111111111111111111111111111111");
 	expect(&w, "daemon-pin", NULL, CHECK_FAIL, "the digest sha256:111111111111… is not the release table's digest of "
@@ -375,14 +377,14 @@ static void test_env_pin(void **state)
 	{
 		const struct rtresult_finding *f = find(&w, "env-pin", NULL);
 
-		assert_int_equal(f->status, CHECK_FAIL);
-		assert_non_null(strstr(f->message, "job node, container node: 1 of installer v1.0.15's variables are not "
+		assert_int_equal(f->f.status, CHECK_FAIL);
+		assert_non_null(strstr(f->f.message, "job node, container node: 1 of installer v1.0.15's variables are not "
 				       "set: NCCL_BUFFSIZE"));
-		assert_non_null(strstr(f->message, "NCCL_PROTO=Simple (the release's: Simple,LL128)"));
-		assert_non_null(strstr(f->message, "NCCL_TUNER_CONFIG_PATH=/opt/a3plus_tuner_config.textproto (the release's: "
+		assert_non_null(strstr(f->f.message, "NCCL_PROTO=Simple (the release's: Simple,LL128)"));
+		assert_non_null(strstr(f->f.message, "NCCL_TUNER_CONFIG_PATH=/opt/a3plus_tuner_config.textproto (the release's: "
 				       "/usr/local/nvidia/lib64/a3plus_tuner_config.textproto)"));
-		assert_non_null(strstr(f->message, "sets variables the release does not: NCCL_FASTRAK_NUM_FLOWS_EXTRA"));
-		assert_non_null(strstr(f->message, "NCCL variables outside the release's set (the guest config checker "
+		assert_non_null(strstr(f->f.message, "sets variables the release does not: NCCL_FASTRAK_NUM_FLOWS_EXTRA"));
+		assert_non_null(strstr(f->f.message, "NCCL variables outside the release's set (the guest config checker "
 				       "flags unexpected ones): NCCL_ALGO"));
 	}
 	world_free(&w);
@@ -420,7 +422,7 @@ static void test_env_pin_release(void **state)
 	refleet(&w, v, 1);
 	/* v1.0.12's notes: NCCL_DYNAMIC_CHUNK_SIZE, no CUDA_VISIBLE_DEVICES or NCCL_NVLS_ENABLE. */
 	expect(&w, "env-pin", NULL, CHECK_FAIL, "1 of installer v1.0.12's variables are not set: NCCL_DYNAMIC_CHUNK_SIZE");
-	assert_non_null(strstr(find(&w, "env-pin", NULL)->message, "outside the release's set (the guest config checker "
+	assert_non_null(strstr(find(&w, "env-pin", NULL)->f.message, "outside the release's set (the guest config checker "
 			       "flags unexpected ones): NCCL_NVLS_ENABLE"));
 	v[0].attachment = a16;
 	refleet(&w, v, 1);
@@ -549,7 +551,7 @@ static void test_installer_skew(void **state)
 	expect(&w, "daemon-version", NULL, CHECK_FAIL, "the TCPXO nodes disagree on the installed plugin release: v1.0.15 "
 	       "on 2 nodes (a, b), v1.0.14 on 1 node (c); the runtime's daemon pairs with one of them at most");
 	/* The template is judged against the majority: its daemon pairs with v1.0.15. */
-	assert_int_equal(find(&w, "daemon-version", "node")->status, CHECK_PASS);
+	assert_int_equal(find(&w, "daemon-version", "node")->f.status, CHECK_PASS);
 	world_free(&w);
 	free(map);
 	free(a15);
@@ -573,8 +575,8 @@ static void test_jobs(void **state)
 	w.rt.n_templates = 2;
 	judge(&w);
 	assert_int_equal(w.res.n_findings, RTRESULT__COUNT + 2 * ATTACH__COUNT);
-	assert_int_equal(find(&w, "all-gpus", "launcher")->status, CHECK_SKIP);
-	assert_non_null(strstr(find(&w, "all-gpus", "launcher")->message, "not a fabric workload"));
+	assert_int_equal(find(&w, "all-gpus", "launcher")->f.status, CHECK_SKIP);
+	assert_non_null(strstr(find(&w, "all-gpus", "launcher")->f.message, "not a fabric workload"));
 	assert_int_equal(w.res.verdict, RTRESULT_MATCHES);
 	world_free(&w);
 }

@@ -328,7 +328,7 @@ static void test_render(void **state)
 	assert_non_null(strstr(json, "\"ready\": false"));
 	assert_non_null(strstr(json, "\"ageSeconds\": null"));
 	f = open_memstream(&human, &hlen);
-	assert_int_equal(render_status_human(&r, f), 0);
+	assert_int_equal(render_status_table(&r, false, f), 0);
 	fclose(f);
 	assert_string_equal(human,
 		"fleet: 4 nodes listed, 1 ready, 3 not ready (1 unknown: not vouched for)\n"
@@ -371,7 +371,7 @@ static void test_many_nodes_one_cause(void **state)
 	assert_int_equal(r.n_causes, 1);
 	assert_int_equal(r.causes[0].n, N);
 	f = open_memstream(&human, &hlen);
-	assert_int_equal(render_status_human(&r, f), 0);
+	assert_int_equal(render_status_table(&r, false, f), 0);
 	fclose(f);
 	snprintf(want, sizeof(want), "  links: %d nodes: n00, n01, ", N);
 	assert_non_null(strstr(human, want));
