@@ -138,14 +138,6 @@ int kube_patch_node_status(struct http_client *c, const char *node, const char *
 			      resp);
 }
 
-int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp)
-{
-	struct kube_write w;
-	char err[160];
-
-	return kube_write_now(c, kube_write_event(ns, event, &w, err, sizeof(err)), &w, err, resp);
-}
-
 int kube_list_networks(struct http_client *c, struct http_response *resp)
 {
 	return http_request(c, "GET", "/apis/networking.gke.io/v1/networks", NULL, NULL, resp);

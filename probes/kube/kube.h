@@ -45,15 +45,6 @@ int kube_patch_node(struct http_client *c, const char *node, const char *merge_p
 int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
 			   struct http_response *resp);
 
-/**
- * kube_create_event() - POST /apis/events.k8s.io/v1/namespaces/<ns>/events with @event (an
- * events.k8s.io/v1 Event as JSON, at most 64 KiB).
- * Return: 0 with the created Event in resp->body; -EINVAL for a namespace that is not a DNS
- * label or a bad body (nothing is sent); otherwise as http_request() (-EIO with status 409:
- * an Event of that name exists, e.g. a retried POST that had arrived; 403: not allowed).
- */
-int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp);
-
 /*
  * The writes above as requests not yet sent, for a caller that sends them without waiting (the
  * daemon, on the client's streams: http_stream_open() with cfg.method, content_type, body).
@@ -75,7 +66,11 @@ struct kube_write {
 int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
 			  size_t errlen);
 
-/* The request of kube_create_event(), checked as it checks it. Return: 0; -EINVAL (@err says why). */
+/*
+ * kube_write_event() - the request that POSTs @event (an events.k8s.io/v1 Event as JSON, at most
+ * 64 KiB) to /apis/events.k8s.io/v1/namespaces/@ns/events, into @ret.
+ * Return: 0; -EINVAL for a namespace that is not a DNS label or a bad body (@err says why).
+ */
 int kube_write_event(const char *ns, const char *event, struct kube_write *ret, char *err, size_t errlen);
 
 /* Send @w now and wait for its answer (http_request()). Return: as http_request(). */
