@@ -561,19 +561,6 @@ const char *reflector_relist_name(enum reflector_relist why)
 	return "unknown";
 }
 
-const char *reflector_state_name(enum reflector_state s)
-{
-	switch (s) {
-	case REFLECTOR_STARTING: return "starting";
-	case REFLECTOR_LISTING: return "listing";
-	case REFLECTOR_WATCHING: return "watching";
-	case REFLECTOR_BACKOFF: return "backoff";
-	case REFLECTOR_FORBIDDEN: return "forbidden";
-	case REFLECTOR_ABSENT: return "absent";
-	}
-	return "?";
-}
-
 const char *reflector_error(const struct reflector *r)
 {
 	return r->error;
