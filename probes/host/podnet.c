@@ -192,6 +192,26 @@ static bool podnet_gone(int procfd, int pid, int r)
 
 #define PODNET_UNREAD 2         /* podnet_net_file(): the file could not be read or parsed (@p says why) */
 
+/* ROOT/proc/<pid>/net of @p's process into *@ret_fd. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why). */
+static int podnet_open_net(int procfd, const char *root, struct obs_pod_transport *p, int *ret_fd)
+{
+	char name[16];
+	int pidfd, r;
+
+	snprintf(name, sizeof(name), "%d", p->pid);
+	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*ret_fd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	r = *ret_fd < 0 ? -errno : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (r == 0)
+		return 0;
+	if (podnet_gone(procfd, p->pid, r))
+		return PODNET_GONE;
+	podnet_unreadable(p, root, "net", r, NULL);
+	return PODNET_UNREAD;
+}
+
 /* The three parsers behind one signature, so that podnet_net_file() reads any of them. */
 static int podnet_parse_unix(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
 {
@@ -249,21 +269,11 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 	struct procnet_unix u;
 	struct procnet_udp udp;
 	struct procnet_dev dev;
-	char name[16];
-	int pidfd, netfd, r;
+	int netfd, r;
 
-	snprintf(name, sizeof(name), "%d", p->pid);
-	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	netfd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = netfd < 0 ? -errno : 0;
-	if (pidfd >= 0)
-		close(pidfd);
-	if (r < 0) {
-		if (podnet_gone(procfd, p->pid, r))
-			return PODNET_GONE;
-		podnet_unreadable(p, root, "net", r, NULL);
-		return 0;
-	}
+	r = podnet_open_net(procfd, root, p, &netfd);
+	if (r)
+		return r == PODNET_GONE ? r : 0;
 	r = podnet_net_file(procfd, netfd, root, p, "unix", PODNET_UNIX_MAX, podnet_parse_unix, &u, buf, st);
 	if (r == 0) {
 		p->listeners = u.listeners;
@@ -599,23 +609,13 @@ static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
 /* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
 static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p, struct procnet_dev *ret)
 {
-	char name[16];
-	int pidfd, netfd, r;
+	int netfd, r;
 
 	if (!podnet_still_pod(sc, p->pid, p->uid))
 		return PODNET_GONE;
-	snprintf(name, sizeof(name), "%d", p->pid);
-	pidfd = openat(sc->procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	netfd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = netfd < 0 ? -errno : 0;
-	if (pidfd >= 0)
-		close(pidfd);
-	if (r < 0) {
-		if (podnet_gone(sc->procfd, p->pid, r))
-			return PODNET_GONE;
-		podnet_unreadable(p, sc->rp, "net", r, NULL);
-		return PODNET_UNREAD;
-	}
+	r = podnet_open_net(sc->procfd, sc->rp, p, &netfd);
+	if (r)
+		return r;
 	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, ret, sc->buf, sc->st);
 	close(netfd);
 	return r;
