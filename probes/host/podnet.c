@@ -112,6 +112,19 @@ static int podnet_read_cgroup(int procfd, const char *name, char *buf, size_t si
 	return r;
 }
 
+/* Pid @name's cgroup (procfs's way or hostfs's) parsed into *@ret: whether it names a pod's container. */
+static bool podnet_cgroup(int procfd, bool procfs, const char *name, char *buf, struct podcgroup *ret,
+			  struct podnet_stats *st)
+{
+	size_t len = 0;
+	bool trunc = false;
+	int r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
+		       : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
+
+	st->cgroups++;
+	return r == 0 && !trunc && podcgroup_parse(buf, len, ret, NULL, 0) == 1;
+}
+
 /*
  * Read one pid's cgroup and note it for its pod. @only: NULL, or the one pod it may settle (a hint).
  * Return: 1 when that pod is now settled, else 0.
@@ -122,14 +135,8 @@ static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, st
 	struct obs_pod_transport *pt, key;
 	struct podnet_find *f;
 	struct podcgroup pc;
-	size_t len = 0;
-	bool trunc = false;
-	int r;
 
-	r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
-		   : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
-	st->cgroups++;
-	if (r < 0 || trunc || podcgroup_parse(buf, len, &pc, NULL, 0) != 1)
+	if (!podnet_cgroup(procfd, procfs, name, buf, &pc, st))
 		return 0;
 	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
 	pt = bsearch(&key, t->pods, t->n, sizeof(*t->pods), podnet_cmp_pod);
@@ -595,15 +602,9 @@ static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
 {
 	struct podcgroup pc;
 	char name[16];
-	size_t len = 0;
-	bool trunc = false;
-	int r;
 
 	snprintf(name, sizeof(name), "%d", pid);
-	r = sc->procfs ? podnet_read_cgroup_procfs(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc)
-		       : podnet_read_cgroup(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc);
-	sc->st->cgroups++;
-	return r == 0 && !trunc && podcgroup_parse(sc->buf, len, &pc, NULL, 0) == 1 && strcmp(pc.uid, uid) == 0;
+	return podnet_cgroup(sc->procfd, sc->procfs, name, sc->buf, &pc, sc->st) && strcmp(pc.uid, uid) == 0;
 }
 
 /* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
