@@ -112,30 +112,14 @@ int kube_write_send(struct http_client *c, const struct kube_write *w, struct ht
 	return http_request(c, w->method, w->path, w->content_type, w->body, resp);
 }
 
-/* Build the write, then send it; a refusal is told in @resp. */
-static int kube_write_now(struct http_client *c, int built, const struct kube_write *w, const char *err,
-			  struct http_response *resp)
-{
-	return built < 0 ? kube_refuse(resp, built, err) : kube_write_send(c, w, resp);
-}
-
-int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
+int kube_patch_node(struct http_client *c, const char *node, bool status, const char *patch,
 		    struct http_response *resp)
 {
 	struct kube_write w;
 	char err[160];
+	int r = kube_write_patch_node(node, status, patch, &w, err, sizeof(err));
 
-	return kube_write_now(c, kube_write_patch_node(node, false, merge_patch, &w, err, sizeof(err)), &w, err, resp);
-}
-
-int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
-			   struct http_response *resp)
-{
-	struct kube_write w;
-	char err[160];
-
-	return kube_write_now(c, kube_write_patch_node(node, true, strategic_patch, &w, err, sizeof(err)), &w, err,
-			      resp);
+	return r < 0 ? kube_refuse(resp, r, err) : kube_write_send(c, &w, resp);
 }
 
 int kube_list_networks(struct http_client *c, struct http_response *resp)
