@@ -38,11 +38,6 @@ static int kube_name_check(const char *name, const char *what, struct http_respo
 	return kube_refuse(resp, -EINVAL, msg);
 }
 
-static int kube_node_check(const char *node, struct http_response *resp)
-{
-	return kube_name_check(node, "node", resp);
-}
-
 /* GET <prefix><name>, @name checked first (@what names it in the refusal). */
 static int kube_get_named(struct http_client *c, const char *prefix, const char *name, const char *what,
 			  struct http_response *resp)
@@ -67,30 +62,22 @@ int kube_list_pods(struct http_client *c, const char *node, struct http_response
 	return kube_get_named(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D", node, "node", resp);
 }
 
-/* PATCH /api/v1/nodes/<node><sub> with @patch of @type. */
-static int kube_write_patch(const char *node, const char *sub, const char *type, const char *patch,
-			    struct kube_write *ret, char *err, size_t errlen)
+int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
+			  size_t errlen)
 {
 	struct http_response resp;
-	int r = kube_node_check(node, &resp);
+	int r = kube_name_check(node, "node", &resp);
 
 	if (r < 0)
 		return errmsg_set(err, errlen, r, "%s", resp.error);
 	if (!patch || !*patch || strnlen(patch, KUBE_PATCH_MAX + 1) > KUBE_PATCH_MAX)
 		return errmsg_set(err, errlen, -EINVAL, "refusing an empty or over-long patch");
 	ret->method = "PATCH";
-	ret->content_type = type;
+	/* The status subresource takes a strategic merge patch: status.conditions merge by their type. */
+	ret->content_type = status ? "application/strategic-merge-patch+json" : "application/merge-patch+json";
 	ret->body = patch;
-	snprintf(ret->path, sizeof(ret->path), "/api/v1/nodes/%s%s", node, sub);
+	snprintf(ret->path, sizeof(ret->path), "/api/v1/nodes/%s%s", node, status ? "/status" : "");
 	return 0;
-}
-
-int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
-			  size_t errlen)
-{
-	return status ? kube_write_patch(node, "/status", "application/strategic-merge-patch+json", patch, ret, err,
-					 errlen)
-		      : kube_write_patch(node, "", "application/merge-patch+json", patch, ret, err, errlen);
 }
 
 int kube_write_event(const char *ns, const char *event, struct kube_write *ret, char *err, size_t errlen)
