@@ -41,7 +41,8 @@ void apiwatch_failed(struct apiwatch_one *o, long status, int err, const char *w
 	o->report_wait = false;
 }
 
-void apiwatch_report(struct apiwatch_one *o, enum log_level level, const char *msg, const char *said)
+/* A line other than "API error" to log after the step; @said its error (NULL: none). */
+static void apiwatch_report(struct apiwatch_one *o, enum log_level level, const char *msg, const char *said)
 {
 	o->report = level;
 	o->report_msg = msg;

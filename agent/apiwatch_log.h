@@ -83,9 +83,6 @@ void apiwatch_note(struct apiwatch_one *o);
 void apiwatch_failed(struct apiwatch_one *o, long status, int err, const char *why, const char *said,
 		     enum log_level level);
 
-/* A line other than "API error" to log after the step; @said its error (NULL: none). */
-void apiwatch_report(struct apiwatch_one *o, enum log_level level, const char *msg, const char *said);
-
 /* A 410: the reflector relists after its backoff (growing while 410s come in a row); said with the wait. */
 void apiwatch_expired(struct apiwatch_one *o);
 

@@ -53,7 +53,11 @@ bool apiwrite_busy(const struct apiwrite *w)
 	return w->busy;
 }
 
-void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long status, const char *err)
+/*
+ * apiwrite_failed() - an API call failed at @now (@op: "read node", "patch node", ...; @status:
+ * 0 no answer): one log line, and the schedule's backoff counted from @now.
+ */
+static void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long status, const char *err)
 {
 	uint64_t d = schedule_api_failed(w->sched, now, status);
 	char retry[80], code[16], fails[16];

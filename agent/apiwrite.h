@@ -34,12 +34,6 @@ void apiwrite_free(struct apiwrite *w);
 bool apiwrite_busy(const struct apiwrite *w);
 
 /**
- * apiwrite_failed() - an API call failed at @now (@op: "read node", "patch node", ...; @status:
- * 0 no answer): one log line, and the schedule's backoff counted from @now.
- */
-void apiwrite_failed(struct apiwrite *w, uint64_t now, const char *op, long status, const char *err);
-
-/**
  * apiwrite_read() - the polling read (--no-watch): GET the node and its pods into @facts, waiting
  * for the answers (SIGTERM cancels them); *@have_facts set once a read succeeded. A failure is
  * logged and backs the schedule off; the last good facts stand (without any, @facts says why).

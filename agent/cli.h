@@ -134,7 +134,7 @@ enum {
 enum cli_kind {
 	CLI_KIND_FLAG,                  /* bool at off */
 	CLI_KIND_STRING,                /* const char * at off */
-	CLI_KIND_DURATION,              /* unsigned seconds at off: cli_duration() within [min, max] (0 too with zero) */
+	CLI_KIND_DURATION,              /* unsigned seconds at off: cli_duration_in() within [min, max] (0 too with zero) */
 	CLI_KIND_RATE,                  /* uint64_t bytes/s at off: cli_rate() within [CLI_RATE_MIN, CLI_RATE_MAX] */
 	CLI_KIND_CHOICE,                /* int at off: the value's index in words (an enum in words' order) */
 	CLI_KIND_COUNT,                 /* int at off, one more each time (-v) */
@@ -201,16 +201,13 @@ const char *cli_table_prog_usage(enum cli_program prog);
 const char *cli_table_text(const char *const texts[2], enum cli_program prog);
 
 /*
- * cli_duration() - the value @s of time option @name (every one: --interval, --heartbeat, ...):
- * timetext_duration_parse()'s syntax, "90s", "5m", "1h30m", a bare number of seconds. 0 (with
- * or without a unit) is 0, which the caller may take as "off" or "at once"; any other value
- * must lie within [@min_s, @max_s].
+ * cli_duration_in() - the value @s of time option @name of program @prog (every one: --interval,
+ * --heartbeat, ...): timetext_duration_parse()'s syntax, "90s", "5m", "1h30m", a bare number of
+ * seconds. 0 (with or without a unit) is 0, taken only when @zero (the caller may take it as "off"
+ * or "at once"); any other value must lie within [@min_s, @max_s].
  * Return: 0 with *@ret_s; -EINVAL after printing a usage error that names @name and shows an
  * example (*@ret_s untouched).
  */
-int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s);
-
-/* cli_duration_in() - cli_duration() of program @prog, 0 taken only when @zero (an option's own range). */
 int cli_duration_in(const char *prog, const char *name, const char *s, unsigned min_s, unsigned max_s,
 		    bool zero, unsigned *ret_s);
 

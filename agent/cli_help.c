@@ -185,7 +185,8 @@ void cli_help_command(enum cli_program prog, enum cli_command cmd, FILE *out)
 	fputs("\nSee tcpxo-agent(8).\n", out);
 }
 
-void cli_help_program(enum cli_program prog, FILE *out)
+/* cli_help_program() - the top-level help of @prog: its commands, the options of every one, where to read more. */
+static void cli_help_program(enum cli_program prog, FILE *out)
 {
 	const char *usage = cli_table_prog_usage(prog);
 	int col = 0;
@@ -244,7 +245,12 @@ void cli_help_program(enum cli_program prog, FILE *out)
 	      "See tcpxo-agent(8).\n", out);
 }
 
-int cli_help_version(enum cli_program prog, enum cli_output output, FILE *out)
+/*
+ * cli_help_version() - "tcpxo-agent 0.1.0", or with @output CLI_OUTPUT_JSON or CLI_OUTPUT_YAML
+ * the document {name, version, platform}.
+ * Return: 0; -ENOMEM.
+ */
+static int cli_help_version(enum cli_program prog, enum cli_output output, FILE *out)
 {
 	const char *name = cli_table_prog_name(prog), *platform = CLI_HELP_OS "/" CLI_HELP_ARCH;
 	struct json *v;

@@ -12,18 +12,8 @@
  */
 int cli_help_run(const struct cli_options *opt);
 
-/* cli_help_program() - the top-level help of @prog: its commands, the options of every one, where to read more. */
-void cli_help_program(enum cli_program prog, FILE *out);
-
 /*
  * cli_help_command() - the help of @cmd in @prog: its usage, what it does, its options only
  * (each with the meaning it has for @cmd; -o with the command's formats), examples, exit codes.
  */
 void cli_help_command(enum cli_program prog, enum cli_command cmd, FILE *out);
-
-/*
- * cli_help_version() - "tcpxo-agent 0.1.0", or with @output CLI_OUTPUT_JSON or CLI_OUTPUT_YAML
- * the document {name, version, platform}.
- * Return: 0; -ENOMEM.
- */
-int cli_help_version(enum cli_program prog, enum cli_output output, FILE *out);

@@ -36,11 +36,6 @@ int cli_duration_in(const char *prog, const char *name, const char *s, unsigned 
 	return 0;
 }
 
-int cli_duration(const char *name, const char *s, unsigned min_s, unsigned max_s, unsigned *ret_s)
-{
-	return cli_duration_in("tcpxo-agent", name, s, min_s, max_s, true, ret_s);
-}
-
 static int cli_check_prefix(const char *p)
 {
 	size_t n = strlen(p);

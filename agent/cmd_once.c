@@ -111,15 +111,9 @@ int cmd_once(const struct cli_options *opt)
 		once_fetch_report("listing the pods on", opt->node, &v.o.kube.pods_fetch);
 		snprintf(why, sizeof(why), "API not read: %.480s", bad->message);
 	}
-	if (profile_evaluate(&v.o, &v.p) < 0) {
+	/* The node judged, then its GPU pods against its fabric: shown, never part of the node's verdict. */
+	if (profile_evaluate(&v.o, &v.p) < 0 || workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: out of memory while evaluating the observation\n");
-		snprintf(why, sizeof(why), "out of memory");
-		code = EXIT_UNKNOWN;
-		goto out;
-	}
-	/* The GPU pods on the node, judged against its fabric: shown, never part of the node's verdict. */
-	if (workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
-		fprintf(stderr, "tcpxo-agent: out of memory while judging the workloads\n");
 		snprintf(why, sizeof(why), "out of memory");
 		code = EXIT_UNKNOWN;
 		goto out;

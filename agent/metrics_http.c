@@ -11,6 +11,7 @@
 
 #include <microhttpd.h>
 
+#include "agent/clockms.h"
 #include "agent/metrics_http.h"
 #include "probes/kube/dynlib.h"
 #include "probes/model/errmsg.h"
@@ -68,14 +69,6 @@ struct metrics_http {
 	char address[METRICS_HTTP_ADDRESS_MAX];
 	struct metrics_http_conn conns[METRICS_HTTP_CONNECTIONS];
 };
-
-static uint64_t metrics_http_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Whether two socket addresses are the same host (the port apart). */
 static bool metrics_http_same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
@@ -139,7 +132,7 @@ static void metrics_http_notify(void *cls, struct MHD_Connection *conn, void **s
 	memset(c, 0, sizeof(*c));
 	c->conn = conn;
 	c->fd = -1;
-	c->deadline = metrics_http_now_ms() + METRICS_HTTP_REQUEST_MS;
+	c->deadline = clockms_now() + METRICS_HTTP_REQUEST_MS;
 	if ((info = metrics_mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD)))
 		c->fd = info->connect_fd;
 	if ((info = metrics_mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) && info->client_addr) {
@@ -157,7 +150,7 @@ static void metrics_http_completed(void *cls, struct MHD_Connection *conn, void 
 	struct metrics_http_conn *c = metrics_http_conn_of(cls, conn);
 
 	if (c)
-		c->deadline = metrics_http_now_ms() + METRICS_HTTP_REQUEST_MS;
+		c->deadline = clockms_now() + METRICS_HTTP_REQUEST_MS;
 }
 
 /* Shut down the connections whose request's headers are not in by their deadline. */
@@ -375,7 +368,7 @@ int metrics_http_timeout(struct metrics_http *h)
 		return -1;
 	if (metrics_mhd.get_timeout(h->d, &t) == MHD_YES)
 		best = t;
-	now = metrics_http_now_ms();
+	now = clockms_now();
 	for (size_t i = 0; i < METRICS_HTTP_CONNECTIONS; i++) {
 		const struct metrics_http_conn *c = &h->conns[i];
 
@@ -389,7 +382,7 @@ void metrics_http_run(struct metrics_http *h)
 {
 	if (!h)
 		return;
-	metrics_http_sweep(h, metrics_http_now_ms());
+	metrics_http_sweep(h, clockms_now());
 	metrics_mhd.run(h->d);
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/clockms.h"
 #include "agent/log.h"
 #include "agent/observe.h"
 #include "agent/tsample.h"
@@ -74,12 +75,17 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	return 0;
 }
 
-static uint64_t observe_clock_ms(clockid_t clock)
+/* The pods of @t that @which names (NULL: all) sampled now: the daemon's clock, and the wall's second. */
+static void observe_stamp(struct obs_transport *t, const bool *which)
 {
-	struct timespec ts;
+	uint64_t now_ms = clockms_now();
+	struct timespec wall;
 
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	t->wall_s = (long long)wall.tv_sec;
+	for (size_t i = 0; i < t->n; i++)
+		if (!which || which[i])
+			t->pods[i].sampled_ms = now_ms;
 }
 
 int observe_transport(struct observation *o, const struct tsample *last)
@@ -88,7 +94,6 @@ int observe_transport(struct observation *o, const struct tsample *last)
 	struct podnet_pod *want = NULL;
 	const char **ids = NULL;
 	size_t n = 0, n_ids = 0, skipped = 0;
-	uint64_t now_ms;
 	int r = 0;
 
 	obs_transport_free(&o->transport);
@@ -139,10 +144,7 @@ int observe_transport(struct observation *o, const struct tsample *last)
 	r = podnet_sample(observe_rootfd(o->root), o->root, want, n, &o->transport, NULL);
 	if (r < 0)
 		goto out;
-	now_ms = observe_clock_ms(CLOCK_MONOTONIC);
-	o->transport.wall_s = (long long)(observe_clock_ms(CLOCK_REALTIME) / 1000);
-	for (size_t i = 0; i < o->transport.n; i++)
-		o->transport.pods[i].sampled_ms = now_ms;
+	observe_stamp(&o->transport, NULL);
 out:
 	free(want);
 	free(ids);
@@ -162,7 +164,7 @@ int observe_transport_window(struct observation *o, const struct workloads *w, u
 {
 	struct obs_transport *t = &o->transport;
 	bool *which;
-	uint64_t first_ms = 0, now_ms;
+	uint64_t first_ms = 0;
 	size_t n = 0;
 	int r;
 
@@ -189,11 +191,7 @@ int observe_transport_window(struct observation *o, const struct workloads *w, u
 		r = podnet_again(observe_rootfd(o->root), o->root, t, which, NULL);
 		if (r >= 0)
 			r = (int)n;     /* read again or not (gone, unreadable: said), each waited for its judgement */
-		now_ms = observe_clock_ms(CLOCK_MONOTONIC);
-		t->wall_s = (long long)(observe_clock_ms(CLOCK_REALTIME) / 1000);
-		for (size_t i = 0; i < t->n; i++)
-			if (which[i])
-				t->pods[i].sampled_ms = now_ms;
+		observe_stamp(t, which);
 	} else {
 		r = 0;
 	}

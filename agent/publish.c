@@ -91,12 +91,6 @@ int publisher_event(struct publisher *pb, const char *node, const struct kube_ev
 	return r;
 }
 
-/* A failed POST worth trying again: no answer, too many requests, a server error. */
-static bool publisher_retryable(long status)
-{
-	return status == 0 || retry_status_retryable(status);
-}
-
 void publisher_job_free(struct publish_job *job)
 {
 	if (!job)
@@ -387,7 +381,8 @@ static void publisher_job_event_answer(struct publisher *pb, struct publish_job 
 	}
 	errmsg_set(job->res.events_error, sizeof(job->res.events_error), -EIO, "Event %s: %s", it->what, a->error);
 	job->res.events_failed = true;
-	if (a->r == -EINTR || publisher_retryable(a->status)) {
+	/* Worth trying again: interrupted, no answer, too many requests, a server error. */
+	if (a->r == -EINTR || a->status == 0 || retry_status_retryable(a->status)) {
 		/* The rest waits too: a failing API is not asked once per Event; the wait counts from the failure. */
 		eventq_retry(&pb->events, now, a->retry_after_s);
 		job->step = PUBLISH_STEP_DONE;

@@ -190,7 +190,7 @@ static int publisher_patch(struct publisher *pb, const char *node, bool status, 
 			   size_t errlen)
 {
 	struct http_response resp = { 0 };
-	int r = status ? kube_patch_node_status(pb->http, node, patch, &resp) : kube_patch_node(pb->http, node, patch, &resp);
+	int r = kube_patch_node(pb->http, node, status, patch, &resp);
 
 	if (r == 0)
 		pb->writes[status ? METRICS_WRITE_STATUS_PATCH : METRICS_WRITE_MERGE_PATCH]++;

@@ -44,11 +44,6 @@ void schedule_flaps(struct schedule *s, const struct flap *f)
 	s->spacing_ms = flap_any_held(f) ? SCHEDULE_FLAP_SPACING_MS : 0;
 }
 
-void schedule_spacing(struct schedule *s, uint64_t spacing_ms)
-{
-	s->spacing_ms = spacing_ms;
-}
-
 void schedule_observe_now(struct schedule *s, uint64_t now)
 {
 	s->observe_at = now ? now : 1;

@@ -89,12 +89,6 @@ struct flap;
  */
 void schedule_flaps(struct schedule *s, const struct flap *f);
 
-/*
- * Keep writes @spacing_ms apart (SCHEDULE_FLAP_SPACING_MS while a link flaps, 0 otherwise): a
- * write wanted sooner waits, with schedule_hold_publish(), until last write + spacing.
- */
-void schedule_spacing(struct schedule *s, uint64_t spacing_ms);
-
 /* Re-observe at once (SIGHUP). */
 void schedule_observe_now(struct schedule *s, uint64_t now);
 

@@ -12,12 +12,13 @@
 int fuzz_one(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_strndup(data, size), *second, ver[FUZZ_SYSFS_VERSION_MAX];
+	struct pcitopo_name name;
 	int numa;
 	uint16_t id;
 
 	if (!s)
 		return 0;
-	pcitopo_bdf_canonical(s);
+	pcitopo_parse_bdf(s, &name);
 	numa = pcitopo_parse_numa(s);
 	if (numa < -1 || numa > 4095)
 		abort();

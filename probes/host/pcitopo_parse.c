@@ -27,13 +27,6 @@ int pcitopo_parse_bdf(const char *s, struct pcitopo_name *ret)
 	return 0;
 }
 
-int pcitopo_bdf_canonical(const char *s)
-{
-	struct pcitopo_name n;
-
-	return pcitopo_parse_bdf(s, &n);
-}
-
 int pcitopo_parse_hex(const char *buf, size_t len, unsigned digits, uint32_t *ret)
 {
 	uint32_t v = 0;

@@ -19,14 +19,6 @@ struct pcitopo_name {
 int pcitopo_parse_bdf(const char *s, struct pcitopo_name *ret);
 
 /**
- * pcitopo_bdf_canonical() - whether @s is a canonical sysfs BDF name ("0000:06:00.0": lower-case
- * hex, 4..6 domain digits), the test every devices/ entry passes (pure; exposed for fuzzing).
- *
- * Return: 0, or -EINVAL.
- */
-int pcitopo_bdf_canonical(const char *s);
-
-/**
  * pcitopo_parse_numa() - the text of a numa_node file: a decimal -1..4095, optionally followed
  * by one newline (pure; exposed for fuzzing).
  *

@@ -1,4 +1,5 @@
 /* podcgroup.c - the pod and container a process belongs to, from its /proc/<pid>/cgroup (pure). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -33,11 +34,6 @@ static bool podcgroup_ends(const struct podcgroup_comp *c, const char *suffix)
 	return c->n >= n && memcmp(c->s + c->n - n, suffix, n) == 0;
 }
 
-static bool podcgroup_hex(char ch)
-{
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
 /* A pod uid from @s (@n bytes) whose '-' the systemd driver wrote as @dash; false when it is none. */
 static bool podcgroup_uid(const char *s, size_t n, char dash, char ret[OBS_TRANSPORT_UID_MAX])
 {
@@ -46,7 +42,7 @@ static bool podcgroup_uid(const char *s, size_t n, char dash, char ret[OBS_TRANS
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == dash)
 			ret[i] = '-';
-		else if (podcgroup_hex(s[i]))
+		else if (isxdigit((unsigned char)s[i]))
 			ret[i] = s[i];
 		else
 			return false;

@@ -112,6 +112,19 @@ static int podnet_read_cgroup(int procfd, const char *name, char *buf, size_t si
 	return r;
 }
 
+/* Pid @name's cgroup (procfs's way or hostfs's) parsed into *@ret: whether it names a pod's container. */
+static bool podnet_cgroup(int procfd, bool procfs, const char *name, char *buf, struct podcgroup *ret,
+			  struct podnet_stats *st)
+{
+	size_t len = 0;
+	bool trunc = false;
+	int r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
+		       : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
+
+	st->cgroups++;
+	return r == 0 && !trunc && podcgroup_parse(buf, len, ret, NULL, 0) == 1;
+}
+
 /*
  * Read one pid's cgroup and note it for its pod. @only: NULL, or the one pod it may settle (a hint).
  * Return: 1 when that pod is now settled, else 0.
@@ -122,14 +135,8 @@ static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, st
 	struct obs_pod_transport *pt, key;
 	struct podnet_find *f;
 	struct podcgroup pc;
-	size_t len = 0;
-	bool trunc = false;
-	int r;
 
-	r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
-		   : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
-	st->cgroups++;
-	if (r < 0 || trunc || podcgroup_parse(buf, len, &pc, NULL, 0) != 1)
+	if (!podnet_cgroup(procfd, procfs, name, buf, &pc, st))
 		return 0;
 	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
 	pt = bsearch(&key, t->pods, t->n, sizeof(*t->pods), podnet_cmp_pod);
@@ -192,6 +199,26 @@ static bool podnet_gone(int procfd, int pid, int r)
 
 #define PODNET_UNREAD 2         /* podnet_net_file(): the file could not be read or parsed (@p says why) */
 
+/* ROOT/proc/<pid>/net of @p's process into *@ret_fd. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why). */
+static int podnet_open_net(int procfd, const char *root, struct obs_pod_transport *p, int *ret_fd)
+{
+	char name[16];
+	int pidfd, r;
+
+	snprintf(name, sizeof(name), "%d", p->pid);
+	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*ret_fd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	r = *ret_fd < 0 ? -errno : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (r == 0)
+		return 0;
+	if (podnet_gone(procfd, p->pid, r))
+		return PODNET_GONE;
+	podnet_unreadable(p, root, "net", r, NULL);
+	return PODNET_UNREAD;
+}
+
 /* The three parsers behind one signature, so that podnet_net_file() reads any of them. */
 static int podnet_parse_unix(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
 {
@@ -249,21 +276,11 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 	struct procnet_unix u;
 	struct procnet_udp udp;
 	struct procnet_dev dev;
-	char name[16];
-	int pidfd, netfd, r;
+	int netfd, r;
 
-	snprintf(name, sizeof(name), "%d", p->pid);
-	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	netfd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = netfd < 0 ? -errno : 0;
-	if (pidfd >= 0)
-		close(pidfd);
-	if (r < 0) {
-		if (podnet_gone(procfd, p->pid, r))
-			return PODNET_GONE;
-		podnet_unreadable(p, root, "net", r, NULL);
-		return 0;
-	}
+	r = podnet_open_net(procfd, root, p, &netfd);
+	if (r)
+		return r == PODNET_GONE ? r : 0;
 	r = podnet_net_file(procfd, netfd, root, p, "unix", PODNET_UNIX_MAX, podnet_parse_unix, &u, buf, st);
 	if (r == 0) {
 		p->listeners = u.listeners;
@@ -585,37 +602,21 @@ static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
 {
 	struct podcgroup pc;
 	char name[16];
-	size_t len = 0;
-	bool trunc = false;
-	int r;
 
 	snprintf(name, sizeof(name), "%d", pid);
-	r = sc->procfs ? podnet_read_cgroup_procfs(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc)
-		       : podnet_read_cgroup(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc);
-	sc->st->cgroups++;
-	return r == 0 && !trunc && podcgroup_parse(sc->buf, len, &pc, NULL, 0) == 1 && strcmp(pc.uid, uid) == 0;
+	return podnet_cgroup(sc->procfd, sc->procfs, name, sc->buf, &pc, sc->st) && strcmp(pc.uid, uid) == 0;
 }
 
 /* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
 static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p, struct procnet_dev *ret)
 {
-	char name[16];
-	int pidfd, netfd, r;
+	int netfd, r;
 
 	if (!podnet_still_pod(sc, p->pid, p->uid))
 		return PODNET_GONE;
-	snprintf(name, sizeof(name), "%d", p->pid);
-	pidfd = openat(sc->procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	netfd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = netfd < 0 ? -errno : 0;
-	if (pidfd >= 0)
-		close(pidfd);
-	if (r < 0) {
-		if (podnet_gone(sc->procfd, p->pid, r))
-			return PODNET_GONE;
-		podnet_unreadable(p, sc->rp, "net", r, NULL);
-		return PODNET_UNREAD;
-	}
+	r = podnet_open_net(sc->procfd, sc->rp, p, &netfd);
+	if (r)
+		return r;
 	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, ret, sc->buf, sc->st);
 	close(netfd);
 	return r;

@@ -38,11 +38,6 @@ static int kube_name_check(const char *name, const char *what, struct http_respo
 	return kube_refuse(resp, -EINVAL, msg);
 }
 
-static int kube_node_check(const char *node, struct http_response *resp)
-{
-	return kube_name_check(node, "node", resp);
-}
-
 /* GET <prefix><name>, @name checked first (@what names it in the refusal). */
 static int kube_get_named(struct http_client *c, const char *prefix, const char *name, const char *what,
 			  struct http_response *resp)
@@ -67,30 +62,22 @@ int kube_list_pods(struct http_client *c, const char *node, struct http_response
 	return kube_get_named(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D", node, "node", resp);
 }
 
-/* PATCH /api/v1/nodes/<node><sub> with @patch of @type. */
-static int kube_write_patch(const char *node, const char *sub, const char *type, const char *patch,
-			    struct kube_write *ret, char *err, size_t errlen)
+int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
+			  size_t errlen)
 {
 	struct http_response resp;
-	int r = kube_node_check(node, &resp);
+	int r = kube_name_check(node, "node", &resp);
 
 	if (r < 0)
 		return errmsg_set(err, errlen, r, "%s", resp.error);
 	if (!patch || !*patch || strnlen(patch, KUBE_PATCH_MAX + 1) > KUBE_PATCH_MAX)
 		return errmsg_set(err, errlen, -EINVAL, "refusing an empty or over-long patch");
 	ret->method = "PATCH";
-	ret->content_type = type;
+	/* The status subresource takes a strategic merge patch: status.conditions merge by their type. */
+	ret->content_type = status ? "application/strategic-merge-patch+json" : "application/merge-patch+json";
 	ret->body = patch;
-	snprintf(ret->path, sizeof(ret->path), "/api/v1/nodes/%s%s", node, sub);
+	snprintf(ret->path, sizeof(ret->path), "/api/v1/nodes/%s%s", node, status ? "/status" : "");
 	return 0;
-}
-
-int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
-			  size_t errlen)
-{
-	return status ? kube_write_patch(node, "/status", "application/strategic-merge-patch+json", patch, ret, err,
-					 errlen)
-		      : kube_write_patch(node, "", "application/merge-patch+json", patch, ret, err, errlen);
 }
 
 int kube_write_event(const char *ns, const char *event, struct kube_write *ret, char *err, size_t errlen)
@@ -112,38 +99,14 @@ int kube_write_send(struct http_client *c, const struct kube_write *w, struct ht
 	return http_request(c, w->method, w->path, w->content_type, w->body, resp);
 }
 
-/* Build the write, then send it; a refusal is told in @resp. */
-static int kube_write_now(struct http_client *c, int built, const struct kube_write *w, const char *err,
-			  struct http_response *resp)
-{
-	return built < 0 ? kube_refuse(resp, built, err) : kube_write_send(c, w, resp);
-}
-
-int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
+int kube_patch_node(struct http_client *c, const char *node, bool status, const char *patch,
 		    struct http_response *resp)
 {
 	struct kube_write w;
 	char err[160];
+	int r = kube_write_patch_node(node, status, patch, &w, err, sizeof(err));
 
-	return kube_write_now(c, kube_write_patch_node(node, false, merge_patch, &w, err, sizeof(err)), &w, err, resp);
-}
-
-int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
-			   struct http_response *resp)
-{
-	struct kube_write w;
-	char err[160];
-
-	return kube_write_now(c, kube_write_patch_node(node, true, strategic_patch, &w, err, sizeof(err)), &w, err,
-			      resp);
-}
-
-int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp)
-{
-	struct kube_write w;
-	char err[160];
-
-	return kube_write_now(c, kube_write_event(ns, event, &w, err, sizeof(err)), &w, err, resp);
+	return r < 0 ? kube_refuse(resp, r, err) : kube_write_send(c, &w, resp);
 }
 
 int kube_list_networks(struct http_client *c, struct http_response *resp)

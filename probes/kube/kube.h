@@ -27,32 +27,17 @@ int kube_get_node(struct http_client *c, const char *node, struct http_response 
 int kube_list_pods(struct http_client *c, const char *node, struct http_response *resp);
 
 /**
- * kube_patch_node() - PATCH /api/v1/nodes/<node> with @merge_patch (an RFC 7386 JSON merge
- * patch, sent as application/merge-patch+json; not validated here beyond being non-empty and
- * at most 1 MiB).
+ * kube_patch_node() - PATCH /api/v1/nodes/<node> with @patch, an RFC 7386 JSON merge patch sent
+ * as application/merge-patch+json; with @status, PATCH /api/v1/nodes/<node>/status with a
+ * strategic merge patch (application/strategic-merge-patch+json: lists such as
+ * status.conditions merge by their key instead of being replaced). Not validated here beyond
+ * being non-empty and at most 1 MiB.
  * Return: 0 with the updated Node JSON in resp->body; -EINVAL for a bad node name or patch;
- * otherwise as http_request() (-EIO with status 404: no such node; 403: not allowed).
+ * otherwise as http_request() (-EIO with status 404: no such node; 403: not allowed, e.g. RBAC
+ * lacks patch on nodes/status).
  */
-int kube_patch_node(struct http_client *c, const char *node, const char *merge_patch,
+int kube_patch_node(struct http_client *c, const char *node, bool status, const char *patch,
 		    struct http_response *resp);
-
-/**
- * kube_patch_node_status() - PATCH /api/v1/nodes/<node>/status with @strategic_patch (a
- * strategic merge patch, sent as application/strategic-merge-patch+json: lists such as
- * status.conditions merge by their key instead of being replaced). Bounds as kube_patch_node().
- * Return: as kube_patch_node() (403: RBAC lacks patch on nodes/status).
- */
-int kube_patch_node_status(struct http_client *c, const char *node, const char *strategic_patch,
-			   struct http_response *resp);
-
-/**
- * kube_create_event() - POST /apis/events.k8s.io/v1/namespaces/<ns>/events with @event (an
- * events.k8s.io/v1 Event as JSON, at most 64 KiB).
- * Return: 0 with the created Event in resp->body; -EINVAL for a namespace that is not a DNS
- * label or a bad body (nothing is sent); otherwise as http_request() (-EIO with status 409:
- * an Event of that name exists, e.g. a retried POST that had arrived; 403: not allowed).
- */
-int kube_create_event(struct http_client *c, const char *ns, const char *event, struct http_response *resp);
 
 /*
  * The writes above as requests not yet sent, for a caller that sends them without waiting (the
@@ -68,14 +53,17 @@ struct kube_write {
 };
 
 /**
- * kube_write_patch_node() - the request of kube_patch_node() (@status false) or of
- * kube_patch_node_status() (@status true), checked as they check it, into @ret.
+ * kube_write_patch_node() - the request of kube_patch_node(), checked as it checks it, into @ret.
  * Return: 0; -EINVAL for a bad node name or patch (@err says why; nothing to send).
  */
 int kube_write_patch_node(const char *node, bool status, const char *patch, struct kube_write *ret, char *err,
 			  size_t errlen);
 
-/* The request of kube_create_event(), checked as it checks it. Return: 0; -EINVAL (@err says why). */
+/*
+ * kube_write_event() - the request that POSTs @event (an events.k8s.io/v1 Event as JSON, at most
+ * 64 KiB) to /apis/events.k8s.io/v1/namespaces/@ns/events, into @ret.
+ * Return: 0; -EINVAL for a namespace that is not a DNS label or a bad body (@err says why).
+ */
 int kube_write_event(const char *ns, const char *event, struct kube_write *ret, char *err, size_t errlen);
 
 /* Send @w now and wait for its answer (http_request()). Return: as http_request(). */

@@ -72,7 +72,12 @@ int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret
 	return 0;
 }
 
-int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
+/*
+ * kubejson_strings() - the optional member @key of @obj as an array of at most @max_n strings of
+ * at most @max_len bytes each: *@ret (malloc'd, each element too) and *@ret_n; absent gives NULL
+ * and 0. Return: 0; -EINVAL with @err naming the element; -ENOMEM (nothing is left allocated).
+ */
+static int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
 		     char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen)
 {
 	const struct json *arr;

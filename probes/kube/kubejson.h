@@ -33,14 +33,6 @@ int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret
 		 const char *where, char *err, size_t errlen);
 
 /*
- * kubejson_strings() - the optional member @key of @obj as an array of at most @max_n strings of
- * at most @max_len bytes each: *@ret (malloc'd, each element too) and *@ret_n; absent gives NULL
- * and 0. Return: 0; -EINVAL with @err naming the element; -ENOMEM (nothing is left allocated).
- */
-int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
-		     char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen);
-
-/*
  * kubejson_list() - @body (@len bytes) as a list document: an object whose "kind", when present,
  * is one of @kinds (NULL-terminated, two named in the message; @kinds NULL: any), and whose items
  * are handed as *@items (malloc'd, *@n entries, pointing into *@root). @what names the document

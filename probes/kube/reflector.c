@@ -210,6 +210,8 @@ static char *reflector_build(struct reflector *r, bool watch)
 
 enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **path, uint64_t *wake_ms)
 {
+	bool initial;
+
 	*path = NULL;
 	*wake_ms = UINT64_MAX;
 	if (r->phase == PHASE_IN_WATCH && r->close_wanted) {
@@ -237,47 +239,38 @@ enum reflector_step reflector_next(struct reflector *r, uint64_t now_ms, char **
 		}
 		r->phase = r->after_wait;
 	}
-	if (r->phase == PHASE_NEED_LIST && r->watchlist) {
+	/* A list is a watch with its initial events (WatchList) while the server gives them. */
+	initial = r->phase == PHASE_NEED_LIST && r->watchlist;
+	if (initial)
 		r->in_initial = true;
-		*path = reflector_build(r, true);
-		if (!*path) {
-			r->in_initial = false;
-			reflector_errf(r, "out of memory");
-			reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
-			*wake_ms = r->wake;
-			return REFLECTOR_WAIT;
-		}
-		r->initial_deadline = now_ms + r->initial_ms;
-		reflector_relisting(r);
-		r->st.watches++;
-		r->st.requests++;
-		r->watch_start = now_ms;
-		r->watch_lines = 0;
-		r->phase = PHASE_IN_WATCH;
-		r->state = REFLECTOR_LISTING;
-		return REFLECTOR_WATCH;
-	}
-	*path = reflector_build(r, r->phase == PHASE_NEED_WATCH);
+	*path = reflector_build(r, initial || r->phase == PHASE_NEED_WATCH);
 	if (!*path) {
+		if (initial)
+			r->in_initial = false;
 		reflector_errf(r, "out of memory");
 		reflector_fail(r, now_ms, r->phase, 0);
 		*wake_ms = r->wake;
 		return REFLECTOR_WAIT;
 	}
 	r->st.requests++;
-	if (r->phase == PHASE_NEED_LIST) {
+	if (r->phase == PHASE_NEED_LIST && !initial) {
 		r->st.lists++;
 		reflector_relisting(r);
 		r->phase = PHASE_IN_LIST;
 		r->state = REFLECTOR_LISTING;
 		return REFLECTOR_LIST;
 	}
+	if (initial) {
+		r->initial_deadline = now_ms + r->initial_ms;
+		reflector_relisting(r);
+	}
 	r->st.watches++;
 	r->watch_start = now_ms;
 	r->watch_lines = 0;
 	r->phase = PHASE_IN_WATCH;
-	r->state = REFLECTOR_WATCHING;
-	reflector_following(r, now_ms);
+	r->state = initial ? REFLECTOR_LISTING : REFLECTOR_WATCHING;
+	if (!initial)
+		reflector_following(r, now_ms);
 	return REFLECTOR_WATCH;
 }
 
@@ -559,19 +552,6 @@ const char *reflector_relist_name(enum reflector_relist why)
 	case REFLECTOR_RELIST__COUNT: break;
 	}
 	return "unknown";
-}
-
-const char *reflector_state_name(enum reflector_state s)
-{
-	switch (s) {
-	case REFLECTOR_STARTING: return "starting";
-	case REFLECTOR_LISTING: return "listing";
-	case REFLECTOR_WATCHING: return "watching";
-	case REFLECTOR_BACKOFF: return "backoff";
-	case REFLECTOR_FORBIDDEN: return "forbidden";
-	case REFLECTOR_ABSENT: return "absent";
-	}
-	return "?";
 }
 
 const char *reflector_error(const struct reflector *r)

@@ -145,7 +145,6 @@ const struct json *reflector_find(const struct reflector *r, const char *ns, con
 const char *reflector_resource_version(const struct reflector *r);          /* "" before the first */
 unsigned reflector_watch_timeout_s(const struct reflector *r);  /* the open watch's timeoutSeconds; 0 none */
 enum reflector_state reflector_state(const struct reflector *r);
-const char *reflector_state_name(enum reflector_state s);
 const char *reflector_relist_name(enum reflector_relist why);   /* "gone", "resync", "error" */
 const char *reflector_error(const struct reflector *r);         /* the last failure; "" none */
 const struct reflector_stats *reflector_stats(const struct reflector *r);

@@ -14,9 +14,3 @@
 /* errmsg_set() - format into @err (cut to @errlen). Return: @ret, so `return errmsg_set(...)` reads. */
 int errmsg_set(char *err, size_t errlen, int ret, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int errmsg_vset(char *err, size_t errlen, int ret, const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
-
-/*
- * errmsg_prefix() - put "<formatted>: " in front of what @err holds (a caller naming its context
- * around a callee's message), cut to @errlen; an empty @err becomes the context alone. Return: @ret.
- */
-int errmsg_prefix(char *err, size_t errlen, int ret, const char *fmt, ...) __attribute__((format(printf, 4, 5)));

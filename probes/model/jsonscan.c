@@ -1,4 +1,5 @@
 /* jsonscan.c - a strict single-pass JSON scanner with member and element callbacks. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,6 @@ const char *jsonscan_ws(const char *p, const char *end)
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
 		p++;
 	return p;
-}
-
-static bool jsonscan_hex(char ch)
-{
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
 }
 
 /* @p at '"': the byte after the closing quote, or NULL. */
@@ -36,8 +32,8 @@ static const char *jsonscan_string(const char *p, const char *end)
 		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
 			break;
 		case 'u':
-			if (end - p < 5 || !jsonscan_hex(p[1]) || !jsonscan_hex(p[2]) ||
-			    !jsonscan_hex(p[3]) || !jsonscan_hex(p[4]))
+			if (end - p < 5 || !isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]) ||
+			    !isxdigit((unsigned char)p[3]) || !isxdigit((unsigned char)p[4]))
 				return NULL;
 			p += 4;
 			break;

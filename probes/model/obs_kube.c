@@ -107,16 +107,6 @@ const struct kube_nic *obs_kube_nic_by_bdf(const struct obs_kube *k, const char 
 	return NULL;
 }
 
-const struct kube_nic *obs_kube_nic_by_name(const struct obs_kube *k, const char *name)
-{
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < k->n_nics; i++)
-		if (strcmp(k->nics[i].name, name) == 0)
-			return &k->nics[i];
-	return NULL;
-}
-
 const struct kube_network *obs_kube_network(const struct obs_kube *k, const char *name)
 {
 	if (!name || !*name)

@@ -229,9 +229,8 @@ const struct kube_pod_aside *obs_kube_aside_ours(const struct obs_kube *k);
 /* Free one container's argv. */
 void obs_kube_container_clear(struct kube_container *c);
 
-/* The nic-info entry with PCI address @bdf / birth name @name, or NULL. */
+/* The nic-info entry with PCI address @bdf, or NULL. */
 const struct kube_nic *obs_kube_nic_by_bdf(const struct obs_kube *k, const char *bdf);
-const struct kube_nic *obs_kube_nic_by_name(const struct obs_kube *k, const char *name);
 
 /* The Network object named @name, or NULL. */
 const struct kube_network *obs_kube_network(const struct obs_kube *k, const char *name);

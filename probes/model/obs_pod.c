@@ -223,7 +223,11 @@ bool obs_pod_on_node(const struct pod *p, const char *node, bool unbound)
 	return !node || !node[0] || strcmp(p->node_name, node) == 0;
 }
 
-bool obs_pod_gpu_on_node(const struct pod *p, const char *node, bool running)
+/*
+ * obs_pod_gpu_on_node() - "a GPU pod on this node", decided here only: Pending or Running
+ * (@running: Running only), at least one GPU (obs_pod_gpus()), bound to @node (NULL or "": any).
+ */
+static bool obs_pod_gpu_on_node(const struct pod *p, const char *node, bool running)
 {
 	return obs_pod_active(p, running) && obs_pod_gpus(p) >= 1 && obs_pod_on_node(p, node, false);
 }

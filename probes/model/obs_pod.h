@@ -169,12 +169,6 @@ bool obs_pod_active(const struct pod *p, bool running);
 bool obs_pod_on_node(const struct pod *p, const char *node, bool unbound);
 
 /*
- * obs_pod_gpu_on_node() - "a GPU pod on this node", decided here only: Pending or Running
- * (@running: Running only), at least one GPU (obs_pod_gpus()), bound to @node (NULL or "": any).
- */
-bool obs_pod_gpu_on_node(const struct pod *p, const char *node, bool running);
-
-/*
  * obs_transport_wants() - whether the transport probe samples @p: a GPU pod Running on @node
  * (obs_pod_gpu_on_node(); NULL or "" any), with a uid the sample holds, in a network namespace of
  * its own (a hostNetwork pod shares the host's with every host-network process: not sampled).

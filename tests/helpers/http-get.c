@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		switch (op) {
 		case O_GET_NODE: r = kube_get_node(c, node, &resp); break;
 		case O_LIST_PODS: r = kube_list_pods(c, node, &resp); break;
-		case O_PATCH_NODE: r = kube_patch_node(c, node, body, &resp); break;
+		case O_PATCH_NODE: r = kube_patch_node(c, node, false, body, &resp); break;
 		case O_LIST_NODES:
 			r = kubenodes_path(selector, cont, limit, &list_path);
 			if (r == 0)

@@ -384,7 +384,7 @@ static void test_user_agent(void **state)
 
 	snprintf(want, sizeof(want), "tcpxo-agent/%s (linux/%s)", TCPXO_VERSION, go_arch());
 	get_ok(c);
-	assert_int_equal(kube_patch_node(c, NODE, patch, &r), 0);
+	assert_int_equal(kube_patch_node(c, NODE, false, patch, &r), 0);
 	http_response_free(&r);
 	write_str("faults", "{\"mode\": \"503\", \"count\": 1}");
 	get_ok(c);                                  /* a 503, then the retry */
@@ -847,7 +847,7 @@ static void test_patch_node(void **state)
 	 * The write gets a newer resourceVersion than the node had. The fake API (like etcd) has
 	 * one counter for every object, so earlier tests' writes decide how much newer.
 	 */
-	assert_int_equal(kube_patch_node(c, NODE, patch, &r), 0);
+	assert_int_equal(kube_patch_node(c, NODE, false, patch, &r), 0);
 	assert_int_equal(r.status, 200);
 	assert_int_equal(json_parse(r.body, r.len, &v), 0);
 	assert_true(strtoull(json_get_string(json_get(v, "metadata"), "resourceVersion"), NULL, 10) > 7);
@@ -875,8 +875,8 @@ static void test_patch_node(void **state)
 	assert_int_equal(r.attempts, 1);
 	http_response_free(&r);
 
-	assert_int_equal(kube_patch_node(c, NODE, "", &r), -EINVAL);
-	assert_int_equal(kube_patch_node(c, NODE, NULL, &r), -EINVAL);
+	assert_int_equal(kube_patch_node(c, NODE, false, "", &r), -EINVAL);
+	assert_int_equal(kube_patch_node(c, NODE, false, NULL, &r), -EINVAL);
 	assert_int_equal(log_count(), 2);
 	http_client_free(c);
 }
@@ -978,7 +978,7 @@ static void test_node_names(void **state)
 		assert_int_equal(r.attempts, 0);
 		assert_non_null(strstr(r.error, "invalid node name"));
 		assert_int_equal(kube_list_pods(c, bad[i], &r), -EINVAL);
-		assert_int_equal(kube_patch_node(c, bad[i], "{}", &r), -EINVAL);
+		assert_int_equal(kube_patch_node(c, bad[i], false, "{}", &r), -EINVAL);
 	}
 	assert_false(kubename_valid(NULL));
 	assert_int_equal(kube_get_node(c, NULL, &r), -EINVAL);

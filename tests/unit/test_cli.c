@@ -590,7 +590,7 @@ static void test_duration(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned v = 12345;
-		int r = cli_duration("--x", cases[i].s, 10, 86400, &v);
+		int r = cli_duration_in("tcpxo-agent", "--x", cases[i].s, 10, 86400, true, &v);
 
 		if (r != cases[i].r)
 			fail_msg("'%s': %d, expected %d", cases[i].s, r, cases[i].r);

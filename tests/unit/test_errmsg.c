@@ -28,30 +28,11 @@ static void test_set_cuts_and_tolerates_null(void **state)
 	assert_int_equal(err[0], 'k');
 }
 
-static void test_prefix(void **state)
-{
-	char err[32] = "longer than 5 chars";
-
-	assert_int_equal(errmsg_prefix(err, sizeof(err), -E2BIG, "items[%d]", 5), -E2BIG);
-	assert_string_equal(err, "items[5]: longer than 5 chars");
-	/* cut at the end: the context survives, the tail is dropped */
-	strcpy(err, "abcdefghijklmnopqrstuvwxyz");
-	errmsg_prefix(err, 16, 0, "ctx");
-	assert_string_equal(err, "ctx: abcdefghij");
-	/* a context longer than the buffer */
-	errmsg_prefix(err, 4, 0, "context");
-	assert_string_equal(err, "con");
-	strcpy(err, "");
-	errmsg_prefix(err, sizeof(err), 0, "only");
-	assert_string_equal(err, "only");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_returns_ret_and_formats),
 		cmocka_unit_test(test_set_cuts_and_tolerates_null),
-		cmocka_unit_test(test_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
