@@ -339,6 +339,12 @@ int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms)
 	return t;
 }
 
+void apiwatch_clock(struct apiwatch *aw, uint64_t now_ms)
+{
+	if (aw)
+		aw->now = now_ms;
+}
+
 void apiwatch_drive(struct apiwatch *aw, uint64_t now_ms)
 {
 	if (!aw || !aw->started)

@@ -51,6 +51,13 @@ void apiwatch_resync(struct apiwatch *aw, uint64_t now_ms);
  * beside the daemon's writes (agent/apiwrite.c) on the same client.
  */
 
+/*
+ * apiwatch_clock() - the time of this turn, before the client's streams are driven: the watches'
+ * lines and ends run there and are timed with it (a watch's age, the silence timer), not with the
+ * last apiwatch_drive()'s time, which is as old as the loop's sleep. NULL is fine.
+ */
+void apiwatch_clock(struct apiwatch *aw, uint64_t now_ms);
+
 /* Milliseconds until a reflector wants apiwatch_drive() (a backoff's end, the Networks' list); -1 none. */
 int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms);
 

@@ -298,7 +298,10 @@ static int loop_timeout(struct loop_state *st)
  */
 static int loop_api_events(struct loop_state *st, size_t nfds, uint64_t now)
 {
-	int r = http_streams_drive(st->pb->http, st->fds + LOOP_FD__COUNT, nfds - LOOP_FD__COUNT);
+	int r;
+
+	apiwatch_clock(st->af.aw, now);
+	r = http_streams_drive(st->pb->http, st->fds + LOOP_FD__COUNT, nfds - LOOP_FD__COUNT);
 
 	if (r == 0)
 		r = apiwrite_drive(st->wr, &st->af.k, now);
