@@ -238,9 +238,11 @@ else
 	nok "frozen hanging PATCH: log" "$(grep 'API error' "$tmp/agent.log" | tail -n 2 | tr '\n' '|') health: ${fresh:-stale}"
 fi
 # SIGTERM while a write hangs: exit 0 at once (the write is abandoned, nothing is waited for).
+# The write would hang 20 s and the client gives it 15: an exit within 5 s waited for neither. (The
+# bound was 1 s: the sanitizer build's exit, with LeakSanitizer's scan, took 1.6 s on a loaded CI.)
 wait_for '[ "$(reqs '"$m"' | grep -cE "^(PATCH|STATUS)")" -ge 2 ]' 5
 stop_agent
-if [ "$stop_rc" = 0 ] && [ "$stop_ms" -le 1000 ]; then
+if [ "$stop_rc" = 0 ] && [ "$stop_ms" -le 5000 ]; then
 	ok "frozen SIGTERM during a hanging write: exit 0 in $stop_ms ms"
 else
 	nok "frozen SIGTERM during a hanging write" "exit $stop_rc in $stop_ms ms"
