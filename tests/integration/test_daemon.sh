@@ -184,10 +184,11 @@ else
 	nok "daemon health" "the running agent's health file is not fresh"
 fi
 
-# --- SIGTERM: exit 0 within 1 s, no request that removes keys ---
+# --- SIGTERM: exit 0 at once (within 5 s: a sanitizer build's exit under load took 1.6 s; a wait for
+# the API would take the client's 15 s), no request that removes keys ---
 m=$(mark)
 stop_agent
-if [ "$stop_rc" = 0 ] && [ "$stop_ms" -lt 1000 ] && ! reqs "$m" | grep -q 'nulls=' && ! reqs 0 | grep -q 'nulls=.*ready'; then
+if [ "$stop_rc" = 0 ] && [ "$stop_ms" -lt 5000 ] && ! reqs "$m" | grep -q 'nulls=' && ! reqs 0 | grep -q 'nulls=.*ready'; then
 	ok "daemon SIGTERM: exit 0 after $stop_ms ms, no key removed"
 else
 	nok "daemon SIGTERM" "exit $stop_rc after $stop_ms ms; requests: $(reqs "$m" | tr '\n' '|')"
@@ -196,7 +197,7 @@ if grep -q 'tok-' "$tmp/agent.log"; then
 	nok "daemon log" "the token appears in the log"
 fi
 
-# --- SIGTERM while a request hangs: the request is abandoned, exit 0 within 1 s ---
+# --- SIGTERM while a request hangs: the request is abandoned, exit 0 at once (within 5 s, as above) ---
 echo '{"mode": "hang"}' >"$state/faults"
 m=$(mark)
 start_agent "$tmp/agenthang.log" --interval 10
@@ -205,7 +206,7 @@ while [ "$(reqs "$m" | wc -l)" = 0 ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 
 sleep 0.3
 stop_agent
 rm -f "$state/faults"
-if [ "$stop_rc" = 0 ] && [ "$stop_ms" -lt 1000 ] && ! reqs "$m" | grep -q '^PATCH'; then
+if [ "$stop_rc" = 0 ] && [ "$stop_ms" -lt 5000 ] && ! reqs "$m" | grep -q '^PATCH'; then
 	ok "daemon SIGTERM during a hanging request: exit 0 after $stop_ms ms"
 else
 	nok "daemon SIGTERM during a hanging request" "exit $stop_rc after $stop_ms ms; requests: $(reqs "$m" | tr '\n' '|')"
