@@ -280,9 +280,9 @@ else
 	fi
 	kill -TERM "$agent_pid"
 	i=0
-	while kill -0 "$agent_pid" 2>/dev/null && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+	while kill -0 "$agent_pid" 2>/dev/null && [ $i -lt 1500 ]; do sleep 0.02; i=$((i + 1)); done
 	if kill -0 "$agent_pid" 2>/dev/null; then
-		nok "daemon uevent stop" "the umockdev driver did not exit within 10 s of SIGTERM"
+		nok "daemon uevent stop" "the umockdev driver did not exit within 30 s of SIGTERM"
 		kill -KILL "$agent_pid"
 	fi
 	wait "$agent_pid"; agent_pid=""

@@ -37,7 +37,7 @@ if [ "${1:-}" = --inner ]; then
 	for i in 1 2 3 4 5 6 7 8; do names8="$names8 rxdm_uds_buf_op:10.64.1.$i"; done
 	python3 "$SOCKS" rxdm "$tmp/rxdm.ready" "$(procs rxdm)" $names8 "rxdm_uds_buf_op:10.64.2.1:short" &
 	pids="$pids $!"
-	wait_for "[ -s '$tmp/rxdm.ready' ]" 10 || { nok podnet-real "the rxdm stand-in did not start"; exit 1; }
+	wait_for "[ -s '$tmp/rxdm.ready' ]" 30 || { nok podnet-real "the rxdm stand-in did not start"; exit 1; }
 	rxdm=$(cat "$tmp/rxdm.ready")
 
 	# ROOT/proc/<pid>: the real /proc/<pid>, bind-mounted (this mount namespace only).
@@ -57,7 +57,7 @@ if [ "${1:-}" = --inner ]; then
 		shift 2
 		python3 "$SOCKS" nccl "$tmp/nccl.$tag.ready" "$(procs gpu)" "$f" "$@" &
 		pids="$pids $!"
-		wait_for "[ -s '$tmp/nccl.$tag.ready' ]" 10 || { nok "podnet-real-$tag" "the nccl stand-in did not start"; return 1; }
+		wait_for "[ -s '$tmp/nccl.$tag.ready' ]" 30 || { nok "podnet-real-$tag" "the nccl stand-in did not start"; return 1; }
 		nccl=$(cat "$tmp/nccl.$tag.ready")
 		plant "$nccl" gpu
 	}
