@@ -82,11 +82,12 @@ for p in os.listdir(root):
                 cmd = f.read(4096)
             with open(os.path.join(root, p, "comm"), "rb") as f:
                 comm = f.read(64)
+            uid = os.stat(os.path.join(root, p)).st_uid
         except (FileNotFoundError, ProcessLookupError):
-            continue  # exited meanwhile
+            continue  # exited meanwhile (between listdir and any of the three reads)
         except PermissionError:
             print("denied", p); sys.exit(1)
-        if os.stat(os.path.join(root, p)).st_uid == 0 and cmd:
+        if uid == 0 and cmd:
             n += 1
 print(n)
 PY
