@@ -102,9 +102,17 @@ for l in open(sys.argv[1]):
         continue
     if j.get("message") == "serving metrics":
         print(j["address"]); break' "$tmp/agent.log")
-/usr/bin/python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
-	"$maddr" >"$tmp/scrape" 2>"$tmp/scrape.err"
-spatches=$(sed -n 's/^tcpxo_node_writes_total{kind="status_patch"} \([0-9]*\)$/\1/p' "$tmp/scrape")
+# The count is compared when no status patch came during the scrape (one may be in flight, or answered
+# by the server but not yet read by the agent): scraped again, up to 5 times, until the server's count
+# before and after the scrape are the same.
+for _try in 1 2 3 4 5; do
+	sb=$(reqs 0 | grep -c '^STATUS')
+	/usr/bin/python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
+		"$maddr" >"$tmp/scrape" 2>"$tmp/scrape.err"
+	spatches=$(sed -n 's/^tcpxo_node_writes_total{kind="status_patch"} \([0-9]*\)$/\1/p' "$tmp/scrape")
+	[ "$sb" = "$(reqs 0 | grep -c '^STATUS')" ] && [ "$spatches" = "$sb" ] && break
+	sleep 1
+done
 # The values need no promtool: checked always; only the exposition format's check skips without it.
 if grep -qx 'tcpxo_node_ready 1' "$tmp/scrape" && grep -qx 'tcpxo_node_observed 1' "$tmp/scrape" &&
    grep -qx 'tcpxo_check_status{check="version-pair",status="pass"} 1' "$tmp/scrape" &&

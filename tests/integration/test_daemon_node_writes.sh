@@ -138,7 +138,11 @@ EOF
 wait_for '[ "$(reqs '"$m"' | grep -c "^EVENT .* status=500")" -ge 4 ]' 25
 t_link=$(now_ms)
 ip link set eth3 down
-wait_for 'reqs '"$m"' | grep -q "^STATUS .* cond=False/Links"' 5
+# Not held: the status PATCH comes while every POST still fails (the faults stay until it has come;
+# a held write would wait for an Event to get through, which none can). Its delay is printed, not bounded
+# (a loaded machine took 3.5 s, a quiet one 2).
+status_came=0
+wait_for 'reqs '"$m"' | grep -q "^STATUS .* cond=False/Links"' 15 && status_came=1
 dt=$(($(now_ms) - t_link))
 sleep 0.5
 rm -f "$state/faults"
@@ -166,10 +170,10 @@ assert [(e["regarding"]["kind"], e["reason"]) for e in posted] == [("Pod", "TCPX
     [(e["regarding"]["kind"], e["reason"]) for e in posted]
 print("%d failed rounds %s s apart, node PATCH and status PATCH meanwhile, then the 2 Events in order" % (len(rounds), gaps))
 EOF
-if [ "$dt" -le 3000 ] && grep -q 'Event not posted.*HTTP 500' "$tmp/agent.log"; then
+if [ "$status_came" = 1 ] && grep -q 'Event not posted.*HTTP 500' "$tmp/agent.log"; then
 	ok "status node writes not held by failing Events: status PATCH $dt ms after eth3 down, the failure logged"
 else
-	nok "status node writes not held by failing Events" "status PATCH after $dt ms; log: $(grep 'Event not posted' "$tmp/agent.log" | tail -n 1)"
+	nok "status node writes not held by failing Events" "no status PATCH within $dt ms while the Events failed; log: $(grep 'Event not posted' "$tmp/agent.log" | tail -n 1)"
 fi
 
 # --- restart: the node carries what the agent sees: no node write, no node Event ---
