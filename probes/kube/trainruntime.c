@@ -283,30 +283,14 @@ static int trainruntime_on_doc(void *ctx, struct json *doc, size_t index, size_t
 	return r;
 }
 
-/* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
-static bool trainruntime_utf8(const unsigned char *p, size_t len)
+/* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF): strbuf_char()'s rule. */
+static bool trainruntime_utf8(const char *p, size_t len)
 {
-	for (size_t i = 0; i < len;) {
-		unsigned c = p[i], n, cp;
+	bool unsafe;
 
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
-		if (!n || c > 0xf4 || len - i <= n)
+	for (size_t i = 0, n; i < len; i += n)
+		if ((n = strbuf_char(p + i, len - i, &unsafe)) == 1 && (unsigned char)p[i] >= 0x80)
 			return false;
-		cp = c & (0x3f >> n);
-		for (unsigned k = 1; k <= n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += n + 1;
-	}
 	return true;
 }
 
@@ -328,7 +312,7 @@ static int trainruntime_json(struct trainruntime_search *s, const char *text, si
 		*ret_r = -EINVAL;
 		return 1;
 	}
-	if (!trainruntime_utf8((const unsigned char *)text, len))
+	if (!trainruntime_utf8(text, len))
 		return 0;       /* the YAML reader says where */
 	r = json_parse(text, len, &v);
 	if (r == -ENOMEM) {
