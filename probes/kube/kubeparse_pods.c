@@ -209,16 +209,6 @@ static void kubeparse_maybe(const struct json *item, bool *ours, bool *gpu)
 	}
 }
 
-/* @dst (@size bytes) = the member @key of @meta when a string, printable and cut; "" otherwise. */
-static void kubeparse_meta_text(const struct json *meta, const char *key, char *dst, size_t size)
-{
-	const char *s = json_get_string(meta, key);
-	char *p = s ? strbuf_printable(s, size - 4) : NULL;
-
-	snprintf(dst, size, "%s", p ? p : "");
-	free(p);
-}
-
 /* Set item @i aside: named, why, whether it may be ours. Those that may be ours take a place first. */
 static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t i, const char *why)
 {
@@ -238,8 +228,8 @@ static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t 
 	if (!a)
 		return;
 	memset(a, 0, sizeof(*a));
-	kubeparse_meta_text(meta, "namespace", a->ns, sizeof(a->ns));
-	kubeparse_meta_text(meta, "name", a->name, sizeof(a->name));
+	strbuf_printable_into(a->ns, sizeof(a->ns), json_get_string(meta, "namespace"));
+	strbuf_printable_into(a->name, sizeof(a->name), json_get_string(meta, "name"));
 	a->item = i;
 	a->ours = ours;
 	a->gpu = gpu;

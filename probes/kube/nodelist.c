@@ -250,11 +250,10 @@ static int nodelist_check_item(struct nodelist_scan *sc, size_t idx)
 	const struct nodelist_item *it = &sc->item;
 
 	if (sc->item_kind.s && strcmp(sc->item_kind.s, "Node") != 0) {
-		char *k = strbuf_printable(sc->item_kind.s, NODELIST_KIND_SHOWN);
+		char k[NODELIST_KIND_SHOWN + 4];
 
-		errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] is a %s, not a Node", idx, k ? k : "?");
-		free(k);
-		return -EINVAL;
+		strbuf_printable_into(k, sizeof(k), sc->item_kind.s);
+		return errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] is a %s, not a Node", idx, k);
 	}
 	if (!it->name.s || !*it->name.s)
 		return errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] has no metadata.name", idx);
@@ -300,14 +299,12 @@ static const char *nodelist_on_kind(void *ctx, const char *k, size_t klen, const
 {
 	struct nodelist_scan *sc = ctx;
 	const char *e = nodelist_field(sc, &sc->kind, v, end, depth);
-	char *kind;
+	char kind[NODELIST_KIND_SHOWN + 4];
 
 	if (!e || !sc->kind.s || strcmp(sc->kind.s, "NodeList") == 0 || strcmp(sc->kind.s, "List") == 0)
 		return e;
-	kind = strbuf_printable(sc->kind.s, NODELIST_KIND_SHOWN);
-	errmsg_set(sc->err, sc->errlen, 0, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'",
-		   kind ? kind : "?");
-	free(kind);
+	strbuf_printable_into(kind, sizeof(kind), sc->kind.s);
+	errmsg_set(sc->err, sc->errlen, 0, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'", kind);
 	sc->refused = true;
 	return NULL;
 }

@@ -425,11 +425,11 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 		break;
 	}
 	if (r->kind && ev.kind[0] && strcmp(ev.kind, r->kind) != 0) {
-		char *p = strbuf_printable(ev.kind, 40);
+		char p[44];
 
+		strbuf_printable_into(p, sizeof(p), ev.kind);
 		reflector_errf(r, "watch %s: malformed event: %s of kind %s, expected %s", r->path,
-			       watchevent_type_name(ev.type), p ? p : "?", r->kind);
-		free(p);
+			       watchevent_type_name(ev.type), p, r->kind);
 		watchevent_free(&ev);
 		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
 		return -EINVAL;

@@ -184,30 +184,26 @@ struct trainruntime_search {
 
 static void trainruntime_note_kind(struct trainruntime_search *s, const char *kind)
 {
-	char *k = strbuf_printable(kind ? kind : s->item_kind[0] ? s->item_kind : "without a kind", TRAINRUNTIME_TEXT_SHOWN);
+	char k[sizeof(s->kinds[0])];
 
+	strbuf_printable_into(k, TRAINRUNTIME_TEXT_SHOWN + 4, kind ? kind : s->item_kind[0] ? s->item_kind : "without a kind");
 	s->n_other++;
-	if (!k)
-		return;
 	for (size_t i = 0; i < s->n_kinds; i++)
-		if (strcmp(s->kinds[i], k) == 0) {
-			free(k);
+		if (strcmp(s->kinds[i], k) == 0)
 			return;
-		}
 	if (s->n_kinds < TRAINRUNTIME_KINDS_SHOWN)
-		snprintf(s->kinds[s->n_kinds++], sizeof(s->kinds[0]), "%s", k);
+		memcpy(s->kinds[s->n_kinds++], k, sizeof(k));
 	else
 		s->more_kinds = true;
-	free(k);
 }
 
 static void trainruntime_note_runtime(struct trainruntime_search *s, const char *kind, const char *name)
 {
-	char *n = strbuf_printable(name ? name : "(no name)", TRAINRUNTIME_TEXT_SHOWN);
+	char n[TRAINRUNTIME_TEXT_SHOWN + 4];
 
+	strbuf_printable_into(n, sizeof(n), name ? name : "(no name)");
 	if (s->n_runtimes++ < TRAINRUNTIME_SHOWN)
-		strbuf_appendf(&s->runtimes, "%s%s %s", s->runtimes.len ? ", " : "", kind, n ? n : "?");
-	free(n);
+		strbuf_appendf(&s->runtimes, "%s%s %s", s->runtimes.len ? ", " : "", kind, n);
 }
 
 static int trainruntime_visit(struct trainruntime_search *s, const struct json *v, const char *where, int depth,
@@ -333,9 +329,10 @@ static int trainruntime_json(struct trainruntime_search *s, const char *text, si
 static void trainruntime_absent(const struct trainruntime_search *s, char *err, size_t errlen)
 {
 	struct strbuf sb = { 0 };
-	char *name = strbuf_printable(s->name, TRAINRUNTIME_TEXT_SHOWN);
+	char name[TRAINRUNTIME_TEXT_SHOWN + 4];
 
-	strbuf_appendf(&sb, "no ClusterTrainingRuntime or TrainingRuntime named %s", name ? name : "?");
+	strbuf_printable_into(name, sizeof(name), s->name);
+	strbuf_appendf(&sb, "no ClusterTrainingRuntime or TrainingRuntime named %s", name);
 	if (!s->n_runtimes && !s->n_other)
 		strbuf_append(&sb, ": the text holds no object");
 	if (s->n_runtimes) {
@@ -352,7 +349,6 @@ static void trainruntime_absent(const struct trainruntime_search *s, char *err, 
 	}
 	errmsg_set(err, errlen, 0, "%s", sb.s ? sb.s : "no runtime of that name");
 	strbuf_free(&sb);
-	free(name);
 }
 
 int trainruntime_find(const char *text, size_t len, const char *name, struct trainruntime *ret, char *err,
