@@ -7,8 +7,6 @@
 #include "probes/model/json.h"
 
 #define WATCHEVENT_KIND_MAX     64
-#define WATCHEVENT_NAME_MAX     254     /* a DNS subdomain (253) + NUL */
-#define WATCHEVENT_NS_MAX       64      /* a DNS label (63) + NUL */
 #define WATCHEVENT_RV_MAX       64      /* resourceVersion: opaque, but it goes into a query */
 #define WATCHEVENT_REASON_MAX   64
 #define WATCHEVENT_MESSAGE_MAX  256
