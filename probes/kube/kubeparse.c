@@ -71,9 +71,7 @@ static int kubeparse_objects(const struct json *arr, const char *name, char *v, 
 
 	for (const struct json *e = json_first(arr); r == 0 && e; e = json_next(e), i++) {
 		snprintf(where, sizeof(where), "%s[%zu]", name, i);
-		if (json_type(e) != JSON_OBJECT)
-			r = errmsg_set(why, whylen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
-		else
+		if ((r = kubejson_elem(e, where, why, whylen)) == 0)
 			r = entry(e, v + i * size, v, i, where, why, whylen);
 	}
 	return r;
@@ -331,8 +329,8 @@ static int kubeparse_node_meta(const struct json *root, struct obs_kube *n,
 	const char *kind = json_get_string(root, "kind");
 	char dranet[KUBE_LABEL_MAX] = "";
 
-	if (json_type(root) != JSON_OBJECT)
-		return errmsg_set(err, errlen, -EINVAL, "node: expected an object, got %s", kubejson_tname(root));
+	if (kubejson_elem(root, "node", err, errlen) < 0)
+		return -EINVAL;
 	if (json_get(root, "kind") && (!kind || strcmp(kind, "Node") != 0))
 		return errmsg_set(err, errlen, -EINVAL, "kind: expected \"Node\", got %.32s",
 				  kind ? kind : kubejson_tname(json_get(root, "kind")));
@@ -497,9 +495,7 @@ int kubeparse_network_items(const struct json *const *items, size_t n, struct ob
 		return errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		snprintf(where, sizeof(where), "items[%zu]", i);
-		if (json_type(items[i]) != JSON_OBJECT)
-			r = errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(items[i]));
-		else
+		if ((r = kubejson_elem(items[i], where, err, errlen)) == 0)
 			r = kubeparse_network(items[i], &v[i], where, err, errlen);
 	}
 	if (r < 0) {
@@ -514,17 +510,22 @@ int kubeparse_network_items(const struct json *const *items, size_t n, struct ob
 	return 0;
 }
 
-int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+int kubeparse_list(const char *body, size_t len, const char *what, const char *const *kinds, kubeparse_items_fn fn,
+		   struct obs_kube *k, char *err, size_t errlen)
 {
 	const struct json **items;
 	struct json *root = NULL;
 	size_t n;
-	int r;
+	int r = kubejson_list(body, len, what, kinds, &root, &items, &n, err, errlen);
 
-	r = kubejson_list(body, len, "networks", NULL, &root, &items, &n, err, errlen);
 	if (r == 0)
-		r = kubeparse_network_items(items, n, k, err, errlen);
+		r = fn(items, n, k, err, errlen);
 	free(items);
 	json_free(root);
 	return r;
+}
+
+int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+{
+	return kubeparse_list(body, len, "networks", NULL, kubeparse_network_items, k, err, errlen);
 }

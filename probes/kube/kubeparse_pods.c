@@ -6,6 +6,7 @@
 
 #include "probes/kube/imageref.h"
 #include "probes/kube/kubejson.h"
+#include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/kubepod.h"
 #include "probes/model/errmsg.h"
@@ -285,15 +286,6 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 {
 	/* `kubectl get pods -o json` says "List": its items are the same Pods. */
 	static const char *const kinds[] = { "PodList", "List", NULL };
-	const struct json **items;
-	struct json *root = NULL;
-	size_t n;
-	int r;
 
-	r = kubejson_list(body, len, "pods", kinds, &root, &items, &n, err, errlen);
-	if (r == 0)
-		r = kubeparse_pod_items(items, n, k, err, errlen);
-	free(items);
-	json_free(root);
-	return r;
+	return kubeparse_list(body, len, "pods", kinds, kubeparse_pod_items, k, err, errlen);
 }
