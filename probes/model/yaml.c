@@ -281,7 +281,7 @@ static int yaml_key(struct yaml_builder *b, const yaml_mark_t *m, const char *ke
 }
 
 /* Place a finished value @v (taken, even on error) with @height levels below it. */
-static int yaml_place(struct yaml_builder *b, const yaml_mark_t *m, struct json *v, int height)
+static int yaml_place(struct yaml_builder *b, struct json *v, int height)
 {
 	struct yaml_frame *f;
 	int r;
@@ -302,7 +302,6 @@ static int yaml_place(struct yaml_builder *b, const yaml_mark_t *m, struct json 
 		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
 	if (height + 1 > f->height)
 		f->height = height + 1;
-	(void)m;
 	return 0;
 }
 
@@ -333,7 +332,7 @@ static int yaml_on_scalar(struct yaml_builder *b, const yaml_event_t *ev)
 		json_free(v);
 		return r;
 	}
-	r = yaml_place(b, &ev->start_mark, v, 0);
+	r = yaml_place(b, v, 0);
 	if (r == 0 && anchor)
 		r = yaml_anchor_add(b, anchor, v, NULL, 1, 0);
 	return r;
@@ -372,7 +371,7 @@ static int yaml_on_alias(struct yaml_builder *b, const yaml_event_t *ev)
 	v = json_dup(a->node);
 	if (!v)
 		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
-	return yaml_place(b, &ev->start_mark, v, a->height);
+	return yaml_place(b, v, a->height);
 }
 
 static int yaml_check_collection_tag(struct yaml_builder *b, const yaml_event_t *ev, const char *tag, bool map)
@@ -433,7 +432,7 @@ static int yaml_on_end(struct yaml_builder *b, const yaml_event_t *ev)
 
 	b->stack[b->depth] = (struct yaml_frame){ 0 };
 	f.node = NULL;
-	r = yaml_place(b, &ev->start_mark, v, f.height);
+	r = yaml_place(b, v, f.height);
 	if (r == 0 && f.anchor)
 		r = yaml_anchor_add(b, f.anchor, v, NULL, nodes, f.height);
 	yaml_frame_clear(&f);
@@ -587,7 +586,6 @@ int yaml_load_each(const char *text, size_t len, size_t doc_max, yaml_doc_fn fn,
 /* yaml_load_one()'s consumer: the first document kept, a second one refused. */
 static int yaml_keep_one(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
 {
-	(void)line;
 	if (index == 0) {
 		*(struct json **)ctx = doc;
 		return 0;
