@@ -87,8 +87,20 @@ static int trainruntime_job(const struct json *e, size_t i, const char *where, s
 	return kubepod_parse(pod, pw, &t->pod, err, errlen);
 }
 
-static int trainruntime_fill(const struct json *obj, const char *where, struct trainruntime *rt, char *err,
-			     size_t errlen)
+/**
+ * trainruntime_parse() - read one ClusterTrainingRuntime or TrainingRuntime object: kind and
+ * apiVersion (group trainer.kubeflow.org), metadata.name, and every replicated job's name and pod
+ * template (probes/kube/kubepod.c, whose limits apply).
+ * @where: where @obj is, for messages ("document 2 (line 14)").
+ * @rt: filled as far as it was read, also on failure: free it with trainruntime_free().
+ * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
+ *
+ * Return: 0; -EINVAL for another kind or group, a missing name, no replicatedJobs or more than
+ * TRAINRUNTIME_JOBS_MAX, a job without a name or named twice, a template kubepod_parse() refuses;
+ * -ENOMEM.
+ */
+static int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *rt, char *err,
+			      size_t errlen)
 {
 	const struct json *meta, *spec, *tmpl, *tspec, *jobs;
 	char w[TRAINRUNTIME_PATH];
@@ -140,32 +152,6 @@ static int trainruntime_fill(const struct json *obj, const char *where, struct t
 	}
 	rt->where = strdup(where);
 	return rt->where ? 0 : trainruntime_oom(err, errlen);
-}
-
-/**
- * trainruntime_parse() - read one ClusterTrainingRuntime or TrainingRuntime object: kind and
- * apiVersion (group trainer.kubeflow.org), metadata.name, and every replicated job's name and pod
- * template (probes/kube/kubepod.c, whose limits apply).
- * @where: where @obj is, for messages ("document 2 (line 14)").
- * @ret: written on success; free with trainruntime_free().
- * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
- *
- * Return: 0; -EINVAL for another kind or group, a missing name, no replicatedJobs or more than
- * TRAINRUNTIME_JOBS_MAX, a job without a name or named twice, a template kubepod_parse() refuses;
- * -ENOMEM.
- */
-static int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *ret, char *err,
-			      size_t errlen)
-{
-	struct trainruntime rt = { 0 };
-	int r = trainruntime_fill(obj, where, &rt, err, errlen);
-
-	if (r < 0) {
-		trainruntime_free(&rt);
-		return r;
-	}
-	*ret = rt;
-	return 0;
 }
 
 /* ---- the search ---- */
@@ -264,7 +250,7 @@ static int trainruntime_visit(struct trainruntime_search *s, const struct json *
 		return errmsg_set(err, errlen, -EINVAL, "two runtimes are named %s: %s %s (%s) and %s (%s)", s->name, s->found.kind,
 				  s->found.name, s->found.where, kind, where);
 	s->have = true;
-	return trainruntime_parse(v, where, &s->found, err, errlen);
+	return trainruntime_parse(v, where, &s->found, err, errlen);    /* trainruntime_find() frees it on failure */
 }
 
 static int trainruntime_on_doc(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
