@@ -40,6 +40,17 @@ bool watchevent_rv_valid(const char *s)
 	return n > 0;
 }
 
+bool watchevent_key(const struct json *obj, const char **ns, const char **name)
+{
+	const struct json *meta = json_get(obj, "metadata"), *n = json_get(meta, "namespace");
+
+	*name = json_get_string(meta, "name");
+	*ns = json_get_string(meta, "namespace");
+	if (!*ns)
+		*ns = "";
+	return json_type(obj) == JSON_OBJECT && *name && **name && (!n || json_string(n) || json_type(n) == JSON_NULL);
+}
+
 void watchevent_free(struct watchevent *ev)
 {
 	if (!ev)
@@ -68,12 +79,8 @@ static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool 
 	if (!named)
 		return 0;
 	/* Whatever the name holds, a store keys the object by it; none at all (or no string): set aside. */
-	ev->name = json_get_string(meta, "name");
-	ev->ns = json_get_string(meta, "namespace");
-	if (!ev->name || (json_get(meta, "namespace") && !ev->ns && json_type(json_get(meta, "namespace")) != JSON_NULL))
+	if (!watchevent_key(ev->object, &ev->ns, &ev->name))
 		ev->name = "";
-	if (!ev->ns)
-		ev->ns = "";
 	return 0;
 }
 
