@@ -30,7 +30,7 @@ int fuzz_one(const uint8_t *data, size_t size)
 	if (json_parse((const char *)data, size, &v) < 0)
 		return 0;
 	fuzz_json_walk(v);
-	json_get_path(v, "metadata", "annotations", NULL);
+	json_get(json_get(v, "metadata"), "annotations");
 	out = json_print(v, false);
 	if (out) {
 		/* What we print must parse again. */

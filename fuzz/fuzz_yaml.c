@@ -20,29 +20,31 @@ static void fuzz_yaml_walk(const struct json *v)
 	}
 }
 
+/* Each document as it ends: walked, printed, and read back as JSON. */
+static int fuzz_yaml_doc(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
+{
+	struct json *back = NULL;
+	char *out;
+
+	fuzz_yaml_walk(doc);
+	out = json_print(doc, false);
+	/* Every tree the adapter builds is JSON the JSON adapter reads back. */
+	if (out && json_parse(out, strlen(out), &back) < 0)
+		abort();
+	json_free(back);
+	free(out);
+	json_free(doc);
+	return 0;
+}
+
 int fuzz_one(const uint8_t *data, size_t size)
 {
-	struct yaml_docs d = { 0 };
 	struct json *one = NULL;
 	char err[256];
 
-	if (yaml_load((const char *)data, size, &d, err, sizeof(err)) == 0) {
-		for (size_t i = 0; i < d.n; i++) {
-			struct json *back = NULL;
-			char *out;
-
-			fuzz_yaml_walk(d.v[i]);
-			out = json_print(d.v[i], false);
-			/* Every tree the adapter builds is JSON the JSON adapter reads back. */
-			if (out && json_parse(out, strlen(out), &back) < 0)
-				abort();
-			json_free(back);
-			free(out);
-		}
-		yaml_docs_free(&d);
-	} else if (!memchr(err, '\0', sizeof(err))) {
+	if (yaml_load_each((const char *)data, size, 0, fuzz_yaml_doc, NULL, err, sizeof(err)) < 0 &&
+	    !memchr(err, '\0', sizeof(err)))
 		abort();        /* the message is always terminated */
-	}
 	if (yaml_load_one((const char *)data, size, &one, err, sizeof(err)) == 0)
 		json_free(one);
 	return 0;

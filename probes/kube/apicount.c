@@ -29,12 +29,10 @@ static size_t apicount_split(const char *path, const char **seg, size_t *len, si
 	return n;
 }
 
+/* A segment ends at '/', '?' or the end, none of which the set holds. */
 static bool apicount_word(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '-'))
-			return false;
-	return n > 0;
+	return n > 0 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789.-") >= n;
 }
 
 static bool apicount_is(const char *s, size_t n, const char *word)

@@ -69,11 +69,8 @@ static bool imageref_registry(const char *s, size_t n)
 	if (colon) {
 		size_t pn = n - hn - 1;
 
-		if (pn == 0 || pn > 5)
+		if (pn == 0 || pn > 5 || strspn(colon + 1, "0123456789") < pn)
 			return false;
-		for (size_t i = hn + 1; i < n; i++)
-			if (s[i] < '0' || s[i] > '9')
-				return false;
 	}
 	return true;
 }
@@ -90,12 +87,8 @@ static bool imageref_tag_ok(const char *s, size_t n)
 
 static bool imageref_digest_ok(const char *s, size_t n)
 {
-	if (n != 7 + IMAGEREF_SHA256_HEX || strncmp(s, "sha256:", 7) != 0)
-		return false;
-	for (size_t i = 7; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
+	return n == 7 + IMAGEREF_SHA256_HEX && strncmp(s, "sha256:", 7) == 0 &&
+	       strspn(s + 7, "0123456789abcdef") >= IMAGEREF_SHA256_HEX;
 }
 
 /* The last @c in [@s, @end), or NULL (memrchr() is a GNU extension). */

@@ -58,7 +58,7 @@ int kubefeed_node(const struct reflector *r, const char *node, const char *prefi
 
 /* A collection's store, its objects handed to @parse as the items of the list a GET would answer. */
 static int kubefeed_list(const struct reflector *r, struct obs_kube *k, struct kube_fetch *f, const char *kind,
-			 int (*parse)(const struct json *const *, size_t, struct obs_kube *, char *, size_t))
+			 kubeparse_items_fn parse)
 {
 	size_t n = reflector_count(r);
 	const struct json **items;

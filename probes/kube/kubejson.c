@@ -74,53 +74,36 @@ int kubejson_dup(const struct json *obj, const char *key, size_t max, char **ret
 
 /*
  * kubejson_strings() - the optional member @key of @obj as an array of at most @max_n strings of
- * at most @max_len bytes each: *@ret (malloc'd, each element too) and *@ret_n; absent gives NULL
- * and 0. Return: 0; -EINVAL with @err naming the element; -ENOMEM (nothing is left allocated).
+ * at most @max_len bytes each: *@ret (calloc'd, each element malloc'd) and *@ret_n, NULL and 0
+ * when absent or empty. What was read before an error stays there for the caller to free.
+ * Return: 0; -EINVAL with @err naming the element; -ENOMEM.
  */
 static int kubejson_strings(const struct json *obj, const char *key, size_t max_n, size_t max_len,
-		     char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen)
+			    char ***ret, size_t *ret_n, const char *where, char *err, size_t errlen)
 {
 	const struct json *arr;
-	char **v = NULL;
-	size_t n = 0, i = 0;
+	size_t n, i = 0;
 	int r;
 
 	*ret = NULL;
 	*ret_n = 0;
-	r = kubejson_opt(obj, key, JSON_ARRAY, &arr, where, err, errlen);
-	if (r < 0 || !arr || json_size(arr) == 0)
+	if ((r = kubejson_array(obj, key, max_n, &arr, &n, where, err, errlen)) < 0 || n == 0)
 		return r;
-	if (json_size(arr) > max_n)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: %zu entries, at most %zu are read", where, key, json_size(arr), max_n);
-	v = calloc(json_size(arr), sizeof(*v));
-	if (!v)
-		goto oom;
+	if (!(*ret = calloc(n, sizeof(**ret))))
+		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 	for (const struct json *e = json_first(arr); e; e = json_next(e), i++) {
 		const char *s = json_string(e);
 
-		if (!s) {
-			r = errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: expected a string, got %s", where, key, i, kubejson_tname(e));
-			goto fail;
-		}
-		if (strnlen(s, max_len + 1) > max_len) {
-			r = errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
-			goto fail;
-		}
-		v[n] = strdup(s);
-		if (!v[n])
-			goto oom;
-		n++;
+		if (!s)
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: expected a string, got %s", where, key, i,
+					  kubejson_tname(e));
+		if (strnlen(s, max_len + 1) > max_len)
+			return errmsg_set(err, errlen, -EINVAL, "%s.%s[%zu]: longer than %zu characters", where, key, i, max_len);
+		if (!((*ret)[i] = strdup(s)))
+			return errmsg_set(err, errlen, -ENOMEM, "out of memory");
+		(*ret_n)++;
 	}
-	*ret = v;
-	*ret_n = n;
 	return 0;
-oom:
-	r = errmsg_set(err, errlen, -ENOMEM, "out of memory");
-fail:
-	for (size_t j = 0; j < n; j++)
-		free(v[j]);
-	free(v);
-	return r;
 }
 
 int kubejson_list(const char *body, size_t len, const char *what, const char *const *kinds, struct json **root,

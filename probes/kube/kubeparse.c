@@ -61,61 +61,6 @@ static int kubeparse_nic_cmp(const void *a, const void *b)
 typedef int (*kubeparse_entry_fn)(const struct json *e, void *slot, const void *all, size_t i, const char *where,
 				  char *why, size_t whylen);
 
-/* Each object of the array @arr into its slot of @v (@size bytes each) by @entry; "@name[i]" names it in errors. */
-static int kubeparse_objects(const struct json *arr, const char *name, char *v, size_t size, kubeparse_entry_fn entry,
-			     char *why, size_t whylen)
-{
-	char where[64];
-	size_t i = 0;
-	int r = 0;
-
-	for (const struct json *e = json_first(arr); r == 0 && e; e = json_next(e), i++) {
-		snprintf(where, sizeof(where), "%s[%zu]", name, i);
-		if (json_type(e) != JSON_OBJECT)
-			r = errmsg_set(why, whylen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(e));
-		else
-			r = entry(e, v + i * size, v, i, where, why, whylen);
-	}
-	return r;
-}
-
-/*
- * A GKE annotation holding a JSON array of objects (nic-info, north-interfaces): bounded length,
- * valid JSON, at most KUBE_NICS_MAX entries, each read by @entry into a slot of @size bytes.
- * *@ret: calloc'd (the caller frees), *@ret_n its entries. Errors go to @why (a finding).
- */
-static int kubeparse_ann_array(const char *text, const char *name, size_t size, kubeparse_entry_fn entry,
-			       void **ret, size_t *ret_n, char *why, size_t whylen)
-{
-	struct json *root = NULL;
-	char *v = NULL;
-	size_t n;
-	int r;
-
-	if (strnlen(text, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX)
-		return errmsg_set(why, whylen, -EINVAL, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
-	r = json_parse(text, strlen(text), &root);
-	if (r < 0)
-		return errmsg_set(why, whylen, r, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
-	n = json_size(root);
-	if (json_type(root) != JSON_ARRAY)
-		r = errmsg_set(why, whylen, -EINVAL, "%s: expected an array, got %s", name, kubejson_tname(root));
-	else if (n > KUBE_NICS_MAX)
-		r = errmsg_set(why, whylen, -EINVAL, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
-	else if (!(v = calloc(n ? n : 1, size)))
-		r = errmsg_set(why, whylen, -ENOMEM, "%s: out of memory", name);
-	else
-		r = kubeparse_objects(root, name, v, size, entry, why, whylen);
-	json_free(root);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
-
 static const struct kubejson_field kubeparse_nic_fields[] = {
 	KUBEJSON_ROW_TEXT("birthName", kube_nic, name),
 	KUBEJSON_ROW_TEXT("pciAddress", kube_nic, bdf),
@@ -166,23 +111,50 @@ static int kubeparse_north(const struct json *e, void *slot, const void *all, si
 }
 
 /*
- * The GKE annotation @name of @ann, when present, into *@ret/@ret_n (*@ok set); a malformed one
- * is not fatal to the node: @why (KUBE_MSG_MAX bytes) says what is wrong with it.
+ * The GKE annotation @name of @ann (nic-info, north-interfaces), when present: a string of
+ * bounded length holding a JSON array of at most KUBE_NICS_MAX objects, each read by @entry into
+ * a slot of @size bytes of *@ret (calloc'd, the caller frees; *@ret_n entries; *@ok set). A
+ * malformed one is not fatal to the node: @why (KUBE_MSG_MAX bytes) says what is wrong with it.
  */
 static void kubeparse_gke_ann(const struct json *ann, const char *name, size_t size, kubeparse_entry_fn entry,
 			      void **ret, size_t *ret_n, bool *ok, char *why)
 {
 	const struct json *v = json_get(ann, name);
+	struct json *root = NULL;
+	char where[64], *arr = NULL;
+	size_t n = 0, i = 0;
 	const char *s;
+	int r = 0;
 
 	if (!v)
 		return;
 	if (!(s = json_string(v)))
-		errmsg_set(why, KUBE_MSG_MAX, 0, "%s: expected a string, got %s", name, kubejson_tname(v));
-	else if (kubeparse_ann_array(s, name, size, entry, ret, ret_n, why, KUBE_MSG_MAX) == 0)
-		*ok = true;
-	else if (!why[0])
-		errmsg_set(why, KUBE_MSG_MAX, 0, "%s: unreadable", name);
+		r = errmsg_set(why, KUBE_MSG_MAX, -EINVAL, "%s: expected a string, got %s", name, kubejson_tname(v));
+	else if (strnlen(s, KUBE_GKE_ANN_MAX) >= KUBE_GKE_ANN_MAX)
+		r = errmsg_set(why, KUBE_MSG_MAX, -EINVAL, "%s: longer than %d bytes", name, KUBE_GKE_ANN_MAX - 1);
+	else if ((r = json_parse(s, strlen(s), &root)) < 0)
+		errmsg_set(why, KUBE_MSG_MAX, r, "%s: %s", name, r == -ENOMEM ? "out of memory" : "not valid JSON");
+	else if (json_type(root) != JSON_ARRAY)
+		r = errmsg_set(why, KUBE_MSG_MAX, -EINVAL, "%s: expected an array, got %s", name, kubejson_tname(root));
+	else if ((n = json_size(root)) > KUBE_NICS_MAX)
+		r = errmsg_set(why, KUBE_MSG_MAX, -EINVAL, "%s: %zu entries, at most %d are read", name, n, KUBE_NICS_MAX);
+	else if (!(arr = calloc(n ? n : 1, size)))
+		r = errmsg_set(why, KUBE_MSG_MAX, -ENOMEM, "%s: out of memory", name);
+	for (const struct json *e = json_first(root); r == 0 && e; e = json_next(e), i++) {
+		snprintf(where, sizeof(where), "%s[%zu]", name, i);
+		if ((r = kubejson_elem(e, where, why, KUBE_MSG_MAX)) == 0)
+			r = entry(e, arr + i * size, arr, i, where, why, KUBE_MSG_MAX);
+	}
+	json_free(root);
+	if (r < 0) {
+		free(arr);
+		if (!why[0])
+			errmsg_set(why, KUBE_MSG_MAX, 0, "%s: unreadable", name);
+		return;
+	}
+	*ret = arr;
+	*ret_n = n;
+	*ok = true;
 }
 
 /* nic-info and north-interfaces, and each NIC's Network: the north interface that carries its birth IP. */
@@ -331,8 +303,8 @@ static int kubeparse_node_meta(const struct json *root, struct obs_kube *n,
 	const char *kind = json_get_string(root, "kind");
 	char dranet[KUBE_LABEL_MAX] = "";
 
-	if (json_type(root) != JSON_OBJECT)
-		return errmsg_set(err, errlen, -EINVAL, "node: expected an object, got %s", kubejson_tname(root));
+	if (kubejson_elem(root, "node", err, errlen) < 0)
+		return -EINVAL;
 	if (json_get(root, "kind") && (!kind || strcmp(kind, "Node") != 0))
 		return errmsg_set(err, errlen, -EINVAL, "kind: expected \"Node\", got %.32s",
 				  kind ? kind : kubejson_tname(json_get(root, "kind")));
@@ -497,9 +469,7 @@ int kubeparse_network_items(const struct json *const *items, size_t n, struct ob
 		return errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		snprintf(where, sizeof(where), "items[%zu]", i);
-		if (json_type(items[i]) != JSON_OBJECT)
-			r = errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(items[i]));
-		else
+		if ((r = kubejson_elem(items[i], where, err, errlen)) == 0)
 			r = kubeparse_network(items[i], &v[i], where, err, errlen);
 	}
 	if (r < 0) {
@@ -514,17 +484,22 @@ int kubeparse_network_items(const struct json *const *items, size_t n, struct ob
 	return 0;
 }
 
-int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+int kubeparse_list(const char *body, size_t len, const char *what, const char *const *kinds, kubeparse_items_fn fn,
+		   struct obs_kube *k, char *err, size_t errlen)
 {
 	const struct json **items;
 	struct json *root = NULL;
 	size_t n;
-	int r;
+	int r = kubejson_list(body, len, what, kinds, &root, &items, &n, err, errlen);
 
-	r = kubejson_list(body, len, "networks", NULL, &root, &items, &n, err, errlen);
 	if (r == 0)
-		r = kubeparse_network_items(items, n, k, err, errlen);
+		r = fn(items, n, k, err, errlen);
 	free(items);
 	json_free(root);
 	return r;
+}
+
+int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+{
+	return kubeparse_list(body, len, "networks", NULL, kubeparse_network_items, k, err, errlen);
 }

@@ -43,6 +43,14 @@ int kubeparse_networks(const char *body, size_t len, struct obs_kube *k, char *e
  * kubeparse_networks(), from what is already parsed: the Node @root; the @n Networks @items (a
  * watch store's objects, a list's items). Return: as those, less their "not valid JSON".
  */
+/* A reader of a list's @n @items into @k: kubeparse_network_items(), kubeparse_pod_items(). */
+typedef int (*kubeparse_items_fn)(const struct json *const *items, size_t n, struct obs_kube *k, char *err,
+				  size_t errlen);
+
+/* kubeparse_list() - @body as a list document (kubejson_list(): @what, @kinds) whose items @fn reads into @k. */
+int kubeparse_list(const char *body, size_t len, const char *what, const char *const *kinds, kubeparse_items_fn fn,
+		   struct obs_kube *k, char *err, size_t errlen);
+
 int kubeparse_node_tree(const struct json *root, const char *prefix, struct obs_kube *k, char *err, size_t errlen);
 int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen);
 

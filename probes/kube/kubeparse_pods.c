@@ -6,6 +6,7 @@
 
 #include "probes/kube/imageref.h"
 #include "probes/kube/kubejson.h"
+#include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/kubepod.h"
 #include "probes/model/errmsg.h"
@@ -209,16 +210,6 @@ static void kubeparse_maybe(const struct json *item, bool *ours, bool *gpu)
 	}
 }
 
-/* @dst (@size bytes) = the member @key of @meta when a string, printable and cut; "" otherwise. */
-static void kubeparse_meta_text(const struct json *meta, const char *key, char *dst, size_t size)
-{
-	const char *s = json_get_string(meta, key);
-	char *p = s ? strbuf_printable(s, size - 4) : NULL;
-
-	snprintf(dst, size, "%s", p ? p : "");
-	free(p);
-}
-
 /* Set item @i aside: named, why, whether it may be ours. Those that may be ours take a place first. */
 static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t i, const char *why)
 {
@@ -238,8 +229,8 @@ static void kubeparse_aside(struct obs_kube *k, const struct json *item, size_t 
 	if (!a)
 		return;
 	memset(a, 0, sizeof(*a));
-	kubeparse_meta_text(meta, "namespace", a->ns, sizeof(a->ns));
-	kubeparse_meta_text(meta, "name", a->name, sizeof(a->name));
+	strbuf_printable_into(a->ns, sizeof(a->ns), json_get_string(meta, "namespace"));
+	strbuf_printable_into(a->name, sizeof(a->name), json_get_string(meta, "name"));
 	a->item = i;
 	a->ours = ours;
 	a->gpu = gpu;
@@ -295,15 +286,6 @@ int kubeparse_pods(const char *body, size_t len, struct obs_kube *k, char *err, 
 {
 	/* `kubectl get pods -o json` says "List": its items are the same Pods. */
 	static const char *const kinds[] = { "PodList", "List", NULL };
-	const struct json **items;
-	struct json *root = NULL;
-	size_t n;
-	int r;
 
-	r = kubejson_list(body, len, "pods", kinds, &root, &items, &n, err, errlen);
-	if (r == 0)
-		r = kubeparse_pod_items(items, n, k, err, errlen);
-	free(items);
-	json_free(root);
-	return r;
+	return kubeparse_list(body, len, "pods", kinds, kubeparse_pod_items, k, err, errlen);
 }

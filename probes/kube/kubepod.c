@@ -212,7 +212,6 @@ static int kubepod_env_value(const struct json *e, const struct kubejson_field *
 	const char *value = json_get_string(e, "value");
 	int r;
 
-	(void)f;
 	if (value && strnlen(value, KUBEPOD_ENV_VALUE_MAX + 1) > KUBEPOD_ENV_VALUE_MAX)
 		return 0;
 	r = kubejson_dup(e, "value", KUBEPOD_ENV_VALUE_MAX, &kv->value, where, err, errlen);
@@ -313,7 +312,6 @@ static int kubepod_last(const struct json *term, const struct kubejson_field *f,
 	struct pod_cstatus *out = dst;
 	double d;
 
-	(void)f, (void)where, (void)err, (void)errlen;
 	out->has_last = true;
 	if (kubepod_number(term, "exitCode", -1e9, &d))
 		out->last_exit_code = (int)d;
@@ -427,14 +425,12 @@ static int kubepod_host_path(const struct json *hp, const struct kubejson_field 
 {
 	struct pod_volume *v = dst;
 
-	(void)hp, (void)f, (void)where;
 	return v->host_path || (v->host_path = strdup("")) ? 0 : kubepod_oom(err, errlen);
 }
 
 static int kubepod_empty_dir(const struct json *ed, const struct kubejson_field *f, void *dst, const char *where,
 			     char *err, size_t errlen)
 {
-	(void)ed, (void)f, (void)where, (void)err, (void)errlen;
 	((struct pod_volume *)dst)->empty_dir = true;
 	return 0;
 }

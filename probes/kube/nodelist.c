@@ -1,5 +1,6 @@
 /* nodelist.c - a NodeList read in one pass: each item's name, instance type, pool and accelerator, taints, our annotations and condition. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,22 @@
 #define NODELIST_PREFIX_MAX 254
 #define NODELIST_KIND_SHOWN 64          /* bytes of a refused kind we print */
 
+/*
+ * A member kept (as ethtool's netlink parsers read attributes, one row each): its key, then the
+ * struct jsonscan_field at base + off, or an object whose members .sub names, or its own reader.
+ */
+struct nodelist_row {
+	const char *key;                /* NULL ends a table */
+	size_t off;
+	const struct nodelist_row *sub;
+	jsonscan_member_fn fn;
+};
+
+#define NODELIST_FIELD(k, m) { .key = (k), .off = offsetof(struct nodelist_scan, m) }
+#define NODELIST_OBJECT(k, s) { .key = (k), .sub = (s) }
+#define NODELIST_FN(k, f) { .key = (k), .fn = (f) }
+
 struct nodelist_scan {
-	const char *prefix;
 	char key_profile[NODELIST_PREFIX_MAX + 16], key_ready[NODELIST_PREFIX_MAX + 16];
 	char key_interfaces[NODELIST_PREFIX_MAX + 16], key_attachment[NODELIST_PREFIX_MAX + 16];
 	nodelist_item_fn fn;
@@ -33,9 +48,10 @@ struct nodelist_scan {
 	struct jsonscan_field cond_type;        /* the status.conditions entry being read: its type ... */
 	struct nodelist_condition cond;         /* ... and the rest, moved to item.condition when ours */
 	size_t conds_seen;                      /* status.conditions entries of the item, looked at or not */
+	const struct nodelist_row *rows;        /* the object being read: its members we keep ... */
+	char *base;                             /* ... and where their fields are (this scan, or a taint) */
+	struct nodelist_row ann[5];             /* our annotations (their keys carry the prefix) */
 };
-
-#define NODELIST_KEY(k, klen, lit) ((klen) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
 static const char *nodelist_field(struct nodelist_scan *sc, struct jsonscan_field *f, const char *v,
 				  const char *end, int depth)
@@ -51,71 +67,48 @@ static const char *nodelist_field(struct nodelist_scan *sc, struct jsonscan_fiel
 	return e;
 }
 
-static const char *nodelist_on_label(void *ctx, const char *k, size_t klen, const char *v, const char *end,
-				     int depth)
-{
-	struct nodelist_scan *sc = ctx;
+static const char *nodelist_on_row(void *ctx, const char *k, size_t klen, const char *v, const char *end, int depth);
 
-	if (NODELIST_KEY(k, klen, "node.kubernetes.io/instance-type"))
-		return nodelist_field(sc, &sc->item.itype, v, end, depth);
-	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-accelerator"))
-		return nodelist_field(sc, &sc->item.accelerator, v, end, depth);
-	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-nodepool"))
-		return nodelist_field(sc, &sc->item.pool, v, end, depth);
-	if (NODELIST_KEY(k, klen, "cloud.google.com/gke-networking-dra-driver"))
-		return nodelist_field(sc, &sc->item.dranet, v, end, depth);
-	return jsonscan_value(v, end, depth);
+/* The object at @v read by @rows, their fields at @base; anything else there is skipped. */
+static const char *nodelist_rows(struct nodelist_scan *sc, const struct nodelist_row *rows, void *base, const char *v,
+				 const char *end, int depth)
+{
+	const struct nodelist_row *rows_was = sc->rows;
+	char *base_was = sc->base;
+	const char *e;
+
+	if (*v != '{')
+		return jsonscan_value(v, end, depth);
+	sc->rows = rows;
+	sc->base = base;
+	e = jsonscan_object(sc, v, end, depth, nodelist_on_row);
+	sc->rows = rows_was;
+	sc->base = base_was;
+	return e;
 }
 
-static const char *nodelist_on_annotation(void *ctx, const char *k, size_t klen, const char *v,
-					  const char *end, int depth)
+static const char *nodelist_on_row(void *ctx, const char *k, size_t klen, const char *v, const char *end, int depth)
 {
 	struct nodelist_scan *sc = ctx;
-	struct jsonscan_field *f = NULL;
-	size_t plen = strlen(sc->prefix);
+	const struct nodelist_row *row = sc->rows;
 
-	/* Every one of ours starts with the prefix: one compare rejects GKE's own. */
-	if (klen > plen && memcmp(k, sc->prefix, plen) == 0) {
-		if (jsonscan_key_is(k, klen, sc->key_profile))
-			f = &sc->item.profile;
-		else if (jsonscan_key_is(k, klen, sc->key_ready))
-			f = &sc->item.ready;
-		else if (jsonscan_key_is(k, klen, sc->key_interfaces))
-			f = &sc->item.interfaces;
-		else if (jsonscan_key_is(k, klen, sc->key_attachment))
-			f = &sc->item.attachment;
-	}
-	return f ? nodelist_field(sc, f, v, end, depth) : jsonscan_value(v, end, depth);
+	while (row->key && !jsonscan_key_is(k, klen, row->key))
+		row++;
+	if (!row->key)
+		return jsonscan_value(v, end, depth);
+	if (row->fn)
+		return row->fn(ctx, k, klen, v, end, depth);
+	if (row->sub)
+		return nodelist_rows(sc, row->sub, sc->base, v, end, depth);
+	return nodelist_field(sc, (struct jsonscan_field *)(sc->base + row->off), v, end, depth);
 }
 
-static const char *nodelist_on_node_meta(void *ctx, const char *k, size_t klen, const char *v,
-					 const char *end, int depth)
-{
-	struct nodelist_scan *sc = ctx;
-
-	if (NODELIST_KEY(k, klen, "name"))
-		return nodelist_field(sc, &sc->item.name, v, end, depth);
-	if (NODELIST_KEY(k, klen, "labels") && *v == '{')
-		return jsonscan_object(sc, v, end, depth, nodelist_on_label);
-	if (NODELIST_KEY(k, klen, "annotations") && *v == '{')
-		return jsonscan_object(sc, v, end, depth, nodelist_on_annotation);
-	return jsonscan_value(v, end, depth);
-}
-
-static const char *nodelist_on_taint_member(void *ctx, const char *k, size_t klen, const char *v,
-					    const char *end, int depth)
-{
-	struct nodelist_scan *sc = ctx;
-	struct nodelist_taint *t = &sc->item.taints[sc->item.n_taints];
-
-	if (NODELIST_KEY(k, klen, "key"))
-		return nodelist_field(sc, &t->key, v, end, depth);
-	if (NODELIST_KEY(k, klen, "value"))
-		return nodelist_field(sc, &t->value, v, end, depth);
-	if (NODELIST_KEY(k, klen, "effect"))
-		return nodelist_field(sc, &t->effect, v, end, depth);
-	return jsonscan_value(v, end, depth);
-}
+static const struct nodelist_row nodelist_taint_rows[] = {
+	{ .key = "key", .off = offsetof(struct nodelist_taint, key) },
+	{ .key = "value", .off = offsetof(struct nodelist_taint, value) },
+	{ .key = "effect", .off = offsetof(struct nodelist_taint, effect) },
+	{ .key = NULL },
+};
 
 /* One spec.taints entry: an object is kept while there is room; anything else is skipped. */
 static const char *nodelist_on_taint(void *ctx, const char *v, const char *end, int depth)
@@ -128,19 +121,19 @@ static const char *nodelist_on_taint(void *ctx, const char *v, const char *end, 
 	sc->item.taints_seen++;
 	if (*v != '{' || sc->item.n_taints >= NODELIST_TAINTS_MAX)
 		return jsonscan_value(v, end, depth);
-	e = jsonscan_object(sc, v, end, depth, nodelist_on_taint_member);
+	e = nodelist_rows(sc, nodelist_taint_rows, &sc->item.taints[sc->item.n_taints], v, end, depth);
 	if (e)
 		sc->item.n_taints++;
 	return e;
 }
 
-static const char *nodelist_on_spec(void *ctx, const char *k, size_t klen, const char *v, const char *end,
-				    int depth)
+static const char *nodelist_on_taints(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+				      int depth)
 {
 	struct nodelist_scan *sc = ctx;
 
 	/* The first taints list only: a duplicate key must not append to it. */
-	if (NODELIST_KEY(k, klen, "taints") && *v == '[' && !sc->item.taints_seen)
+	if (*v == '[' && !sc->item.taints_seen)
 		return jsonscan_array(sc, v, end, depth, nodelist_on_taint);
 	return jsonscan_value(v, end, depth);
 }
@@ -152,19 +145,12 @@ static void nodelist_condition_clear(struct nodelist_condition *c)
 	c->present = false;
 }
 
-static const char *nodelist_on_cond_member(void *ctx, const char *k, size_t klen, const char *v,
-					   const char *end, int depth)
-{
-	struct nodelist_scan *sc = ctx;
-
-	if (NODELIST_KEY(k, klen, "type"))
-		return nodelist_field(sc, &sc->cond_type, v, end, depth);
-	if (NODELIST_KEY(k, klen, "status"))
-		return nodelist_field(sc, &sc->cond.status, v, end, depth);
-	if (NODELIST_KEY(k, klen, "lastHeartbeatTime"))
-		return nodelist_field(sc, &sc->cond.heartbeat, v, end, depth);
-	return jsonscan_value(v, end, depth);
-}
+static const struct nodelist_row nodelist_cond_rows[] = {
+	NODELIST_FIELD("type", cond_type),
+	NODELIST_FIELD("status", cond.status),
+	NODELIST_FIELD("lastHeartbeatTime", cond.heartbeat),
+	{ .key = NULL },
+};
 
 /*
  * One status.conditions entry: an object of our type, the first one, becomes item.condition (its
@@ -179,7 +165,7 @@ static const char *nodelist_on_condition(void *ctx, const char *v, const char *e
 		return NULL;
 	if (*v != '{' || sc->item.condition.present || sc->conds_seen++ >= KUBE_CONDITIONS_MAX)
 		return jsonscan_value(v, end, depth);
-	e = jsonscan_object(sc, v, end, depth, nodelist_on_cond_member);
+	e = nodelist_rows(sc, nodelist_cond_rows, sc, v, end, depth);
 	if (e && sc->cond_type.s && strcmp(sc->cond_type.s, KUBE_CONDITION_TYPE) == 0) {
 		sc->item.condition = sc->cond;
 		sc->item.condition.present = true;
@@ -190,32 +176,50 @@ static const char *nodelist_on_condition(void *ctx, const char *v, const char *e
 	return e;
 }
 
-static const char *nodelist_on_status(void *ctx, const char *k, size_t klen, const char *v, const char *end,
-				      int depth)
+static const char *nodelist_on_conditions(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+					  int depth)
 {
 	struct nodelist_scan *sc = ctx;
 
 	/* The first conditions list only, as the first taints list. */
-	if (NODELIST_KEY(k, klen, "conditions") && *v == '[' && !sc->conds_seen && !sc->item.condition.present)
+	if (*v == '[' && !sc->conds_seen && !sc->item.condition.present)
 		return jsonscan_array(sc, v, end, depth, nodelist_on_condition);
 	return jsonscan_value(v, end, depth);
 }
 
-static const char *nodelist_on_node(void *ctx, const char *k, size_t klen, const char *v, const char *end,
-				    int depth)
+static const char *nodelist_on_annotations(void *ctx, const char *k, size_t klen, const char *v, const char *end,
+					   int depth)
 {
 	struct nodelist_scan *sc = ctx;
 
-	if (NODELIST_KEY(k, klen, "kind"))
-		return nodelist_field(sc, &sc->item_kind, v, end, depth);
-	if (NODELIST_KEY(k, klen, "metadata") && *v == '{')
-		return jsonscan_object(sc, v, end, depth, nodelist_on_node_meta);
-	if (NODELIST_KEY(k, klen, "spec") && *v == '{')
-		return jsonscan_object(sc, v, end, depth, nodelist_on_spec);
-	if (NODELIST_KEY(k, klen, "status") && *v == '{')
-		return jsonscan_object(sc, v, end, depth, nodelist_on_status);
-	return jsonscan_value(v, end, depth);
+	return nodelist_rows(sc, sc->ann, sc, v, end, depth);
 }
+
+static const struct nodelist_row nodelist_labels[] = {
+	NODELIST_FIELD("node.kubernetes.io/instance-type", item.itype),
+	NODELIST_FIELD("cloud.google.com/gke-accelerator", item.accelerator),
+	NODELIST_FIELD("cloud.google.com/gke-nodepool", item.pool),
+	NODELIST_FIELD("cloud.google.com/gke-networking-dra-driver", item.dranet),
+	{ .key = NULL },
+};
+
+static const struct nodelist_row nodelist_node_meta[] = {
+	NODELIST_FIELD("name", item.name),
+	NODELIST_OBJECT("labels", nodelist_labels),
+	NODELIST_FN("annotations", nodelist_on_annotations),
+	{ .key = NULL },
+};
+
+static const struct nodelist_row nodelist_spec[] = { NODELIST_FN("taints", nodelist_on_taints), { .key = NULL } };
+static const struct nodelist_row nodelist_status[] = { NODELIST_FN("conditions", nodelist_on_conditions), { .key = NULL } };
+
+static const struct nodelist_row nodelist_node[] = {
+	NODELIST_FIELD("kind", item_kind),
+	NODELIST_OBJECT("metadata", nodelist_node_meta),
+	NODELIST_OBJECT("spec", nodelist_spec),
+	NODELIST_OBJECT("status", nodelist_status),
+	{ .key = NULL },
+};
 
 static void nodelist_item_clear(struct nodelist_scan *sc)
 {
@@ -246,11 +250,10 @@ static int nodelist_check_item(struct nodelist_scan *sc, size_t idx)
 	const struct nodelist_item *it = &sc->item;
 
 	if (sc->item_kind.s && strcmp(sc->item_kind.s, "Node") != 0) {
-		char *k = strbuf_printable(sc->item_kind.s, NODELIST_KIND_SHOWN);
+		char k[NODELIST_KIND_SHOWN + 4];
 
-		errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] is a %s, not a Node", idx, k ? k : "?");
-		free(k);
-		return -EINVAL;
+		strbuf_printable_into(k, sizeof(k), sc->item_kind.s);
+		return errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] is a %s, not a Node", idx, k);
 	}
 	if (!it->name.s || !*it->name.s)
 		return errmsg_set(sc->err, sc->errlen, -EINVAL, "items[%zu] has no metadata.name", idx);
@@ -279,7 +282,7 @@ static const char *nodelist_on_item(void *ctx, const char *v, const char *end, i
 		return NULL;
 	}
 	nodelist_item_clear(sc);
-	e = jsonscan_object(sc, v, end, depth, nodelist_on_node);
+	e = nodelist_rows(sc, nodelist_node, sc, v, end, depth);
 	if (!e)
 		return NULL;
 	r = nodelist_check_item(sc, idx);
@@ -291,59 +294,56 @@ static const char *nodelist_on_item(void *ctx, const char *v, const char *end, i
 	return e;
 }
 
-static const char *nodelist_on_list_meta(void *ctx, const char *k, size_t klen, const char *v,
-					 const char *end, int depth)
+/* Refuse a PodList before reading its items as nodes. */
+static const char *nodelist_on_kind(void *ctx, const char *k, size_t klen, const char *v, const char *end, int depth)
 {
 	struct nodelist_scan *sc = ctx;
+	const char *e = nodelist_field(sc, &sc->kind, v, end, depth);
+	char kind[NODELIST_KIND_SHOWN + 4];
 
-	if (NODELIST_KEY(k, klen, "continue"))
-		return nodelist_field(sc, &sc->cont, v, end, depth);
-	return jsonscan_value(v, end, depth);
-}
-
-static const char *nodelist_on_list(void *ctx, const char *k, size_t klen, const char *v, const char *end,
-				    int depth)
-{
-	struct nodelist_scan *sc = ctx;
-
-	if (NODELIST_KEY(k, klen, "kind")) {
-		const char *e = nodelist_field(sc, &sc->kind, v, end, depth);
-
-		/* Refuse a PodList before reading its items as nodes. */
-		if (e && sc->kind.s && strcmp(sc->kind.s, "NodeList") != 0 && strcmp(sc->kind.s, "List") != 0) {
-			char *kind = strbuf_printable(sc->kind.s, NODELIST_KIND_SHOWN);
-
-			errmsg_set(sc->err, sc->errlen, 0, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'",
-				   kind ? kind : "?");
-			free(kind);
-			sc->refused = true;
-			return NULL;
-		}
+	if (!e || !sc->kind.s || strcmp(sc->kind.s, "NodeList") == 0 || strcmp(sc->kind.s, "List") == 0)
 		return e;
-	}
-	if (NODELIST_KEY(k, klen, "metadata") && *v == '{')
-		return jsonscan_object(sc, v, end, depth, nodelist_on_list_meta);
-	if (NODELIST_KEY(k, klen, "items") && !sc->items) {
-		sc->items = true;
-		sc->items_type = *v;
-		if (*v == '[')
-			return jsonscan_array(sc, v, end, depth, nodelist_on_item);
-	}
-	return jsonscan_value(v, end, depth);
+	strbuf_printable_into(kind, sizeof(kind), sc->kind.s);
+	errmsg_set(sc->err, sc->errlen, 0, "expected kind NodeList or List (kubectl get nodes -o json), got '%s'", kind);
+	sc->refused = true;
+	return NULL;
 }
+
+static const char *nodelist_on_items(void *ctx, const char *k, size_t klen, const char *v, const char *end, int depth)
+{
+	struct nodelist_scan *sc = ctx;
+
+	if (sc->items)
+		return jsonscan_value(v, end, depth);
+	sc->items = true;
+	sc->items_type = *v;
+	return *v == '[' ? jsonscan_array(sc, v, end, depth, nodelist_on_item) : jsonscan_value(v, end, depth);
+}
+
+static const struct nodelist_row nodelist_list_meta[] = { NODELIST_FIELD("continue", cont), { .key = NULL } };
+
+static const struct nodelist_row nodelist_list[] = {
+	NODELIST_FN("kind", nodelist_on_kind),
+	NODELIST_OBJECT("metadata", nodelist_list_meta),
+	NODELIST_FN("items", nodelist_on_items),
+	{ .key = NULL },
+};
 
 static int nodelist_keys(struct nodelist_scan *sc, const char *prefix)
 {
-	const struct { char *buf; const char *name; } k[] = {
-		{ sc->key_profile, "profile" }, { sc->key_ready, "ready" },
-		{ sc->key_interfaces, "interfaces" }, { sc->key_attachment, "attachment" },
+	const struct { char *buf; const char *name; size_t off; } k[] = {
+		{ sc->key_profile, "profile", offsetof(struct nodelist_scan, item.profile) },
+		{ sc->key_ready, "ready", offsetof(struct nodelist_scan, item.ready) },
+		{ sc->key_interfaces, "interfaces", offsetof(struct nodelist_scan, item.interfaces) },
+		{ sc->key_attachment, "attachment", offsetof(struct nodelist_scan, item.attachment) },
 	};
 
 	if (!prefix || !*prefix || strlen(prefix) > NODELIST_PREFIX_MAX)
 		return -EINVAL;
-	sc->prefix = prefix;
-	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		snprintf(k[i].buf, NODELIST_PREFIX_MAX + 16, "%s%s", prefix, k[i].name);
+		sc->ann[i] = (struct nodelist_row){ .key = k[i].buf, .off = k[i].off };
+	}
 	return 0;
 }
 
@@ -368,7 +368,7 @@ int nodelist_scan(const char *text, size_t len, const char *prefix, nodelist_ite
 			errmsg_set(err, errlen, 0, "not valid JSON (or nested deeper than %d levels)", JSON_MAX_DEPTH);
 		goto out;
 	}
-	p = p < end ? jsonscan_object(&sc, p, end, 0, nodelist_on_list) : NULL;
+	p = p < end ? nodelist_rows(&sc, nodelist_list, &sc, p, end, 0) : NULL;
 	if (p)
 		p = jsonscan_ws(p, end);
 	if (!p || p != end) {

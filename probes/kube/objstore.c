@@ -137,18 +137,6 @@ int objstore_apply(struct objstore *s, const struct watchevent *ev, size_t max)
 	return k < 0 ? k : 1;
 }
 
-/* The namespace and name an object is kept under, as sent; false when it has no name to key it by. */
-static bool objstore_names(const struct json *obj, const char **ns, const char **name)
-{
-	const struct json *meta = json_get(obj, "metadata"), *n = json_get(meta, "namespace");
-
-	*name = json_get_string(meta, "name");
-	*ns = json_get_string(meta, "namespace");
-	if (!*ns)
-		*ns = "";
-	return json_type(obj) == JSON_OBJECT && *name && **name && (!n || json_string(n) || json_type(n) == JSON_NULL);
-}
-
 int objstore_parse_list(const char *body, size_t len, size_t max, struct objstore *ret, char *rv, size_t rvsize,
 			char *err, size_t errlen)
 {
@@ -178,7 +166,7 @@ int objstore_parse_list(const char *body, size_t len, size_t max, struct objstor
 		struct json *dup;
 
 		/* One item that cannot be kept is set aside, counted: the rest of the list is read. */
-		if (!objstore_names(it, &ns, &name)) {
+		if (!watchevent_key(it, &ns, &name)) {
 			ret->aside++;
 			continue;
 		}

@@ -381,7 +381,7 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 {
 	struct watchevent ev;
 	char err[200];
-	int k;
+	int k = 0;
 
 	if (r->phase != PHASE_IN_WATCH)
 		return -EINVAL;
@@ -396,43 +396,39 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 		if (ev.code == 410) {
 			reflector_gone(r);
 			reflector_errf(r, "watch %s: 410 %s: %s", r->path, ev.reason, ev.message);
-			watchevent_free(&ev);
 			reflector_backoff(r, now_ms, PHASE_NEED_LIST, 0);
-			return 1;
+			k = 1;
+		} else {
+			reflector_errf(r, "watch %s: ERROR event %ld %s: %s", r->path, ev.code, ev.reason, ev.message);
+			reflector_status(r, now_ms, ev.code, 0, PHASE_NEED_LIST);
+			k = -EIO;
 		}
-		reflector_errf(r, "watch %s: ERROR event %ld %s: %s", r->path, ev.code, ev.reason, ev.message);
-		reflector_status(r, now_ms, ev.code, 0, PHASE_NEED_LIST);
-		watchevent_free(&ev);
-		return -EIO;
+		goto out;
 	case WATCHEVENT_BOOKMARK:
 		r->st.bookmarks++;
-		if (r->in_initial) {
-			if (ev.initial_events_end) {
-				reflector_store_replace(r, &r->pending);
-				r->in_initial = false;
-				snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
-				r->state = REFLECTOR_WATCHING;
-				reflector_following(r, now_ms);
-			}
-		} else {
-			snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
+		if (r->in_initial && ev.initial_events_end) {
+			reflector_store_replace(r, &r->pending);
+			r->in_initial = false;
+			r->state = REFLECTOR_WATCHING;
+			reflector_following(r, now_ms);
 		}
-		watchevent_free(&ev);
-		return 0;
+		if (!r->in_initial)
+			snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
+		goto out;
 	case WATCHEVENT_ADDED:
 	case WATCHEVENT_MODIFIED:
 	case WATCHEVENT_DELETED:
 		break;
 	}
 	if (r->kind && ev.kind[0] && strcmp(ev.kind, r->kind) != 0) {
-		char *p = strbuf_printable(ev.kind, 40);
+		char p[44];
 
+		strbuf_printable_into(p, sizeof(p), ev.kind);
 		reflector_errf(r, "watch %s: malformed event: %s of kind %s, expected %s", r->path,
-			       watchevent_type_name(ev.type), p ? p : "?", r->kind);
-		free(p);
-		watchevent_free(&ev);
+			       watchevent_type_name(ev.type), p, r->kind);
 		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
-		return -EINVAL;
+		k = -EINVAL;
+		goto out;
 	}
 	k = reflector_apply(r, &ev);
 	if (k == -ENOKEY) {
@@ -442,15 +438,16 @@ int reflector_watch_line(struct reflector *r, uint64_t now_ms, const char *line,
 	}
 	if (k < 0) {
 		reflector_errf(r, "watch %s: %s", r->path, k == -E2BIG ? "more objects than the limit" : "out of memory");
-		watchevent_free(&ev);
 		reflector_fail(r, now_ms, PHASE_NEED_LIST, 0);
-		return k == -ENOMEM ? -ENOMEM : -E2BIG;
+		k = k == -ENOMEM ? -ENOMEM : -E2BIG;
+		goto out;
 	}
 	r->st.events++;
 	if (!r->in_initial)
 		snprintf(r->rv, sizeof(r->rv), "%s", ev.resource_version);
+out:
 	watchevent_free(&ev);
-	return 0;
+	return k;
 }
 
 void reflector_watch_done(struct reflector *r, uint64_t now_ms, long status, int err, unsigned attempts,

@@ -87,8 +87,20 @@ static int trainruntime_job(const struct json *e, size_t i, const char *where, s
 	return kubepod_parse(pod, pw, &t->pod, err, errlen);
 }
 
-static int trainruntime_fill(const struct json *obj, const char *where, struct trainruntime *rt, char *err,
-			     size_t errlen)
+/**
+ * trainruntime_parse() - read one ClusterTrainingRuntime or TrainingRuntime object: kind and
+ * apiVersion (group trainer.kubeflow.org), metadata.name, and every replicated job's name and pod
+ * template (probes/kube/kubepod.c, whose limits apply).
+ * @where: where @obj is, for messages ("document 2 (line 14)").
+ * @rt: filled as far as it was read, also on failure: free it with trainruntime_free().
+ * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
+ *
+ * Return: 0; -EINVAL for another kind or group, a missing name, no replicatedJobs or more than
+ * TRAINRUNTIME_JOBS_MAX, a job without a name or named twice, a template kubepod_parse() refuses;
+ * -ENOMEM.
+ */
+static int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *rt, char *err,
+			      size_t errlen)
 {
 	const struct json *meta, *spec, *tmpl, *tspec, *jobs;
 	char w[TRAINRUNTIME_PATH];
@@ -142,32 +154,6 @@ static int trainruntime_fill(const struct json *obj, const char *where, struct t
 	return rt->where ? 0 : trainruntime_oom(err, errlen);
 }
 
-/**
- * trainruntime_parse() - read one ClusterTrainingRuntime or TrainingRuntime object: kind and
- * apiVersion (group trainer.kubeflow.org), metadata.name, and every replicated job's name and pod
- * template (probes/kube/kubepod.c, whose limits apply).
- * @where: where @obj is, for messages ("document 2 (line 14)").
- * @ret: written on success; free with trainruntime_free().
- * @err: when not NULL, @errlen bytes saying what is wrong, naming the field.
- *
- * Return: 0; -EINVAL for another kind or group, a missing name, no replicatedJobs or more than
- * TRAINRUNTIME_JOBS_MAX, a job without a name or named twice, a template kubepod_parse() refuses;
- * -ENOMEM.
- */
-static int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *ret, char *err,
-			      size_t errlen)
-{
-	struct trainruntime rt = { 0 };
-	int r = trainruntime_fill(obj, where, &rt, err, errlen);
-
-	if (r < 0) {
-		trainruntime_free(&rt);
-		return r;
-	}
-	*ret = rt;
-	return 0;
-}
-
 /* ---- the search ---- */
 
 struct trainruntime_search {
@@ -184,30 +170,26 @@ struct trainruntime_search {
 
 static void trainruntime_note_kind(struct trainruntime_search *s, const char *kind)
 {
-	char *k = strbuf_printable(kind ? kind : s->item_kind[0] ? s->item_kind : "without a kind", TRAINRUNTIME_TEXT_SHOWN);
+	char k[sizeof(s->kinds[0])];
 
+	strbuf_printable_into(k, TRAINRUNTIME_TEXT_SHOWN + 4, kind ? kind : s->item_kind[0] ? s->item_kind : "without a kind");
 	s->n_other++;
-	if (!k)
-		return;
 	for (size_t i = 0; i < s->n_kinds; i++)
-		if (strcmp(s->kinds[i], k) == 0) {
-			free(k);
+		if (strcmp(s->kinds[i], k) == 0)
 			return;
-		}
 	if (s->n_kinds < TRAINRUNTIME_KINDS_SHOWN)
-		snprintf(s->kinds[s->n_kinds++], sizeof(s->kinds[0]), "%s", k);
+		memcpy(s->kinds[s->n_kinds++], k, sizeof(k));
 	else
 		s->more_kinds = true;
-	free(k);
 }
 
 static void trainruntime_note_runtime(struct trainruntime_search *s, const char *kind, const char *name)
 {
-	char *n = strbuf_printable(name ? name : "(no name)", TRAINRUNTIME_TEXT_SHOWN);
+	char n[TRAINRUNTIME_TEXT_SHOWN + 4];
 
+	strbuf_printable_into(n, sizeof(n), name ? name : "(no name)");
 	if (s->n_runtimes++ < TRAINRUNTIME_SHOWN)
-		strbuf_appendf(&s->runtimes, "%s%s %s", s->runtimes.len ? ", " : "", kind, n ? n : "?");
-	free(n);
+		strbuf_appendf(&s->runtimes, "%s%s %s", s->runtimes.len ? ", " : "", kind, n);
 }
 
 static int trainruntime_visit(struct trainruntime_search *s, const struct json *v, const char *where, int depth,
@@ -268,7 +250,7 @@ static int trainruntime_visit(struct trainruntime_search *s, const struct json *
 		return errmsg_set(err, errlen, -EINVAL, "two runtimes are named %s: %s %s (%s) and %s (%s)", s->name, s->found.kind,
 				  s->found.name, s->found.where, kind, where);
 	s->have = true;
-	return trainruntime_parse(v, where, &s->found, err, errlen);
+	return trainruntime_parse(v, where, &s->found, err, errlen);    /* trainruntime_find() frees it on failure */
 }
 
 static int trainruntime_on_doc(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
@@ -283,30 +265,14 @@ static int trainruntime_on_doc(void *ctx, struct json *doc, size_t index, size_t
 	return r;
 }
 
-/* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
-static bool trainruntime_utf8(const unsigned char *p, size_t len)
+/* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF): strbuf_char()'s rule. */
+static bool trainruntime_utf8(const char *p, size_t len)
 {
-	for (size_t i = 0; i < len;) {
-		unsigned c = p[i], n, cp;
+	bool unsafe;
 
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
-		if (!n || c > 0xf4 || len - i <= n)
+	for (size_t i = 0, n; i < len; i += n)
+		if ((n = strbuf_char(p + i, len - i, &unsafe)) == 1 && (unsigned char)p[i] >= 0x80)
 			return false;
-		cp = c & (0x3f >> n);
-		for (unsigned k = 1; k <= n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += n + 1;
-	}
 	return true;
 }
 
@@ -328,7 +294,7 @@ static int trainruntime_json(struct trainruntime_search *s, const char *text, si
 		*ret_r = -EINVAL;
 		return 1;
 	}
-	if (!trainruntime_utf8((const unsigned char *)text, len))
+	if (!trainruntime_utf8(text, len))
 		return 0;       /* the YAML reader says where */
 	r = json_parse(text, len, &v);
 	if (r == -ENOMEM) {
@@ -349,9 +315,10 @@ static int trainruntime_json(struct trainruntime_search *s, const char *text, si
 static void trainruntime_absent(const struct trainruntime_search *s, char *err, size_t errlen)
 {
 	struct strbuf sb = { 0 };
-	char *name = strbuf_printable(s->name, TRAINRUNTIME_TEXT_SHOWN);
+	char name[TRAINRUNTIME_TEXT_SHOWN + 4];
 
-	strbuf_appendf(&sb, "no ClusterTrainingRuntime or TrainingRuntime named %s", name ? name : "?");
+	strbuf_printable_into(name, sizeof(name), s->name);
+	strbuf_appendf(&sb, "no ClusterTrainingRuntime or TrainingRuntime named %s", name);
 	if (!s->n_runtimes && !s->n_other)
 		strbuf_append(&sb, ": the text holds no object");
 	if (s->n_runtimes) {
@@ -368,7 +335,6 @@ static void trainruntime_absent(const struct trainruntime_search *s, char *err, 
 	}
 	errmsg_set(err, errlen, 0, "%s", sb.s ? sb.s : "no runtime of that name");
 	strbuf_free(&sb);
-	free(name);
 }
 
 int trainruntime_find(const char *text, size_t len, const char *name, struct trainruntime *ret, char *err,

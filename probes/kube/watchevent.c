@@ -40,6 +40,17 @@ bool watchevent_rv_valid(const char *s)
 	return n > 0;
 }
 
+bool watchevent_key(const struct json *obj, const char **ns, const char **name)
+{
+	const struct json *meta = json_get(obj, "metadata"), *n = json_get(meta, "namespace");
+
+	*name = json_get_string(meta, "name");
+	*ns = json_get_string(meta, "namespace");
+	if (!*ns)
+		*ns = "";
+	return json_type(obj) == JSON_OBJECT && *name && **name && (!n || json_string(n) || json_type(n) == JSON_NULL);
+}
+
 void watchevent_free(struct watchevent *ev)
 {
 	if (!ev)
@@ -47,15 +58,6 @@ void watchevent_free(struct watchevent *ev)
 	json_free(ev->root);
 	memset(ev, 0, sizeof(*ev));
 	ev->name = ev->ns = "";
-}
-
-/* Copy a hostile string as printable text, cut to fit @size. */
-static void watchevent_printable(char *dst, size_t size, const char *s)
-{
-	char *p = s ? strbuf_printable(s, size - 4) : NULL;
-
-	snprintf(dst, size, "%s", p ? p : "");
-	free(p);
 }
 
 static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool named, char *err, size_t errlen)
@@ -77,12 +79,8 @@ static int watchevent_meta(struct watchevent *ev, const struct json *meta, bool 
 	if (!named)
 		return 0;
 	/* Whatever the name holds, a store keys the object by it; none at all (or no string): set aside. */
-	ev->name = json_get_string(meta, "name");
-	ev->ns = json_get_string(meta, "namespace");
-	if (!ev->name || (json_get(meta, "namespace") && !ev->ns && json_type(json_get(meta, "namespace")) != JSON_NULL))
+	if (!watchevent_key(ev->object, &ev->ns, &ev->name))
 		ev->name = "";
-	if (!ev->ns)
-		ev->ns = "";
 	return 0;
 }
 
@@ -96,8 +94,8 @@ static int watchevent_status(struct watchevent *ev, char *err, size_t errlen)
 		return errmsg_set(err, errlen, -EINVAL, "ERROR event: object.code: expected the Status code (1..999), got %s",
 				  kubejson_tname(code));
 	ev->code = (long)d;
-	watchevent_printable(ev->reason, sizeof(ev->reason), json_get_string(ev->object, "reason"));
-	watchevent_printable(ev->message, sizeof(ev->message), json_get_string(ev->object, "message"));
+	strbuf_printable_into(ev->reason, sizeof(ev->reason), json_get_string(ev->object, "reason"));
+	strbuf_printable_into(ev->message, sizeof(ev->message), json_get_string(ev->object, "message"));
 	return 0;
 }
 
@@ -140,10 +138,10 @@ int watchevent_parse(const char *line, size_t len, struct watchevent *ev, char *
 		if (strcmp(t, watchevent_names[i]) == 0)
 			break;
 	if (i == sizeof(watchevent_names) / sizeof(watchevent_names[0])) {
-		char *p = strbuf_printable(t, 32);
+		char p[36];
 
-		errmsg_set(err, errlen, 0, "type: unknown event type \"%s\"", p ? p : "");
-		free(p);
+		strbuf_printable_into(p, sizeof(p), t);
+		errmsg_set(err, errlen, 0, "type: unknown event type \"%s\"", p);
 		goto fail;
 	}
 	ev->type = (enum watchevent_type)i;

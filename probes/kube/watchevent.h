@@ -7,8 +7,6 @@
 #include "probes/model/json.h"
 
 #define WATCHEVENT_KIND_MAX     64
-#define WATCHEVENT_NAME_MAX     254     /* a DNS subdomain (253) + NUL */
-#define WATCHEVENT_NS_MAX       64      /* a DNS label (63) + NUL */
 #define WATCHEVENT_RV_MAX       64      /* resourceVersion: opaque, but it goes into a query */
 #define WATCHEVENT_REASON_MAX   64
 #define WATCHEVENT_MESSAGE_MAX  256
@@ -58,3 +56,11 @@ const char *watchevent_type_name(enum watchevent_type t);
 
 /* Whether @s is a resourceVersion this client accepts (see watchevent_parse()). */
 bool watchevent_rv_valid(const char *s);
+
+/*
+ * watchevent_key() - the namespace (*@ns, "" when none) and name (*@name) an object is kept by,
+ * as sent, whatever they hold: the one rule of a watch event and of a list's items. Return:
+ * false when there is none to key it by (no object, a name that is no string or empty, a
+ * namespace that is neither a string nor null).
+ */
+bool watchevent_key(const struct json *obj, const char **ns, const char **name);

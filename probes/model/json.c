@@ -91,19 +91,6 @@ const char *json_get_string(const struct json *obj, const char *key)
 	return json_string(json_get(obj, key));
 }
 
-const struct json *json_get_path(const struct json *obj, ...)
-{
-	const struct json *v = obj;
-	const char *key;
-	va_list ap;
-
-	va_start(ap, obj);
-	while (v && (key = va_arg(ap, const char *)))
-		v = json_get(v, key);
-	va_end(ap);
-	return v;
-}
-
 const char *json_string(const struct json *v)
 {
 	return json_type(v) == JSON_STRING ? CC(v)->valuestring : NULL;

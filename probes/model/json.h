@@ -35,8 +35,6 @@ const char *json_type_name(enum json_type t);
 const struct json *json_get(const struct json *obj, const char *key);
 /* Member's string value, or NULL when absent or not a string. */
 const char *json_get_string(const struct json *obj, const char *key);
-/* Walk a path of object keys ("metadata", "annotations", NULL-terminated); NULL when absent. */
-const struct json *json_get_path(const struct json *obj, ...) __attribute__((sentinel));
 
 const char *json_string(const struct json *v);          /* NULL unless a string */
 bool json_bool(const struct json *v, bool *ret);       /* false unless a bool */

@@ -21,7 +21,6 @@
 #define KUBE_TAG_MAX 129                /* OCI tags are at most 128 characters */
 #define KUBE_DIGEST_MAX 72              /* "sha256:" + 64 hex + NUL */
 #define KUBE_CONTAINERS_MAX 256         /* installer/daemon containers kept from one pod list */
-#define KUBE_ARG_LEN 4096
 #define KUBE_ANN_VALUE_MAX 16384        /* our own annotation values; larger ones are rewritten */
 #define KUBE_GKE_ANN_MAX 65536          /* nic-info / north-interfaces values */
 #define KUBE_NETWORKS_MAX 256

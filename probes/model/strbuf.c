@@ -182,3 +182,11 @@ char *strbuf_printable(const char *s, size_t max)
 		strcat(out, "…");
 	return out;
 }
+
+void strbuf_printable_into(char *dst, size_t size, const char *s)
+{
+	char *p = s ? strbuf_printable(s, size - 4) : NULL;
+
+	snprintf(dst, size, "%s", p ? p : "");
+	free(p);
+}

@@ -47,3 +47,6 @@ size_t strbuf_char(const char *s, size_t n, bool *ret_unsafe);
  * NULL on OOM.
  */
 char *strbuf_printable(const char *s, size_t max);
+
+/* strbuf_printable_into() - strbuf_printable() of @s (NULL: "") cut to fit @dst (@size bytes, "…" included); "" on OOM. */
+void strbuf_printable_into(char *dst, size_t size, const char *s);

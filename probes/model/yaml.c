@@ -281,7 +281,7 @@ static int yaml_key(struct yaml_builder *b, const yaml_mark_t *m, const char *ke
 }
 
 /* Place a finished value @v (taken, even on error) with @height levels below it. */
-static int yaml_place(struct yaml_builder *b, const yaml_mark_t *m, struct json *v, int height)
+static int yaml_place(struct yaml_builder *b, struct json *v, int height)
 {
 	struct yaml_frame *f;
 	int r;
@@ -302,7 +302,6 @@ static int yaml_place(struct yaml_builder *b, const yaml_mark_t *m, struct json 
 		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
 	if (height + 1 > f->height)
 		f->height = height + 1;
-	(void)m;
 	return 0;
 }
 
@@ -333,7 +332,7 @@ static int yaml_on_scalar(struct yaml_builder *b, const yaml_event_t *ev)
 		json_free(v);
 		return r;
 	}
-	r = yaml_place(b, &ev->start_mark, v, 0);
+	r = yaml_place(b, v, 0);
 	if (r == 0 && anchor)
 		r = yaml_anchor_add(b, anchor, v, NULL, 1, 0);
 	return r;
@@ -372,7 +371,7 @@ static int yaml_on_alias(struct yaml_builder *b, const yaml_event_t *ev)
 	v = json_dup(a->node);
 	if (!v)
 		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
-	return yaml_place(b, &ev->start_mark, v, a->height);
+	return yaml_place(b, v, a->height);
 }
 
 static int yaml_check_collection_tag(struct yaml_builder *b, const yaml_event_t *ev, const char *tag, bool map)
@@ -433,7 +432,7 @@ static int yaml_on_end(struct yaml_builder *b, const yaml_event_t *ev)
 
 	b->stack[b->depth] = (struct yaml_frame){ 0 };
 	f.node = NULL;
-	r = yaml_place(b, &ev->start_mark, v, f.height);
+	r = yaml_place(b, v, f.height);
 	if (r == 0 && f.anchor)
 		r = yaml_anchor_add(b, f.anchor, v, NULL, nodes, f.height);
 	yaml_frame_clear(&f);
@@ -520,61 +519,28 @@ static int yaml_doc_size(struct yaml_builder *b, const yaml_event_t *ev)
 
 static int yaml_event(struct yaml_builder *b, const yaml_event_t *ev)
 {
+	yaml_event_type_t t = ev->type;
 	int r;
 
-	switch (ev->type) {
-	case YAML_STREAM_START_EVENT:
-	case YAML_STREAM_END_EVENT:
-	case YAML_NO_EVENT:
-		return 0;
-	case YAML_DOCUMENT_START_EVENT:
+	if (t == YAML_DOCUMENT_START_EVENT) {
 		yaml_builder_reset(b);
 		b->doc_start = ev->start_mark.index;
 		b->doc_line = ev->start_mark.line + 1;
 		return 0;
-	case YAML_DOCUMENT_END_EVENT:
-		return yaml_push_doc(b, &ev->start_mark);
-	case YAML_ALIAS_EVENT:
-	case YAML_SCALAR_EVENT:
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		break;
 	}
+	if (t == YAML_DOCUMENT_END_EVENT)
+		return yaml_push_doc(b, &ev->start_mark);
+	if (t == YAML_STREAM_START_EVENT || t == YAML_STREAM_END_EVENT || t == YAML_NO_EVENT)
+		return 0;
 	if ((r = yaml_doc_size(b, ev)) < 0)
 		return r;
-	switch (ev->type) {
-	case YAML_STREAM_START_EVENT:
-	case YAML_STREAM_END_EVENT:
-	case YAML_NO_EVENT:
-	case YAML_DOCUMENT_START_EVENT:
-	case YAML_DOCUMENT_END_EVENT:
-		return 0;
-	case YAML_SCALAR_EVENT:
+	if (t == YAML_SCALAR_EVENT)
 		return yaml_on_scalar(b, ev);
-	case YAML_ALIAS_EVENT:
+	if (t == YAML_ALIAS_EVENT)
 		return yaml_on_alias(b, ev);
-	case YAML_SEQUENCE_START_EVENT:
-		return yaml_on_start(b, ev, false);
-	case YAML_MAPPING_START_EVENT:
-		return yaml_on_start(b, ev, true);
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		return yaml_on_end(b, ev);
-	}
-	return 0;
-}
-
-void yaml_docs_free(struct yaml_docs *d)
-{
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->n; i++)
-		json_free(d->v[i]);
-	free(d->v);
-	d->v = NULL;
-	d->n = 0;
+	if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT)
+		return yaml_on_start(b, ev, t == YAML_MAPPING_START_EVENT);
+	return yaml_on_end(b, ev);      /* the end of a sequence or a mapping */
 }
 
 int yaml_load_each(const char *text, size_t len, size_t doc_max, yaml_doc_fn fn, void *ctx, char *err,
@@ -617,52 +583,30 @@ int yaml_load_each(const char *text, size_t len, size_t doc_max, yaml_doc_fn fn,
 	return r < 0 ? r : (int)b.n_docs;
 }
 
-/* yaml_load()'s consumer: every document into the list. */
-static int yaml_collect(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
+/* yaml_load_one()'s consumer: the first document kept, a second one refused. */
+static int yaml_keep_one(void *ctx, struct json *doc, size_t index, size_t line, char *err, size_t errlen)
 {
-	struct yaml_docs *d = ctx;
-	struct json **v = realloc(d->v, (d->n + 1) * sizeof(*v));
-
-	(void)index;
-	(void)line;
-	if (!v) {
-		json_free(doc);
-		if (err && errlen)
-			snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	if (index == 0) {
+		*(struct json **)ctx = doc;
+		return 0;
 	}
-	d->v = v;
-	d->v[d->n++] = doc;
-	return 0;
-}
-
-int yaml_load(const char *text, size_t len, struct yaml_docs *ret, char *err, size_t errlen)
-{
-	struct yaml_docs d = { 0 };
-	int r = yaml_load_each(text, len, 0, yaml_collect, &d, err, errlen);
-
-	if (r < 0) {
-		yaml_docs_free(&d);
-		return r;
-	}
-	*ret = d;
-	return 0;
+	json_free(doc);
+	if (err && errlen)
+		snprintf(err, errlen, "more than one document");
+	return -EINVAL;
 }
 
 int yaml_load_one(const char *text, size_t len, struct json **ret, char *err, size_t errlen)
 {
-	struct yaml_docs d = { 0 };
-	int r = yaml_load(text, len, &d, err, errlen);
+	struct json *doc = NULL;
+	int r = yaml_load_each(text, len, 0, yaml_keep_one, &doc, err, errlen);
 
-	if (r < 0)
-		return r;
-	if (d.n != 1) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", d.n ? "more than one document" : "no document");
-		yaml_docs_free(&d);
-		return -EINVAL;
+	if (r == 1) {
+		*ret = doc;
+		return 0;
 	}
-	*ret = d.v[0];
-	free(d.v);
-	return 0;
+	json_free(doc);
+	if (r == 0 && err && errlen)
+		snprintf(err, errlen, "no document");
+	return r < 0 ? r : -EINVAL;
 }

@@ -851,7 +851,7 @@ static void test_patch_node(void **state)
 	assert_int_equal(r.status, 200);
 	assert_int_equal(json_parse(r.body, r.len, &v), 0);
 	assert_true(strtoull(json_get_string(json_get(v, "metadata"), "resourceVersion"), NULL, 10) > 7);
-	ann = json_get_path(v, "metadata", "annotations", NULL);
+	ann = json_get(json_get(v, "metadata"), "annotations");
 	assert_string_equal(json_get_string(ann, "fabric.aicr.run/ready"), "true");
 	assert_string_equal(json_get_string(ann, "keep"), "1");
 	assert_null(json_get(ann, "drop"));
@@ -865,7 +865,7 @@ static void test_patch_node(void **state)
 	assert_log(0, "body", patch);
 	disk = read_all("node.json");
 	assert_int_equal(json_parse(disk, strlen(disk), &v), 0);
-	assert_null(json_get(json_get_path(v, "metadata", "annotations", NULL), "drop"));
+	assert_null(json_get(json_get(json_get(v, "metadata"), "annotations"), "drop"));
 	json_free(v);
 	free(disk);
 
@@ -1822,7 +1822,7 @@ static void test_reflector_over_streams(void **state)
 		assert_int_equal(reflector_count(g.r), 3);
 		assert_true(reflector_stats_relists(st) >= 1);
 		for (size_t i = 0; i < 3; i++)
-			assert_non_null(json_get_path(reflector_object(g.r, i), "metadata", "name", NULL));
+			assert_non_null(json_get(json_get(reflector_object(g.r, i), "metadata"), "name"));
 		print_message("reflector over streams (%s): %lu requests, %lu lists, %lu watches, %lu resumes, "
 			      "%lu gone, %lu events, %lu bookmarks, %lu errors\n", watchlist ? "watchlist" : "list+watch",
 			      st->requests, st->lists, st->watches, st->resumes, st->gone, st->events, st->bookmarks,

@@ -91,7 +91,7 @@ static void apply(struct kube_annotation cur[KUBE_ANN__COUNT], const char *patch
 	char key[300];
 
 	assert_int_equal(json_parse(patch, strlen(patch), &root), 0);
-	ann = json_get_path(root, "metadata", "annotations", NULL);
+	ann = json_get(json_get(root, "metadata"), "annotations");
 	assert_int_equal(json_type(ann), JSON_OBJECT);
 	assert_int_equal(json_size(root), 1);
 	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
@@ -142,7 +142,7 @@ static void test_build_ready(void **state)
 	assert_string_equal(json_get_string(att, "changedAt"), T0);
 	assert_string_equal(json_get_string(json_get(att, "versions"), "installer"), "v1.0.15");
 	assert_string_equal(json_get_string(json_get(att, "versions"), "expectedDaemon"), "v1.0.21");
-	assert_int_equal(json_size(json_get_path(att, "versions", "daemons", NULL)), 1);
+	assert_int_equal(json_size(json_get(json_get(att, "versions"), "daemons")), 1);
 	assert_int_equal(json_size(json_get(att, "pairs")), 8);
 	assert_string_equal(json_get_string(json_first(json_get(att, "pairs")), "nic"), "eth1");
 	assert_string_equal(json_get_string(json_first(json_get(att, "pairs")), "nicPci"), "0000:06:00.0");
@@ -400,7 +400,7 @@ static void test_attachment_bound(void **state)
 	assert_true(strlen(att) < ANNOTATIONS_ATTACHMENT_MAX);
 	assert_int_equal(json_parse(att, strlen(att), &v), 0);
 	assert_true(json_get(v, "truncated") != NULL);
-	assert_null(json_get_path(v, "versions", "daemons", NULL));
+	assert_null(json_get(json_get(v, "versions"), "daemons"));
 	assert_string_equal(json_get_string(json_get(v, "versions"), "installer"), "v1.0.15");
 	json_free(v);
 	free(att);

@@ -66,7 +66,7 @@ static struct json *mk_node(const char *name, const char *itype, ...)
 static struct json *mk_tcpxo(const char *name, const char *ready, const char *ifaces, const char *attachment)
 {
 	struct json *n = mk_node(name, "a3-megagpu-8g", P "profile", "tcpxo", NULL);
-	struct json *ann = (struct json *)json_get_path(n, "metadata", "annotations", NULL);
+	struct json *ann = (struct json *)json_get(json_get(n, "metadata"), "annotations");
 
 	if (ready)
 		assert_int_equal(json_add_string(ann, P "ready", ready), 0);
@@ -403,7 +403,7 @@ static void test_kinds(void **state)
 /* A node of @v labelled as GKE managed DRANET's (issue 22 point 9). */
 static struct json *mk_dranet(struct json *n, const char *value)
 {
-	struct json *labels = (struct json *)json_get_path(n, "metadata", "labels", NULL);
+	struct json *labels = (struct json *)json_get(json_get(n, "metadata"), "labels");
 
 	assert_int_equal(json_add_string(labels, "cloud.google.com/gke-networking-dra-driver", value), 0);
 	return n;

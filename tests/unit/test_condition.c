@@ -24,7 +24,7 @@ static struct json *entry_of(const char *patch, struct json **root)
 
 	assert_int_equal(json_parse(patch, strlen(patch), root), 0);
 	assert_int_equal(json_size(*root), 1);
-	list = json_get_path(*root, "status", "conditions", NULL);
+	list = json_get(json_get(*root, "status"), "conditions");
 	assert_int_equal(json_type(list), JSON_ARRAY);
 	assert_int_equal(json_size(list), 1);
 	assert_int_equal(json_size(json_get(*root, "status")), 1);

@@ -19,8 +19,8 @@ static void test_parse_lookup(void **state)
 
 	assert_int_equal(json_parse(t, strlen(t), &v), 0);
 	assert_string_equal(json_get_string(json_get(v, "metadata"), "name"), "n1");
-	assert_string_equal(json_string(json_get_path(v, "metadata", "labels", "a", NULL)), "b");
-	assert_null(json_get_path(v, "metadata", "nope", "a", NULL));
+	assert_string_equal(json_string(json_get(json_get(json_get(v, "metadata"), "labels"), "a")), "b");
+	assert_null(json_get(json_get(json_get(v, "metadata"), "nope"), "a"));
 	assert_true(json_number(json_get(v, "n"), &d));
 	assert_true(d == 3);
 	assert_true(json_bool(json_get(v, "t"), &b) && b);

@@ -82,12 +82,29 @@ static void test_printable(void **state)
 	printable_is("ab\xe2\x80\xae" "cd", 5, "ab?…");
 }
 
+/* Into a buffer: cut so that the "…" and the NUL fit; NULL is "". */
+static void test_printable_into(void **state)
+{
+	char small[7], dst[16];
+
+	(void)state;
+	strbuf_printable_into(small, sizeof(small), "abcdef");
+	assert_string_equal(small, "abc…");
+	strbuf_printable_into(small, sizeof(small), "ab\x1b" "c");
+	assert_string_equal(small, "ab?…");
+	strbuf_printable_into(dst, sizeof(dst), "ab\x1b" "c");
+	assert_string_equal(dst, "ab?c");
+	strbuf_printable_into(dst, sizeof(dst), NULL);
+	assert_string_equal(dst, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_appendf_and_take),
 		cmocka_unit_test(test_appendn_bytes),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_printable_into),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

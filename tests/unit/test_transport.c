@@ -612,11 +612,11 @@ static void test_workloads_transport(void **state)
 		assert_int_equal(json_parse(t, strlen(t), &v), 0);
 		p = json_first(json_get(v, "pods"));
 		assert_string_equal(json_get_string(p, "uid"), UID);
-		assert_string_equal(json_get_path(p, "transport", NULL) ? json_get_string(json_get(p, "transport"), "state") : "",
+		assert_string_equal(json_get(p, "transport") ? json_get_string(json_get(p, "transport"), "state") : "",
 				    "fastrak");
-		assert_true(json_number(json_get_path(p, "transport", "rails", NULL), &d) && d == 8);
-		assert_true(json_number(json_get_path(p, "transport", "clients", NULL), &d) && d == 8);
-		assert_true(json_number(json_get_path(p, "transport", "flows", NULL), &d) && d == 0);
+		assert_true(json_number(json_get(json_get(p, "transport"), "rails"), &d) && d == 8);
+		assert_true(json_number(json_get(json_get(p, "transport"), "clients"), &d) && d == 8);
+		assert_true(json_number(json_get(json_get(p, "transport"), "flows"), &d) && d == 0);
 		expect_in(json_get_string(json_get(p, "transport"), "evidence"), "8 buffer-op clients");
 		p = json_next(p);
 		assert_string_equal(json_get_string(json_get(p, "transport"), "state"), "tcp");

@@ -312,9 +312,9 @@ static void test_render(void **state)
 	{
 		double d;
 
-		assert_true(json_number(json_get_path(v, "counts", "partial", NULL), &d));
+		assert_true(json_number(json_get(json_get(v, "counts"), "partial"), &d));
 		assert_true(d == 10);
-		assert_true(json_number(json_get_path(v, "counts", "not-fabric", NULL), &d));
+		assert_true(json_number(json_get(json_get(v, "counts"), "not-fabric"), &d));
 		assert_true(d == 1);
 	}
 	pods = json_get(v, "pods");
@@ -337,7 +337,7 @@ static void test_render(void **state)
 	/* The --once report carries the same member. */
 	t = render_json(&e->o, &e->p, &e->w);
 	assert_int_equal(json_parse(t, strlen(t), &v), 0);
-	assert_int_equal(json_size(json_get_path(v, "workloads", "pods", NULL)), 15);
+	assert_int_equal(json_size(json_get(json_get(v, "workloads"), "pods")), 15);
 	assert_int_equal(json_size(json_get(v, "checks")), 13);
 	json_free(v);
 	free(t);
