@@ -25,7 +25,6 @@ int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct coherence_result res = { 0 };
 	struct coherence *c = NULL;
-	struct kubesrc_sink sink;
 	char err[512] = "", *mapping = NULL;
 	int r, code = EXIT_UNKNOWN;
 
@@ -33,9 +32,8 @@ int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 		fprintf(stderr, "%s: interfaces: out of memory\n", opt->prog_name);
 		return EXIT_UNKNOWN;
 	}
-	sink = kubesrc_coherence(c);
 	coherence_set_any_names(c, opt->any_network_names);
-	r = kubesrc_nodes(src, opt, "interfaces", NULL, &sink);
+	r = kubesrc_nodes(src, opt, "interfaces", NULL, c);
 	if (r < 0)
 		goto out;
 	r = coherence_evaluate(c, &res, err, sizeof(err));

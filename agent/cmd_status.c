@@ -39,7 +39,6 @@ static int status_print(const struct cli_options *opt, const struct stresult *re
 int cmd_status(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct coherence *c = NULL;
-	struct kubesrc_sink sink;
 	struct stresult res = { 0 };
 	const struct coherence_node *nodes;
 	char err[512] = "";
@@ -50,8 +49,7 @@ int cmd_status(const struct cli_options *opt, struct kubesrc *src)
 		fprintf(stderr, "%s: status: out of memory\n", opt->prog_name);
 		return EXIT_UNKNOWN;
 	}
-	sink = kubesrc_coherence(c);
-	if (kubesrc_nodes(src, opt, "status", NULL, &sink) < 0)
+	if (kubesrc_nodes(src, opt, "status", NULL, c) < 0)
 		goto out;
 	nodes = coherence_nodes(c, &n);
 	/* --heartbeat: the period the agents run with (the DaemonSet's, 5 min by default). */

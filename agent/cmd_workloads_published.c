@@ -19,9 +19,8 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 {
 	const char *file = opt->nodes_file ? (strcmp(opt->nodes_file, "-") == 0 ? "stdin" : opt->nodes_file) :
 		"the node list";
-	struct fleet *f = NULL;
+	struct coherence *f = NULL;
 	struct fleet_facts ff = { 0 };
-	struct kubesrc_sink sink;
 	enum profile_kind kind = PROFILE_NONE;
 	char err[512] = "";
 	int r;
@@ -31,9 +30,8 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 		fprintf(stderr, "%s: workloads: out of memory\n", opt->prog_name);
 		return r;
 	}
-	fleet_set_only(f, opt->node);
-	sink = kubesrc_fleet(f);
-	r = kubesrc_nodes(src, opt, "workloads", opt->node, &sink);
+	coherence_set_only(f, opt->node);
+	r = kubesrc_nodes(src, opt, "workloads", opt->node, f);
 	if (r < 0)
 		goto out;
 	if (fleet_count(f, PROFILE_TCPXO))
@@ -61,7 +59,7 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 	fleet_node_build(&ff, t, ret);
 out:
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 	return r < 0 ? r : 0;
 }
 

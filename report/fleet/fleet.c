@@ -1,4 +1,4 @@
-/* fleet.c - group for one fabric the facts every node's agent published (read once, by coherence_node.c). */
+/* fleet.c - group for one fabric the facts every node's agent published (read once, by coherence_node.c, into a coherence). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,56 +12,19 @@
 
 #define FLEET_PREFIX_MAX 254
 
-/* The nodes are coherence's: each NodeList item is read once (coherence_node.c), for both judgements. */
-struct fleet {
-	struct coherence *coh;
-};
-
-int fleet_new(const char *prefix, struct fleet **ret)
+int fleet_new(const char *prefix, struct coherence **ret)
 {
-	struct fleet *f;
 	int r;
 
 	if (!prefix || !*prefix || strlen(prefix) > FLEET_PREFIX_MAX)
 		return -EINVAL;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	r = coherence_new(prefix, &f->coh);
-	if (r < 0) {
-		fleet_free(f);
+	r = coherence_new(prefix, ret);
+	if (r < 0)
 		return r;
-	}
 	/* The runtime is held against the Networks the nodes are on, whatever else ails a node. */
-	coherence_set_any_names(f->coh, true);
-	coherence_set_ready_apart(f->coh, true);
-	*ret = f;
+	coherence_set_any_names(*ret, true);
+	coherence_set_ready_apart(*ret, true);
 	return 0;
-}
-
-void fleet_set_only(struct fleet *f, const char *name)
-{
-	coherence_set_only(f->coh, name);
-}
-
-void fleet_reset(struct fleet *f)
-{
-	if (f)
-		coherence_reset(f->coh);
-}
-
-void fleet_free(struct fleet *f)
-{
-	if (!f)
-		return;
-	coherence_free(f->coh);
-	free(f);
-}
-
-int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, char *err,
-		       size_t errlen)
-{
-	return coherence_add_nodelist(f->coh, text, len, ret_continue, err, errlen);
 }
 
 /* The coherence kind of the nodes whose profile annotation is @kind's. */
@@ -75,13 +38,13 @@ static enum coherence_node_kind fleet_kind(enum profile_kind kind)
 	return COHERENCE_NODE_KIND_NONE;
 }
 
-size_t fleet_count(const struct fleet *f, enum profile_kind kind)
+size_t fleet_count(const struct coherence *f, enum profile_kind kind)
 {
 	enum coherence_node_kind want = fleet_kind(kind);
 	const struct coherence_node *nodes;
 	size_t n_nodes, n = 0;
 
-	nodes = coherence_nodes(f->coh, &n_nodes);
+	nodes = coherence_nodes(f, &n_nodes);
 	for (size_t i = 0; i < n_nodes; i++)
 		n += nodes[i].kind == want;
 	return n;
@@ -188,18 +151,13 @@ bool fleet_groups_has(const struct fleet_groups *g, const char *value)
 	return false;
 }
 
-static const char *fleet_nodes_word(size_t n)
-{
-	return n == 1 ? "node" : "nodes";
-}
-
 void fleet_groups_text(const struct fleet_groups *g, struct strbuf *sb)
 {
 	for (size_t i = 0; i < g->n; i++)
 		strbuf_appendf(sb, "%s%s on %zu %s (%s)", i ? ", " : "", g->v[i].value, g->v[i].count,
-			       fleet_nodes_word(g->v[i].count), g->v[i].names);
+			       fleet_nodes(g->v[i].count), g->v[i].names);
 	if (g->unknown)
-		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, fleet_nodes_word(g->unknown),
+		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, fleet_nodes(g->unknown),
 			       g->unknown_names);
 }
 
@@ -306,7 +264,7 @@ static int fleet_cmp_node(const void *a, const void *b)
 }
 
 /* The mapping the TCPXO nodes publish (coherence.c's verdict), or why there is none. */
-static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *err, size_t errlen)
+static int fleet_mapping(const struct coherence *f, struct fleet_facts *ff, char *err, size_t errlen)
 {
 	struct coherence_result res = { 0 };
 	int r;
@@ -316,7 +274,7 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *er
 					 "TCPXO nodes only)\n");
 		return ff->mapping_why ? 0 : -ENOMEM;
 	}
-	r = coherence_evaluate(f->coh, &res, err, errlen);
+	r = coherence_evaluate(f, &res, err, errlen);
 	if (r < 0)
 		return r;
 	if (res.coherent) {
@@ -332,7 +290,7 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *er
 	return 0;
 }
 
-int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen)
+int fleet_facts(const struct coherence *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen)
 {
 	struct fleet_facts ff = { .kind = kind };
 	struct fleet_eval ev = { 0 };
@@ -341,7 +299,7 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 	size_t n;
 	int r = -ENOMEM;
 
-	nodes = coherence_nodes(f->coh, &n);
+	nodes = coherence_nodes(f, &n);
 	all = calloc(n ? n : 1, sizeof(*all));
 	ev.sel = calloc(n ? n : 1, sizeof(*ev.sel));
 	ev.votes = calloc(n ? n : 1, sizeof(*ev.votes));
