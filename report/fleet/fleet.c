@@ -1,5 +1,6 @@
 /* fleet.c - group for one fabric the facts every node's agent published (read once, by coherence_node.c, into a coherence). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,22 +170,40 @@ struct fleet_eval {
 	struct fleet_vote *votes;
 };
 
-/* The facts grouped, one accessor each. */
-static const char *fleet_itype(const struct coherence_node *n) { return n->itype; }
-static const char *fleet_installer(const struct coherence_node *n) { return n->installer; }
-static const char *fleet_expected(const struct coherence_node *n) { return n->expected; }
-static const char *fleet_gpus(const struct coherence_node *n) { return n->gpus; }
-static const char *fleet_nics(const struct coherence_node *n) { return n->nics; }
-static const char *fleet_accel(const struct coherence_node *n) { return n->accel; }
-static const char *fleet_pool(const struct coherence_node *n) { return n->pool; }
+/* The facts grouped: a node's string at @node becomes the groups at @facts. */
+static const struct {
+	size_t node, facts;
+} fleet_fact_rows[] = {
+	{ offsetof(struct coherence_node, itype), offsetof(struct fleet_facts, machine_types) },
+	{ offsetof(struct coherence_node, installer), offsetof(struct fleet_facts, installers) },
+	{ offsetof(struct coherence_node, expected), offsetof(struct fleet_facts, expected_daemons) },
+	{ offsetof(struct coherence_node, gpus), offsetof(struct fleet_facts, gpus) },
+	{ offsetof(struct coherence_node, nics), offsetof(struct fleet_facts, nics) },
+	{ offsetof(struct coherence_node, accel), offsetof(struct fleet_facts, accelerators) },
+	{ offsetof(struct coherence_node, pool), offsetof(struct fleet_facts, pools) },
+};
 
-/* The fact @get of every selected node, grouped. */
-static int fleet_fact(struct fleet_eval *ev, const char *(*get)(const struct coherence_node *),
-		      struct fleet_groups *g)
+static struct fleet_groups *fleet_fact_groups(struct fleet_facts *ff, size_t k)
 {
-	for (size_t i = 0; i < ev->n; i++)
-		ev->votes[i] = (struct fleet_vote){ get(ev->sel[i]), ev->sel[i]->name, i };
-	return fleet_group(ev->votes, ev->n, g);
+	return (struct fleet_groups *)((char *)ff + fleet_fact_rows[k].facts);
+}
+
+/* Each fact of every selected node, grouped. */
+static int fleet_fact(struct fleet_eval *ev, struct fleet_facts *ff)
+{
+	for (size_t k = 0; k < sizeof(fleet_fact_rows) / sizeof(fleet_fact_rows[0]); k++) {
+		int r;
+
+		for (size_t i = 0; i < ev->n; i++) {
+			const char *value = *(char *const *)((const char *)ev->sel[i] + fleet_fact_rows[k].node);
+
+			ev->votes[i] = (struct fleet_vote){ value, ev->sel[i]->name, i };
+		}
+		r = fleet_group(ev->votes, ev->n, fleet_fact_groups(ff, k));
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static bool fleet_taint_blocks(const struct coherence_node_taint *t)
@@ -210,6 +229,11 @@ static bool fleet_same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+static bool fleet_taint_is(const char *key, const char *value, const char *effect, const struct coherence_node_taint *t)
+{
+	return fleet_same(key, t->key) && fleet_same(value, t->value) && fleet_same(effect, t->effect);
+}
+
 /* The distinct blocking taints of the selected nodes, with the nodes that carry each. */
 static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 {
@@ -228,23 +252,17 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 
 			if (!fleet_taint_blocks(t))
 				continue;
-			while (j < ff->n_taints && !(fleet_same(ff->taints[j].key, t->key) &&
-						      fleet_same(ff->taints[j].value, t->value) &&
-						      fleet_same(ff->taints[j].effect, t->effect)))
+			while (j < ff->n_taints && !fleet_taint_is(ff->taints[j].key, ff->taints[j].value, ff->taints[j].effect, t))
 				j++;
 			if (j < ff->n_taints)
 				continue;
 			/* A new taint: every selected node that carries it, in name order. */
 			for (size_t m = 0; m < ev->n; m++)
-				for (size_t q = 0; q < ev->sel[m]->n_taints; q++) {
-					const struct coherence_node_taint *u = &ev->sel[m]->taints[q];
-
-					if (fleet_same(u->key, t->key) && fleet_same(u->value, t->value) &&
-					    fleet_same(u->effect, t->effect)) {
+				for (size_t q = 0; q < ev->sel[m]->n_taints; q++)
+					if (fleet_taint_is(t->key, t->value, t->effect, &ev->sel[m]->taints[q])) {
 						ev->votes[n++] = (struct fleet_vote){ "", ev->sel[m]->name, m };
 						break;
 					}
-				}
 			nt = &ff->taints[ff->n_taints++];
 			*nt = (struct fleet_taint){ .key = t->key ? strdup(t->key) : NULL,
 						    .value = t->value ? strdup(t->value) : NULL, .effect = strdup(t->effect),
@@ -319,18 +337,12 @@ int fleet_facts(const struct coherence *f, enum profile_kind kind, struct fleet_
 		}
 	}
 	ff.n_nodes = ev.n;
-	if ((r = fleet_fact(&ev, fleet_itype, &ff.machine_types)) < 0)
+	if ((r = fleet_fact(&ev, &ff)) < 0)
 		goto out;
 	/* Not observed yet: a node of the fleet's machine types without a profile annotation. */
 	for (size_t i = 0; i < n; i++)
 		ff.n_unobserved += !all[i]->profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
-	if ((r = fleet_fact(&ev, fleet_installer, &ff.installers)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_expected, &ff.expected_daemons)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_gpus, &ff.gpus)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_nics, &ff.nics)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_accel, &ff.accelerators)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_pool, &ff.pools)) < 0 ||
-	    (r = fleet_fact_taints(&ev, &ff)) < 0 ||
+	if ((r = fleet_fact_taints(&ev, &ff)) < 0 ||
 	    (r = fleet_mapping(f, &ff, err, errlen)) < 0)
 		goto out;
 	*ret = ff;
@@ -350,13 +362,8 @@ void fleet_facts_free(struct fleet_facts *ff)
 {
 	if (!ff)
 		return;
-	fleet_groups_free(&ff->installers);
-	fleet_groups_free(&ff->expected_daemons);
-	fleet_groups_free(&ff->gpus);
-	fleet_groups_free(&ff->nics);
-	fleet_groups_free(&ff->machine_types);
-	fleet_groups_free(&ff->accelerators);
-	fleet_groups_free(&ff->pools);
+	for (size_t k = 0; k < sizeof(fleet_fact_rows) / sizeof(fleet_fact_rows[0]); k++)
+		fleet_groups_free(fleet_fact_groups(ff, k));
 	for (size_t i = 0; i < ff->n_taints; i++) {
 		free(ff->taints[i].key);
 		free(ff->taints[i].value);
