@@ -340,20 +340,8 @@ static int cli_resolve_output(struct cli_state *s)
 /* Where a command is named in messages: "status", "--once", "the daemon". */
 static const char *cli_cmd_label(enum cli_command c)
 {
-	switch (c) {
-	case CLI_CMD_DAEMON: return "the daemon";
-	case CLI_CMD_ONCE: return "--once";
-	case CLI_CMD_CLEANUP: return "--cleanup";
-	case CLI_CMD_INTERFACES:
-	case CLI_CMD_HEALTH:
-	case CLI_CMD_WORKLOADS:
-	case CLI_CMD_RUNTIME:
-	case CLI_CMD_STATUS:
-	case CLI_CMD_HELP:
-	case CLI_CMD_VERSION:
-	case CLI_CMD__COUNT:
-		break;
-	}
+	if (c == CLI_CMD_DAEMON || c == CLI_CMD_ONCE || c == CLI_CMD_CLEANUP)
+		return c == CLI_CMD_DAEMON ? "the daemon" : c == CLI_CMD_ONCE ? "--once" : "--cleanup";
 	return cli_table_cmd(c) ? cli_table_cmd(c)->word : "?";
 }
 

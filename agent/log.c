@@ -36,26 +36,22 @@ bool log_key_reserved(const char *key)
 	return strncmp(key, "logging.googleapis.com/", 23) == 0;
 }
 
+/* Each level's word in text lines and its Cloud Logging severity in JSON ones. */
+static const struct {
+	const char *name, *severity;
+} log_levels[] = {
+	[LOG_LEVEL_ERROR] = { "error", "ERROR" }, [LOG_LEVEL_WARN] = { "warn", "WARNING" },
+	[LOG_LEVEL_INFO] = { "info", "INFO" }, [LOG_LEVEL_DEBUG] = { "debug", "DEBUG" },
+};
+
 const char *log_level_name(enum log_level level)
 {
-	switch (level) {
-	case LOG_LEVEL_ERROR: return "error";
-	case LOG_LEVEL_WARN: return "warn";
-	case LOG_LEVEL_INFO: return "info";
-	case LOG_LEVEL_DEBUG: return "debug";
-	}
-	return "info";
+	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].name;
 }
 
 const char *log_severity_name(enum log_level level)
 {
-	switch (level) {
-	case LOG_LEVEL_ERROR: return "ERROR";
-	case LOG_LEVEL_WARN: return "WARNING";
-	case LOG_LEVEL_INFO: return "INFO";
-	case LOG_LEVEL_DEBUG: return "DEBUG";
-	}
-	return "INFO";
+	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].severity;
 }
 
 /* The length of @s cut to at most LOG_VALUE_MAX bytes on a UTF-8 boundary; *cut says whether it was. */
