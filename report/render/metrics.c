@@ -1,7 +1,6 @@
 /* metrics.c - pure: the daemon's /metrics page in the Prometheus text format. */
 #include <errno.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,40 +336,36 @@ static void metrics_observation(struct strbuf *sb, const struct metrics_input *i
 /* The process_* families of Prometheus' client libraries, those read. */
 static void metrics_process(struct strbuf *sb, const struct procstat *ps)
 {
-	static const struct {
-		unsigned bit;
-		const char *name, *type, *help;
-		size_t off;                     /* in struct procstat: a double printed with @digits decimals, or
-						   (digits 0) an unsigned long long */
-		int digits;
-	} rows[] = {
-		{ PROCSTAT_CPU, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
-		  offsetof(struct procstat, cpu_seconds), 3 },
-		{ PROCSTAT_MAX_FDS, "process_max_fds", "gauge", "Maximum number of open file descriptors.",
-		  offsetof(struct procstat, max_fds), 0 },
-		{ PROCSTAT_OPEN_FDS, "process_open_fds", "gauge", "Number of open file descriptors.",
-		  offsetof(struct procstat, open_fds), 0 },
-		{ PROCSTAT_RESIDENT, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
-		  offsetof(struct procstat, resident_bytes), 0 },
-		{ PROCSTAT_START, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
-		  offsetof(struct procstat, start_time), 2 },
-		{ PROCSTAT_VIRTUAL, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
-		  offsetof(struct procstat, virtual_bytes), 0 },
-	};
 	char text[64];
 
-	for (size_t i = 0; ps && i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const char *at = (const char *)ps + rows[i].off;
-
-		if (!(ps->have & rows[i].bit))
-			continue;
-		metrics_head(sb, rows[i].name, rows[i].type, rows[i].help);
-		if (rows[i].digits) {
-			snprintf(text, sizeof(text), "%.*f", rows[i].digits, *(const double *)at);
-			metrics_series(sb, rows[i].name, NULL, text);
-		} else {
-			metrics_u64(sb, rows[i].name, NULL, *(const unsigned long long *)at);
-		}
+	if (!ps)
+		return;
+	if (ps->have & PROCSTAT_CPU) {
+		metrics_head(sb, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+		snprintf(text, sizeof(text), "%.3f", ps->cpu_seconds);
+		metrics_series(sb, "process_cpu_seconds_total", NULL, text);
+	}
+	if (ps->have & PROCSTAT_MAX_FDS) {
+		metrics_head(sb, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+		metrics_u64(sb, "process_max_fds", NULL, ps->max_fds);
+	}
+	if (ps->have & PROCSTAT_OPEN_FDS) {
+		metrics_head(sb, "process_open_fds", "gauge", "Number of open file descriptors.");
+		metrics_u64(sb, "process_open_fds", NULL, ps->open_fds);
+	}
+	if (ps->have & PROCSTAT_RESIDENT) {
+		metrics_head(sb, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+		metrics_u64(sb, "process_resident_memory_bytes", NULL, ps->resident_bytes);
+	}
+	if (ps->have & PROCSTAT_START) {
+		metrics_head(sb, "process_start_time_seconds", "gauge",
+			     "Start time of the process since unix epoch in seconds.");
+		snprintf(text, sizeof(text), "%.2f", ps->start_time);
+		metrics_series(sb, "process_start_time_seconds", NULL, text);
+	}
+	if (ps->have & PROCSTAT_VIRTUAL) {
+		metrics_head(sb, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+		metrics_u64(sb, "process_virtual_memory_bytes", NULL, ps->virtual_bytes);
 	}
 }
 
