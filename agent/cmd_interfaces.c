@@ -10,16 +10,10 @@
 #include "report/fleet/coherence.h"
 #include "report/render/render_mapping.h"
 
-static enum render_mapping_format interfaces_format(enum cli_format f)
-{
-	switch (f) {
-	case CLI_FORMAT_FLAG: return RENDER_MAPPING_FLAG;
-	case CLI_FORMAT_YAML: return RENDER_MAPPING_YAML;
-	case CLI_FORMAT_JSON: return RENDER_MAPPING_JSON;
-	case CLI_FORMAT_AICRCONFIG: return RENDER_MAPPING_AICRCONFIG;
-	}
-	return RENDER_MAPPING_FLAG;
-}
+static const enum render_mapping_format interfaces_format[] = {
+	[CLI_FORMAT_FLAG] = RENDER_MAPPING_FLAG, [CLI_FORMAT_YAML] = RENDER_MAPPING_YAML,
+	[CLI_FORMAT_JSON] = RENDER_MAPPING_JSON, [CLI_FORMAT_AICRCONFIG] = RENDER_MAPPING_AICRCONFIG,
+};
 
 int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 {
@@ -47,7 +41,7 @@ int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 		code = !res.n_tcpxo && res.n_dranet ? EXIT_READY : EXIT_NOT_READY;
 		goto out;
 	}
-	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);
+	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format[opt->format], &mapping);
 	if (r < 0) {
 		fprintf(stderr, "%s: interfaces: %s\n", opt->prog_name, strerror(-r));
 		goto out;

@@ -67,3 +67,6 @@ void render_safe(FILE *out, const char *s);
 
 /* One table cell: @s ("-" when empty or NULL) through render_safe(), padded to @width plus two spaces (0: last cell). */
 void render_cell(FILE *out, const char *s, int width);
+
+/* A status as the human tables show it: "FAIL" and "WARN" in capitals, "pass" and "skip" as they are. */
+const char *render_status_word(enum check_status st);

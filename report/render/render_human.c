@@ -75,6 +75,11 @@ void render_cell(FILE *out, const char *s, int width)
 		fprintf(out, "%*s", n < width ? width - n + 2 : 2, "");
 }
 
+const char *render_status_word(enum check_status st)
+{
+	return st == CHECK_FAIL ? "FAIL" : st == CHECK_WARN ? "WARN" : check_status_name(st);
+}
+
 static void render_row(FILE *out, const struct profile *p, const struct profile_gpu *g, const struct profile_nic *n)
 {
 	char numa[12] = "-", mtu[12] = "-";
@@ -154,11 +159,10 @@ int render_human(const struct observation *o, const struct profile *p, const str
 	fputs("\n  CHECK             STATUS  DETAIL\n", out);
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
 		const struct finding *c = &p->checks[i];
-		const char *st = check_status_name(c->status);
 
 		/* The DETAIL column starts at 28: "  " + 16 + "  " + 6 + "  "; "remedy: " takes 8 more. */
 		fprintf(out, "  %-16s  %-6s  ", check_id_name((enum check_id)i),
-			c->status == CHECK_FAIL ? "FAIL" : c->status == CHECK_WARN ? "WARN" : st);
+			render_status_word(c->status));
 		render_wrapped(out, c->message ? c->message : "", 28);
 		fputc('\n', out);
 		if (c->remedy && (c->status == CHECK_FAIL || c->status == CHECK_WARN)) {
@@ -230,8 +234,7 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 		if (f->status != st)
 			continue;
 		/* The finding's column starts at 30: "      " + 16 + "  " + 4 + "  ". */
-		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i),
-			st == CHECK_FAIL ? "FAIL" : "WARN");
+		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i), render_status_word(st));
 		render_wrapped(out, f->message ? f->message : "", 30);
 		fputc('\n', out);
 		/* A warning gets no remedy line: the table is for what breaks; JSON and the guide have the rest. */
