@@ -15,6 +15,9 @@ struct json;
 /* render_opt() - @key with the string @s, or null when @s is NULL or empty (unknown). Return: 0 or -ENOMEM. */
 int render_opt(struct json *obj, const char *key, const char *s);
 
+/* render_built() - @v, or NULL with @v freed when building it failed (@r < 0: -ENOMEM ORed in). */
+struct json *render_built(struct json *v, int r);
+
 /* render_json_take() - @root pretty-printed with a trailing newline, unless @rc < 0; frees @root. NULL on failure. */
 char *render_json_take(struct json *root, int rc);
 

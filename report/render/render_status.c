@@ -151,11 +151,7 @@ static struct json *render_status_transport_json(const struct stresult_node *n)
 	rc |= json_add_string(t, "path", n->transport);
 	rc |= n->gpus < 0 ? json_add_null(t, "gpus") : json_add_int(t, "gpus", n->gpus);
 	rc |= n->nics < 0 ? json_add_null(t, "nics") : json_add_int(t, "nics", n->nics);
-	if (rc < 0) {
-		json_free(t);
-		return NULL;
-	}
-	return t;
+	return render_built(t, rc);
 }
 
 static int render_status_node(struct json *arr, const struct stresult_node *n)
