@@ -121,17 +121,9 @@ static int kubesrc_api_get(void *ctx, enum kubesrc_doc what, const char *name, s
 	r = kubesrc_api_client(a, advice, ret->message, sizeof(ret->message));
 	if (r < 0)
 		return r;
-	switch (what) {
-	case KUBESRC_PODS:
-		r = kube_list_pods(a->client, name, &resp);
-		break;
-	case KUBESRC_RUNTIME:
-		r = kube_get_training_runtime(a->client, name, &resp);
-		break;
-	case KUBESRC_NETWORKS:
-		r = kube_list_networks(a->client, &resp);
-		break;
-	}
+	r = what == KUBESRC_PODS ? kube_list_pods(a->client, name, &resp) :
+	    what == KUBESRC_RUNTIME ? kube_get_training_runtime(a->client, name, &resp) :
+	    kube_list_networks(a->client, &resp);
 	ret->status = resp.status;
 	if (r == -EIO && resp.status == 404)
 		r = -ENOENT;
