@@ -370,19 +370,15 @@ static int coherence_eval_start(struct coherence_eval *ev, char *err, size_t err
 			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list",
 					  ev->by_name[i]->name);
 	for (size_t i = 0; i < c->n; i++) {
-		switch (ev->by_name[i]->kind) {
-		case COHERENCE_NODE_KIND_TCPXO:
-		case COHERENCE_NODE_KIND_UNOBSERVED:
-			/* GKE managed DRANET: the NICs reach pods through ResourceClaims; no mapping to weigh. */
-			if (ev->by_name[i]->dranet)
-				ev->n_dranet++;
-			else
-				ev->n_tcpxo++;
-			break;
-		case COHERENCE_NODE_KIND_TCPX: ev->n_tcpx++; break;
-		case COHERENCE_NODE_KIND_NONE: ev->n_none++; break;
-		case COHERENCE_NODE_KIND_OTHER: ev->n_other++; break;
-		}
+		enum coherence_node_kind k = ev->by_name[i]->kind;
+		bool tcpxo = k == COHERENCE_NODE_KIND_TCPXO || k == COHERENCE_NODE_KIND_UNOBSERVED;
+
+		/* GKE managed DRANET: the NICs reach pods through ResourceClaims; no mapping to weigh. */
+		ev->n_dranet += tcpxo && ev->by_name[i]->dranet;
+		ev->n_tcpxo += tcpxo && !ev->by_name[i]->dranet;
+		ev->n_tcpx += k == COHERENCE_NODE_KIND_TCPX;
+		ev->n_none += k == COHERENCE_NODE_KIND_NONE;
+		ev->n_other += k == COHERENCE_NODE_KIND_OTHER;
 	}
 	return 0;
 }

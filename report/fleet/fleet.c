@@ -31,12 +31,8 @@ int fleet_new(const char *prefix, struct coherence **ret)
 /* The coherence kind of the nodes whose profile annotation is @kind's. */
 static enum coherence_node_kind fleet_kind(enum profile_kind kind)
 {
-	switch (kind) {
-	case PROFILE_TCPXO: return COHERENCE_NODE_KIND_TCPXO;
-	case PROFILE_TCPX: return COHERENCE_NODE_KIND_TCPX;
-	case PROFILE_NONE: return COHERENCE_NODE_KIND_NONE;
-	}
-	return COHERENCE_NODE_KIND_NONE;
+	return kind == PROFILE_TCPXO ? COHERENCE_NODE_KIND_TCPXO :
+	       kind == PROFILE_TCPX ? COHERENCE_NODE_KIND_TCPX : COHERENCE_NODE_KIND_NONE;
 }
 
 size_t fleet_count(const struct coherence *f, enum profile_kind kind)

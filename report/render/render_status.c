@@ -15,14 +15,15 @@
 /* The first line: "fleet: N nodes listed, R ready, K not ready", or that no node is listed. */
 static void render_status_summary(const struct stresult *r, char *buf, size_t len)
 {
+	char unknown[64] = "";
+
+	if (r->n_unknown)
+		snprintf(unknown, sizeof(unknown), " (%zu unknown: not vouched for)", r->n_unknown);
 	if (!r->n_nodes)
 		snprintf(buf, len, "fleet: no A3 node and no node with a fabric profile");
-	else if (r->n_unknown)
-		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready (%zu unknown: not vouched for)",
-			 r->n_nodes, r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready, r->n_unknown);
 	else
-		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready", r->n_nodes,
-			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready);
+		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready%s", r->n_nodes,
+			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready, unknown);
 }
 
 /* The wide table's column widths beyond the name's. */
