@@ -9,6 +9,7 @@
 
 #include "agent/log.h"
 #include "probes/model/json.h"
+#include "report/render/render.h"
 
 static enum cli_log_format log_format = CLI_LOG_TEXT;
 static enum log_level log_max = LOG_LEVEL_INFO;
@@ -54,20 +55,6 @@ const char *log_severity_name(enum log_level level)
 	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].severity;
 }
 
-/* The length of @s cut to at most LOG_VALUE_MAX bytes on a UTF-8 boundary; *cut says whether it was. */
-static size_t log_cut(const char *s, bool *cut)
-{
-	size_t n = strnlen(s, LOG_VALUE_MAX + 1);
-
-	*cut = n > LOG_VALUE_MAX;
-	if (!*cut)
-		return n;
-	n = LOG_VALUE_MAX - 3;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return n;
-}
-
 static bool log_needs_quotes(const char *s, size_t n)
 {
 	if (n == 0)
@@ -83,8 +70,8 @@ static bool log_needs_quotes(const char *s, size_t n)
 
 static int log_text_value(struct strbuf *out, const char *s)
 {
-	bool cut;
-	size_t n = log_cut(s, &cut);
+	size_t n = render_cut(s, LOG_VALUE_MAX);
+	bool cut = s[n] != '\0';
 
 	if (!log_needs_quotes(s, n) && !cut) {
 		strbuf_appendf(out, "%.*s", (int)n, s);
@@ -109,24 +96,10 @@ static int log_text_value(struct strbuf *out, const char *s)
 	return out->oom ? -ENOMEM : 0;
 }
 
-/* A copy of @s cut like log_cut() (JSON values: the serialiser escapes the rest). */
-static char *log_json_value(const char *s)
-{
-	bool cut;
-	size_t n = log_cut(s, &cut);
-	char *v = malloc(n + 4);
-
-	if (!v)
-		return NULL;
-	memcpy(v, s, n);
-	strcpy(v + n, cut ? "..." : "");
-	return v;
-}
-
-/* One string member of @obj, cut like log_cut(). */
+/* One string member of @obj, cut to LOG_VALUE_MAX bytes (the serialiser escapes the rest). */
 static int log_json_add(struct json *obj, const char *key, const char *value)
 {
-	char *v = log_json_value(value);
+	char *v = render_cut_dup(value, LOG_VALUE_MAX);
 	int r;
 
 	if (!v)

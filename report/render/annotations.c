@@ -17,25 +17,6 @@ struct annotations_tier {
 	bool daemons;           /* the running daemons list */
 };
 
-/* Copy at most @max bytes of @s, cut on a UTF-8 boundary, "..." marking a cut. */
-static char *annotations_cut(const char *s, size_t max)
-{
-	size_t n = strlen(s), k;
-	char *out;
-
-	if (n <= max)
-		return strdup(s);
-	k = max > 3 ? max - 3 : 0;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	out = malloc(k + 4);
-	if (!out)
-		return NULL;
-	memcpy(out, s, k);
-	memcpy(out + k, "...", 4);
-	return out;
-}
-
 static int annotations_render(const struct profile *p, const char *changed_at,
 			      const enum check_id *ids, size_t n_ids,
 			      const struct annotations_tier *tier, char **ret)
@@ -94,7 +75,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 		    json_add_string(e, "status", check_status_name(c->status)) < 0)
 			goto out;
 		if (tier->msg_max) {
-			char *m = annotations_cut(c->message ? c->message : "", tier->msg_max);
+			char *m = render_cut_dup(c->message ? c->message : "", tier->msg_max);
 
 			if (!m)
 				goto out;

@@ -29,6 +29,30 @@ void render_safe(FILE *out, const char *s)
 	render_safe_n(out, s, strlen(s));
 }
 
+size_t render_cut(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	if (n <= max)
+		return n;
+	n = max > 3 ? max - 3 : 0;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+char *render_cut_dup(const char *s, size_t max)
+{
+	size_t n = render_cut(s, max);
+	char *out = malloc(n + 4);
+
+	if (out) {
+		memcpy(out, s, n);
+		strcpy(out + n, s[n] ? "..." : "");
+	}
+	return out;
+}
+
 
 /*
  * @s through render_safe()'s rule, wrapped at spaces: the caller has printed up to column @col, and
