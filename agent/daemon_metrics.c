@@ -199,23 +199,7 @@ void daemon_metrics_unobserved(struct daemon_metrics *m)
 		m->observed = false;
 }
 
-int daemon_metrics_fd(const struct daemon_metrics *m)
+struct metrics_http *daemon_metrics_http(const struct daemon_metrics *m)
 {
-	return m ? metrics_http_fd(m->http) : -1;
-}
-
-int daemon_metrics_timeout(struct daemon_metrics *m)
-{
-	return m ? metrics_http_timeout(m->http) : -1;
-}
-
-void daemon_metrics_serve(struct daemon_metrics *m)
-{
-	if (m)
-		metrics_http_run(m->http);
-}
-
-void daemon_metrics_address(const struct daemon_metrics *m, char *buf, size_t len)
-{
-	metrics_http_address(m ? m->http : NULL, buf, len);
+	return m ? m->http : NULL;
 }
