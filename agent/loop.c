@@ -283,7 +283,7 @@ static size_t loop_pollfds(struct loop_state *st)
 static int loop_timeout(struct loop_state *st)
 {
 	uint64_t now = clockms_now();
-	int t = schedule_timeout(&st->sched, now), a = apifacts_timeout(&st->af, now);
+	int t = schedule_timeout(&st->sched, now), a = apiwatch_timeout(st->af.aw, now);     /* -1: no watches */
 	int m = metrics_http_timeout(daemon_metrics_http(st->metrics)), h = http_streams_timeout(st->pb->http);
 
 	if (a >= 0 && a < t)
