@@ -350,8 +350,7 @@ static int cli_check_scope(const struct cli_state *s)
 {
 	for (size_t i = 0; i < s->n_given; i++) {
 		const struct cli_opt *r = s->given[i];
-		unsigned cmds = cli_scope(s->o.prog, r);
-		const char *sep = "";
+		unsigned cmds = cli_scope(s->o.prog, r), n = 0;
 		char label[64];
 
 		if (cmds & (1u << s->o.cmd))
@@ -359,10 +358,8 @@ static int cli_check_scope(const struct cli_state *s)
 		cli_opt_label(r, label, sizeof(label));
 		fprintf(stderr, "%s: %s does not apply to %s; it applies to ", s->name, label, cli_cmd_label(s->o.cmd));
 		for (int c = 0; c < CLI_CMD__COUNT; c++)
-			if ((cmds & (1u << c)) && cli_table_cmd((enum cli_command)c)->progs & (1u << s->o.prog)) {
-				fprintf(stderr, "%s%s", sep, cli_cmd_label((enum cli_command)c));
-				sep = ", ";
-			}
+			if ((cmds & (1u << c)) && cli_table_cmd((enum cli_command)c)->progs & (1u << s->o.prog))
+				fprintf(stderr, "%s%s", n++ ? ", " : "", cli_cmd_label((enum cli_command)c));
 		fputc('\n', stderr);
 		return -EINVAL;
 	}
