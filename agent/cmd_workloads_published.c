@@ -38,15 +38,11 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 		kind = PROFILE_TCPXO;
 	else if (fleet_count(f, PROFILE_TCPX))
 		kind = PROFILE_TCPX;
-	if (kind == PROFILE_NONE && opt->nodes_file) {
-		fprintf(stderr, "%s: workloads: --nodes-file %s: node %s is not in the list, or publishes no tcpxo or tcpx "
-			"profile (%sprofile): its facts are unknown\n", opt->prog_name, file, opt->node, opt->prefix);
-		r = -ENOENT;
-		goto out;
-	}
 	if (kind == PROFILE_NONE) {
-		fprintf(stderr, "%s: workloads: node %s is not in the cluster, or publishes no tcpxo or tcpx profile "
-			"(%sprofile): its facts are unknown\n", opt->prog_name, opt->node, opt->prefix);
+		fprintf(stderr, "%s: workloads: %s%s%snode %s is not in the %s, or publishes no tcpxo or tcpx profile "
+			"(%sprofile): its facts are unknown\n", opt->prog_name, opt->nodes_file ? "--nodes-file " : "",
+			opt->nodes_file ? file : "", opt->nodes_file ? ": " : "", opt->node,
+			opt->nodes_file ? "list" : "cluster", opt->prefix);
 		r = -ENOENT;
 		goto out;
 	}
