@@ -104,7 +104,7 @@ const char *render_status_word(enum check_status st)
 	return st == CHECK_FAIL ? "FAIL" : st == CHECK_WARN ? "WARN" : check_status_name(st);
 }
 
-static void render_row(FILE *out, const struct profile *p, const struct profile_gpu *g, const struct profile_nic *n)
+static void render_row(FILE *out, const struct profile_gpu *g, const struct profile_nic *n)
 {
 	char numa[12] = "-", mtu[12] = "-";
 
@@ -125,7 +125,6 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	render_cell(out, n ? n->network : NULL, 11);
 	render_cell(out, n ? n->aperture : NULL, 0);
 	fputc('\n', out);
-	(void)p;
 }
 
 /* The PCIe tree (render_tree.c), after a blank line; nothing for a node without GPUs or GPU NICs. */
@@ -174,10 +173,10 @@ int render_human(const struct observation *o, const struct profile *p, const str
 	if (p->n_gpus || p->n_nics) {
 		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n", out);
 		for (size_t i = 0; i < p->n_gpus; i++)
-			render_row(out, p, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
+			render_row(out, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
 		for (size_t i = 0; i < p->n_nics; i++)
 			if (!p->nics[i].n_gpus)
-				render_row(out, p, NULL, &p->nics[i]);
+				render_row(out, NULL, &p->nics[i]);
 	}
 
 	fputs("\n  CHECK             STATUS  DETAIL\n", out);
