@@ -114,29 +114,24 @@ static int log_json_special(struct json *line, const char *node, const struct lo
 {
 	struct json *o;
 	char num[16];
+	int r = 0;
 
+	/* json_add() takes @o even on error (and refuses a NULL one): an incomplete object is freed with the line. */
 	if (node) {
 		o = json_new_object();
-		if (!o || log_json_add(o, "node", node) < 0) {
-			json_free(o);
-			return -ENOMEM;
-		}
-		if (json_add(line, "logging.googleapis.com/labels", o) < 0)
-			return -ENOMEM;
+		r |= log_json_add(o, "node", node);
+		r |= json_add(line, "logging.googleapis.com/labels", o);
 	}
 	if (src && src->file) {
 		o = json_new_object();
 		snprintf(num, sizeof(num), "%u", src->line);
 		/* LogEntrySourceLocation: line is an int64, which proto3's JSON writes as a string. */
-		if (!o || json_add_string(o, "file", src->file) < 0 || json_add_string(o, "line", num) < 0 ||
-		    (src->func && json_add_string(o, "function", src->func) < 0)) {
-			json_free(o);
-			return -ENOMEM;
-		}
-		if (json_add(line, "logging.googleapis.com/sourceLocation", o) < 0)
-			return -ENOMEM;
+		if (json_add_string(o, "file", src->file) < 0 || json_add_string(o, "line", num) < 0 ||
+		    (src->func && json_add_string(o, "function", src->func) < 0))
+			r = -ENOMEM;
+		r |= json_add(line, "logging.googleapis.com/sourceLocation", o);
 	}
-	return 0;
+	return r < 0 ? -ENOMEM : 0;
 }
 
 static int log_format_json(const char *ts, enum log_level level, const char *msg, const char *const *kv,
