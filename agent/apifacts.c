@@ -100,8 +100,3 @@ void apifacts_drive(struct apifacts *af, struct schedule *sched, uint64_t now)
 	log_emit(LOG_LEVEL_DEBUG, "event", "source", "api", NULL);
 	schedule_event(sched, now);
 }
-
-int apifacts_timeout(struct apifacts *af, uint64_t now)
-{
-	return af->aw ? apiwatch_timeout(af->aw, now) : -1;
-}

@@ -45,6 +45,3 @@ bool apifacts_may_write(struct apifacts *af, struct schedule *sched, bool publis
 
 /* apifacts_drive() - watches: the stores' changes, after the client's streams ran (the first settles, the next are events). */
 void apifacts_drive(struct apifacts *af, struct schedule *sched, uint64_t now);
-
-/* Milliseconds until the watches want apifacts_drive(); -1 none. */
-int apifacts_timeout(struct apifacts *af, uint64_t now);

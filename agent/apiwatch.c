@@ -320,23 +320,17 @@ void apiwatch_resync(struct apiwatch *aw, uint64_t now_ms)
 
 int apiwatch_timeout(struct apiwatch *aw, uint64_t now_ms)
 {
-	uint64_t best = UINT64_MAX;
-	int t;
+	uint64_t best = UINT64_MAX, d;
 
 	if (!aw || !aw->started)
 		return -1;
-	t = -1;
 	for (size_t i = 0; i < APIWATCH__COUNT; i++)
 		if (aw->res[i].wake < best)
 			best = aw->res[i].wake;
-	if (best != UINT64_MAX) {
-		uint64_t d = best > now_ms ? best - now_ms : 0;
-		int w = d > 3600000u ? 3600000 : (int)d;
-
-		if (t < 0 || w < t)
-			t = w;
-	}
-	return t;
+	if (best == UINT64_MAX)
+		return -1;
+	d = best > now_ms ? best - now_ms : 0;
+	return d > 3600000u ? 3600000 : (int)d;
 }
 
 void apiwatch_clock(struct apiwatch *aw, uint64_t now_ms)
@@ -384,13 +378,7 @@ bool apiwatch_ready(const struct apiwatch *aw)
 
 static struct kube_fetch *apiwatch_fetch(struct obs_kube *k, enum apiwatch_res which)
 {
-	switch (which) {
-	case APIWATCH_NODE: return &k->node_fetch;
-	case APIWATCH_PODS: return &k->pods_fetch;
-	case APIWATCH_NETWORKS: return &k->networks_fetch;
-	case APIWATCH__COUNT: break;
-	}
-	return NULL;
+	return which == APIWATCH_NODE ? &k->node_fetch : which == APIWATCH_PODS ? &k->pods_fetch : &k->networks_fetch;
 }
 
 int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
@@ -398,23 +386,12 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
 	for (size_t i = 0; i < APIWATCH__COUNT; i++) {
 		struct apiwatch_one *o = &aw->res[i];
 		unsigned long g = reflector_generation(o->r);
-		int r = 0;
+		int r;
 
 		k->configured = true;
 		if (reflector_synced(o->r) && (!o->fed || g != o->fed_gen)) {
-			switch (o->which) {
-			case APIWATCH_NODE:
-				r = kubefeed_node(o->r, aw->node, aw->prefix, k);
-				break;
-			case APIWATCH_PODS:
-				r = kubefeed_pods(o->r, k);
-				break;
-			case APIWATCH_NETWORKS:
-				r = kubefeed_networks(o->r, k);
-				break;
-			case APIWATCH__COUNT:
-				break;
-			}
+			r = o->which == APIWATCH_NODE ? kubefeed_node(o->r, aw->node, aw->prefix, k) :
+			    o->which == APIWATCH_PODS ? kubefeed_pods(o->r, k) : kubefeed_networks(o->r, k);
 			if (r == -ENOMEM)
 				return r;
 			if (o->which == APIWATCH_NODE && (r == -ENOENT) != o->missing_said) {

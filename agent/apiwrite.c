@@ -123,13 +123,9 @@ static const struct http_stream_ops apiwrite_ops = { .done = apiwrite_done_cb };
 
 static const char *apiwrite_op(const struct publish_job *job)
 {
-	switch (job->step) {
-	case PUBLISH_STEP_NODE: return "patch node";
-	case PUBLISH_STEP_STATUS: return strcmp(job->what, "heartbeat") == 0 ? "heartbeat" : "patch node status";
-	case PUBLISH_STEP_EVENTS: return "post Event";
-	case PUBLISH_STEP_DONE: break;
-	}
-	return "write";
+	if (job->step == PUBLISH_STEP_STATUS)
+		return strcmp(job->what, "heartbeat") == 0 ? "heartbeat" : "patch node status";
+	return job->step == PUBLISH_STEP_NODE ? "patch node" : job->step == PUBLISH_STEP_EVENTS ? "post Event" : "write";
 }
 
 /* The job's next request on the streams. Return: 1 sent; 0 the job is done; -errno it could not be sent (as an answer). */

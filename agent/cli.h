@@ -211,6 +211,9 @@ const char *cli_table_text(const char *const texts[2], enum cli_program prog);
 int cli_duration_in(const char *prog, const char *name, const char *s, unsigned min_s, unsigned max_s,
 		    bool zero, unsigned *ret_s);
 
+/* cli_refuse() - a usage error: "@prog: MESSAGE" and a newline on stderr. Return: -EINVAL. */
+int cli_refuse(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /*
  * cli_check_values() - the values' own rules (--prefix a DNS subdomain and '/', --node and --name
  * names), and what the command @o->cmd needs (the daemon a node name, health --health-file, ...).

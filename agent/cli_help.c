@@ -145,31 +145,16 @@ void cli_help_command(enum cli_program prog, enum cli_command cmd, FILE *out)
 
 		if (!(r->progs & (1u << prog)) || !(r->cmds & (1u << cmd)))
 			continue;
-		switch (r->kind) {
-		case CLI_KIND_KUBECTL:
-		case CLI_KIND_KUBECTL_FLAG:
-			kubectl = true;
+		kubectl = kubectl || r->kind == CLI_KIND_KUBECTL || r->kind == CLI_KIND_KUBECTL_FLAG;
+		durations = durations || r->kind == CLI_KIND_DURATION;
+		/* kubectl's flags are listed apart; --once, --cleanup and --version choose what runs: the
+		 * usage line and the top-level help show them. */
+		if (r->kind == CLI_KIND_KUBECTL || r->kind == CLI_KIND_KUBECTL_FLAG || r->kind == CLI_KIND_ONCE ||
+		    r->kind == CLI_KIND_CLEANUP || r->kind == CLI_KIND_VERSION)
 			continue;
-		case CLI_KIND_ONCE:
-		case CLI_KIND_CLEANUP:
-		case CLI_KIND_VERSION:
-			continue;       /* they choose what runs: the usage line and the top-level help show them */
-		case CLI_KIND_OUTPUT:
+		if (r->kind == CLI_KIND_OUTPUT)
 			cli_help_outputs(c, outputs, sizeof(outputs));
-			cli_help_opt(r, outputs, out);
-			continue;
-		case CLI_KIND_DURATION:
-			durations = true;
-			break;
-		case CLI_KIND_FLAG:
-		case CLI_KIND_RATE:
-		case CLI_KIND_STRING:
-		case CLI_KIND_CHOICE:
-		case CLI_KIND_COUNT:
-		case CLI_KIND_HELP:
-			break;
-		}
-		cli_help_opt(r, r->help, out);
+		cli_help_opt(r, r->kind == CLI_KIND_OUTPUT ? outputs : r->help, out);
 	}
 	if (kubectl) {
 		fputc('\n', out);

@@ -88,10 +88,8 @@ static int cli_choice(struct cli_state *s, const struct cli_opt *r, const char *
 
 static int cli_kubectl_arg(struct cli_state *s, const char *arg)
 {
-	if (s->o.n_kubectl_args == CLI_KUBECTL_ARGS_MAX) {
-		fprintf(stderr, "%s: more than %d of kubectl's flags\n", s->name, CLI_KUBECTL_ARGS_MAX);
-		return -EINVAL;
-	}
+	if (s->o.n_kubectl_args == CLI_KUBECTL_ARGS_MAX)
+		return cli_refuse(s->name, "more than %d of kubectl's flags", CLI_KUBECTL_ARGS_MAX);
 	s->o.kubectl_args[s->o.n_kubectl_args++] = arg;
 	return 0;
 }
@@ -125,10 +123,8 @@ static int cli_apply(struct cli_state *s, const struct cli_opt *r, const char *t
 		(*(int *)(base + r->off))++;
 		return 0;
 	case CLI_KIND_OUTPUT:
-		if (s->output && strcmp(s->output, value) != 0) {
-			fprintf(stderr, "%s: -o given twice: %s and %s\n", s->name, s->output, value);
-			return -EINVAL;
-		}
+		if (s->output && strcmp(s->output, value) != 0)
+			return cli_refuse(s->name, "-o given twice: %s and %s", s->output, value);
 		s->output = value;
 		return 0;
 	case CLI_KIND_KUBECTL:
@@ -179,16 +175,12 @@ static int cli_option(struct cli_state *s, int argc, char **argv, int *i)
 		if (r && r->kind == CLI_KIND_COUNT && value && strspn(a + 1, "v") == strlen(a + 1))
 			value = NULL;
 	}
-	if (!r) {
-		fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", s->name,
+	if (!r)
+		return cli_refuse(s->name, "unknown option '%.*s' (try --help)",
 			(int)(a[1] == '-' && (eq = strchr(a, '=')) ? eq - a : (ptrdiff_t)strlen(a)), a);
-		return -EINVAL;
-	}
 	if (cli_takes_value(r) && !value) {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "%s: %s needs a value (try --help)\n", s->name, a);
-			return -EINVAL;
-		}
+		if (*i + 1 >= argc)
+			return cli_refuse(s->name, "%s needs a value (try --help)", a);
 		value = argv[++*i];
 		apart = true;
 	} else if (!cli_takes_value(r) && value && r->kind != CLI_KIND_KUBECTL_FLAG) {
@@ -196,10 +188,8 @@ static int cli_option(struct cli_state *s, int argc, char **argv, int *i)
 		return -EINVAL;
 	}
 	if (r->kind != CLI_KIND_HELP && r->kind != CLI_KIND_VERSION) {
-		if (s->n_given == CLI_GIVEN_MAX) {
-			fprintf(stderr, "%s: more than %d options\n", s->name, CLI_GIVEN_MAX);
-			return -EINVAL;
-		}
+		if (s->n_given == CLI_GIVEN_MAX)
+			return cli_refuse(s->name, "more than %d options", CLI_GIVEN_MAX);
 		s->given[s->n_given++] = r;
 	}
 	return cli_apply(s, r, a, value, apart);
@@ -213,10 +203,8 @@ static int cli_positional(struct cli_state *s, const char *a)
 	if (!s->word && !s->once && !s->cleanup) {
 		c = cli_table_word(a, s->o.prog);
 		/* daemon, once and cleanup are help topics, not words that run them. */
-		if (!c || c->cmd == CLI_CMD_DAEMON || c->cmd == CLI_CMD_ONCE || c->cmd == CLI_CMD_CLEANUP) {
-			fprintf(stderr, "%s: unknown command '%s' (try --help)\n", s->name, a);
-			return -EINVAL;
-		}
+		if (!c || c->cmd == CLI_CMD_DAEMON || c->cmd == CLI_CMD_ONCE || c->cmd == CLI_CMD_CLEANUP)
+			return cli_refuse(s->name, "unknown command '%s' (try --help)", a);
 		s->word = c;
 		return 0;
 	}
@@ -242,14 +230,10 @@ static int cli_resolve_command(struct cli_state *s)
 		s->topic = s->once ? "once" : "cleanup";
 		s->once = s->cleanup = false;
 	}
-	if (s->once && s->cleanup) {
-		fprintf(stderr, "%s: --once and --cleanup exclude each other\n", s->name);
-		return -EINVAL;
-	}
-	if ((s->once || s->cleanup) && s->word) {
-		fprintf(stderr, "%s: --once and --cleanup do not apply to the %s command\n", s->name, s->word->word);
-		return -EINVAL;
-	}
+	if (s->once && s->cleanup)
+		return cli_refuse(s->name, "--once and --cleanup exclude each other");
+	if ((s->once || s->cleanup) && s->word)
+		return cli_refuse(s->name, "--once and --cleanup do not apply to the %s command", s->word->word);
 	o->cmd = s->word ? s->word->cmd : s->once ? CLI_CMD_ONCE : s->cleanup ? CLI_CMD_CLEANUP : CLI_CMD_DAEMON;
 	return 0;
 }
@@ -266,11 +250,9 @@ static int cli_resolve_asked(struct cli_state *s)
 
 	if (o->cmd == CLI_CMD_HELP && s->topic) {
 		c = cli_table_word(s->topic[0] == '-' && s->topic[1] == '-' ? s->topic + 2 : s->topic, prog);
-		if (!c) {
-			fprintf(stderr, "%s: help: no command '%s' (try %s help)\n", s->name, s->topic,
+		if (!c)
+			return cli_refuse(s->name, "help: no command '%s' (try %s help)", s->topic,
 				cli_table_prog_usage(prog));
-			return -EINVAL;
-		}
 		o->help_of = c->cmd;
 	} else if (o->cmd == CLI_CMD_HELP || (s->help && o->cmd == CLI_CMD_DAEMON) ||
 		   (s->help && prog == CLI_PROG_FABRIC && !s->word)) {
@@ -340,20 +322,8 @@ static int cli_resolve_output(struct cli_state *s)
 /* Where a command is named in messages: "status", "--once", "the daemon". */
 static const char *cli_cmd_label(enum cli_command c)
 {
-	switch (c) {
-	case CLI_CMD_DAEMON: return "the daemon";
-	case CLI_CMD_ONCE: return "--once";
-	case CLI_CMD_CLEANUP: return "--cleanup";
-	case CLI_CMD_INTERFACES:
-	case CLI_CMD_HEALTH:
-	case CLI_CMD_WORKLOADS:
-	case CLI_CMD_RUNTIME:
-	case CLI_CMD_STATUS:
-	case CLI_CMD_HELP:
-	case CLI_CMD_VERSION:
-	case CLI_CMD__COUNT:
-		break;
-	}
+	if (c == CLI_CMD_DAEMON || c == CLI_CMD_ONCE || c == CLI_CMD_CLEANUP)
+		return c == CLI_CMD_DAEMON ? "the daemon" : c == CLI_CMD_ONCE ? "--once" : "--cleanup";
 	return cli_table_cmd(c) ? cli_table_cmd(c)->word : "?";
 }
 
@@ -362,8 +332,7 @@ static int cli_check_scope(const struct cli_state *s)
 {
 	for (size_t i = 0; i < s->n_given; i++) {
 		const struct cli_opt *r = s->given[i];
-		unsigned cmds = cli_scope(s->o.prog, r);
-		const char *sep = "";
+		unsigned cmds = cli_scope(s->o.prog, r), n = 0;
 		char label[64];
 
 		if (cmds & (1u << s->o.cmd))
@@ -371,10 +340,8 @@ static int cli_check_scope(const struct cli_state *s)
 		cli_opt_label(r, label, sizeof(label));
 		fprintf(stderr, "%s: %s does not apply to %s; it applies to ", s->name, label, cli_cmd_label(s->o.cmd));
 		for (int c = 0; c < CLI_CMD__COUNT; c++)
-			if ((cmds & (1u << c)) && cli_table_cmd((enum cli_command)c)->progs & (1u << s->o.prog)) {
-				fprintf(stderr, "%s%s", sep, cli_cmd_label((enum cli_command)c));
-				sep = ", ";
-			}
+			if ((cmds & (1u << c)) && cli_table_cmd((enum cli_command)c)->progs & (1u << s->o.prog))
+				fprintf(stderr, "%s%s", n++ ? ", " : "", cli_cmd_label((enum cli_command)c));
 		fputc('\n', stderr);
 		return -EINVAL;
 	}
@@ -422,10 +389,8 @@ int cli_parse_program(enum cli_program prog, int argc, char **argv, struct cli_o
 	if (s.o.node && !*s.o.node)
 		s.o.node = NULL;        /* --node "": none, as an empty NODE_NAME */
 	if (s.node_arg) {
-		if (s.node_given && s.o.node && strcmp(s.o.node, s.node_arg) != 0) {
-			fprintf(stderr, "%s: workloads: NODE %s and --node %s disagree\n", s.name, s.node_arg, s.o.node);
-			return -EINVAL;
-		}
+		if (s.node_given && s.o.node && strcmp(s.o.node, s.node_arg) != 0)
+			return cli_refuse(s.name, "workloads: NODE %s and --node %s disagree", s.node_arg, s.o.node);
 		s.o.node = s.node_arg;
 	}
 	if (cli_resolve_command(&s) < 0)
@@ -437,10 +402,8 @@ int cli_parse_program(enum cli_program prog, int argc, char **argv, struct cli_o
 		*ret = s.o;
 		return 0;
 	}
-	if (prog == CLI_PROG_FABRIC && !s.word) {
-		fprintf(stderr, "%s: which command? status, interfaces, runtime or workloads NODE (try --help)\n", s.name);
-		return -EINVAL;
-	}
+	if (prog == CLI_PROG_FABRIC && !s.word)
+		return cli_refuse(s.name, "which command? status, interfaces, runtime or workloads NODE (try --help)");
 	if (cli_check_scope(&s) < 0 || cli_resolve_output(&s) < 0)
 		return -EINVAL;
 	if (s.o.cmd == CLI_CMD_VERSION) {

@@ -1,5 +1,6 @@
 /* cli_value.c - the values of options: durations, byte rates, the key prefix, each checked against its range. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,17 +10,27 @@
 #include "probes/kube/kubename.h"
 #include "probes/model/timetext.h"
 
+int cli_refuse(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EINVAL;
+}
+
 int cli_duration_in(const char *prog, const char *name, const char *s, unsigned min_s, unsigned max_s,
 			   bool zero, unsigned *ret_s)
 {
 	unsigned long long v = 0;
 	int r = timetext_duration_parse(s, max_s, &v);
 
-	if (r == -EINVAL) {
-		fprintf(stderr, "%s: %s: expected a duration such as 90s, 5m or 1h30m (a bare number is seconds), got "
-			"'%s'\n", prog, name, s);
-		return -EINVAL;
-	}
+	if (r == -EINVAL)
+		return cli_refuse(prog, "%s: expected a duration such as 90s, 5m or 1h30m (a bare number is seconds), got "
+			"'%s'", name, s);
 	if (r == -ERANGE) {
 		bool h = max_s % 3600 == 0, m = max_s % 60 == 0;
 
@@ -27,11 +38,9 @@ int cli_duration_in(const char *prog, const char *name, const char *s, unsigned 
 			h ? max_s / 3600 : m ? max_s / 60 : max_s, h ? "h" : m ? "m" : "s", max_s, s);
 		return -EINVAL;
 	}
-	if ((v || !zero) && v < min_s) {
-		fprintf(stderr, "%s: %s: at least %u seconds%s, got '%s'\n", prog, name, min_s,
+	if ((v || !zero) && v < min_s)
+		return cli_refuse(prog, "%s: at least %u seconds%s, got '%s'", name, min_s,
 			zero ? " (or 0 for off)" : "", s);
-		return -EINVAL;
-	}
 	*ret_s = (unsigned)v;
 	return 0;
 }
@@ -79,11 +88,9 @@ int cli_rate(const char *prog, const char *name, const char *s, uint64_t min, ui
 				mul = units[i].mul;
 	}
 	/* strtod also reads "inf", "nan", hex and exponents: the number must be digits and a point only. */
-	if (!mul || !(v * mul >= (double)min && v * mul <= (double)max)) {
-		fprintf(stderr, "%s: %s: expected a rate such as 100MB/s, 1.5GB/s or 64MiB/s from %llu to %llu "
-			"bytes/s, got '%s'\n", prog, name, (unsigned long long)min, (unsigned long long)max, s);
-		return -EINVAL;
-	}
+	if (!mul || !(v * mul >= (double)min && v * mul <= (double)max))
+		return cli_refuse(prog, "%s: expected a rate such as 100MB/s, 1.5GB/s or 64MiB/s from %llu to %llu "
+			"bytes/s, got '%s'", name, (unsigned long long)min, (unsigned long long)max, s);
 	*ret = (uint64_t)(v * mul);
 	return 0;
 }
@@ -103,47 +110,29 @@ static bool cli_stdin_twice(const struct cli_options *o)
 int cli_check_values(const char *prog, const struct cli_options *o)
 {
 
-	if (!*o->root) {
-		fprintf(stderr, "%s: --root must not be empty\n", prog);
-		return -EINVAL;
-	}
-	if (cli_check_prefix(o->prefix) < 0) {
-		fprintf(stderr, "%s: --prefix: expected a DNS subdomain ending in '/', got '%s'\n", prog, o->prefix);
-		return -EINVAL;
-	}
-	if (o->node && strlen(o->node) > KUBENAME_MAX) {
-		fprintf(stderr, "%s: --node: a node name has at most %d characters\n", prog, KUBENAME_MAX);
-		return -EINVAL;
-	}
-	if (o->name && !kubename_valid(o->name)) {
-		fprintf(stderr, "%s: --name: a runtime's name is a DNS subdomain ([a-z0-9.-], at most 253 "
-			"characters)\n", prog);
-		return -EINVAL;
-	}
-	if (o->cmd == CLI_CMD_RUNTIME && cli_stdin_twice(o)) {
-		fprintf(stderr, "%s: runtime: standard input (-) can feed one of --nodes-file, --runtime-file "
-			"and --networks-file\n", prog);
-		return -EINVAL;
-	}
-	if (o->cmd == CLI_CMD_HEALTH && !o->health_file) {
-		fprintf(stderr, "%s: health needs --health-file\n", prog);
-		return -EINVAL;
-	}
+	if (!*o->root)
+		return cli_refuse(prog, "--root must not be empty");
+	if (cli_check_prefix(o->prefix) < 0)
+		return cli_refuse(prog, "--prefix: expected a DNS subdomain ending in '/', got '%s'", o->prefix);
+	if (o->node && strlen(o->node) > KUBENAME_MAX)
+		return cli_refuse(prog, "--node: a node name has at most %d characters", KUBENAME_MAX);
+	if (o->name && !kubename_valid(o->name))
+		return cli_refuse(prog, "--name: a runtime's name is a DNS subdomain ([a-z0-9.-], at most 253 "
+			"characters)");
+	if (o->cmd == CLI_CMD_RUNTIME && cli_stdin_twice(o))
+		return cli_refuse(prog, "runtime: standard input (-) can feed one of --nodes-file, --runtime-file "
+			"and --networks-file");
+	if (o->cmd == CLI_CMD_HEALTH && !o->health_file)
+		return cli_refuse(prog, "health needs --health-file");
 	/* No accidental daemon: on a workstation, a bare tcpxo-agent would loop with no node to publish on. */
-	if (o->cmd == CLI_CMD_DAEMON && !o->node) {
-		fprintf(stderr, "%s: no node name: the daemon publishes on its own Node; give --node NAME (the "
+	if (o->cmd == CLI_CMD_DAEMON && !o->node)
+		return cli_refuse(prog, "no node name: the daemon publishes on its own Node; give --node NAME (the "
 			"DaemonSet sets NODE_NAME from spec.nodeName), or run --once to look at this machine once "
-			"(see --help)\n", prog);
-		return -EINVAL;
-	}
-	if (o->cmd == CLI_CMD_WORKLOADS && o->prog == CLI_PROG_FABRIC && !o->node) {
-		fprintf(stderr, "%s: workloads needs the node's name: kubectl fabric workloads NODE\n", prog);
-		return -EINVAL;
-	}
-	if (o->cmd == CLI_CMD_WORKLOADS && o->prog == CLI_PROG_FABRIC && !kubename_valid(o->node)) {
-		fprintf(stderr, "%s: workloads: '%s' is not a node name (a DNS subdomain: [a-z0-9.-])\n", prog,
+			"(see --help)");
+	if (o->cmd == CLI_CMD_WORKLOADS && o->prog == CLI_PROG_FABRIC && !o->node)
+		return cli_refuse(prog, "workloads needs the node's name: kubectl fabric workloads NODE");
+	if (o->cmd == CLI_CMD_WORKLOADS && o->prog == CLI_PROG_FABRIC && !kubename_valid(o->node))
+		return cli_refuse(prog, "workloads: '%s' is not a node name (a DNS subdomain: [a-z0-9.-])",
 			o->node);
-		return -EINVAL;
-	}
 	return 0;
 }

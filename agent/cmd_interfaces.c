@@ -10,22 +10,15 @@
 #include "report/fleet/coherence.h"
 #include "report/render/render_mapping.h"
 
-static enum render_mapping_format interfaces_format(enum cli_format f)
-{
-	switch (f) {
-	case CLI_FORMAT_FLAG: return RENDER_MAPPING_FLAG;
-	case CLI_FORMAT_YAML: return RENDER_MAPPING_YAML;
-	case CLI_FORMAT_JSON: return RENDER_MAPPING_JSON;
-	case CLI_FORMAT_AICRCONFIG: return RENDER_MAPPING_AICRCONFIG;
-	}
-	return RENDER_MAPPING_FLAG;
-}
+static const enum render_mapping_format interfaces_format[] = {
+	[CLI_FORMAT_FLAG] = RENDER_MAPPING_FLAG, [CLI_FORMAT_YAML] = RENDER_MAPPING_YAML,
+	[CLI_FORMAT_JSON] = RENDER_MAPPING_JSON, [CLI_FORMAT_AICRCONFIG] = RENDER_MAPPING_AICRCONFIG,
+};
 
 int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct coherence_result res = { 0 };
 	struct coherence *c = NULL;
-	struct kubesrc_sink sink;
 	char err[512] = "", *mapping = NULL;
 	int r, code = EXIT_UNKNOWN;
 
@@ -33,9 +26,8 @@ int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 		fprintf(stderr, "%s: interfaces: out of memory\n", opt->prog_name);
 		return EXIT_UNKNOWN;
 	}
-	sink = kubesrc_coherence(c);
 	coherence_set_any_names(c, opt->any_network_names);
-	r = kubesrc_nodes(src, opt, "interfaces", NULL, &sink);
+	r = kubesrc_nodes(src, opt, "interfaces", NULL, c);
 	if (r < 0)
 		goto out;
 	r = coherence_evaluate(c, &res, err, sizeof(err));
@@ -49,7 +41,7 @@ int cmd_interfaces(const struct cli_options *opt, struct kubesrc *src)
 		code = !res.n_tcpxo && res.n_dranet ? EXIT_READY : EXIT_NOT_READY;
 		goto out;
 	}
-	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format(opt->format), &mapping);
+	r = render_mapping(res.ifaces, res.n_ifaces, interfaces_format[opt->format], &mapping);
 	if (r < 0) {
 		fprintf(stderr, "%s: interfaces: %s\n", opt->prog_name, strerror(-r));
 		goto out;

@@ -23,7 +23,7 @@ struct runtime_cmd {
 	const struct cli_options *opt;
 	struct kubesrc *src;
 	struct releases *releases;      /* --releases; NULL: the built-in table */
-	struct fleet *fleet;
+	struct coherence *fleet;           /* fleet_new()'s */
 	struct trainruntime rt;
 	struct obs_kube networks;       /* networks_fetch and networks only */
 };
@@ -133,7 +133,6 @@ static int runtime_cmd_print(const struct cli_options *opt, const struct rtresul
 int cmd_runtime(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct runtime_cmd c = { .opt = opt, .src = src };
-	struct kubesrc_sink sink;
 	struct fleet_facts ff = { 0 };
 	struct rtresult res = { 0 };
 	char err[512] = "";
@@ -149,8 +148,7 @@ int cmd_runtime(const struct cli_options *opt, struct kubesrc *src)
 		fprintf(stderr, "%s: runtime: out of memory\n", opt->prog_name);
 		goto out;
 	}
-	sink = kubesrc_fleet(c.fleet);
-	if (kubesrc_nodes(src, opt, "runtime", NULL, &sink) < 0 || !runtime_cmd_any(&c))
+	if (kubesrc_nodes(src, opt, "runtime", NULL, c.fleet) < 0 || !runtime_cmd_any(&c))
 		goto out;
 	/* Without --name, the runtime the fleet's nodes name: which needs one fabric. */
 	if (!name) {
@@ -181,7 +179,7 @@ out:
 	fleet_facts_free(&ff);
 	obs_kube_free(&c.networks);
 	trainruntime_free(&c.rt);
-	fleet_free(c.fleet);
+	coherence_free(c.fleet);
 	releases_free(c.releases);
 	return code;
 }

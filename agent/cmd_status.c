@@ -15,23 +15,14 @@
 
 static int status_print(const struct cli_options *opt, const struct stresult *res)
 {
-	switch (opt->output) {
-	case CLI_OUTPUT_JSON:
+	/* -o takes json, name and wide here (cli_parse.c); the rest is the table. */
+	if (opt->output == CLI_OUTPUT_JSON) {
 		if (output_json(opt->prog_name, "status: ", render_status_json(res)) < 0)
 			return -ENOMEM;
-		break;
-	case CLI_OUTPUT_NAME:
+	} else if (opt->output == CLI_OUTPUT_NAME) {
 		render_status_names(res, stdout);
-		break;
-	case CLI_OUTPUT_WIDE:
-	case CLI_OUTPUT_DEFAULT:
-	case CLI_OUTPUT_YAML:
-	case CLI_OUTPUT_FLAG:
-	case CLI_OUTPUT_AICRCONFIG:
-	case CLI_OUTPUT_NPD:
-	case CLI_OUTPUT__COUNT:
+	} else {
 		render_status_table(res, opt->output == CLI_OUTPUT_WIDE, stdout);
-		break;
 	}
 	return output_flush(opt->prog_name, "status: ");
 }
@@ -39,7 +30,6 @@ static int status_print(const struct cli_options *opt, const struct stresult *re
 int cmd_status(const struct cli_options *opt, struct kubesrc *src)
 {
 	struct coherence *c = NULL;
-	struct kubesrc_sink sink;
 	struct stresult res = { 0 };
 	const struct coherence_node *nodes;
 	char err[512] = "";
@@ -50,8 +40,7 @@ int cmd_status(const struct cli_options *opt, struct kubesrc *src)
 		fprintf(stderr, "%s: status: out of memory\n", opt->prog_name);
 		return EXIT_UNKNOWN;
 	}
-	sink = kubesrc_coherence(c);
-	if (kubesrc_nodes(src, opt, "status", NULL, &sink) < 0)
+	if (kubesrc_nodes(src, opt, "status", NULL, c) < 0)
 		goto out;
 	nodes = coherence_nodes(c, &n);
 	/* --heartbeat: the period the agents run with (the DaemonSet's, 5 min by default). */

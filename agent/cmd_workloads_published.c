@@ -19,9 +19,8 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 {
 	const char *file = opt->nodes_file ? (strcmp(opt->nodes_file, "-") == 0 ? "stdin" : opt->nodes_file) :
 		"the node list";
-	struct fleet *f = NULL;
+	struct coherence *f = NULL;
 	struct fleet_facts ff = { 0 };
-	struct kubesrc_sink sink;
 	enum profile_kind kind = PROFILE_NONE;
 	char err[512] = "";
 	int r;
@@ -31,24 +30,19 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 		fprintf(stderr, "%s: workloads: out of memory\n", opt->prog_name);
 		return r;
 	}
-	fleet_set_only(f, opt->node);
-	sink = kubesrc_fleet(f);
-	r = kubesrc_nodes(src, opt, "workloads", opt->node, &sink);
+	coherence_set_only(f, opt->node);
+	r = kubesrc_nodes(src, opt, "workloads", opt->node, f);
 	if (r < 0)
 		goto out;
 	if (fleet_count(f, PROFILE_TCPXO))
 		kind = PROFILE_TCPXO;
 	else if (fleet_count(f, PROFILE_TCPX))
 		kind = PROFILE_TCPX;
-	if (kind == PROFILE_NONE && opt->nodes_file) {
-		fprintf(stderr, "%s: workloads: --nodes-file %s: node %s is not in the list, or publishes no tcpxo or tcpx "
-			"profile (%sprofile): its facts are unknown\n", opt->prog_name, file, opt->node, opt->prefix);
-		r = -ENOENT;
-		goto out;
-	}
 	if (kind == PROFILE_NONE) {
-		fprintf(stderr, "%s: workloads: node %s is not in the cluster, or publishes no tcpxo or tcpx profile "
-			"(%sprofile): its facts are unknown\n", opt->prog_name, opt->node, opt->prefix);
+		fprintf(stderr, "%s: workloads: %s%s%snode %s is not in the %s, or publishes no tcpxo or tcpx profile "
+			"(%sprofile): its facts are unknown\n", opt->prog_name, opt->nodes_file ? "--nodes-file " : "",
+			opt->nodes_file ? file : "", opt->nodes_file ? ": " : "", opt->node,
+			opt->nodes_file ? "list" : "cluster", opt->prefix);
 		r = -ENOENT;
 		goto out;
 	}
@@ -61,7 +55,7 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 	fleet_node_build(&ff, t, ret);
 out:
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 	return r < 0 ? r : 0;
 }
 

@@ -130,7 +130,6 @@ static int daemon_metrics_rows(const struct daemon_metrics *m, const struct work
 			       size_t *ret_n)
 {
 	struct metrics_pod *v = NULL;
-	size_t n = 0;
 
 	if (!w->judged)
 		return 1;
@@ -138,32 +137,29 @@ static int daemon_metrics_rows(const struct daemon_metrics *m, const struct work
 		return -ENOMEM;
 	for (size_t i = 0; i < w->n; i++) {
 		const struct pod *pod = w->pods[i].pod;
+		const struct metrics_pod *last;
+		struct metrics_pod *row = &v[i];
 
-		v[n].ns = strdup(pod->ns ? pod->ns : "");
-		v[n].name = strdup(pod->name ? pod->name : "");
-		v[n].verdict = w->pods[i].result.verdict;
-		v[n].gpus = w->pods[i].result.gpus;
-		n++;
-		if (!v[n - 1].ns || !v[n - 1].name) {
-			daemon_metrics_pods_free(v, n);
+		row->ns = strdup(pod->ns ? pod->ns : "");
+		row->name = strdup(pod->name ? pod->name : "");
+		row->verdict = w->pods[i].result.verdict;
+		row->gpus = w->pods[i].result.gpus;
+		if (!row->ns || !row->name) {
+			daemon_metrics_pods_free(v, i + 1);
 			return -ENOMEM;
 		}
 		if (w->transport_judged) {
-			v[n - 1].has_transport = true;
-			v[n - 1].transport = w->pods[i].transport.state;
-			v[n - 1].rails = w->pods[i].transport.rails;
-		} else {
-			const struct metrics_pod *last = daemon_metrics_pod(m, v[n - 1].ns, v[n - 1].name);
-
-			if (last) {
-				v[n - 1].has_transport = last->has_transport;
-				v[n - 1].transport = last->transport;
-				v[n - 1].rails = last->rails;
-			}
+			row->has_transport = true;
+			row->transport = w->pods[i].transport.state;
+			row->rails = w->pods[i].transport.rails;
+		} else if ((last = daemon_metrics_pod(m, row->ns, row->name))) {
+			row->has_transport = last->has_transport;
+			row->transport = last->transport;
+			row->rails = last->rails;
 		}
 	}
 	*ret = v;
-	*ret_n = n;
+	*ret_n = w->n;
 	return 0;
 }
 
@@ -203,23 +199,7 @@ void daemon_metrics_unobserved(struct daemon_metrics *m)
 		m->observed = false;
 }
 
-int daemon_metrics_fd(const struct daemon_metrics *m)
+struct metrics_http *daemon_metrics_http(const struct daemon_metrics *m)
 {
-	return m ? metrics_http_fd(m->http) : -1;
-}
-
-int daemon_metrics_timeout(struct daemon_metrics *m)
-{
-	return m ? metrics_http_timeout(m->http) : -1;
-}
-
-void daemon_metrics_serve(struct daemon_metrics *m)
-{
-	if (m)
-		metrics_http_run(m->http);
-}
-
-void daemon_metrics_address(const struct daemon_metrics *m, char *buf, size_t len)
-{
-	metrics_http_address(m ? m->http : NULL, buf, len);
+	return m ? m->http : NULL;
 }

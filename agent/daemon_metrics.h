@@ -41,10 +41,8 @@ int daemon_metrics_observed(struct daemon_metrics *m, const struct profile *p, c
 /* The last observation could not be made: tcpxo_node_observed 0, the last verdict stands. NULL is fine. */
 void daemon_metrics_unobserved(struct daemon_metrics *m);
 
-/* The poll() side, as metrics_http.h's: the fd (-1 none), the timeout (-1 none), serve what is ready. */
-int daemon_metrics_fd(const struct daemon_metrics *m);
-int daemon_metrics_timeout(struct daemon_metrics *m);
-void daemon_metrics_serve(struct daemon_metrics *m);
-
-/* The address served, the port resolved ("127.0.0.1:9863"). */
-void daemon_metrics_address(const struct daemon_metrics *m, char *buf, size_t len);
+/*
+ * The server, for the poll() side: metrics_http_fd(), _timeout(), _run() and _address() (the port
+ * resolved) take it, NULL (no --metrics-address) as none.
+ */
+struct metrics_http *daemon_metrics_http(const struct daemon_metrics *m);

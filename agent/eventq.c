@@ -7,16 +7,10 @@
 #include "agent/eventq.h"
 #include "probes/kube/retry.h"
 
-static void eventq_item_free(struct eventq_item *it)
-{
-	free(it->body);
-	it->body = NULL;
-}
-
 /* Remove item @i, keeping the order. */
 static void eventq_remove(struct eventq *q, size_t i)
 {
-	eventq_item_free(&q->v[i]);
+	free(q->v[i].body);
 	memmove(&q->v[i], &q->v[i + 1], (q->n - i - 1) * sizeof(q->v[0]));
 	q->n--;
 }
@@ -69,13 +63,13 @@ int eventq_add(struct eventq *q, const char *key, const char *ns, const char *bo
 	if (q->n < EVENTQ_MAX) {
 		v = realloc(q->v, (q->n + 1) * sizeof(*v));
 		if (!v) {
-			eventq_item_free(&it);
+			free(it.body);
 			return -ENOMEM;
 		}
 		q->v = v;
 	}
 	if (key && eventq_remember(q, key) < 0) {
-		eventq_item_free(&it);
+		free(it.body);
 		return -ENOMEM;
 	}
 	if (q->n == EVENTQ_MAX) {
@@ -154,7 +148,7 @@ void eventq_free(struct eventq *q)
 	if (!q)
 		return;
 	for (size_t i = 0; i < q->n; i++)
-		eventq_item_free(&q->v[i]);
+		free(q->v[i].body);
 	free(q->v);
 	for (size_t i = 0; i < q->n_keys; i++)
 		free(q->keys[i]);

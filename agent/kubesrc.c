@@ -9,47 +9,15 @@
 
 #define KUBESRC_NODES_FILE_MAX ((size_t)256 << 20)     /* a NodeList of ~30,000 fat nodes */
 
-static int kubesrc_coherence_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err,
-				  size_t errlen)
-{
-	return coherence_add_nodelist(userdata, body, len, ret_continue, err, errlen);
-}
-
-static void kubesrc_coherence_restart(void *userdata)
-{
-	coherence_reset(userdata);
-}
-
-static int kubesrc_fleet_page(void *userdata, const char *body, size_t len, char **ret_continue, char *err,
-			      size_t errlen)
-{
-	return fleet_add_nodelist(userdata, body, len, ret_continue, err, errlen);
-}
-
-static void kubesrc_fleet_restart(void *userdata)
-{
-	fleet_reset(userdata);
-}
-
-struct kubesrc_sink kubesrc_coherence(struct coherence *c)
-{
-	return (struct kubesrc_sink){ kubesrc_coherence_page, kubesrc_coherence_restart, c };
-}
-
-struct kubesrc_sink kubesrc_fleet(struct fleet *f)
-{
-	return (struct kubesrc_sink){ kubesrc_fleet_page, kubesrc_fleet_restart, f };
-}
-
 int kubesrc_nodes(struct kubesrc *src, const struct cli_options *opt, const char *cmd, const char *only,
-		  const struct kubesrc_sink *sink)
+		  struct coherence *nodes)
 {
 	char why[512] = "", err[512] = "", *text = NULL;
 	size_t len = 0;
 	int r;
 
 	if (!opt->nodes_file) {
-		r = src->ops->nodes(src->ctx, cmd, opt->selector, only, sink, err, sizeof(err));
+		r = src->ops->nodes(src->ctx, cmd, opt->selector, only, nodes, err, sizeof(err));
 		if (r < 0)
 			fprintf(stderr, "%s: %s: %s\n", opt->prog_name, cmd, err[0] ? err : strerror(-r));
 		return r < 0 ? r : 0;
@@ -61,7 +29,7 @@ int kubesrc_nodes(struct kubesrc *src, const struct cli_options *opt, const char
 	}
 	r = infile_read_input(opt->nodes_file, KUBESRC_NODES_FILE_MAX, "NodeList", &text, &len, why, sizeof(why));
 	if (r >= 0)
-		r = sink->page(sink->userdata, text, len, NULL, err, sizeof(err));
+		r = coherence_add_nodelist(nodes, text, len, NULL, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "%s: %s: --nodes-file %s: %s\n", opt->prog_name, cmd, infile_name(opt->nodes_file),
 			why[0] ? why : err[0] ? err : strerror(-r));

@@ -5,7 +5,6 @@
 
 #include "agent/cli.h"
 #include "report/fleet/coherence.h"
-#include "report/fleet/fleet.h"
 
 /*
  * status, interfaces, runtime and workloads over a published node read Kubernetes objects. Each
@@ -23,15 +22,6 @@ enum kubesrc_doc {
 	KUBESRC_NETWORKS,               /* networks.networking.gke.io: a NetworkList */
 };
 
-/* Where the NodeList pages go: coherence_add_nodelist(), fleet_add_nodelist(). */
-struct kubesrc_sink {
-	/* Return: >= 0 when taken (*ret_continue: malloc'd token or NULL on the last page); -EINVAL with
-	 * @err set for a body that is not a NodeList; -ENOMEM. */
-	int (*page)(void *userdata, const char *body, size_t len, char **ret_continue, char *err, size_t errlen);
-	void (*restart)(void *userdata);        /* the listing starts over: forget the pages taken */
-	void *userdata;
-};
-
 /* One document the cluster answered, or why not. */
 struct kubesrc_answer {
 	char *text;                     /* owned: the body (NUL-terminated) when read */
@@ -44,11 +34,12 @@ struct kubesrc_answer {
 struct kubesrc_ops {
 	/*
 	 * Every Node (only those @selector selects, when not NULL; at least node @name, when not
-	 * NULL) into @sink, page by page. @cmd names the command in advice. @err: why not, a whole
+	 * NULL) into @nodes, page by page (coherence_add_nodelist(); coherence_reset() when the
+	 * listing starts over). @cmd names the command in advice. @err: why not, a whole
 	 * sentence. Return: 0; -ENOTCONN when no cluster is configured; another -errno.
 	 */
 	int (*nodes)(void *ctx, const char *cmd, const char *selector, const char *name,
-		     const struct kubesrc_sink *sink, char *err, size_t errlen);
+		     struct coherence *nodes, char *err, size_t errlen);
 	/*
 	 * Document @what of @name, ret->where naming the call. Return: 0 with ret->text; -ENOTCONN
 	 * when no cluster is configured, -ENOENT when it is not there (ret->status 404: the object,
@@ -63,18 +54,14 @@ struct kubesrc {
 	void *ctx;
 };
 
-/* The sinks of the fleet commands: NodeList pages into a coherence (status, interfaces) or a fleet (runtime, workloads). */
-struct kubesrc_sink kubesrc_coherence(struct coherence *c);
-struct kubesrc_sink kubesrc_fleet(struct fleet *f);
-
 /**
- * kubesrc_nodes() - a fleet command's NodeList into @sink: opt->nodes_file when given (bounded,
+ * kubesrc_nodes() - a fleet command's NodeList into @nodes (a coherence, or fleet_new()'s): opt->nodes_file when given (bounded,
  * "-" for standard input), else every page @src lists (opt->selector; only @only when not NULL).
  * On failure prints one line "PROG: CMD: ..." naming the file or the call.
  * Return: 0; -errno.
  */
 int kubesrc_nodes(struct kubesrc *src, const struct cli_options *opt, const char *cmd, const char *only,
-		  const struct kubesrc_sink *sink);
+		  struct coherence *nodes);
 
 /**
  * kubesrc_get() - one document: @file (given as option @file_opt, at most @max bytes, "-" for

@@ -38,11 +38,21 @@ static int kubesrc_api_client(struct kubesrc_api *a, const char *advice, char *e
 	return 0;
 }
 
+static int kubesrc_api_page(void *nodes, const char *body, size_t len, char **ret_continue, char *err, size_t errlen)
+{
+	return coherence_add_nodelist(nodes, body, len, ret_continue, err, errlen);
+}
+
+static void kubesrc_api_restart(void *nodes)
+{
+	coherence_reset(nodes);
+}
+
 static int kubesrc_api_nodes(void *ctx, const char *cmd, const char *selector, const char *name,
-			     const struct kubesrc_sink *sink, char *err, size_t errlen)
+			     struct coherence *nodes, char *err, size_t errlen)
 {
 	struct kubesrc_api *a = ctx;
-	const struct kubenodes_sink ks = { sink->page, sink->restart, sink->userdata };
+	const struct kubenodes_sink ks = { kubesrc_api_page, kubesrc_api_restart, nodes };
 	char advice[256] = "";
 	int r;
 
@@ -111,17 +121,9 @@ static int kubesrc_api_get(void *ctx, enum kubesrc_doc what, const char *name, s
 	r = kubesrc_api_client(a, advice, ret->message, sizeof(ret->message));
 	if (r < 0)
 		return r;
-	switch (what) {
-	case KUBESRC_PODS:
-		r = kube_list_pods(a->client, name, &resp);
-		break;
-	case KUBESRC_RUNTIME:
-		r = kube_get_training_runtime(a->client, name, &resp);
-		break;
-	case KUBESRC_NETWORKS:
-		r = kube_list_networks(a->client, &resp);
-		break;
-	}
+	r = what == KUBESRC_PODS ? kube_list_pods(a->client, name, &resp) :
+	    what == KUBESRC_RUNTIME ? kube_get_training_runtime(a->client, name, &resp) :
+	    kube_list_networks(a->client, &resp);
 	ret->status = resp.status;
 	if (r == -EIO && resp.status == 404)
 		r = -ENOENT;

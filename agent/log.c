@@ -9,6 +9,7 @@
 
 #include "agent/log.h"
 #include "probes/model/json.h"
+#include "report/render/render.h"
 
 static enum cli_log_format log_format = CLI_LOG_TEXT;
 static enum log_level log_max = LOG_LEVEL_INFO;
@@ -36,40 +37,22 @@ bool log_key_reserved(const char *key)
 	return strncmp(key, "logging.googleapis.com/", 23) == 0;
 }
 
+/* Each level's word in text lines and its Cloud Logging severity in JSON ones. */
+static const struct {
+	const char *name, *severity;
+} log_levels[] = {
+	[LOG_LEVEL_ERROR] = { "error", "ERROR" }, [LOG_LEVEL_WARN] = { "warn", "WARNING" },
+	[LOG_LEVEL_INFO] = { "info", "INFO" }, [LOG_LEVEL_DEBUG] = { "debug", "DEBUG" },
+};
+
 const char *log_level_name(enum log_level level)
 {
-	switch (level) {
-	case LOG_LEVEL_ERROR: return "error";
-	case LOG_LEVEL_WARN: return "warn";
-	case LOG_LEVEL_INFO: return "info";
-	case LOG_LEVEL_DEBUG: return "debug";
-	}
-	return "info";
+	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].name;
 }
 
 const char *log_severity_name(enum log_level level)
 {
-	switch (level) {
-	case LOG_LEVEL_ERROR: return "ERROR";
-	case LOG_LEVEL_WARN: return "WARNING";
-	case LOG_LEVEL_INFO: return "INFO";
-	case LOG_LEVEL_DEBUG: return "DEBUG";
-	}
-	return "INFO";
-}
-
-/* The length of @s cut to at most LOG_VALUE_MAX bytes on a UTF-8 boundary; *cut says whether it was. */
-static size_t log_cut(const char *s, bool *cut)
-{
-	size_t n = strnlen(s, LOG_VALUE_MAX + 1);
-
-	*cut = n > LOG_VALUE_MAX;
-	if (!*cut)
-		return n;
-	n = LOG_VALUE_MAX - 3;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return n;
+	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].severity;
 }
 
 static bool log_needs_quotes(const char *s, size_t n)
@@ -87,8 +70,8 @@ static bool log_needs_quotes(const char *s, size_t n)
 
 static int log_text_value(struct strbuf *out, const char *s)
 {
-	bool cut;
-	size_t n = log_cut(s, &cut);
+	size_t n = render_cut(s, LOG_VALUE_MAX);
+	bool cut = s[n] != '\0';
 
 	if (!log_needs_quotes(s, n) && !cut) {
 		strbuf_appendf(out, "%.*s", (int)n, s);
@@ -113,24 +96,10 @@ static int log_text_value(struct strbuf *out, const char *s)
 	return out->oom ? -ENOMEM : 0;
 }
 
-/* A copy of @s cut like log_cut() (JSON values: the serialiser escapes the rest). */
-static char *log_json_value(const char *s)
-{
-	bool cut;
-	size_t n = log_cut(s, &cut);
-	char *v = malloc(n + 4);
-
-	if (!v)
-		return NULL;
-	memcpy(v, s, n);
-	strcpy(v + n, cut ? "..." : "");
-	return v;
-}
-
-/* One string member of @obj, cut like log_cut(). */
+/* One string member of @obj, cut to LOG_VALUE_MAX bytes (the serialiser escapes the rest). */
 static int log_json_add(struct json *obj, const char *key, const char *value)
 {
-	char *v = log_json_value(value);
+	char *v = render_cut_dup(value, LOG_VALUE_MAX);
 	int r;
 
 	if (!v)
@@ -145,29 +114,24 @@ static int log_json_special(struct json *line, const char *node, const struct lo
 {
 	struct json *o;
 	char num[16];
+	int r = 0;
 
+	/* json_add() takes @o even on error (and refuses a NULL one): an incomplete object is freed with the line. */
 	if (node) {
 		o = json_new_object();
-		if (!o || log_json_add(o, "node", node) < 0) {
-			json_free(o);
-			return -ENOMEM;
-		}
-		if (json_add(line, "logging.googleapis.com/labels", o) < 0)
-			return -ENOMEM;
+		r |= log_json_add(o, "node", node);
+		r |= json_add(line, "logging.googleapis.com/labels", o);
 	}
 	if (src && src->file) {
 		o = json_new_object();
 		snprintf(num, sizeof(num), "%u", src->line);
 		/* LogEntrySourceLocation: line is an int64, which proto3's JSON writes as a string. */
-		if (!o || json_add_string(o, "file", src->file) < 0 || json_add_string(o, "line", num) < 0 ||
-		    (src->func && json_add_string(o, "function", src->func) < 0)) {
-			json_free(o);
-			return -ENOMEM;
-		}
-		if (json_add(line, "logging.googleapis.com/sourceLocation", o) < 0)
-			return -ENOMEM;
+		if (json_add_string(o, "file", src->file) < 0 || json_add_string(o, "line", num) < 0 ||
+		    (src->func && json_add_string(o, "function", src->func) < 0))
+			r = -ENOMEM;
+		r |= json_add(line, "logging.googleapis.com/sourceLocation", o);
 	}
-	return 0;
+	return r < 0 ? -ENOMEM : 0;
 }
 
 static int log_format_json(const char *ts, enum log_level level, const char *msg, const char *const *kv,

@@ -24,6 +24,7 @@
 #include "agent/flap.h"
 #include "agent/flapin.h"
 #include "agent/log.h"
+#include "agent/metrics_http.h"
 #include "agent/loop.h"
 #include "agent/observe.h"
 #include "agent/schedule.h"
@@ -275,15 +276,15 @@ static size_t loop_pollfds(struct loop_state *st)
 	}
 	st->fds[LOOP_FD_SIGNAL] = (struct pollfd){ .fd = st->sig_fd, .events = POLLIN };
 	sources_pollfds(&st->src, st->fds + LOOP_FD_SOURCES);
-	st->fds[LOOP_FD_METRICS] = (struct pollfd){ .fd = daemon_metrics_fd(st->metrics), .events = POLLIN };
+	st->fds[LOOP_FD_METRICS] = (struct pollfd){ .fd = metrics_http_fd(daemon_metrics_http(st->metrics)), .events = POLLIN };
 	return LOOP_FD__COUNT + n;
 }
 
 static int loop_timeout(struct loop_state *st)
 {
 	uint64_t now = clockms_now();
-	int t = schedule_timeout(&st->sched, now), a = apifacts_timeout(&st->af, now);
-	int m = daemon_metrics_timeout(st->metrics), h = http_streams_timeout(st->pb->http);
+	int t = schedule_timeout(&st->sched, now), a = apiwatch_timeout(st->af.aw, now);     /* -1: no watches */
+	int m = metrics_http_timeout(daemon_metrics_http(st->metrics)), h = http_streams_timeout(st->pb->http);
 
 	if (a >= 0 && a < t)
 		t = a;
@@ -343,7 +344,7 @@ static int loop_open(struct loop_state *st)
 			log_emit(LOG_LEVEL_ERROR, "cannot serve metrics: stopping", "error", err, NULL);
 			return r;
 		}
-		daemon_metrics_address(st->metrics, addr, sizeof(addr));
+		metrics_http_address(daemon_metrics_http(st->metrics), addr, sizeof(addr));
 		log_emit(LOG_LEVEL_INFO, "serving metrics", "address", addr, "path", "/metrics", NULL);
 	}
 	st->flap = calloc(1, sizeof(*st->flap));
@@ -397,7 +398,7 @@ static int loop_woken(struct loop_state *st, size_t nfds, uint64_t now)
 		schedule_event(&st->sched, now);
 	if (loop_api_events(st, nfds, now) == -ENOMEM)
 		return -ENOMEM;
-	daemon_metrics_serve(st->metrics);
+	metrics_http_run(daemon_metrics_http(st->metrics));
 	return 0;
 }
 

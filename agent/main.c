@@ -1,5 +1,4 @@
 /* main.c - tcpxo-agent entry point: make fds 0-2 safe, parse the command line and dispatch. */
-#include <stdbool.h>
 #include <stdio.h>
 
 #include "agent/cli.h"
@@ -23,16 +22,15 @@ static int main_fleet(int (*cmd)(const struct cli_options *, struct kubesrc *), 
 	return code;
 }
 
-/* Parse and dispatch. @stdout_closed: stdout was closed at start (reports have nowhere to go). */
-static int main_dispatch(int argc, char **argv, bool stdout_closed)
+int main(int argc, char **argv)
 {
 	struct cli_options opt;
-	int r;
+	int closed = output_guard_fds();
 
-	r = cli_parse(argc, argv, &opt);
-	if (r < 0)
+	if (closed < 0 || cli_parse(argc, argv, &opt) < 0)
 		return EXIT_UNKNOWN;
-	if (stdout_closed && opt.cmd != CLI_CMD_DAEMON) {
+	/* stdout closed at start: a report has nowhere to go (the daemon writes none). */
+	if (closed && opt.cmd != CLI_CMD_DAEMON) {
 		fprintf(stderr, "tcpxo-agent: standard output is closed: nowhere to write the report\n");
 		return EXIT_UNKNOWN;
 	}
@@ -51,13 +49,4 @@ static int main_dispatch(int argc, char **argv, bool stdout_closed)
 		break;
 	}
 	return EXIT_UNKNOWN;
-}
-
-int main(int argc, char **argv)
-{
-	int closed = output_guard_fds();
-
-	if (closed < 0)
-		return EXIT_UNKNOWN;
-	return main_dispatch(argc, argv, closed > 0);
 }

@@ -70,18 +70,22 @@ struct metrics_http {
 	struct metrics_http_conn conns[METRICS_HTTP_CONNECTIONS];
 };
 
+/* The host address in an AF_INET or AF_INET6 socket address, its size in *@len; NULL for another family. */
+static const void *metrics_http_host(const struct sockaddr *a, size_t *len)
+{
+	*len = a->sa_family == AF_INET6 ? sizeof(struct in6_addr) : sizeof(struct in_addr);
+	if (a->sa_family == AF_INET6)
+		return &((const struct sockaddr_in6 *)a)->sin6_addr;
+	return a->sa_family == AF_INET ? &((const struct sockaddr_in *)a)->sin_addr : NULL;
+}
+
 /* Whether two socket addresses are the same host (the port apart). */
 static bool metrics_http_same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
 {
-	if (a->sa_family != b->ss_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return memcmp(&((const struct sockaddr_in *)a)->sin_addr, &((const struct sockaddr_in *)b)->sin_addr,
-			      sizeof(struct in_addr)) == 0;
-	if (a->sa_family == AF_INET6)
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
-			      sizeof(struct in6_addr)) == 0;
-	return false;
+	size_t len;
+	const void *x = metrics_http_host(a, &len), *y = metrics_http_host((const struct sockaddr *)b, &len);
+
+	return x && a->sa_family == b->ss_family && memcmp(x, y, len) == 0;
 }
 
 /*
@@ -180,13 +184,21 @@ static int metrics_http_load(char *err, size_t errlen)
 			   &metrics_mhd, &metrics_mhd_handle, err, errlen);
 }
 
+/* The port of an AF_INET or AF_INET6 socket address (network order). */
+static in_port_t *metrics_http_port(struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return &((struct sockaddr_in6 *)ss)->sin6_port;
+	return &((struct sockaddr_in *)ss)->sin_port;
+}
+
 /* "IPv4:PORT" or "[IPv6]:PORT", numeric only, into @ss. */
 static int metrics_http_parse(const char *address, struct sockaddr_storage *ss, char *err, size_t errlen)
 {
 	char host[METRICS_HTTP_ADDRESS_MAX];
 	const char *colon, *port;
 	unsigned long p = 0;
-	size_t hl;
+	size_t hl, alen;
 
 	if (!address || strlen(address) >= sizeof(host))
 		return errmsg_set(err, errlen, -EINVAL, "--metrics-address: want ADDRESS:PORT (at most %zu characters)",
@@ -209,23 +221,11 @@ static int metrics_http_parse(const char *address, struct sockaddr_storage *ss, 
 		host[hl] = '\0';
 	}
 	memset(ss, 0, sizeof(*ss));
-	if (address[0] != '[') {
-		struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-
-		if (inet_pton(AF_INET, host, &in4->sin_addr) != 1)
-			return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': not a numeric IPv4 address",
-					  address);
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons((uint16_t)p);
-	} else {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-
-		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
-			return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': not a numeric IPv6 address",
-					  address);
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons((uint16_t)p);
-	}
+	ss->ss_family = address[0] == '[' ? AF_INET6 : AF_INET;
+	if (inet_pton(ss->ss_family, host, (void *)metrics_http_host((struct sockaddr *)ss, &alen)) != 1)
+		return errmsg_set(err, errlen, -EINVAL, "--metrics-address '%s': not a numeric %s address", address,
+				  ss->ss_family == AF_INET6 ? "IPv6" : "IPv4");
+	*metrics_http_port(ss) = htons((uint16_t)p);
 	return 0;
 }
 
@@ -288,7 +288,9 @@ int metrics_http_new(const char *address, const struct metrics_http_page *page, 
 	const union MHD_DaemonInfo *info;
 	struct metrics_http *h;
 	unsigned flags = MHD_USE_EPOLL;
+	char text[INET6_ADDRSTRLEN];
 	uint16_t port;
+	size_t len;
 	int r;
 
 	r = metrics_http_parse(address, &ss, err, errlen);
@@ -303,8 +305,7 @@ int metrics_http_new(const char *address, const struct metrics_http_page *page, 
 	h->page = *page;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					      : ((struct sockaddr_in *)&ss)->sin_port);
+	port = ntohs(*metrics_http_port(&ss));
 	errno = 0;
 	h->d = metrics_mhd.start_daemon(flags, port, metrics_http_accept, h, metrics_http_handler, h,
 					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -331,17 +332,8 @@ int metrics_http_new(const char *address, const struct metrics_http_page *page, 
 		free(h);
 		return errmsg_set(err, errlen, -EIO, "libmicrohttpd gave no epoll fd");
 	}
-	if (ss.ss_family == AF_INET6) {
-		char text[INET6_ADDRSTRLEN];
-
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, text, sizeof(text));
-		snprintf(h->address, sizeof(h->address), "[%s]:%u", text, port);
-	} else {
-		char text[INET_ADDRSTRLEN];
-
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, text, sizeof(text));
-		snprintf(h->address, sizeof(h->address), "%s:%u", text, port);
-	}
+	inet_ntop(ss.ss_family, metrics_http_host((struct sockaddr *)&ss, &len), text, sizeof(text));
+	snprintf(h->address, sizeof(h->address), ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", text, port);
 	*ret = h;
 	return 0;
 }

@@ -21,10 +21,8 @@ int nodeview_open(const struct cli_options *opt, struct nodeview *ret)
 int nodeview_transport(struct nodeview *v, const struct cli_options *opt, const char *what)
 {
 	struct transport_limits lim = { .grace_s = opt->transport_grace, .tcp_rate = opt->transport_tcp_rate };
-	int r = 0;
+	int r = v->w.judged && observe_transport(&v->o, NULL) < 0 ? -ENOMEM : 0;
 
-	if (v->w.judged && observe_transport(&v->o, NULL) < 0)
-		r = -ENOMEM;
 	if (r == 0)
 		workloads_transport(&v->w, &v->o, &lim);
 	/* A pod with no client past the grace: its traffic over the window tells tcp from idle. */

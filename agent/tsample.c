@@ -6,22 +6,14 @@
 #include "agent/tsample.h"
 #include "report/checks/transport.h"
 
+static int tsample_cmp(const void *uid, const void *pod)
+{
+	return strcmp(uid, ((const struct tsample_pod *)pod)->uid);
+}
+
 const struct tsample_pod *tsample_find(const struct tsample *ts, const char *uid)
 {
-	size_t lo = 0, hi = ts->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ts->v[mid].uid, uid);
-
-		if (!c)
-			return &ts->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return ts->n ? bsearch(uid, ts->v, ts->n, sizeof(ts->v[0]), tsample_cmp) : NULL;
 }
 
 size_t tsample_running(const struct tsample *ts, const struct obs_kube *k, const char *node, bool *ret_new)

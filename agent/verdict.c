@@ -44,23 +44,18 @@ static const char *verdict_state_text(enum nic_state s)
 
 int verdict_diff(const struct verdict *old, const struct profile *p, struct strbuf *out)
 {
-	int n = 0;
-	const char *sep = "";
+	int n = 0;             /* changes said so far: each after the first follows "; " */
 
 	if (!old->valid) {
 		strbuf_appendf(out, "profile %s, ready %s", profile_kind_name(p->kind), p->ready ? "true" : "false");
 		return out->oom ? -ENOMEM : 1;
 	}
-	if (old->kind != p->kind) {
-		strbuf_appendf(out, "%sprofile %s→%s", sep, profile_kind_name(old->kind), profile_kind_name(p->kind));
-		sep = "; ";
-		n++;
-	}
-	if (old->ready != p->ready) {
-		strbuf_appendf(out, "%sready %s→%s", sep, old->ready ? "true" : "false", p->ready ? "true" : "false");
-		sep = "; ";
-		n++;
-	}
+	if (old->kind != p->kind)
+		strbuf_appendf(out, "%sprofile %s→%s", n++ ? "; " : "", profile_kind_name(old->kind),
+			       profile_kind_name(p->kind));
+	if (old->ready != p->ready)
+		strbuf_appendf(out, "%sready %s→%s", n++ ? "; " : "", old->ready ? "true" : "false",
+			       p->ready ? "true" : "false");
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
 		const struct finding *c = &p->checks[i];
 		const char *msg = c->message ? c->message : "";
@@ -68,36 +63,28 @@ int verdict_diff(const struct verdict *old, const struct profile *p, struct strb
 		if (old->status[i] == c->status && strcmp(old->message[i], msg) == 0)
 			continue;
 		if (old->status[i] != c->status)
-			strbuf_appendf(out, "%s%s %s→%s: %s", sep, check_id_name((enum check_id)i),
+			strbuf_appendf(out, "%s%s %s→%s: %s", n++ ? "; " : "", check_id_name((enum check_id)i),
 				       check_status_name(old->status[i]), check_status_name(c->status), msg);
 		else
-			strbuf_appendf(out, "%s%s: %s", sep, check_id_name((enum check_id)i), msg);
-		sep = "; ";
-		n++;
+			strbuf_appendf(out, "%s%s: %s", n++ ? "; " : "", check_id_name((enum check_id)i), msg);
 	}
 	/* NIC states by BDF: in-pod and back changes no check, yet it is worth a line. */
 	for (size_t i = 0; i < p->n_nics && i < VERDICT_NICS_MAX; i++) {
 		const struct profile_nic *nic = &p->nics[i];
-		enum nic_state was = NIC_STATE_UNKNOWN;
 		const char *name = nic->name[0] ? nic->name : nic->bdf;
-		bool found = false;
-		size_t j_found = 0;
+		size_t found = old->n_nics;     /* its place in @old, the last match; n_nics: absent */
 
 		for (size_t j = 0; j < old->n_nics; j++)
-			if (strcmp(old->nics[j].bdf, nic->bdf) == 0) {
-				was = old->nics[j].state;
-				found = true;
-				j_found = j;
-			}
-		if (found && was == nic->state)
+			if (strcmp(old->nics[j].bdf, nic->bdf) == 0)
+				found = j;
+		if (found < old->n_nics && old->nics[found].state == nic->state)
 			continue;
 		/* A NIC in a pod has no name here without the API's nic-info: keep the one it had. */
-		if (!nic->name[0] && found && old->nics[j_found].name[0])
-			name = old->nics[j_found].name;
-		strbuf_appendf(out, "%snic %s %s→%s", sep, name,
-			       found ? verdict_state_text(was) : "absent", verdict_state_text(nic->state));
-		sep = "; ";
-		n++;
+		if (!nic->name[0] && found < old->n_nics && old->nics[found].name[0])
+			name = old->nics[found].name;
+		strbuf_appendf(out, "%snic %s %s→%s", n++ ? "; " : "", name,
+			       found < old->n_nics ? verdict_state_text(old->nics[found].state) : "absent",
+			       verdict_state_text(nic->state));
 	}
 	for (size_t j = 0; j < old->n_nics; j++) {
 		bool found = false;
@@ -106,10 +93,9 @@ int verdict_diff(const struct verdict *old, const struct profile *p, struct strb
 			found |= strcmp(old->nics[j].bdf, p->nics[i].bdf) == 0;
 		if (found)
 			continue;
-		strbuf_appendf(out, "%snic %s %s→absent", sep, old->nics[j].name[0] ? old->nics[j].name : old->nics[j].bdf,
+		strbuf_appendf(out, "%snic %s %s→absent", n++ ? "; " : "",
+			       old->nics[j].name[0] ? old->nics[j].name : old->nics[j].bdf,
 			       verdict_state_text(old->nics[j].state));
-		sep = "; ";
-		n++;
 	}
 	return out->oom ? -ENOMEM : n;
 }

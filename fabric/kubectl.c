@@ -243,7 +243,7 @@ static int kubectl_get(struct kubectl *k, const char *const *args, size_t max, s
 }
 
 static int kubectl_nodes(void *ctx, const char *cmd, const char *selector, const char *name,
-			 const struct kubesrc_sink *sink, char *err, size_t errlen)
+			 struct coherence *nodes, char *err, size_t errlen)
 {
 	char field[300], where[512], perr[512] = "", *cont = NULL;
 	const char *args[8] = { "get", "nodes" };
@@ -261,7 +261,7 @@ static int kubectl_nodes(void *ctx, const char *cmd, const char *selector, const
 		args[n++] = field;
 	}
 	r = kubectl_get(ctx, args, KUBECTL_NODES_MAX, &run, where, sizeof(where), err, errlen);
-	if (r >= 0 && (r = sink->page(sink->userdata, run.out, run.len, &cont, perr, sizeof(perr))) < 0)
+	if (r >= 0 && (r = coherence_add_nodelist(nodes, run.out, run.len, &cont, perr, sizeof(perr))) < 0)
 		errmsg_set(err, errlen, r, "%s: %s", where, perr[0] ? perr : strerror(-r));
 	free(cont);             /* kubectl lists in chunks itself: its List has no continue token */
 	free(run.out);

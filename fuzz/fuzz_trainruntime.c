@@ -31,7 +31,7 @@ static const char fuzz_rt_nodes[] = "{\"kind\":\"NodeList\",\"items\":["
 	FUZZ_RT_NODE("c", "tcpx", ",\"fabric.aicr.run/attachment\":\"" FUZZ_RT_ATT("v3.1.12", "v2.0.15", "eth1") "\"")
 	"]}";
 
-static void fuzz_rt_judge(const struct trainruntime *rt, struct fleet *f, enum profile_kind kind)
+static void fuzz_rt_judge(const struct trainruntime *rt, struct coherence *f, enum profile_kind kind)
 {
 	struct fleet_facts ff = { 0 };
 	struct obs_kube nets = { 0 };
@@ -56,12 +56,12 @@ static void fuzz_rt_judge(const struct trainruntime *rt, struct fleet *f, enum p
 int fuzz_one(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { "torch-distributed-tcpxo", "torch-distributed-tcpx" };
-	struct fleet *f = NULL;
+	struct coherence *f = NULL;
 	char msg[512];
 
 	if (fleet_new("fabric.aicr.run/", &f) < 0)
 		return 0;
-	if (fleet_add_nodelist(f, fuzz_rt_nodes, sizeof(fuzz_rt_nodes) - 1, NULL, msg, sizeof(msg)) == 3) {
+	if (coherence_add_nodelist(f, fuzz_rt_nodes, sizeof(fuzz_rt_nodes) - 1, NULL, msg, sizeof(msg)) == 3) {
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			struct trainruntime rt = { 0 };
 
@@ -71,6 +71,6 @@ int fuzz_one(const uint8_t *data, size_t size)
 			trainruntime_free(&rt);
 		}
 	}
-	fleet_free(f);
+	coherence_free(f);
 	return 0;
 }

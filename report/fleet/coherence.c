@@ -209,6 +209,21 @@ static int coherence_cmp_group(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
+/* Sort @items by label, then name order, into runs of one label in @g (room for @n): largest first, ties by label. */
+static size_t coherence_group(struct coherence_item *items, size_t n, struct coherence_group *g)
+{
+	size_t ng = 0;
+
+	qsort(items, n, sizeof(*items), coherence_cmp_item);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || strcmp(items[i].label, items[i - 1].label) != 0)
+			g[ng++] = (struct coherence_group){ .first = i, .label = items[i].label };
+		g[ng - 1].count++;
+	}
+	qsort(g, ng, sizeof(*g), coherence_cmp_group);
+	return ng;
+}
+
 /*
  * One line per label, largest groups first, ties by label. Without @head:
  * "  <label>: N nodes (a, b, c, …)" then ": <message>" when every node of the group says the
@@ -229,13 +244,7 @@ static int coherence_print_groups(struct strbuf *sb, const char *head, struct co
 		free(names);
 		return -ENOMEM;
 	}
-	qsort(items, n, sizeof(*items), coherence_cmp_item);
-	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || strcmp(items[i].label, items[i - 1].label) != 0)
-			g[ng++] = (struct coherence_group){ .first = i, .label = items[i].label };
-		g[ng - 1].count++;
-	}
-	qsort(g, ng, sizeof(*g), coherence_cmp_group);
+	ng = coherence_group(items, n, g);
 	for (size_t k = 0; k < ng; k++) {
 		const struct coherence_item *it = &items[g[k].first];
 		const char *m0 = it->message ? it->message : "";
@@ -262,36 +271,6 @@ static int coherence_print_groups(struct strbuf *sb, const char *head, struct co
 	return 0;
 }
 
-struct coherence_vote {
-	const char *network;
-	const struct coherence_node *node;
-	size_t pos;
-};
-
-static int coherence_cmp_vote(const void *a, const void *b)
-{
-	const struct coherence_vote *x = a, *y = b;
-	int d = strcmp(x->network, y->network);
-
-	if (d)
-		return d;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-struct coherence_tally {
-	size_t first, count;
-	const char *network;            /* the run's network: the sort needs no context */
-};
-
-static int coherence_cmp_tally(const void *a, const void *b)
-{
-	const struct coherence_tally *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->network, y->network);
-}
-
 /*
  * For each of eth1..eth8, the networks the valid mappings give it:
  * "eth1: 14 nodes → gpu-nic-0, 2 nodes → gpu-nic-7 (a, b)". The majority's names are left out
@@ -300,8 +279,8 @@ static int coherence_cmp_tally(const void *a, const void *b)
 static int coherence_disagreement(struct coherence_eval *ev, const struct coherence_node **valid,
 				  const size_t *valid_pos, size_t nv)
 {
-	struct coherence_vote *votes = NULL;
-	struct coherence_tally *t = NULL;
+	struct coherence_item *votes = NULL;     /* label: the network */
+	struct coherence_group *t = NULL;
 	const struct coherence_node **names = NULL;
 	int differ = 0;
 
@@ -315,26 +294,20 @@ static int coherence_disagreement(struct coherence_eval *ev, const struct cohere
 		goto out;
 	}
 	for (size_t k = 0; k < IFACEMAP_ENTRIES; k++) {
-		size_t nt = 0;
+		size_t nt;
 
 		for (size_t i = 0; i < nv; i++)
-			votes[i] = (struct coherence_vote){ valid[i]->ifaces[k].network, valid[i], valid_pos[i] };
-		qsort(votes, nv, sizeof(*votes), coherence_cmp_vote);
-		for (size_t i = 0; i < nv; i++) {
-			if (i == 0 || strcmp(votes[i].network, votes[i - 1].network) != 0)
-				t[nt++] = (struct coherence_tally){ .first = i, .network = votes[i].network };
-			t[nt - 1].count++;
-		}
+			votes[i] = (struct coherence_item){ valid[i]->ifaces[k].network, NULL, valid[i], valid_pos[i] };
+		nt = coherence_group(votes, nv, t);
 		if (nt < 2)
 			continue;
 		differ++;
-		qsort(t, nt, sizeof(*t), coherence_cmp_tally);
 		strbuf_appendf(ev->out, "%s: ", valid[0]->ifaces[k].name);
 		for (size_t j = 0; j < nt; j++) {
-			const struct coherence_vote *v = &votes[t[j].first];
+			const struct coherence_item *v = &votes[t[j].first];
 
 			strbuf_appendf(ev->out, "%s%zu %s → %s", j ? ", " : "", t[j].count,
-				       coherence_plural(t[j].count), v->network);
+				       coherence_plural(t[j].count), v->label);
 			if (j == 0 && t[0].count > t[1].count)
 				continue;
 			for (size_t i = 0; i < t[j].count; i++)
@@ -397,19 +370,15 @@ static int coherence_eval_start(struct coherence_eval *ev, char *err, size_t err
 			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list",
 					  ev->by_name[i]->name);
 	for (size_t i = 0; i < c->n; i++) {
-		switch (ev->by_name[i]->kind) {
-		case COHERENCE_NODE_KIND_TCPXO:
-		case COHERENCE_NODE_KIND_UNOBSERVED:
-			/* GKE managed DRANET: the NICs reach pods through ResourceClaims; no mapping to weigh. */
-			if (ev->by_name[i]->dranet)
-				ev->n_dranet++;
-			else
-				ev->n_tcpxo++;
-			break;
-		case COHERENCE_NODE_KIND_TCPX: ev->n_tcpx++; break;
-		case COHERENCE_NODE_KIND_NONE: ev->n_none++; break;
-		case COHERENCE_NODE_KIND_OTHER: ev->n_other++; break;
-		}
+		enum coherence_node_kind k = ev->by_name[i]->kind;
+		bool tcpxo = k == COHERENCE_NODE_KIND_TCPXO || k == COHERENCE_NODE_KIND_UNOBSERVED;
+
+		/* GKE managed DRANET: the NICs reach pods through ResourceClaims; no mapping to weigh. */
+		ev->n_dranet += tcpxo && ev->by_name[i]->dranet;
+		ev->n_tcpxo += tcpxo && !ev->by_name[i]->dranet;
+		ev->n_tcpx += k == COHERENCE_NODE_KIND_TCPX;
+		ev->n_none += k == COHERENCE_NODE_KIND_NONE;
+		ev->n_other += k == COHERENCE_NODE_KIND_OTHER;
 	}
 	return 0;
 }
@@ -511,6 +480,23 @@ out:
 	return r;
 }
 
+/* A count and what it counts, in the verdict's lists. */
+struct coherence_count {
+	size_t n;
+	const char *what;
+};
+
+/* " N what" for each non-zero count, the first after @first, the others after ","; return how many. */
+static size_t coherence_counts(struct strbuf *out, const struct coherence_count *v, size_t n, const char *first)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].n)
+			strbuf_appendf(out, "%s %zu %s", k++ ? "," : first, v[i].n, v[i].what);
+	return k;
+}
+
 /* The last line: coherent, or every reason it is not; the nodes not counted. */
 static void coherence_eval_verdict(const struct coherence_eval *ev, struct coherence_result *res)
 {
@@ -532,45 +518,27 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 		strbuf_appendf(out, "incoherent: no TCPXO nodes among %zu %s; no mapping printed",
 			       ev->n, coherence_plural(ev->n));
 	} else {
-		const char *sep = ": ";
+		const struct coherence_count why[] = {
+			{ ev->n_unobs, "not yet observed" }, { ev->n_notready, "not ready" },
+			{ ev->n_nomap, "without a mapping" }, { ev->n_malformed, "with an unreadable mapping" },
+			{ ev->n_invalid, "breaking the renderer's rules" }, { ev->n_names, "breaking the renderer's naming rule" },
+		};
+		size_t k;
 
 		strbuf_appendf(out, "incoherent: %zu TCPXO %s", ev->n_tcpxo, coherence_plural(ev->n_tcpxo));
-#define COHERENCE_TERM(cnt, ...) do { \
-		if (cnt) { \
-			strbuf_append(out, sep); \
-			strbuf_appendf(out, __VA_ARGS__); \
-			sep = ", "; \
-		} \
-	} while (0)
-		COHERENCE_TERM(ev->n_unobs, "%zu not yet observed", ev->n_unobs);
-		COHERENCE_TERM(ev->n_notready, "%zu not ready", ev->n_notready);
-		COHERENCE_TERM(ev->n_nomap, "%zu without a mapping", ev->n_nomap);
-		COHERENCE_TERM(ev->n_malformed, "%zu with an unreadable mapping", ev->n_malformed);
-		COHERENCE_TERM(ev->n_invalid, "%zu breaking the renderer's rules", ev->n_invalid);
-		COHERENCE_TERM(ev->n_names, "%zu breaking the renderer's naming rule", ev->n_names);
-		COHERENCE_TERM(ev->differ, "mappings differ on %d %s", ev->differ,
-			       ev->differ == 1 ? "interface" : "interfaces");
-#undef COHERENCE_TERM
+		k = coherence_counts(out, why, sizeof(why) / sizeof(why[0]), ":");
+		if (ev->differ)
+			strbuf_appendf(out, "%s mappings differ on %d %s", k ? "," : ":", ev->differ,
+				       ev->differ == 1 ? "interface" : "interfaces");
 		strbuf_append(out, "; no mapping printed");
 	}
 	if ((ev->n_tcpx || ev->n_none || ev->n_other || ev->n_dranet) && (ev->n_tcpxo || !ev->n_dranet)) {
-		const char *sep = "";
+		const struct coherence_count nc[] = {
+			{ ev->n_dranet, "DRANET" }, { ev->n_tcpx, "tcpx" }, { ev->n_none, "none" }, { ev->n_other, "other" },
+		};
 
 		strbuf_append(out, " (not counted:");
-		if (ev->n_dranet) {
-			strbuf_appendf(out, "%s %zu DRANET", sep, ev->n_dranet);
-			sep = ",";
-		}
-		if (ev->n_tcpx) {
-			strbuf_appendf(out, "%s %zu tcpx", sep, ev->n_tcpx);
-			sep = ",";
-		}
-		if (ev->n_none) {
-			strbuf_appendf(out, "%s %zu none", sep, ev->n_none);
-			sep = ",";
-		}
-		if (ev->n_other)
-			strbuf_appendf(out, "%s %zu other", sep, ev->n_other);
+		coherence_counts(out, nc, sizeof(nc) / sizeof(nc[0]), "");
 		strbuf_append(out, ")");
 	}
 	strbuf_append(out, "\n");

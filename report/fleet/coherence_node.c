@@ -63,14 +63,11 @@ static int coherence_node_versions(struct coherence_node *n, const struct json *
 {
 	const struct json *ver = json_get(root, "versions"), *pairs = json_get(root, "pairs");
 	const char *seen[COHERENCE_NODE_PAIRS_MAX];
+	const char *installer = json_get_string(ver, "installer"), *expected = json_get_string(ver, "expectedDaemon");
 	size_t n_nics = 0;
-	const char *s;
 
-	if ((s = json_get_string(ver, "installer")) && *s &&
-	    !(n->installer = strbuf_printable(s, COHERENCE_NODE_VALUE_MAX)))
-		return -ENOMEM;
-	if ((s = json_get_string(ver, "expectedDaemon")) && *s &&
-	    !(n->expected = strbuf_printable(s, COHERENCE_NODE_VALUE_MAX)))
+	if ((installer && *installer && !(n->installer = strbuf_printable(installer, COHERENCE_NODE_VALUE_MAX))) ||
+	    (expected && *expected && !(n->expected = strbuf_printable(expected, COHERENCE_NODE_VALUE_MAX))))
 		return -ENOMEM;
 	if (json_type(pairs) != JSON_ARRAY || json_size(pairs) > COHERENCE_NODE_PAIRS_MAX)
 		return 0;

@@ -1,5 +1,6 @@
-/* fleet.c - group for one fabric the facts every node's agent published (read once, by coherence_node.c). */
+/* fleet.c - group for one fabric the facts every node's agent published (read once, by coherence_node.c, into a coherence). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,76 +13,35 @@
 
 #define FLEET_PREFIX_MAX 254
 
-/* The nodes are coherence's: each NodeList item is read once (coherence_node.c), for both judgements. */
-struct fleet {
-	struct coherence *coh;
-};
-
-int fleet_new(const char *prefix, struct fleet **ret)
+int fleet_new(const char *prefix, struct coherence **ret)
 {
-	struct fleet *f;
 	int r;
 
 	if (!prefix || !*prefix || strlen(prefix) > FLEET_PREFIX_MAX)
 		return -EINVAL;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	r = coherence_new(prefix, &f->coh);
-	if (r < 0) {
-		fleet_free(f);
+	r = coherence_new(prefix, ret);
+	if (r < 0)
 		return r;
-	}
 	/* The runtime is held against the Networks the nodes are on, whatever else ails a node. */
-	coherence_set_any_names(f->coh, true);
-	coherence_set_ready_apart(f->coh, true);
-	*ret = f;
+	coherence_set_any_names(*ret, true);
+	coherence_set_ready_apart(*ret, true);
 	return 0;
-}
-
-void fleet_set_only(struct fleet *f, const char *name)
-{
-	coherence_set_only(f->coh, name);
-}
-
-void fleet_reset(struct fleet *f)
-{
-	if (f)
-		coherence_reset(f->coh);
-}
-
-void fleet_free(struct fleet *f)
-{
-	if (!f)
-		return;
-	coherence_free(f->coh);
-	free(f);
-}
-
-int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, char *err,
-		       size_t errlen)
-{
-	return coherence_add_nodelist(f->coh, text, len, ret_continue, err, errlen);
 }
 
 /* The coherence kind of the nodes whose profile annotation is @kind's. */
 static enum coherence_node_kind fleet_kind(enum profile_kind kind)
 {
-	switch (kind) {
-	case PROFILE_TCPXO: return COHERENCE_NODE_KIND_TCPXO;
-	case PROFILE_TCPX: return COHERENCE_NODE_KIND_TCPX;
-	case PROFILE_NONE: return COHERENCE_NODE_KIND_NONE;
-	}
-	return COHERENCE_NODE_KIND_NONE;
+	return kind == PROFILE_TCPXO ? COHERENCE_NODE_KIND_TCPXO :
+	       kind == PROFILE_TCPX ? COHERENCE_NODE_KIND_TCPX : COHERENCE_NODE_KIND_NONE;
 }
 
-size_t fleet_count(const struct fleet *f, enum profile_kind kind)
+size_t fleet_count(const struct coherence *f, enum profile_kind kind)
 {
 	enum coherence_node_kind want = fleet_kind(kind);
 	const struct coherence_node *nodes;
 	size_t n_nodes, n = 0;
 
-	nodes = coherence_nodes(f->coh, &n_nodes);
+	nodes = coherence_nodes(f, &n_nodes);
 	for (size_t i = 0; i < n_nodes; i++)
 		n += nodes[i].kind == want;
 	return n;
@@ -188,18 +148,13 @@ bool fleet_groups_has(const struct fleet_groups *g, const char *value)
 	return false;
 }
 
-static const char *fleet_nodes_word(size_t n)
-{
-	return n == 1 ? "node" : "nodes";
-}
-
 void fleet_groups_text(const struct fleet_groups *g, struct strbuf *sb)
 {
 	for (size_t i = 0; i < g->n; i++)
 		strbuf_appendf(sb, "%s%s on %zu %s (%s)", i ? ", " : "", g->v[i].value, g->v[i].count,
-			       fleet_nodes_word(g->v[i].count), g->v[i].names);
+			       fleet_nodes(g->v[i].count), g->v[i].names);
 	if (g->unknown)
-		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, fleet_nodes_word(g->unknown),
+		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, fleet_nodes(g->unknown),
 			       g->unknown_names);
 }
 
@@ -211,22 +166,40 @@ struct fleet_eval {
 	struct fleet_vote *votes;
 };
 
-/* The facts grouped, one accessor each. */
-static const char *fleet_itype(const struct coherence_node *n) { return n->itype; }
-static const char *fleet_installer(const struct coherence_node *n) { return n->installer; }
-static const char *fleet_expected(const struct coherence_node *n) { return n->expected; }
-static const char *fleet_gpus(const struct coherence_node *n) { return n->gpus; }
-static const char *fleet_nics(const struct coherence_node *n) { return n->nics; }
-static const char *fleet_accel(const struct coherence_node *n) { return n->accel; }
-static const char *fleet_pool(const struct coherence_node *n) { return n->pool; }
+/* The facts grouped: a node's string at @node becomes the groups at @facts. */
+static const struct {
+	size_t node, facts;
+} fleet_fact_rows[] = {
+	{ offsetof(struct coherence_node, itype), offsetof(struct fleet_facts, machine_types) },
+	{ offsetof(struct coherence_node, installer), offsetof(struct fleet_facts, installers) },
+	{ offsetof(struct coherence_node, expected), offsetof(struct fleet_facts, expected_daemons) },
+	{ offsetof(struct coherence_node, gpus), offsetof(struct fleet_facts, gpus) },
+	{ offsetof(struct coherence_node, nics), offsetof(struct fleet_facts, nics) },
+	{ offsetof(struct coherence_node, accel), offsetof(struct fleet_facts, accelerators) },
+	{ offsetof(struct coherence_node, pool), offsetof(struct fleet_facts, pools) },
+};
 
-/* The fact @get of every selected node, grouped. */
-static int fleet_fact(struct fleet_eval *ev, const char *(*get)(const struct coherence_node *),
-		      struct fleet_groups *g)
+static struct fleet_groups *fleet_fact_groups(struct fleet_facts *ff, size_t k)
 {
-	for (size_t i = 0; i < ev->n; i++)
-		ev->votes[i] = (struct fleet_vote){ get(ev->sel[i]), ev->sel[i]->name, i };
-	return fleet_group(ev->votes, ev->n, g);
+	return (struct fleet_groups *)((char *)ff + fleet_fact_rows[k].facts);
+}
+
+/* Each fact of every selected node, grouped. */
+static int fleet_fact(struct fleet_eval *ev, struct fleet_facts *ff)
+{
+	for (size_t k = 0; k < sizeof(fleet_fact_rows) / sizeof(fleet_fact_rows[0]); k++) {
+		int r;
+
+		for (size_t i = 0; i < ev->n; i++) {
+			const char *value = *(char *const *)((const char *)ev->sel[i] + fleet_fact_rows[k].node);
+
+			ev->votes[i] = (struct fleet_vote){ value, ev->sel[i]->name, i };
+		}
+		r = fleet_group(ev->votes, ev->n, fleet_fact_groups(ff, k));
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static bool fleet_taint_blocks(const struct coherence_node_taint *t)
@@ -252,6 +225,11 @@ static bool fleet_same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+static bool fleet_taint_is(const char *key, const char *value, const char *effect, const struct coherence_node_taint *t)
+{
+	return fleet_same(key, t->key) && fleet_same(value, t->value) && fleet_same(effect, t->effect);
+}
+
 /* The distinct blocking taints of the selected nodes, with the nodes that carry each. */
 static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 {
@@ -270,23 +248,17 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 
 			if (!fleet_taint_blocks(t))
 				continue;
-			while (j < ff->n_taints && !(fleet_same(ff->taints[j].key, t->key) &&
-						      fleet_same(ff->taints[j].value, t->value) &&
-						      fleet_same(ff->taints[j].effect, t->effect)))
+			while (j < ff->n_taints && !fleet_taint_is(ff->taints[j].key, ff->taints[j].value, ff->taints[j].effect, t))
 				j++;
 			if (j < ff->n_taints)
 				continue;
 			/* A new taint: every selected node that carries it, in name order. */
 			for (size_t m = 0; m < ev->n; m++)
-				for (size_t q = 0; q < ev->sel[m]->n_taints; q++) {
-					const struct coherence_node_taint *u = &ev->sel[m]->taints[q];
-
-					if (fleet_same(u->key, t->key) && fleet_same(u->value, t->value) &&
-					    fleet_same(u->effect, t->effect)) {
+				for (size_t q = 0; q < ev->sel[m]->n_taints; q++)
+					if (fleet_taint_is(t->key, t->value, t->effect, &ev->sel[m]->taints[q])) {
 						ev->votes[n++] = (struct fleet_vote){ "", ev->sel[m]->name, m };
 						break;
 					}
-				}
 			nt = &ff->taints[ff->n_taints++];
 			*nt = (struct fleet_taint){ .key = t->key ? strdup(t->key) : NULL,
 						    .value = t->value ? strdup(t->value) : NULL, .effect = strdup(t->effect),
@@ -306,7 +278,7 @@ static int fleet_cmp_node(const void *a, const void *b)
 }
 
 /* The mapping the TCPXO nodes publish (coherence.c's verdict), or why there is none. */
-static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *err, size_t errlen)
+static int fleet_mapping(const struct coherence *f, struct fleet_facts *ff, char *err, size_t errlen)
 {
 	struct coherence_result res = { 0 };
 	int r;
@@ -316,7 +288,7 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *er
 					 "TCPXO nodes only)\n");
 		return ff->mapping_why ? 0 : -ENOMEM;
 	}
-	r = coherence_evaluate(f->coh, &res, err, errlen);
+	r = coherence_evaluate(f, &res, err, errlen);
 	if (r < 0)
 		return r;
 	if (res.coherent) {
@@ -332,7 +304,7 @@ static int fleet_mapping(const struct fleet *f, struct fleet_facts *ff, char *er
 	return 0;
 }
 
-int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen)
+int fleet_facts(const struct coherence *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen)
 {
 	struct fleet_facts ff = { .kind = kind };
 	struct fleet_eval ev = { 0 };
@@ -341,7 +313,7 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 	size_t n;
 	int r = -ENOMEM;
 
-	nodes = coherence_nodes(f->coh, &n);
+	nodes = coherence_nodes(f, &n);
 	all = calloc(n ? n : 1, sizeof(*all));
 	ev.sel = calloc(n ? n : 1, sizeof(*ev.sel));
 	ev.votes = calloc(n ? n : 1, sizeof(*ev.votes));
@@ -361,18 +333,12 @@ int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_fact
 		}
 	}
 	ff.n_nodes = ev.n;
-	if ((r = fleet_fact(&ev, fleet_itype, &ff.machine_types)) < 0)
+	if ((r = fleet_fact(&ev, &ff)) < 0)
 		goto out;
 	/* Not observed yet: a node of the fleet's machine types without a profile annotation. */
 	for (size_t i = 0; i < n; i++)
 		ff.n_unobserved += !all[i]->profile && fleet_groups_has(&ff.machine_types, all[i]->itype);
-	if ((r = fleet_fact(&ev, fleet_installer, &ff.installers)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_expected, &ff.expected_daemons)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_gpus, &ff.gpus)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_nics, &ff.nics)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_accel, &ff.accelerators)) < 0 ||
-	    (r = fleet_fact(&ev, fleet_pool, &ff.pools)) < 0 ||
-	    (r = fleet_fact_taints(&ev, &ff)) < 0 ||
+	if ((r = fleet_fact_taints(&ev, &ff)) < 0 ||
 	    (r = fleet_mapping(f, &ff, err, errlen)) < 0)
 		goto out;
 	*ret = ff;
@@ -392,13 +358,8 @@ void fleet_facts_free(struct fleet_facts *ff)
 {
 	if (!ff)
 		return;
-	fleet_groups_free(&ff->installers);
-	fleet_groups_free(&ff->expected_daemons);
-	fleet_groups_free(&ff->gpus);
-	fleet_groups_free(&ff->nics);
-	fleet_groups_free(&ff->machine_types);
-	fleet_groups_free(&ff->accelerators);
-	fleet_groups_free(&ff->pools);
+	for (size_t k = 0; k < sizeof(fleet_fact_rows) / sizeof(fleet_fact_rows[0]); k++)
+		fleet_groups_free(fleet_fact_groups(ff, k));
 	for (size_t i = 0; i < ff->n_taints; i++) {
 		free(ff->taints[i].key);
 		free(ff->taints[i].value);

@@ -7,10 +7,9 @@
 #include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
 #include "report/checks/profile.h"
+#include "report/fleet/coherence.h"
 
 #define FLEET_NAMES_SHOWN 3             /* node names listed per group before "…" */
-
-struct fleet;                           /* opaque: the nodes collected so far */
 
 /* One value a fact takes on the fleet's nodes, and on which. */
 struct fleet_group {
@@ -56,37 +55,18 @@ struct fleet_facts {
 };
 
 /**
- * fleet_new() - an empty fleet reading annotations under @prefix ("fabric.aicr.run/"). The
- * mapping is judged by report/fleet/coherence.c over the same nodes, readiness apart and without
- * AICR's naming rule: a runtime is held against the Networks the nodes are on.
- * @ret: written on success; free with fleet_free().
+ * fleet_new() - an empty coherence for the fleet, reading annotations under @prefix
+ * ("fabric.aicr.run/"): its NodeLists go in with coherence_add_nodelist() (each node read once,
+ * coherence_node_read()), and the mapping is judged by report/fleet/coherence.c over the same nodes,
+ * readiness apart and without AICR's naming rule: a runtime is held against the Networks the nodes
+ * are on. @ret: written on success; free with coherence_free().
  *
  * Return: 0; -EINVAL for an empty or over-long prefix; -ENOMEM.
  */
-int fleet_new(const char *prefix, struct fleet **ret);
-
-void fleet_free(struct fleet *f);
-
-/* Keep only the node named @name from the NodeLists added after this (coherence_set_only()). */
-void fleet_set_only(struct fleet *f, const char *name);
-
-/* Forget every node collected so far (the API listing restarted after 410 Gone). */
-void fleet_reset(struct fleet *f);
-
-/**
- * fleet_add_nodelist() - parse one NodeList (a whole `kubectl get nodes -o json`, or one API page)
- * in one pass (probes/kube/nodelist.c) and collect its nodes' published facts: each node is read
- * once (coherence_node_read()), and the mapping's judgement weighs the same records.
- * @ret_continue, @err, @errlen: as coherence_add_nodelist().
- *
- * Return: the number of nodes added; -EINVAL for a text that is not a NodeList (a refused page
- * adds nothing); -ENOMEM.
- */
-int fleet_add_nodelist(struct fleet *f, const char *text, size_t len, char **ret_continue, char *err,
-		       size_t errlen);
+int fleet_new(const char *prefix, struct coherence **ret);
 
 /* The nodes collected whose profile annotation is @kind's ("tcpxo", "tcpx"). */
-size_t fleet_count(const struct fleet *f, enum profile_kind kind);
+size_t fleet_count(const struct coherence *f, enum profile_kind kind);
 
 /**
  * fleet_facts() - the facts of the @kind nodes, grouped; nodes of other kinds are left out.
@@ -96,7 +76,7 @@ size_t fleet_count(const struct fleet *f, enum profile_kind kind);
  *
  * Return: 0; -EINVAL when a node name appears twice; -ENOMEM.
  */
-int fleet_facts(const struct fleet *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen);
+int fleet_facts(const struct coherence *f, enum profile_kind kind, struct fleet_facts *ret, char *err, size_t errlen);
 
 void fleet_facts_free(struct fleet_facts *ff);
 

@@ -17,25 +17,6 @@ struct annotations_tier {
 	bool daemons;           /* the running daemons list */
 };
 
-/* Copy at most @max bytes of @s, cut on a UTF-8 boundary, "..." marking a cut. */
-static char *annotations_cut(const char *s, size_t max)
-{
-	size_t n = strlen(s), k;
-	char *out;
-
-	if (n <= max)
-		return strdup(s);
-	k = max > 3 ? max - 3 : 0;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	out = malloc(k + 4);
-	if (!out)
-		return NULL;
-	memcpy(out, s, k);
-	memcpy(out + k, "...", 4);
-	return out;
-}
-
 static int annotations_render(const struct profile *p, const char *changed_at,
 			      const enum check_id *ids, size_t n_ids,
 			      const struct annotations_tier *tier, char **ret)
@@ -94,7 +75,7 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 		    json_add_string(e, "status", check_status_name(c->status)) < 0)
 			goto out;
 		if (tier->msg_max) {
-			char *m = annotations_cut(c->message ? c->message : "", tier->msg_max);
+			char *m = render_cut_dup(c->message ? c->message : "", tier->msg_max);
 
 			if (!m)
 				goto out;
@@ -288,33 +269,30 @@ static int annotations_equal(enum kube_ann_key key, const char *have, const char
 	return r;
 }
 
-/* Add @key to @map (created in @meta as @member on first use) with @value, or null for NULL. */
+/*
+ * @key with @want (null for NULL) into @map (created in @meta as @member on first use) when it
+ * must be written over the node's @cur (compared as @cmp says). A removal is written only when the
+ * node carries the key; a present key without a value was too long to keep: it differs.
+ * Return: 1 added, 0 not, -ENOMEM.
+ */
 static int annotations_put(struct json *meta, const char *member, struct json **map, const char *key,
-			   const char *value)
+			   enum kube_ann_key cmp, const char *want, const struct kube_annotation *cur)
 {
+	int r = 1;
+
+	if (!want)
+		r = cur->present;
+	else if (cur->present && cur->value && (r = annotations_equal(cmp, cur->value, want)) >= 0)
+		r = !r;
+	if (r <= 0)
+		return r;
 	if (!*map) {
 		*map = json_new_object();
 		if (json_add(meta, member, *map) < 0)
 			return -ENOMEM;
 	}
-	return value ? json_add_string(*map, key, value) : json_add_null(*map, key);
-}
-
-/*
- * Whether @want (set) must be written over the node's @cur: 1 yes, 0 no, -ENOMEM. A removal is
- * written only when the node carries the key; a present key without a value was too long to
- * keep: it differs.
- */
-static int annotations_differs(enum kube_ann_key key, const char *want, const struct kube_annotation *cur)
-{
-	int r;
-
-	if (!want)
-		return cur->present;
-	if (!cur->present || !cur->value)
-		return 1;
-	r = annotations_equal(key, cur->value, want);
-	return r < 0 ? r : !r;
+	r = want ? json_add_string(*map, key, want) : json_add_null(*map, key);
+	return r < 0 ? r : 1;
 }
 
 int annotations_diff(const struct annotations *want, const struct kube_annotation cur[KUBE_ANN__COUNT],
@@ -338,32 +316,22 @@ int annotations_diff(const struct annotations *want, const struct kube_annotatio
 	for (int i = 0; i < KUBE_ANN__COUNT; i++) {
 		if (!want->set[i])
 			continue;
-		r = annotations_differs((enum kube_ann_key)i, want->value[i], &cur[i]);
-		if (r < 0)
-			goto out;
-		if (!r)
-			continue;
 		kubeparse_ann_key(prefix, (enum kube_ann_key)i, key, sizeof(key));
-		r = annotations_put(meta, "annotations", &ann, key, want->value[i]);
+		r = annotations_put(meta, "annotations", &ann, key, (enum kube_ann_key)i, want->value[i], &cur[i]);
 		if (r < 0)
 			goto out;
-		n++;
+		n += r;
 	}
 	for (int i = 0; i < KUBE_LABEL__COUNT; i++) {
 		if (!want->label_set[i])
 			continue;
 		/* Label values are plain text: compared as they are (KUBE_ANN__COUNT). */
-		r = annotations_differs(KUBE_ANN__COUNT, want->label[i], &cur_labels[i]);
-		if (r < 0)
-			goto out;
-		if (!r)
-			continue;
 		kubeparse_label_key(prefix, (enum kube_label_key)i, key, sizeof(key));
-		r = annotations_put(meta, "labels", &lab, key, want->label[i]);
+		r = annotations_put(meta, "labels", &lab, key, KUBE_ANN__COUNT, want->label[i], &cur_labels[i]);
 		if (r < 0)
 			goto out;
-		n++;
-		n_labels++;
+		n += r;
+		n_labels += (unsigned)r;
 	}
 	r = n;
 	*ret_patch = NULL;

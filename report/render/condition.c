@@ -76,27 +76,15 @@ bool condition_differs(const struct condition *want, const struct kube_condition
 /* {"status":{"conditions":[ENTRY]}} around @entry (taken, even on error), built from the inside out. */
 static int condition_wrap(struct json *entry, char **ret)
 {
-	struct json *list = json_new_array(), *status, *root;
-	int r;
+	struct json *list = json_new_array(), *status = json_new_object(), *root = json_new_object();
+	int r = json_append(list, entry);
 
-	if (json_append(list, entry) < 0) {
-		json_free(list);
-		return -ENOMEM;
-	}
-	status = json_new_object();
-	if (json_add(status, "conditions", list) < 0) {
-		json_free(status);
-		return -ENOMEM;
-	}
-	root = json_new_object();
-	if (json_add(root, "status", status) < 0) {
-		json_free(root);
-		return -ENOMEM;
-	}
-	*ret = json_print(root, false);
-	r = *ret ? 0 : -ENOMEM;
+	/* Each json_add() takes its child even on error (and refuses a NULL one): nothing leaks. */
+	r |= json_add(status, "conditions", list);
+	r |= json_add(root, "status", status);
+	*ret = r < 0 ? NULL : json_print(root, false);
 	json_free(root);
-	return r;
+	return *ret ? 0 : -ENOMEM;
 }
 
 int condition_patch(const struct condition *want, const struct kube_condition *have, const char *now,

@@ -24,6 +24,7 @@ bool node_event_build(const struct profile *p, const struct annotations *want,
 {
 	struct strbuf sb = { 0 };
 	const char *sep = "";
+	size_t n = 0;           /* failed checks named */
 	char *text;
 
 	if (!annotations_transition(want, cur))
@@ -37,14 +38,10 @@ bool node_event_build(const struct profile *p, const struct annotations *want,
 	node_event_change(&sb, &sep, want, cur, KUBE_ANN_PROFILE);
 	node_event_change(&sb, &sep, want, cur, KUBE_ANN_RUNTIME);
 	strbuf_append(&sb, ".");
-	sep = " Failed checks: ";
-	for (size_t i = 0; i < CHECK__COUNT; i++) {
-		if (p->checks[i].status != CHECK_FAIL)
-			continue;
-		strbuf_appendf(&sb, "%s%s", sep, check_id_name((enum check_id)i));
-		sep = ", ";
-	}
-	if (*sep == ',')
+	for (size_t i = 0; i < CHECK__COUNT; i++)
+		if (p->checks[i].status == CHECK_FAIL)
+			strbuf_appendf(&sb, "%s%s", n++ ? ", " : " Failed checks: ", check_id_name((enum check_id)i));
+	if (n)
 		strbuf_append(&sb, ".");
 	/* kubectl describe shows the note: printable, and the "…" mark (3 bytes) within the bound. */
 	text = sb.oom ? NULL : strbuf_printable(sb.s ? sb.s : "", NODE_EVENT_NOTE_MAX - 3);

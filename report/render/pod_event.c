@@ -5,23 +5,17 @@
 
 #include "probes/model/strbuf.h"
 #include "report/render/pod_event.h"
+#include "report/render/render.h"
 
 #define POD_EVENT_DETAILS 2             /* failed findings whose message the note quotes */
 
 /* Copy @s into @dst (POD_EVENT_NOTE_MAX + 1 bytes), cut on a UTF-8 boundary with "..." when too long. */
 static void pod_event_fit(const char *s, char *dst)
 {
-	size_t n = strlen(s);
+	size_t n = render_cut(s, POD_EVENT_NOTE_MAX);
 
-	if (n <= POD_EVENT_NOTE_MAX) {
-		memcpy(dst, s, n + 1);
-		return;
-	}
-	n = POD_EVENT_NOTE_MAX - 3;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
 	memcpy(dst, s, n);
-	memcpy(dst + n, "...", 4);
+	strcpy(dst + n, s[n] ? "..." : "");
 }
 
 /* A Warning to Check, for @reason (static). */

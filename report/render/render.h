@@ -15,6 +15,9 @@ struct json;
 /* render_opt() - @key with the string @s, or null when @s is NULL or empty (unknown). Return: 0 or -ENOMEM. */
 int render_opt(struct json *obj, const char *key, const char *s);
 
+/* render_built() - @v, or NULL with @v freed when building it failed (@r < 0: -ENOMEM ORed in). */
+struct json *render_built(struct json *v, int r);
+
 /* render_json_take() - @root pretty-printed with a trailing newline, unless @rc < 0; frees @root. NULL on failure. */
 char *render_json_take(struct json *root, int rc);
 
@@ -67,3 +70,16 @@ void render_safe(FILE *out, const char *s);
 
 /* One table cell: @s ("-" when empty or NULL) through render_safe(), padded to @width plus two spaces (0: last cell). */
 void render_cell(FILE *out, const char *s, int width);
+
+/*
+ * render_cut() - how many bytes of @s to keep so that they and "..." fit in @max bytes, cut on a
+ * UTF-8 boundary; when @s fits as it is, all of it (then @s[result] is its NUL). Reads at most
+ * @max + 1 bytes of @s.
+ */
+size_t render_cut(const char *s, size_t max);
+
+/* render_cut_dup() - a copy of @s cut by render_cut() with "..." marking a cut; NULL without memory. */
+char *render_cut_dup(const char *s, size_t max);
+
+/* A status as the human tables show it: "FAIL" and "WARN" in capitals, "pass" and "skip" as they are. */
+const char *render_status_word(enum check_status st);

@@ -29,6 +29,30 @@ void render_safe(FILE *out, const char *s)
 	render_safe_n(out, s, strlen(s));
 }
 
+size_t render_cut(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	if (n <= max)
+		return n;
+	n = max > 3 ? max - 3 : 0;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+char *render_cut_dup(const char *s, size_t max)
+{
+	size_t n = render_cut(s, max);
+	char *out = malloc(n + 4);
+
+	if (out) {
+		memcpy(out, s, n);
+		strcpy(out + n, s[n] ? "..." : "");
+	}
+	return out;
+}
+
 
 /*
  * @s through render_safe()'s rule, wrapped at spaces: the caller has printed up to column @col, and
@@ -75,7 +99,12 @@ void render_cell(FILE *out, const char *s, int width)
 		fprintf(out, "%*s", n < width ? width - n + 2 : 2, "");
 }
 
-static void render_row(FILE *out, const struct profile *p, const struct profile_gpu *g, const struct profile_nic *n)
+const char *render_status_word(enum check_status st)
+{
+	return st == CHECK_FAIL ? "FAIL" : st == CHECK_WARN ? "WARN" : check_status_name(st);
+}
+
+static void render_row(FILE *out, const struct profile_gpu *g, const struct profile_nic *n)
 {
 	char numa[12] = "-", mtu[12] = "-";
 
@@ -96,7 +125,6 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	render_cell(out, n ? n->network : NULL, 11);
 	render_cell(out, n ? n->aperture : NULL, 0);
 	fputc('\n', out);
-	(void)p;
 }
 
 /* The PCIe tree (render_tree.c), after a blank line; nothing for a node without GPUs or GPU NICs. */
@@ -145,20 +173,19 @@ int render_human(const struct observation *o, const struct profile *p, const str
 	if (p->n_gpus || p->n_nics) {
 		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n", out);
 		for (size_t i = 0; i < p->n_gpus; i++)
-			render_row(out, p, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
+			render_row(out, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
 		for (size_t i = 0; i < p->n_nics; i++)
 			if (!p->nics[i].n_gpus)
-				render_row(out, p, NULL, &p->nics[i]);
+				render_row(out, NULL, &p->nics[i]);
 	}
 
 	fputs("\n  CHECK             STATUS  DETAIL\n", out);
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
 		const struct finding *c = &p->checks[i];
-		const char *st = check_status_name(c->status);
 
 		/* The DETAIL column starts at 28: "  " + 16 + "  " + 6 + "  "; "remedy: " takes 8 more. */
 		fprintf(out, "  %-16s  %-6s  ", check_id_name((enum check_id)i),
-			c->status == CHECK_FAIL ? "FAIL" : c->status == CHECK_WARN ? "WARN" : st);
+			render_status_word(c->status));
 		render_wrapped(out, c->message ? c->message : "", 28);
 		fputc('\n', out);
 		if (c->remedy && (c->status == CHECK_FAIL || c->status == CHECK_WARN)) {
@@ -230,8 +257,7 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 		if (f->status != st)
 			continue;
 		/* The finding's column starts at 30: "      " + 16 + "  " + 4 + "  ". */
-		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i),
-			st == CHECK_FAIL ? "FAIL" : "WARN");
+		fprintf(out, "      %-16s  %-4s  ", attach_finding_name((enum attach_finding_id)i), render_status_word(st));
 		render_wrapped(out, f->message ? f->message : "", 30);
 		fputc('\n', out);
 		/* A warning gets no remedy line: the table is for what breaks; JSON and the guide have the rest. */

@@ -19,6 +19,15 @@ int render_opt(struct json *obj, const char *key, const char *s)
 	return json_add_string(obj, key, s && *s ? s : NULL);
 }
 
+struct json *render_built(struct json *v, int r)
+{
+	if (r < 0) {
+		json_free(v);
+		return NULL;
+	}
+	return v;
+}
+
 static int render_numa(struct json *obj, int numa)
 {
 	return numa >= 0 ? json_add_int(obj, "numa", numa) : json_add_null(obj, "numa");
@@ -49,11 +58,11 @@ static struct json *render_nics(const struct profile *p)
 {
 	struct json *arr = json_new_array();
 	char id[10];
+	int r = 0;
 
 	for (size_t i = 0; arr && i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 		struct json *e = json_new_object(), *gpus = json_new_array();
-		int r = 0;
 
 		for (size_t k = 0; gpus && k < n->n_gpus; k++)
 			r |= json_append_string(gpus, p->gpus[n->gpus[k]].bdf);
@@ -70,12 +79,8 @@ static struct json *render_nics(const struct profile *p)
 		r |= json_add(e, "gpus", gpus);
 		r |= render_opt(e, "aperture", n->aperture);
 		r |= json_append(arr, e);
-		if (r) {
-			json_free(arr);
-			return NULL;
-		}
 	}
-	return arr;
+	return render_built(arr, r);
 }
 
 static struct json *render_ifaces(const struct profile *p)
@@ -107,11 +112,7 @@ static struct json *render_versions(const struct profile *p)
 	r |= render_opt(v, "installer", p->installer);
 	r |= json_add(v, "daemons", d);
 	r |= render_opt(v, "expectedDaemon", p->expected_daemon);
-	if (r) {
-		json_free(v);
-		return NULL;
-	}
-	return v;
+	return render_built(v, r);
 }
 
 static struct json *render_checks(const struct profile *p)
@@ -166,11 +167,7 @@ static struct json *render_transport(const struct transport_result *t)
 	r |= json_add_int(obj, "clients", (long long)t->clients);
 	r |= json_add_int(obj, "flows", (long long)t->flows);
 	r |= json_add_string(obj, "evidence", t->evidence);
-	if (r) {
-		json_free(obj);
-		return NULL;
-	}
-	return obj;
+	return render_built(obj, r);
 }
 
 static int render_workloads_members(struct json *obj, const struct workloads *w)
@@ -207,11 +204,7 @@ struct json *render_workloads_value(const struct workloads *w)
 	if (!w || !w->judged)
 		return json_new_string(NULL);
 	obj = json_new_object();
-	if (render_workloads_members(obj, w) < 0) {
-		json_free(obj);
-		return NULL;
-	}
-	return obj;
+	return render_built(obj, render_workloads_members(obj, w));
 }
 
 char *render_workloads_json(const struct workloads *w, const char *node)

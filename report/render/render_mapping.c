@@ -48,7 +48,7 @@ int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_
 {
 	struct profile_iface s[IFACEMAP_ENTRIES];
 	struct strbuf sb = { 0 };
-	char *json, *text;
+	char *json;
 
 	if (n != IFACEMAP_ENTRIES)
 		return -EINVAL;
@@ -80,9 +80,6 @@ int render_mapping(const struct profile_iface *v, size_t n, enum render_mapping_
 		free(json);
 		break;
 	}
-	text = strbuf_take(&sb);
-	if (!text)
-		return -ENOMEM;
-	*ret = text;
-	return 0;
+	*ret = strbuf_take(&sb);
+	return *ret ? 0 : -ENOMEM;
 }

@@ -12,17 +12,6 @@
 #define RENDER_RUNTIME_ID_WIDTH 18      /* "networks-published" */
 #define RENDER_RUNTIME_JOB_MAX 24       /* a job column wider than this is not padded further */
 
-static const char *render_runtime_status(enum check_status st)
-{
-	switch (st) {
-	case CHECK_FAIL: return "FAIL";
-	case CHECK_WARN: return "WARN";
-	case CHECK_PASS: return "pass";
-	case CHECK_SKIP: return "skip";
-	}
-	return "?";
-}
-
 int render_runtime_human(const struct rtresult *r, FILE *out)
 {
 	int job_width = 3;
@@ -42,7 +31,7 @@ int render_runtime_human(const struct rtresult *r, FILE *out)
 		fputs("  ", out);
 		render_cell(out, f->id, RENDER_RUNTIME_ID_WIDTH);
 		render_cell(out, f->job, job_width);
-		fprintf(out, "%-6s  ", render_runtime_status(f->f.status));
+		fprintf(out, "%-6s  ", render_status_word(f->f.status));
 		render_safe(out, f->f.message);
 		fputc('\n', out);
 		if (f->f.remedy && f->f.status >= CHECK_WARN) {

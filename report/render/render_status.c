@@ -15,14 +15,15 @@
 /* The first line: "fleet: N nodes listed, R ready, K not ready", or that no node is listed. */
 static void render_status_summary(const struct stresult *r, char *buf, size_t len)
 {
+	char unknown[64] = "";
+
+	if (r->n_unknown)
+		snprintf(unknown, sizeof(unknown), " (%zu unknown: not vouched for)", r->n_unknown);
 	if (!r->n_nodes)
 		snprintf(buf, len, "fleet: no A3 node and no node with a fabric profile");
-	else if (r->n_unknown)
-		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready (%zu unknown: not vouched for)",
-			 r->n_nodes, r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready, r->n_unknown);
 	else
-		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready", r->n_nodes,
-			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready);
+		snprintf(buf, len, "fleet: %zu node%s listed, %zu ready, %zu not ready%s", r->n_nodes,
+			 r->n_nodes == 1 ? "" : "s", r->n_ready, r->n_nodes - r->n_ready, unknown);
 }
 
 /* The wide table's column widths beyond the name's. */
@@ -151,11 +152,7 @@ static struct json *render_status_transport_json(const struct stresult_node *n)
 	rc |= json_add_string(t, "path", n->transport);
 	rc |= n->gpus < 0 ? json_add_null(t, "gpus") : json_add_int(t, "gpus", n->gpus);
 	rc |= n->nics < 0 ? json_add_null(t, "nics") : json_add_int(t, "nics", n->nics);
-	if (rc < 0) {
-		json_free(t);
-		return NULL;
-	}
-	return t;
+	return render_built(t, rc);
 }
 
 static int render_status_node(struct json *arr, const struct stresult_node *n)

@@ -20,6 +20,7 @@ struct tree {
 	int w_name, w_state, w_ipv4;    /* NIC rows' column widths */
 	int numa;                       /* the group's NUMA node; -1 unknown, -2 outside the switches */
 	size_t k, n;                    /* rows printed in the current list, and its length (for └─) */
+	bool count_only;                /* tree_item() counts the rows, prints none (the length of a list) */
 };
 
 /* One row of the current list: under a switch when @bar is its bar ("│  " or "   "), else under a group. */
@@ -29,6 +30,8 @@ static void tree_item(struct tree *t, const char *bar, const struct treerow *r)
 	char prefix[32], cont[40];
 
 	t->k++;
+	if (t->count_only)
+		return;
 	snprintf(prefix, sizeof(prefix), "%s%s%s", TREE_INDENT, bar, last ? "└─ " : "├─ ");
 	snprintf(cont, sizeof(cont), "%s%s%s%s", TREE_INDENT, bar, last ? "   " : "│  ", TREE_WRAP_INDENT);
 	treerow_emit(r, prefix, cont, t->sb);
@@ -195,24 +198,6 @@ static bool tree_apt(const struct tree *t)
 	return t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
 }
 
-/* The rows outside the GPU switches, by the predicates tree_outside() prints them by. */
-static size_t tree_outside_count(const struct tree *t)
-{
-	const struct obs_aperture *a = &t->o->host.aperture;
-	bool apt = tree_apt(t);
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->p->n_gpus; i++)
-		n += t->p->gpus[i].sw < 0;
-	for (size_t i = 0; i < t->p->n_nics; i++)
-		n += t->p->nics[i].sw < 0;
-	for (size_t i = 0; apt && i < a->n; i++)
-		n += !tree_entry_claimed(t->p, a->v[i].name);
-	for (size_t i = 0; apt && i < t->o->pci.n; i++)
-		n += t->o->pci.v[i].kind == PCI_KIND_LLCM && !obs_aperture_find(a, t->o->pci.v[i].bdf);
-	return n;
-}
-
 /* Rows outside the GPU switches, in order: GPUs, GPU NICs, unclaimed aperture entries, LLCM functions without one. */
 static void tree_outside(struct tree *t)
 {
@@ -286,8 +271,11 @@ int render_tree(const struct observation *o, const struct profile *p, struct str
 		t.w_ipv4 = tree_width(p->nics[i].ipv4, t.w_ipv4);
 	}
 
-	/* The group outside is printed only when it has rows, its last with └─. */
-	outside = tree_outside_count(&t);
+	/* The group outside is printed only when it has rows, its last with └─: counted first. */
+	t.count_only = true;
+	tree_outside(&t);
+	outside = t.k;
+	t.count_only = false;
 
 	strbuf_appendf(sb, "%sPCIe tree: %zu GPU switch%s by NUMA node, %zu GPU%s, %zu GPU NIC%s\n", TREE_INDENT,
 		       p->n_switches, p->n_switches == 1 ? "" : "es", p->n_gpus, p->n_gpus == 1 ? "" : "s", p->n_nics,

@@ -32,17 +32,11 @@ static int treerow_cols(const char *s, size_t n)
 static size_t treerow_fit(const char *s, size_t n, int cols)
 {
 	size_t i = 0;
-	int w = 0;
 
-	while (i < n) {
-		size_t j = i + 1;
-
-		while (j < n && ((unsigned char)s[j] & 0xc0) == 0x80)
-			j++;
-		if (w + 1 > cols)
-			break;
-		w++;
-		i = j;
+	for (int w = 0; i < n && w < cols; w++) {
+		i++;
+		while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
 	}
 	return i;
 }

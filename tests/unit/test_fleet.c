@@ -14,14 +14,14 @@
 #include "report/fleet/fleet_node.h"
 #include "tests/unit/fleetbuild.h"
 
-static struct fleet *load(const struct fb_node *v, size_t n)
+static struct coherence *load(const struct fb_node *v, size_t n)
 {
 	char err[512] = "";
-	struct fleet *f = NULL;
+	struct coherence *f = NULL;
 	char *text = fb_list(v, n);
 
 	assert_int_equal(fleet_new(FB_P, &f), 0);
-	assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), (int)n);
+	assert_int_equal(coherence_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), (int)n);
 	free(text);
 	return f;
 }
@@ -56,7 +56,7 @@ static void test_facts(void **state)
 	};
 	struct fleet_facts ff = { 0 };
 	char err[512] = "";
-	struct fleet *f;
+	struct coherence *f;
 
 	v[3].ready = "false";
 	v[2].taint_key = "dedicated";
@@ -98,7 +98,7 @@ static void test_facts(void **state)
 			    "TCPXO nodes only)\n");
 	assert_int_equal(ff.n_taints, 0);
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 	free(map);
 	free(a15);
 	free(a14);
@@ -114,7 +114,7 @@ static void test_mapping(void **state)
 	struct fb_node v[] = { fb_tcpxo("a", map, att), fb_tcpxo("b", map, att), fb_tcpxo("c", swap, att) };
 	struct fleet_facts ff = { 0 };
 	char err[512] = "";
-	struct fleet *f = load(v, 2);
+	struct coherence *f = load(v, 2);
 
 	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	assert_true(ff.ifaces_known);
@@ -123,7 +123,7 @@ static void test_mapping(void **state)
 	assert_string_equal(ff.ifaces[2].name, "eth3");
 	assert_string_equal(ff.ifaces[2].network, "a3pool-gpu-nic-3");
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 
 	f = load(v, 3);
 	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
@@ -133,17 +133,17 @@ static void test_mapping(void **state)
 	fleet_facts_free(&ff);
 
 	/* The order the nodes came in changes nothing; a node listed twice is refused. */
-	fleet_reset(f);
+	coherence_reset(f);
 	{
 		char *text = fb_list(v, 3);
 
-		assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), 3);
-		assert_int_equal(fleet_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), 3);
+		assert_int_equal(coherence_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), 3);
+		assert_int_equal(coherence_add_nodelist(f, text, strlen(text), NULL, err, sizeof(err)), 3);
 		free(text);
 	}
 	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "node 'a' appears more than once in the list");
-	fleet_free(f);
+	coherence_free(f);
 	free(map);
 	free(swap);
 	free(att);
@@ -157,7 +157,7 @@ static void test_unknown_facts(void **state)
 	struct fleet_facts ff = { 0 };
 	char err[512] = "";
 	struct attach_node n;
-	struct fleet *f = load(v, 3);
+	struct coherence *f = load(v, 3);
 
 	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	expect_groups(&ff.installers, "3 nodes without it (a, b, c)");
@@ -169,7 +169,7 @@ static void test_unknown_facts(void **state)
 	/* The profile's 8 GPUs are assumed for the device list. */
 	assert_int_equal(n.n_devices, 11);
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 	free(map);
 	free(bare);
 }
@@ -183,7 +183,7 @@ static void test_node_build(void **state)
 	struct fleet_facts ff = { 0 };
 	char err[512] = "";
 	struct attach_node n;
-	struct fleet *f = load(v, 2);
+	struct coherence *f = load(v, 2);
 
 	assert_int_equal(fleet_facts(f, PROFILE_TCPXO, &ff, err, sizeof(err)), 0);
 	fleet_node_build(&ff, NULL, &n);
@@ -200,7 +200,7 @@ static void test_node_build(void **state)
 	assert_int_equal(n.injector, ATTACH_INJECTOR_UNKNOWN);
 	assert_false(n.plugin_files_known);
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 
 	/* No expectedDaemon published: the release table pairs it. TCPX: 4 NICs, 10 devices, no mapping. */
 	v[0].attachment = v[1].attachment = a15x;
@@ -209,7 +209,7 @@ static void test_node_build(void **state)
 	fleet_node_build(&ff, NULL, &n);
 	assert_string_equal(n.expected_daemon, "v1.0.21");
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 	v[0] = (struct fb_node){ .name = "x", .profile = "tcpx", .ready = "true", .attachment = ax, .itype = "a3-highgpu-8g" };
 	f = load(v, 1);
 	assert_int_equal(fleet_facts(f, PROFILE_TCPX, &ff, err, sizeof(err)), 0);
@@ -220,7 +220,7 @@ static void test_node_build(void **state)
 	assert_string_equal(n.ifaces_why, "TCPX nodes publish no mapping");
 	assert_string_equal(n.expected_daemon, "v2.0.12");
 	fleet_facts_free(&ff);
-	fleet_free(f);
+	coherence_free(f);
 	free(map);
 	free(a15);
 	free(a15x);
@@ -231,20 +231,20 @@ static void test_node_build(void **state)
 static void test_refused(void **state)
 {
 	char err[512] = "";
-	struct fleet *f = NULL;
+	struct coherence *f = NULL;
 	const char *pods = "{\"kind\":\"PodList\",\"items\":[]}";
 	const char *half = "{\"kind\":\"NodeList\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\","
 			   "\"annotations\":{\"" FB_P "profile\":\"tcpxo\"}}},{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}]}";
 
 	assert_int_equal(fleet_new("", &f), -EINVAL);
 	assert_int_equal(fleet_new(FB_P, &f), 0);
-	assert_int_equal(fleet_add_nodelist(f, pods, strlen(pods), NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(coherence_add_nodelist(f, pods, strlen(pods), NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "expected kind NodeList or List (kubectl get nodes -o json), got 'PodList'");
 	/* A page refused after its first node: that node is dropped with the page. */
-	assert_true(fleet_add_nodelist(f, half, strlen(half), NULL, err, sizeof(err)) == -EINVAL);
+	assert_true(coherence_add_nodelist(f, half, strlen(half), NULL, err, sizeof(err)) == -EINVAL);
 	assert_string_equal(err, "items[1] is a Pod, not a Node");
 	assert_int_equal(fleet_count(f, PROFILE_TCPXO), 0);
-	fleet_free(f);
+	coherence_free(f);
 }
 
 int main(void)

@@ -20,7 +20,7 @@
 
 /* What one test holds the runtime against, and the runtime. */
 struct world {
-	struct fleet *fleet;
+	struct coherence *fleet;
 	struct fleet_facts ff;
 	struct obs_kube networks;
 	struct trainruntime rt;
@@ -103,7 +103,7 @@ static void fleet_tcpxo(struct world *w, size_t n)
 	}
 	text = fb_list(v, n);
 	assert_int_equal(fleet_new(FB_P, &w->fleet), 0);
-	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, err, sizeof(err)), (int)n);
+	assert_int_equal(coherence_add_nodelist(w->fleet, text, strlen(text), NULL, err, sizeof(err)), (int)n);
 	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, err, sizeof(err)), 0);
 	free(text);
 	free(map);
@@ -117,8 +117,8 @@ static void refleet(struct world *w, const struct fb_node *v, size_t n)
 	char *text = fb_list(v, n);
 
 	fleet_facts_free(&w->ff);
-	fleet_reset(w->fleet);
-	assert_int_equal(fleet_add_nodelist(w->fleet, text, strlen(text), NULL, err, sizeof(err)), (int)n);
+	coherence_reset(w->fleet);
+	assert_int_equal(coherence_add_nodelist(w->fleet, text, strlen(text), NULL, err, sizeof(err)), (int)n);
 	assert_int_equal(fleet_facts(w->fleet, PROFILE_TCPXO, &w->ff, err, sizeof(err)), 0);
 	free(text);
 }
@@ -149,7 +149,7 @@ static void world_free(struct world *w)
 {
 	rtresult_free(&w->res);
 	fleet_facts_free(&w->ff);
-	fleet_free(w->fleet);
+	coherence_free(w->fleet);
 	obs_kube_free(&w->networks);
 	trainruntime_free(&w->rt);
 }
