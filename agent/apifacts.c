@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "agent/apifacts.h"
-#include "agent/clockms.h"
 #include "agent/log.h"
+#include "probes/model/clockms.h"
 
 enum schedule_api apifacts_open(struct apifacts *af, bool api, bool no_watch, const struct apiwatch_config *cfg)
 {

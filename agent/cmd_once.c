@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "agent/cli.h"
-#include "agent/clockms.h"
 #include "agent/cmd.h"
 #include "agent/log.h"
 #include "agent/nodeview.h"
 #include "agent/observe.h"
 #include "agent/output.h"
 #include "agent/publish.h"
+#include "probes/model/clockms.h"
 #include "report/checks/evaluate.h"
 #include "report/checks/profile.h"
 #include "report/checks/workloads.h"

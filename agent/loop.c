@@ -18,7 +18,6 @@
 
 #include "agent/apifacts.h"
 #include "agent/apiwrite.h"
-#include "agent/clockms.h"
 #include "agent/cmd_health.h"
 #include "agent/daemon_metrics.h"
 #include "agent/flap.h"
@@ -35,6 +34,7 @@
 #include "agent/tsample.h"
 #include "agent/verdict.h"
 #include "probes/host/hostfs.h"
+#include "probes/model/clockms.h"
 #include "report/checks/evaluate.h"
 
 #define LOOP_HUP_LOG_MS         60000   /* SIGHUP is logged at info at most this often, else debug */

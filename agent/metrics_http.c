@@ -11,9 +11,9 @@
 
 #include <microhttpd.h>
 
-#include "agent/clockms.h"
 #include "agent/metrics_http.h"
 #include "probes/kube/dynlib.h"
+#include "probes/model/clockms.h"
 #include "probes/model/errmsg.h"
 
 /*

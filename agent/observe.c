@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/clockms.h"
 #include "agent/log.h"
 #include "agent/observe.h"
 #include "agent/tsample.h"
@@ -20,6 +19,7 @@
 #include "probes/host/podcgroup.h"
 #include "probes/host/podnet.h"
 #include "probes/kube/imageref.h"
+#include "probes/model/clockms.h"
 #include "report/checks/workloads.h"
 
 static bool observe_said_full_dump;

@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/clockms.h"
 #include "agent/log.h"
 #include "agent/publish.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/retry.h"
+#include "probes/model/clockms.h"
 #include "probes/model/errmsg.h"
 #include "report/render/annotations.h"
 #include "report/render/condition.h"

@@ -11,6 +11,7 @@
 #include "probes/kube/http_conf.h"
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/retry.h"
+#include "probes/model/clockms.h"
 #include "probes/model/errmsg.h"
 
 #define HTTP_SA_DIR             "/var/run/secrets/kubernetes.io/serviceaccount/"
@@ -103,7 +104,7 @@ int http_client_new(const struct http_config *cfg, struct http_client **ret, cha
 	c->max_attempts = cfg->max_attempts ? cfg->max_attempts : 4;
 	c->max_total_ms = cfg->max_total_ms ? cfg->max_total_ms : 45000;
 	if (getrandom(&c->rng, sizeof(c->rng), GRND_NONBLOCK) != (ssize_t)sizeof(c->rng))
-		c->rng = http_conf_now_ms() ^ ((uint64_t)getpid() << 32);
+		c->rng = clockms_now() ^ ((uint64_t)getpid() << 32);
 	c->rng |= 1;    /* xorshift state must not be zero */
 	c->easy = HTTP_CURL(easy_init)();
 	if (r < 0 || !c->ca_file || !c->easy) {
@@ -211,10 +212,10 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 /* Sleep @ms in slices so that http_cancel() ends the wait early. Return: 0 or -EINTR. */
 static int http_sleep(struct http_client *c, uint64_t ms)
 {
-	uint64_t end = http_conf_now_ms() + ms;
+	uint64_t end = clockms_now() + ms;
 
 	for (;;) {
-		uint64_t now = http_conf_now_ms(), step;
+		uint64_t now = clockms_now(), step;
 		struct timespec ts;
 
 		if (c->cancel)
@@ -282,7 +283,7 @@ int http_request(struct http_client *c, const char *method, const char *path,
 			break;
 		t.reauth = false;
 
-		elapsed = http_conf_now_ms() - t.start_ms;
+		elapsed = clockms_now() - t.start_ms;
 		if (elapsed >= t.max_total_ms) {
 			/* Reachable only before a 401 retry: then the 401 answer stands. */
 			if (resp->attempts == 0)

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "probes/kube/dynlib.h"
 #include "probes/kube/http_conf.h"
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/retry.h"
+#include "probes/model/clockms.h"
 #include "probes/model/errmsg.h"
 
 /*
@@ -67,14 +67,6 @@ void http_conf_global_unref(void)
 	if (http_conf_users > 0 && --http_conf_users == 0)
 		http_curl.global_cleanup();
 	pthread_mutex_unlock(&http_conf_lock);
-}
-
-uint64_t http_conf_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* Like client-go's InClusterConfig, both variables must be set: a missing port is refused, never guessed. */
@@ -309,7 +301,7 @@ void http_conf_try_start(struct http_conf_try *t, const struct http_client *c, u
 			 unsigned max_total_ms)
 {
 	*t = (struct http_conf_try){
-		.start_ms = http_conf_now_ms(),
+		.start_ms = clockms_now(),
 		.limit = max_attempts ? max_attempts : c->max_attempts,
 		.max_total_ms = max_total_ms ? max_total_ms : c->max_total_ms,
 		/* Within one call: its caller waits through them, so the ceiling starts and stays short. */
@@ -334,5 +326,5 @@ enum http_conf_next http_conf_retry(struct http_client *c, struct http_conf_try 
 		t->backoff.rng = retry_random(&c->rng);         /* this call's jitter, from the client's */
 	wait = retry_backoff_fail(&t->backoff, retry_after_s);
 	*ret_wait = wait;
-	return http_conf_now_ms() - t->start_ms + wait >= t->max_total_ms ? HTTP_CONF_OVER : HTTP_CONF_WAIT;
+	return clockms_now() - t->start_ms + wait >= t->max_total_ms ? HTTP_CONF_OVER : HTTP_CONF_WAIT;
 }

@@ -98,8 +98,6 @@ int http_conf_global_ref(char *err, size_t errlen);
 /* The last client gone: curl_global_cleanup() (valgrind clean). */
 void http_conf_global_unref(void);
 
-uint64_t http_conf_now_ms(void);
-
 /* The in-cluster server from KUBERNETES_SERVICE_HOST/_PORT (malloc'd); -ENOENT outside a cluster, -EINVAL. */
 int http_conf_server_from_env(char **ret, char *err, size_t errlen);
 

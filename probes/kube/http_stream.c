@@ -10,6 +10,7 @@
 #include "probes/kube/httpcheck.h"
 #include "probes/kube/linebuf.h"
 #include "probes/kube/retry.h"
+#include "probes/model/clockms.h"
 
 #define HTTP_STREAM_ERRBODY_MAX (64u << 10)    /* of a non-2xx answer, for its message */
 #define HTTP_STREAM_SLACK       (1u << 20)     /* complete lines held beyond line_max: pause reading */
@@ -145,7 +146,7 @@ static int http_timer_cb(CURLM *m, long timeout_ms, void *userp)
 
 	c->timer_set = timeout_ms >= 0;
 	if (c->timer_set)
-		c->timer_at = http_conf_now_ms() + (uint64_t)timeout_ms;
+		c->timer_at = clockms_now() + (uint64_t)timeout_ms;
 	return 0;
 }
 
@@ -235,7 +236,7 @@ static int http_stream_attempt(struct http_stream *s)
 	HTTP_CURL(easy_setopt)(s->easy, CURLOPT_HTTPHEADER, s->hdrs);
 	if (s->cfg.timeout_ms && s->cfg.max_total_ms) {
 		/* One attempt's time, within what is left of the call's own budget (as http_request()'s). */
-		uint64_t spent = http_conf_now_ms() - s->t.start_ms, left;
+		uint64_t spent = clockms_now() - s->t.start_ms, left;
 
 		left = spent < s->t.max_total_ms ? s->t.max_total_ms - spent : 1;
 		HTTP_CURL(easy_setopt)(s->easy, CURLOPT_TIMEOUT_MS, (long)(left < s->cfg.timeout_ms ? left : s->cfg.timeout_ms));
@@ -333,7 +334,7 @@ static void http_stream_finished(struct http_stream *s, CURLcode cc)
 		switch (http_conf_retry(c, &s->t, status, retryable, s->retry_after_s, &wait)) {
 		case HTTP_CONF_NOW:
 		case HTTP_CONF_WAIT:
-			s->next_at = http_conf_now_ms() + wait;
+			s->next_at = clockms_now() + wait;
 			s->state = HTTP_STREAM_WAITING;
 			return;
 		case HTTP_CONF_OVER:
@@ -461,7 +462,7 @@ size_t http_streams_pollfds(struct http_client *c, struct pollfd *fds, size_t ma
 
 int http_streams_timeout(struct http_client *c)
 {
-	uint64_t now = http_conf_now_ms(), best = UINT64_MAX;
+	uint64_t now = clockms_now(), best = UINT64_MAX;
 
 	if (!c)
 		return -1;
@@ -577,12 +578,12 @@ int http_streams_drive(struct http_client *c, const struct pollfd *fds, size_t n
 			ev |= CURL_CSELECT_ERR;
 		rc |= http_multi_act(c, fds[i].fd, ev);
 	}
-	if (c->timer_set && http_conf_now_ms() >= c->timer_at) {
+	if (c->timer_set && clockms_now() >= c->timer_at) {
 		c->timer_set = false;
 		rc |= http_multi_act(c, CURL_SOCKET_TIMEOUT, 0);
 	}
 	http_streams_reap(c);
-	now = http_conf_now_ms();
+	now = clockms_now();
 	for (s = c->streams; s; s = s->next) {
 		int k;
 

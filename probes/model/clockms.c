@@ -1,9 +1,9 @@
-/* clockms.c - the daemon's clock: monotonic milliseconds and the seed of its jitter. */
+/* clockms.c - the one clock: monotonic milliseconds and the seed of jitter. */
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/clockms.h"
+#include "probes/model/clockms.h"
 
 uint64_t clockms_now(void)
 {

@@ -1,4 +1,4 @@
-/* clockms.h - the daemon's clock: monotonic milliseconds (every timer's @now) and the seed of its jitter. */
+/* clockms.h - the one clock: monotonic milliseconds (every timer's @now, the HTTP client's and the daemon's) and the seed of jitter. */
 #pragma once
 
 #include <stdint.h>
