@@ -1,5 +1,5 @@
-/* clockms.c - the one clock: monotonic milliseconds and the seed of jitter. */
-#include <sys/random.h>
+/* clockms.c - the one clock: monotonic milliseconds and the seed of jitter (POSIX only: kubectl-fabric builds it too). */
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,9 +16,13 @@ uint64_t clockms_now(void)
 uint64_t clockms_random(void)
 {
 	uint64_t x;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, &x, sizeof(x)) : -1;
 
-	if (getrandom(&x, sizeof(x), GRND_NONBLOCK) == (ssize_t)sizeof(x))
+	if (fd >= 0)
+		close(fd);
+	if (n == (ssize_t)sizeof(x))
 		return x;
-	/* No entropy yet (early boot): the clock and pid still spread nodes apart. */
+	/* No /dev/urandom (a bare chroot): the clock and pid still spread nodes apart. */
 	return clockms_now() * 2654435761u ^ (uint64_t)getpid() << 32;
 }

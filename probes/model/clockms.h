@@ -6,5 +6,5 @@
 /* CLOCK_MONOTONIC in milliseconds: the time of every schedule, backoff and queue of the agent. */
 uint64_t clockms_now(void);
 
-/* A seed for jitter: getrandom(), or, before the pool is ready (early boot), the clock and the pid. */
+/* A seed for jitter: 8 bytes of /dev/urandom (it never blocks), else the clock and the pid. */
 uint64_t clockms_random(void);
