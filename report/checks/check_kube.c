@@ -67,6 +67,8 @@ static const struct check_kube_type check_kube_types[] = {
 	{ "a3-megagpu-8g", PROFILE_TCPXO, "nvidia-h100-mega-80gb" },
 	{ "a3-highgpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
 	{ "a3-edgegpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
+	{ "a3-ultragpu-8g", PROFILE_RDMA, "nvidia-h200-141gb" },
+	{ "a4-highgpu-8g", PROFILE_RDMA, "nvidia-b200" },
 };
 
 /* The table's entry for @machine, or NULL when the agent does not know it (or @machine is NULL). */
@@ -88,6 +90,7 @@ static const char *check_kube_accel_of_kind(enum profile_kind kind)
 	switch (kind) {
 	case PROFILE_TCPXO: return "nvidia-h100-mega-80gb";
 	case PROFILE_TCPX: return "nvidia-h100-80gb";
+	case PROFILE_RDMA: break;      /* two machine types, two accelerators */
 	case PROFILE_NONE: break;
 	}
 	return NULL;
@@ -339,6 +342,9 @@ int check_networks(const struct observation *o, struct profile *p, struct findin
 	if (p->kind == PROFILE_TCPX)
 		return finding_set(c, CHECK_SKIP, NULL,
 				 "profile tcpx: the eth1..eth8 mapping is the tcpxo runtime's input");
+	if (p->kind == PROFILE_RDMA)
+		return finding_set(c, CHECK_SKIP, NULL,
+				   "profile rdma: the rdma-N Networks and DRANET ResourceSlices are not judged yet");
 	if (p->n_nics == 0)
 		return finding_set(c, CHECK_SKIP, NULL, "no GPU NICs observed: nothing to map");
 	if (k->dranet)

@@ -71,6 +71,7 @@ static enum coherence_node_kind fleet_kind(enum profile_kind kind)
 	case PROFILE_TCPXO: return COHERENCE_NODE_KIND_TCPXO;
 	case PROFILE_TCPX: return COHERENCE_NODE_KIND_TCPX;
 	case PROFILE_NONE: return COHERENCE_NODE_KIND_NONE;
+	case PROFILE_RDMA: return COHERENCE_NODE_KIND_OTHER;   /* the fleet's coherence does not judge rdma yet */
 	}
 	return COHERENCE_NODE_KIND_NONE;
 }

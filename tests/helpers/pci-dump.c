@@ -32,6 +32,7 @@ static const char *pci_dump_kind(enum pci_kind k)
 	case PCI_KIND_GVNIC: return "gvnic";
 	case PCI_KIND_LLCM: return "llcm";
 	case PCI_KIND_BRIDGE: return "bridge";
+	case PCI_KIND_RDMA_NIC: return "rdma-nic";
 	}
 	return "?";
 }
