@@ -334,6 +334,10 @@ int check_networks(const struct observation *o, struct profile *p, struct findin
 	free(p->ifaces);
 	p->ifaces = NULL;
 	p->n_ifaces = 0;
+	if (p->kind == PROFILE_RDMA) {
+		r = check_kube_need(k, &k->node_fetch, c, "network mode", "node");
+		return r ? (r < 0 ? r : 0) : check_rdma_networks(o, p, c);
+	}
 	if (check_kube_net_find(k, p) < 0)
 		return -ENOMEM;
 	r = check_kube_need(k, &k->node_fetch, c, "network mapping", "node");
@@ -342,9 +346,6 @@ int check_networks(const struct observation *o, struct profile *p, struct findin
 	if (p->kind == PROFILE_TCPX)
 		return finding_set(c, CHECK_SKIP, NULL,
 				 "profile tcpx: the eth1..eth8 mapping is the tcpxo runtime's input");
-	if (p->kind == PROFILE_RDMA)
-		return finding_set(c, CHECK_SKIP, NULL,
-				   "profile rdma: the rdma-N Networks and DRANET ResourceSlices are not judged yet");
 	if (p->n_nics == 0)
 		return finding_set(c, CHECK_SKIP, NULL, "no GPU NICs observed: nothing to map");
 	if (k->dranet)

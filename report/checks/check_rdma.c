@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes/model/strbuf.h"
@@ -297,4 +298,82 @@ int check_rdma_gib(const struct observation *o, struct profile *p, struct findin
 			g->n_dropped ? " (more not listed)" : "", found.s ? found.s : "");
 	strbuf_free(&found);
 	return r;
+}
+
+/*
+ * The networks row of profile rdma: which of the two modes GKE wires the node in (they cannot be
+ * mixed), and in multi-network mode the Networks rdma-0..rdma-7 (Device, Ready, ParamsReady, a
+ * GKENetworkParamSet) that pods bind as eth2..eth9 (Google's test pods and Cluster Toolkit's names).
+ * The pod-side mapping eth2..eth9 -> rdma-0..rdma-7 is published then; under DRANET nothing is.
+ */
+int check_rdma_networks(const struct observation *o, struct profile *p, struct finding *c)
+{
+	static const char remedy[] =
+		"each RDMA NIC needs a Ready Device-type Network rdma-0..rdma-7 with a GKENetworkParamSet (deviceMode RDMA): "
+		"kubectl describe network rdma-N";
+	const struct obs_kube *k = &o->kube;
+	struct finding_acc a = { 0 };
+	size_t missing = 0;
+
+	if (k->dranet) {
+		p->mode = "dranet";
+		return finding_set(c, CHECK_SKIP, NULL,
+				   "DRANET mode (node label " OBS_KUBE_DRANET_LABEL "): pods claim the RDMA NICs with "
+				   "ResourceClaims of DeviceClass mrdma.google.com; no interfaces mapping is published, "
+				   "the node's ResourceSlice is not judged yet");
+	}
+	p->mode = "multi-network";
+	switch (k->networks_fetch.state) {
+	case KUBE_FETCH_NOT_RUN:
+		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not read");
+	case KUBE_FETCH_FORBIDDEN:
+	case KUBE_FETCH_FAILED:
+		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s%s%s",
+				   k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
+				   k->networks_fetch.message[0] ? ")" : "");
+	case KUBE_FETCH_OK:
+		break;
+	}
+	for (size_t i = 0; i < RDMA_NICS; i++) {
+		char name[16];
+		const struct kube_network *net;
+
+		snprintf(name, sizeof(name), "rdma-%zu", i);
+		net = obs_kube_network(k, name);
+		if (!net) {
+			missing++;
+			continue;
+		}
+		if (strcmp(net->type, "Device") != 0)
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", name,
+					net->type[0] ? net->type : "(none: L3)");
+		else if (!net->ready || !net->params_ready)
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s is not %s", name, !net->ready ? "Ready" : "ParamsReady");
+		else if (!net->has_params_ref)
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s has no parametersRef (GKENetworkParamSet)", name);
+	}
+	if (missing == RDMA_NICS) {
+		finding_acc_free(&a);
+		return finding_set(c, CHECK_WARN,
+				   "create the RDMA Networks as GKE's guide does (rdma-0..rdma-7), or check that the node "
+				   "pool's additional networks carry those names",
+				   "multi-network mode, but no Network rdma-0..rdma-7 exists: the agent knows only Google's "
+				   "names for the RDMA networks, so the mapping is not published");
+	}
+	if (missing)
+		finding_acc_add(&a, CHECK_FAIL, remedy, "%zu of the Networks rdma-0..rdma-7 do not exist", missing);
+	if (a.status != CHECK_FAIL) {
+		p->ifaces = calloc(RDMA_NICS, sizeof(*p->ifaces));
+		if (!p->ifaces) {
+			finding_acc_free(&a);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < RDMA_NICS; i++) {
+			snprintf(p->ifaces[i].name, sizeof(p->ifaces[i].name), "eth%zu", i + 2);
+			snprintf(p->ifaces[i].network, sizeof(p->ifaces[i].network), "rdma-%zu", i);
+		}
+		p->n_ifaces = RDMA_NICS;
+	}
+	return finding_acc_finish(&a, c, "multi-network mode: Networks rdma-0..rdma-7 are Ready Device Networks; "
+				  "pods bind them as eth2..eth9 (networking.gke.io/interfaces)");
 }

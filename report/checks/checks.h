@@ -41,6 +41,7 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct find
 int check_rdma_gpus(const struct observation *o, struct profile *p, struct finding *c);
 int check_rdma_nics(const struct observation *o, struct profile *p, struct finding *c);
 int check_rdma_gib(const struct observation *o, struct profile *p, struct finding *c);
+int check_rdma_networks(const struct observation *o, struct profile *p, struct finding *c);  /* sets p->mode, p->ifaces */
 size_t check_rdma_names(struct profile *p, struct strbuf *sb, int *ret);
 size_t check_rdma_ports(const struct observation *o, struct profile *p, struct strbuf *sb, size_t *ret_ok, int *ret);
 

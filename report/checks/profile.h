@@ -116,6 +116,7 @@ struct profile {
 	size_t n_switches;
 	struct profile_iface *ifaces;   /* eth1..eth8 -> Network: what is published; set by the networks check when it passes or warns */
 	size_t n_ifaces;
+	const char *mode;               /* profile rdma: "multi-network" or "dranet" (static), NULL unknown */
 	char installer[32];             /* plugin installer version, "" unknown */
 	char expected_daemon[32];       /* daemon version that pairs with the installer, "" unknown */
 	char **daemons;                 /* running daemon versions, sorted, owned */
