@@ -34,7 +34,22 @@ eq((a[PREFIX + "profile"], a[PREFIX + "ready"], a[PREFIX + "runtime"]), ("rdma",
    "published profile, ready, runtime")
 eq(json.loads(a[PREFIX + "interfaces"]), j["interfaces"], "published interfaces")
 eq(json.loads(a[PREFIX + "attachment"])["mode"], "multi-network", "attachment mode")
-eq(condition()["status"], "True", "FabricReady")
+eq((condition()["status"], condition()["reason"]), ("True", "RDMAReady"), "FabricReady")
+EOF
+a rdma-workloads <<'EOF'
+w = j["workloads"]
+eq(w["counts"], {"attached": 1, "partial": 0, "unattached": 1, "not-fabric": 0}, "counts")
+pods = {p["name"]: p for p in w["pods"]}
+eq(pods["nccl-test-host-1"]["verdict"], "attached", "Google's nccl-test pod")
+eq([f["id"] for f in pods["nccl-test-host-1"]["findings"] if f["status"] not in ("pass", "skip")], [], "its findings")
+bad = pods["train-no-rdma"]
+eq(bad["verdict"], "unattached", "a pod without the RDMA networks")
+f = {x["id"]: x for x in bad["findings"]}
+eq((f["interfaces"]["status"], f["interfaces"]["message"]),
+   ("fail", "binds none of the RDMA Networks rdma-0..rdma-7: no RDMA NIC reaches the pod, NCCL runs over TCP on eth0"),
+   "interfaces finding")
+eq((f["plugin-path"]["status"], f["nccl-env"]["status"]), ("fail", "fail"), "gIB path and NCCL_NET")
+eq(pods["nccl-test-host-1"]["transport"]["state"], "not-observed", "transport")
 EOF
 
 # ---- a Network not ParamsReady: the node is not ready and publishes no interfaces ----
@@ -59,6 +74,8 @@ eq(j["interfaces"], None, "interfaces")
 a = patch_of(patches[0])
 ok(PREFIX + "interfaces" not in a or a[PREFIX + "interfaces"] is None, "no interfaces published")
 eq(json.loads(a[PREFIX + "attachment"])["mode"], "dranet", "attachment mode")
+eq([(p["name"], p["verdict"]) for p in j["workloads"]["pods"]], [("nccl-test-host-1", "attached")],
+   "Google's managed-RDMA test pod, claiming the NICs")
 EOF
 
 if [ -n "$(api_token_leaks)" ]; then
