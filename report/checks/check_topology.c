@@ -19,6 +19,14 @@ static const char *const remedy_rdma_displaced =
 	"an RDMA NIC sits outside its GPUs' PCIe switch, so NCCL (NCCL_NET_GDR_LEVEL=PIX) loses GPUDirect for "
 	"those GPUs: check the VM's PCIe topology (lspci -tv, nvidia-smi topo -m) and re-create the node";
 
+static const char *const remedy_rdma_down =
+	"bring the interface up and check the RDMA NIC and its RoCE network (`ip link`, `rdma link`, dmesg for mlx5 "
+	"errors, the node pool's RDMA networks)";
+static const char *const remedy_rdma_flapping =
+	"the link goes down and up again and again: check the RDMA NIC and its RoCE network (`ip -s link`, "
+	"`rdma link`, dmesg for mlx5 errors, the VM's maintenance events); the agent reports it ready once it "
+	"has been stable";
+
 static unsigned topology_expected_nics(enum profile_kind k)
 {
 	switch (k) {
@@ -342,9 +350,11 @@ int check_links(const struct observation *o, struct profile *p, struct finding *
 
 		snprintf(mtu_remedy, sizeof(mtu_remedy),
 			 "the GPU NIC networks must use MTU %u: fix the VPC's MTU and re-create the node pool", want_mtu);
-		remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
+		remedy = flapping && p->kind == PROFILE_RDMA ? remedy_rdma_flapping
+		       : flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
 				    "and its network (`ip -s link`, dmesg for gve resets, the VM's "
 				    "maintenance events); the agent reports it ready once it has been stable"
+		       : down && p->kind == PROFILE_RDMA ? remedy_rdma_down
 		       : down ? "bring the interface up and check its network attachment (`ip link`, "
 				"the node's gVNIC and the GPU NIC network)"
 		       : mtu ? mtu_remedy
