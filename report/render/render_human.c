@@ -75,6 +75,17 @@ void render_cell(FILE *out, const char *s, int width)
 		fprintf(out, "%*s", n < width ? width - n + 2 : 2, "");
 }
 
+/* The NIC column's width: 5 ("eth1" and the header), or the longest name ("gpu0rdma0" on profile rdma). */
+static int render_nic_width(const struct profile *p)
+{
+	size_t w = 5;
+
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (strlen(p->nics[i].name) > w)
+			w = strlen(p->nics[i].name);
+	return (int)w;
+}
+
 static void render_row(FILE *out, const struct profile *p, const struct profile_gpu *g, const struct profile_nic *n)
 {
 	char numa[12] = "-", mtu[12] = "-";
@@ -88,7 +99,7 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	fputs("  ", out);
 	render_cell(out, g ? g->bdf : NULL, 12);
 	render_cell(out, numa, 4);
-	render_cell(out, n ? n->name : NULL, 5);
+	render_cell(out, n ? n->name : NULL, render_nic_width(p));
 	render_cell(out, n ? n->bdf : NULL, 12);
 	render_cell(out, n ? nic_state_name(n->state) : NULL, 7);
 	render_cell(out, mtu, 4);
@@ -96,7 +107,6 @@ static void render_row(FILE *out, const struct profile *p, const struct profile_
 	render_cell(out, n ? n->network : NULL, 11);
 	render_cell(out, n ? n->aperture : NULL, 0);
 	fputc('\n', out);
-	(void)p;
 }
 
 /* The PCIe tree (render_tree.c), after a blank line; nothing for a node without GPUs or GPU NICs. */
@@ -143,7 +153,8 @@ int render_human(const struct observation *o, const struct profile *p, const str
 	if (render_human_tree(o, p, out) < 0)
 		return -ENOMEM;
 	if (p->n_gpus || p->n_nics) {
-		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n", out);
+		fprintf(out, "\n  GPU           NUMA  %-*s  NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n",
+			render_nic_width(p), "NIC");
 		for (size_t i = 0; i < p->n_gpus; i++)
 			render_row(out, p, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
 		for (size_t i = 0; i < p->n_nics; i++)
