@@ -116,8 +116,7 @@ static enum profile_kind evaluate_kind(const struct observation *o, const struct
 
 	if (o->pci.status.state != PROBE_OK || p->n_gpus == 0)
 		return PROFILE_NONE;
-	/* The machine type when known, else the host: mlx5 RDMA NICs beside the GPUs. */
-	if (rdma || evaluate_rdma_machine(o))
+	if (rdma)
 		return PROFILE_RDMA;
 	for (size_t i = 0; i < o->pci.n; i++)
 		if (o->pci.v[i].kind == PCI_KIND_LLCM)
@@ -136,7 +135,8 @@ static enum profile_kind evaluate_kind(const struct observation *o, const struct
 static int evaluate_rows(const struct observation *o, struct profile *p)
 {
 	struct pairing pr = { 0 };
-	bool rdma = false;
+	size_t n_rdma = 0, n_llcm = 0;
+	bool rdma;
 	int primary, r;
 
 	r = pairing_compute(&o->pci, &pr);
@@ -151,9 +151,15 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 		goto out;
 	for (size_t i = 0; i < pr.n_sw; i++)
 		memcpy(p->switches[i], pr.sw[i].bdf, sizeof(p->switches[i]));
-	/* On an RDMA node the GPU NICs are the mlx5 functions; its gVNICs are host NICs. */
-	for (size_t i = 0; i < o->pci.n; i++)
-		rdma |= o->pci.v[i].kind == PCI_KIND_RDMA_NIC;
+	/*
+	 * An RDMA node: the machine type says so, else the host shows mlx5 RDMA NICs and no LLCM
+	 * function (LLCM is TCPXO's). Its GPU NICs are the mlx5 functions; its gVNICs are host NICs.
+	 */
+	for (size_t i = 0; i < o->pci.n; i++) {
+		n_rdma += o->pci.v[i].kind == PCI_KIND_RDMA_NIC;
+		n_llcm += o->pci.v[i].kind == PCI_KIND_LLCM;
+	}
+	rdma = evaluate_rdma_machine(o) || (n_rdma && !n_llcm);
 	p->n_switches = pr.n_sw;
 	for (size_t i = 0; i < o->pci.n; i++) {
 		const struct obs_pci_func *f = &o->pci.v[i];
