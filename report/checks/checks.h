@@ -60,7 +60,8 @@ int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
  * machine types whose hardware the agent knows (the machine-type check's table: a3-megagpu-8g for
- * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx); false for NULL.
+ * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx, a3-ultragpu-8g and a4-highgpu-8g for rdma);
+ * false for NULL.
  */
 bool check_machine_kind(const char *machine);
 
