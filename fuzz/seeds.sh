@@ -181,6 +181,16 @@ printf '0::/../pod1b2c3d4e-0000-1111-2222-333344445555/0123abcd\n' >"$F/podcgrou
 printf '0::/kubepods.slice/kubepods-pod1b2c3d4e_0000_1111_2222_333344445555.slice/crio-conmon-0123abcd.scope\n' \
 	>"$F/podcgroup/seed-conmon"
 rm -rf "$T"
+# The InfiniBand port texts of fixtures/a3-ultra, as the kernel prints them; the first byte picks
+# the parser: even the port state ("4: ACTIVE"), odd the GID (%pI6).
+fresh rdma
+P=fixtures/a3-ultra/sys/class/infiniband/mlx5_0/ports/1
+{ printf '\000'; cat "$P/state"; } >"$F/rdma/seed-state"
+{ printf '\000'; cat "$P/phys_state"; } >"$F/rdma/seed-phys-state"
+{ printf '\000'; cat fixtures/a3-ultra-port-down/sys/class/infiniband/mlx5_3/ports/1/phys_state; } >"$F/rdma/seed-disabled"
+for i in 0 3; do { printf '\001'; cat "$P/gids/$i"; } >"$F/rdma/seed-gid-$i"; done
+printf '\001::ffff:10.0.4.7\n' >"$F/rdma/seed-gid-compressed"
+printf '\0004:ACTIVE\n' >"$F/rdma/seed-state-no-space"
 # A node condition's lastHeartbeatTime as Kubernetes writes it (and what it must refuse).
 fresh timeparse
 T=$F/timeparse

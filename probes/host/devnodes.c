@@ -1,4 +1,4 @@
-/* devnodes.c - the character devices a TCPXO workload's daemon container gets, by stat only. */
+/* devnodes.c - the character devices a fabric workload gets (NVIDIA, TCPXO's helper, RDMA verbs), by stat only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 static const char *const devnodes_fixed[] = { "nvidiactl", "nvidia-uvm", "dmabuf_import_helper" };
 
 #define DEVNODES_FIXED (sizeof(devnodes_fixed) / sizeof(devnodes_fixed[0]))
+#define DEVNODES_GPUS_MAX (OBS_DEVNODES_MAX - DEVNODES_FIXED - OBS_RDMA_MAX - 1)
 
 static void devnodes_stat(int rootfd, struct obs_devnode *n)
 {
@@ -43,21 +44,29 @@ static void devnodes_stat(int rootfd, struct obs_devnode *n)
 	}
 }
 
-int devnodes_scan(int rootfd, size_t n_gpus, struct obs_devnodes *ret)
+int devnodes_scan(int rootfd, size_t n_gpus, size_t n_rdma, struct obs_devnodes *ret)
 {
 	struct obs_devnodes d = {0};
 	int devfd;
 
-	if (n_gpus > OBS_DEVNODES_MAX - DEVNODES_FIXED)
-		n_gpus = OBS_DEVNODES_MAX - DEVNODES_FIXED;
-	d.v = calloc(n_gpus + DEVNODES_FIXED, sizeof(*d.v));
+	if (n_gpus > DEVNODES_GPUS_MAX)
+		n_gpus = DEVNODES_GPUS_MAX;
+	if (n_rdma > OBS_RDMA_MAX)
+		n_rdma = OBS_RDMA_MAX;
+	d.v = calloc(n_gpus + DEVNODES_FIXED + (n_rdma ? n_rdma + 1 : 0), sizeof(*d.v));
 	if (!d.v)
 		return -ENOMEM;
 	d.n_gpus = n_gpus;
+	d.n_uverbs = n_rdma;
 	for (size_t i = 0; i < n_gpus; i++)
 		snprintf(d.v[d.n++].name, OBS_HOST_DEVNAME_MAX, "nvidia%zu", i);
 	for (size_t i = 0; i < DEVNODES_FIXED; i++)
 		snprintf(d.v[d.n++].name, OBS_HOST_DEVNAME_MAX, "%s", devnodes_fixed[i]);
+	/* The verbs and connection-manager nodes an RDMA workload gets (ib_uverbs, rdma_ucm). */
+	for (size_t i = 0; i < n_rdma; i++)
+		snprintf(d.v[d.n++].name, OBS_HOST_DEVNAME_MAX, "infiniband/uverbs%zu", i);
+	if (n_rdma)
+		snprintf(d.v[d.n++].name, OBS_HOST_DEVNAME_MAX, "infiniband/rdma_cm");
 
 	devfd = hostfs_open(rootfd, "dev", O_PATH | O_DIRECTORY);
 	if (devfd < 0 && devfd != -ENOENT) {

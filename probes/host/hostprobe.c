@@ -7,18 +7,20 @@
 
 #include "probes/host/aperture.h"
 #include "probes/host/devnodes.h"
+#include "probes/host/gib.h"
 #include "probes/host/hostprobe.h"
 #include "probes/host/nvpath.h"
 #include "probes/host/procscan.h"
+#include "probes/host/rdma.h"
 
-static size_t hostprobe_count_gpus(const struct obs_pci *pci)
+static size_t hostprobe_count(const struct obs_pci *pci, enum pci_kind kind)
 {
 	size_t n = 0;
 
 	if (!pci)
 		return 0;
 	for (size_t i = 0; i < pci->n; i++)
-		if (pci->v[i].kind == PCI_KIND_GPU)
+		if (pci->v[i].kind == kind)
 			n++;
 	return n;
 }
@@ -33,16 +35,26 @@ int hostprobe_observe(int rootfd, const char *root, const struct obs_pci *pci, s
 		h.devnodes.status = h.aperture.status;
 		h.nvpath.status = h.aperture.status;
 		h.procs.status = h.aperture.status;
+		if (hostprobe_count(pci, PCI_KIND_RDMA_NIC)) {
+			h.rdma.status = h.aperture.status;
+			h.gib.status = h.aperture.status;
+		}
 		*ret = h;
 		return 0;
 	}
 	r = aperture_scan(rootfd, &h.aperture);
 	if (r >= 0)
-		r = devnodes_scan(rootfd, hostprobe_count_gpus(pci), &h.devnodes);
+		r = devnodes_scan(rootfd, hostprobe_count(pci, PCI_KIND_GPU),
+				  hostprobe_count(pci, PCI_KIND_RDMA_NIC), &h.devnodes);
 	if (r >= 0)
 		r = nvpath_scan(rootfd, &h.nvpath);
 	if (r >= 0)
 		r = procscan_scan(rootfd, &h.procs);
+	/* The RDMA parts only where the bus shows an RDMA NIC: a TCPX(O) node's observation is as before. */
+	if (r >= 0 && hostprobe_count(pci, PCI_KIND_RDMA_NIC))
+		r = rdma_scan(rootfd, &h.rdma);
+	if (r >= 0 && hostprobe_count(pci, PCI_KIND_RDMA_NIC))
+		r = gib_scan(rootfd, &h.gib);
 	if (r < 0) {
 		obs_host_free(&h);
 		return r;

@@ -44,7 +44,8 @@ struct pcitopo_netmap {
 
 enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_code, int header_type)
 {
-	if (vendor == 0x10de && device == 0x2330)
+	/* H100 (A3), H200 (A3 Ultra), B200 (A4): gce-nic-naming's table of GPU ids per machine. */
+	if (vendor == 0x10de && (device == 0x2330 || device == 0x2335 || device == 0x2901))
 		return PCI_KIND_GPU;
 	if (vendor == 0x10de && (class_code >> 16) == 0x03)
 		return PCI_KIND_OTHER_GPU;
@@ -52,6 +53,9 @@ enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_
 		return PCI_KIND_GVNIC;
 	if (vendor == 0x1ae0 && device == 0x0084)
 		return PCI_KIND_LLCM;
+	/* The mlx5 VF an A3 Ultra / A4 VM sees (gce-nic-naming: "Mellanox CX7"), or the CX-7 PF. */
+	if (vendor == 0x15b3 && (device == 0x101e || device == 0x1021))
+		return PCI_KIND_RDMA_NIC;
 	if (header_type == 1 || (class_code >> 8) == 0x0604)
 		return PCI_KIND_BRIDGE;
 	return PCI_KIND_OTHER;

@@ -452,6 +452,13 @@ static const struct kubejson_field kubepod_volume[] = {
 	KUBEJSON_ROW_END,
 };
 
+static const struct kubejson_field kubepod_claim[] = {
+	KUBEJSON_ROW_DUP("name", pod_claim, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("resourceClaimTemplateName", pod_claim, template_name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("resourceClaimName", pod_claim, claim_name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_END,
+};
+
 static const struct kubejson_field kubepod_toleration[] = {
 	KUBEJSON_ROW_DUP("key", pod_toleration, key, KUBEPOD_KEY_MAX),
 	KUBEJSON_ROW_DUP("operator", pod_toleration, op, KUBEPOD_KEY_MAX),
@@ -548,6 +555,7 @@ static const struct kubejson_field kubepod_spec[] = {
 	KUBEJSON_ROW_CALL("nodeSelector", pod, node_selector, 63, kubepod_kvs),
 	KUBEJSON_ROW_BOOL("hostNetwork", pod, host_network),
 	KUBEJSON_ROW_OBJECTS("volumes", pod, volumes, n_volumes, KUBEPOD_VOLUMES_MAX, kubepod_volume, NULL),
+	KUBEJSON_ROW_OBJECTS("resourceClaims", pod, claims, n_claims, KUBEPOD_SMALL_MAX, kubepod_claim, NULL),
 	KUBEJSON_ROW_OBJECTS("tolerations", pod, tolerations, n_tolerations, KUBEPOD_SMALL_MAX, kubepod_toleration, NULL),
 	KUBEJSON_ROW_OBJECT("affinity", kubepod_affinity, NULL),
 	KUBEJSON_ROW_END,

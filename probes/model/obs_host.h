@@ -12,7 +12,8 @@
 #define OBS_HOST_DEVNAME_MAX 32
 #define OBS_HOST_COMM_MAX 16            /* TASK_COMM_LEN, NUL included */
 #define OBS_APERTURE_MAX 64             /* aperture entries kept; more are only counted */
-#define OBS_DEVNODES_MAX 72             /* nvidia0..63 + nvidiactl, nvidia-uvm, dmabuf_import_helper */
+#define OBS_DEVNODES_MAX 90             /* nvidia0..63 + nvidiactl, nvidia-uvm, dmabuf_import_helper,
+					   infiniband/uverbs0..N-1, infiniband/rdma_cm */
 #define OBS_HOST_FILES_MAX 512          /* relevant lib64 names kept; more are only counted */
 #define OBS_PROCS_MAX 64                /* daemon processes kept; more are only counted */
 #define OBS_CMDLINE_MAX (64 * 1024)     /* bytes of /proc/<pid>/cmdline read */
@@ -77,9 +78,11 @@ struct obs_devnode {
 
 struct obs_devnodes {
 	struct obs_devnode *v;          /* nvidia0..N-1 (N = GPUs on the bus), nvidiactl, nvidia-uvm,
-					   dmabuf_import_helper: in that order */
+					   dmabuf_import_helper, then with M RDMA NICs on the bus
+					   infiniband/uverbs0..M-1 and infiniband/rdma_cm: in that order */
 	size_t n;
 	size_t n_gpus;                  /* N */
+	size_t n_uverbs;                /* M */
 	struct probe_status status;
 };
 
@@ -119,11 +122,64 @@ struct obs_procs {
 	struct probe_status status;
 };
 
+/* ---- /sys/class/infiniband (probes/host/rdma.c): RDMA devices, their port 1 ---- */
+
+#define OBS_RDMA_MAX 16                 /* RDMA devices kept; more are only counted */
+#define OBS_RDMA_NAME_MAX 32            /* "mlx5_0" (IB_DEVICE_NAME_MAX 64 truncated: escaped when printed) */
+#define OBS_RDMA_GIDS 16                /* GID table entries of port 1 looked at */
+
+struct obs_rdma_dev {
+	char name[OBS_RDMA_NAME_MAX];   /* raw entry name */
+	char bdf[16];                   /* the PCI function its device link names, "" unknown */
+	char netdev[16];                /* from gid_attrs/ndevs of the RoCE v2 GID, "" unknown */
+	bool port;                      /* ports/1 exists */
+	int state;                      /* ports/1/state number (4 ACTIVE), -1 unread */
+	char state_text[24];            /* "ACTIVE" */
+	int phys_state;                 /* ports/1/phys_state number (5 LinkUp), -1 unread */
+	char phys_text[32];             /* "LinkUp" */
+	char link_layer[16];            /* "Ethernet", "InfiniBand", "" unread */
+	bool roce_v2;                   /* a non-zero GID of type "RoCE v2" */
+	bool roce_v2_ipv4;              /* ... that is IPv4-mapped (::ffff:a.b.c.d) */
+	uint32_t gid_ipv4;              /* that address, network byte order */
+	int gid_index;                  /* its index, -1 none */
+};
+
+struct obs_rdma {
+	bool present;                   /* /sys/class/infiniband exists */
+	struct obs_rdma_dev v[OBS_RDMA_MAX];    /* sorted by name */
+	size_t n;
+	size_t n_dropped;
+	struct probe_status status;
+};
+
+/* ---- /home/kubernetes/bin/gib (probes/host/gib.c): the gIB install ---- */
+
+#define OBS_GIB_LIBS_MAX 32             /* names in gib/lib64 kept; more are only counted */
+#define OBS_GIB_NAME_MAX 64
+
+struct obs_gib_lib {
+	char name[OBS_GIB_NAME_MAX];    /* raw name in gib/lib64 */
+	enum obs_file_type type;        /* in gib/lib64, links followed */
+	enum obs_file_type in_nvidia;   /* the same name in nvidia/lib64, links followed */
+};
+
+struct obs_gib {
+	enum obs_file_type dir;         /* home/kubernetes/bin/gib */
+	enum obs_file_type env_script;  /* scripts/set_nccl_env.sh */
+	enum obs_file_type lib64_dir;   /* lib64 */
+	struct obs_gib_lib libs[OBS_GIB_LIBS_MAX];      /* sorted by name */
+	size_t n_libs;
+	size_t n_dropped;
+	struct probe_status status;
+};
+
 struct obs_host {
 	struct obs_aperture aperture;
 	struct obs_devnodes devnodes;
 	struct obs_nvpath nvpath;
 	struct obs_procs procs;
+	struct obs_rdma rdma;           /* only scanned when the PCI bus shows an RDMA NIC */
+	struct obs_gib gib;             /* likewise */
 };
 
 /* Release everything @h owns and zero it. @h may be NULL. */

@@ -68,6 +68,12 @@ void obs_pod_free(struct pod *p)
 		free(p->volumes[i].medium);
 	}
 	free(p->volumes);
+	for (size_t i = 0; i < p->n_claims; i++) {
+		free(p->claims[i].name);
+		free(p->claims[i].template_name);
+		free(p->claims[i].claim_name);
+	}
+	free(p->claims);
 	for (size_t i = 0; i < p->n_tolerations; i++) {
 		free(p->tolerations[i].key);
 		free(p->tolerations[i].op);

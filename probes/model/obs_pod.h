@@ -80,6 +80,13 @@ struct pod_container {
 	struct pod_cstatus status;
 };
 
+/* One entry of spec.resourceClaims (DRA): the claim's name in the pod and where it comes from. */
+struct pod_claim {
+	char *name;
+	char *template_name;    /* resourceClaimTemplateName, NULL when absent */
+	char *claim_name;       /* resourceClaimName, NULL when absent */
+};
+
 struct pod_toleration {
 	char *key, *op, *value, *effect;        /* NULL when absent */
 };
@@ -109,6 +116,8 @@ struct pod {
 	size_t n_containers;
 	struct pod_volume *volumes;
 	size_t n_volumes;
+	struct pod_claim *claims;               /* spec.resourceClaims */
+	size_t n_claims;
 	struct pod_toleration *tolerations;
 	size_t n_tolerations;
 	struct pod_affinity_expr *affinity;     /* requiredDuringSchedulingIgnoredDuringExecution */

@@ -51,11 +51,12 @@ struct obs_links {
 
 enum pci_kind {
 	PCI_KIND_OTHER = 0,
-	PCI_KIND_GPU,                   /* 10de:2330, H100 80GB HBM3 */
+	PCI_KIND_GPU,                   /* a fabric GPU: 10de:2330 H100, 10de:2335 H200, 10de:2901 B200 */
 	PCI_KIND_OTHER_GPU,             /* any other NVIDIA display/3D controller */
 	PCI_KIND_GVNIC,                 /* 1ae0:0042 */
 	PCI_KIND_LLCM,                  /* 1ae0:0084 */
 	PCI_KIND_BRIDGE,                /* PCI-to-PCI bridge, type-1 header */
+	PCI_KIND_RDMA_NIC,              /* mlx5: 15b3:101e (the VF a GCE VM sees), 15b3:1021 (ConnectX-7 PF) */
 };
 
 struct obs_pci_func {

@@ -5,6 +5,7 @@
 
 #include "report/checks/attach_daemon.h"
 #include "report/checks/attach_judge.h"
+#include "report/checks/attach_rdma.h"
 #include "report/checks/attach_worker.h"
 
 bool attach_pod_selected(const struct pod *p)
@@ -61,6 +62,10 @@ int attach_judge(const struct pod *p, const struct attach_node *n, struct attach
 	int rc;
 
 	r.gpus = obs_pod_gpus(p);
+	if (n->kind == PROFILE_RDMA) {
+		rc = attach_rdma_judge(p, n, &r);
+		goto out;
+	}
 	if (!attach_fabric_of(n->kind)) {
 		r.verdict = ATTACH_NOT_FABRIC;
 		rc = attach_judge_all(&r, "the node has no TCPX/TCPXO fabric");

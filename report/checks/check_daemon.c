@@ -126,6 +126,8 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct fin
 
 	if (p->kind == PROFILE_NONE)
 		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
+	if (p->kind == PROFILE_RDMA)
+		return finding_set(c, CHECK_SKIP, NULL, "no RxDM daemon on RDMA nodes");
 	if (ps->status.state == PROBE_OK)
 		n_procs = ps->n;
 	if (k->pods_fetch.state == KUBE_FETCH_OK)

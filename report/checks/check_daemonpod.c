@@ -55,6 +55,8 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct find
 
 	if (p->kind == PROFILE_NONE)
 		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
+	if (p->kind == PROFILE_RDMA)
+		return finding_set(c, CHECK_SKIP, NULL, "no RxDM daemon pods on RDMA nodes");
 	if (!k->configured || k->pods_fetch.state == KUBE_FETCH_NOT_RUN)
 		return finding_set(c, CHECK_SKIP, NULL, "no API access: daemon pods not read");
 	if (k->pods_fetch.state != KUBE_FETCH_OK)

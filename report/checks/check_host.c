@@ -461,6 +461,8 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	if (p->kind == PROFILE_TCPX)
 		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
+	if (p->kind == PROFILE_RDMA)
+		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on RDMA nodes");
 	for (size_t i = 0; i < o->pci.n; i++)
 		ap.n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
 	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
@@ -499,7 +501,8 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 	const struct obs_devnodes *d = &o->host.devnodes;
 	struct check_host_list bad = {0};
 	bool need_dmabuf = p->kind == PROFILE_TCPXO;
-	bool nv = false, uvm = false, dmabuf = false;
+	bool nv = false, uvm = false, dmabuf = false, ib = false;
+	size_t ib_absent = 0;
 	struct strbuf remedy = {0};
 	size_t n_ok = 0;
 	int r;
@@ -521,7 +524,10 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 		}
 		if (is_dmabuf)
 			dmabuf = true;
-		else if (strcmp(n->name, "nvidia-uvm") == 0)
+		else if (strncmp(n->name, "infiniband/", 11) == 0 && (ib = true) && n->type == OBS_FILE_ABSENT) {
+			ib_absent++;    /* named below: all of them missing is one finding */
+			continue;
+		} else if (strcmp(n->name, "nvidia-uvm") == 0)
 			uvm = true;
 		else
 			nv = true;
@@ -533,11 +539,27 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 			r = check_host_add(&bad, "/dev/%s is %s, not a character device", n->name,
 					   obs_file_type_name(n->type));
 	}
+	if (r == 0 && ib_absent && ib_absent == d->n_uverbs + 1)
+		r = check_host_add(&bad, "/dev/infiniband has none of uverbs0..%zu and rdma_cm", d->n_uverbs - 1);
+	for (size_t i = 0; r == 0 && ib_absent && ib_absent < d->n_uverbs + 1 && i < d->n; i++)
+		if (strncmp(d->v[i].name, "infiniband/", 11) == 0 && d->v[i].type == OBS_FILE_ABSENT)
+			r = check_host_add(&bad, "/dev/%s is missing", d->v[i].name);
 	if (r == 0 && d->n_gpus < p->n_gpus)
 		r = check_host_add(&bad, "only /dev/nvidia0..%zu examined for %zu GPUs",
 				   d->n_gpus ? d->n_gpus - 1 : 0, p->n_gpus);
 	if (r < 0)
 		goto out;
+	if (r == 0 && p->kind == PROFILE_RDMA && d->n_uverbs < p->n_nics)
+		r = check_host_add(&bad, "only /dev/infiniband/uverbs0..%zu examined for %zu RDMA NICs",
+				   d->n_uverbs ? d->n_uverbs - 1 : 0, p->n_nics);
+	if (r < 0)
+		goto out;
+	if (!bad.n && p->kind == PROFILE_RDMA) {
+		r = finding_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, nvidiactl, "
+				"nvidia-uvm, infiniband/uverbs0..%zu, infiniband/rdma_cm", n_ok,
+				d->n_gpus ? d->n_gpus - 1 : 0, d->n_uverbs ? d->n_uverbs - 1 : 0);
+		goto out;
+	}
 	if (!bad.n) {
 		r = finding_set(c, CHECK_PASS, NULL, "%zu character devices present: /dev/nvidia0..%zu, "
 			      "nvidiactl, nvidia-uvm%s", n_ok, d->n_gpus ? d->n_gpus - 1 : 0,
@@ -554,12 +576,17 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 	if (dmabuf)
 		strbuf_appendf(&remedy, "%sload the import-helper kernel module (re-running the "
 			       "nccl-tcpxo-installer loads it)", remedy.len ? "; " : "");
+	if (ib)
+		strbuf_appendf(&remedy, "%sload the RDMA user access modules on the host (ib_uverbs for "
+			       "/dev/infiniband/uverbsN, rdma_ucm for rdma_cm) and check `ls -l /dev/infiniband`, `rdma link`",
+			       remedy.len ? "; " : "");
 	if (remedy.oom || !remedy.s) {
 		r = -ENOMEM;
 		goto out;
 	}
 	r = check_host_finish(c, &bad, CHECK_FAIL, remedy.s,
-			      "the daemon container's device injection will fail: ");
+			      p->kind == PROFILE_RDMA ? "an RDMA workload's device injection will fail: "
+			      : "the daemon container's device injection will fail: ");
 out:
 	strbuf_free(&bad.sb);
 	strbuf_free(&remedy);

@@ -67,6 +67,8 @@ static const struct check_kube_type check_kube_types[] = {
 	{ "a3-megagpu-8g", PROFILE_TCPXO, "nvidia-h100-mega-80gb" },
 	{ "a3-highgpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
 	{ "a3-edgegpu-8g", PROFILE_TCPX, "nvidia-h100-80gb" },
+	{ "a3-ultragpu-8g", PROFILE_RDMA, "nvidia-h200-141gb" },
+	{ "a4-highgpu-8g", PROFILE_RDMA, "nvidia-b200" },
 };
 
 /* The table's entry for @machine, or NULL when the agent does not know it (or @machine is NULL). */
@@ -88,6 +90,7 @@ static const char *check_kube_accel_of_kind(enum profile_kind kind)
 	switch (kind) {
 	case PROFILE_TCPXO: return "nvidia-h100-mega-80gb";
 	case PROFILE_TCPX: return "nvidia-h100-80gb";
+	case PROFILE_RDMA: break;      /* two machine types, two accelerators */
 	case PROFILE_NONE: break;
 	}
 	return NULL;
@@ -331,6 +334,10 @@ int check_networks(const struct observation *o, struct profile *p, struct findin
 	free(p->ifaces);
 	p->ifaces = NULL;
 	p->n_ifaces = 0;
+	if (p->kind == PROFILE_RDMA) {
+		r = check_kube_need(k, &k->node_fetch, c, "network mode", "node");
+		return r ? (r < 0 ? r : 0) : check_rdma_networks(o, p, c);
+	}
 	if (check_kube_net_find(k, p) < 0)
 		return -ENOMEM;
 	r = check_kube_need(k, &k->node_fetch, c, "network mapping", "node");

@@ -281,6 +281,8 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 
 	if (p->kind == PROFILE_NONE)
 		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
+	if (p->kind == PROFILE_RDMA)
+		return check_rdma_gib(o, p, c);
 	switch (n->status.state) {
 	case PROBE_NOT_RUN:
 		return finding_set(c, CHECK_SKIP, NULL, "%s not observed", CHECK_PLUGIN_NVIDIA);

@@ -15,11 +15,24 @@ static const char *const remedy_displaced =
 	"re-create the node pool without a gVNIC additional network: an extra gVNIC took a GPU NIC's PCIe slot, "
 	"so the TCPXO daemon cannot pair every GPU";
 
+static const char *const remedy_rdma_displaced =
+	"an RDMA NIC sits outside its GPUs' PCIe switch, so NCCL (NCCL_NET_GDR_LEVEL=PIX) loses GPUDirect for "
+	"those GPUs: check the VM's PCIe topology (lspci -tv, nvidia-smi topo -m) and re-create the node";
+
+static const char *const remedy_rdma_down =
+	"bring the interface up and check the RDMA NIC and its RoCE network (`ip link`, `rdma link`, dmesg for mlx5 "
+	"errors, the node pool's RDMA networks)";
+static const char *const remedy_rdma_flapping =
+	"the link goes down and up again and again: check the RDMA NIC and its RoCE network (`ip -s link`, "
+	"`rdma link`, dmesg for mlx5 errors, the VM's maintenance events); the agent reports it ready once it "
+	"has been stable";
+
 static unsigned topology_expected_nics(enum profile_kind k)
 {
 	switch (k) {
 	case PROFILE_TCPXO: return 8;
 	case PROFILE_TCPX: return 4;
+	case PROFILE_RDMA: return 8;
 	case PROFILE_NONE: return 0;
 	}
 	return 0;
@@ -54,6 +67,8 @@ int check_gpus(const struct observation *o, struct profile *p, struct finding *c
 	if (o->pci.status.state != PROBE_OK)
 		return finding_set(c, CHECK_FAIL, "check that --root holds the host's sys/ (read-only mount of /sys)",
 				 "could not read the PCI bus: %s", o->pci.status.message);
+	if (p->kind == PROFILE_RDMA)
+		return check_rdma_gpus(o, p, c);
 	for (size_t i = 0; i < o->pci.n; i++)
 		other += o->pci.v[i].kind == PCI_KIND_OTHER_GPU;
 	if (p->n_gpus == TOPOLOGY_GPUS)
@@ -82,6 +97,8 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct findin
 		return finding_set(c, CHECK_SKIP, NULL, "PCI bus not read");
 	if (p->n_gpus == 0)
 		return finding_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
+	if (p->kind == PROFILE_RDMA)
+		return check_rdma_nics(o, p, c);
 	if (p->kind == PROFILE_NONE) {
 		size_t in_sw = 0;
 
@@ -168,6 +185,15 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 	}
 	if (unpaired > TOPOLOGY_LIST_MAX)
 		strbuf_appendf(&sb, " (and %zu more GPUs)", unpaired - TOPOLOGY_LIST_MAX);
+	if (p->kind == PROFILE_RDMA) {
+		int r;
+
+		wrong += check_rdma_names(p, &sb, &r);
+		if (r < 0) {
+			strbuf_free(&sb);
+			return r;
+		}
+	}
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 
@@ -181,10 +207,14 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 	}
 	if (outside || unpaired || wrong)
 		return topology_done(c, CHECK_FAIL,
-				     outside ? remedy_displaced
+				     outside && p->kind == PROFILE_RDMA ? remedy_rdma_displaced
+				     : outside ? remedy_displaced
 					     : "check the node's PCIe topology (lspci -tv): each GPU needs a GPU NIC under its switch",
 				     &sb);
 	strbuf_free(&sb);
+	if (p->kind == PROFILE_RDMA)
+		return finding_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired 1:1 with an RDMA NIC under the same PCIe switch "
+				   "(GPU N with gpuNrdma0: the k-th GPU with the k-th NIC of its switch)", p->n_paired, p->n_gpus);
 	return finding_set(c, CHECK_PASS, NULL, "%zu/%zu GPUs paired %s with a GPU NIC under the same PCIe switch",
 			 p->n_paired, p->n_gpus, per == 1 ? "1:1" : "2:1");
 }
@@ -196,7 +226,7 @@ struct topology_link {
 	bool judged;            /* its link is judged: held, down or up (not in a pod, unbound or unknown) */
 	bool down;              /* down, and not held */
 	char down_text[32];     /* when down: "admin down" or "oper STATE" */
-	bool mtu;               /* judged, MTU not PROFILE_GPU_NIC_MTU */
+	bool mtu;               /* judged, MTU not the profile's (profile_nic_mtu()) */
 	bool no_ipv4;           /* judged, no IPv4 address */
 };
 
@@ -205,7 +235,8 @@ struct topology_link {
  * up whatever state this sample caught, so its findings do not alternate with each sample; a NIC
  * in a pod is not held. Return: whether anything is wrong.
  */
-static bool topology_link(const struct observation *o, const struct profile_nic *n, struct topology_link *ret)
+static bool topology_link(const struct observation *o, const struct profile_nic *n, unsigned mtu,
+			  struct topology_link *ret)
 {
 	const struct obs_link_flap *flap = n->name[0] ? observation_flap_find(o, n->name) : NULL;
 	const struct obs_link *l = n->name[0] ? observation_link_find(o, n->name) : NULL;
@@ -235,7 +266,7 @@ static bool topology_link(const struct observation *o, const struct profile_nic 
 		break;
 	}
 	ret->judged = true;
-	ret->mtu = n->mtu != PROFILE_GPU_NIC_MTU;
+	ret->mtu = n->mtu != mtu;
 	ret->no_ipv4 = !n->ipv4[0];
 	return ret->flap || ret->down || ret->mtu || ret->no_ipv4;
 }
@@ -261,10 +292,10 @@ static int topology_link_find(const struct observation *o, struct profile *p, si
 		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "%s", j->down_text);
 	}
 	if (r == 0 && j->mtu) {
-		strbuf_appendf(sb, "%s%s has MTU %u, expected %d", sb->len ? "; " : "", label, n->mtu,
-			       PROFILE_GPU_NIC_MTU);
-		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "MTU %u, expected %d", n->mtu,
-				 PROFILE_GPU_NIC_MTU);
+		strbuf_appendf(sb, "%s%s has MTU %u, expected %u", sb->len ? "; " : "", label, n->mtu,
+			       profile_nic_mtu(p->kind));
+		r = profile_mark(p, CHECK_LINKS, MARK_NIC, i, NULL, NULL, "MTU %u, expected %u", n->mtu,
+				 profile_nic_mtu(p->kind));
 	}
 	if (r == 0 && j->no_ipv4) {
 		strbuf_appendf(sb, "%s%s has no IPv4 address", sb->len ? "; " : "", label);
@@ -276,15 +307,16 @@ static int topology_link_find(const struct observation *o, struct profile *p, si
 int check_links(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct strbuf sb = { 0 };
-	size_t up = 0, in_pod = 0, bad = 0;
+	size_t up = 0, in_pod = 0, bad = 0, ports_bad = 0, ports_ok = 0;
 	bool down = false, mtu = false, flapping = false;
+	unsigned want_mtu = profile_nic_mtu(p->kind);
 
 	if (p->kind == PROFILE_NONE)
 		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
 	for (size_t i = 0; i < p->n_nics; i++) {
 		struct topology_link j;
 
-		if (!topology_link(o, &p->nics[i], &j)) {
+		if (!topology_link(o, &p->nics[i], want_mtu, &j)) {
 			in_pod += j.in_pod;
 			up += j.judged;
 			continue;
@@ -298,29 +330,48 @@ int check_links(const struct observation *o, struct profile *p, struct finding *
 		mtu |= j.mtu;
 		bad++;
 	}
+	if (p->kind == PROFILE_RDMA) {
+		int r;
+
+		ports_bad = check_rdma_ports(o, p, &sb, &ports_ok, &r);
+		if (r < 0) {
+			strbuf_free(&sb);
+			return r;
+		}
+	}
 	if (o->links.status.state != PROBE_OK) {
 		strbuf_free(&sb);
 		return finding_set(c, CHECK_FAIL, "run the agent in the host network namespace (hostNetwork: true)",
 				 "could not read the network links: %s", o->links.status.message);
 	}
-	if (bad) {
+	if (bad || ports_bad) {
 		char mtu_remedy[128];
 		const char *remedy;
 
 		snprintf(mtu_remedy, sizeof(mtu_remedy),
-			 "the GPU NIC networks must use MTU %d: fix the VPC's MTU and re-create the node pool",
-			 PROFILE_GPU_NIC_MTU);
-		remedy = flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
+			 "the GPU NIC networks must use MTU %u: fix the VPC's MTU and re-create the node pool", want_mtu);
+		remedy = flapping && p->kind == PROFILE_RDMA ? remedy_rdma_flapping
+		       : flapping ? "the link goes down and up again and again: check the GPU NIC's gVNIC "
 				    "and its network (`ip -s link`, dmesg for gve resets, the VM's "
 				    "maintenance events); the agent reports it ready once it has been stable"
+		       : down && p->kind == PROFILE_RDMA ? remedy_rdma_down
 		       : down ? "bring the interface up and check its network attachment (`ip link`, "
 				"the node's gVNIC and the GPU NIC network)"
 		       : mtu ? mtu_remedy
-		       : "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)";
+		       : bad ? "the GPU NIC has no address: check DHCP on the GPU NIC network (`ip addr`, journal of the guest agent)"
+		       : "the RDMA port is not usable for RoCE v2: check `rdma link` and `ibv_devinfo` on the host, the NIC's "
+			 "RoCE network and its address (GID index 3 carries the NIC's IPv4 as RoCE v2)";
 
 		return topology_done(c, CHECK_FAIL, remedy, &sb);
 	}
 	strbuf_free(&sb);
+	if (p->kind == PROFILE_RDMA && in_pod)
+		return finding_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %u and an IPv4 address, %zu in use by a pod "
+				   "(not seen from the host); %zu RDMA ports ACTIVE, LinkUp, Ethernet, with a RoCE v2 GID",
+				   up, want_mtu, in_pod, ports_ok);
+	if (p->kind == PROFILE_RDMA)
+		return finding_set(c, CHECK_PASS, NULL, "%zu GPU NICs up with MTU %u and an IPv4 address; %zu RDMA ports "
+				   "ACTIVE, LinkUp, Ethernet, with a RoCE v2 GID", up, want_mtu, ports_ok);
 	/* A NIC moved into a pod's namespace is not seen from the host: not counted as up, not a failure. */
 	if (in_pod && !up)
 		return finding_set(c, CHECK_PASS, NULL, "the %zu GPU NICs are all in use by a pod (moved into its network "

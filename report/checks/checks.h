@@ -1,6 +1,7 @@
 /* checks.h - the check table: one function per check id, each pure over (observation, profile). */
 #pragma once
 
+#include "probes/model/strbuf.h"
 #include "report/checks/profile.h"
 
 /*
@@ -29,6 +30,21 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct fin
 /* The daemon pods' wiring and the NRI device injector (report/checks/check_daemonpod.c). */
 int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c);
 
+/*
+ * Profile rdma's rows (report/checks/check_rdma.c), called by the checks above for PROFILE_RDMA:
+ * the GPUs (8 H200 or B200), the GPU NICs (8 mlx5, mlx5_core, an RDMA device each), the gIB
+ * files (the plugin-files row). check_rdma_names() adds to the pairing check's @sb each GPU N
+ * whose NIC is not named gpu<N>rdma0 and returns how many; check_rdma_ports() adds to the links
+ * check's @sb each RDMA port not ACTIVE, LinkUp, Ethernet with a RoCE v2 GID for the NIC's
+ * address, returns how many, and counts the good ones in *@ret_ok. *@ret: 0 or -ENOMEM.
+ */
+int check_rdma_gpus(const struct observation *o, struct profile *p, struct finding *c);
+int check_rdma_nics(const struct observation *o, struct profile *p, struct finding *c);
+int check_rdma_gib(const struct observation *o, struct profile *p, struct finding *c);
+int check_rdma_networks(const struct observation *o, struct profile *p, struct finding *c);  /* sets p->mode, p->ifaces */
+size_t check_rdma_names(struct profile *p, struct strbuf *sb, int *ret);
+size_t check_rdma_ports(const struct observation *o, struct profile *p, struct strbuf *sb, size_t *ret_ok, int *ret);
+
 /* API-derived checks (report/checks/check_kube.c; version-pair in report/checks/check_versions.c). */
 int check_machine_type(const struct observation *o, struct profile *p, struct finding *c);
 int check_networks(const struct observation *o, struct profile *p, struct finding *c);
@@ -44,7 +60,8 @@ int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
  * machine types whose hardware the agent knows (the machine-type check's table: a3-megagpu-8g for
- * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx); false for NULL.
+ * tcpxo, a3-highgpu-8g and a3-edgegpu-8g for tcpx, a3-ultragpu-8g and a4-highgpu-8g for rdma);
+ * false for NULL.
  */
 bool check_machine_kind(const char *machine);
 

@@ -80,6 +80,12 @@ static void evaluate_nic_row(const struct observation *o, const struct obs_pci_f
 	n->device = f->device;
 	n->numa = f->numa;
 	n->sw = sw;
+	n->rdma = -1;
+	for (size_t i = 0; f->kind == PCI_KIND_RDMA_NIC && i < o->host.rdma.n; i++)
+		if (strcmp(o->host.rdma.v[i].bdf, f->bdf) == 0) {
+			n->rdma = (int)i;
+			break;
+		}
 	if (*f->netdev)
 		l = observation_link_find(o, f->netdev);
 	/* Only a name the kernel confirms in this namespace is used; an in-pod NIC's name comes from the API. */
@@ -96,12 +102,22 @@ static void evaluate_nic_row(const struct observation *o, const struct obs_pci_f
 	}
 }
 
-static enum profile_kind evaluate_kind(const struct observation *o, const struct profile *p)
+/* Whether the machine type names a GPUDirect-RDMA machine (dranet gce.go's table, 8-GPU shapes). */
+static bool evaluate_rdma_machine(const struct observation *o)
+{
+	const char *mt = o->kube.instance_type;
+
+	return strcmp(mt, "a3-ultragpu-8g") == 0 || strcmp(mt, "a4-highgpu-8g") == 0;
+}
+
+static enum profile_kind evaluate_kind(const struct observation *o, const struct profile *p, bool rdma)
 {
 	size_t llcm = 0, in_sw = 0;
 
 	if (o->pci.status.state != PROBE_OK || p->n_gpus == 0)
 		return PROFILE_NONE;
+	if (rdma)
+		return PROFILE_RDMA;
 	for (size_t i = 0; i < o->pci.n; i++)
 		if (o->pci.v[i].kind == PCI_KIND_LLCM)
 			llcm++;
@@ -119,6 +135,8 @@ static enum profile_kind evaluate_kind(const struct observation *o, const struct
 static int evaluate_rows(const struct observation *o, struct profile *p)
 {
 	struct pairing pr = { 0 };
+	size_t n_rdma = 0, n_llcm = 0;
+	bool rdma;
 	int primary, r;
 
 	r = pairing_compute(&o->pci, &pr);
@@ -133,6 +151,15 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 		goto out;
 	for (size_t i = 0; i < pr.n_sw; i++)
 		memcpy(p->switches[i], pr.sw[i].bdf, sizeof(p->switches[i]));
+	/*
+	 * An RDMA node: the machine type says so, else the host shows mlx5 RDMA NICs and no LLCM
+	 * function (LLCM is TCPXO's). Its GPU NICs are the mlx5 functions; its gVNICs are host NICs.
+	 */
+	for (size_t i = 0; i < o->pci.n; i++) {
+		n_rdma += o->pci.v[i].kind == PCI_KIND_RDMA_NIC;
+		n_llcm += o->pci.v[i].kind == PCI_KIND_LLCM;
+	}
+	rdma = evaluate_rdma_machine(o) || (n_rdma && !n_llcm);
 	p->n_switches = pr.n_sw;
 	for (size_t i = 0; i < o->pci.n; i++) {
 		const struct obs_pci_func *f = &o->pci.v[i];
@@ -146,7 +173,7 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 			g->numa = f->numa;
 			g->nic = -1;
 			g->sw = pr.sw_of[i];
-		} else if (f->kind == PCI_KIND_GVNIC && (int)i != primary) {
+		} else if (rdma ? f->kind == PCI_KIND_RDMA_NIC : f->kind == PCI_KIND_GVNIC && (int)i != primary) {
 			evaluate_nic_row(o, f, pr.sw_of[i], &p->nics[p->n_nics++]);
 		}
 	}
@@ -166,7 +193,7 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 		}
 		g++;
 	}
-	p->kind = evaluate_kind(o, p);
+	p->kind = evaluate_kind(o, p, rdma);
 	r = 0;
 out:
 	pairing_free(&pr);

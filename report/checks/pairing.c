@@ -33,7 +33,7 @@ static int pairing_switch_of(const struct obs_pci *pci, size_t idx)
 
 static bool pairing_member(const struct obs_pci_func *f)
 {
-	return f->kind == PCI_KIND_GPU || f->kind == PCI_KIND_GVNIC;
+	return f->kind == PCI_KIND_GPU || f->kind == PCI_KIND_GVNIC || f->kind == PCI_KIND_RDMA_NIC;
 }
 
 int pairing_compute(const struct obs_pci *pci, struct pairing *ret)
@@ -72,7 +72,8 @@ int pairing_compute(const struct obs_pci *pci, struct pairing *ret)
 				continue;
 			if (pci->v[i].kind == PCI_KIND_GPU && sw->n_gpus < PAIRING_MAX_PER_SWITCH)
 				sw->gpus[sw->n_gpus++] = i;
-			else if (pci->v[i].kind == PCI_KIND_GVNIC && sw->n_nics < PAIRING_MAX_PER_SWITCH)
+			else if ((pci->v[i].kind == PCI_KIND_GVNIC || pci->v[i].kind == PCI_KIND_RDMA_NIC) &&
+				 sw->n_nics < PAIRING_MAX_PER_SWITCH)
 				sw->nics[sw->n_nics++] = i;
 			else
 				continue;
@@ -81,7 +82,11 @@ int pairing_compute(const struct obs_pci *pci, struct pairing *ret)
 		if (sw->n_nics) {
 			size_t per = sw->n_gpus / sw->n_nics;
 
-			/* The daemon divides; with fewer GPUs than NICs we pair 1:1 instead of by 0. */
+			/*
+			 * The daemon divides; with fewer GPUs than NICs we pair 1:1 instead of by 0. With 2
+			 * GPUs and 2 RDMA NICs in one switch the k-th GPU takes the k-th NIC (BDF order), as
+			 * GKE's gce-nic-naming names gpu<N>rdma0.
+			 */
 			for (size_t g = 0; g < sw->n_gpus; g++) {
 				size_t n = per ? g / per : g;
 

@@ -14,13 +14,19 @@ const char *profile_kind_name(enum profile_kind k)
 	case PROFILE_NONE: return "none";
 	case PROFILE_TCPX: return "tcpx";
 	case PROFILE_TCPXO: return "tcpxo";
+	case PROFILE_RDMA: return "rdma";
 	}
 	return "none";
 }
 
 const char *profile_fabric_name(enum profile_kind k)
 {
-	return k == PROFILE_TCPX ? "TCPX" : "TCPXO";
+	return k == PROFILE_TCPX ? "TCPX" : k == PROFILE_RDMA ? "RDMA" : "TCPXO";
+}
+
+unsigned profile_nic_mtu(enum profile_kind k)
+{
+	return k == PROFILE_RDMA ? PROFILE_RDMA_NIC_MTU : PROFILE_GPU_NIC_MTU;
 }
 
 const char *profile_runtime_name(enum profile_kind k)
@@ -29,6 +35,7 @@ const char *profile_runtime_name(enum profile_kind k)
 	case PROFILE_NONE: return NULL;
 	case PROFILE_TCPX: return "torch-distributed-tcpx";
 	case PROFILE_TCPXO: return "torch-distributed-tcpxo";
+	case PROFILE_RDMA: return "torch-distributed-rdma";       /* AICR's pending name (PR #2859) */
 	}
 	return NULL;
 }

@@ -32,6 +32,7 @@ enum profile_kind {
 	PROFILE_NONE = 0,
 	PROFILE_TCPX,           /* A3 High/Edge: 8 GPUs, 4 GPU NICs 2:1, no LLCM */
 	PROFILE_TCPXO,          /* A3 Mega: 8 GPUs, 8 GPU NICs 1:1, LLCM devices */
+	PROFILE_RDMA,           /* A3 Ultra, A4: 8 H200/B200 GPUs, 8 mlx5 RDMA NICs 1:1 (2 + 2 per switch), gIB */
 };
 
 enum nic_state {
@@ -45,6 +46,7 @@ enum nic_state {
 #define PROFILE_MAX_GPUS_PER_NIC 8
 #define PROFILE_NET_MAX 64
 #define PROFILE_GPU_NIC_MTU 8244        /* the MTU of the GPU NIC networks (links check) */
+#define PROFILE_RDMA_NIC_MTU 8896       /* the MTU of the RoCE VPC's subnets (profile rdma) */
 
 struct profile_gpu {
 	char bdf[OBS_BDF_MAX];
@@ -65,6 +67,7 @@ struct profile_nic {
 	char ipv4[OBS_IPV4_TEXT];       /* first IPv4 with prefix, "" unknown */
 	char network[PROFILE_NET_MAX];  /* GKE Network name, "" unknown */
 	char aperture[OBS_BDF_MAX];     /* LLCM function serving this NIC, "" unknown */
+	int rdma;                       /* profile rdma: index into observation.host.rdma.v, -1 none */
 	int sw;                         /* PCIe switch index into profile.switches, -1 outside every GPU switch */
 	size_t n_gpus;
 	int gpus[PROFILE_MAX_GPUS_PER_NIC];     /* indices into profile.gpus */
@@ -113,6 +116,7 @@ struct profile {
 	size_t n_switches;
 	struct profile_iface *ifaces;   /* eth1..eth8 -> Network: what is published; set by the networks check when it passes or warns */
 	size_t n_ifaces;
+	const char *mode;               /* profile rdma: "multi-network" or "dranet" (static), NULL unknown */
 	char installer[32];             /* plugin installer version, "" unknown */
 	char expected_daemon[32];       /* daemon version that pairs with the installer, "" unknown */
 	char **daemons;                 /* running daemon versions, sorted, owned */
@@ -127,7 +131,8 @@ void profile_free(struct profile *p);      /* accepts NULL; leaves *p zeroed */
 const char *check_id_name(enum check_id id);   /* "machine-type", ...: the check table's (evaluate.c); "unknown" out of range */
 const char *profile_kind_name(enum profile_kind k);
 const char *profile_runtime_name(enum profile_kind k);   /* NULL for PROFILE_NONE */
-const char *profile_fabric_name(enum profile_kind k);    /* for messages: "TCPX", else "TCPXO" */
+const char *profile_fabric_name(enum profile_kind k);    /* for messages: "TCPX", "RDMA", else "TCPXO" */
+unsigned profile_nic_mtu(enum profile_kind k);           /* the GPU NICs' MTU: 8896 for rdma, else 8244 */
 const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 
 /* Find a NIC row by BDF; NULL when absent. */

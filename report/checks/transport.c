@@ -411,6 +411,9 @@ void transport_judge(const struct transport_input *in, struct transport_result *
 		transport_say(&r, "not a TCPXO node");
 	} else if (in->node->kind == PROFILE_TCPX) {
 		transport_say(&r, "a TCPX node: no persistent sign of the TCPX daemon's use has been sourced yet");
+	} else if (in->node->kind == PROFILE_RDMA) {
+		/* RoCE traffic bypasses the pod's sockets; the ports' counters are node-wide (issue 34, not yet used). */
+		transport_say(&r, "an RDMA node: gIB's traffic bypasses the pod's sockets and is not sampled per pod");
 	} else if (in->verdict == ATTACH_NOT_FABRIC) {
 		transport_say(&r, "a not-fabric pod (fewer GPUs than the node, no wiring): not judged");
 	} else if (p->host_network) {

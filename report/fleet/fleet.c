@@ -31,8 +31,10 @@ int fleet_new(const char *prefix, struct coherence **ret)
 /* The coherence kind of the nodes whose profile annotation is @kind's. */
 static enum coherence_node_kind fleet_kind(enum profile_kind kind)
 {
+	/* The fleet's coherence does not judge rdma nodes yet: they count as other. */
 	return kind == PROFILE_TCPXO ? COHERENCE_NODE_KIND_TCPXO :
-	       kind == PROFILE_TCPX ? COHERENCE_NODE_KIND_TCPX : COHERENCE_NODE_KIND_NONE;
+	       kind == PROFILE_TCPX ? COHERENCE_NODE_KIND_TCPX :
+	       kind == PROFILE_RDMA ? COHERENCE_NODE_KIND_OTHER : COHERENCE_NODE_KIND_NONE;
 }
 
 size_t fleet_count(const struct coherence *f, enum profile_kind kind)

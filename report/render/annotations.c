@@ -48,6 +48,9 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 	if (render_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
 		goto out;
 
+	/* How the RDMA NICs reach pods (profile rdma only): multi-network or dranet. */
+	if (p->mode && json_add_string(root, "mode", p->mode) < 0)
+		goto out;
 	if (tier->pairs) {
 		arr = json_new_array();
 		if (json_add(root, "pairs", arr) < 0)

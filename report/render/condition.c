@@ -45,7 +45,8 @@ void condition_build(const struct profile *p, struct condition *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (p->ready) {
 		ret->status = "True";
-		snprintf(ret->reason, sizeof(ret->reason), "%s", p->kind == PROFILE_TCPX ? "TCPXReady" : "TCPXOReady");
+		snprintf(ret->reason, sizeof(ret->reason), "%s", p->kind == PROFILE_TCPX ? "TCPXReady" :
+			 p->kind == PROFILE_RDMA ? "RDMAReady" : "TCPXOReady");
 	} else {
 		ret->status = "False";
 		snprintf(ret->reason, sizeof(ret->reason), "NoFabric");

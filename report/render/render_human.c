@@ -104,7 +104,18 @@ const char *render_status_word(enum check_status st)
 	return st == CHECK_FAIL ? "FAIL" : st == CHECK_WARN ? "WARN" : check_status_name(st);
 }
 
-static void render_row(FILE *out, const struct profile_gpu *g, const struct profile_nic *n)
+/* The NIC column's width: 5 ("eth1" and the header), or the longest name ("gpu0rdma0" on profile rdma). */
+static int render_nic_width(const struct profile *p)
+{
+	size_t w = 5;
+
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (strlen(p->nics[i].name) > w)
+			w = strlen(p->nics[i].name);
+	return (int)w;
+}
+
+static void render_row(FILE *out, const struct profile *p, const struct profile_gpu *g, const struct profile_nic *n)
 {
 	char numa[12] = "-", mtu[12] = "-";
 
@@ -117,7 +128,7 @@ static void render_row(FILE *out, const struct profile_gpu *g, const struct prof
 	fputs("  ", out);
 	render_cell(out, g ? g->bdf : NULL, 12);
 	render_cell(out, numa, 4);
-	render_cell(out, n ? n->name : NULL, 5);
+	render_cell(out, n ? n->name : NULL, render_nic_width(p));
 	render_cell(out, n ? n->bdf : NULL, 12);
 	render_cell(out, n ? nic_state_name(n->state) : NULL, 7);
 	render_cell(out, mtu, 4);
@@ -171,12 +182,13 @@ int render_human(const struct observation *o, const struct profile *p, const str
 	if (render_human_tree(o, p, out) < 0)
 		return -ENOMEM;
 	if (p->n_gpus || p->n_nics) {
-		fputs("\n  GPU           NUMA  NIC    NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n", out);
+		fprintf(out, "\n  GPU           NUMA  %-*s  NIC PCI       STATE    MTU   IPV4             NETWORK      APERTURE\n",
+			render_nic_width(p), "NIC");
 		for (size_t i = 0; i < p->n_gpus; i++)
-			render_row(out, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
+			render_row(out, p, &p->gpus[i], p->gpus[i].nic >= 0 ? &p->nics[p->gpus[i].nic] : NULL);
 		for (size_t i = 0; i < p->n_nics; i++)
 			if (!p->nics[i].n_gpus)
-				render_row(out, NULL, &p->nics[i]);
+				render_row(out, p, NULL, &p->nics[i]);
 	}
 
 	fputs("\n  CHECK             STATUS  DETAIL\n", out);

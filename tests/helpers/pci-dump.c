@@ -15,7 +15,7 @@
  * Output (sorted by BDF):
  *   status ok | status failed <errno>: <message>
  *   func <bdf> <vendor>:<device> class=<xxxxxx> kind=<kind> numa=<n> driver=<d|-> netdev=<n|->
- *        [bus=<sec>-<sub>] [switch=<upstream port BDF|->]      (one line; switch for GPUs/gVNICs)
+ *        [bus=<sec>-<sub>] [switch=<upstream port BDF|->]      (one line; switch for GPUs, gVNICs, RDMA NICs)
  *   pair <gpu BDF> <nic BDF|->                                 (every GPU)
  * With --pairs only "<gpu BDF> <nic BDF>" for paired GPUs, the daemon_pairing.py format.
  * With --repeat N the scan runs N times and one line says what one cost (bench/pci.sh):
@@ -32,6 +32,7 @@ static const char *pci_dump_kind(enum pci_kind k)
 	case PCI_KIND_GVNIC: return "gvnic";
 	case PCI_KIND_LLCM: return "llcm";
 	case PCI_KIND_BRIDGE: return "bridge";
+	case PCI_KIND_RDMA_NIC: return "rdma-nic";
 	}
 	return "?";
 }
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 			       f->numa, f->driver[0] ? f->driver : "-", f->netdev[0] ? f->netdev : "-");
 			if (f->has_bus_range)
 				printf(" bus=%02x-%02x", f->secondary, f->subordinate);
-			if (f->kind == PCI_KIND_GPU || f->kind == PCI_KIND_GVNIC)
+			if (f->kind == PCI_KIND_GPU || f->kind == PCI_KIND_GVNIC || f->kind == PCI_KIND_RDMA_NIC)
 				printf(" switch=%s", p.sw_of[i] >= 0 ? p.sw[p.sw_of[i]].bdf : "-");
 			putchar('\n');
 		}

@@ -12,6 +12,10 @@ PY=/usr/bin/python3
 DUMP=$BUILD/tests/helpers/pci-dump
 FIX=$TOPDIR/fixtures
 failed=0
+count() { grep -c -- "$2" "$tmp/$1.dump"; }
+expect() {  # name, condition description, actual, expected
+	if [ "$3" = "$4" ]; then ok "$1"; else nok "$1" "$2: got '$3', want '$4'"; fi
+}
 
 
 tmp=$(mktemp -d /dev/shm/tcpxo-fixtures.XXXXXX 2>/dev/null || mktemp -d /tmp/tcpxo-fixtures.XXXXXX) || exit 2
@@ -46,6 +50,22 @@ for s in $scenarios; do
 	ok "scan-$s"
 
 	"$DUMP" --root "$root" --pairs >"$tmp/$s.ours" 2>&1
+	if [ -d "$root/sys/class/infiniband" ]; then
+		# Profile rdma: no RxDM daemon; GKE's gpu<N>rdma0 naming is the reference (gke_rdma_names.py).
+		$PY "$TOPDIR/tests/lib/gke_rdma_names.py" --root "$root" --names >"$tmp/$s.gke" 2>&1
+		names=$(grep ' kind=rdma-nic ' "$tmp/$s.dump" | sed 's/^func \([^ ]*\) .*netdev=\([^ ]*\).*/\1 \2/')
+		expect "names-match-gke-$s" "netdevs as GKE names them" "$(echo "$names" | tr '\n' ' ')" "$(tr '\n' ' ' <"$tmp/$s.gke")"
+		$PY "$TOPDIR/tests/lib/gke_rdma_names.py" --root "$root" >"$tmp/$s.gke" 2>&1
+		if grep ' kind=rdma-nic ' "$tmp/$s.dump" | grep -q 'switch=-$'; then
+			# A NIC outside its switch: GKE names by rank over the whole tree, the agent pairs by switch and fails.
+			if cmp -s "$tmp/$s.ours" "$tmp/$s.gke"; then nok "pairs-differ-gke-$s" "same pairs"; else ok "pairs-differ-gke-$s"; fi
+		elif cmp -s "$tmp/$s.ours" "$tmp/$s.gke"; then
+			ok "pairs-match-gke-$s"
+		else
+			nok "pairs-match-gke-$s" "$(diff "$tmp/$s.gke" "$tmp/$s.ours" | head -n 8 | tr '\n' ' ')"
+		fi
+		continue
+	fi
 	$PY "$TOPDIR/tests/lib/daemon_pairing.py" --root "$root" >"$tmp/$s.daemon" 2>&1
 	if [ $? -eq 0 ] && cmp -s "$tmp/$s.ours" "$tmp/$s.daemon"; then
 		ok "pairs-match-daemon-$s"
@@ -54,11 +74,7 @@ for s in $scenarios; do
 	fi
 done
 
-# Scenario shapes, from pci-dump's lines (func ... kind=... switch=...; pair GPU NIC).
-count() { grep -c -- "$2" "$tmp/$1.dump"; }
-expect() {  # name, condition description, actual, expected
-	if [ "$3" = "$4" ]; then ok "$1"; else nok "$1" "$2: got '$3', want '$4'"; fi
-}
+# Scenario shapes, from pci-dump's lines (func ... kind=... switch=...; pair GPU NIC): count and expect above.
 pairs_of() { sed -n 's/^pair //p' "$tmp/$1.dump" | tr '\n' ' '; }
 
 if [ -f "$tmp/a3-mega.dump" ]; then
@@ -84,6 +100,13 @@ if [ -f "$tmp/a3-mega-displaced-gvnic.dump" ]; then
 	expect displaced-gvnics "gVNICs" "$(count $d ' kind=gvnic ')" 10
 	expect displaced-in-switches "gVNICs inside switches" "$(grep ' kind=gvnic ' "$tmp/$d.dump" | grep -vc 'switch=-$')" 8
 fi
+for s in a3-ultra a4; do
+	[ -f "$tmp/$s.dump" ] || continue
+	expect "$s-shape" "GPUs/RDMA NICs/gVNICs/LLCM" \
+		"$(count $s ' kind=gpu ')/$(count $s ' kind=rdma-nic ')/$(count $s ' kind=gvnic ')/$(count $s ' kind=llcm ')" 8/8/2/0
+	expect "$s-two-per-switch" "GPUs per RDMA NIC" \
+		"$(sed -n 's/^pair [^ ]* //p' "$tmp/$s.dump" | uniq -c | awk '{print $1}' | tr '\n' ' ')" "1 1 1 1 1 1 1 1 "
+done
 if [ -f "$tmp/cpu-node.dump" ]; then
 	expect cpu-node-no-gpu "GPUs/pairs" "$(count cpu-node ' kind=gpu ')/$(count cpu-node '^pair ')" 0/0
 fi

@@ -183,6 +183,31 @@ def _():
 	vals = ds["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
 		"requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"]
 	check(vals == ["a3-megagpu-8g", "a3-highgpu-8g", "a3-edgegpu-8g"], "a3-high component gives %s" % vals)
+	# components/rdma: the GPUDirect-RDMA machine types, and /home/kubernetes/bin read-only for gIB (agent only).
+	with tempfile.TemporaryDirectory() as tmp:
+		shutil.copytree(MDIR, os.path.join(tmp, "daemonset"))
+		for name, base in (("o", "../daemonset"), ("u", "../daemonset/uninstall")):
+			os.mkdir(os.path.join(tmp, name))
+			with open(os.path.join(tmp, name, "kustomization.yaml"), "w") as fh:
+				fh.write("resources: [%s]\ncomponents: [../daemonset/components/rdma]\n" % base)
+		for name, ds_name in (("o", "tcpxo-agent"), ("u", "tcpxo-agent-cleanup")):
+			r = subprocess.run([kubectl, "kustomize", os.path.join(tmp, name)], capture_output=True, text=True, timeout=60)
+			check(r.returncode == 0, "kubectl kustomize with components/rdma: %s" % r.stderr.strip()[:300])
+			if r.returncode:
+				continue
+			ds = [o for o in yaml.safe_load_all(r.stdout) if o["kind"] == "DaemonSet"][0]
+			spec = ds["spec"]["template"]["spec"]
+			vals = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+				"nodeSelectorTerms"][0]["matchExpressions"][0]["values"]
+			check(ds["metadata"]["name"] == ds_name and vals == ["a3-megagpu-8g", "a3-ultragpu-8g", "a4-highgpu-8g"],
+			      "rdma component gives %s %s" % (ds["metadata"]["name"], vals))
+			mounts = {m["mountPath"]: m for m in spec["containers"][0].get("volumeMounts", [])}
+			bin_mount = mounts.get("/host/home/kubernetes/bin")
+			if ds_name == "tcpxo-agent":
+				check(bin_mount is not None and bin_mount.get("readOnly") is True,
+				      "rdma component mounts /home/kubernetes/bin read-only: %r" % bin_mount)
+			else:
+				check(bin_mount is None, "the cleanup gets no host mount from components/rdma")
 
 
 @case("namespace-consistent")

@@ -3,7 +3,8 @@
 
 Stands in for fixtures/gen.py (which owns the PCI trees): writes OUTDIR/<scenario>/ with the host
 files, devnodes.spec, modes.spec, a minimal sysfs dir per LLCM function (to test the mirroring),
-and topo.txt ("gpu BDF", "nic BDF NAME IPV4", "llcm BDF") for the C test that probes the trees.
+and topo.txt ("gpu BDF", "nic BDF NAME IPV4", "rdma BDF NAME IPV4", "llcm BDF") for the C test that
+probes the trees.
 OUTDIR/expected.txt: "scenario aperture-devices device-nodes nvidia-host-path plugin-files daemon-args"
 with the status each check must get.
 """
@@ -25,11 +26,15 @@ def topo(kind):
                 for i, b in enumerate(NIC_BUSES)]
         llcm = ["0000:00:%02x.0" % (0x10 + i) for i in range(4)] + \
                ["0000:80:%02x.0" % (0x10 + i) for i in range(4)]
+    elif kind == "rdma":
+        nics = [{"bdf": "0000:%02x:00.0" % b, "name": "gpu%drdma0" % i, "ipv4": "10.0.%d.7/32" % (1 + i)}
+                for i, b in enumerate(NIC_BUSES)]
+        llcm = []
     else:
         nics = [{"bdf": "0000:%02x:00.0" % b, "name": "eth%d" % (i + 1), "ipv4": "10.0.%d.3/32" % (16 + i)}
                 for i, b in enumerate(NIC_BUSES[::2])]
         llcm = []
-    return {"gpus": gpus, "gpu_nics": nics, "llcm": llcm,
+    return {"gpus": gpus, "gpu_nics": nics, "llcm": llcm, "rdma_nics": [n["bdf"] for n in nics] if kind == "rdma" else [],
             "llcm_dirs": {b: "sys/devices/pci0000:00/%s" % b for b in llcm}}
 
 
@@ -42,9 +47,10 @@ def fake_sys(root, t):
 
 
 def main(out):
-    scenarios = {"a3-mega": ("tcpxo", {}), "a3-high": ("tcpx", {})}
+    scenarios = {"a3-mega": ("tcpxo", {}), "a3-high": ("tcpx", {}), "a3-ultra": ("rdma", {})}
+    kinds = {"a3-mega": "tcpxo", "a3-high": "tcpx", "a3-ultra": "rdma"}
     for name, sc in gen_host.EXTRA_SCENARIOS.items():
-        scenarios[name] = ("tcpxo" if sc["base"] == "a3-mega" else "tcpx", sc)
+        scenarios[name] = (kinds[sc["base"]], sc)
     with open(os.path.join(out, "expected.txt"), "w") as exp:
         for name, (kind, sc) in sorted(scenarios.items()):
             root = os.path.join(out, name)
@@ -55,11 +61,11 @@ def main(out):
                 for g in t["gpus"]:
                     f.write("gpu %s\n" % g)
                 for n in t["gpu_nics"]:
-                    f.write("nic %s %s %s\n" % (n["bdf"], n["name"], n["ipv4"]))
+                    f.write("%s %s %s %s\n" % ("rdma" if kind == "rdma" else "nic", n["bdf"], n["name"], n["ipv4"]))
                 for b in t["llcm"]:
                     f.write("llcm %s\n" % b)
             want = dict.fromkeys(CHECKS, "pass")
-            if kind == "tcpx":
+            if kind in ("tcpx", "rdma"):
                 want.update({"aperture-devices": "skip", "daemon-args": "skip"})
             if name in gen_host.EXPECTED:
                 check, status = gen_host.EXPECTED[name]

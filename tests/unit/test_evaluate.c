@@ -393,6 +393,44 @@ static void test_flapping_link_held(void **state)
 	observation_free(&o);
 }
 
+/* An A3 Mega node with a stray mlx5 function on bus 0: LLCM makes it TCPXO, and its gVNICs stay its GPU NICs. */
+static void test_mega_with_mlx5_stays_tcpxo(void **state)
+{
+	struct observation o;
+	struct profile p;
+
+	(void)state;
+	ob_a3mega(&o, true);
+	ob_pci_add(&o, 0x00, 0x1e, 0x15b3, 0x101e, PCI_KIND_RDMA_NIC);
+	ob_finish(&o);
+	evaluate(&o, &p);
+	assert_int_equal(p.kind, PROFILE_TCPXO);
+	assert_int_equal(p.n_nics, 8);
+	assert_true(p.ready);
+	profile_free(&p);
+	observation_free(&o);
+}
+
+/* The machine type decides when the API gives it: an a3-ultragpu-8g node whose RDMA NICs are gone is rdma, not ready. */
+static void test_rdma_machine_type(void **state)
+{
+	struct observation o;
+	struct profile p;
+
+	(void)state;
+	ob_a3mega(&o, false);
+	snprintf(o.kube.instance_type, sizeof(o.kube.instance_type), "a3-ultragpu-8g");
+	evaluate(&o, &p);
+	assert_int_equal(p.kind, PROFILE_RDMA);
+	assert_string_equal(profile_runtime_name(p.kind), "torch-distributed-rdma");
+	assert_int_equal(p.n_nics, 0);          /* gVNICs are host NICs on an RDMA node */
+	assert_status(&p, CHECK_GPUS, CHECK_FAIL);      /* H100s, not H200s */
+	assert_status(&p, CHECK_GPU_NICS, CHECK_FAIL);
+	assert_false(p.ready);
+	profile_free(&p);
+	observation_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +449,8 @@ int main(void)
 		cmocka_unit_test(test_pci_probe_failed),
 		cmocka_unit_test(test_links_probe_failed),
 		cmocka_unit_test(test_gpu_missing),
+		cmocka_unit_test(test_mega_with_mlx5_stays_tcpxo),
+		cmocka_unit_test(test_rdma_machine_type),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,7 +78,7 @@ struct scen {
 static void load_topo(const char *dir, struct scen *s)
 {
 	char path[1024], line[256], kind[8], bdf[16], name[16], ip[19];
-	size_t np = 0, n_llcm = 0;
+	size_t np = 0, n_llcm = 0, n_rdma = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/topo.txt", dir);
@@ -99,7 +99,9 @@ static void load_topo(const char *dir, struct scen *s)
 			struct profile_nic *nic = &s->nics[s->p.n_nics++];
 
 			assert_int_equal(n, 4);
-			s->pci[np++].kind = PCI_KIND_GVNIC;
+			n_rdma += strcmp(kind, "rdma") == 0;
+			s->pci[np++].kind = strcmp(kind, "rdma") == 0 ? PCI_KIND_RDMA_NIC : PCI_KIND_GVNIC;
+			nic->rdma = -1;
 			snprintf(nic->bdf, sizeof(nic->bdf), "%s", bdf);
 			snprintf(nic->name, sizeof(nic->name), "%s", name);
 			snprintf(nic->ipv4, sizeof(nic->ipv4), "%s", ip);
@@ -110,7 +112,7 @@ static void load_topo(const char *dir, struct scen *s)
 	s->o.pci.n = np;
 	s->o.pci.status.state = PROBE_OK;
 	s->p.nics = s->nics;
-	s->p.kind = n_llcm ? PROFILE_TCPXO : PROFILE_TCPX;
+	s->p.kind = n_llcm ? PROFILE_TCPXO : n_rdma ? PROFILE_RDMA : PROFILE_TCPX;
 }
 
 static int make_devnodes(const char *dir)
@@ -172,7 +174,7 @@ static void test_scenarios(void **state)
 		n_scen++;
 	}
 	fclose(f);
-	assert_int_equal(n_scen, 11);    /* a3-mega, a3-high and gen_host.EXTRA_SCENARIOS */
+	assert_int_equal(n_scen, 14);    /* a3-mega, a3-high, a3-ultra and gen_host.EXTRA_SCENARIOS */
 	if (!devnodes_ok)
 		skip();
 }

@@ -37,6 +37,7 @@ static struct obs_pci_func *add(struct topo *t, unsigned domain, unsigned bus, u
 	case PCI_KIND_BRIDGE: f->vendor = 0x1000; f->device = 0xc030; break;
 	case PCI_KIND_OTHER_GPU: f->vendor = 0x10de; f->device = 0x2324; break;
 	case PCI_KIND_OTHER: f->vendor = 0x8086; f->device = 0x1237; break;
+	case PCI_KIND_RDMA_NIC: f->vendor = 0x15b3; f->device = 0x101e; break;
 	}
 	t->pci.v = t->f;
 	return f;

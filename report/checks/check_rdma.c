@@ -1,0 +1,379 @@
+/*
+ * check_rdma.c - profile rdma's rows of the node checks (A3 Ultra, A4: GPUDirect-RDMA over RoCE
+ * with the gIB plugin): its GPUs, its mlx5 GPU NICs, GKE's gpu<N>rdma0 names, the RDMA ports,
+ * and the gIB files. The topology, links, host and API checks call these for PROFILE_RDMA.
+ * Facts and sources: docs/rdma-sources.md.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/model/strbuf.h"
+#include "report/checks/checks.h"
+
+#define RDMA_GPUS 8
+#define RDMA_NICS 8
+#define RDMA_LIST_MAX 8                 /* parts named in one message before "and N more" */
+#define RDMA_PORT_ACTIVE 4              /* ib_port_state IB_PORT_ACTIVE */
+#define RDMA_PHYS_LINKUP 5              /* phys_state "LinkUp" */
+#define RDMA_GIB "/home/kubernetes/bin/gib"
+
+static const char *const rdma_remedy_machine =
+	"run the agent on an a3-ultragpu-8g or a4-highgpu-8g node (8 x H200 or B200, 8 mlx5 RDMA NICs); "
+	"check --root points at the host";
+static const char *const rdma_remedy_installer =
+	"deploy GKE's nccl-rdma-installer DaemonSet (kube-system; container-engine-accelerators "
+	"gpudirect-rdma/nccl-rdma-installer.yaml) and check that its pod on this node finished its init container";
+
+/* "H200", "B200": the model of a fabric GPU id; NULL for another. */
+static const char *rdma_gpu_model(uint16_t device)
+{
+	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : device == 0x2330 ? "H100" : NULL;
+}
+
+static int rdma_done(struct finding *c, enum check_status st, const char *remedy, struct strbuf *sb)
+{
+	int r;
+
+	if (sb->oom) {
+		strbuf_free(sb);
+		return -ENOMEM;
+	}
+	r = finding_set(c, st, remedy, "%s", sb->s ? sb->s : "");
+	strbuf_free(sb);
+	return r;
+}
+
+static void rdma_nic_label(const struct profile_nic *n, struct strbuf *sb)
+{
+	if (*n->name)
+		strbuf_appendf(sb, "%s (%s)", n->bdf, n->name);
+	else
+		strbuf_appendf(sb, "%s", n->bdf);
+}
+
+/* One more problem into @sb, the first RDMA_LIST_MAX named. */
+static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((*count)++ >= RDMA_LIST_MAX)
+		return;
+	strbuf_append(sb, sb->len ? "; " : "");
+	va_start(ap, fmt);
+	strbuf_vappendf(sb, fmt, ap);
+	va_end(ap);
+}
+
+int check_rdma_gpus(const struct observation *o, struct profile *p, struct finding *c)
+{
+	const char *model = p->n_gpus ? rdma_gpu_model(p->gpus[0].device) : NULL;
+	size_t same = 0;
+
+	(void)o;
+	for (size_t i = 0; i < p->n_gpus; i++)
+		same += p->gpus[i].device == p->gpus[0].device;
+	if (p->n_gpus == RDMA_GPUS && same == p->n_gpus && p->gpus[0].device != 0x2330)
+		return finding_set(c, CHECK_PASS, NULL, "8 NVIDIA %s GPUs (10de:%04x)", model, p->gpus[0].device);
+	if (p->n_gpus == 0)
+		return finding_set(c, CHECK_FAIL, rdma_remedy_machine,
+				   "no NVIDIA H200 (10de:2335) or B200 (10de:2901) GPU on the PCI bus");
+	if (same != p->n_gpus || p->gpus[0].device == 0x2330)
+		return finding_set(c, CHECK_FAIL, rdma_remedy_machine,
+				   "GPUs of another kind beside the RDMA NICs: an RDMA node has 8 H200 (10de:2335) or "
+				   "8 B200 (10de:2901) GPUs");
+	return finding_set(c, CHECK_FAIL,
+			   "a GPU has fallen off the bus or the node is not an 8-GPU shape: check `nvidia-smi` and the node's events",
+			   "found %zu NVIDIA %s GPUs (10de:%04x), expected %d", p->n_gpus, model, p->gpus[0].device,
+			   RDMA_GPUS);
+}
+
+int check_rdma_nics(const struct observation *o, struct profile *p, struct finding *c)
+{
+	const struct obs_rdma *rd = &o->host.rdma;
+	struct strbuf sb = { 0 };
+	size_t bad = 0, driver = 0, no_dev = 0;
+	char q[OBS_DRIVER_MAX * 4 + 8];
+
+	if (rd->status.state == PROBE_FAILED)
+		return finding_set(c, CHECK_FAIL, "mount the host's /sys into the agent (read-only)",
+				   "cannot read the RDMA devices: %s", rd->status.message);
+	if (p->n_nics != RDMA_NICS)
+		strbuf_appendf(&sb, "found %zu GPU NICs (mlx5 RDMA NICs 15b3:101e or 15b3:1021), expected %d", p->n_nics,
+			       RDMA_NICS);
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+		const struct obs_pci_func *f = observation_pci_find(o, n->bdf);
+		struct strbuf label = { 0 };
+		int r = 0;
+
+		rdma_nic_label(n, &label);
+		if (label.oom) {
+			strbuf_free(&sb);
+			return -ENOMEM;
+		}
+		if (n->state == NIC_STATE_MISSING || !f || !*f->driver) {
+			rdma_list(&sb, &bad, "%s is not bound to a driver", label.s);
+			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "not bound to a driver");
+			driver++;
+		} else if (strcmp(f->driver, "mlx5_core") != 0) {
+			obs_host_quote(f->driver, q, sizeof(q));
+			rdma_list(&sb, &bad, "%s is bound to %s, expected mlx5_core", label.s, q);
+			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, q, NULL, "driver ");
+			driver++;
+		} else if (n->rdma < 0) {
+			rdma_list(&sb, &bad, "%s has no RDMA device in /sys/class/infiniband", label.s);
+			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "no RDMA device");
+			no_dev++;
+		}
+		strbuf_free(&label);
+		if (r < 0) {
+			strbuf_free(&sb);
+			return -ENOMEM;
+		}
+	}
+	if (bad > RDMA_LIST_MAX)
+		strbuf_appendf(&sb, " (and %zu more)", bad - RDMA_LIST_MAX);
+	if (sb.len)
+		return rdma_done(c, CHECK_FAIL,
+				 driver ? "load mlx5_core (modprobe mlx5_core) or bind the function to it; check dmesg for mlx5 errors"
+				 : no_dev ? "load the mlx5 RDMA driver (mlx5_ib) and check `rdma link`: each RDMA NIC needs its RDMA device"
+				 : "check the node pool's RDMA networks: an A3 Ultra / A4 node needs 8 RDMA NICs",
+				 &sb);
+	strbuf_free(&sb);
+	return finding_set(c, CHECK_PASS, NULL, "%d GPU NICs (mlx5 %04x:%04x, mlx5_core), each with an RDMA device",
+			   RDMA_NICS, p->nics[0].vendor, p->nics[0].device);
+}
+
+size_t check_rdma_names(struct profile *p, struct strbuf *sb, int *ret)
+{
+	size_t wrong = 0;
+
+	*ret = 0;
+	for (size_t g = 0; g < p->n_gpus; g++) {
+		const struct profile_nic *n;
+		char want[32];
+
+		if (p->gpus[g].nic < 0)
+			continue;
+		n = &p->nics[p->gpus[g].nic];
+		snprintf(want, sizeof(want), "gpu%zurdma0", g);
+		/* An unknown name (the netdev in a pod, no API) is not judged. */
+		if (!*n->name || strcmp(n->name, want) == 0)
+			continue;
+		if (wrong++ < RDMA_LIST_MAX)
+			strbuf_appendf(sb, "%sGPU %zu (%s) is paired with %s, which GKE names %s, expected %s",
+				       sb->len ? "; " : "", g, p->gpus[g].bdf, n->bdf, n->name, want);
+		if (profile_mark(p, CHECK_PAIRING, MARK_NIC, (size_t)p->gpus[g].nic, NULL, NULL, "expected name %s",
+				 want) < 0) {
+			*ret = -ENOMEM;
+			return wrong;
+		}
+	}
+	return wrong;
+}
+
+/* @n's RDMA port findings into @sb and its row; whether anything is wrong. Return via *@ret: 0 or -ENOMEM. */
+static bool rdma_port(struct profile *p, size_t i, const struct obs_rdma_dev *d, struct strbuf *sb, int *ret)
+{
+	const struct profile_nic *n = &p->nics[i];
+	char what[160] = "", q[OBS_RDMA_NAME_MAX * 4 + 8], gid[INET_ADDRSTRLEN] = "";
+	size_t w = 0;
+
+	obs_host_quote(d->name, q, sizeof(q));
+	if (!d->port)
+		w += (size_t)snprintf(what + w, sizeof(what) - w, "has no port 1");
+	else {
+		if (d->state != RDMA_PORT_ACTIVE)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sis %s, expected ACTIVE", w ? ", " : "",
+					      d->state < 0 ? "unreadable" : d->state_text);
+		if (d->phys_state != RDMA_PHYS_LINKUP)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sphysical state %s, expected LinkUp",
+					      w ? ", " : "", d->phys_state < 0 ? "unreadable" : d->phys_text);
+		if (strcmp(d->link_layer, "Ethernet") != 0)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%slink layer %s, expected Ethernet (RoCE)",
+					      w ? ", " : "", *d->link_layer ? d->link_layer : "unreadable");
+		if (!d->roce_v2)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sno RoCE v2 GID", w ? ", " : "");
+		else if (d->roce_v2_ipv4 && *n->ipv4) {
+			size_t l = strcspn(n->ipv4, "/");
+
+			inet_ntop(AF_INET, &d->gid_ipv4, gid, sizeof(gid));
+			if (strlen(gid) != l || strncmp(gid, n->ipv4, l) != 0)
+				w += (size_t)snprintf(what + w, sizeof(what) - w, "%sRoCE v2 GID for %s, not %.*s",
+						      w ? ", " : "", gid, (int)l, n->ipv4);
+		}
+	}
+	if (w >= sizeof(what))
+		w = sizeof(what) - 1;
+	*ret = 0;
+	if (!w)
+		return false;
+	strbuf_appendf(sb, "%s%s port 1 (%s) %s", sb->len ? "; " : "", q, *n->name ? n->name : n->bdf, what);
+	*ret = profile_mark(p, CHECK_LINKS, MARK_NIC, i, q, NULL, "RDMA port: %s", what);
+	return true;
+}
+
+size_t check_rdma_ports(const struct observation *o, struct profile *p, struct strbuf *sb, size_t *ret_ok, int *ret)
+{
+	size_t bad = 0;
+
+	*ret = 0;
+	*ret_ok = 0;
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+
+		if (n->rdma < 0 || (size_t)n->rdma >= o->host.rdma.n)
+			continue;       /* no RDMA device: the gpu-nics check names it */
+		if (rdma_port(p, i, &o->host.rdma.v[n->rdma], sb, ret))
+			bad++;
+		else
+			(*ret_ok)++;
+		if (*ret < 0)
+			return bad;
+	}
+	return bad;
+}
+
+/* gIB's lib64 files that are not regular files in gib/lib64 or not copied to nvidia/lib64, into @l. */
+static void rdma_gib_libs(const struct obs_gib *g, struct strbuf *sb, size_t *bad, struct strbuf *found)
+{
+	char q[OBS_GIB_NAME_MAX * 4 + 8];
+
+	for (size_t i = 0; i < g->n_libs; i++) {
+		const struct obs_gib_lib *l = &g->libs[i];
+
+		obs_host_quote(l->name, q, sizeof(q));
+		if (l->type != OBS_FILE_REGULAR)
+			rdma_list(sb, bad, RDMA_GIB "/lib64/%s is %s", q, obs_file_type_name(l->type));
+		else if (l->in_nvidia != OBS_FILE_REGULAR)
+			rdma_list(sb, bad, "/home/kubernetes/bin/nvidia/lib64/%s is %s (the installer copies gib/lib64 there)",
+				  q, obs_file_type_name(l->in_nvidia));
+		else
+			strbuf_appendf(found, "%s%s", found->len ? ", " : "", q);
+	}
+}
+
+int check_rdma_gib(const struct observation *o, struct profile *p, struct finding *c)
+{
+	const struct obs_gib *g = &o->host.gib;
+	struct strbuf sb = { 0 }, found = { 0 };
+	size_t bad = 0;
+	int r;
+
+	(void)p;
+	if (g->status.state == PROBE_NOT_RUN)
+		return finding_set(c, CHECK_SKIP, NULL, RDMA_GIB " not observed");
+	if (g->status.state == PROBE_FAILED)
+		return finding_set(c, CHECK_FAIL, rdma_remedy_installer, "cannot read %s", g->status.message);
+	if (g->dir != OBS_FILE_DIR)
+		return finding_set(c, CHECK_FAIL, rdma_remedy_installer, RDMA_GIB " is %s: the gIB plugin is not installed",
+				   obs_file_type_name(g->dir));
+	if (g->env_script != OBS_FILE_REGULAR)
+		rdma_list(&sb, &bad, RDMA_GIB "/scripts/set_nccl_env.sh is %s", obs_file_type_name(g->env_script));
+	if (g->lib64_dir != OBS_FILE_DIR)
+		rdma_list(&sb, &bad, RDMA_GIB "/lib64 is %s", obs_file_type_name(g->lib64_dir));
+	else if (!g->n_libs)
+		rdma_list(&sb, &bad, RDMA_GIB "/lib64 is empty");
+	rdma_gib_libs(g, &sb, &bad, &found);
+	if (bad > RDMA_LIST_MAX)
+		strbuf_appendf(&sb, " (and %zu more)", bad - RDMA_LIST_MAX);
+	if (found.oom) {
+		strbuf_free(&found);
+		strbuf_free(&sb);
+		return -ENOMEM;
+	}
+	if (sb.len) {
+		strbuf_free(&found);
+		return rdma_done(c, CHECK_FAIL, rdma_remedy_installer, &sb);
+	}
+	strbuf_free(&sb);
+	r = finding_set(c, CHECK_PASS, NULL,
+			"gIB installed: " RDMA_GIB " holds scripts/set_nccl_env.sh and %zu lib64 file%s%s, each also in "
+			"/home/kubernetes/bin/nvidia/lib64 (%s)", g->n_libs, g->n_libs == 1 ? "" : "s",
+			g->n_dropped ? " (more not listed)" : "", found.s ? found.s : "");
+	strbuf_free(&found);
+	return r;
+}
+
+/*
+ * The networks row of profile rdma: which of the two modes GKE wires the node in (they cannot be
+ * mixed), and in multi-network mode the Networks rdma-0..rdma-7 (Device, Ready, ParamsReady, a
+ * GKENetworkParamSet) that pods bind as eth2..eth9 (Google's test pods and Cluster Toolkit's names).
+ * The pod-side mapping eth2..eth9 -> rdma-0..rdma-7 is published then; under DRANET nothing is.
+ */
+int check_rdma_networks(const struct observation *o, struct profile *p, struct finding *c)
+{
+	static const char remedy[] =
+		"each RDMA NIC needs a Ready Device-type Network rdma-0..rdma-7 with a GKENetworkParamSet (deviceMode RDMA): "
+		"kubectl describe network rdma-N";
+	const struct obs_kube *k = &o->kube;
+	struct finding_acc a = { 0 };
+	size_t missing = 0;
+
+	if (k->dranet) {
+		p->mode = "dranet";
+		return finding_set(c, CHECK_SKIP, NULL,
+				   "DRANET mode (node label " OBS_KUBE_DRANET_LABEL "): pods claim the RDMA NICs with "
+				   "ResourceClaims of DeviceClass mrdma.google.com; no interfaces mapping is published, "
+				   "the node's ResourceSlice is not judged yet");
+	}
+	p->mode = "multi-network";
+	switch (k->networks_fetch.state) {
+	case KUBE_FETCH_NOT_RUN:
+		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not read");
+	case KUBE_FETCH_FORBIDDEN:
+	case KUBE_FETCH_FAILED:
+		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s%s%s",
+				   k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
+				   k->networks_fetch.message[0] ? ")" : "");
+	case KUBE_FETCH_OK:
+		break;
+	}
+	for (size_t i = 0; i < RDMA_NICS; i++) {
+		char name[16];
+		const struct kube_network *net;
+
+		snprintf(name, sizeof(name), "rdma-%zu", i);
+		net = obs_kube_network(k, name);
+		if (!net) {
+			missing++;
+			continue;
+		}
+		if (strcmp(net->type, "Device") != 0)
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s is of type %s, not Device", name,
+					net->type[0] ? net->type : "(none: L3)");
+		else if (!net->ready || !net->params_ready)
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s is not %s", name, !net->ready ? "Ready" : "ParamsReady");
+		else if (!net->has_params_ref)
+			finding_acc_add(&a, CHECK_FAIL, remedy, "Network %s has no parametersRef (GKENetworkParamSet)", name);
+	}
+	if (missing == RDMA_NICS) {
+		finding_acc_free(&a);
+		return finding_set(c, CHECK_WARN,
+				   "create the RDMA Networks as GKE's guide does (rdma-0..rdma-7), or check that the node "
+				   "pool's additional networks carry those names",
+				   "multi-network mode, but no Network rdma-0..rdma-7 exists: the agent knows only Google's "
+				   "names for the RDMA networks, so the mapping is not published");
+	}
+	if (missing)
+		finding_acc_add(&a, CHECK_FAIL, remedy, "%zu of the Networks rdma-0..rdma-7 do not exist", missing);
+	if (a.status != CHECK_FAIL) {
+		p->ifaces = calloc(RDMA_NICS, sizeof(*p->ifaces));
+		if (!p->ifaces) {
+			finding_acc_free(&a);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < RDMA_NICS; i++) {
+			snprintf(p->ifaces[i].name, sizeof(p->ifaces[i].name), "eth%zu", i + 2);
+			snprintf(p->ifaces[i].network, sizeof(p->ifaces[i].network), "rdma-%zu", i);
+		}
+		p->n_ifaces = RDMA_NICS;
+	}
+	return finding_acc_finish(&a, c, "multi-network mode: Networks rdma-0..rdma-7 are Ready Device Networks; "
+				  "pods bind them as eth2..eth9 (networking.gke.io/interfaces)");
+}

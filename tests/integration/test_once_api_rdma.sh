@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_once_api_rdma.sh - profile rdma end to end (issue 34): fixtures/a3-ultra + the fake API server.
+# An a3-ultragpu-8g node publishes profile=rdma, ready, runtime torch-distributed-rdma; in multi-network
+# mode the pod interfaces eth2..eth9 -> rdma-0..rdma-7 and the mode in the attachment annotation; under
+# DRANET no interfaces; Google's RDMA test pod is attached, a GPU pod without the RDMA networks is not.
+# Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only, in namespaces it makes.
+set -u
+. "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+TCPXO_AGENT=${TCPXO_AGENT:-$TOPDIR/${BUILD:-build}/tcpxo-agent}
+. "$TOPDIR/tests/lib/netns.sh"
+. "$TOPDIR/tests/lib/devnodes.sh"
+. "$TOPDIR/tests/lib/scenario.sh"
+. "$TOPDIR/tests/lib/api_scenario.sh"
+
+api_test_begin once-api-rdma
+
+# ---- multi-network: Networks rdma-0..rdma-7 Ready; Google's nccl-test pod and a plain 8-GPU pod ----
+api_state node-fixture-a3ultra pods-rdma networks-rdma
+api_run a3-ultra --once --json
+a rdma-multi-network <<'EOF'
+eq(rc, 0, "exit")
+eq((j["profile"], j["runtime"], j["ready"]), ("rdma", "torch-distributed-rdma", True), "profile, runtime, ready")
+eq(j["machineType"], "a3-ultragpu-8g", "machineType")
+eq(check("machine-type")["message"], "a3-ultragpu-8g (nvidia-h200-141gb) observes profile rdma", "machine-type")
+eq([(g["pci"], g["nic"]) for g in j["gpus"]][:3],
+   [("0000:8f:00.0", "gpu0rdma0"), ("0000:90:00.0", "gpu1rdma0"), ("0000:96:00.0", "gpu2rdma0")], "pairs")
+eq(check("networks")["status"], "pass", "networks")
+eq(j["interfaces"], [{"interfaceName": "eth%d" % (i + 2), "network": "rdma-%d" % i} for i in range(8)], "interfaces")
+for cid in ("aperture-devices", "version-pair", "daemon-args", "daemon-pod"):
+    eq(check(cid)["status"], "skip", cid)
+a = patch_of(patches[0])
+eq((a[PREFIX + "profile"], a[PREFIX + "ready"], a[PREFIX + "runtime"]), ("rdma", "true", "torch-distributed-rdma"),
+   "published profile, ready, runtime")
+eq(json.loads(a[PREFIX + "interfaces"]), j["interfaces"], "published interfaces")
+eq(json.loads(a[PREFIX + "attachment"])["mode"], "multi-network", "attachment mode")
+eq((condition()["status"], condition()["reason"]), ("True", "RDMAReady"), "FabricReady")
+EOF
+a rdma-workloads <<'EOF'
+w = j["workloads"]
+eq(w["counts"], {"attached": 1, "partial": 0, "unattached": 1, "not-fabric": 0}, "counts")
+pods = {p["name"]: p for p in w["pods"]}
+eq(pods["nccl-test-host-1"]["verdict"], "attached", "Google's nccl-test pod")
+eq([f["id"] for f in pods["nccl-test-host-1"]["findings"] if f["status"] not in ("pass", "skip")], [], "its findings")
+bad = pods["train-no-rdma"]
+eq(bad["verdict"], "unattached", "a pod without the RDMA networks")
+f = {x["id"]: x for x in bad["findings"]}
+eq((f["interfaces"]["status"], f["interfaces"]["message"]),
+   ("fail", "binds none of the RDMA Networks rdma-0..rdma-7: no RDMA NIC reaches the pod, NCCL runs over TCP on eth0"),
+   "interfaces finding")
+eq((f["plugin-path"]["status"], f["nccl-env"]["status"]), ("fail", "fail"), "gIB path and NCCL_NET")
+eq(pods["nccl-test-host-1"]["transport"]["state"], "not-observed", "transport")
+EOF
+
+# ---- a Network not ParamsReady: the node is not ready and publishes no interfaces ----
+api_state node-fixture-a3ultra pods-rdma networks-rdma-not-ready
+api_run a3-ultra --once --json
+a rdma-network-not-ready <<'EOF'
+eq(rc, 1, "exit")
+eq(j["ready"], False, "ready")
+eq((check("networks")["status"], check("networks")["message"]), ("fail", "Network rdma-5 is not ParamsReady"), "networks")
+eq(j["interfaces"], None, "interfaces")
+EOF
+
+# ---- DRANET: no Networks, no interfaces, the mode published ----
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet
+api_run a3-ultra --once --json
+a rdma-dranet <<'EOF'
+eq(rc, 0, "exit")
+eq(j["ready"], True, "ready")
+eq(check("networks")["status"], "skip", "networks")
+ok(check("networks")["message"].startswith("DRANET mode"), "networks: %r" % check("networks")["message"])
+eq(j["interfaces"], None, "interfaces")
+a = patch_of(patches[0])
+ok(PREFIX + "interfaces" not in a or a[PREFIX + "interfaces"] is None, "no interfaces published")
+eq(json.loads(a[PREFIX + "attachment"])["mode"], "dranet", "attachment mode")
+eq([(p["name"], p["verdict"]) for p in j["workloads"]["pods"]], [("nccl-test-host-1", "attached")],
+   "Google's managed-RDMA test pod, claiming the NICs")
+EOF
+
+if [ -n "$(api_token_leaks)" ]; then
+	nok "token-never-printed" "$(api_token_leaks | head -n 2 | cut -c1-200 | tr '\n' '|')"
+else
+	ok "token-never-printed"
+fi
+exit $failed
