@@ -34,27 +34,6 @@ static const char *rdma_gpu_model(uint16_t device)
 	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : device == 0x2330 ? "H100" : NULL;
 }
 
-static int rdma_done(struct finding *c, enum check_status st, const char *remedy, struct strbuf *sb)
-{
-	int r;
-
-	if (sb->oom) {
-		strbuf_free(sb);
-		return -ENOMEM;
-	}
-	r = finding_set(c, st, remedy, "%s", sb->s ? sb->s : "");
-	strbuf_free(sb);
-	return r;
-}
-
-static void rdma_nic_label(const struct profile_nic *n, struct strbuf *sb)
-{
-	if (*n->name)
-		strbuf_appendf(sb, "%s (%s)", n->bdf, n->name);
-	else
-		strbuf_appendf(sb, "%s", n->bdf);
-}
-
 /* One more problem into @sb, the first RDMA_LIST_MAX named. */
 static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...)
@@ -111,7 +90,7 @@ int check_rdma_nics(const struct observation *o, struct profile *p, struct findi
 		struct strbuf label = { 0 };
 		int r = 0;
 
-		rdma_nic_label(n, &label);
+		profile_nic_label(n, &label);
 		if (label.oom) {
 			strbuf_free(&sb);
 			return -ENOMEM;
@@ -139,7 +118,7 @@ int check_rdma_nics(const struct observation *o, struct profile *p, struct findi
 	if (bad > RDMA_LIST_MAX)
 		strbuf_appendf(&sb, " (and %zu more)", bad - RDMA_LIST_MAX);
 	if (sb.len)
-		return rdma_done(c, CHECK_FAIL,
+		return finding_set_built(c, CHECK_FAIL,
 				 driver ? "load mlx5_core (modprobe mlx5_core) or bind the function to it; check dmesg for mlx5 errors"
 				 : no_dev ? "load the mlx5 RDMA driver (mlx5_ib) and check `rdma link`: each RDMA NIC needs its RDMA device"
 				 : "check the node pool's RDMA networks: an A3 Ultra / A4 node needs 8 RDMA NICs",
@@ -289,7 +268,7 @@ int check_rdma_gib(const struct observation *o, struct profile *p, struct findin
 	}
 	if (sb.len) {
 		strbuf_free(&found);
-		return rdma_done(c, CHECK_FAIL, rdma_remedy_installer, &sb);
+		return finding_set_built(c, CHECK_FAIL, rdma_remedy_installer, &sb);
 	}
 	strbuf_free(&sb);
 	r = finding_set(c, CHECK_PASS, NULL,

@@ -38,28 +38,6 @@ static unsigned topology_expected_nics(enum profile_kind k)
 	return 0;
 }
 
-/* "0000:06:00.0 (eth1)" or "0000:06:00.0" when the name is unknown. */
-static void topology_nic_label(const struct profile_nic *n, struct strbuf *sb)
-{
-	if (*n->name)
-		strbuf_appendf(sb, "%s (%s)", n->bdf, n->name);
-	else
-		strbuf_appendf(sb, "%s", n->bdf);
-}
-
-static int topology_done(struct finding *c, enum check_status st, const char *remedy, struct strbuf *sb)
-{
-	int r;
-
-	if (sb->oom) {
-		strbuf_free(sb);
-		return -ENOMEM;
-	}
-	r = finding_set(c, st, remedy, "%s", sb->s ? sb->s : "");
-	strbuf_free(sb);
-	return r;
-}
-
 int check_gpus(const struct observation *o, struct profile *p, struct finding *c)
 {
 	size_t other = 0;
@@ -123,7 +101,7 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct findin
 			if (p->nics[i].sw >= 0)
 				continue;
 			strbuf_append(&sb, outside++ ? ", " : "; outside every GPU PCIe switch: ");
-			topology_nic_label(&p->nics[i], &sb);
+			profile_nic_label(&p->nics[i], &sb);
 		}
 	}
 	if (unbound) {
@@ -135,13 +113,13 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct findin
 				continue;
 			if (named++ < TOPOLOGY_LIST_MAX) {
 				strbuf_append(&sb, named > 1 ? ", " : "");
-				topology_nic_label(&p->nics[i], &sb);
+				profile_nic_label(&p->nics[i], &sb);
 			}
 		}
 		if (named > TOPOLOGY_LIST_MAX)
 			strbuf_appendf(&sb, " and %zu more", named - TOPOLOGY_LIST_MAX);
 	}
-	return topology_done(c, CHECK_FAIL,
+	return finding_set_built(c, CHECK_FAIL,
 			     unbound ? "load the gve driver (modprobe gve) or bind the function to it; check dmesg for gve errors"
 				     : "check the node pool's additional networks: an A3 Mega node needs 8 GPU NIC networks",
 			     &sb);
@@ -173,7 +151,7 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 			return -ENOMEM;
 		strbuf_append(&sb, outside++ ? "; " : "");
 		strbuf_append(&sb, "GPU NIC ");
-		topology_nic_label(n, &sb);
+		profile_nic_label(n, &sb);
 		strbuf_append(&sb, " sits outside every GPU PCIe switch");
 	}
 	for (size_t i = 0; i < p->n_gpus; i++) {
@@ -201,12 +179,12 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 			continue;
 		if (wrong++ < TOPOLOGY_LIST_MAX) {
 			strbuf_append(&sb, sb.len ? "; " : "");
-			topology_nic_label(n, &sb);
+			profile_nic_label(n, &sb);
 			strbuf_appendf(&sb, " serves %zu GPUs, expected %u", n->n_gpus, per);
 		}
 	}
 	if (outside || unpaired || wrong)
-		return topology_done(c, CHECK_FAIL,
+		return finding_set_built(c, CHECK_FAIL,
 				     outside && p->kind == PROFILE_RDMA ? remedy_rdma_displaced
 				     : outside ? remedy_displaced
 					     : "check the node's PCIe topology (lspci -tv): each GPU needs a GPU NIC under its switch",
@@ -362,7 +340,7 @@ int check_links(const struct observation *o, struct profile *p, struct finding *
 		       : "the RDMA port is not usable for RoCE v2: check `rdma link` and `ibv_devinfo` on the host, the NIC's "
 			 "RoCE network and its address (GID index 3 carries the NIC's IPv4 as RoCE v2)";
 
-		return topology_done(c, CHECK_FAIL, remedy, &sb);
+		return finding_set_built(c, CHECK_FAIL, remedy, &sb);
 	}
 	strbuf_free(&sb);
 	if (p->kind == PROFILE_RDMA && in_pod)

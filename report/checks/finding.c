@@ -30,6 +30,14 @@ int finding_set(struct finding *f, enum check_status status, const char *remedy,
 	return 0;
 }
 
+int finding_set_built(struct finding *f, enum check_status status, const char *remedy, struct strbuf *sb)
+{
+	int r = sb->oom ? -ENOMEM : finding_set(f, status, remedy, "%s", sb->s ? sb->s : "");
+
+	strbuf_free(sb);
+	return r;
+}
+
 void finding_free(struct finding *f)
 {
 	free(f->message);

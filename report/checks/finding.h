@@ -32,6 +32,12 @@ int finding_set(struct finding *f, enum check_status status, const char *remedy,
 	__attribute__((format(printf, 4, 5)));
 
 /*
+ * finding_set_built() - finding_set() with the message built in @sb, which is freed either way.
+ * Return: 0, or -ENOMEM (also when building @sb ran out of memory) with @f untouched.
+ */
+int finding_set_built(struct finding *f, enum check_status status, const char *remedy, struct strbuf *sb);
+
+/*
  * A finding built from several observations: the worst status wins and its remedy with it;
  * messages are joined with "; ". finding_acc_finish() writes it into a finding (the pass or
  * skip message when nothing was added) and frees the accumulator.

@@ -72,6 +72,14 @@ int profile_mark(struct profile *p, enum check_id id, enum mark_on on, size_t id
 	return 0;
 }
 
+void profile_nic_label(const struct profile_nic *n, struct strbuf *sb)
+{
+	if (*n->name)
+		strbuf_appendf(sb, "%s (%s)", n->bdf, n->name);
+	else
+		strbuf_appendf(sb, "%s", n->bdf);
+}
+
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf)
 {
 	if (!bdf || !*bdf)

@@ -135,6 +135,9 @@ const char *profile_fabric_name(enum profile_kind k);    /* for messages: "TCPX"
 unsigned profile_nic_mtu(enum profile_kind k);           /* the GPU NICs' MTU: 8896 for rdma, else 8244 */
 const char *nic_state_name(enum nic_state s);            /* NULL for UNKNOWN */
 
+/* "0000:06:00.0 (eth1)", or "0000:06:00.0" when the name is unknown, appended to @sb. */
+void profile_nic_label(const struct profile_nic *n, struct strbuf *sb);
+
 /* Find a NIC row by BDF; NULL when absent. */
 const struct profile_nic *profile_nic_by_bdf(const struct profile *p, const char *bdf);
 
