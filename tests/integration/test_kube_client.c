@@ -1209,9 +1209,12 @@ static void control(struct http_client *c, const char *ops)
 static void wait_watchers(struct http_client *c, struct sink *k, unsigned n)
 {
 	char ops[96];
-	uint64_t end = now_ms() + 10000;
+	uint64_t end = now_ms() + 30000;
 
-	/* The stream must get to the server first: drive it (not blocked by the control call). */
+	/*
+	 * The stream must get to the server first: drive it (not blocked by the control call). At most
+	 * 30 s: 23 TLS handshakes under valgrind, beside CI's other cmocka binaries, took over 10.
+	 */
 	while (now_ms() < end) {
 		struct http_response r;
 		struct json *v = NULL;
@@ -1226,7 +1229,7 @@ static void wait_watchers(struct http_client *c, struct sink *k, unsigned n)
 		if (have >= n)
 			return;
 	}
-	snprintf(ops, sizeof(ops), "no %u watches open after 10 s", n);
+	snprintf(ops, sizeof(ops), "no %u watches open after 30 s", n);
 	fail_msg("%s (stream: %s)", ops, k && k->done ? k->error : "open");
 }
 
