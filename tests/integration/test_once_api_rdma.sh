@@ -62,20 +62,57 @@ eq((check("networks")["status"], check("networks")["message"]), ("fail", "Networ
 eq(j["interfaces"], None, "interfaces")
 EOF
 
-# ---- DRANET: no Networks, no interfaces, the mode published ----
-api_state node-fixture-a3ultra-dranet pods-rdma-dranet
+# ---- DRANET: no Networks, no interfaces, the mode published; the node's ResourceSlice publishes its 8 RDMA NICs ----
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet "" resourceslices-a3ultra
 api_run a3-ultra --once --json
 a rdma-dranet <<'EOF'
 eq(rc, 0, "exit")
 eq(j["ready"], True, "ready")
-eq(check("networks")["status"], "skip", "networks")
+eq(check("networks")["status"], "pass", "networks")
 ok(check("networks")["message"].startswith("DRANET mode"), "networks: %r" % check("networks")["message"])
+ok("publish its 8 RDMA NICs" in check("networks")["message"], "networks: %r" % check("networks")["message"])
 eq(j["interfaces"], None, "interfaces")
 a = patch_of(patches[0])
 ok(PREFIX + "interfaces" not in a or a[PREFIX + "interfaces"] is None, "no interfaces published")
 eq(json.loads(a[PREFIX + "attachment"])["mode"], "dranet", "attachment mode")
 eq([(p["name"], p["verdict"]) for p in j["workloads"]["pods"]], [("nccl-test-host-1", "attached")],
    "Google's managed-RDMA test pod, claiming the NICs")
+sl = [r for r in reqs if r["path"] == "/apis/resource.k8s.io/v1/resourceslices"]
+eq([(r["method"], r["query"]) for r in sl], [("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"])],
+   "one list of the node's slices")
+EOF
+
+# ---- DRANET, the slice lacks gpu3rdma0: not ready, the NIC named ----
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet "" resourceslices-a3ultra-no-gpu3
+api_run a3-ultra --once --json
+a rdma-dranet-nic-missing <<'EOF'
+eq(rc, 1, "exit")
+eq(j["ready"], False, "ready")
+c = check("networks")
+eq(c["status"], "fail", "networks")
+eq(c["message"], "DRANET mode: the node's ResourceSlices (driver dra.net) do not publish 1 of its 8 RDMA NICs "
+   "as RDMA devices: gpu3rdma0", "networks message")
+ok("networking-dra-driver" in c["remedy"], "remedy: %r" % c["remedy"])
+a = patch_of(patches[0])
+eq(a[PREFIX + "ready"], "false", "published ready")
+EOF
+
+# ---- DRANET, ResourceSlices absent (no resource.k8s.io/v1), then forbidden: a warning, never a pass ----
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet
+api_run a3-ultra --once --json
+a rdma-dranet-no-slices <<'EOF'
+c = check("networks")
+eq(c["status"], "warn", "networks")
+ok("does not serve resource.k8s.io/v1" in c["message"], "networks: %r" % c["message"])
+EOF
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet "" resourceslices-a3ultra
+echo '{"forbidden": ["resourceslices"]}' >"$API_STATE/settings"
+api_run a3-ultra --once --json
+a rdma-dranet-slices-forbidden <<'EOF'
+c = check("networks")
+eq(c["status"], "warn", "networks")
+ok("forbidden (RBAC)" in c["message"], "networks: %r" % c["message"])
+ok("resource.k8s.io" in c["remedy"], "remedy: %r" % c["remedy"])
 EOF
 
 if [ -n "$(api_token_leaks)" ]; then
