@@ -35,6 +35,7 @@ eq((a[PREFIX + "profile"], a[PREFIX + "ready"], a[PREFIX + "runtime"]), ("rdma",
 eq(json.loads(a[PREFIX + "interfaces"]), j["interfaces"], "published interfaces")
 eq(json.loads(a[PREFIX + "attachment"])["mode"], "multi-network", "attachment mode")
 eq((condition()["status"], condition()["reason"]), ("True", "RDMAReady"), "FabricReady")
+eq([r for r in reqs if "resourceslices" in r["path"]], [], "not a DRANET node: no ResourceSlice request")
 EOF
 a rdma-workloads <<'EOF'
 w = j["workloads"]
@@ -113,6 +114,48 @@ c = check("networks")
 eq(c["status"], "warn", "networks")
 ok("forbidden (RBAC)" in c["message"], "networks: %r" % c["message"])
 ok("resource.k8s.io" in c["remedy"], "remedy: %r" % c["remedy"])
+EOF
+
+# ---- the daemon on a DRANET node: the slices listed every --interval (never watched); a slice that
+# loses gpu3rdma0 meanwhile makes the node not ready, naming it ----
+cat >"$API_TMP/swap.sh" <<'WRAP'
+#!/bin/sh
+# The daemon for 16 s; after 4 s the node's slice loses gpu3rdma0 (seen at the next list, the resync).
+"$@" &
+p=$!
+sleep 4
+cp "$SWAP_FROM" "$SWAP_TO"
+sleep 12
+kill -TERM "$p"
+wait "$p"
+WRAP
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet "" resourceslices-a3ultra
+SWAP_FROM=$TOPDIR/fixtures/kube/resourceslices-a3ultra-no-gpu3.json SWAP_TO=$API_STATE/resourceslices.json \
+	API_WRAP="sh $API_TMP/swap.sh" api_run a3-ultra --interval 10s --start-jitter 0
+a rdma-dranet-daemon <<'EOF'
+def networks_of(r):
+    """The networks entry of the attachment annotation a PATCH sets (it lists failures and warnings only)."""
+    found = [c for c in json.loads(patch_of(r)[PREFIX + "attachment"])["checks"] if c["id"] == "networks"]
+    return found[0] if found else {"status": "pass"}
+ok(len(patches) >= 2, "two PATCHes at least: %d" % len(patches))
+first, last = patch_of(patches[0]), patch_of(patches[-1])
+eq((first[PREFIX + "ready"], networks_of(patches[0])["status"]), ("true", "pass"), "first: ready, networks")
+eq((last[PREFIX + "ready"], networks_of(patches[-1])["status"]), ("false", "fail"), "last: not ready, networks")
+ok(networks_of(patches[-1])["message"].endswith("RDMA devices: gpu3rdma0"), "names gpu3rdma0: %r" %
+   networks_of(patches[-1])["message"])
+sl = [r for r in reqs if r["path"] == "/apis/resource.k8s.io/v1/resourceslices"]
+ok(len(sl) >= 2, "listed at the start and at the resync: %d" % len(sl))
+eq({(r["method"], r["query"].split("&")[0], bool(r["watch"])) for r in sl},
+   {("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"], False)}, "lists of the node's slices only")
+ok(len(sl) <= 4, "about one list an interval: %d in 16 s" % len(sl))
+EOF
+
+# ---- the daemon on a multi-network node never asks for ResourceSlices ----
+api_state node-fixture-a3ultra pods-rdma networks-rdma resourceslices-a3ultra
+API_WRAP="timeout -s TERM 4" api_run a3-ultra --interval 10s --start-jitter 0
+a rdma-multi-network-daemon-no-slices <<'EOF'
+ok(len(patches) >= 1, "published")
+eq([r for r in reqs if "resourceslices" in r["path"]], [], "no ResourceSlice request")
 EOF
 
 if [ -n "$(api_token_leaks)" ]; then
