@@ -44,8 +44,27 @@ static const struct kubejson_field kubeslices_meta[] = {
 	KUBEJSON_ROW_END,
 };
 
+/* spec.pool.generation: a whole number, 0 when absent (the API's int64, within a double's exact range). */
+static int kubeslices_generation(const struct json *obj, const struct kubejson_field *f, void *dst, const char *where,
+				 char *err, size_t errlen)
+{
+	const struct json *v = json_get(obj, f->key);
+	long long g;
+	double d;
+
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	if (!json_number(v, &d) || d < 0 || d > 9007199254740992.0 || d != (double)(long long)d)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a whole number of at most 2^53, got %s", where,
+				  f->key, kubejson_tname(v));
+	g = (long long)d;
+	memcpy((char *)dst + f->off, &g, sizeof(g));
+	return 0;
+}
+
 static const struct kubejson_field kubeslices_pool[] = {
 	KUBEJSON_ROW_TEXT("name", kube_slice, pool),
+	KUBEJSON_ROW_CALL("generation", kube_slice, generation, 0, kubeslices_generation),
 	KUBEJSON_ROW_END,
 };
 

@@ -9,7 +9,7 @@
 /**
  * kubeslices_parse() - parse a ResourceSliceList (GET /apis/resource.k8s.io/v1/resourceslices
  * ?fieldSelector=spec.nodeName=<node>) into k->slices: per slice its name, spec.driver,
- * spec.pool.name and spec.nodeName; per device its name and the dra.net/rdma, dra.net/ifName and
+ * spec.pool.name, spec.pool.generation and spec.nodeName; per device its name and the dra.net/rdma, dra.net/ifName and
  * dra.net/pciAddress attributes (v1 DeviceAttribute objects {"bool": ...} / {"string": ...}).
  * Other attributes and fields are not read. The slice part of @k is replaced only on success.
  * Return: 0; -EINVAL (not a list, a field of the wrong type or too long, over KUBE_SLICES_MAX

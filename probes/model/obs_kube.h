@@ -168,6 +168,7 @@ struct kube_slice {
 	char name[KUBE_NAME_MAX];               /* metadata.name */
 	char driver[64];                        /* spec.driver, e.g. "dra.net" */
 	char pool[KUBE_NAME_MAX];               /* spec.pool.name (dranet: the node's name) */
+	long long generation;                   /* spec.pool.generation: only a pool's newest counts; 0 absent */
 	char node[KUBE_NAME_MAX];               /* spec.nodeName, "" for a slice not bound to one node */
 	struct kube_slice_device *devices;      /* in the slice's order */
 	size_t n_devices;

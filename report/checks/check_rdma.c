@@ -280,14 +280,28 @@ int check_rdma_gib(const struct observation *o, struct profile *p, struct findin
 	return r;
 }
 
-/* A device of a dra.net slice of this node that publishes host NIC @n as an RDMA device, or NULL. */
+/* A slice of the DRANET driver's pool for this node (dranet: pool = node name, nodeName set). */
+static bool rdma_slice_ours(const struct obs_kube *k, const struct kube_slice *sl)
+{
+	return strcmp(sl->driver, RDMA_DRA_DRIVER) == 0 && strcmp(sl->node, k->node_name) == 0 &&
+	       strcmp(sl->pool, k->node_name) == 0;
+}
+
+/*
+ * A device of a dra.net slice of this node that publishes host NIC @n as an RDMA device, or NULL.
+ * Only the pool's newest generation counts (a consumer ignores the others: resource.k8s.io types).
+ */
 static const struct kube_slice_device *rdma_slice_device(const struct obs_kube *k, const struct profile_nic *n)
 {
+	long long newest = 0;
+
+	for (size_t i = 0; i < k->n_slices; i++)
+		if (rdma_slice_ours(k, &k->slices[i]) && k->slices[i].generation > newest)
+			newest = k->slices[i].generation;
 	for (size_t i = 0; i < k->n_slices; i++) {
 		const struct kube_slice *sl = &k->slices[i];
 
-		if (strcmp(sl->driver, RDMA_DRA_DRIVER) != 0 || strcmp(sl->node, k->node_name) != 0 ||
-		    strcmp(sl->pool, k->node_name) != 0)
+		if (!rdma_slice_ours(k, sl) || sl->generation != newest)
 			continue;
 		for (size_t j = 0; j < sl->n_devices; j++) {
 			const struct kube_slice_device *d = &sl->devices[j];

@@ -20,7 +20,7 @@ struct env {
 	struct observation o;
 	struct profile p;
 	struct profile_nic nics[8];
-	struct kube_slice slice;
+	struct kube_slice slice, older;
 	struct kube_slice_device devs[8];
 	struct finding c;
 };
@@ -113,6 +113,28 @@ static void test_missing_named(void **state)
 	assert_int_equal(judge(e), CHECK_FAIL);
 }
 
+/* Only the pool's newest generation counts: an older slice that still lists a NIC does not publish it. */
+static void test_newest_generation(void **state)
+{
+	struct env *e = *state;
+	struct kube_slice two[2];
+
+	e->slice.generation = 3;
+	e->older = e->slice;
+	e->older.generation = 2;
+	e->slice.n_devices = 7;         /* gpu7rdma0 gone from the newest */
+	two[0] = e->older;
+	two[1] = e->slice;
+	e->o.kube.slices = two;
+	e->o.kube.n_slices = 2;
+	assert_int_equal(judge(e), CHECK_FAIL);
+	assert_non_null(strstr(e->c.message, "1 of its 8 RDMA NICs as RDMA devices: gpu7rdma0"));
+	two[1].n_devices = 8;
+	assert_int_equal(judge(e), CHECK_PASS);
+	e->o.kube.slices = &e->slice;   /* not left pointing at this frame */
+	e->o.kube.n_slices = 1;
+}
+
 /* Unread slices never pass: not read is a skip, forbidden or not served a warning with the reason. */
 static void test_unreadable(void **state)
 {
@@ -139,6 +161,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_all_published, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_match_by_pci_or_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newest_generation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable, setup, teardown),
 	};
 

@@ -37,6 +37,7 @@ static void test_slices_fixture(void **state)
 	assert_string_equal(s->pool, "gke-a3ultra-a3ultra-pool-9c8d7e6f-m2p5");
 	assert_string_equal(s->node, "gke-a3ultra-a3ultra-pool-9c8d7e6f-m2p5");
 	assert_string_equal(s->name, "gke-a3ultra-a3ultra-pool-9c8d7e6f-m2p5-dra.net-x7qzp");
+	assert_int_equal(s->generation, 1);
 	assert_int_equal(s->n_devices, 10);
 	assert_string_equal(s->devices[0].ifname, "eth0");
 	assert_false(s->devices[0].rdma);
@@ -88,6 +89,10 @@ static void test_slices_hostile(void **state)
 		{ "{\"items\":[{\"spec\":[]}]}", "items[0].spec" },
 		{ "{\"items\":[{\"spec\":{\"driver\":7}}]}", "items[0].spec.driver" },
 		{ "{\"items\":[{\"spec\":{\"pool\":{\"name\":false}}}]}", "items[0].spec.pool.name" },
+		{ "{\"items\":[{\"spec\":{\"pool\":{\"generation\":\"2\"}}}]}", "items[0].spec.pool.generation" },
+		{ "{\"items\":[{\"spec\":{\"pool\":{\"generation\":1.5}}}]}", "items[0].spec.pool.generation" },
+		{ "{\"items\":[{\"spec\":{\"pool\":{\"generation\":-1}}}]}", "items[0].spec.pool.generation" },
+		{ "{\"items\":[{\"spec\":{\"pool\":{\"generation\":1e300}}}]}", "items[0].spec.pool.generation" },
 		{ "{\"items\":[{\"spec\":{\"devices\":[{\"attributes\":{\"dra.net/rdma\":{\"bool\":\"yes\"}}}]}}]}",
 		  "items[0].spec.devices[0].attributes.dra.net/rdma.bool: expected a boolean" },
 		{ "{\"items\":[{\"spec\":{\"devices\":[{\"attributes\":{\"dra.net/ifName\":\"gpu0rdma0\"}}]}}]}",
