@@ -367,9 +367,11 @@ static void apiwatch_dranet(struct apiwatch *aw, uint64_t now_ms)
 	aw->changes++;
 	if (d) {
 		o->list_at = now_ms;
-	} else {
+	} else if (o->s) {
+		/* A list in flight is dropped: the reflector hears it ended unanswered, as a send that failed. */
 		http_stream_close(o->s);
 		o->s = NULL;
+		reflector_list_done(o->r, now_ms, 0, NULL, 0, 1, 0);
 	}
 }
 
