@@ -137,6 +137,8 @@ def networks_of(r):
     """The networks entry of the attachment annotation a PATCH sets (it lists failures and warnings only)."""
     found = [c for c in json.loads(patch_of(r)[PREFIX + "attachment"])["checks"] if c["id"] == "networks"]
     return found[0] if found else {"status": "pass"}
+eq(rc, 0, "exit on SIGTERM")
+ok(not any(w in err for w in ("Sanitizer", "runtime error")), "no sanitizer report")
 ok(len(patches) >= 2, "two PATCHes at least: %d" % len(patches))
 first, last = patch_of(patches[0]), patch_of(patches[-1])
 eq((first[PREFIX + "ready"], networks_of(patches[0])["status"]), ("true", "pass"), "first: ready, networks")
@@ -152,8 +154,10 @@ EOF
 
 # ---- the daemon on a multi-network node never asks for ResourceSlices ----
 api_state node-fixture-a3ultra pods-rdma networks-rdma resourceslices-a3ultra
-API_WRAP="timeout -s TERM 4" api_run a3-ultra --interval 10s --start-jitter 0
+API_WRAP="timeout --preserve-status -s TERM 4" api_run a3-ultra --interval 10s --start-jitter 0
 a rdma-multi-network-daemon-no-slices <<'EOF'
+eq(rc, 0, "exit on SIGTERM")
+ok(not any(w in err for w in ("Sanitizer", "runtime error")), "no sanitizer report")
 ok(len(patches) >= 1, "published")
 eq([r for r in reqs if "resourceslices" in r["path"]], [], "no ResourceSlice request")
 EOF
