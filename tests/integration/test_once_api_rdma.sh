@@ -2,7 +2,10 @@
 # test_once_api_rdma.sh - profile rdma end to end (issue 34): fixtures/a3-ultra + the fake API server.
 # An a3-ultragpu-8g node publishes profile=rdma, ready, runtime torch-distributed-rdma; in multi-network
 # mode the pod interfaces eth2..eth9 -> rdma-0..rdma-7 and the mode in the attachment annotation; under
-# DRANET no interfaces; Google's RDMA test pod is attached, a GPU pod without the RDMA networks is not.
+# DRANET no interfaces, and the node's ResourceSlice must publish its 8 RDMA NICs (one missing: not
+# ready, named; unreadable: a warning), read by --once, listed every interval by the daemon (with
+# --no-watch: read with the node), never asked for on a multi-network node; Google's RDMA test pod is
+# attached, a GPU pod without the RDMA networks is not.
 # Env: TOPDIR, BUILD, TCPXO_AGENT. Contacts 127.0.0.1 only, in namespaces it makes.
 set -u
 . "${TOPDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
@@ -150,6 +153,20 @@ ok(len(sl) >= 2, "listed at the start and at the resync: %d" % len(sl))
 eq({(r["method"], r["query"].split("&")[0], bool(r["watch"])) for r in sl},
    {("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"], False)}, "lists of the node's slices only")
 ok(len(sl) <= 4, "about one list an interval: %d in 16 s" % len(sl))
+EOF
+
+# ---- the daemon with --no-watch on a DRANET node: the slices read with the node, judged the same ----
+api_state node-fixture-a3ultra-dranet pods-rdma-dranet "" resourceslices-a3ultra-no-gpu3
+API_WRAP="timeout --preserve-status -s TERM 4" api_run a3-ultra --no-watch --interval 10s --start-jitter 0
+a rdma-dranet-daemon-no-watch <<'EOF'
+eq(rc, 0, "exit on SIGTERM")
+ok(len(patches) >= 1, "published")
+eq(patch_of(patches[0])[PREFIX + "ready"], "false", "not ready")
+att = json.loads(patch_of(patches[0])[PREFIX + "attachment"])
+ok([c for c in att["checks"] if c["id"] == "networks" and c["message"].endswith("gpu3rdma0")], "names gpu3rdma0")
+sl = [r for r in reqs if r["path"] == "/apis/resource.k8s.io/v1/resourceslices"]
+eq([(r["method"], r["query"]) for r in sl][:1], [("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"])],
+   "a GET of the node's slices")
 EOF
 
 # ---- the daemon on a multi-network node never asks for ResourceSlices ----
