@@ -9,6 +9,7 @@
 #include "agent/log.h"
 #include "probes/kube/kube.h"
 #include "probes/kube/kubefeed.h"
+#include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/reflector.h"
 #include "probes/kube/retry.h"
@@ -22,8 +23,9 @@
 static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum apiwatch_mode mode,
 			      struct reflector **ret)
 {
-	static const char *const kind[APIWATCH__COUNT] = { "Node", "Pod", "Network" };
-	static const unsigned max[APIWATCH__COUNT] = { APIWATCH_NODE_MAX, KUBEPARSE_PODS_MAX, KUBE_NETWORKS_MAX };
+	static const char *const kind[APIWATCH__COUNT] = { "Node", "Pod", "Network", "ResourceSlice" };
+	static const unsigned max[APIWATCH__COUNT] = { APIWATCH_NODE_MAX, KUBEPARSE_PODS_MAX, KUBE_NETWORKS_MAX,
+						       KUBE_SLICES_MAX };
 	uint64_t interval_ms = (uint64_t)aw->interval_s * 1000u;
 	char query[sizeof("fieldSelector=spec.nodeName%3D") + KUBE_NODE_NAME_MAX];
 	struct reflector_config cfg = {
@@ -43,7 +45,7 @@ static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum
 		cfg.backoff_base_ms = cfg.backoff_cap_ms = cfg.slow_retry_ms = 1;
 	if (which == APIWATCH_NODE)
 		snprintf(query, sizeof(query), "fieldSelector=metadata.name%%3D%s", aw->node);
-	else if (which == APIWATCH_PODS)
+	else if (which == APIWATCH_PODS || which == APIWATCH_SLICES)
 		snprintf(query, sizeof(query), "fieldSelector=spec.nodeName%%3D%s", aw->node);
 	cfg.query = which == APIWATCH_NETWORKS ? NULL : query;
 	return reflector_new(&cfg, ret);
@@ -72,7 +74,9 @@ int apiwatch_new(const struct apiwatch_config *cfg, struct apiwatch **ret)
 		o->wake = UINT64_MAX;
 		o->report = APIWATCH_NO_REPORT;
 		o->backoff.rng = aw->seed + i + 1;
-		r = apiwatch_reflector(aw, o->which, APIWATCH_WATCHED, &o->r);
+		/* A DRANET node's ResourceSlices: listed every interval (list is all the ClusterRole grants). */
+		o->mode = o->which == APIWATCH_SLICES ? APIWATCH_LISTED : APIWATCH_WATCHED;
+		r = apiwatch_reflector(aw, o->which, o->mode, &o->r);
 	}
 	if (r == 0 && cfg->prefix && !aw->prefix)
 		r = -ENOMEM;
@@ -199,12 +203,17 @@ static void apiwatch_done(void *data, struct http_stream *s, const struct http_s
 		return;
 	}
 	apiwatch_why(o, end, why, sizeof(why));
-	if (o->which == APIWATCH_NETWORKS && (end->status == 404 || end->status == 403)) {
+	if ((o->which == APIWATCH_NETWORKS || o->which == APIWATCH_SLICES) && (end->status == 404 || end->status == 403)) {
 		/* Optional facts, absent or not allowed: said once, then looked for every interval. */
 		apiwatch_failed(o, end->status, end->err, why, NULL, o->absent_said ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN);
-		o->report_msg = end->status == 404 ? "Networks: the resource is absent (no GKE multi-networking): "
-						     "looked for every interval"
-						   : "Networks: listing them is forbidden (RBAC): tried every interval";
+		if (o->which == APIWATCH_SLICES)
+			o->report_msg = end->status == 404 ? "ResourceSlices: resource.k8s.io/v1 is not served: "
+							     "looked for every interval"
+							   : "ResourceSlices: listing them is forbidden (RBAC): tried every interval";
+		else
+			o->report_msg = end->status == 404 ? "Networks: the resource is absent (no GKE multi-networking): "
+							     "looked for every interval"
+							   : "Networks: listing them is forbidden (RBAC): tried every interval";
 		o->absent_said = true;
 		return;
 	}
@@ -267,6 +276,10 @@ static void apiwatch_step(struct apiwatch_one *o, uint64_t now)
 		char *path = NULL;
 
 		if (o->mode == APIWATCH_LISTED) {
+			if (o->which == APIWATCH_SLICES && !o->aw->dranet) {
+				o->wake = UINT64_MAX;   /* not a DRANET node: nothing to list */
+				return;
+			}
 			if (o->s) {
 				o->wake = UINT64_MAX;
 				return;
@@ -339,11 +352,35 @@ void apiwatch_clock(struct apiwatch *aw, uint64_t now_ms)
 		aw->now = now_ms;
 }
 
+/*
+ * Whether the watched Node is a DRANET node, from its store (the parser's rule): the slices are
+ * listed from the turn it becomes one, and their facts dropped when it stops being one.
+ */
+static void apiwatch_dranet(struct apiwatch *aw, uint64_t now_ms)
+{
+	struct apiwatch_one *o = &aw->res[APIWATCH_SLICES];
+	bool d = kubeparse_node_dranet(reflector_find(aw->res[APIWATCH_NODE].r, NULL, aw->node));
+
+	if (d == aw->dranet)
+		return;
+	aw->dranet = d;
+	aw->changes++;
+	if (d) {
+		o->list_at = now_ms;
+	} else if (o->s) {
+		/* A list in flight is dropped: the reflector hears it ended unanswered, as a send that failed. */
+		http_stream_close(o->s);
+		o->s = NULL;
+		reflector_list_done(o->r, now_ms, 0, NULL, 0, 1, 0);
+	}
+}
+
 void apiwatch_drive(struct apiwatch *aw, uint64_t now_ms)
 {
 	if (!aw || !aw->started)
 		return;
 	aw->now = now_ms;
+	apiwatch_dranet(aw, now_ms);
 	for (size_t i = 0; i < APIWATCH__COUNT; i++) {
 		apiwatch_step(&aw->res[i], now_ms);
 		apiwatch_log(&aw->res[i], now_ms);
@@ -363,7 +400,7 @@ static bool apiwatch_one_settled(const struct apiwatch_one *o)
 bool apiwatch_settled(const struct apiwatch *aw)
 {
 	for (size_t i = 0; i < APIWATCH__COUNT; i++)
-		if (!apiwatch_one_settled(&aw->res[i]))
+		if ((i != APIWATCH_SLICES || aw->dranet) && !apiwatch_one_settled(&aw->res[i]))
 			return false;
 	return true;
 }
@@ -378,7 +415,8 @@ bool apiwatch_ready(const struct apiwatch *aw)
 
 static struct kube_fetch *apiwatch_fetch(struct obs_kube *k, enum apiwatch_res which)
 {
-	return which == APIWATCH_NODE ? &k->node_fetch : which == APIWATCH_PODS ? &k->pods_fetch : &k->networks_fetch;
+	return which == APIWATCH_NODE ? &k->node_fetch : which == APIWATCH_PODS ? &k->pods_fetch :
+	       which == APIWATCH_NETWORKS ? &k->networks_fetch : &k->slices_fetch;
 }
 
 int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
@@ -389,9 +427,17 @@ int apiwatch_update(struct apiwatch *aw, struct obs_kube *k)
 		int r;
 
 		k->configured = true;
+		if (o->which == APIWATCH_SLICES && !aw->dranet) {
+			/* Not a DRANET node: no slices are read, none are judged (as --once). */
+			obs_kube_free_slices(k);
+			k->slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_NOT_RUN };
+			o->fed = false;
+			continue;
+		}
 		if (reflector_synced(o->r) && (!o->fed || g != o->fed_gen)) {
 			r = o->which == APIWATCH_NODE ? kubefeed_node(o->r, aw->node, aw->prefix, k) :
-			    o->which == APIWATCH_PODS ? kubefeed_pods(o->r, k) : kubefeed_networks(o->r, k);
+			    o->which == APIWATCH_PODS ? kubefeed_pods(o->r, k) :
+			    o->which == APIWATCH_NETWORKS ? kubefeed_networks(o->r, k) : kubefeed_slices(o->r, k);
 			if (r == -ENOMEM)
 				return r;
 			if (o->which == APIWATCH_NODE && (r == -ENOENT) != o->missing_said) {

@@ -6,10 +6,10 @@
 #include "agent/apiwatch_log.h"
 #include "probes/kube/httpcheck.h"
 
-const char *const apiwatch_name[APIWATCH__COUNT] = { "nodes", "pods", "networks" };
+const char *const apiwatch_name[APIWATCH__COUNT] = { "nodes", "pods", "networks", "resourceslices" };
 
 const char *const apiwatch_path[APIWATCH__COUNT] = {
-	"/api/v1/nodes", "/api/v1/pods", "/apis/networking.gke.io/v1/networks",
+	"/api/v1/nodes", "/api/v1/pods", "/apis/networking.gke.io/v1/networks", KUBE_RESOURCE_SLICES,
 };
 
 void apiwatch_note(struct apiwatch_one *o)

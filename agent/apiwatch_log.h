@@ -15,6 +15,8 @@ enum apiwatch_res {
 	APIWATCH_NODE = 0,      /* GET /api/v1/nodes?fieldSelector=metadata.name=NODE */
 	APIWATCH_PODS,          /* GET /api/v1/pods?fieldSelector=spec.nodeName=NODE */
 	APIWATCH_NETWORKS,      /* GET /apis/networking.gke.io/v1/networks */
+	APIWATCH_SLICES,        /* GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName=NODE:
+				   listed every interval (LISTED from the start), and only while the node is DRANET */
 	APIWATCH__COUNT,
 };
 
@@ -66,6 +68,7 @@ struct apiwatch {
 	unsigned interval_s;
 	uint64_t seed;
 	bool started;
+	bool dranet;                    /* the watched Node carries the DRANET label: its slices are listed */
 	uint64_t now;                   /* of the drive in progress: the callbacks' clock */
 	unsigned long changes;
 	struct apiwatch_one res[APIWATCH__COUNT];
@@ -73,7 +76,7 @@ struct apiwatch {
 
 #define APIWATCH_NO_REPORT ((enum log_level)(LOG_LEVEL_DEBUG + 1))
 
-extern const char *const apiwatch_name[APIWATCH__COUNT];       /* "nodes", "pods", "networks" */
+extern const char *const apiwatch_name[APIWATCH__COUNT];       /* "nodes", "pods", "networks", "resourceslices" */
 extern const char *const apiwatch_path[APIWATCH__COUNT];       /* their API paths */
 
 /* A store that changed is news for the loop. */

@@ -12,6 +12,7 @@
 #include "probes/kube/kube.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
+#include "probes/kube/kubeslices.h"
 #include "probes/model/errmsg.h"
 #include "report/render/annotations.h"
 #include "report/render/condition.h"
@@ -168,6 +169,16 @@ int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 		if (r >= 0) {
 			r = kubeparse_networks(resp.body, resp.len, k, err, sizeof(err));
 			publisher_parsed(&k->networks_fetch, resp.len, r, err);
+		}
+		http_response_free(&resp);
+	}
+	/* A DRANET node's ResourceSlices, optional as the Networks: only there do they say anything. */
+	if (rn >= 0 && k->dranet) {
+		r = kube_list_slices(pb->http, node, &resp);
+		publisher_fetch_set(&k->slices_fetch, r, &resp);
+		if (r >= 0) {
+			r = kubeslices_parse(resp.body, resp.len, k, err, sizeof(err));
+			publisher_parsed(&k->slices_fetch, resp.len, r, err);
 		}
 		http_response_free(&resp);
 	}

@@ -19,6 +19,8 @@ fresh kubeparse_pods
 for f in fixtures/kube/pods-*.json; do cp "$f" "$F/kubeparse_pods/seed-$(basename "$f")"; done
 fresh kubeparse_networks
 for f in fixtures/kube/networks*.json; do cp "$f" "$F/kubeparse_networks/seed-$(basename "$f")"; done
+fresh kubeslices
+for f in fixtures/kube/resourceslices-*.json; do cp "$f" "$F/kubeslices/seed-$(basename "$f")"; done
 # NodeLists cut to their first three nodes, compact: the fuzzer mutates small inputs faster.
 # The scanner alone (nodelist) gets six: its fuzz target refuses the fifth item now and then.
 # The fleet's status (status) the same three; case-* files beside them carry FabricReady conditions.

@@ -114,6 +114,11 @@ int kube_list_networks(struct http_client *c, struct http_response *resp)
 	return http_request(c, "GET", "/apis/networking.gke.io/v1/networks", NULL, NULL, resp);
 }
 
+int kube_list_slices(struct http_client *c, const char *node, struct http_response *resp)
+{
+	return kube_get_named(c, KUBE_RESOURCE_SLICES "?fieldSelector=spec.nodeName%3D", node, "node", resp);
+}
+
 int kube_get_training_runtime(struct http_client *c, const char *name, struct http_response *resp)
 {
 	return kube_get_named(c, KUBE_TRAINING_RUNTIMES "/", name, "runtime", resp);

@@ -76,6 +76,16 @@ int kube_write_send(struct http_client *c, const struct kube_write *w, struct ht
  */
 int kube_list_networks(struct http_client *c, struct http_response *resp);
 
+#define KUBE_RESOURCE_SLICES "/apis/resource.k8s.io/v1/resourceslices"
+
+/**
+ * kube_list_slices() - GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName=@node
+ * (the DRA ResourceSlices bound to the node; optional facts: a 403 means RBAC does not allow
+ * them, a 404 that the server does not serve resource.k8s.io/v1).
+ * Return: as http_request(); -EINVAL for an invalid node name.
+ */
+int kube_list_slices(struct http_client *c, const char *node, struct http_response *resp);
+
 #define KUBE_TRAINING_RUNTIMES "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes"
 
 /**

@@ -7,6 +7,7 @@
 #include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
+#include "probes/kube/kubeslices.h"
 #include "probes/model/json.h"
 
 static void kubefeed_ok(struct kube_fetch *f)
@@ -89,4 +90,9 @@ int kubefeed_pods(const struct reflector *r, struct obs_kube *k)
 int kubefeed_networks(const struct reflector *r, struct obs_kube *k)
 {
 	return kubefeed_list(r, k, &k->networks_fetch, "NetworkList", kubeparse_network_items);
+}
+
+int kubefeed_slices(const struct reflector *r, struct obs_kube *k)
+{
+	return kubefeed_list(r, k, &k->slices_fetch, "ResourceSliceList", kubeslices_items);
 }

@@ -41,6 +41,12 @@ int kubefeed_pods(const struct reflector *r, struct obs_kube *k);
 int kubefeed_networks(const struct reflector *r, struct obs_kube *k);
 
 /**
+ * kubefeed_slices() - the ResourceSlice part of @k from @r, a store of the node's ResourceSlices
+ * (kubeslices_items()). Return: as kubefeed_pods(), for k->slices_fetch.
+ */
+int kubefeed_slices(const struct reflector *r, struct obs_kube *k);
+
+/**
  * kubefeed_failed() - a read of the part behind @f that did not succeed (as a GET's failure is
  * recorded): FORBIDDEN for @status 403, FAILED otherwise, @err (-errno), @message cut to fit.
  * The facts themselves are left as they are: an API failure removes nothing.

@@ -328,6 +328,13 @@ static int kubeparse_node_meta(const struct json *root, struct obs_kube *n,
 	return 0;
 }
 
+bool kubeparse_node_dranet(const struct json *root)
+{
+	const char *v = json_get_string(json_get(json_get(root, "metadata"), "labels"), KUBEPARSE_LABEL_DRANET);
+
+	return v && strcmp(v, "true") == 0;
+}
+
 /* Our annotations' current values; an over-long value stays NULL: it differs from anything we would write. */
 static int kubeparse_our_anns(const struct json *ann, const char *prefix, struct kube_annotation out[KUBE_ANN__COUNT],
 			      char *err, size_t errlen)

@@ -52,6 +52,9 @@ int kubeparse_list(const char *body, size_t len, const char *what, const char *c
 		   struct obs_kube *k, char *err, size_t errlen);
 
 int kubeparse_node_tree(const struct json *root, const char *prefix, struct obs_kube *k, char *err, size_t errlen);
+
+/* Whether the Node @root carries GKE managed DRANET's label (obs_kube.dranet's rule); false for NULL. */
+bool kubeparse_node_dranet(const struct json *root);
 int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen);
 
 /**

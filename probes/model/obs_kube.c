@@ -88,6 +88,15 @@ void obs_kube_free_networks(struct obs_kube *k)
 	k->n_networks = 0;
 }
 
+void obs_kube_free_slices(struct obs_kube *k)
+{
+	for (size_t i = 0; i < k->n_slices; i++)
+		free(k->slices[i].devices);
+	free(k->slices);
+	k->slices = NULL;
+	k->n_slices = 0;
+}
+
 void obs_kube_free(struct obs_kube *k)
 {
 	if (!k)
@@ -95,6 +104,7 @@ void obs_kube_free(struct obs_kube *k)
 	obs_kube_free_node(k);
 	obs_kube_free_pods(k);
 	obs_kube_free_networks(k);
+	obs_kube_free_slices(k);
 }
 
 const struct kube_nic *obs_kube_nic_by_bdf(const struct obs_kube *k, const char *bdf)

@@ -147,6 +147,33 @@ struct kube_network {
 	bool params_ready;              /* status condition ParamsReady=True */
 };
 
+/*
+ * ResourceSlices (resource.k8s.io/v1) of this node: what the rdma check reads of them. Sizes are the
+ * API's own limits (driver and device names: 63; attribute strings: 64; devices per slice: 128).
+ */
+#define KUBE_SLICES_MAX 256             /* slices of one node read */
+#define KUBE_SLICE_DEVICES_MAX 128      /* resource.k8s.io/v1 ResourceSliceMaxDevices */
+#define KUBE_DRA_STRING_MAX 65          /* DeviceAttribute string: at most 64 bytes + NUL */
+
+/* One device of a slice, with the dra.net attributes (kubernetes-sigs/dranet pkg/apis/attributes.go). */
+struct kube_slice_device {
+	char name[64];                          /* "pci-0000-91-00-0" */
+	bool rdma;                              /* dra.net/rdma {"bool": true} */
+	char ifname[KUBE_DRA_STRING_MAX];       /* dra.net/ifName {"string": "gpu0rdma0"}, "" absent */
+	char bdf[KUBE_DRA_STRING_MAX];          /* dra.net/pciAddress {"string": "0000:91:00.0"}, "" absent */
+};
+
+/* One ResourceSlice. */
+struct kube_slice {
+	char name[KUBE_NAME_MAX];               /* metadata.name */
+	char driver[64];                        /* spec.driver, e.g. "dra.net" */
+	char pool[KUBE_NAME_MAX];               /* spec.pool.name (dranet: the node's name) */
+	long long generation;                   /* spec.pool.generation: only a pool's newest counts; 0 absent */
+	char node[KUBE_NAME_MAX];               /* spec.nodeName, "" for a slice not bound to one node */
+	struct kube_slice_device *devices;      /* in the slice's order */
+	size_t n_devices;
+};
+
 struct releases;
 
 struct obs_kube {
@@ -188,6 +215,14 @@ struct obs_kube {
 	size_t n_networks;
 
 	/*
+	 * GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName=<node>
+	 * (kubeslices_items()): read only on a DRANET node (@dranet), else NOT_RUN.
+	 */
+	struct kube_fetch slices_fetch;
+	struct kube_slice *slices;              /* sorted by name */
+	size_t n_slices;
+
+	/*
 	 * Release table in effect (--releases), not owned: the caller keeps it alive as long
 	 * as the observation. NULL means releases_builtin().
 	 */
@@ -212,6 +247,7 @@ void obs_kube_free(struct obs_kube *k);
 void obs_kube_free_node(struct obs_kube *k);
 void obs_kube_free_pods(struct obs_kube *k);
 void obs_kube_free_networks(struct obs_kube *k);
+void obs_kube_free_slices(struct obs_kube *k);
 
 /* Annotations or labels as the node carries them: free each value, mark each absent. */
 void obs_kube_ann_clear(struct kube_annotation *a, size_t n);

@@ -20,6 +20,7 @@
 #define RDMA_PORT_ACTIVE 4              /* ib_port_state IB_PORT_ACTIVE */
 #define RDMA_PHYS_LINKUP 5              /* phys_state "LinkUp" */
 #define RDMA_GIB "/home/kubernetes/bin/gib"
+#define RDMA_DRA_DRIVER "dra.net"           /* GKE managed DRANET's DRA driver name */
 
 static const char *const rdma_remedy_machine =
 	"run the agent on an a3-ultragpu-8g or a4-highgpu-8g node (8 x H200 or B200, 8 mlx5 RDMA NICs); "
@@ -279,6 +280,107 @@ int check_rdma_gib(const struct observation *o, struct profile *p, struct findin
 	return r;
 }
 
+/* A slice of the DRANET driver's pool for this node (dranet: pool = node name, nodeName set). */
+static bool rdma_slice_ours(const struct obs_kube *k, const struct kube_slice *sl)
+{
+	return strcmp(sl->driver, RDMA_DRA_DRIVER) == 0 && strcmp(sl->node, k->node_name) == 0 &&
+	       strcmp(sl->pool, k->node_name) == 0;
+}
+
+/*
+ * A device of a dra.net slice of this node that publishes host NIC @n as an RDMA device, or NULL.
+ * Only the pool's newest generation counts (a consumer ignores the others: resource.k8s.io types).
+ */
+static const struct kube_slice_device *rdma_slice_device(const struct obs_kube *k, const struct profile_nic *n)
+{
+	long long newest = 0;
+
+	for (size_t i = 0; i < k->n_slices; i++)
+		if (rdma_slice_ours(k, &k->slices[i]) && k->slices[i].generation > newest)
+			newest = k->slices[i].generation;
+	for (size_t i = 0; i < k->n_slices; i++) {
+		const struct kube_slice *sl = &k->slices[i];
+
+		if (!rdma_slice_ours(k, sl) || sl->generation != newest)
+			continue;
+		for (size_t j = 0; j < sl->n_devices; j++) {
+			const struct kube_slice_device *d = &sl->devices[j];
+
+			if (d->rdma && ((n->name[0] && strcmp(d->ifname, n->name) == 0) ||
+					(n->bdf[0] && strcmp(d->bdf, n->bdf) == 0)))
+				return d;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * DRANET mode: the GKE managed DRANET driver (networking-dra-driver, driver name dra.net) publishes
+ * this node's NICs in ResourceSlices (pool = the node's name), RDMA NICs with dra.net/rdma true and
+ * dra.net/ifName gpuNrdma0; allocated devices stay published. Each of the host's RDMA NICs must be
+ * among them, by interface name or PCI address (docs/rdma-sources.md).
+ */
+static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, struct finding *c)
+{
+	static const char remedy[] =
+		"check the GKE managed DRANET driver pod on this node (DaemonSet networking-dra-driver, namespace "
+		"gke-managed-networking-dra-driver): it publishes the node's RDMA NICs in its ResourceSlice";
+	const struct kube_fetch *f = &k->slices_fetch;
+	struct strbuf sb = { 0 };
+	size_t missing = 0;
+
+	switch (f->state) {
+	case KUBE_FETCH_NOT_RUN:
+		return finding_set(c, CHECK_SKIP, NULL, "DRANET mode (node label " OBS_KUBE_DRANET_LABEL
+				   "): the node's ResourceSlices not read");
+	case KUBE_FETCH_FORBIDDEN:
+		return finding_set(c, CHECK_WARN,
+				   "grant the agent's ClusterRole list on resourceslices in API group resource.k8s.io "
+				   "(manifests/)",
+				   "DRANET mode: the node's ResourceSlices cannot be read: listing them is forbidden (RBAC)%s%s%s",
+				   f->message[0] ? " (" : "", f->message, f->message[0] ? ")" : "");
+	case KUBE_FETCH_FAILED:
+		if (f->http_status == 404)
+			return finding_set(c, CHECK_WARN,
+					   "GKE managed DRANET needs resource.k8s.io/v1 (GKE 1.34.1-gke.1829001 or later)",
+					   "DRANET mode: the node's ResourceSlices cannot be read: the API server does not "
+					   "serve resource.k8s.io/v1 resourceslices");
+		return finding_set(c, CHECK_WARN, NULL, "DRANET mode: the node's ResourceSlices cannot be read%s%s%s",
+				   f->message[0] ? " (" : "", f->message, f->message[0] ? ")" : "");
+	case KUBE_FETCH_OK:
+		break;
+	}
+	for (size_t i = 0; i < p->n_nics; i++) {
+		const struct profile_nic *n = &p->nics[i];
+
+		if (rdma_slice_device(k, n))
+			continue;
+		if (missing++ < RDMA_LIST_MAX)
+			strbuf_appendf(&sb, "%s%s", missing > 1 ? ", " : "", n->name[0] ? n->name : n->bdf);
+	}
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return -ENOMEM;
+	}
+	if (missing) {
+		struct strbuf msg = { 0 };
+
+		strbuf_appendf(&msg, "DRANET mode: the node's ResourceSlices (driver " RDMA_DRA_DRIVER ") do not publish "
+			       "%zu of its %zu RDMA NICs as RDMA devices: %s%s", missing, p->n_nics, sb.s,
+			       missing > RDMA_LIST_MAX ? " (and more)" : "");
+		strbuf_free(&sb);
+		return finding_set_built(c, CHECK_FAIL, remedy, &msg);
+	}
+	strbuf_free(&sb);
+	if (!p->n_nics)
+		return finding_set(c, CHECK_SKIP, NULL, "DRANET mode: no RDMA NIC on the host to look for in the "
+				   "node's ResourceSlices");
+	return finding_set(c, CHECK_PASS, NULL,
+			   "DRANET mode (node label " OBS_KUBE_DRANET_LABEL "): the node's ResourceSlices (driver "
+			   RDMA_DRA_DRIVER ") publish its %zu RDMA NICs as RDMA devices; pods claim them with "
+			   "ResourceClaims of DeviceClass mrdma.google.com, no interfaces mapping is published", p->n_nics);
+}
+
 /*
  * The networks row of profile rdma: which of the two modes GKE wires the node in (they cannot be
  * mixed), and in multi-network mode the Networks rdma-0..rdma-7 (Device, Ready, ParamsReady, a
@@ -296,10 +398,7 @@ int check_rdma_networks(const struct observation *o, struct profile *p, struct f
 
 	if (k->dranet) {
 		p->mode = "dranet";
-		return finding_set(c, CHECK_SKIP, NULL,
-				   "DRANET mode (node label " OBS_KUBE_DRANET_LABEL "): pods claim the RDMA NICs with "
-				   "ResourceClaims of DeviceClass mrdma.google.com; no interfaces mapping is published, "
-				   "the node's ResourceSlice is not judged yet");
+		return check_rdma_slices(k, p, c);
 	}
 	p->mode = "multi-network";
 	switch (k->networks_fetch.state) {

@@ -142,8 +142,8 @@ events=$(value 'tcpxo_node_writes_total{kind="event"}')
 patch_reqs=$(value 'tcpxo_api_requests_total{verb="PATCH",resource="nodes",code="200"}')
 if [ "${watches:-0}" -ge 1 ] && [ "$merge" = 1 ] && [ "$status" = 1 ] && [ "${events:-0}" -ge 1 ] &&
    [ "$patch_reqs" = "$(reqs 0 | grep -c '^PATCH')" ] &&
-   [ "$(grep -c '^tcpxo_watch_relists_total{' "$tmp/scrape")" = 9 ]; then
-	ok "metrics counters: $watches node watches, merge_patch $merge, status_patch $status, event $events, PATCH requests as the server saw them, 9 relist series"
+   [ "$(grep -c '^tcpxo_watch_relists_total{' "$tmp/scrape")" = 12 ]; then
+	ok "metrics counters: $watches node watches, merge_patch $merge, status_patch $status, event $events, PATCH requests as the server saw them, 12 relist series"
 else
 	nok "metrics counters" "watches $watches merge $merge status $status events $events patches $patch_reqs: $(grep -E '^tcpxo_(api|node_writes|watch)' "$tmp/scrape" | tr '\n' '|')"
 fi

@@ -63,6 +63,9 @@ api_state() {
 	if [ -n "${3:-}" ]; then
 		cp "$_as_kube/$3.json" "$API_STATE/networks.json" || return 1
 	fi
+	if [ -n "${4:-}" ]; then
+		cp "$_as_kube/$4.json" "$API_STATE/resourceslices.json" || return 1
+	fi
 	cp "$_as_kube/$1.json" "$API_TMP/node.orig.json" || return 1
 	# A token unique per state, so a test can look for it in the agent's output.
 	api_token "tcpxo-e2e-token-$$-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"

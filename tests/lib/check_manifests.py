@@ -234,10 +234,12 @@ def _():
 def _():
 	# networks: list and watch, never one by name; nodes list and watch: the daemon's watch of its
 	# own Node (fieldSelector metadata.name), which RBAC cannot narrow (docs/deploy.md "Privileges");
-	# nodes/status: patch (the FabricReady condition); events: create only (never read, changed, deleted).
+	# nodes/status: patch (the FabricReady condition); events: create only (never read, changed, deleted);
+	# resourceslices: list only (a DRANET node's slices, listed every interval, never watched).
 	want = {("", "nodes", "get"), ("", "nodes", "patch"), ("", "nodes", "list"), ("", "nodes", "watch"),
 	        ("", "nodes/status", "patch"), ("", "pods", "list"), ("", "pods", "watch"),
 	        ("networking.gke.io", "networks", "list"), ("networking.gke.io", "networks", "watch"),
+	        ("resource.k8s.io", "resourceslices", "list"),
 	        ("events.k8s.io", "events", "create")}
 	check(not objs("Role") and not objs("RoleBinding"), "unexpected namespaced Role/RoleBinding")
 	role = one("ClusterRole")

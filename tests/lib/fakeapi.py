@@ -18,6 +18,9 @@ change is seen):
   pods.json    PodList for /api/v1/pods and /api/v1/namespaces/<ns>/pods
   networks.json  optional NetworkList for /apis/networking.gke.io/v1/networks (absent: 404 and no
                networking.gke.io group in discovery, as when GKE multi-networking is not enabled)
+  resourceslices.json  optional ResourceSliceList for /apis/resource.k8s.io/v1/resourceslices
+               (cluster-scoped, fieldSelector spec.nodeName and spec.driver; absent: 404, as a
+               server that does not serve resource.k8s.io/v1)
   clustertrainingruntimes.json  optional ClusterTrainingRuntimeList for
                /apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes[/NAME] (absent: 404 and no
                group, as without Kubeflow Trainer v2; a name it lacks: a NotFound Status naming it)
@@ -579,6 +582,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             rest, view, group = parts[3:], "v1", "events.k8s.io"
         elif parts[:3] == ["apis", "trainer.kubeflow.org", "v1alpha1"]:
             rest, view, group = parts[3:], "v1alpha1", "trainer.kubeflow.org"
+        elif parts[:3] == ["apis", "resource.k8s.io", "v1"]:
+            rest, view, group = parts[3:], "v1", "resource.k8s.io"
         else:
             return None
         ns = None
@@ -634,7 +639,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                                  "serverAddress": "127.0.0.1:443"}]})
         elif parts == ["apis"]:
             groups = [("events.k8s.io", "v1")] + ([("networking.gke.io", "v1")] if self.networks_present() else []) + \
-                ([("trainer.kubeflow.org", "v1alpha1")] if self.crd_present("clustertrainingruntimes") else [])
+                ([("trainer.kubeflow.org", "v1alpha1")] if self.crd_present("clustertrainingruntimes") else []) + \
+                ([("resource.k8s.io", "v1")] if self.crd_present("resourceslices") else [])
             self.send_json(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
                 {"name": g, "versions": [{"groupVersion": g + "/" + v, "version": v}],
                  "preferredVersion": {"groupVersion": g + "/" + v, "version": v}} for g, v in groups]})
@@ -660,6 +666,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self.send_json(200, self.resource_list("trainer.kubeflow.org/v1alpha1", [
                     ("clustertrainingruntimes", "clustertrainingruntime", False, "ClusterTrainingRuntime", [], True)]))
+        elif parts == ["apis", "resource.k8s.io", "v1"]:
+            if not self.crd_present("resourceslices"):
+                self.not_found()
+            else:
+                self.send_json(200, self.resource_list("resource.k8s.io/v1", [
+                    ("resourceslices", "resourceslice", False, "ResourceSlice", [], True)]))
         elif parts and parts[0] in ("openapi", "apis") and len(parts) <= 3:
             self.not_found()
         else:

@@ -72,11 +72,15 @@ RESOURCES = {
         "involvedObject.fieldPath": ("regarding", "fieldPath"),
         "reportingComponent": ("reportingController",), "source": ("deprecatedSource", "component")}),
         ("events.json",)),
+    # resource.k8s.io/v1 ResourceSlices: cluster-scoped; the registry's selectable fields are
+    # spec.nodeName and spec.driver (pkg/registry/resource/resourceslice/strategy.go).
+    "resourceslices": Resource("resourceslices", "ResourceSlice", "resource.k8s.io", "v1", False, _meta_fields({
+        "spec.nodeName": ("spec", "nodeName"), "spec.driver": ("spec", "driver")}), ("resourceslices.json",)),
     "clustertrainingruntimes": Resource("clustertrainingruntimes", "ClusterTrainingRuntime", "trainer.kubeflow.org",
                                         "v1alpha1", False, _meta_fields({}), ("clustertrainingruntimes.json",)),
 }
 # Custom resources: their file absent means their CRD is (404, no group in discovery).
-CRDS = ("networks", "clustertrainingruntimes")
+CRDS = ("networks", "clustertrainingruntimes", "resourceslices")     # resourceslices: absent as before GKE 1.34
 FIELD_DEFAULTS = {"spec.unschedulable": "false", "spec.hostNetwork": "false"}
 
 

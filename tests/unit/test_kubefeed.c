@@ -14,6 +14,7 @@
 #include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
+#include "probes/kube/kubeslices.h"
 #include "probes/kube/reflector.h"
 
 #define NODE "gke-a3mega-a3mega-pool-1a2b3c4d-x7k2"
@@ -128,6 +129,38 @@ static void test_pods_and_networks(void **state)
 	free(nets);
 }
 
+/* A DRANET node's slices from the daemon's store: the same facts as the GET's body; a refused store keeps them. */
+static void test_slices(void **state)
+{
+	struct obs_kube k = { 0 }, direct = { 0 };
+	char *items = fixture_items("kube/resourceslices-a3ultra.json"), err[256];
+	struct reflector *r = filled("/apis/resource.k8s.io/v1/resourceslices", "ResourceSlice", items);
+	struct reflector *bad = filled("/apis/resource.k8s.io/v1/resourceslices", "ResourceSlice",
+				       "{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":7}}");
+	size_t len;
+	char *body = fixture_read("kube/resourceslices-a3ultra.json", &len);
+
+	(void)state;
+	assert_int_equal(kubefeed_slices(r, &k), 0);
+	assert_int_equal(k.slices_fetch.state, KUBE_FETCH_OK);
+	assert_int_equal(kubeslices_parse(body, len, &direct, err, sizeof(err)), 0);
+	assert_int_equal(k.n_slices, 1);
+	assert_int_equal(k.slices[0].n_devices, direct.slices[0].n_devices);
+	assert_string_equal(k.slices[0].devices[9].ifname, "gpu7rdma0");
+	assert_int_equal(kubefeed_slices(bad, &k), -EINVAL);
+	assert_int_equal(k.slices_fetch.state, KUBE_FETCH_FAILED);
+	assert_non_null(strstr(k.slices_fetch.message, "items[0].spec.driver"));
+	assert_int_equal(k.n_slices, 1);
+	assert_int_equal(k.pods_fetch.state, KUBE_FETCH_NOT_RUN);
+
+	reflector_free(r);
+	reflector_free(bad);
+	obs_kube_free(&k);
+	obs_kube_free(&direct);
+	free(body);
+	free(items);
+}
+
 /*
  * A pod the parser cannot read is set aside, named, the others read, as a GET's: one that may be
  * the daemon or the installer (its containers cannot be walked) is only marked so (the checks
@@ -185,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node),
 		cmocka_unit_test(test_pods_and_networks),
+		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_refused_pod),
 		cmocka_unit_test(test_failed),
 	};

@@ -1,0 +1,129 @@
+/* kubeslices.c - pure: a ResourceSliceList (resource.k8s.io/v1) of this node into struct obs_kube. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/kube/kubejson.h"
+#include "probes/kube/kubeparse.h"
+#include "probes/kube/kubeslices.h"
+#include "probes/model/errmsg.h"
+
+/* A v1 DeviceAttribute is an object with one typed member: {"bool": true}, {"string": "gpu0rdma0"}. */
+static const struct kubejson_field kubeslices_rdma[] = {
+	KUBEJSON_ROW_BOOL("bool", kube_slice_device, rdma),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubeslices_ifname[] = {
+	KUBEJSON_ROW_TEXT("string", kube_slice_device, ifname),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubeslices_bdf[] = {
+	KUBEJSON_ROW_TEXT("string", kube_slice_device, bdf),
+	KUBEJSON_ROW_END,
+};
+
+/* dranet's attribute names (kubernetes-sigs/dranet pkg/apis/attributes.go). */
+static const struct kubejson_field kubeslices_attrs[] = {
+	KUBEJSON_ROW_OBJECT("dra.net/rdma", kubeslices_rdma, NULL),
+	KUBEJSON_ROW_OBJECT("dra.net/ifName", kubeslices_ifname, NULL),
+	KUBEJSON_ROW_OBJECT("dra.net/pciAddress", kubeslices_bdf, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubeslices_device[] = {
+	KUBEJSON_ROW_TEXT("name", kube_slice_device, name),
+	KUBEJSON_ROW_OBJECT("attributes", kubeslices_attrs, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubeslices_meta[] = {
+	KUBEJSON_ROW_TEXT("name", kube_slice, name),
+	KUBEJSON_ROW_END,
+};
+
+/* spec.pool.generation: a whole number, 0 when absent (the API's int64, within a double's exact range). */
+static int kubeslices_generation(const struct json *obj, const struct kubejson_field *f, void *dst, const char *where,
+				 char *err, size_t errlen)
+{
+	const struct json *v = json_get(obj, f->key);
+	long long g;
+	double d;
+
+	if (!v || json_type(v) == JSON_NULL)
+		return 0;
+	if (!json_number(v, &d) || d < 0 || d > 9007199254740992.0 || d != (double)(long long)d)
+		return errmsg_set(err, errlen, -EINVAL, "%s.%s: expected a whole number of at most 2^53, got %s", where,
+				  f->key, kubejson_tname(v));
+	g = (long long)d;
+	memcpy((char *)dst + f->off, &g, sizeof(g));
+	return 0;
+}
+
+static const struct kubejson_field kubeslices_pool[] = {
+	KUBEJSON_ROW_TEXT("name", kube_slice, pool),
+	KUBEJSON_ROW_CALL("generation", kube_slice, generation, 0, kubeslices_generation),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubeslices_spec[] = {
+	KUBEJSON_ROW_TEXT("driver", kube_slice, driver),
+	KUBEJSON_ROW_OBJECT("pool", kubeslices_pool, NULL),
+	KUBEJSON_ROW_TEXT("nodeName", kube_slice, node),
+	KUBEJSON_ROW_OBJECTS("devices", kube_slice, devices, n_devices, KUBE_SLICE_DEVICES_MAX, kubeslices_device, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static const struct kubejson_field kubeslices_slice[] = {
+	KUBEJSON_ROW_OBJECT("metadata", kubeslices_meta, NULL),
+	KUBEJSON_ROW_OBJECT("spec", kubeslices_spec, NULL),
+	KUBEJSON_ROW_END,
+};
+
+static int kubeslices_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kube_slice *)a)->name, ((const struct kube_slice *)b)->name);
+}
+
+static void kubeslices_free(struct kube_slice *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].devices);
+	free(v);
+}
+
+int kubeslices_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
+{
+	struct kube_slice *v;
+	char where[32];
+	int r = 0;
+
+	if (n > KUBE_SLICES_MAX)
+		return errmsg_set(err, errlen, -EINVAL, "items: more than %d ResourceSlices", KUBE_SLICES_MAX);
+	if (!(v = calloc(n ? n : 1, sizeof(*v))))
+		return errmsg_set(err, errlen, -ENOMEM, "resourceslices: out of memory");
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		snprintf(where, sizeof(where), "items[%zu]", i);
+		if ((r = kubejson_elem(items[i], where, err, errlen)) == 0)
+			r = kubejson_read(items[i], kubeslices_slice, &v[i], where, err, errlen);
+	}
+	if (r < 0) {
+		kubeslices_free(v, n);
+		return r;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), kubeslices_cmp);
+	obs_kube_free_slices(k);
+	k->slices = v;
+	k->n_slices = n;
+	return 0;
+}
+
+int kubeslices_parse(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen)
+{
+	static const char *const kinds[] = { "ResourceSliceList", "List", NULL };
+
+	return kubeparse_list(body, len, "resourceslices", kinds, kubeslices_items, k, err, errlen);
+}
