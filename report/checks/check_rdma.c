@@ -29,10 +29,10 @@ static const char *const rdma_remedy_installer =
 	"deploy GKE's nccl-rdma-installer DaemonSet (kube-system; container-engine-accelerators "
 	"gpudirect-rdma/nccl-rdma-installer.yaml) and check that its pod on this node finished its init container";
 
-/* "H200", "B200": the model of a fabric GPU id; NULL for another. */
+/* "H200", "B200": the model of an RDMA node's GPU id; NULL for any other. */
 static const char *rdma_gpu_model(uint16_t device)
 {
-	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : device == 0x2330 ? "H100" : NULL;
+	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : NULL;
 }
 
 /* One more problem into @sb, the first RDMA_LIST_MAX named. */
@@ -57,15 +57,15 @@ int check_rdma_gpus(const struct observation *o, struct profile *p, struct findi
 	(void)o;
 	for (size_t i = 0; i < p->n_gpus; i++)
 		same += p->gpus[i].device == p->gpus[0].device;
-	if (p->n_gpus == RDMA_GPUS && same == p->n_gpus && p->gpus[0].device != 0x2330)
-		return finding_set(c, CHECK_PASS, NULL, "8 NVIDIA %s GPUs (10de:%04x)", model, p->gpus[0].device);
 	if (p->n_gpus == 0)
 		return finding_set(c, CHECK_FAIL, rdma_remedy_machine,
 				   "no NVIDIA H200 (10de:2335) or B200 (10de:2901) GPU on the PCI bus");
-	if (same != p->n_gpus || p->gpus[0].device == 0x2330)
+	if (same != p->n_gpus || !model)
 		return finding_set(c, CHECK_FAIL, rdma_remedy_machine,
 				   "GPUs of another kind beside the RDMA NICs: an RDMA node has 8 H200 (10de:2335) or "
 				   "8 B200 (10de:2901) GPUs");
+	if (p->n_gpus == RDMA_GPUS)
+		return finding_set(c, CHECK_PASS, NULL, "8 NVIDIA %s GPUs (10de:%04x)", model, p->gpus[0].device);
 	return finding_set(c, CHECK_FAIL,
 			   "a GPU has fallen off the bus or the node is not an 8-GPU shape: check `nvidia-smi` and the node's events",
 			   "found %zu NVIDIA %s GPUs (10de:%04x), expected %d", p->n_gpus, model, p->gpus[0].device,
@@ -157,44 +157,53 @@ size_t check_rdma_names(struct profile *p, struct strbuf *sb, int *ret)
 	return wrong;
 }
 
+/* One finding about an RDMA port into @w, ", "-separated. */
+static void rdma_what(struct strbuf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rdma_what(struct strbuf *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	strbuf_append(w, w->len ? ", " : "");
+	va_start(ap, fmt);
+	strbuf_vappendf(w, fmt, ap);
+	va_end(ap);
+}
+
 /* @n's RDMA port findings into @sb and its row; whether anything is wrong. Return via *@ret: 0 or -ENOMEM. */
 static bool rdma_port(struct profile *p, size_t i, const struct obs_rdma_dev *d, struct strbuf *sb, int *ret)
 {
 	const struct profile_nic *n = &p->nics[i];
-	char what[160] = "", q[OBS_RDMA_NAME_MAX * 4 + 8], gid[INET_ADDRSTRLEN] = "";
-	size_t w = 0;
+	char q[OBS_RDMA_NAME_MAX * 4 + 8], gid[INET_ADDRSTRLEN] = "";
+	struct strbuf what = { 0 };
 
 	obs_host_quote(d->name, q, sizeof(q));
-	if (!d->port)
-		w += (size_t)snprintf(what + w, sizeof(what) - w, "has no port 1");
-	else {
+	if (!d->port) {
+		rdma_what(&what, "has no port 1");
+	} else {
 		if (d->state != RDMA_PORT_ACTIVE)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sis %s, expected ACTIVE", w ? ", " : "",
-					      d->state < 0 ? "unreadable" : d->state_text);
+			rdma_what(&what, "is %s, expected ACTIVE", d->state < 0 ? "unreadable" : d->state_text);
 		if (d->phys_state != RDMA_PHYS_LINKUP)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sphysical state %s, expected LinkUp",
-					      w ? ", " : "", d->phys_state < 0 ? "unreadable" : d->phys_text);
+			rdma_what(&what, "physical state %s, expected LinkUp", d->phys_state < 0 ? "unreadable" : d->phys_text);
 		if (strcmp(d->link_layer, "Ethernet") != 0)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%slink layer %s, expected Ethernet (RoCE)",
-					      w ? ", " : "", *d->link_layer ? d->link_layer : "unreadable");
-		if (!d->roce_v2)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sno RoCE v2 GID", w ? ", " : "");
-		else if (d->roce_v2_ipv4 && *n->ipv4) {
+			rdma_what(&what, "link layer %s, expected Ethernet (RoCE)", *d->link_layer ? d->link_layer : "unreadable");
+		if (!d->roce_v2) {
+			rdma_what(&what, "no RoCE v2 GID");
+		} else if (d->roce_v2_ipv4 && *n->ipv4) {
 			size_t l = strcspn(n->ipv4, "/");
 
 			inet_ntop(AF_INET, &d->gid_ipv4, gid, sizeof(gid));
 			if (strlen(gid) != l || strncmp(gid, n->ipv4, l) != 0)
-				w += (size_t)snprintf(what + w, sizeof(what) - w, "%sRoCE v2 GID for %s, not %.*s",
-						      w ? ", " : "", gid, (int)l, n->ipv4);
+				rdma_what(&what, "RoCE v2 GID for %s, not %.*s", gid, (int)l, n->ipv4);
 		}
 	}
-	if (w >= sizeof(what))
-		w = sizeof(what) - 1;
-	*ret = 0;
-	if (!w)
+	*ret = what.oom ? -ENOMEM : 0;
+	if (!what.len || what.oom) {
+		strbuf_free(&what);
 		return false;
-	strbuf_appendf(sb, "%s%s port 1 (%s) %s", sb->len ? "; " : "", q, *n->name ? n->name : n->bdf, what);
-	*ret = profile_mark(p, CHECK_LINKS, MARK_NIC, i, q, NULL, "RDMA port: %s", what);
+	}
+	strbuf_appendf(sb, "%s%s port 1 (%s) %s", sb->len ? "; " : "", q, *n->name ? n->name : n->bdf, what.s);
+	*ret = profile_mark(p, CHECK_LINKS, MARK_NIC, i, q, NULL, "RDMA port: %s", what.s);
+	strbuf_free(&what);
 	return true;
 }
 

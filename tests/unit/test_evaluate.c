@@ -431,6 +431,27 @@ static void test_rdma_machine_type(void **state)
 	observation_free(&o);
 }
 
+/* Eight GPUs of an id an RDMA node never has (here L4, 10de:27b8) are not passed as H200/B200: the gpus row fails. */
+static void test_rdma_unknown_gpu_model(void **state)
+{
+	struct observation o;
+	struct profile p;
+
+	(void)state;
+	ob_a3mega(&o, false);
+	for (size_t i = 0; i < o.pci.n; i++)
+		if (o.pci.v[i].kind == PCI_KIND_GPU)
+			o.pci.v[i].device = 0x27b8;
+	snprintf(o.kube.instance_type, sizeof(o.kube.instance_type), "a3-ultragpu-8g");
+	evaluate(&o, &p);
+	assert_int_equal(p.kind, PROFILE_RDMA);
+	assert_int_equal(p.n_gpus, 8);
+	assert_status(&p, CHECK_GPUS, CHECK_FAIL);
+	assert_non_null(strstr(p.checks[CHECK_GPUS].message, "GPUs of another kind"));
+	profile_free(&p);
+	observation_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_missing),
 		cmocka_unit_test(test_mega_with_mlx5_stays_tcpxo),
 		cmocka_unit_test(test_rdma_machine_type),
+		cmocka_unit_test(test_rdma_unknown_gpu_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
