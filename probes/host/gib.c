@@ -37,7 +37,9 @@ static void gib_scan_lib64(int rootfd, struct obs_gib *g)
 		if (de->d_name[0] == '.')
 			continue;
 		if (g->n_libs == OBS_GIB_LIBS_MAX || strlen(de->d_name) >= OBS_GIB_NAME_MAX) {
-			g->n_dropped++;
+			/* A listing without end (a hostile --root) is not followed past a bound. */
+			if (++g->n_dropped >= 4 * OBS_GIB_LIBS_MAX)
+				break;
 			continue;
 		}
 		snprintf(g->libs[g->n_libs++].name, OBS_GIB_NAME_MAX, "%s", de->d_name);

@@ -28,6 +28,7 @@ static size_t hostprobe_count(const struct obs_pci *pci, enum pci_kind kind)
 int hostprobe_observe(int rootfd, const char *root, const struct obs_pci *pci, struct obs_host *ret)
 {
 	struct obs_host h = {0};
+	size_t n_rdma = hostprobe_count(pci, PCI_KIND_RDMA_NIC);
 	int r;
 
 	if (rootfd < 0) {
@@ -35,7 +36,7 @@ int hostprobe_observe(int rootfd, const char *root, const struct obs_pci *pci, s
 		h.devnodes.status = h.aperture.status;
 		h.nvpath.status = h.aperture.status;
 		h.procs.status = h.aperture.status;
-		if (hostprobe_count(pci, PCI_KIND_RDMA_NIC)) {
+		if (n_rdma) {
 			h.rdma.status = h.aperture.status;
 			h.gib.status = h.aperture.status;
 		}
@@ -45,15 +46,15 @@ int hostprobe_observe(int rootfd, const char *root, const struct obs_pci *pci, s
 	r = aperture_scan(rootfd, &h.aperture);
 	if (r >= 0)
 		r = devnodes_scan(rootfd, hostprobe_count(pci, PCI_KIND_GPU),
-				  hostprobe_count(pci, PCI_KIND_RDMA_NIC), &h.devnodes);
+				  n_rdma, &h.devnodes);
 	if (r >= 0)
 		r = nvpath_scan(rootfd, &h.nvpath);
 	if (r >= 0)
 		r = procscan_scan(rootfd, &h.procs);
 	/* The RDMA parts only where the bus shows an RDMA NIC: a TCPX(O) node's observation is as before. */
-	if (r >= 0 && hostprobe_count(pci, PCI_KIND_RDMA_NIC))
+	if (r >= 0 && n_rdma)
 		r = rdma_scan(rootfd, &h.rdma);
-	if (r >= 0 && hostprobe_count(pci, PCI_KIND_RDMA_NIC))
+	if (r >= 0 && n_rdma)
 		r = gib_scan(rootfd, &h.gib);
 	if (r < 0) {
 		obs_host_free(&h);

@@ -142,6 +142,8 @@ static void rdma_scan_gids(int rootfd, struct obs_rdma_dev *d)
 		snprintf(rel, sizeof(rel), "ports/1/gid_attrs/ndevs/%d", i);
 		if (rdma_read(rootfd, d->name, rel, text, sizeof(text)) == 0)
 			rdma_line(text, d->netdev, sizeof(d->netdev));
+		if (v4)
+			break;  /* an IPv4-mapped RoCE v2 GID is what is kept: the rest need not be read */
 	}
 }
 
@@ -200,7 +202,9 @@ int rdma_scan(int rootfd, struct obs_rdma *ret)
 		if (de->d_name[0] == '.')
 			continue;
 		if (m->n == OBS_RDMA_MAX || strlen(de->d_name) >= OBS_RDMA_NAME_MAX) {
-			m->n_dropped++;
+			/* A listing without end (a hostile --root) is not followed past a bound. */
+			if (++m->n_dropped >= 4 * OBS_RDMA_MAX)
+				break;
 			continue;
 		}
 		snprintf(m->v[m->n++].name, OBS_RDMA_NAME_MAX, "%s", de->d_name);
