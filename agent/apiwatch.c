@@ -27,7 +27,7 @@ static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum
 	static const unsigned max[APIWATCH__COUNT] = { APIWATCH_NODE_MAX, KUBEPARSE_PODS_MAX, KUBE_NETWORKS_MAX,
 						       KUBE_SLICES_MAX };
 	uint64_t interval_ms = (uint64_t)aw->interval_s * 1000u;
-	char query[sizeof("fieldSelector=spec.nodeName%3D") + KUBE_NODE_NAME_MAX];
+	char query[sizeof("fieldSelector=" KUBE_SLICES_SELECTOR) + KUBE_NODE_NAME_MAX];
 	struct reflector_config cfg = {
 		.path = apiwatch_path[which],
 		.kind = kind[which],
@@ -45,8 +45,10 @@ static int apiwatch_reflector(struct apiwatch *aw, enum apiwatch_res which, enum
 		cfg.backoff_base_ms = cfg.backoff_cap_ms = cfg.slow_retry_ms = 1;
 	if (which == APIWATCH_NODE)
 		snprintf(query, sizeof(query), "fieldSelector=metadata.name%%3D%s", aw->node);
-	else if (which == APIWATCH_PODS || which == APIWATCH_SLICES)
+	else if (which == APIWATCH_PODS)
 		snprintf(query, sizeof(query), "fieldSelector=spec.nodeName%%3D%s", aw->node);
+	else if (which == APIWATCH_SLICES)
+		snprintf(query, sizeof(query), "fieldSelector=%s%s", KUBE_SLICES_SELECTOR, aw->node);
 	cfg.query = which == APIWATCH_NETWORKS ? NULL : query;
 	return reflector_new(&cfg, ret);
 }

@@ -15,7 +15,7 @@ enum apiwatch_res {
 	APIWATCH_NODE = 0,      /* GET /api/v1/nodes?fieldSelector=metadata.name=NODE */
 	APIWATCH_PODS,          /* GET /api/v1/pods?fieldSelector=spec.nodeName=NODE */
 	APIWATCH_NETWORKS,      /* GET /apis/networking.gke.io/v1/networks */
-	APIWATCH_SLICES,        /* GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName=NODE:
+	APIWATCH_SLICES,        /* GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver=dra.net,spec.nodeName=NODE:
 				   listed every interval (LISTED from the start), and only while the node is DRANET */
 	APIWATCH__COUNT,
 };

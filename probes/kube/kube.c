@@ -116,7 +116,7 @@ int kube_list_networks(struct http_client *c, struct http_response *resp)
 
 int kube_list_slices(struct http_client *c, const char *node, struct http_response *resp)
 {
-	return kube_get_named(c, KUBE_RESOURCE_SLICES "?fieldSelector=spec.nodeName%3D", node, "node", resp);
+	return kube_get_named(c, KUBE_RESOURCE_SLICES "?fieldSelector=" KUBE_SLICES_SELECTOR, node, "node", resp);
 }
 
 int kube_get_training_runtime(struct http_client *c, const char *name, struct http_response *resp)

@@ -77,9 +77,15 @@ int kube_write_send(struct http_client *c, const struct kube_write *w, struct ht
 int kube_list_networks(struct http_client *c, struct http_response *resp);
 
 #define KUBE_RESOURCE_SLICES "/apis/resource.k8s.io/v1/resourceslices"
+/*
+ * The slices of GKE managed DRANET's driver on one node (the node's name follows, URL-encoded
+ * "spec.driver=dra.net,spec.nodeName="): another DRA driver's slices (a GPU driver's are large) are
+ * neither fetched nor parsed, so none of them can make the read fail.
+ */
+#define KUBE_SLICES_SELECTOR "spec.driver%3Ddra.net%2Cspec.nodeName%3D"
 
 /**
- * kube_list_slices() - GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName=@node
+ * kube_list_slices() - GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver=dra.net,spec.nodeName=@node
  * (the DRA ResourceSlices bound to the node; optional facts: a 403 means RBAC does not allow
  * them, a 404 that the server does not serve resource.k8s.io/v1).
  * Return: as http_request(); -EINVAL for an invalid node name.

@@ -215,7 +215,7 @@ struct obs_kube {
 	size_t n_networks;
 
 	/*
-	 * GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName=<node>
+	 * GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver=dra.net,spec.nodeName=<node>
 	 * (kubeslices_items()): read only on a DRANET node (@dranet), else NOT_RUN.
 	 */
 	struct kube_fetch slices_fetch;

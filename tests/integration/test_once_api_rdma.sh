@@ -82,7 +82,7 @@ eq(json.loads(a[PREFIX + "attachment"])["mode"], "dranet", "attachment mode")
 eq([(p["name"], p["verdict"]) for p in j["workloads"]["pods"]], [("nccl-test-host-1", "attached")],
    "Google's managed-RDMA test pod, claiming the NICs")
 sl = [r for r in reqs if r["path"] == "/apis/resource.k8s.io/v1/resourceslices"]
-eq([(r["method"], r["query"]) for r in sl], [("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"])],
+eq([(r["method"], r["query"]) for r in sl], [("GET", "fieldSelector=spec.driver%3Ddra.net%2Cspec.nodeName%3D" + node["metadata"]["name"])],
    "one list of the node's slices")
 EOF
 
@@ -151,7 +151,7 @@ ok(networks_of(patches[-1])["message"].endswith("RDMA devices: gpu3rdma0"), "nam
 sl = [r for r in reqs if r["path"] == "/apis/resource.k8s.io/v1/resourceslices"]
 ok(len(sl) >= 2, "listed at the start and at the resync: %d" % len(sl))
 eq({(r["method"], r["query"].split("&")[0], bool(r["watch"])) for r in sl},
-   {("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"], False)}, "lists of the node's slices only")
+   {("GET", "fieldSelector=spec.driver%3Ddra.net%2Cspec.nodeName%3D" + node["metadata"]["name"], False)}, "lists of the node's slices only")
 ok(len(sl) <= 4, "about one list an interval: %d in 16 s" % len(sl))
 EOF
 
@@ -165,7 +165,7 @@ eq(patch_of(patches[0])[PREFIX + "ready"], "false", "not ready")
 att = json.loads(patch_of(patches[0])[PREFIX + "attachment"])
 ok([c for c in att["checks"] if c["id"] == "networks" and c["message"].endswith("gpu3rdma0")], "names gpu3rdma0")
 sl = [r for r in reqs if r["path"] == "/apis/resource.k8s.io/v1/resourceslices"]
-eq([(r["method"], r["query"]) for r in sl][:1], [("GET", "fieldSelector=spec.nodeName%3D" + node["metadata"]["name"])],
+eq([(r["method"], r["query"]) for r in sl][:1], [("GET", "fieldSelector=spec.driver%3Ddra.net%2Cspec.nodeName%3D" + node["metadata"]["name"])],
    "a GET of the node's slices")
 EOF
 
