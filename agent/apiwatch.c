@@ -104,24 +104,33 @@ void apiwatch_free(struct apiwatch *aw)
 
 /* ---- Networks: watched, or listed every interval when watching them is forbidden ---- */
 
-static void apiwatch_listed(struct apiwatch_one *o, uint64_t now)
+/* A fresh reflector of @mode for @o: an empty store, the relist counts kept. Return: 0; -ENOMEM (@o unchanged). */
+static int apiwatch_renew(struct apiwatch_one *o, enum apiwatch_mode mode)
 {
-	struct apiwatch *aw = o->aw;
 	struct reflector *r;
-	char every[16];
 
-	if (apiwatch_reflector(aw, o->which, APIWATCH_LISTED, &r) < 0) {
-		/* Out of memory: the watching reflector goes on, retrying slowly. */
-		reflector_watch_done(o->r, now, 403, -EIO, 1, 0);
-		return;
-	}
+	if (apiwatch_reflector(o->aw, o->which, mode, &r) < 0)
+		return -ENOMEM;
 	for (size_t k = 0; o->r && k < REFLECTOR_RELIST__COUNT; k++)
 		o->relists_before[k] += reflector_stats(o->r)->relists_by[k];
 	reflector_free(o->r);
 	o->r = r;
 	o->seen_gen = o->fed_gen = 0;
 	o->fed = false;         /* the facts keep what they hold until the first list answers */
-	o->mode = APIWATCH_LISTED;
+	o->mode = mode;
+	return 0;
+}
+
+static void apiwatch_listed(struct apiwatch_one *o, uint64_t now)
+{
+	struct apiwatch *aw = o->aw;
+	char every[16];
+
+	if (apiwatch_renew(o, APIWATCH_LISTED) < 0) {
+		/* Out of memory: the watching reflector goes on, retrying slowly. */
+		reflector_watch_done(o->r, now, 403, -EIO, 1, 0);
+		return;
+	}
 	o->list_at = now;
 	o->fails = 0;
 	snprintf(every, sizeof(every), "%us", aw->interval_s);
@@ -369,12 +378,16 @@ static void apiwatch_dranet(struct apiwatch *aw, uint64_t now_ms)
 	aw->changes++;
 	if (d) {
 		o->list_at = now_ms;
-	} else if (o->s) {
-		/* A list in flight is dropped: the reflector hears it ended unanswered, as a send that failed. */
-		http_stream_close(o->s);
-		o->s = NULL;
-		reflector_list_done(o->r, now_ms, 0, NULL, 0, 1, 0);
+		return;
 	}
+	/*
+	 * No longer DRANET: a list in flight is dropped and the store emptied (a fresh reflector), so
+	 * the slices of before are never judged if the label comes back before a new list answers.
+	 */
+	http_stream_close(o->s);
+	o->s = NULL;
+	if (apiwatch_renew(o, APIWATCH_LISTED) < 0)     /* out of memory: the old one hears it ended unanswered */
+		reflector_list_done(o->r, now_ms, 0, NULL, 0, 1, 0);
 }
 
 void apiwatch_drive(struct apiwatch *aw, uint64_t now_ms)
