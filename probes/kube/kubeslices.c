@@ -87,13 +87,6 @@ static int kubeslices_cmp(const void *a, const void *b)
 	return strcmp(((const struct kube_slice *)a)->name, ((const struct kube_slice *)b)->name);
 }
 
-static void kubeslices_free(struct kube_slice *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i].devices);
-	free(v);
-}
-
 int kubeslices_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_slice *v;
@@ -110,7 +103,7 @@ int kubeslices_items(const struct json *const *items, size_t n, struct obs_kube 
 			r = kubejson_read(items[i], kubeslices_slice, &v[i], where, err, errlen);
 	}
 	if (r < 0) {
-		kubeslices_free(v, n);
+		kube_slices_free(v, n);
 		return r;
 	}
 	if (n > 1)

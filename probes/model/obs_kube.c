@@ -88,11 +88,16 @@ void obs_kube_free_networks(struct obs_kube *k)
 	k->n_networks = 0;
 }
 
+void kube_slices_free(struct kube_slice *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].devices);
+	free(v);
+}
+
 void obs_kube_free_slices(struct obs_kube *k)
 {
-	for (size_t i = 0; i < k->n_slices; i++)
-		free(k->slices[i].devices);
-	free(k->slices);
+	kube_slices_free(k->slices, k->n_slices);
 	k->slices = NULL;
 	k->n_slices = 0;
 }

@@ -247,6 +247,8 @@ void obs_kube_free(struct obs_kube *k);
 void obs_kube_free_node(struct obs_kube *k);
 void obs_kube_free_pods(struct obs_kube *k);
 void obs_kube_free_networks(struct obs_kube *k);
+/* @n slices @v and their devices (NULL is fine); obs_kube_free_slices() frees the facts' own. */
+void kube_slices_free(struct kube_slice *v, size_t n);
 void obs_kube_free_slices(struct obs_kube *k);
 
 /* Annotations or labels as the node carries them: free each value, mark each absent. */

@@ -296,17 +296,21 @@ static bool rdma_slice_ours(const struct obs_kube *k, const struct kube_slice *s
 	       strcmp(sl->pool, k->node_name) == 0;
 }
 
-/*
- * A device of a dra.net slice of this node that publishes host NIC @n as an RDMA device, or NULL.
- * Only the pool's newest generation counts (a consumer ignores the others: resource.k8s.io types).
- */
-static const struct kube_slice_device *rdma_slice_device(const struct obs_kube *k, const struct profile_nic *n)
+/* The newest generation of this node's dra.net pool: a consumer ignores the others (resource.k8s.io types). */
+static long long rdma_slices_newest(const struct obs_kube *k)
 {
 	long long newest = 0;
 
 	for (size_t i = 0; i < k->n_slices; i++)
 		if (rdma_slice_ours(k, &k->slices[i]) && k->slices[i].generation > newest)
 			newest = k->slices[i].generation;
+	return newest;
+}
+
+/* A device of a dra.net slice of this node, of generation @newest, that publishes host NIC @n as an RDMA device, or NULL. */
+static const struct kube_slice_device *rdma_slice_device(const struct obs_kube *k, long long newest,
+							 const struct profile_nic *n)
+{
 	for (size_t i = 0; i < k->n_slices; i++) {
 		const struct kube_slice *sl = &k->slices[i];
 
@@ -337,6 +341,7 @@ static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, 
 	const struct kube_fetch *f = &k->slices_fetch;
 	struct strbuf sb = { 0 };
 	size_t missing = 0;
+	long long newest;
 
 	switch (f->state) {
 	case KUBE_FETCH_NOT_RUN:
@@ -359,12 +364,11 @@ static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, 
 	case KUBE_FETCH_OK:
 		break;
 	}
+	newest = rdma_slices_newest(k);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
 
-		if (rdma_slice_device(k, n))
-			continue;
-		if (missing++ < RDMA_LIST_MAX)
+		if (!rdma_slice_device(k, newest, n) && missing++ < RDMA_LIST_MAX)
 			strbuf_appendf(&sb, "%s%s", missing > 1 ? ", " : "", n->name[0] ? n->name : n->bdf);
 	}
 	if (sb.oom) {
