@@ -472,11 +472,16 @@ static int pcitopo_fill_config(struct pcitopo_ctx *ctx, int dfd, const struct pc
 	int header_type;
 	size_t len = 0;
 	bool trunc;
+	int r = hostfs_read_at(dfd, "config", S_IFREG, (char *)cfg, sizeof(cfg), &len, &trunc);
 
-	if (hostfs_read_at(dfd, "config", S_IFREG, (char *)cfg, sizeof(cfg), &len, &trunc) < 0 || len != sizeof(cfg)) {
+	if (r < 0 || len != sizeof(cfg)) {
 		/* Bus ranges (pairing) and header types live there: without them nothing is known. */
-		snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/config: PCI config space "
-			 "unreadable (reading its %d-byte header failed)", n->bdf, PCITOPO_CONFIG_LEN);
+		if (r < 0)
+			snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/config: PCI config space "
+				 "unreadable: %s", n->bdf, strerror(-r));
+		else
+			snprintf(ctx->msg, sizeof(ctx->msg), "/" PCITOPO_DEVICES "/%s/config: PCI config space "
+				 "unreadable: %zu of its %d-byte header read", n->bdf, len, PCITOPO_CONFIG_LEN);
 		return -EIO;
 	}
 	header_type = cfg[0x0e] & 0x7f;
