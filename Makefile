@@ -281,3 +281,5 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(FABRIC_OBJS:.o=.d)
+# The test programs' own headers (checkfx.h, obsbuild.h, ...): an edit rebuilds the tests that include them.
+-include $(UNIT_BINS:=.d) $(INTEG_BINS:=.d) $(TEST_HELPER_BINS:=.d) $(FUZZ_BINS:=.d)

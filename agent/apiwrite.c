@@ -269,7 +269,7 @@ static uint64_t apiwrite_heartbeat_age(const struct kube_condition *c)
 }
 
 /* The node's writes: what differs, with the Events waiting. Return: 1 a job started; 0 none wanted; -ENOMEM. */
-static int apiwrite_publish(struct apiwrite *w, struct observation *o, const struct profile *p, uint64_t now)
+static int apiwrite_publish(struct apiwrite *w, const struct observation *o, const struct profile *p, uint64_t now)
 {
 	struct publish_job job;
 	char err[512];
@@ -295,7 +295,7 @@ static int apiwrite_publish(struct apiwrite *w, struct observation *o, const str
 	}
 	if (n == 0)
 		return 0;
-	apiwrite_start(w, &job, &o->kube, now);
+	apiwrite_start(w, &job, o->kube, now);
 	return 1;
 }
 
@@ -304,7 +304,7 @@ static int apiwrite_publish(struct apiwrite *w, struct observation *o, const str
  * write may go; when it cannot go for another reason it waits a period, so the loop never spins
  * on it. Return: 1 a job started; 0 none; -ENOMEM.
  */
-static int apiwrite_heartbeat(struct apiwrite *w, struct observation *o, const struct profile *p, uint64_t now,
+static int apiwrite_heartbeat(struct apiwrite *w, const struct observation *o, const struct profile *p, uint64_t now,
 			      bool beat, bool may_write)
 {
 	struct publish_job job;
@@ -313,7 +313,7 @@ static int apiwrite_heartbeat(struct apiwrite *w, struct observation *o, const s
 	if (!w->sched->heartbeat_ms)
 		return 0;
 	if (may_write && !w->sched->heartbeat_at && publisher_condition_published(o, p))     /* arm it once */
-		schedule_heartbeat_start(w->sched, now, apiwrite_heartbeat_age(&o->kube.condition));
+		schedule_heartbeat_start(w->sched, now, apiwrite_heartbeat_age(&o->kube->condition));
 	if (!beat)
 		return 0;
 	if (!may_write) {
@@ -325,7 +325,7 @@ static int apiwrite_heartbeat(struct apiwrite *w, struct observation *o, const s
 	r = publisher_plan_heartbeat(w->pb, o, p, &job);
 	if (r <= 0)
 		return r;
-	apiwrite_start(w, &job, &o->kube, now);
+	apiwrite_start(w, &job, o->kube, now);
 	return 1;
 }
 
@@ -346,7 +346,7 @@ static int apiwrite_events(struct apiwrite *w, const struct obs_kube *facts, uin
 	return 1;
 }
 
-int apiwrite_observed(struct apiwrite *w, struct observation *o, const struct profile *p,
+int apiwrite_observed(struct apiwrite *w, const struct observation *o, const struct profile *p,
 		      const struct workloads *wl, uint64_t now, bool beat, bool may_write)
 {
 	int r;
@@ -363,7 +363,7 @@ int apiwrite_observed(struct apiwrite *w, struct observation *o, const struct pr
 	if (r == 0)
 		r = apiwrite_heartbeat(w, o, p, now, beat, may_write);
 	if (r == 0 && may_write)
-		r = apiwrite_events(w, &o->kube, now);
+		r = apiwrite_events(w, o->kube, now);
 	return r < 0 ? r : 0;
 }
 

@@ -48,7 +48,7 @@ int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, 
  * Events of @wl first. A job already running holds the rest until it ends.
  * Return: 0; -ENOMEM.
  */
-int apiwrite_observed(struct apiwrite *w, struct observation *o, const struct profile *p,
+int apiwrite_observed(struct apiwrite *w, const struct observation *o, const struct profile *p,
 		      const struct workloads *wl, uint64_t now, bool beat, bool may_write);
 
 /*

@@ -59,14 +59,15 @@ static void once_fetch_report(const char *what, const char *node, const struct k
 }
 
 /* Publish the node's state as the daemon does and say what was written. Return: 0 or -errno (said). */
-static int once_publish(struct publisher *pb, struct observation *o, const struct profile *p)
+static int once_publish(struct publisher *pb, const struct observation *o, struct obs_kube *facts,
+			const struct profile *p)
 {
 	struct publish_result res;
 	struct strbuf sb = { 0 };
 	char err[512];
 	int r;
 
-	r = publisher_write(pb, o, p, clockms_now(), &res, err, sizeof(err));
+	r = publisher_write(pb, o, facts, p, clockms_now(), &res, err, sizeof(err));
 	if (res.annotations)
 		strbuf_appendf(&sb, "%u annotation%s", res.annotations, res.annotations == 1 ? "" : "s");
 	if (res.labels)
@@ -102,13 +103,13 @@ int cmd_once(const struct cli_options *opt)
 	}
 	if (v.pb.http && !opt->node)
 		fprintf(stderr, "tcpxo-agent: no node name (--node or NODE_NAME): API facts not read\n");
-	if (publisher_read(&v.pb, opt->node, &v.o.kube) == -EIO) {
-		const struct kube_fetch *bad = v.o.kube.node_fetch.state != KUBE_FETCH_OK ? &v.o.kube.node_fetch :
-										  &v.o.kube.pods_fetch;
+	if (publisher_read(&v.pb, opt->node, &v.kube) == -EIO) {
+		const struct kube_fetch *bad = v.kube.node_fetch.state != KUBE_FETCH_OK ? &v.kube.node_fetch :
+										  &v.kube.pods_fetch;
 
 		api_ok = false;
-		once_fetch_report("reading node", opt->node, &v.o.kube.node_fetch);
-		once_fetch_report("listing the pods on", opt->node, &v.o.kube.pods_fetch);
+		once_fetch_report("reading node", opt->node, &v.kube.node_fetch);
+		once_fetch_report("listing the pods on", opt->node, &v.kube.pods_fetch);
 		snprintf(why, sizeof(why), "API not read: %.480s", bad->message);
 	}
 	/* The node judged, then its GPU pods against its fabric: shown, never part of the node's verdict. */
@@ -151,7 +152,7 @@ int cmd_once(const struct cli_options *opt)
 			if (!why[0])
 				snprintf(why, sizeof(why), "not published: no node name (--node or NODE_NAME)");
 			code = EXIT_UNKNOWN;
-		} else if (once_publish(&v.pb, &v.o, &v.p) < 0) {
+		} else if (once_publish(&v.pb, &v.o, &v.kube, &v.p) < 0) {
 			snprintf(why, sizeof(why), "the node's state could not be published (stderr says why)");
 			code = EXIT_UNKNOWN;
 		}

@@ -51,16 +51,16 @@ int cmd_workloads(const struct cli_options *opt, struct kubesrc *src)
 			goto out;
 	}
 	/* The node's facts (its Networks, the installer) from the API when there is one. */
-	if (v.pb.http && opt->node && publisher_read(&v.pb, opt->node, &v.o.kube) == -EIO && !opt->pods_file) {
+	if (v.pb.http && opt->node && publisher_read(&v.pb, opt->node, &v.kube) == -EIO && !opt->pods_file) {
 		fprintf(stderr, "tcpxo-agent: workloads: listing the pods on %s: %s\n", opt->node,
-			v.o.kube.pods_fetch.state != KUBE_FETCH_OK ? v.o.kube.pods_fetch.message :
-			v.o.kube.node_fetch.message);
-		if (v.o.kube.pods_fetch.state != KUBE_FETCH_OK)
+			v.kube.pods_fetch.state != KUBE_FETCH_OK ? v.kube.pods_fetch.message :
+			v.kube.node_fetch.message);
+		if (v.kube.pods_fetch.state != KUBE_FETCH_OK)
 			goto out;
 	}
-	if (opt->pods_file && podsread(opt, NULL, opt->node, &v.o.kube) < 0)
+	if (opt->pods_file && podsread(opt, NULL, opt->node, &v.kube) < 0)
 		goto out;
-	podsread_aside(opt, &v.o.kube);
+	podsread_aside(opt, &v.kube);
 	if (profile_evaluate(&v.o, &v.p) < 0 || workloads_evaluate(&v.o, &v.p, &v.w) < 0) {
 		fprintf(stderr, "tcpxo-agent: workloads: out of memory while judging the pods\n");
 		goto out;
@@ -78,7 +78,7 @@ int cmd_workloads(const struct cli_options *opt, struct kubesrc *src)
 		fprintf(stderr, "tcpxo-agent: workloads: PCI probe failed: %s: the node's fabric is unknown\n",
 			v.o.pci.status.message);
 	/* Pods judged against a node that could not be observed are judged against nothing; a GPU pod not read, not at all. */
-	if (v.observed < 0 || !v.w.judged || v.o.kube.n_aside_gpu)
+	if (v.observed < 0 || !v.w.judged || v.kube.n_aside_gpu)
 		code = EXIT_UNKNOWN;
 	else
 		code = workloads_any_unattached(&v.w) || workloads_any_transport_failed(&v.w) ? EXIT_NOT_READY :

@@ -131,7 +131,6 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	struct workloads w = { 0 };
 	bool read_ok = false, may_write, observed;
 	bool beat = schedule_heartbeat_owed(&st->sched, now);
-	unsigned host_daemons;
 	int r;
 
 	if (due & SCHEDULE_TRANSPORT)
@@ -143,7 +142,7 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	if (st->af.aw && (r = apifacts_update(&st->af)) < 0)
 		return r;
 	daemon_metrics_start(st->metrics);
-	r = observe_node(st->opt, &o);
+	r = observe_node(st->opt, &st->af.k, &o);     /* the API facts live across iterations: lent */
 	schedule_observed(&st->sched);
 	if (r == -ENOMEM) {
 		observation_free(&o);
@@ -178,12 +177,6 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		st->observe_failed = false;
 	}
 	st->pb->unobserved_since = 0;
-	/* The API facts live across iterations: lend them to this observation, then take them back. */
-	host_daemons = o.kube.host_daemon_processes;
-	obs_kube_free(&o.kube);
-	o.kube = st->af.k;
-	o.kube.releases = st->pb->releases;
-	o.kube.host_daemon_processes = host_daemons;
 	r = sampler_take(&st->tsample, &st->sched, &o, st->af.have, due & SCHEDULE_TRANSPORT, now);
 	if (r == 0)
 		r = profile_evaluate(&o, &p);
@@ -215,8 +208,6 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 	if (st->af.aw && (due & SCHEDULE_RETRY) && r == 0 && !apiwrite_busy(st->wr))
 		schedule_api_ok(&st->sched, now);       /* nothing to write: the node carries it already */
 out:
-	st->af.k = o.kube;                      /* taken back: the facts outlive the observation */
-	memset(&o.kube, 0, sizeof(o.kube));
 	workloads_free(&w);
 	profile_free(&p);
 	observation_free(&o);

@@ -14,7 +14,8 @@ int nodeview_open(const struct cli_options *opt, struct nodeview *ret)
 	r = publisher_open(opt, &ret->pb);
 	if (r < 0)
 		return r;
-	ret->observed = observe_node(opt, &ret->o);
+	ret->kube.releases = ret->pb.releases;
+	ret->observed = observe_node(opt, &ret->kube, &ret->o);
 	return 0;
 }
 
@@ -44,5 +45,6 @@ void nodeview_close(struct nodeview *v)
 	workloads_free(&v->w);
 	profile_free(&v->p);
 	observation_free(&v->o);
+	obs_kube_free(&v->kube);
 	publisher_close(&v->pb);
 }

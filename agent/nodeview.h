@@ -9,6 +9,7 @@
 
 struct nodeview {
 	struct publisher pb;
+	struct obs_kube kube;           /* the API facts o.kube lends (publisher_read()) */
 	struct observation o;
 	struct profile p;               /* zero until the caller evaluates it */
 	struct workloads w;             /* zero until the caller judges the pods */

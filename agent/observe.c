@@ -12,7 +12,6 @@
 #include "agent/log.h"
 #include "agent/observe.h"
 #include "agent/tsample.h"
-#include "probes/host/cmdline.h"
 #include "probes/host/hostprobe.h"
 #include "probes/host/links.h"
 #include "probes/host/pcitopo.h"
@@ -42,12 +41,13 @@ int observe_rootfd(const char *root)
 	return fd;
 }
 
-int observe_node(const struct cli_options *opt, struct observation *ret)
+int observe_node(const struct cli_options *opt, const struct obs_kube *facts, struct observation *ret)
 {
 	struct observation *o = ret;
 	struct links_stats ls;
 
 	memset(o, 0, sizeof(*o));
+	o->kube = facts;
 	snprintf(o->root, sizeof(o->root), "%s", opt->root);
 	if (opt->node)
 		snprintf(o->node, sizeof(o->node), "%s", opt->node);
@@ -63,13 +63,6 @@ int observe_node(const struct cli_options *opt, struct observation *ret)
 	/* Host files and processes: each part carries its own status; only -ENOMEM is fatal. */
 	if (hostprobe_observe(observe_rootfd(o->root), o->root, &o->pci, &o->host) < 0)
 		return -ENOMEM;
-	/* version-pair warns when /proc shows more daemons than the pod list accounts for. */
-	for (size_t i = 0; i < o->host.procs.n; i++) {
-		const struct obs_process *p = &o->host.procs.v[i];
-
-		if (cmdline_daemon_kind(p->comm, (const char *const *)p->argv, p->argc) == CMDLINE_DAEMON_MANAGER)
-			o->kube.host_daemon_processes++;
-	}
 	if (o->pci.status.state != PROBE_OK || o->links.status.state != PROBE_OK)
 		return -EIO;
 	return 0;
@@ -90,7 +83,7 @@ static void observe_stamp(struct obs_transport *t, const bool *which)
 
 int observe_transport(struct observation *o, const struct tsample *last)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	struct podnet_pod *want = NULL;
 	const char **ids = NULL;
 	size_t n = 0, n_ids = 0, skipped = 0;

@@ -18,16 +18,17 @@ int observe_rootfd(const char *root);
 /**
  * observe_node() - run the node-side probes (PCI, links, host files) under opt->root.
  * A failing probe is recorded in its status; the others still run.
+ * @facts: the API facts the observation lends (ret->kube), owned and kept by the caller.
  * @ret: filled in every case; free with observation_free().
  *
  * Return: 0 when the core of the node (PCI bus and links) was observed; -EIO when it was not
  * (the report then says why; --once exits 2).
  */
-int observe_node(const struct cli_options *opt, struct observation *ret);
+int observe_node(const struct cli_options *opt, const struct obs_kube *facts, struct observation *ret);
 
 /**
  * observe_transport() - sample the transport of the node's running GPU pods (probes/host/podnet.c):
- * the pods of o->kube.pods that obs_transport_wants() names for o->node, each found in
+ * the pods of o->kube->pods that obs_transport_wants() names for o->node, each found in
  * o->root's /proc by its uid (a process of one of its GPU containers, imageref_gpu_container(),
  * by containerID, preferred). @last: the daemon's last sample (NULL: none): each pod's process
  * read then is tried first (podnet_pod.pid_hint), so a steady daemon reads no /proc listing.

@@ -23,7 +23,7 @@ static bool publisher_complete(const struct observation *o)
 	return o->pci.status.state == PROBE_OK && o->links.status.state == PROBE_OK &&
 	       h->aperture.status.state != PROBE_FAILED && h->devnodes.status.state != PROBE_FAILED &&
 	       h->nvpath.status.state != PROBE_FAILED && h->procs.status.state != PROBE_FAILED &&
-	       o->kube.node_fetch.state == KUBE_FETCH_OK && o->kube.pods_fetch.state == KUBE_FETCH_OK;
+	       o->kube->node_fetch.state == KUBE_FETCH_OK && o->kube->pods_fetch.state == KUBE_FETCH_OK;
 }
 
 /* Now, to the second: "2026-12-02T14:31:17Z" (the annotations' changedAt, the condition's times). */
@@ -50,8 +50,8 @@ static int publisher_can_write(const struct publisher *pb, const struct observat
 	if (publisher_has_target(pb, o->node, err, errlen) < 0)
 		return -ENOENT;
 	/* Without the node's current values a diff is impossible: never write blind. */
-	if (o->kube.node_fetch.state != KUBE_FETCH_OK)
-		return errmsg_set(err, errlen, -EIO, "the node could not be read: %s", o->kube.node_fetch.message);
+	if (o->kube->node_fetch.state != KUBE_FETCH_OK)
+		return errmsg_set(err, errlen, -EIO, "the node could not be read: %s", o->kube->node_fetch.message);
 	return 0;
 }
 
@@ -191,19 +191,19 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	r = publisher_want(pb, o, p, &want);
 	if (r < 0)
 		return r;
-	r = annotations_diff(&want, o->kube.ours, o->kube.labels, pb->prefix, &patch, NULL);
+	r = annotations_diff(&want, o->kube->ours, o->kube->labels, pb->prefix, &patch, NULL);
 	annotations_free(&want);
 	free(patch);
 	if (r < 0)
 		return r;
 	condition_build(p, &cond);
 	/* A failed merge patch whose outcome is not settled yet: the next write settles it (and its Event). */
-	r = (r > 0) + condition_differs(&cond, &o->kube.condition) + pb->event_from_set;
+	r = (r > 0) + condition_differs(&cond, &o->kube->condition) + pb->event_from_set;
 	pb->in_sync = r == 0;
 	return r;
 }
 
-int publisher_plan_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
+int publisher_plan_write(struct publisher *pb, const struct observation *o, const struct profile *p, uint64_t now,
 			 struct publish_job *job, char *err, size_t errlen)
 {
 	const struct kube_annotation *cur;
@@ -219,7 +219,7 @@ int publisher_plan_write(struct publisher *pb, struct observation *o, const stru
 	r = publisher_want(pb, o, p, &job->want);
 	if (r < 0)
 		goto fail;
-	keys = annotations_diff(&job->want, o->kube.ours, o->kube.labels, pb->prefix, &job->node_patch, &labels);
+	keys = annotations_diff(&job->want, o->kube->ours, o->kube->labels, pb->prefix, &job->node_patch, &labels);
 	if (keys < 0) {
 		r = keys;
 		goto fail;
@@ -227,7 +227,7 @@ int publisher_plan_write(struct publisher *pb, struct observation *o, const stru
 	job->res.annotations = keys ? (unsigned)keys - labels : 0;
 	job->res.labels = labels;
 	if (!keys && !pb->event_from_set && !pb->start_checked) {
-		r = publisher_untold(&o->kube, pb->event_from);
+		r = publisher_untold(o->kube, pb->event_from);
 		if (r < 0)
 			goto fail;
 		pb->event_from_set = r > 0;
@@ -238,9 +238,9 @@ int publisher_plan_write(struct publisher *pb, struct observation *o, const stru
 	 * whose answer was lost had been applied (by us, or by the agent before us:
 	 * publisher_untold()): its transition still gets its Event, once, and the "before" is spent.
 	 */
-	cur = pb->event_from_set ? pb->event_from : o->kube.ours;
+	cur = pb->event_from_set ? pb->event_from : o->kube->ours;
 	job->event = node_event_build(p, &job->want, cur, &job->ev);
-	snprintf(job->node_uid, sizeof(job->node_uid), "%s", o->kube.node_uid);
+	snprintf(job->node_uid, sizeof(job->node_uid), "%s", o->kube->node_uid);
 	if (keys) {
 		if (obs_kube_ann_copy(job->from, cur, KUBE_ANN__COUNT) < 0) {
 			r = -ENOMEM;
@@ -257,7 +257,7 @@ int publisher_plan_write(struct publisher *pb, struct observation *o, const stru
 	condition_build(p, &cond);
 	job->res.status = cond.status;
 	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
-	r = publisher_plan_condition(job, &o->kube.condition, &cond, false);
+	r = publisher_plan_condition(job, &o->kube->condition, &cond, false);
 	if (r < 0)
 		goto fail;
 	job->step = keys ? PUBLISH_STEP_NODE : PUBLISH_STEP_STATUS;
@@ -279,7 +279,7 @@ int publisher_plan_heartbeat(struct publisher *pb, const struct observation *o, 
 	if (publisher_can_write(pb, o, err, sizeof(err)) < 0)
 		return 0;
 	condition_build(p, &cond);
-	r = publisher_plan_condition(job, &o->kube.condition, &cond, true);
+	r = publisher_plan_condition(job, &o->kube->condition, &cond, true);
 	job->step = PUBLISH_STEP_STATUS;
 	return r;
 }
@@ -459,8 +459,8 @@ static int publisher_job_run(struct publisher *pb, struct publish_job *job, stru
 	return r;
 }
 
-int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
-		    struct publish_result *ret, char *err, size_t errlen)
+int publisher_write(struct publisher *pb, const struct observation *o, struct obs_kube *facts,
+		    const struct profile *p, uint64_t now, struct publish_result *ret, char *err, size_t errlen)
 {
 	struct publish_job job;
 	int r;
@@ -469,7 +469,7 @@ int publisher_write(struct publisher *pb, struct observation *o, const struct pr
 	r = publisher_plan_write(pb, o, p, now, &job, err, errlen);
 	if (r <= 0)
 		return r;
-	r = publisher_job_run(pb, &job, &o->kube);
+	r = publisher_job_run(pb, &job, facts);
 	*ret = job.res;
 	if (r == 0 && job.ret < 0)
 		r = errmsg_set(err, errlen, job.ret, "%s", job.err);
@@ -483,8 +483,8 @@ bool publisher_condition_published(const struct observation *o, const struct pro
 {
 	struct condition cond;
 
-	if (o->kube.node_fetch.state != KUBE_FETCH_OK)
+	if (o->kube->node_fetch.state != KUBE_FETCH_OK)
 		return false;
 	condition_build(p, &cond);
-	return !condition_differs(&cond, &o->kube.condition);
+	return !condition_differs(&cond, &o->kube->condition);
 }

@@ -44,8 +44,8 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
  * strategic merge patch of the FabricReady condition on nodes/<node>/status, and when ready,
  * profile or runtime changed, one Event on the Node, posted with any Event waiting
  * (PUBLISH_STEP_EVENTS) once the condition is written (when the status patch fails, they
- * wait in the queue). What was written is remembered in o->kube, so the next call finds
- * the node equal without reading it back. The first call of a publisher whose annotations are
+ * wait in the queue). What was written is remembered in @facts (the facts o->kube lends, owned
+ * by the caller), so the next call finds the node equal without reading it back. The first call of a publisher whose annotations are
  * already on the node tells a transition never told: the condition missing, or disagreeing with
  * the published ready (an agent stopped after its node PATCH), gets the Event of that change.
  * Each request waits for its answer (--once; the daemon runs the same job without waiting:
@@ -56,8 +56,8 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
  * -EIO / transport errors of a PATCH (message in @err; the merge patch, when it went through,
  * is remembered); -ENOENT without API; -ENOMEM.
  */
-int publisher_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
-		    struct publish_result *ret, char *err, size_t errlen);
+int publisher_write(struct publisher *pb, const struct observation *o, struct obs_kube *facts,
+		    const struct profile *p, uint64_t now, struct publish_result *ret, char *err, size_t errlen);
 
 /*
  * A write of the node's state as steps of one request each, planned from what the node carries,
@@ -105,7 +105,7 @@ struct publish_answer {
  * its Event here. Return: 1 planned (@job to run and free); 0 nothing to send; -ENOENT without
  * API or node facts; -ENOMEM (@err says why in every failure).
  */
-int publisher_plan_write(struct publisher *pb, struct observation *o, const struct profile *p, uint64_t now,
+int publisher_plan_write(struct publisher *pb, const struct observation *o, const struct profile *p, uint64_t now,
 			 struct publish_job *job, char *err, size_t errlen);
 
 /**

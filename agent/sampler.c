@@ -14,8 +14,8 @@ int sampler_take(struct tsample *ts, struct schedule *sched, struct observation 
 	size_t n = 0;
 	int r;
 
-	if (have_facts && o->kube.pods_fetch.state == KUBE_FETCH_OK)
-		n = tsample_running(ts, &o->kube, o->node, &fresh);
+	if (have_facts && o->kube->pods_fetch.state == KUBE_FETCH_OK)
+		n = tsample_running(ts, o->kube, o->node, &fresh);
 	sample = n && (due || fresh);
 	if (sample) {
 		r = observe_transport(o, ts);

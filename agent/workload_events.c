@@ -79,6 +79,6 @@ int workload_events_queue(struct publisher *pb, const struct observation *o, con
 		}
 	}
 	if (r == 0 && w->judged)
-		eventq_forget(&pb->events, workload_events_keep, (void *)&o->kube);
+		eventq_forget(&pb->events, workload_events_keep, (void *)o->kube);
 	return r;
 }

@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 	}
 	printf("{\"runs\": %d, \"samples\": [", runs);
 	for (int i = 0; i < runs; i++) {
+		struct obs_kube k = { 0 };
 		struct observation o;
 		struct profile p;
 		struct workloads w;
@@ -79,15 +80,15 @@ int main(int argc, char **argv)
 		size_t hlen = 0;
 		FILE *f;
 
-		observe_node(&opt, &o);
+		observe_node(&opt, &k, &o);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		o.kube.configured = true;
-		if (kubeparse_node(node, nlen, opt.prefix, &o.kube, err, sizeof(err)) < 0 ||
-		    kubeparse_pods(pods, plen, &o.kube, err, sizeof(err)) < 0) {
+		k.configured = true;
+		if (kubeparse_node(node, nlen, opt.prefix, &k, err, sizeof(err)) < 0 ||
+		    kubeparse_pods(pods, plen, &k, err, sizeof(err)) < 0) {
 			fprintf(stderr, "judge: %s\n", err);
 			return 2;
 		}
-		o.kube.node_fetch.state = o.kube.pods_fetch.state = KUBE_FETCH_OK;
+		k.node_fetch.state = k.pods_fetch.state = KUBE_FETCH_OK;
 		if (profile_evaluate(&o, &p) < 0)
 			return 2;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 		render_workloads_human(&w, o.node, f);
 		fclose(f);
 		clock_gettime(CLOCK_MONOTONIC, &t3);
-		n_pods = o.kube.n_pods;
+		n_pods = k.n_pods;
 		printf("%s{\"evaluate\": %.1f, \"daemon_pod\": %.1f, \"workloads\": %.1f, \"judged\": %zu}", i ? ", " : "",
 		       judge_us(&t0, &t1), judge_us(&t1, &t2), judge_us(&t2, &t3), w.n);
 		free(text);
@@ -114,6 +115,7 @@ int main(int argc, char **argv)
 		workloads_free(&w);
 		profile_free(&p);
 		observation_free(&o);
+		obs_kube_free(&k);
 	}
 	printf("], \"pods\": %zu}\n", n_pods);
 	free(node);

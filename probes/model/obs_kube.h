@@ -223,18 +223,10 @@ struct obs_kube {
 	size_t n_slices;
 
 	/*
-	 * Release table in effect (--releases), not owned: the caller keeps it alive as long
-	 * as the observation. NULL means releases_builtin().
+	 * Release table in effect (--releases), not owned: the facts' owner sets it and keeps it
+	 * alive as long as the facts. NULL means releases_builtin().
 	 */
 	const struct releases *releases;
-
-	/*
-	 * Hook for the host process scan: the number of daemon processes seen in /proc
-	 * (comm "fastrak_gpumem_", counting each daemon once, not its threads or children).
-	 * check_version_pair warns when it exceeds the running daemon containers of the pod
-	 * list. 0 when not counted.
-	 */
-	unsigned host_daemon_processes;
 };
 
 /**

@@ -85,6 +85,5 @@ void observation_free(struct observation *o)
 	o->pci.v = NULL;
 	o->pci.n = 0;
 	obs_host_free(&o->host);
-	obs_kube_free(&o->kube);
 	obs_transport_free(&o->transport);
 }

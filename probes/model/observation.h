@@ -106,7 +106,11 @@ struct observation {
 	struct obs_links links;
 	struct obs_pci pci;
 	struct obs_host host;           /* files, devices, processes (obs_host.h) */
-	struct obs_kube kube;           /* node and pod facts from the API (obs_kube.h) */
+	/*
+	 * Node and pod facts from the API (obs_kube.h), lent by their owner (the daemon's watches or
+	 * polls, --once's read) and never changed through the observation; never NULL once observed.
+	 */
+	const struct obs_kube *kube;
 	struct obs_transport transport; /* the GPU pods' sockets to the daemon, from /proc (obs_transport.h) */
 	struct obs_flaps flaps;         /* held flapping links (daemon only; plain data, nothing owned) */
 };

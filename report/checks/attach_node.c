@@ -10,7 +10,7 @@
 
 static void attach_node_ifaces(const struct observation *o, const struct profile *p, struct attach_node *n)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 
 	if (!k->configured || k->node_fetch.state == KUBE_FETCH_NOT_RUN) {
 		snprintf(n->ifaces_why, sizeof(n->ifaces_why), "no API access: the node's GPU NIC Networks are not known");
@@ -50,7 +50,7 @@ static void attach_node_ifaces(const struct observation *o, const struct profile
 
 static void attach_node_versions(const struct observation *o, const struct profile *p, struct attach_node *n)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 
 	snprintf(n->installer, sizeof(n->installer), "%s", p->installer);
 	snprintf(n->expected_daemon, sizeof(n->expected_daemon), "%s", p->expected_daemon);
@@ -111,7 +111,7 @@ static bool attach_node_injector_state(const struct pod *pod, char *buf, size_t 
 
 static void attach_node_injector(const struct observation *o, struct attach_node *n)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 
 	if (k->pods_fetch.state != KUBE_FETCH_OK) {
 		n->injector = ATTACH_INJECTOR_UNKNOWN;
@@ -167,7 +167,7 @@ void attach_node_build(const struct observation *o, const struct profile *p, str
 	n->kind = p->kind;
 	n->gpus = (unsigned)p->n_gpus;
 	n->gpu_nics = (unsigned)p->n_nics;
-	n->releases = o->kube.releases;
+	n->releases = o->kube->releases;
 	attach_node_ifaces(o, p, n);
 	attach_node_versions(o, p, n);
 	attach_node_set_devices(n, p->kind, p->n_gpus);

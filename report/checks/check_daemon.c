@@ -118,7 +118,7 @@ static void check_daemon_acc_free(struct check_daemon_acc *a)
 int check_daemon_args(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_procs *ps = &o->host.procs;
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	const char *kind = profile_fabric_name(p->kind);
 	struct check_daemon_acc a = { 0 };
 	size_t n_unreadable = 0, n_specs = 0, n_procs = 0;

@@ -44,7 +44,7 @@ static bool check_daemonpod_active(const struct observation *o, const struct pod
 
 int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	struct finding_acc acc = { 0 };
 	struct finding f = { 0 };
 	struct attach_node n;

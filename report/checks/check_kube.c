@@ -28,7 +28,7 @@ int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct
 
 int check_kube_enrich(const struct observation *o, struct profile *p)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 
 	if (k->node_fetch.state != KUBE_FETCH_OK || !k->has_nic_info)
 		return 0;
@@ -98,7 +98,7 @@ static const char *check_kube_accel_of_kind(enum profile_kind kind)
 
 int check_machine_type(const struct observation *o, struct profile *p, struct finding *c)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	struct finding_acc a = { 0 };
 	const char *mt = k->instance_type, *accel = k->accelerator, *want_accel, *ref;
 	const struct check_kube_type *known;
@@ -172,7 +172,7 @@ static bool check_kube_link_has_ipv4(const struct obs_link *l, const char *ip)
 /* nic-info against the kernel: same PCI address for each name, same IPv4 where visible. */
 static void check_kube_cross(const struct observation *o, struct finding_acc *a)
 {
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	static const char remedy[] =
 		"GKE's nic-info no longer describes this node's NICs: drain and re-create the node (or its node pool)";
 
@@ -324,7 +324,7 @@ int check_networks(const struct observation *o, struct profile *p, struct findin
 		"the node is ready and its mapping is published; to render torch-distributed-tcpxo with AICR, use "
 		"Networks whose names contain 'gpu-nic', or check the mapping with tcpxo-agent interfaces "
 		"--any-network-names and give it to a renderer that takes any name";
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	struct finding_acc a = { 0 };
 	struct profile_iface *v = NULL;
 	struct strbuf why = { 0 }, pass = { 0 };

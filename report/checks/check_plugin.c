@@ -269,7 +269,7 @@ out:
 int check_plugin_files(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_nvpath *n = &o->host.nvpath;
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	const struct releases *t = kubefacts_releases(k);
 	enum releases_fabric f = p->kind == PROFILE_TCPX ? RELEASES_FABRIC_TCPX : RELEASES_FABRIC_TCPXO;
 	struct check_plugin_installer in = { 0 };

@@ -405,7 +405,7 @@ int check_rdma_networks(const struct observation *o, struct profile *p, struct f
 	static const char remedy[] =
 		"each RDMA NIC needs a Ready Device-type Network rdma-0..rdma-7 with a GKENetworkParamSet (deviceMode RDMA): "
 		"kubectl describe network rdma-N";
-	const struct obs_kube *k = &o->kube;
+	const struct obs_kube *k = o->kube;
 	struct finding_acc a = { 0 };
 	size_t missing = 0;
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/host/cmdline.h"
 #include "probes/kube/imageref.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
@@ -68,6 +69,7 @@ struct check_kube_pair {
 	const struct obs_kube *k;
 	const struct releases *t;
 	struct profile *p;
+	unsigned procs;                 /* daemon manager processes in /proc (each daemon once) */
 	struct finding_acc a;
 	struct strbuf installers;       /* the distinct installer releases, ", "-joined */
 	struct strbuf remedy;           /* the daemon pods to upgrade */
@@ -262,7 +264,7 @@ static void check_kube_pair_mismatch(struct check_kube_pair *s)
 /* The remedy of the failures, and the warnings about daemons of unknown version. Return: 0, -ENOMEM. */
 static int check_kube_pair_remedy(struct check_kube_pair *s)
 {
-	unsigned procs = s->k->host_daemon_processes;
+	unsigned procs = s->procs;
 
 	if (s->n_failed) {
 		/* A daemon that does not run is why a workload fails now: its remedy comes first. */
@@ -349,10 +351,23 @@ static int check_kube_pair_unknown(const struct obs_kube *k, struct finding *c)
 	return r;
 }
 
+/* The daemon processes /proc shows: the manager of each (comm "fastrak_gpumem_"), not its threads or children. */
+static unsigned check_kube_daemon_processes(const struct obs_procs *procs)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < procs->n; i++)
+		if (cmdline_daemon_kind(procs->v[i].comm, (const char *const *)procs->v[i].argv, procs->v[i].argc) ==
+		    CMDLINE_DAEMON_MANAGER)
+			n++;
+	return n;
+}
+
 int check_version_pair(const struct observation *o, struct profile *p, struct finding *c)
 {
 	struct check_kube_pair s = {
-		.k = &o->kube, .t = kubefacts_releases(&o->kube), .p = p,
+		.k = o->kube, .t = kubefacts_releases(o->kube), .p = p,
+		.procs = check_kube_daemon_processes(&o->host.procs),
 		.fabric = p->kind == PROFILE_TCPX ? RELEASES_FABRIC_TCPX : RELEASES_FABRIC_TCPXO,
 	};
 	char pass[256];

@@ -105,7 +105,7 @@ static void evaluate_nic_row(const struct observation *o, const struct obs_pci_f
 /* Whether the machine type names a GPUDirect-RDMA machine (dranet gce.go's table, 8-GPU shapes). */
 static bool evaluate_rdma_machine(const struct observation *o)
 {
-	const char *mt = o->kube.instance_type;
+	const char *mt = o->kube->instance_type;
 
 	return strcmp(mt, "a3-ultragpu-8g") == 0 || strcmp(mt, "a4-highgpu-8g") == 0;
 }

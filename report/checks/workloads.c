@@ -28,7 +28,7 @@ int workloads_evaluate(const struct observation *o, const struct profile *p, str
 	struct attach_node facts;
 
 	attach_node_build(o, p, &facts);
-	return workloads_judge(&o->kube, o->node, &facts, ret);
+	return workloads_judge(o->kube, o->node, &facts, ret);
 }
 
 int workloads_judge(const struct obs_kube *k, const char *node, const struct attach_node *facts,

@@ -26,7 +26,7 @@ struct workloads {
 };
 
 /**
- * workloads_evaluate() - judge every pod of o->kube.pods that runs (or waits) on this node with
+ * workloads_evaluate() - judge every pod of o->kube->pods that runs (or waits) on this node with
  * at least one GPU. Pods bound to another node (a --pods-file of the whole cluster) and pods
  * not yet scheduled are left out; the latter are counted.
  * @p: the evaluated profile of the same observation.

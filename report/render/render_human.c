@@ -154,7 +154,7 @@ static int render_human_tree(const struct observation *o, const struct profile *
 
 int render_human(const struct observation *o, const struct profile *p, const struct workloads *w, FILE *out)
 {
-	const char *mt = obs_kube_machine_type(&o->kube);
+	const char *mt = obs_kube_machine_type(o->kube);
 
 	render_safe(out, p->summary ? p->summary : "tcpxo: no verdict");
 	fputc('\n', out);

@@ -239,7 +239,7 @@ char *render_json(const struct observation *o, const struct profile *p, const st
 
 	r |= render_opt(root, "node", o->node);
 	r |= json_add_string(root, "agentVersion", TCPXO_VERSION);
-	r |= render_opt(root, "machineType", obs_kube_machine_type(&o->kube));
+	r |= render_opt(root, "machineType", obs_kube_machine_type(o->kube));
 	r |= json_add_string(root, "profile", profile_kind_name(p->kind));
 	r |= json_add_string(root, "runtime", profile_runtime_name(p->kind));
 	r |= json_add_bool(root, "ready", p->ready);

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
 	struct cli_options opt = { .root = NULL, .prefix = "fabric.aicr.run/" };
 	const char *node_json = NULL, *pods_json = NULL, *networks_json = NULL;
 	const char *changed_at = "2026-01-01T00:00:00Z";
+	struct obs_kube k = { 0 };      /* the API facts o lends, read from the files */
 	struct observation o;
 	struct profile p;
 	char *s = NULL;
@@ -119,21 +120,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* A failed core probe still gives a report (and an attachment): that is what we dump. */
-	r = observe_node(&opt, &o);
+	r = observe_node(&opt, &k, &o);
 	if (r == -ENOMEM) {
 		fprintf(stderr, "attachment-dump: out of memory\n");
 		observation_free(&o);
+		obs_kube_free(&k);
 		return 2;
 	}
-	if ((node_json && dump_fact(node_json, dump_parse_node, &o.kube.node_fetch, &o.kube) < 0) ||
-	    (pods_json && dump_fact(pods_json, kubeparse_pods, &o.kube.pods_fetch, &o.kube) < 0) ||
-	    (networks_json && dump_fact(networks_json, kubeparse_networks, &o.kube.networks_fetch, &o.kube) < 0)) {
+	if ((node_json && dump_fact(node_json, dump_parse_node, &k.node_fetch, &k) < 0) ||
+	    (pods_json && dump_fact(pods_json, kubeparse_pods, &k.pods_fetch, &k) < 0) ||
+	    (networks_json && dump_fact(networks_json, kubeparse_networks, &k.networks_fetch, &k) < 0)) {
 		observation_free(&o);
+		obs_kube_free(&k);
 		return 2;
 	}
 	if (profile_evaluate(&o, &p) < 0) {
 		fprintf(stderr, "attachment-dump: out of memory\n");
 		observation_free(&o);
+		obs_kube_free(&k);
 		return 2;
 	}
 	r = annotations_attachment(&p, changed_at, &s);
@@ -146,5 +150,6 @@ int main(int argc, char **argv)
 		code = 0;
 	profile_free(&p);
 	observation_free(&o);
+	obs_kube_free(&k);
 	return code;
 }

@@ -15,6 +15,7 @@
 #include "report/checks/checks.h"
 
 struct fx {
+	struct obs_kube k;               /* the API facts f->o lends */
 	struct observation o;
 	struct profile p;
 	struct obs_pci_func pci[32];
@@ -44,6 +45,7 @@ static inline struct fx *fx_new(enum profile_kind kind)
 	size_t n_nics = kind == PROFILE_TCPX ? 4 : 8, np = 0;
 
 	assert_non_null(f);
+	f->o.kube = &f->k;
 	f->p.kind = kind;
 	f->p.n_gpus = 8;
 	for (size_t i = 0; i < 8; i++) {

@@ -17,6 +17,7 @@
 #define NODE "gke-a3ultra-pool-n1"
 
 struct env {
+	struct obs_kube k;               /* the API facts e->o lends (the slices are the env's) */
 	struct observation o;
 	struct profile p;
 	struct profile_nic nics[8];
@@ -32,9 +33,10 @@ static int setup(void **state)
 
 	if (!e)
 		return -1;
-	e->o.kube.dranet = true;
-	snprintf(e->o.kube.node_name, sizeof(e->o.kube.node_name), NODE);
-	e->o.kube.slices_fetch.state = KUBE_FETCH_OK;
+	e->o.kube = &e->k;
+	e->k.dranet = true;
+	snprintf(e->k.node_name, sizeof(e->k.node_name), NODE);
+	e->k.slices_fetch.state = KUBE_FETCH_OK;
 	for (int i = 0; i < 8; i++) {
 		snprintf(e->nics[i].name, sizeof(e->nics[i].name), "gpu%drdma0", i);
 		snprintf(e->nics[i].bdf, sizeof(e->nics[i].bdf), "0000:9%d:00.0", i);
@@ -50,8 +52,8 @@ static int setup(void **state)
 	snprintf(e->slice.node, sizeof(e->slice.node), NODE);
 	e->slice.devices = e->devs;
 	e->slice.n_devices = 8;
-	e->o.kube.slices = &e->slice;
-	e->o.kube.n_slices = 1;
+	e->k.slices = &e->slice;
+	e->k.n_slices = 1;
 	*state = e;
 	return 0;
 }
@@ -109,7 +111,7 @@ static void test_missing_named(void **state)
 	snprintf(e->slice.driver, sizeof(e->slice.driver), "dra.net");
 	snprintf(e->slice.pool, sizeof(e->slice.pool), "another-node");
 	assert_int_equal(judge(e), CHECK_FAIL);
-	e->o.kube.n_slices = 0;
+	e->k.n_slices = 0;
 	assert_int_equal(judge(e), CHECK_FAIL);
 }
 
@@ -125,14 +127,14 @@ static void test_newest_generation(void **state)
 	e->slice.n_devices = 7;         /* gpu7rdma0 gone from the newest */
 	two[0] = e->older;
 	two[1] = e->slice;
-	e->o.kube.slices = two;
-	e->o.kube.n_slices = 2;
+	e->k.slices = two;
+	e->k.n_slices = 2;
 	assert_int_equal(judge(e), CHECK_FAIL);
 	assert_non_null(strstr(e->c.message, "1 of its 8 RDMA NICs as RDMA devices: gpu7rdma0"));
 	two[1].n_devices = 8;
 	assert_int_equal(judge(e), CHECK_PASS);
-	e->o.kube.slices = &e->slice;   /* not left pointing at this frame */
-	e->o.kube.n_slices = 1;
+	e->k.slices = &e->slice;   /* not left pointing at this frame */
+	e->k.n_slices = 1;
 }
 
 /* Unread slices never pass: not read is a skip, forbidden or not served a warning with the reason. */
@@ -140,16 +142,16 @@ static void test_unreadable(void **state)
 {
 	struct env *e = *state;
 
-	e->o.kube.slices_fetch.state = KUBE_FETCH_NOT_RUN;
+	e->k.slices_fetch.state = KUBE_FETCH_NOT_RUN;
 	assert_int_equal(judge(e), CHECK_SKIP);
-	e->o.kube.slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_FORBIDDEN, .http_status = 403 };
+	e->k.slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_FORBIDDEN, .http_status = 403 };
 	assert_int_equal(judge(e), CHECK_WARN);
 	assert_non_null(strstr(e->c.message, "forbidden (RBAC)"));
 	assert_non_null(strstr(e->c.remedy, "resource.k8s.io"));
-	e->o.kube.slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_FAILED, .http_status = 404 };
+	e->k.slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_FAILED, .http_status = 404 };
 	assert_int_equal(judge(e), CHECK_WARN);
 	assert_non_null(strstr(e->c.message, "does not serve resource.k8s.io/v1"));
-	e->o.kube.slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_FAILED, .http_status = 200,
+	e->k.slices_fetch = (struct kube_fetch){ .state = KUBE_FETCH_FAILED, .http_status = 200,
 						      .message = "unusable answer (9 bytes): not valid JSON" };
 	assert_int_equal(judge(e), CHECK_WARN);
 	assert_non_null(strstr(e->c.message, "not valid JSON"));

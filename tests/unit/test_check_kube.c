@@ -35,6 +35,7 @@ static const char *const gpu_bdfs[8] = {
 };
 
 struct env {
+	struct obs_kube k;               /* the API facts e->o lends */
 	struct observation o;
 	struct profile p;
 	struct finding c;
@@ -54,9 +55,9 @@ static void load_node(struct env *e, const char *name)
 	size_t len;
 	char *body = fixture(name, &len);
 
-	if (kubeparse_node(body, len, NULL, &e->o.kube, err, sizeof(err)) < 0)
+	if (kubeparse_node(body, len, NULL, &e->k, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", name, err);
-	e->o.kube.node_fetch.state = KUBE_FETCH_OK;
+	e->k.node_fetch.state = KUBE_FETCH_OK;
 	free(body);
 }
 
@@ -66,9 +67,9 @@ static void load_pods(struct env *e, const char *name)
 	size_t len;
 	char *body = fixture(name, &len);
 
-	if (kubeparse_pods(body, len, &e->o.kube, err, sizeof(err)) < 0)
+	if (kubeparse_pods(body, len, &e->k, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", name, err);
-	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+	e->k.pods_fetch.state = KUBE_FETCH_OK;
 	free(body);
 }
 
@@ -78,9 +79,9 @@ static void load_networks(struct env *e, const char *name)
 	size_t len;
 	char *body = fixture(name, &len);
 
-	if (kubeparse_networks(body, len, &e->o.kube, err, sizeof(err)) < 0)
+	if (kubeparse_networks(body, len, &e->k, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", name, err);
-	e->o.kube.networks_fetch.state = KUBE_FETCH_OK;
+	e->k.networks_fetch.state = KUBE_FETCH_OK;
 	free(body);
 }
 
@@ -96,6 +97,7 @@ static struct env *env_new(bool in_pod)
 
 	assert_non_null(e);
 	o = &e->o;
+	o->kube = &e->k;
 	p = &e->p;
 	o->pci.v = calloc(9, sizeof(*o->pci.v));
 	o->links.v = calloc(9, sizeof(*o->links.v));
@@ -146,7 +148,7 @@ static struct env *env_new(bool in_pod)
 	p->n_gpus = p->n_nics = p->n_paired = 8;
 	p->kind = PROFILE_TCPXO;
 
-	o->kube.configured = true;
+	e->k.configured = true;
 	load_node(e, "node-a3mega.json");
 	load_pods(e, "pods-healthy.json");
 	assert_int_equal(check_kube_enrich(o, p), 0);
@@ -156,6 +158,7 @@ static struct env *env_new(bool in_pod)
 static void env_free(struct env *e)
 {
 	observation_free(&e->o);
+	obs_kube_free(&e->k);
 	free(e->p.gpus);
 	free(e->p.nics);
 	free(e->p.ifaces);
@@ -180,14 +183,14 @@ static void test_machine_type_no_api(void **state)
 {
 	struct env *e = env_new(false);
 
-	e->o.kube.configured = false;
+	e->k.configured = false;
 	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	assert_string_equal(e->c.message, "no API access: machine type not read");
 
-	e->o.kube.configured = true;
-	e->o.kube.node_fetch.state = KUBE_FETCH_FAILED;
-	strcpy(e->o.kube.node_fetch.message, "HTTP 403 Forbidden");
+	e->k.configured = true;
+	e->k.node_fetch.state = KUBE_FETCH_FAILED;
+	strcpy(e->k.node_fetch.message, "HTTP 403 Forbidden");
 	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "node not read from the API (HTTP 403 Forbidden)");
 	env_free(e);
@@ -225,13 +228,13 @@ static void test_machine_type_hardware_mismatch(void **state)
 	assert_check(e, CHECK_FAIL, "a3-megagpu-8g must observe profile tcpxo, observed none");
 
 	/* A3 High hardware shape under an A3 High label: fine. */
-	strcpy(e->o.kube.instance_type, "a3-highgpu-8g");
-	strcpy(e->o.kube.accelerator, "nvidia-h100-80gb");
+	strcpy(e->k.instance_type, "a3-highgpu-8g");
+	strcpy(e->k.accelerator, "nvidia-h100-80gb");
 	e->p.kind = PROFILE_TCPX;
 	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	/* ...and A3 Mega hardware under an A3 Edge label is not. */
-	strcpy(e->o.kube.instance_type, "a3-edgegpu-8g");
+	strcpy(e->k.instance_type, "a3-edgegpu-8g");
 	e->p.kind = PROFILE_TCPXO;
 	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "a3-edgegpu-8g must observe profile tcpx, observed tcpxo");
@@ -242,8 +245,8 @@ static void test_machine_type_other(void **state)
 {
 	struct env *e = env_new(false);
 
-	strcpy(e->o.kube.instance_type, "n2-standard-8");
-	e->o.kube.accelerator[0] = '\0';
+	strcpy(e->k.instance_type, "n2-standard-8");
+	e->k.accelerator[0] = '\0';
 	e->p.kind = PROFILE_NONE;
 	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "n2-standard-8 is not a GPUDirect-TCPX(O) type; profile none agrees");
@@ -253,8 +256,8 @@ static void test_machine_type_other(void **state)
 	assert_check(e, CHECK_WARN, "machine type n2-standard-8 is not one the agent knows, but the hardware looks like tcpxo");
 
 	/* No labels at all: warn, and the accelerator is judged against the hardware. */
-	e->o.kube.instance_type[0] = '\0';
-	strcpy(e->o.kube.accelerator, "nvidia-h100-80gb");
+	e->k.instance_type[0] = '\0';
+	strcpy(e->k.accelerator, "nvidia-h100-80gb");
 	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "accelerator label nvidia-h100-80gb does not match tcpxo (expects nvidia-h100-mega-80gb)");
 	assert_non_null(strstr(e->c.message, "no node.kubernetes.io/instance-type label"));
@@ -288,7 +291,7 @@ static void test_networks_no_api(void **state)
 {
 	struct env *e = env_new(false);
 
-	e->o.kube.configured = false;
+	e->k.configured = false;
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "no API access: network mapping not read");
 	assert_int_equal(e->p.n_ifaces, 0);
@@ -342,9 +345,9 @@ static void test_networks_google_names(void **state)
 	assert_string_equal(e->p.ifaces[7].network, "vpc8");
 
 	/* Readiness depends on the fabric: a vpc Network that is not Device-typed, or not Ready, fails. */
-	strcpy(e->o.kube.networks[3].type, "L3");      /* sorted: default, vpc1, vpc2, vpc3 */
-	e->o.kube.networks[5].ready = false;            /* vpc5 */
-	e->o.kube.networks[6].type[0] = '\0';           /* vpc6 */
+	strcpy(e->k.networks[3].type, "L3");      /* sorted: default, vpc1, vpc2, vpc3 */
+	e->k.networks[5].ready = false;            /* vpc5 */
+	e->k.networks[6].type[0] = '\0';           /* vpc6 */
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "Network vpc3 is of type L3, not Device");
 	assert_non_null(strstr(e->c.message, "Network vpc5 is not Ready"));
@@ -419,7 +422,7 @@ static void test_networks_missing_facts(void **state)
 	/* A NIC in a pod with no nic-info: no name, no mapping. */
 	for (int i = 0; i < 8; i++)
 		e->p.nics[i].name[0] = e->p.nics[i].network[0] = '\0';
-	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &e->o.kube, err, sizeof(err)), 0);
+	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &e->k, err, sizeof(err)), 0);
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "nic-info[0]: expected an object, got number");
@@ -437,7 +440,7 @@ static void test_networks_nic_info_without_north(void **state)
 {
 	struct env *e = env_new(false);
 
-	e->o.kube.has_north = false;
+	e->k.has_north = false;
 	snprintf(e->p.nics[0].network, sizeof(e->p.nics[0].network), "default");     /* a mapping the rules refuse */
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
@@ -456,8 +459,8 @@ static void test_networks_dranet(void **state)
 		e->p.nics[i].network[0] = '\0';
 	/* Without the label, the same node (no networking.gke.io NIC annotations) fails. */
 	load_node(e, "node-a3mega-dranet.json");
-	assert_true(e->o.kube.dranet);
-	e->o.kube.dranet = false;
+	assert_true(e->k.dranet);
+	e->k.dranet = false;
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
@@ -473,7 +476,7 @@ static void test_networks_dranet(void **state)
 	assert_int_equal(e->p.n_ifaces, 0);
 	/* The healthy node does not carry it: unchanged. */
 	load_node(e, "node-a3mega.json");
-	assert_false(e->o.kube.dranet);
+	assert_false(e->k.dranet);
 	env_free(e);
 }
 
@@ -502,15 +505,15 @@ static void test_networks_objects(void **state)
 
 	/* Missing object, no parametersRef. */
 	load_networks(e, "networks.json");
-	e->o.kube.networks[2].has_params_ref = false;   /* sorted: default, gpu-nic-0, gpu-nic-1 */
-	e->o.kube.n_networks = 8;                       /* drop gpu-nic-7 */
+	e->k.networks[2].has_params_ref = false;   /* sorted: default, gpu-nic-0, gpu-nic-1 */
+	e->k.n_networks = 8;                       /* drop gpu-nic-7 */
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "Network gpu-nic-1 has no parametersRef (GKENetworkParamSet)");
 	assert_non_null(strstr(e->c.message, "Network gpu-nic-7 does not exist"));
 
 	/* Not readable (403): say so, do not fail. */
-	e->o.kube.networks_fetch.state = KUBE_FETCH_FORBIDDEN;
-	strcpy(e->o.kube.networks_fetch.message, "HTTP 403");
+	e->k.networks_fetch.state = KUBE_FETCH_FORBIDDEN;
+	strcpy(e->k.networks_fetch.message, "HTTP 403");
 	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "eth8=gpu-nic-7; Network objects not readable (HTTP 403)");
 	assert_int_equal(e->p.n_ifaces, 8);
@@ -597,16 +600,16 @@ static void test_version_pair_skew_beside_large_pods(void **state)
 			      "[{\"name\":\"c\",\"image\":\"busybox\",\"env\":{}}]}},%s", items);
 	free(skew);
 
-	obs_kube_free_pods(&e->o.kube);
-	assert_int_equal(kubeparse_pods(body, o + strlen(body + o), &e->o.kube, err, sizeof(err)), 0);
+	obs_kube_free_pods(&e->k);
+	assert_int_equal(kubeparse_pods(body, o + strlen(body + o), &e->k, err, sizeof(err)), 0);
 	free(body);
-	assert_null(obs_kube_aside_ours(&e->o.kube));
-	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
-	assert_int_equal(e->o.kube.n_aside, 1);
-	assert_string_equal(e->o.kube.aside[0].name, "odd");
+	assert_null(obs_kube_aside_ours(&e->k));
+	e->k.pods_fetch.state = KUBE_FETCH_OK;
+	assert_int_equal(e->k.n_aside, 1);
+	assert_string_equal(e->k.aside[0].name, "odd");
 	/* The long value is not held: set, value unknown. */
-	for (size_t i = 0; i < e->o.kube.n_pods; i++) {
-		const struct pod *p = &e->o.kube.pods[i];
+	for (size_t i = 0; i < e->k.n_pods; i++) {
+		const struct pod *p = &e->k.pods[i];
 		bool set = false;
 
 		if (strcmp(p->name, "etl") == 0) {
@@ -637,10 +640,10 @@ static void load_pods_plus(struct env *e, const char *fixture_name, const char *
 	assert_non_null(body);
 	snprintf(body, cap, "%.*s%s,%s", (int)(items - base), base, pod, items);
 	free(base);
-	obs_kube_free_pods(&e->o.kube);
-	if (kubeparse_pods(body, strlen(body), &e->o.kube, err, sizeof(err)) < 0)
+	obs_kube_free_pods(&e->k);
+	if (kubeparse_pods(body, strlen(body), &e->k, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
-	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+	e->k.pods_fetch.state = KUBE_FETCH_OK;
 	free(body);
 }
 
@@ -724,13 +727,13 @@ static void test_version_pair_digest_only(void **state)
 		char err[256];
 
 		assert_int_equal(releases_parse(text, strlen(text), &t, err, sizeof(err)), 0);
-		e->o.kube.releases = t;
+		e->k.releases = t;
 		assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 		assert_check(e, CHECK_WARN, "installer version unknown: its image digest is not in the release table (file)");
 		assert_non_null(strstr(e->c.message, "1 running daemon of unknown version"));
 		assert_int_equal(e->p.n_daemons, 0);
 		assert_string_equal(e->p.installer, "");
-		e->o.kube.releases = NULL;
+		e->k.releases = NULL;
 		releases_free(t);
 	}
 	env_free(e);
@@ -742,7 +745,7 @@ static void test_version_pair_running_digest_wins(void **state)
 
 	/* The tag says v1.0.20, but what runs is v1.0.21's known digest. */
 	load_pods(e, "pods-skew.json");
-	strcpy(e->o.kube.containers[1].image_id_digest, D21);
+	strcpy(e->k.containers[1].image_id_digest, D21);
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->p.daemons[0], "v1.0.21");
@@ -754,8 +757,8 @@ static void test_version_pair_installer_problems(void **state)
 	struct env *e = env_new(false);
 
 	/* Not in the table. */
-	strcpy(e->o.kube.containers[0].tag, "v1.0.99");
-	e->o.kube.containers[0].image_id_digest[0] = '\0';
+	strcpy(e->k.containers[0].tag, "v1.0.99");
+	e->k.containers[0].image_id_digest[0] = '\0';
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "installer v1.0.99 is not in the release table (built-in)");
 	assert_string_equal(e->p.installer, "v1.0.99");
@@ -764,7 +767,7 @@ static void test_version_pair_installer_problems(void **state)
 
 	/* No installer pod at all. */
 	load_pods(e, "pods-healthy.json");
-	e->o.kube.containers[0].role = KUBE_IMAGE_DAEMON;       /* pretend it is something else */
+	e->k.containers[0].role = KUBE_IMAGE_DAEMON;       /* pretend it is something else */
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
 	env_free(e);
@@ -773,12 +776,12 @@ static void test_version_pair_installer_problems(void **state)
 /* The pod and container of the fixture: its status is what the checks read. */
 static struct pod_container *find_container(struct env *e, const char *name, struct pod **ret_pod)
 {
-	for (size_t i = 0; i < e->o.kube.n_pods; i++)
-		for (size_t j = 0; j < e->o.kube.pods[i].n_containers; j++)
-			if (strcmp(e->o.kube.pods[i].containers[j].name, name) == 0) {
+	for (size_t i = 0; i < e->k.n_pods; i++)
+		for (size_t j = 0; j < e->k.pods[i].n_containers; j++)
+			if (strcmp(e->k.pods[i].containers[j].name, name) == 0) {
 				if (ret_pod)
-					*ret_pod = &e->o.kube.pods[i];
-				return &e->o.kube.pods[i].containers[j];
+					*ret_pod = &e->k.pods[i];
+				return &e->k.pods[i].containers[j];
 			}
 	fail_msg("no container %s", name);
 	return NULL;
@@ -883,8 +886,8 @@ static void test_version_pair_tcpx(void **state)
 	assert_string_equal(e->p.expected_daemon, "v2.0.12");
 
 	/* A mirror that flattened the folders: the node's profile picks the table. */
-	for (size_t i = 0; i < e->o.kube.n_containers; i++)
-		e->o.kube.containers[i].fabric = KUBE_FABRIC_UNKNOWN;
+	for (size_t i = 0; i < e->k.n_containers; i++)
+		e->k.containers[i].fabric = KUBE_FABRIC_UNKNOWN;
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "installer v3.1.9 and daemon v2.0.12 pair");
 
@@ -900,10 +903,10 @@ static void test_version_pair_normalised_tags(void **state)
 	struct env *e = env_new(false);
 
 	/* v1.0.3 pairs with v1.0.09: written v1.0.9 it still pairs; the table's form is expected. */
-	strcpy(e->o.kube.containers[0].tag, "v1.0.3");
-	e->o.kube.containers[0].image_id_digest[0] = '\0';
-	strcpy(e->o.kube.containers[1].tag, "v1.0.9");
-	e->o.kube.containers[1].image_id_digest[0] = '\0';
+	strcpy(e->k.containers[0].tag, "v1.0.3");
+	e->k.containers[0].image_id_digest[0] = '\0';
+	strcpy(e->k.containers[1].tag, "v1.0.9");
+	e->k.containers[1].image_id_digest[0] = '\0';
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->p.expected_daemon, "v1.0.09");
@@ -914,7 +917,7 @@ static void test_version_pair_normalised_tags(void **state)
 static void test_version_pair_several_daemons(void **state)
 {
 	struct env *e = env_new(false);
-	struct obs_kube *k = &e->o.kube;
+	struct obs_kube *k = &e->k;
 	struct kube_container *v = realloc(k->containers, 4 * sizeof(*v));
 
 	assert_non_null(v);
@@ -939,20 +942,47 @@ static void test_version_pair_several_daemons(void **state)
 	env_free(e);
 }
 
+/*
+ * /proc as the host probe leaves it with @n daemons: each a manager (its kernel comm, cmdline
+ * unreadable) and the shell of its entrypoint, which is not counted.
+ */
+static void host_daemons(struct env *e, size_t n)
+{
+	static const char *const sh[] = { "/bin/sh", "/fts/entrypoint_rxdm_container.sh" };
+	struct obs_procs *ps = &e->o.host.procs;
+
+	obs_host_procs_free(ps);
+	ps->v = calloc(2 * n, sizeof(*ps->v));
+	assert_non_null(ps->v);
+	for (size_t i = 0; i < n; i++) {
+		struct obs_process *ep = &ps->v[ps->n++], *mgr = &ps->v[ps->n++];
+
+		ep->pid = (int)(100 + 2 * i);
+		snprintf(ep->comm, sizeof(ep->comm), "sh");
+		ep->argv = calloc(2, sizeof(*ep->argv));
+		assert_non_null(ep->argv);
+		for (size_t j = 0; j < 2; j++)
+			assert_non_null(ep->argv[ep->argc++] = strdup(sh[j]));
+		mgr->pid = (int)(101 + 2 * i);
+		snprintf(mgr->comm, sizeof(mgr->comm), "fastrak_gpumem_");
+	}
+	ps->status.state = PROBE_OK;
+}
+
 static void test_version_pair_host_processes(void **state)
 {
 	struct env *e = env_new(false);
 
-	e->o.kube.host_daemon_processes = 1;
+	host_daemons(e, 1);
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
-	e->o.kube.host_daemon_processes = 2;
+	host_daemons(e, 2);
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "2 daemon processes in /proc, but 1 running daemon container in this node's pods");
 
 	/* An idle node with a daemon process nobody accounts for: warn, not skip. */
 	load_pods(e, "pods-idle.json");
-	e->o.kube.host_daemon_processes = 1;
+	host_daemons(e, 1);
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "1 daemon process in /proc, but 0 running daemon containers");
 	env_free(e);
@@ -962,15 +992,15 @@ static void test_version_pair_no_api(void **state)
 {
 	struct env *e = env_new(false);
 
-	e->o.kube.configured = false;
+	e->k.configured = false;
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "no API access: installer and daemon versions not read");
 	assert_int_equal(e->p.n_daemons, 0);
 	assert_string_equal(e->p.installer, "");
 
-	e->o.kube.configured = true;
-	e->o.kube.pods_fetch.state = KUBE_FETCH_FAILED;
-	strcpy(e->o.kube.pods_fetch.message, "connection refused");
+	e->k.configured = true;
+	e->k.pods_fetch.state = KUBE_FETCH_FAILED;
+	strcpy(e->k.pods_fetch.message, "connection refused");
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "pods not read from the API (connection refused)");
 	env_free(e);
@@ -986,8 +1016,8 @@ static void test_version_pair_unverified_row(void **state)
 
 	e->p.kind = PROFILE_TCPX;
 	load_pods(e, "pods-tcpx-healthy.json");
-	for (size_t i = 0; i < e->o.kube.n_containers; i++) {
-		struct kube_container *ct = &e->o.kube.containers[i];
+	for (size_t i = 0; i < e->k.n_containers; i++) {
+		struct kube_container *ct = &e->k.containers[i];
 
 		strcpy(ct->tag, ct->role == KUBE_IMAGE_DAEMON ? "v2.0.15" : "v3.1.12");
 		ct->image_id_digest[0] = '\0';
@@ -1000,9 +1030,9 @@ static void test_version_pair_unverified_row(void **state)
 	assert_string_equal(e->p.expected_daemon, "v2.0.15");
 
 	/* A skewed daemon on it still fails. */
-	for (size_t i = 0; i < e->o.kube.n_containers; i++)
-		if (e->o.kube.containers[i].role == KUBE_IMAGE_DAEMON)
-			strcpy(e->o.kube.containers[i].tag, "v2.0.12");
+	for (size_t i = 0; i < e->k.n_containers; i++)
+		if (e->k.containers[i].role == KUBE_IMAGE_DAEMON)
+			strcpy(e->k.containers[i].tag, "v2.0.12");
 	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "daemon v2.0.12 does not pair with installer v3.1.12 (expects v2.0.15)");
 	env_free(e);

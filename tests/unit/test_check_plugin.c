@@ -20,6 +20,7 @@
 struct fx {
 	struct obs_host_file files[LIB64_MAX];
 	char names[LIB64_MAX][64];
+	struct obs_kube k;               /* the API facts f->o lends */
 	struct observation o;
 	struct profile p;
 	struct finding c;
@@ -66,6 +67,7 @@ static struct fx *fx_new(enum profile_kind kind, const char *const *names, size_
 	struct fx *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
+	f->o.kube = &f->k;
 	f->p.kind = kind;
 	f->o.host.nvpath.status.state = PROBE_OK;
 	f->o.host.nvpath.dir = OBS_FILE_DIR;
@@ -85,16 +87,16 @@ static void fx_pods(struct fx *f, const char *name)
 
 	snprintf(rel, sizeof(rel), "kube/%s", name);
 	body = fixture_read(rel, &len);
-	if (kubeparse_pods(body, len, &f->o.kube, err, sizeof(err)) < 0)
+	if (kubeparse_pods(body, len, &f->k, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", name, err);
-	f->o.kube.configured = true;
-	f->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+	f->k.configured = true;
+	f->k.pods_fetch.state = KUBE_FETCH_OK;
 	free(body);
 }
 
 static void fx_free(struct fx *f)
 {
-	obs_kube_free(&f->o.kube);
+	obs_kube_free(&f->k);
 	free(f->c.message);
 	free(f->c.remedy);
 	free(f);
@@ -200,8 +202,8 @@ static void test_installer_state(void **state)
 
 	/* No installer pod on the node: the files alone decide, and the message says so. */
 	fx_pods(f, "pods-idle.json");
-	for (size_t i = 0; i < f->o.kube.n_containers; i++)
-		f->o.kube.containers[i].role = KUBE_IMAGE_DAEMON;
+	for (size_t i = 0; i < f->k.n_containers; i++)
+		f->k.containers[i].role = KUBE_IMAGE_DAEMON;
 	expect(f, CHECK_PASS, "(8 files: the whole set of installers v1.0.14 to v1.0.17) (no nccl-tcpxo-installer "
 	       "pod on this node: judged by the files alone), NCCL 2.28.7");
 	fx_free(f);
@@ -218,12 +220,12 @@ static void test_installer_release_unsourced(void **state)
 
 	assert_int_equal(releases_parse(text, strlen(text), &t, err, sizeof(err)), 0);
 	fx_pods(f, "pods-healthy.json");
-	f->o.kube.releases = t;
+	f->k.releases = t;
 	expect(f, CHECK_PASS, "nccl-tcpxo-installer v1.0.15 completed; 7 files of the generic list: its release's is "
 	       "not published");
 	fx_drop(f, "libnccl.so.2.28.7");
 	expect(f, CHECK_FAIL, "lib64/libnccl.so.2.28.7 is missing");
-	f->o.kube.releases = NULL;
+	f->k.releases = NULL;
 	releases_free(t);
 	fx_free(f);
 }

@@ -162,24 +162,26 @@ static void test_in_pod(void **state)
  */
 static void test_in_pod_flapped(void **state)
 {
+	struct obs_kube k = { 0 };      /* the API facts o lends */
 	struct observation o;
 	struct profile p;
 
 	ob_a3mega(&o, true);
+	o.kube = &k;
 	for (size_t i = 0; i < o.links.n; i++)
 		if (!strcmp(o.links.v[i].name, "eth5")) {
 			memmove(&o.links.v[i], &o.links.v[i + 1], (o.links.n - i - 1) * sizeof(o.links.v[0]));
 			o.links.n--;
 			break;
 		}
-	o.kube.node_fetch.state = KUBE_FETCH_OK;
-	o.kube.has_nic_info = true;
-	o.kube.nics = calloc(1, sizeof(*o.kube.nics));
-	assert_non_null(o.kube.nics);
-	o.kube.n_nics = 1;
-	snprintf(o.kube.nics[0].name, sizeof(o.kube.nics[0].name), "eth5");
-	snprintf(o.kube.nics[0].bdf, sizeof(o.kube.nics[0].bdf), "0000:86:00.0");
-	snprintf(o.kube.nics[0].ipv4, sizeof(o.kube.nics[0].ipv4), "10.0.20.3");
+	k.node_fetch.state = KUBE_FETCH_OK;
+	k.has_nic_info = true;
+	k.nics = calloc(1, sizeof(*k.nics));
+	assert_non_null(k.nics);
+	k.n_nics = 1;
+	snprintf(k.nics[0].name, sizeof(k.nics[0].name), "eth5");
+	snprintf(k.nics[0].bdf, sizeof(k.nics[0].bdf), "0000:86:00.0");
+	snprintf(k.nics[0].ipv4, sizeof(k.nics[0].ipv4), "10.0.20.3");
 	o.flaps = (struct obs_flaps){ .n = 1, .threshold = 3, .window_s = 60, .hold_s = 30 };
 	snprintf(o.flaps.v[0].name, sizeof(o.flaps.v[0].name), "eth5");
 	o.flaps.v[0].changes = 2;
@@ -191,6 +193,7 @@ static void test_in_pod_flapped(void **state)
 			    "in use by a pod (moved into its network namespace: not seen from the host)");
 	profile_free(&p);
 	observation_free(&o);
+	obs_kube_free(&k);
 }
 
 /* Every GPU NIC in a pod: said as such, never "0 GPU NICs up". */
@@ -277,6 +280,7 @@ static void test_cpu_node(void **state)
 	struct profile p;
 
 	memset(&o, 0, sizeof(o));
+	o.kube = &ob_unread;
 	ob_nic(&o, 0, 0x04, "eth0");
 	ob_link(&o, "eth0", 1460, "10.128.0.9");
 	ob_pci_add(&o, 0, 0x03, 0x1af4, 0x1000, PCI_KIND_OTHER);
@@ -300,6 +304,7 @@ static void test_pci_probe_failed(void **state)
 	struct profile p;
 
 	memset(&o, 0, sizeof(o));
+	o.kube = &ob_unread;
 	probe_status_fail(&o.pci.status, -ENOENT, "/nonexistent/sys/bus/pci: No such file or directory");
 	o.links.status.state = PROBE_OK;
 	evaluate(&o, &p);
@@ -414,12 +419,14 @@ static void test_mega_with_mlx5_stays_tcpxo(void **state)
 /* The machine type decides when the API gives it: an a3-ultragpu-8g node whose RDMA NICs are gone is rdma, not ready. */
 static void test_rdma_machine_type(void **state)
 {
+	struct obs_kube k = { 0 };      /* the API facts o lends */
 	struct observation o;
 	struct profile p;
 
 	(void)state;
 	ob_a3mega(&o, false);
-	snprintf(o.kube.instance_type, sizeof(o.kube.instance_type), "a3-ultragpu-8g");
+	o.kube = &k;
+	snprintf(k.instance_type, sizeof(k.instance_type), "a3-ultragpu-8g");
 	evaluate(&o, &p);
 	assert_int_equal(p.kind, PROFILE_RDMA);
 	assert_string_equal(profile_runtime_name(p.kind), "torch-distributed-rdma");
@@ -434,15 +441,17 @@ static void test_rdma_machine_type(void **state)
 /* Eight GPUs of an id an RDMA node never has (here L4, 10de:27b8) are not passed as H200/B200: the gpus row fails. */
 static void test_rdma_unknown_gpu_model(void **state)
 {
+	struct obs_kube k = { 0 };      /* the API facts o lends */
 	struct observation o;
 	struct profile p;
 
 	(void)state;
 	ob_a3mega(&o, false);
+	o.kube = &k;
 	for (size_t i = 0; i < o.pci.n; i++)
 		if (o.pci.v[i].kind == PCI_KIND_GPU)
 			o.pci.v[i].device = 0x27b8;
-	snprintf(o.kube.instance_type, sizeof(o.kube.instance_type), "a3-ultragpu-8g");
+	snprintf(k.instance_type, sizeof(k.instance_type), "a3-ultragpu-8g");
 	evaluate(&o, &p);
 	assert_int_equal(p.kind, PROFILE_RDMA);
 	assert_int_equal(p.n_gpus, 8);

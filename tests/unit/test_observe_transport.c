@@ -128,18 +128,28 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* An observation of node-1 under @r with @n pods moved in from @pods. */
+static struct obs_kube facts;           /* the API facts the test's observation lends */
+
+/* An observation of node-1 under @r with @n pods moved in from @pods (into facts). */
 static void obs_with(struct observation *o, const char *r, struct pod **pods, size_t n)
 {
 	memset(o, 0, sizeof(*o));
 	snprintf(o->node, sizeof(o->node), "node-1");
 	snprintf(o->root, sizeof(o->root), "%s", r);
-	o->kube.pods = calloc(n ? n : 1, sizeof(*o->kube.pods));
+	facts.pods = calloc(n ? n : 1, sizeof(*facts.pods));
 	for (size_t i = 0; i < n; i++) {
-		o->kube.pods[i] = *pods[i];
+		facts.pods[i] = *pods[i];
 		free(pods[i]);
 	}
-	o->kube.n_pods = n;
+	facts.n_pods = n;
+	o->kube = &facts;
+}
+
+/* The observation and the facts it lends, freed. */
+static void obs_done(struct observation *o)
+{
+	observation_free(o);
+	obs_kube_free(&facts);
 }
 
 static struct pod *gpu_pod(const char *name, const char *uid, const char *phase, long long gpus)
@@ -174,12 +184,12 @@ static void test_none_reads_nothing(void **state)
 	assert_false(o.transport.sampled);
 	assert_int_equal(o.transport.n, 0);
 	assert_int_equal(o.transport.status.state, PROBE_NOT_RUN);
-	observation_free(&o);
+	obs_done(&o);
 
 	obs_with(&o, "/nonexistent/root", pods, 0);
 	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_false(o.transport.sampled);
-	observation_free(&o);
+	obs_done(&o);
 }
 
 static void test_sampled(void **state)
@@ -212,7 +222,7 @@ static void test_sampled(void **state)
 	/* Sampled again: replaced, not appended. */
 	assert_int_equal(observe_transport(&o, NULL), 0);
 	assert_int_equal(o.transport.n, 2);
-	observation_free(&o);
+	obs_done(&o);
 
 	/* ROOT/proc that cannot be listed: the status says so. */
 	pods[0] = gpu_pod("a", UID_A, "Running", 8);
@@ -221,7 +231,7 @@ static void test_sampled(void **state)
 	assert_true(o.transport.sampled);
 	assert_int_equal(o.transport.status.state, PROBE_FAILED);
 	assert_string_equal(o.transport.status.message, "/nonexistent/root: No such file or directory");
-	observation_free(&o);
+	obs_done(&o);
 }
 
 /* podnet's pid_hint: kept when it is still the pod's GPU process, never when it is another's. */
@@ -352,7 +362,7 @@ static void test_window(void **state)
 	w.judged = w.transport_judged = true;
 	w.pods = calloc(1, sizeof(*w.pods));
 	w.n = 1;
-	w.pods[0].pod = &o.kube.pods[0];
+	w.pods[0].pod = &facts.pods[0];
 	first = o.transport.pods[0].sampled_ms;
 
 	/* Nothing unmeasured: nothing waits, nothing is read. */
@@ -368,7 +378,7 @@ static void test_window(void **state)
 	assert_true(t->sampled_ms >= first + 1000);     /* the window's second reading, at least a window later */
 	assert_true(t->devs[0].rx_bytes == 300 && t->prev[0].rx_bytes == 1);
 	free(w.pods);
-	observation_free(&o);
+	obs_done(&o);
 	proc_of(10, UID_A, "gpu1");
 }
 

@@ -22,6 +22,7 @@
  */
 struct env {
 	struct publisher pb;
+	struct obs_kube k;               /* the API facts e->o lends */
 	struct observation o;
 	struct profile p;
 };
@@ -38,12 +39,13 @@ static struct env *env_new(void)
 	e->pb.http = (struct http_client *)e;   /* never dereferenced: no request is sent here */
 	e->pb.events.backoff.rng = 1;
 	snprintf(e->o.node, sizeof(e->o.node), "%s", NODE);
+	e->o.kube = &e->k;
 	e->o.pci.status.state = PROBE_OK;
 	e->o.links.status.state = PROBE_OK;
-	e->o.kube.configured = true;
-	e->o.kube.node_fetch.state = KUBE_FETCH_OK;
-	e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
-	snprintf(e->o.kube.node_uid, sizeof(e->o.kube.node_uid), "uid-1");
+	e->k.configured = true;
+	e->k.node_fetch.state = KUBE_FETCH_OK;
+	e->k.pods_fetch.state = KUBE_FETCH_OK;
+	snprintf(e->k.node_uid, sizeof(e->k.node_uid), "uid-1");
 	profbuild_init(&e->p, PROFILE_TCPXO, "tcpxo: ready (8/8 GPUs paired, 13 checks)");
 	return e;
 }
@@ -52,7 +54,7 @@ static void env_free(struct env *e)
 {
 	eventq_free(&e->pb.events);
 	obs_kube_ann_clear(e->pb.event_from, KUBE_ANN__COUNT);
-	obs_kube_free(&e->o.kube);
+	obs_kube_free(&e->k);
 	free(e);
 }
 
@@ -74,7 +76,7 @@ static unsigned run(struct env *e, struct publish_job *job, const struct publish
 	unsigned n = 0;
 
 	while (publisher_job_next(&e->pb, job, now, &req)) {
-		assert_int_equal(publisher_job_answer(&e->pb, job, &e->o.kube, n < n_fail ? fail : &ok_answer, now), 0);
+		assert_int_equal(publisher_job_answer(&e->pb, job, &e->k, n < n_fail ? fail : &ok_answer, now), 0);
 		n++;
 	}
 	return n;
@@ -92,7 +94,7 @@ static void node_carries_all(struct env *e)
 	struct annotations want = { 0 };
 
 	assert_int_equal(annotations_build(&e->p, true, "2026-12-06T00:00:00Z", true, &want), 0);
-	annotations_remember(&want, e->o.kube.ours, e->o.kube.labels);
+	annotations_remember(&want, e->k.ours, e->k.labels);
 	annotations_free(&want);
 }
 
@@ -113,9 +115,9 @@ static void test_lost_answer_settled(void **state)
 	(void)state;
 	node_carries_all(e);
 	condition_build(&e->p, &cond);
-	assert_int_equal(condition_remember(&e->o.kube.condition, &cond, "2026-12-06T00:00:00Z"), 0);
+	assert_int_equal(condition_remember(&e->k.condition, &cond, "2026-12-06T00:00:00Z"), 0);
 	assert_int_equal(publisher_pending(&e->pb, &e->o, &e->p), 0);
-	set_ann(&e->o.kube.ours[KUBE_ANN_ATTACHMENT], "{\"old\":true}");
+	set_ann(&e->k.ours[KUBE_ANN_ATTACHMENT], "{\"old\":true}");
 	assert_int_equal(publisher_pending(&e->pb, &e->o, &e->p), 1);
 	assert_int_equal(publisher_plan_write(&e->pb, &e->o, &e->p, 1000, &job, err, sizeof(err)), 1);
 	assert_int_equal(job.step, PUBLISH_STEP_NODE);
@@ -199,15 +201,15 @@ static void test_transition_event(void **state)
 	assert_string_equal(req.path, "/api/v1/nodes/" NODE);
 	assert_string_equal(req.content_type, "application/merge-patch+json");
 	assert_int_equal(e->pb.events.n, 0);            /* not before the patch lands */
-	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->o.kube, &ok_answer, 1000), 0);
+	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->k, &ok_answer, 1000), 0);
 	assert_int_equal(e->pb.events.n, 1);
 	assert_non_null(strstr(last_note(e), "ready true"));
-	assert_string_equal(e->o.kube.ours[KUBE_ANN_READY].value, "false");     /* remembered */
+	assert_string_equal(e->k.ours[KUBE_ANN_READY].value, "false");     /* remembered */
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 1);
 	assert_string_equal(req.path, "/api/v1/nodes/" NODE "/status");
 	assert_string_equal(req.content_type, "application/strategic-merge-patch+json");
 	/* The status patch fails: the Event waits in the queue, the job ends. */
-	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->o.kube, &(struct publish_answer){ .r = -EIO,
+	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->k, &(struct publish_answer){ .r = -EIO,
 						 .status = 500, .error = "HTTP 500" }, 1000), 0);
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 0);
 	assert_string_equal(job.res.failed, "patch node status");
@@ -238,7 +240,7 @@ static void test_event_answers(void **state)
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 1);
 	assert_string_equal(req.method, "POST");
 	assert_string_equal(req.path, "/apis/events.k8s.io/v1/namespaces/ml/events");
-	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->o.kube, &(struct publish_answer){ .r = -EIO,
+	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->k, &(struct publish_answer){ .r = -EIO,
 						 .status = 409, .error = "HTTP 409 AlreadyExists" }, 1000), 0);
 	assert_int_equal(job.res.posted, 1);
 	assert_int_equal(e->pb.writes[METRICS_WRITE_EVENT], 1);
@@ -246,14 +248,14 @@ static void test_event_answers(void **state)
 	assert_int_equal(e->pb.events.n, 2);
 	/* A 422: refused for good, dropped; the next one goes in the same job. */
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 1);
-	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->o.kube, &(struct publish_answer){ .r = -EIO,
+	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->k, &(struct publish_answer){ .r = -EIO,
 						 .status = 422, .error = "HTTP 422 Invalid" }, 1000), 0);
 	assert_true(job.res.events_failed);
 	assert_int_equal(e->pb.events.n, 1);
 	assert_int_equal(e->pb.events.dropped, 1);
 	/* A 500: it waits, the job ends, the queue backs off from the failure (@now of the answer). */
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 1);
-	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->o.kube, &(struct publish_answer){ .r = -EIO,
+	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->k, &(struct publish_answer){ .r = -EIO,
 						 .status = 500, .error = "HTTP 500" }, 21000), 0);
 	assert_int_equal(publisher_job_next(&e->pb, &job, 21000, &req), 0);
 	assert_int_equal(e->pb.events.n, 1);
@@ -278,15 +280,15 @@ static void test_heartbeat_plan(void **state)
 	assert_int_equal(publisher_plan_heartbeat(&e->pb, &e->o, &e->p, &job), 0);     /* no condition yet */
 	publisher_job_free(&job);
 	condition_build(&e->p, &cond);
-	assert_int_equal(condition_remember(&e->o.kube.condition, &cond, "2026-12-06T00:00:00Z"), 0);
+	assert_int_equal(condition_remember(&e->k.condition, &cond, "2026-12-06T00:00:00Z"), 0);
 	assert_int_equal(publisher_plan_heartbeat(&e->pb, &e->o, &e->p, &job), 1);
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 1);
 	assert_non_null(strstr(req.path, "/status"));
 	assert_null(strstr(req.body, "lastTransitionTime"));
-	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->o.kube, &ok_answer, 1000), 0);
+	assert_int_equal(publisher_job_answer(&e->pb, &job, &e->k, &ok_answer, 1000), 0);
 	assert_int_equal(publisher_job_next(&e->pb, &job, 1000, &req), 0);
 	assert_int_equal(e->pb.writes[METRICS_WRITE_STATUS_PATCH], 1);
-	assert_string_not_equal(e->o.kube.condition.last_heartbeat, "2026-12-06T00:00:00Z");
+	assert_string_not_equal(e->k.condition.last_heartbeat, "2026-12-06T00:00:00Z");
 	publisher_job_free(&job);
 	env_free(e);
 }

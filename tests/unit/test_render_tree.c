@@ -302,12 +302,11 @@ static void test_network_flap_no_address(void **state)
  * Network objects listed are gpu-nic-0..7 Ready Device Networks, but gpu-nic-2 absent and gpu-nic-5
  * not Ready.
  */
-static void tr_kube_networks(struct observation *o)
+static void tr_kube_networks(struct observation *o, struct obs_kube *k)
 {
 	static const char *const bdf[7] = { "0000:06:00.0", "0000:07:00.0", "0000:0d:00.0", "0000:0e:00.0",
 					    "0000:86:00.0", "0000:87:00.0", "0000:8d:00.0" };
-	struct obs_kube *k = &o->kube;
-
+	o->kube = k;
 	k->configured = true;
 	k->node_fetch.state = KUBE_FETCH_OK;
 	k->nics = calloc(7, sizeof(*k->nics));
@@ -340,13 +339,14 @@ static void tr_kube_networks(struct observation *o)
 static void test_network_marks(void **state)
 {
 	struct strbuf sb = { 0 };
+	struct obs_kube k = { 0 };
 	struct observation o;
 	struct profile p;
 	const char *msg;
 	char *t;
 
 	tr_mega(&o);
-	tr_kube_networks(&o);
+	tr_kube_networks(&o, &k);
 	assert_int_equal(profile_evaluate(&o, &p), 0);
 	assert_int_equal(p.checks[CHECK_NETWORKS].status, CHECK_FAIL);
 	msg = p.checks[CHECK_NETWORKS].message;
@@ -369,6 +369,7 @@ static void test_network_marks(void **state)
 	tr_assert_bounded(t);
 	free(t);
 	observation_free(&o);
+	obs_kube_free(&k);
 }
 
 /* A switch that lost its NICs, one with one NIC for two GPUs, and a stale aperture entry: marked where they sit. */
@@ -454,6 +455,7 @@ static void test_no_tree(void **state)
 	struct profile p;
 
 	memset(&o, 0, sizeof(o));
+	o.kube = &ob_unread;
 	ob_nic(&o, 0, 4, "eth0");
 	ob_link(&o, "eth0", 1460, "10.128.0.2")->default_route = true;
 	ob_finish(&o);

@@ -24,6 +24,7 @@
 #define NODE "gke-a3mega-a3mega-pool-1a2b3c4d-x7k2"
 
 struct env {
+	struct obs_kube k;               /* the API facts e->o lends */
 	struct observation o;
 	struct profile p;
 	struct workloads w;
@@ -38,20 +39,21 @@ static struct env *env_new(const char *pods)
 	char *body;
 
 	ob_a3mega(&e->o, true);
+	e->o.kube = &e->k;
 	strcpy(e->o.node, NODE);
-	e->o.kube.configured = true;
+	e->k.configured = true;
 	body = fixture_read("kube/node-fixture-a3mega.json", &len);
-	if (kubeparse_node(body, len, NULL, &e->o.kube, err, sizeof(err)) < 0)
+	if (kubeparse_node(body, len, NULL, &e->k, err, sizeof(err)) < 0)
 		fail_msg("node: %s", err);
 	free(body);
-	e->o.kube.node_fetch.state = KUBE_FETCH_OK;
+	e->k.node_fetch.state = KUBE_FETCH_OK;
 	if (pods) {
 		snprintf(rel, sizeof(rel), "kube/%s", pods);
 		body = fixture_read(rel, &len);
-		if (kubeparse_pods(body, len, &e->o.kube, err, sizeof(err)) < 0)
+		if (kubeparse_pods(body, len, &e->k, err, sizeof(err)) < 0)
 			fail_msg("%s: %s", pods, err);
 		free(body);
-		e->o.kube.pods_fetch.state = KUBE_FETCH_OK;
+		e->k.pods_fetch.state = KUBE_FETCH_OK;
 	}
 	return e;
 }
@@ -69,6 +71,7 @@ static void env_free(struct env *e)
 	workloads_free(&e->w);
 	profile_free(&e->p);
 	observation_free(&e->o);
+	obs_kube_free(&e->k);
 	free(e);
 }
 
@@ -161,8 +164,8 @@ static void test_selection(void **state)
 	env_eval(e);
 	assert_false(e->w.judged);
 	assert_string_equal(e->w.why, "no API access: the node's pods were not read");
-	e->o.kube.pods_fetch.state = KUBE_FETCH_FAILED;
-	strcpy(e->o.kube.pods_fetch.message, "HTTP 403 Forbidden");
+	e->k.pods_fetch.state = KUBE_FETCH_FAILED;
+	strcpy(e->k.pods_fetch.message, "HTTP 403 Forbidden");
 	env_eval(e);
 	assert_string_equal(e->w.why, "the node's pods were not read from the API (HTTP 403 Forbidden)");
 	env_free(e);
@@ -175,8 +178,8 @@ static void test_node_facts_unknown(void **state)
 
 	(void)state;
 	/* No node from the API: the mapping is unknown (interfaces compares shapes only). */
-	e->o.kube.node_fetch.state = KUBE_FETCH_NOT_RUN;
-	e->o.kube.has_north = false;
+	e->k.node_fetch.state = KUBE_FETCH_NOT_RUN;
+	e->k.has_north = false;
 	env_eval(e);
 	attach_node_build(&e->o, &e->p, &n);
 	assert_false(n.ifaces_known);
@@ -194,7 +197,7 @@ static void test_node_facts_dranet(void **state)
 	struct attach_node n;
 
 	(void)state;
-	e->o.kube.dranet = true;
+	e->k.dranet = true;
 	env_eval(e);
 	attach_node_build(&e->o, &e->p, &n);
 	assert_true(n.dranet);
@@ -265,7 +268,7 @@ static void test_daemon_pod_check(void **state)
 
 	/* Without the API: skipped. */
 	e = env_new(NULL);
-	e->o.kube.configured = false;
+	e->k.configured = false;
 	env_eval(e);
 	assert_string_equal(e->p.checks[CHECK_DAEMON_POD].message, "no API access: daemon pods not read");
 	env_free(e);
