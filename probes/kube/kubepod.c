@@ -356,39 +356,29 @@ static int kubepod_container(const struct json *c, bool init, const struct json 
 static int kubepod_containers(const struct json *spec, const struct json *status, struct pod *p,
 			      const char *where, char *err, size_t errlen)
 {
+	static const char *const keys[2][2] = { { "initContainers", "initContainerStatuses" },
+						{ "containers", "containerStatuses" } };
 	const struct json *lists[2], *statuses[2];
-	static const char *const keys[2] = { "initContainers", "containers" };
-	static const char *const skeys[2] = { "initContainerStatuses", "containerStatuses" };
 	char w[KUBEJSON_WHERE], sw[KUBEJSON_WHERE];
-	size_t n[2], total, k = 0;
+	size_t n[2], ns, k = 0;
 	int r;
 
 	kubejson_at(w, where, ".spec");
 	kubejson_at(sw, where, ".status");
-	for (int i = 0; i < 2; i++) {
-		size_t ns;
-
-		if ((r = kubejson_array(spec, keys[i], KUBEPOD_CONTAINERS_MAX, &lists[i], &n[i], w, err, errlen)) < 0 ||
-		    (r = kubejson_array(status, skeys[i], KUBEPOD_CONTAINERS_MAX, &statuses[i], &ns, sw, err, errlen)) < 0)
+	for (int i = 0; i < 2; i++)
+		if ((r = kubejson_array(spec, keys[i][0], KUBEPOD_CONTAINERS_MAX, &lists[i], &n[i], w, err, errlen)) < 0 ||
+		    (r = kubejson_array(status, keys[i][1], KUBEPOD_CONTAINERS_MAX, &statuses[i], &ns, sw, err, errlen)) < 0)
 			return r;
-	}
-	total = n[0] + n[1];
-	if (!total)
-		return 0;
-	p->containers = calloc(total, sizeof(*p->containers));
-	if (!p->containers)
+	if (n[0] + n[1] && !(p->containers = calloc(n[0] + n[1], sizeof(*p->containers))))
 		return kubepod_oom(err, errlen);
-	p->n_containers = total;
+	p->n_containers = n[0] + n[1];
 	for (int i = 0; i < 2; i++) {
 		size_t ci = 0;
 
-		for (const struct json *c = json_first(lists[i]); c; c = json_next(c), ci++, k++) {
-			char cw[KUBEJSON_WHERE], csw[KUBEJSON_WHERE];
-
-			kubejson_at(cw, where, ".spec.%s[%zu]", keys[i], ci);
-			kubejson_at(csw, where, ".status.%s", skeys[i]);
-			r = kubepod_container(c, i == 0, statuses[i], &p->containers[k], cw, csw, err, errlen);
-			if (r < 0)
+		kubejson_at(sw, where, ".status.%s", keys[i][1]);
+		for (const struct json *c = json_first(lists[i]); c; c = json_next(c), ci++) {
+			kubejson_at(w, where, ".spec.%s[%zu]", keys[i][0], ci);
+			if ((r = kubepod_container(c, i == 0, statuses[i], &p->containers[k++], w, sw, err, errlen)) < 0)
 				return r;
 		}
 	}
