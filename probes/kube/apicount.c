@@ -77,15 +77,11 @@ int apicount_resource(const char *path, char *buf, size_t len)
 /* @path's query asks a watch (watch=1 or watch=true). */
 static bool apicount_watch(const char *path)
 {
-	const char *q = strchr(path, '?');
+	for (const char *q = strchr(path, '?'); q; q = strchr(q, '&')) {
+		size_t n = strcspn(++q, "&");
 
-	while (q) {
-		q++;
-		if (strncmp(q, "watch=1", 7) == 0 && (q[7] == '&' || !q[7]))
+		if ((n == 7 && strncmp(q, "watch=1", 7) == 0) || (n == 10 && strncmp(q, "watch=true", 10) == 0))
 			return true;
-		if (strncmp(q, "watch=true", 10) == 0 && (q[10] == '&' || !q[10]))
-			return true;
-		q = strchr(q, '&');
 	}
 	return false;
 }

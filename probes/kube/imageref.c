@@ -251,39 +251,30 @@ int imageref_version_normalize(const char *tag, char *buf, size_t len)
 	return 0;
 }
 
-bool imageref_version_equal(const char *a, const char *b)
-{
-	char na[IMAGEREF_VERSION_MAX * 2], nb[IMAGEREF_VERSION_MAX * 2];
-	bool va, vb;
-
-	if (!a || !b)
-		return false;
-	va = imageref_version_normalize(a, na, sizeof(na)) == 0;
-	vb = imageref_version_normalize(b, nb, sizeof(nb)) == 0;
-	if (va && vb)
-		return strcmp(na, nb) == 0;
-	if (va != vb)
-		return false;
-	return strcmp(a, b) == 0;
-}
-
-int imageref_version_cmp(const char *a, const char *b)
+/* Versions numerically, 0 for the same release however written; non-versions after them, by strcmp. */
+static int imageref_version_order(const char *a, const char *b)
 {
 	unsigned long pa[IMAGEREF_VERSION_PARTS] = { 0 }, pb[IMAGEREF_VERSION_PARTS] = { 0 };
 	int na = imageref_version_parts(a, pa), nb = imageref_version_parts(b, pb);
 
-	if (na >= 0 && nb < 0)
-		return -1;
-	if (na < 0 && nb >= 0)
-		return 1;
-	if (na >= 0) {
-		for (int i = 0; i < IMAGEREF_VERSION_PARTS; i++)
-			if (pa[i] != pb[i])
-				return pa[i] < pb[i] ? -1 : 1;
-		if (na != nb)
-			return na < nb ? -1 : 1;
-	}
-	return strcmp(a, b);
+	if (na < 0 || nb < 0)
+		return na >= 0 ? -1 : nb >= 0 ? 1 : strcmp(a, b);
+	for (int i = 0; i < IMAGEREF_VERSION_PARTS; i++)
+		if (pa[i] != pb[i])
+			return pa[i] < pb[i] ? -1 : 1;
+	return na == nb ? 0 : na < nb ? -1 : 1;
+}
+
+bool imageref_version_equal(const char *a, const char *b)
+{
+	return a && b && imageref_version_order(a, b) == 0;
+}
+
+int imageref_version_cmp(const char *a, const char *b)
+{
+	int c = imageref_version_order(a, b);
+
+	return c ? c : strcmp(a, b);
 }
 
 enum imageref_component imageref_component(const struct imageref *r)

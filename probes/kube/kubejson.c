@@ -191,15 +191,45 @@ static int kubejson_objects(const struct json *obj, const struct kubejson_field 
 	return 0;
 }
 
-/* One row of a table. */
+int kubejson_in(const struct json *obj, const char *path, size_t len, const struct json **ret, char *w,
+		const char *where, char *err, size_t errlen)
+{
+	char key[KUBEJSON_KEY];
+	int r;
+
+	kubejson_at(w, where, "%s", "");
+	*ret = obj;
+	for (const char *p = path, *end = path + len, *e; p < end && *ret; p = e + 1) {
+		e = memchr(p, '.', (size_t)(end - p));
+		e = e ? e : end;
+		snprintf(key, sizeof(key), "%.*s", (int)(e - p), p);
+		if ((r = kubejson_opt(*ret, key, JSON_OBJECT, ret, w, err, errlen)) < 0)
+			return r;
+		kubejson_at(w, w, ".%s", key);
+	}
+	return 0;
+}
+
+/* One row of a table; a key with a '.' (and no '/') is a member of the objects its path names. */
 static int kubejson_field(const struct json *obj, const struct kubejson_field *f, char *dst, const char *where,
 			  char *err, size_t errlen)
 {
-	const struct json *v = json_get(obj, f->key), *sub;
-	char w[KUBEJSON_WHERE];
+	const char *dot = strchr(f->key, '/') ? NULL : strrchr(f->key, '.');
+	struct kubejson_field leaf;
+	const struct json *v, *sub;
+	char w[KUBEJSON_WHERE], in[KUBEJSON_WHERE];
 	bool b = false;
 	int r;
 
+	if (dot) {
+		if ((r = kubejson_in(obj, f->key, (size_t)(dot - f->key), &obj, in, where, err, errlen)) < 0)
+			return r;
+		leaf = *f;
+		leaf.key = dot + 1;
+		f = &leaf;
+		where = in;
+	}
+	v = json_get(obj, f->key);
 	switch (f->kind) {
 	case KUBEJSON_DUP:
 		if ((r = kubejson_dup(obj, f->key, f->max, (char **)(dst + f->off), where, err, errlen)) < 0)
@@ -243,5 +273,27 @@ int kubejson_read(const struct json *obj, const struct kubejson_field *f, void *
 
 	for (; r == 0 && f && f->key; f++)
 		r = kubejson_field(obj, f, dst, where, err, errlen);
+	return r;
+}
+
+int kubejson_items(const struct json *const *items, size_t n, size_t max, const char *what,
+		   const struct kubejson_field *f, size_t size, int (*cmp)(const void *, const void *), void **ret,
+		   char *err, size_t errlen)
+{
+	char where[32], *v;
+	int r = 0;
+
+	*ret = NULL;
+	if (n > max)
+		return errmsg_set(err, errlen, -EINVAL, "items: more than %zu %s", max, what);
+	if (!(v = *ret = calloc(n ? n : 1, size)))
+		return errmsg_set(err, errlen, -ENOMEM, "%s: out of memory", what);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		snprintf(where, sizeof(where), "items[%zu]", i);
+		if ((r = kubejson_elem(items[i], where, err, errlen)) == 0)
+			r = kubejson_read(items[i], f, v + i * size, where, err, errlen);
+	}
+	if (r == 0 && n > 1)
+		qsort(v, n, size, cmp);
 	return r;
 }

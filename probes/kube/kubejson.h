@@ -47,9 +47,11 @@ int kubejson_list(const char *body, size_t len, const char *what, const char *co
  * table of the members the model holds, each row naming its key, its kind and where in the
  * destination struct it goes; kubejson_read() walks the table, and every error names the field
  * by its path ("pod.spec.containers[0].env[2].name: missing"). Absent and null members are alike
- * (as the API server's decoder reads them).
+ * (as the API server's decoder reads them). A key with '.' and no '/' is a path ("spec.nodeName":
+ * nodeName of the object spec; all absent when spec is); a qualified name ("dra.net/rdma") is one key.
  */
 #define KUBEJSON_WHERE 256              /* a field's path in messages */
+#define KUBEJSON_KEY 64                 /* one step of a row's path ("spec.template": two) */
 
 enum kubejson_kind {
 	KUBEJSON_DUP,           /* char *: a string of at most .max bytes, malloc'd; NULL when absent */
@@ -116,5 +118,24 @@ void kubejson_at(char *dst, const char *base, const char *fmt, ...) __attribute_
 int kubejson_array(const struct json *obj, const char *key, size_t max, const struct json **ret, size_t *ret_n,
 		   const char *where, char *err, size_t errlen);
 
+/*
+ * kubejson_in() - the object at the first @len bytes of @path (keys joined by '.': "spec.template")
+ * under @obj: *@ret, NULL from the first step that is absent or null; @w (KUBEJSON_WHERE bytes) is
+ * @where and the steps taken, the absent one included. Return: 0, or -EINVAL (a step is not an
+ * object) with @err naming it.
+ */
+int kubejson_in(const struct json *obj, const char *path, size_t len, const struct json **ret, char *w,
+		const char *where, char *err, size_t errlen);
+
 /* kubejson_elem() - @e must be an object: 0, or -EINVAL naming @where. */
 int kubejson_elem(const struct json *e, const char *where, char *err, size_t errlen);
+
+/*
+ * kubejson_items() - the @n @items of a list (at most @max; @what names them: "Networks"), each an
+ * object read by the table @f into an element of @size bytes of *@ret (calloc'd, also on failure:
+ * the caller frees what was read), then sorted by @cmp. Return: 0; -EINVAL naming the item's
+ * field; -ENOMEM.
+ */
+int kubejson_items(const struct json *const *items, size_t n, size_t max, const char *what,
+		   const struct kubejson_field *f, size_t size, int (*cmp)(const void *, const void *), void **ret,
+		   char *err, size_t errlen);

@@ -426,29 +426,26 @@ static int kubeparse_network_cmp(const void *a, const void *b)
 	return strcmp(((const struct kube_network *)a)->name, ((const struct kube_network *)b)->name);
 }
 
-/* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
-static int kubeparse_network(const struct json *e, struct kube_network *net, const char *item, char *err, size_t errlen)
+/* spec.parametersRef: whether it names a GKENetworkParamSet. */
+static int kubeparse_params_ref(const struct json *ref, const struct kubejson_field *f, void *dst, const char *where,
+				char *err, size_t errlen)
 {
-	const struct json *meta, *spec, *status, *ref, *conds;
-	char where[48], pname[KUBE_NAME_MAX];
+	char pname[KUBE_NAME_MAX];
 
-	if (kubejson_opt(e, "metadata", JSON_OBJECT, &meta, item, err, errlen) < 0 ||
-	    kubejson_opt(e, "spec", JSON_OBJECT, &spec, item, err, errlen) < 0 ||
-	    kubejson_opt(e, "status", JSON_OBJECT, &status, item, err, errlen) < 0)
-		return -EINVAL;
-	snprintf(where, sizeof(where), "%s.metadata", item);
-	if (kubejson_str(meta, "name", net->name, sizeof(net->name), where, err, errlen) < 0)
-		return -EINVAL;
-	snprintf(where, sizeof(where), "%s.spec", item);
-	if (kubejson_str(spec, "type", net->type, sizeof(net->type), where, err, errlen) < 0 ||
-	    kubejson_opt(spec, "parametersRef", JSON_OBJECT, &ref, where, err, errlen) < 0)
-		return -EINVAL;
-	snprintf(where, sizeof(where), "%s.spec.parametersRef", item);
 	if (kubejson_str(ref, "name", pname, sizeof(pname), where, err, errlen) < 0)
 		return -EINVAL;
-	net->has_params_ref = pname[0] != '\0';
-	snprintf(where, sizeof(where), "%s.status", item);
-	if (kubejson_opt(status, "conditions", JSON_ARRAY, &conds, where, err, errlen) < 0)
+	((struct kube_network *)dst)->has_params_ref = pname[0] != '\0';
+	return 0;
+}
+
+/* status.conditions: Ready and ParamsReady. */
+static int kubeparse_network_conds(const struct json *status, const struct kubejson_field *f, void *dst,
+				   const char *where, char *err, size_t errlen)
+{
+	struct kube_network *net = dst;
+	const struct json *conds;
+
+	if (kubejson_opt(status, f->key, JSON_ARRAY, &conds, where, err, errlen) < 0)
 		return -EINVAL;
 	for (const struct json *c = json_first(conds); c; c = json_next(c)) {
 		const char *type = json_get_string(c, "type"), *st = json_get_string(c, "status");
@@ -464,27 +461,25 @@ static int kubeparse_network(const struct json *e, struct kube_network *net, con
 	return 0;
 }
 
+/* One Network: its name, type, whether it names parameters, its Ready and ParamsReady conditions. */
+static const struct kubejson_field kubeparse_network[] = {
+	KUBEJSON_ROW_TEXT("metadata.name", kube_network, name),
+	KUBEJSON_ROW_TEXT("spec.type", kube_network, type),
+	KUBEJSON_ROW_OBJECT("spec.parametersRef", NULL, kubeparse_params_ref),
+	KUBEJSON_ROW_FN("status.conditions", kubeparse_network_conds),
+	KUBEJSON_ROW_END,
+};
+
 int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_network *v;
-	char where[32];
-	int r = 0;
+	int r = kubejson_items(items, n, KUBE_NETWORKS_MAX, "Networks", kubeparse_network, sizeof(*v), kubeparse_network_cmp,
+			       (void **)&v, err, errlen);
 
-	if (n > KUBE_NETWORKS_MAX)
-		return errmsg_set(err, errlen, -EINVAL, "items: more than %d Networks", KUBE_NETWORKS_MAX);
-	if (!(v = calloc(n ? n : 1, sizeof(*v))))
-		return errmsg_set(err, errlen, -ENOMEM, "networks: out of memory");
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		snprintf(where, sizeof(where), "items[%zu]", i);
-		if ((r = kubejson_elem(items[i], where, err, errlen)) == 0)
-			r = kubeparse_network(items[i], &v[i], where, err, errlen);
-	}
 	if (r < 0) {
 		free(v);
 		return r;
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), kubeparse_network_cmp);
 	obs_kube_free_networks(k);
 	k->networks = v;
 	k->n_networks = n;

@@ -232,23 +232,6 @@ static const struct kubejson_field kubepod_mount[] = {
 	KUBEJSON_ROW_END,
 };
 
-static const struct kubejson_field kubepod_caps[] = {
-	KUBEJSON_ROW_STRINGS("add", pod_container, cap_add, n_cap_add, KUBEPOD_SMALL_MAX, 64),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_security[] = {
-	KUBEJSON_ROW_BOOL("privileged", pod_container, privileged),
-	KUBEJSON_ROW_OBJECT("capabilities", kubepod_caps, NULL),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_resources[] = {
-	KUBEJSON_ROW_CALL("limits", pod_container, gpu_limit, 0, kubepod_gpus),
-	KUBEJSON_ROW_CALL("requests", pod_container, gpu_request, 0, kubepod_gpus),
-	KUBEJSON_ROW_END,
-};
-
 static const struct kubejson_field kubepod_container_fields[] = {
 	KUBEJSON_ROW_NEED("name", pod_container, name, KUBEPOD_NAME_MAX),
 	KUBEJSON_ROW_DUP("image", pod_container, image, KUBEPOD_IMAGE_MAX),
@@ -256,8 +239,10 @@ static const struct kubejson_field kubepod_container_fields[] = {
 	KUBEJSON_ROW_STRINGS("args", pod_container, args, n_args, KUBEPOD_LIST_MAX, KUBEPOD_ARG_MAX),
 	KUBEJSON_ROW_OBJECTS("env", pod_container, env.v, env.n, KUBEPOD_LIST_MAX, kubepod_env, kubepod_env_value),
 	KUBEJSON_ROW_OBJECTS("volumeMounts", pod_container, mounts, n_mounts, KUBEPOD_VOLUMES_MAX, kubepod_mount, NULL),
-	KUBEJSON_ROW_OBJECT("securityContext", kubepod_security, NULL),
-	KUBEJSON_ROW_OBJECT("resources", kubepod_resources, NULL),
+	KUBEJSON_ROW_BOOL("securityContext.privileged", pod_container, privileged),
+	KUBEJSON_ROW_STRINGS("securityContext.capabilities.add", pod_container, cap_add, n_cap_add, KUBEPOD_SMALL_MAX, 64),
+	KUBEJSON_ROW_CALL("resources.limits", pod_container, gpu_limit, 0, kubepod_gpus),
+	KUBEJSON_ROW_CALL("resources.requests", pod_container, gpu_request, 0, kubepod_gpus),
 	KUBEJSON_ROW_END,
 };
 
@@ -318,22 +303,13 @@ static int kubepod_last(const struct json *term, const struct kubejson_field *f,
 	return 0;
 }
 
-static const struct kubejson_field kubepod_terminated[] = {
-	KUBEJSON_ROW_DUP("reason", pod_cstatus, last_reason, KUBEPOD_NAME_MAX),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_last_state[] = {
-	KUBEJSON_ROW_OBJECT("terminated", kubepod_terminated, kubepod_last),
-	KUBEJSON_ROW_END,
-};
-
 static const struct kubejson_field kubepod_cstatus[] = {
 	KUBEJSON_ROW_DUP("imageID", pod_cstatus, image_id, KUBEPOD_IMAGE_MAX + 512),
 	KUBEJSON_ROW_DUP("containerID", pod_cstatus, container_id, KUBEPOD_CONTAINER_ID_MAX),
 	KUBEJSON_ROW_TRUE("ready", pod_cstatus, ready),
 	KUBEJSON_ROW_FN("state", kubepod_state),
-	KUBEJSON_ROW_OBJECT("lastState", kubepod_last_state, NULL),
+	KUBEJSON_ROW_DUP("lastState.terminated.reason", pod_cstatus, last_reason, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_OBJECT("lastState.terminated", NULL, kubepod_last),
 	KUBEJSON_ROW_END,
 };
 
@@ -380,39 +356,29 @@ static int kubepod_container(const struct json *c, bool init, const struct json 
 static int kubepod_containers(const struct json *spec, const struct json *status, struct pod *p,
 			      const char *where, char *err, size_t errlen)
 {
+	static const char *const keys[2][2] = { { "initContainers", "initContainerStatuses" },
+						{ "containers", "containerStatuses" } };
 	const struct json *lists[2], *statuses[2];
-	static const char *const keys[2] = { "initContainers", "containers" };
-	static const char *const skeys[2] = { "initContainerStatuses", "containerStatuses" };
 	char w[KUBEJSON_WHERE], sw[KUBEJSON_WHERE];
-	size_t n[2], total, k = 0;
+	size_t n[2], ns, k = 0;
 	int r;
 
 	kubejson_at(w, where, ".spec");
 	kubejson_at(sw, where, ".status");
-	for (int i = 0; i < 2; i++) {
-		size_t ns;
-
-		if ((r = kubejson_array(spec, keys[i], KUBEPOD_CONTAINERS_MAX, &lists[i], &n[i], w, err, errlen)) < 0 ||
-		    (r = kubejson_array(status, skeys[i], KUBEPOD_CONTAINERS_MAX, &statuses[i], &ns, sw, err, errlen)) < 0)
+	for (int i = 0; i < 2; i++)
+		if ((r = kubejson_array(spec, keys[i][0], KUBEPOD_CONTAINERS_MAX, &lists[i], &n[i], w, err, errlen)) < 0 ||
+		    (r = kubejson_array(status, keys[i][1], KUBEPOD_CONTAINERS_MAX, &statuses[i], &ns, sw, err, errlen)) < 0)
 			return r;
-	}
-	total = n[0] + n[1];
-	if (!total)
-		return 0;
-	p->containers = calloc(total, sizeof(*p->containers));
-	if (!p->containers)
+	if (n[0] + n[1] && !(p->containers = calloc(n[0] + n[1], sizeof(*p->containers))))
 		return kubepod_oom(err, errlen);
-	p->n_containers = total;
+	p->n_containers = n[0] + n[1];
 	for (int i = 0; i < 2; i++) {
 		size_t ci = 0;
 
-		for (const struct json *c = json_first(lists[i]); c; c = json_next(c), ci++, k++) {
-			char cw[KUBEJSON_WHERE], csw[KUBEJSON_WHERE];
-
-			kubejson_at(cw, where, ".spec.%s[%zu]", keys[i], ci);
-			kubejson_at(csw, where, ".status.%s", skeys[i]);
-			r = kubepod_container(c, i == 0, statuses[i], &p->containers[k], cw, csw, err, errlen);
-			if (r < 0)
+		kubejson_at(sw, where, ".status.%s", keys[i][1]);
+		for (const struct json *c = json_first(lists[i]); c; c = json_next(c), ci++) {
+			kubejson_at(w, where, ".spec.%s[%zu]", keys[i][0], ci);
+			if ((r = kubepod_container(c, i == 0, statuses[i], &p->containers[k++], w, sw, err, errlen)) < 0)
 				return r;
 		}
 	}
@@ -435,20 +401,12 @@ static int kubepod_empty_dir(const struct json *ed, const struct kubejson_field 
 	return 0;
 }
 
-static const struct kubejson_field kubepod_host_path_fields[] = {
-	KUBEJSON_ROW_DUP("path", pod_volume, host_path, KUBEPOD_PATH_MAX),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_empty_dir_fields[] = {
-	KUBEJSON_ROW_DUP("medium", pod_volume, medium, 32),
-	KUBEJSON_ROW_END,
-};
-
 static const struct kubejson_field kubepod_volume[] = {
 	KUBEJSON_ROW_DUP("name", pod_volume, name, KUBEPOD_NAME_MAX),
-	KUBEJSON_ROW_OBJECT("hostPath", kubepod_host_path_fields, kubepod_host_path),
-	KUBEJSON_ROW_OBJECT("emptyDir", kubepod_empty_dir_fields, kubepod_empty_dir),
+	KUBEJSON_ROW_DUP("hostPath.path", pod_volume, host_path, KUBEPOD_PATH_MAX),
+	KUBEJSON_ROW_OBJECT("hostPath", NULL, kubepod_host_path),
+	KUBEJSON_ROW_DUP("emptyDir.medium", pod_volume, medium, 32),
+	KUBEJSON_ROW_OBJECT("emptyDir", NULL, kubepod_empty_dir),
 	KUBEJSON_ROW_END,
 };
 
@@ -518,21 +476,6 @@ static int kubepod_terms(const struct json *req, const struct kubejson_field *f,
 	return 0;
 }
 
-static const struct kubejson_field kubepod_required[] = {
-	KUBEJSON_ROW_FN("nodeSelectorTerms", kubepod_terms),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_node_affinity[] = {
-	KUBEJSON_ROW_OBJECT("requiredDuringSchedulingIgnoredDuringExecution", kubepod_required, NULL),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_affinity[] = {
-	KUBEJSON_ROW_OBJECT("nodeAffinity", kubepod_node_affinity, NULL),
-	KUBEJSON_ROW_END,
-};
-
 static const struct kubejson_field kubepod_owner[] = {
 	KUBEJSON_ROW_DUP("kind", pod_owner, kind, KUBEPOD_NAME_MAX),
 	KUBEJSON_ROW_DUP("name", pod_owner, name, KUBEPOD_NAME_MAX),
@@ -540,37 +483,23 @@ static const struct kubejson_field kubepod_owner[] = {
 	KUBEJSON_ROW_END,
 };
 
-static const struct kubejson_field kubepod_meta[] = {
-	KUBEJSON_ROW_DUP("name", pod, name, KUBEPOD_NAME_MAX),
-	KUBEJSON_ROW_DUP("namespace", pod, ns, 63),
-	KUBEJSON_ROW_DUP("uid", pod, uid, 64),
-	KUBEJSON_ROW_CALL("labels", pod, labels, 63, kubepod_kvs),
-	KUBEJSON_ROW_CALL("annotations", pod, annotations, KUBEPOD_ANN_MAX, kubepod_kvs),
-	KUBEJSON_ROW_OBJECTS("ownerReferences", pod, owners, n_owners, KUBEPOD_SMALL_MAX, kubepod_owner, NULL),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_spec[] = {
-	KUBEJSON_ROW_DUP("nodeName", pod, node_name, KUBEPOD_NAME_MAX),
-	KUBEJSON_ROW_CALL("nodeSelector", pod, node_selector, 63, kubepod_kvs),
-	KUBEJSON_ROW_BOOL("hostNetwork", pod, host_network),
-	KUBEJSON_ROW_OBJECTS("volumes", pod, volumes, n_volumes, KUBEPOD_VOLUMES_MAX, kubepod_volume, NULL),
-	KUBEJSON_ROW_OBJECTS("resourceClaims", pod, claims, n_claims, KUBEPOD_SMALL_MAX, kubepod_claim, NULL),
-	KUBEJSON_ROW_OBJECTS("tolerations", pod, tolerations, n_tolerations, KUBEPOD_SMALL_MAX, kubepod_toleration, NULL),
-	KUBEJSON_ROW_OBJECT("affinity", kubepod_affinity, NULL),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubepod_status[] = {
-	KUBEJSON_ROW_DUP("phase", pod, phase, 32),
-	KUBEJSON_ROW_END,
-};
-
 /* A Pod or a PodTemplateSpec; the containers are read beside their statuses. */
 static const struct kubejson_field kubepod_fields[] = {
-	KUBEJSON_ROW_OBJECT("metadata", kubepod_meta, NULL),
-	KUBEJSON_ROW_OBJECT("spec", kubepod_spec, NULL),
-	KUBEJSON_ROW_OBJECT("status", kubepod_status, NULL),
+	KUBEJSON_ROW_DUP("metadata.name", pod, name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_DUP("metadata.namespace", pod, ns, 63),
+	KUBEJSON_ROW_DUP("metadata.uid", pod, uid, 64),
+	KUBEJSON_ROW_CALL("metadata.labels", pod, labels, 63, kubepod_kvs),
+	KUBEJSON_ROW_CALL("metadata.annotations", pod, annotations, KUBEPOD_ANN_MAX, kubepod_kvs),
+	KUBEJSON_ROW_OBJECTS("metadata.ownerReferences", pod, owners, n_owners, KUBEPOD_SMALL_MAX, kubepod_owner, NULL),
+	KUBEJSON_ROW_DUP("spec.nodeName", pod, node_name, KUBEPOD_NAME_MAX),
+	KUBEJSON_ROW_CALL("spec.nodeSelector", pod, node_selector, 63, kubepod_kvs),
+	KUBEJSON_ROW_BOOL("spec.hostNetwork", pod, host_network),
+	KUBEJSON_ROW_OBJECTS("spec.volumes", pod, volumes, n_volumes, KUBEPOD_VOLUMES_MAX, kubepod_volume, NULL),
+	KUBEJSON_ROW_OBJECTS("spec.resourceClaims", pod, claims, n_claims, KUBEPOD_SMALL_MAX, kubepod_claim, NULL),
+	KUBEJSON_ROW_OBJECTS("spec.tolerations", pod, tolerations, n_tolerations, KUBEPOD_SMALL_MAX, kubepod_toleration, NULL),
+	KUBEJSON_ROW_FN("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+			kubepod_terms),
+	KUBEJSON_ROW_DUP("status.phase", pod, phase, 32),
 	KUBEJSON_ROW_END,
 };
 

@@ -39,11 +39,6 @@ static const struct kubejson_field kubeslices_device[] = {
 	KUBEJSON_ROW_END,
 };
 
-static const struct kubejson_field kubeslices_meta[] = {
-	KUBEJSON_ROW_TEXT("name", kube_slice, name),
-	KUBEJSON_ROW_END,
-};
-
 /* spec.pool.generation: a whole number, 0 when absent (the API's int64, within a double's exact range). */
 static int kubeslices_generation(const struct json *obj, const struct kubejson_field *f, void *dst, const char *where,
 				 char *err, size_t errlen)
@@ -62,23 +57,13 @@ static int kubeslices_generation(const struct json *obj, const struct kubejson_f
 	return 0;
 }
 
-static const struct kubejson_field kubeslices_pool[] = {
-	KUBEJSON_ROW_TEXT("name", kube_slice, pool),
-	KUBEJSON_ROW_CALL("generation", kube_slice, generation, 0, kubeslices_generation),
-	KUBEJSON_ROW_END,
-};
-
-static const struct kubejson_field kubeslices_spec[] = {
-	KUBEJSON_ROW_TEXT("driver", kube_slice, driver),
-	KUBEJSON_ROW_OBJECT("pool", kubeslices_pool, NULL),
-	KUBEJSON_ROW_TEXT("nodeName", kube_slice, node),
-	KUBEJSON_ROW_OBJECTS("devices", kube_slice, devices, n_devices, KUBE_SLICE_DEVICES_MAX, kubeslices_device, NULL),
-	KUBEJSON_ROW_END,
-};
-
 static const struct kubejson_field kubeslices_slice[] = {
-	KUBEJSON_ROW_OBJECT("metadata", kubeslices_meta, NULL),
-	KUBEJSON_ROW_OBJECT("spec", kubeslices_spec, NULL),
+	KUBEJSON_ROW_TEXT("metadata.name", kube_slice, name),
+	KUBEJSON_ROW_TEXT("spec.driver", kube_slice, driver),
+	KUBEJSON_ROW_TEXT("spec.pool.name", kube_slice, pool),
+	KUBEJSON_ROW_CALL("spec.pool.generation", kube_slice, generation, 0, kubeslices_generation),
+	KUBEJSON_ROW_TEXT("spec.nodeName", kube_slice, node),
+	KUBEJSON_ROW_OBJECTS("spec.devices", kube_slice, devices, n_devices, KUBE_SLICE_DEVICES_MAX, kubeslices_device, NULL),
 	KUBEJSON_ROW_END,
 };
 
@@ -90,24 +75,13 @@ static int kubeslices_cmp(const void *a, const void *b)
 int kubeslices_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_slice *v;
-	char where[32];
-	int r = 0;
+	int r = kubejson_items(items, n, KUBE_SLICES_MAX, "ResourceSlices", kubeslices_slice, sizeof(*v), kubeslices_cmp,
+			       (void **)&v, err, errlen);
 
-	if (n > KUBE_SLICES_MAX)
-		return errmsg_set(err, errlen, -EINVAL, "items: more than %d ResourceSlices", KUBE_SLICES_MAX);
-	if (!(v = calloc(n ? n : 1, sizeof(*v))))
-		return errmsg_set(err, errlen, -ENOMEM, "resourceslices: out of memory");
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		snprintf(where, sizeof(where), "items[%zu]", i);
-		if ((r = kubejson_elem(items[i], where, err, errlen)) == 0)
-			r = kubejson_read(items[i], kubeslices_slice, &v[i], where, err, errlen);
-	}
 	if (r < 0) {
 		kube_slices_free(v, n);
 		return r;
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), kubeslices_cmp);
 	obs_kube_free_slices(k);
 	k->slices = v;
 	k->n_slices = n;

@@ -85,23 +85,17 @@ int token_refresh(struct token *t, bool force, char *err, size_t errlen)
 		goto fail;
 	}
 	r = token_parse(buf, len, &tok);
-	if (r < 0)
-		goto fail;
-	explicit_bzero(buf, len);
-	free(buf);
-	close(fd);
-
-	if (t->value)
-		explicit_bzero(t->value, t->len);
-	free(t->value);
-	t->value = tok;
-	t->len = strlen(tok);
-	t->dev = st.st_dev;
-	t->ino = st.st_ino;
-	t->size = st.st_size;
-	t->mtime = st.st_mtim;
-	return 0;
-
+	if (r == 0) {
+		if (t->value)
+			explicit_bzero(t->value, t->len);
+		free(t->value);
+		t->value = tok;
+		t->len = strlen(tok);
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		t->size = st.st_size;
+		t->mtime = st.st_mtim;
+	}
 fail:
 	if (buf) {
 		explicit_bzero(buf, len);
@@ -109,7 +103,7 @@ fail:
 	}
 	if (fd >= 0)
 		close(fd);
-	if (t->value && r != -ENOMEM)
+	if (r == 0 || (t->value && r != -ENOMEM))
 		return 0;
 	snprintf(err, errlen, "token file %s: %s", t->path,
 		 r == -EFBIG ? "larger than 64 KiB" :

@@ -13,7 +13,6 @@
 #include "probes/model/yaml.h"
 
 #define TRAINRUNTIME_WHERE 96
-#define TRAINRUNTIME_PATH 256
 #define TRAINRUNTIME_SHOWN 5            /* runtimes named when the one asked for is not there */
 #define TRAINRUNTIME_KINDS_SHOWN 4      /* other kinds named */
 #define TRAINRUNTIME_TEXT_SHOWN 64      /* bytes of a hostile name or kind printed */
@@ -45,14 +44,14 @@ static bool trainruntime_kind(const char *kind)
 	return kind && (strcmp(kind, "ClusterTrainingRuntime") == 0 || strcmp(kind, "TrainingRuntime") == 0);
 }
 
-/* The object member @key of @obj, which must be there: an error naming @where.@key otherwise. */
-static int trainruntime_object(const struct json *obj, const char *key, const struct json **ret, const char *where,
-			       char *err, size_t errlen)
+/* The object at @path ("template.spec") under @obj, which must be there: *@ret, @w its path ("@where.@path"). */
+static int trainruntime_object(const struct json *obj, const char *path, const struct json **ret, char *w,
+			       const char *where, char *err, size_t errlen)
 {
-	int r = kubejson_opt(obj, key, JSON_OBJECT, ret, where, err, errlen);
+	int r = kubejson_in(obj, path, strlen(path), ret, w, where, err, errlen);
 
 	if (r == 0 && !*ret)
-		return errmsg_set(err, errlen, -EINVAL, "%s.%s: missing", where, key);
+		return errmsg_set(err, errlen, -EINVAL, "%s: missing", w);
 	return r;
 }
 
@@ -61,29 +60,20 @@ static int trainruntime_job(const struct json *e, size_t i, const char *where, s
 			    size_t errlen)
 {
 	struct trainruntime_template *t = &rt->templates[i];
-	const struct json *tmpl, *spec, *pod;
-	char w[TRAINRUNTIME_PATH], pw[TRAINRUNTIME_PATH + 32];
+	const struct json *pod;
+	char w[KUBEJSON_WHERE], pw[KUBEJSON_WHERE];
 	int r;
 
 	snprintf(w, sizeof(w), "%s: spec.template.spec.replicatedJobs[%zu]", where, i);
-	if (json_type(e) != JSON_OBJECT)
-		return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", w, kubejson_tname(e));
-	if ((r = kubejson_dup(e, "name", TRAINRUNTIME_JOB_MAX, &t->job, w, err, errlen)) < 0)
+	if ((r = kubejson_elem(e, w, err, errlen)) < 0 || (r = kubejson_dup(e, "name", TRAINRUNTIME_JOB_MAX, &t->job, w, err, errlen)) < 0)
 		return r;
 	if (!t->job || !*t->job)
 		return errmsg_set(err, errlen, -EINVAL, "%s.name: missing", w);
 	for (size_t k = 0; k < i; k++)
 		if (strcmp(rt->templates[k].job, t->job) == 0)
 			return errmsg_set(err, errlen, -EINVAL, "%s.name: job %s is named twice (replicatedJobs[%zu])", w, t->job, k);
-	if ((r = trainruntime_object(e, "template", &tmpl, w, err, errlen)) < 0)
+	if ((r = trainruntime_object(e, "template.spec.template", &pod, pw, w, err, errlen)) < 0)
 		return r;
-	snprintf(pw, sizeof(pw), "%s.template", w);
-	if ((r = trainruntime_object(tmpl, "spec", &spec, pw, err, errlen)) < 0)
-		return r;
-	snprintf(pw, sizeof(pw), "%s.template.spec", w);
-	if ((r = trainruntime_object(spec, "template", &pod, pw, err, errlen)) < 0)
-		return r;
-	snprintf(pw, sizeof(pw), "%s.template.spec.template", w);
 	return kubepod_parse(pod, pw, &t->pod, err, errlen);
 }
 
@@ -102,15 +92,13 @@ static int trainruntime_job(const struct json *e, size_t i, const char *where, s
 static int trainruntime_parse(const struct json *obj, const char *where, struct trainruntime *rt, char *err,
 			      size_t errlen)
 {
-	const struct json *meta, *spec, *tmpl, *tspec, *jobs;
-	char w[TRAINRUNTIME_PATH];
+	const struct json *meta, *spec, *tspec, *jobs;
+	char w[KUBEJSON_WHERE], sw[KUBEJSON_WHERE];
 	const char *api;
 	size_t i = 0;
 	int r;
 
-	if (json_type(obj) != JSON_OBJECT)
-		return errmsg_set(err, errlen, -EINVAL, "%s: expected an object, got %s", where, kubejson_tname(obj));
-	if ((r = kubejson_dup(obj, "kind", 64, &rt->kind, where, err, errlen)) < 0 ||
+	if ((r = kubejson_elem(obj, where, err, errlen)) < 0 || (r = kubejson_dup(obj, "kind", 64, &rt->kind, where, err, errlen)) < 0 ||
 	    (r = kubejson_dup(obj, "apiVersion", 128, &rt->api_version, where, err, errlen)) < 0)
 		return r;
 	if (!trainruntime_kind(rt->kind))
@@ -120,7 +108,7 @@ static int trainruntime_parse(const struct json *obj, const char *where, struct 
 	if (strncmp(api, TRAINRUNTIME_GROUP "/", sizeof(TRAINRUNTIME_GROUP)) != 0 || !api[sizeof(TRAINRUNTIME_GROUP)])
 		return errmsg_set(err, errlen, -EINVAL, "%s: apiVersion %.64s is not in the group %s (Kubeflow Trainer v2)", where,
 				  rt->api_version ? rt->api_version : "(none)", TRAINRUNTIME_GROUP);
-	if ((r = trainruntime_object(obj, "metadata", &meta, where, err, errlen)) < 0)
+	if ((r = trainruntime_object(obj, "metadata", &meta, w, where, err, errlen)) < 0)
 		return r;
 	snprintf(w, sizeof(w), "%s: metadata", where);
 	if ((r = kubejson_dup(meta, "name", TRAINRUNTIME_NAME_MAX, &rt->name, w, err, errlen)) < 0 ||
@@ -128,16 +116,11 @@ static int trainruntime_parse(const struct json *obj, const char *where, struct 
 		return r;
 	if (!rt->name || !*rt->name)
 		return errmsg_set(err, errlen, -EINVAL, "%s: metadata.name: missing", where);
-	if ((r = trainruntime_object(obj, "spec", &spec, where, err, errlen)) < 0)
+	if ((r = trainruntime_object(obj, "spec", &spec, w, where, err, errlen)) < 0)
 		return r;
-	snprintf(w, sizeof(w), "%s: spec", where);
-	if ((r = trainruntime_object(spec, "template", &tmpl, w, err, errlen)) < 0)
-		return r;
-	snprintf(w, sizeof(w), "%s: spec.template", where);
-	if ((r = trainruntime_object(tmpl, "spec", &tspec, w, err, errlen)) < 0)
-		return r;
-	snprintf(w, sizeof(w), "%s: spec.template.spec", where);
-	if ((r = kubejson_opt(tspec, "replicatedJobs", JSON_ARRAY, &jobs, w, err, errlen)) < 0)
+	snprintf(sw, sizeof(sw), "%s: spec", where);
+	if ((r = trainruntime_object(spec, "template.spec", &tspec, w, sw, err, errlen)) < 0 ||
+	    (r = kubejson_opt(tspec, "replicatedJobs", JSON_ARRAY, &jobs, w, err, errlen)) < 0)
 		return r;
 	if (!jobs || json_size(jobs) == 0 || json_size(jobs) > TRAINRUNTIME_JOBS_MAX)
 		return errmsg_set(err, errlen, -EINVAL, "%s: spec.template.spec.replicatedJobs: %zu entries, expected 1 to %d", where,

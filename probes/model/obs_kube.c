@@ -1,5 +1,6 @@
 /* obs_kube.c - lifetime and lookups of the API part of the observation. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,22 +115,13 @@ void obs_kube_free(struct obs_kube *k)
 
 const struct kube_nic *obs_kube_nic_by_bdf(const struct obs_kube *k, const char *bdf)
 {
-	if (!bdf || !*bdf)
-		return NULL;
-	for (size_t i = 0; i < k->n_nics; i++)
-		if (strcmp(k->nics[i].bdf, bdf) == 0)
-			return &k->nics[i];
-	return NULL;
+	return obs_find(k->nics, k->n_nics, sizeof(*k->nics), offsetof(struct kube_nic, bdf), false, bdf);
 }
 
 const struct kube_network *obs_kube_network(const struct obs_kube *k, const char *name)
 {
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < k->n_networks; i++)
-		if (strcmp(k->networks[i].name, name) == 0)
-			return &k->networks[i];
-	return NULL;
+	return obs_find(k->networks, k->n_networks, sizeof(*k->networks), offsetof(struct kube_network, name), false,
+			name);
 }
 
 const char *obs_kube_ann_name(enum kube_ann_key key)

@@ -1,9 +1,23 @@
 /* obs_pod.c - lifetime and lookups of the pod model. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probes/model/obs_pod.h"
 #include "probes/model/obs_transport.h"
+
+const void *obs_find(const void *v, size_t n, size_t size, size_t off, bool ptr, const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	for (const char *e = v; n > 0; n--, e += size) {
+		const char *s = ptr ? *(const char *const *)(e + off) : e + off;
+
+		if (s && strcmp(s, name) == 0)
+			return e;
+	}
+	return NULL;
+}
 
 static void obs_pod_strv_free(char **v, size_t n)
 {
@@ -97,20 +111,21 @@ void obs_pods_free(struct pod *v, size_t n)
 	free(v);
 }
 
+static const struct pod_kv *obs_pod_kv_of(const struct pod_kvs *kv, const char *key)
+{
+	return obs_find(kv->v, kv->n, sizeof(*kv->v), offsetof(struct pod_kv, key), true, key);
+}
+
 const char *obs_pod_kv(const struct pod_kvs *kv, const char *key)
 {
-	for (size_t i = 0; i < kv->n; i++)
-		if (strcmp(kv->v[i].key, key) == 0)
-			return kv->v[i].value;
-	return NULL;
+	const struct pod_kv *e = obs_pod_kv_of(kv, key);
+
+	return e ? e->value : NULL;
 }
 
 bool obs_pod_has_kv(const struct pod_kvs *kv, const char *key)
 {
-	for (size_t i = 0; i < kv->n; i++)
-		if (strcmp(kv->v[i].key, key) == 0)
-			return true;
-	return false;
+	return obs_pod_kv_of(kv, key) != NULL;
 }
 
 const char *obs_pod_env(const struct pod_container *c, const char *name, bool *ret_set)
@@ -130,26 +145,18 @@ const char *obs_pod_env(const struct pod_container *c, const char *name, bool *r
 
 const struct pod_volume *obs_pod_volume(const struct pod *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_volumes; i++)
-		if (p->volumes[i].name && strcmp(p->volumes[i].name, name) == 0)
-			return &p->volumes[i];
-	return NULL;
+	return obs_find(p->volumes, p->n_volumes, sizeof(*p->volumes), offsetof(struct pod_volume, name), true, name);
 }
 
 const struct pod_container *obs_pod_container(const struct pod *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_containers; i++)
-		if (p->containers[i].name && strcmp(p->containers[i].name, name) == 0)
-			return &p->containers[i];
-	return NULL;
+	return obs_find(p->containers, p->n_containers, sizeof(*p->containers), offsetof(struct pod_container, name),
+			true, name);
 }
 
 const struct pod_mount *obs_pod_mount_at(const struct pod_container *c, const char *path)
 {
-	for (size_t i = 0; i < c->n_mounts; i++)
-		if (c->mounts[i].path && strcmp(c->mounts[i].path, path) == 0)
-			return &c->mounts[i];
-	return NULL;
+	return obs_find(c->mounts, c->n_mounts, sizeof(*c->mounts), offsetof(struct pod_mount, path), true, path);
 }
 
 /* Equal paths, ignoring trailing slashes ("/sys/" is "/sys"). */

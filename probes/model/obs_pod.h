@@ -124,6 +124,13 @@ struct pod {
 	size_t n_affinity;
 };
 
+/*
+ * obs_find() - the first of the @n elements of @size bytes at @v whose name equals @name: a char
+ * array at offset @off, or with @ptr a char * there (NULL matches nothing). NULL when none matches
+ * or @name is NULL or "". The one lookup by name of the observation's arrays.
+ */
+const void *obs_find(const void *v, size_t n, size_t size, size_t off, bool ptr, const char *name);
+
 /* Release what @p owns (not @p); leaves it zeroed. Accepts NULL. */
 void obs_pod_free(struct pod *p);
 

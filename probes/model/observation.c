@@ -1,6 +1,7 @@
 /* observation.c - lifetime and lookups of the observation model. */
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,32 +33,18 @@ void obs_ipv4_format(uint32_t addr, int prefix, char *buf, size_t len)
 
 const struct obs_link *observation_link_find(const struct observation *o, const char *name)
 {
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < o->links.n; i++)
-		if (strcmp(o->links.v[i].name, name) == 0)
-			return &o->links.v[i];
-	return NULL;
+	return obs_find(o->links.v, o->links.n, sizeof(*o->links.v), offsetof(struct obs_link, name), false, name);
 }
 
 const struct obs_link_flap *observation_flap_find(const struct observation *o, const char *name)
 {
-	if (!name || !*name)
-		return NULL;
-	for (size_t i = 0; i < o->flaps.n && i < OBS_FLAPS_MAX; i++)
-		if (strcmp(o->flaps.v[i].name, name) == 0)
-			return &o->flaps.v[i];
-	return NULL;
+	return obs_find(o->flaps.v, o->flaps.n < OBS_FLAPS_MAX ? o->flaps.n : OBS_FLAPS_MAX, sizeof(*o->flaps.v),
+			offsetof(struct obs_link_flap, name), false, name);
 }
 
 const struct obs_pci_func *observation_pci_find(const struct observation *o, const char *bdf)
 {
-	if (!bdf || !*bdf)
-		return NULL;
-	for (size_t i = 0; i < o->pci.n; i++)
-		if (strcmp(o->pci.v[i].bdf, bdf) == 0)
-			return &o->pci.v[i];
-	return NULL;
+	return obs_find(o->pci.v, o->pci.n, sizeof(*o->pci.v), offsetof(struct obs_pci_func, bdf), false, bdf);
 }
 
 const char *link_oper_name(enum link_oper op)
