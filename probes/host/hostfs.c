@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -503,6 +504,36 @@ int hostfs_opendir_at(int dirfd, const char *name, DIR **ret)
 		return -EINVAL;
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	return hostfs_fdopendir(fd < 0 ? -errno : fd, ret);
+}
+
+static int hostfs_cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
+		      size_t *ret_dropped)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = NULL;
+	int r = hostfs_opendir(rootfd, path, &d);
+
+	if (r < 0)
+		return r;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == max || strlen(de->d_name) >= namelen) {
+			if (++*ret_dropped >= 4 * max)
+				break;
+			continue;
+		}
+		memcpy((char *)v + n++ * size, de->d_name, strlen(de->d_name) + 1);
+	}
+	closedir(d);
+	qsort(v, n, size, hostfs_cmp_names);
+	return (int)n;
 }
 
 int hostfs_list_types(int dirfd, const char *const *names, size_t n, mode_t *ret_types)
