@@ -379,29 +379,6 @@ static int hostfs_opened_regular(int fd, struct stat *ret_st)
 	return fd;
 }
 
-int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
-{
-	struct stat st;
-	int fd, r = 0;
-
-	/* The type first, on an fd that opens nothing: a fifo here would block an open for reading. */
-	fd = hostfs_open(rootfd, path, O_PATH | O_NOFOLLOW);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	close(fd);
-	if (r == 0)
-		r = hostfs_check_regular(&st);
-	if (r < 0)
-		return r;
-	/* Non-blocking in case it was swapped for a fifo meanwhile; checked again once open. */
-	fd = hostfs_opened_regular(hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), &st);
-	if (fd >= 0 && ret_st)
-		*ret_st = st;
-	return fd;
-}
-
 /* A single component: no '/', not "." or "..", so that it cannot lead out of its directory. */
 static bool hostfs_name_ok(const char *name)
 {
@@ -454,12 +431,23 @@ static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size,
 
 int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
 {
-	struct stat st;
-	int fd = hostfs_open_file(rootfd, path, &st);
+	const char *base = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int dfd, r;
 
-	if (fd < 0)
-		return fd;
-	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
+	/* The parent resolved inside the root, the file itself one component of it: never followed. */
+	if (!base)
+		return hostfs_read_at(rootfd, path, 0, buf, size, ret_len, ret_truncated);
+	if ((size_t)(base - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, (size_t)(base - path));
+	dir[base - path] = '\0';
+	dfd = hostfs_open(rootfd, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	r = hostfs_read_at(dfd, base + 1, 0, buf, size, ret_len, ret_truncated);
+	close(dfd);
+	return r;
 }
 
 int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
