@@ -64,16 +64,11 @@ enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_
 static int pcitopo_name_cmp(const void *pa, const void *pb)
 {
 	const struct pcitopo_name *a = pa, *b = pb;
+	/* domain (24 bits), bus (8), dev (5), func (3): one number in the order lspci sorts them. */
+	uint64_t x = (uint64_t)a->domain << 16 | a->bus << 8 | a->dev << 3 | a->func;
+	uint64_t y = (uint64_t)b->domain << 16 | b->bus << 8 | b->dev << 3 | b->func;
 
-	if (a->domain != b->domain)
-		return a->domain < b->domain ? -1 : 1;
-	if (a->bus != b->bus)
-		return a->bus < b->bus ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->func != b->func)
-		return a->func < b->func ? -1 : 1;
-	return 0;
+	return (x > y) - (x < y);
 }
 
 /* Copy @src into @dst (@len bytes); -ENAMETOOLONG, and @dst untouched, when it does not fit. */
