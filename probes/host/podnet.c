@@ -154,17 +154,6 @@ static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, st
 	return 0;
 }
 
-/* Read @name of @netfd (ROOT/proc/<pid>/net) into @buf, at most @max bytes. */
-static int podnet_read_net(int netfd, const char *name, char *buf, size_t max, size_t *ret_len, bool *ret_cut,
-			   struct podnet_stats *st)
-{
-	int r = hostfs_read_at(netfd, name, 0, buf, max, ret_len, ret_cut);
-
-	if (r >= 0)
-		st->bytes += *ret_len;
-	return r;
-}
-
 static void podnet_unreadable(struct obs_pod_transport *p, const char *root, const char *file, int err,
 			      const char *msg)
 {
@@ -219,40 +208,38 @@ static int podnet_open_net(int procfd, const char *root, struct obs_pod_transpor
 	return PODNET_UNREAD;
 }
 
-/* The three parsers behind one signature, so that podnet_net_file() reads any of them. */
-static int podnet_parse_unix(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
-{
-	return procnet_unix_parse(buf, len, cut, out, err, errlen);
-}
+/* The net files read, each with its cap, in the order they are read. */
+enum podnet_file { PODNET_UNIX, PODNET_UDP, PODNET_DEV };
 
-static int podnet_parse_udp(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
-{
-	return procnet_udp_parse(buf, len, cut, out, err, errlen);
-}
-
-static int podnet_parse_dev(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
-{
-	return procnet_dev_parse(buf, len, cut, out, err, errlen);
-}
+static const struct {
+	const char *name, *path;
+	size_t max;
+} podnet_files[] = {
+	[PODNET_UNIX] = { "unix", "net/unix", PODNET_UNIX_MAX },
+	[PODNET_UDP] = { "udp", "net/udp", PODNET_UDP_MAX },
+	[PODNET_DEV] = { "dev", "net/dev", PODNET_DEV_MAX },
+};
 
 /*
- * Read ROOT/proc/<pid>/net/@file (at most @max bytes) and parse it with @parse into @out; a cut
- * read is noted on @p. Return: 0; PODNET_GONE (the process exited); PODNET_UNREAD (@p marked
- * unreadable, with why); -ENOMEM.
+ * Read ROOT/proc/<pid>/net/<@file> (at most its cap) and parse it into @out (a struct procnet_unix,
+ * _udp or _dev); a cut read is noted on @p. Return: 0; PODNET_GONE (the process exited);
+ * PODNET_UNREAD (@p marked unreadable, with why); -ENOMEM.
  */
-static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_pod_transport *p, const char *file,
-			   size_t max, int (*parse)(const char *, size_t, bool, void *, char *, size_t), void *out,
-			   char *buf, struct podnet_stats *st)
+static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_pod_transport *p,
+			   enum podnet_file file, void *out, char *buf, struct podnet_stats *st)
 {
-	char err[192] = "", path[16];
-	size_t len = 0;
+	const char *path = podnet_files[file].path;
+	size_t max = podnet_files[file].max, len = 0;
+	char err[192] = "";
 	bool cut = false;
-	int r;
+	int r = hostfs_read_at(netfd, podnet_files[file].name, 0, buf, max, &len, &cut);
 
-	snprintf(path, sizeof(path), "net/%s", file);
-	r = podnet_read_net(netfd, file, buf, max, &len, &cut, st);
-	if (r >= 0)
-		r = parse(buf, len, cut, out, err, sizeof(err));
+	if (r >= 0) {
+		st->bytes += len;
+		r = file == PODNET_UNIX ? procnet_unix_parse(buf, len, cut, out, err, sizeof(err)) :
+		    file == PODNET_UDP ? procnet_udp_parse(buf, len, cut, out, err, sizeof(err)) :
+		    procnet_dev_parse(buf, len, cut, out, err, sizeof(err));
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -281,18 +268,18 @@ static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transpor
 	r = podnet_open_net(procfd, root, p, &netfd);
 	if (r)
 		return r == PODNET_GONE ? r : 0;
-	r = podnet_net_file(procfd, netfd, root, p, "unix", PODNET_UNIX_MAX, podnet_parse_unix, &u, buf, st);
+	r = podnet_net_file(procfd, netfd, root, p, PODNET_UNIX, &u, buf, st);
 	if (r == 0) {
 		p->listeners = u.listeners;
 		p->clients = u.clients;
 		memcpy(p->rails, u.rails, sizeof(p->rails));
 		p->n_rails = u.n_rails;
 		p->n_rails_dropped = u.n_rails_dropped;
-		r = podnet_net_file(procfd, netfd, root, p, "udp", PODNET_UDP_MAX, podnet_parse_udp, &udp, buf, st);
+		r = podnet_net_file(procfd, netfd, root, p, PODNET_UDP, &udp, buf, st);
 	}
 	if (r == 0) {
 		p->flows = udp.flows;
-		r = podnet_net_file(procfd, netfd, root, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, &dev, buf, st);
+		r = podnet_net_file(procfd, netfd, root, p, PODNET_DEV, &dev, buf, st);
 	}
 	if (r == 0) {
 		memcpy(p->devs, dev.v, sizeof(p->devs));
@@ -415,33 +402,40 @@ struct podnet_scan {
 	char *buf;                      /* one net file at a time */
 };
 
-/* Open ROOT/proc and a listing handle. Return: 0; < 0 with the probe's status failed (ROOT/proc unreadable). */
+/*
+ * Open ROOT/proc, its listing handle and fd in one; @root as given, ROOT in messages sc->rp (without
+ * its trailing '/': "/" itself gives "/proc/..."). Return: 0; < 0 with the probe's status failed.
+ */
 static int podnet_open(struct podnet_scan *sc, int rootfd, const char *root)
 {
 	struct statfs sfs;
-	int fd, r;
+	int r;
 
+	snprintf(sc->rp, sizeof(sc->rp), "%s", root);
+	for (size_t l = strlen(sc->rp); l && sc->rp[l - 1] == '/'; l--)
+		sc->rp[l - 1] = '\0';
 	if (rootfd < 0) {
 		probe_status_fail(&sc->t.status, rootfd, "%s: %s", root, strerror(-rootfd));
 		return rootfd;
 	}
-	sc->procfd = hostfs_open(rootfd, "proc", O_RDONLY | O_DIRECTORY);
-	if (sc->procfd < 0) {
-		r = sc->procfd;
-		sc->procfd = -1;
+	r = hostfs_opendir(rootfd, "proc", &sc->d);
+	if (r < 0) {
 		probe_status_fail(&sc->t.status, r, "%s/proc: %s", sc->rp, strerror(-r));
 		return r;
 	}
-	fd = dup(sc->procfd);
-	if (fd < 0 || !(sc->d = fdopendir(fd))) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		probe_status_fail(&sc->t.status, r, "%s/proc: %s", sc->rp, strerror(-r));
-		return r;
-	}
+	sc->procfd = dirfd(sc->d);      /* openat() relative to it leaves the listing where it is */
 	sc->procfs = fstatfs(sc->procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
 	return 0;
+}
+
+/* Close what podnet_open() opened, and free the scan's buffers. */
+static void podnet_close(struct podnet_scan *sc)
+{
+	if (sc->d)
+		closedir(sc->d);
+	free(sc->buf);
+	free(sc->pids);
+	free(sc->find);
 }
 
 /* Whether pid @pid (its name in /proc) belongs to a pod still looking (@only: that pod alone). */
@@ -565,23 +559,13 @@ int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, s
 		obs_transport_free(&sc.t);
 		return r;
 	}
-	/* Messages name ROOT as given, without its trailing '/' ("/" itself gives "/proc/..."). */
-	snprintf(sc.rp, sizeof(sc.rp), "%s", root);
-	for (size_t l = strlen(sc.rp); l && sc.rp[l - 1] == '/'; l--)
-		sc.rp[l - 1] = '\0';
 	if (!sc.t.n)
 		sc.t.status.state = PROBE_OK;
 	else if (podnet_open(&sc, rootfd, root) == 0 && !(sc.buf = malloc(PODNET_UNIX_MAX + 1)))
 		r = -ENOMEM;
 	else if (sc.t.status.state != PROBE_FAILED)
 		r = podnet_scan_all(&sc);
-	if (sc.d)
-		closedir(sc.d);
-	if (sc.procfd >= 0)
-		close(sc.procfd);
-	free(sc.buf);
-	free(sc.pids);
-	free(sc.find);
+	podnet_close(&sc);
 	if (r == -ENOMEM) {
 		obs_transport_free(&sc.t);
 		return r;
@@ -617,7 +601,7 @@ static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p,
 	r = podnet_open_net(sc->procfd, sc->rp, p, &netfd);
 	if (r)
 		return r;
-	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, ret, sc->buf, sc->st);
+	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, PODNET_DEV, ret, sc->buf, sc->st);
 	close(netfd);
 	return r;
 }
@@ -631,9 +615,6 @@ int podnet_again(int rootfd, const char *root, struct obs_transport *t, const bo
 
 	sc.st = st ? st : &dummy;
 	memset(sc.st, 0, sizeof(*sc.st));
-	snprintf(sc.rp, sizeof(sc.rp), "%s", root);
-	for (size_t l = strlen(sc.rp); l && sc.rp[l - 1] == '/'; l--)
-		sc.rp[l - 1] = '\0';
 	for (size_t i = 0; i < t->n && r >= 0; i++) {
 		struct obs_pod_transport *p = &t->pods[i];
 
@@ -674,10 +655,6 @@ int podnet_again(int rootfd, const char *root, struct obs_transport *t, const bo
 			n++;
 		}
 	}
-	if (sc.d)
-		closedir(sc.d);
-	if (sc.procfd >= 0)
-		close(sc.procfd);
-	free(sc.buf);
+	podnet_close(&sc);
 	return r < 0 ? r : n;
 }
