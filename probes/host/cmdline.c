@@ -1,5 +1,6 @@
 /* cmdline.c - /proc/<pid>/cmdline splitting and GPUDirect daemon argument findings (pure). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,8 +180,14 @@ struct cmdline_scan {
 	int v18, v20;                   /* the daemon is at least v1.0.18 / v1.0.20: 1, 0, or -1 unknown */
 	struct cmdline_findings *out;
 	size_t added;
-	int preset;                     /* TCPX --gpu_nic_preset: 0 not seen, 1 seen, 2 "manual" */
-	bool topology, shmem, uds;      /* TCPX flags seen */
+	unsigned seen;                  /* TCPX: 1 << the index in cmdline_tcpx_valued of each flag seen */
+	bool manual;                    /* TCPX --gpu_nic_preset manual */
+};
+
+/* The TCPX daemon's flags that take a value (seen bits in this order). */
+enum { CMDLINE_PRESET, CMDLINE_TOPOLOGY, CMDLINE_SHMEM, CMDLINE_UDS, CMDLINE_SETUP, CMDLINE_TCPX_VALUED };
+static const char *const cmdline_tcpx_valued[CMDLINE_TCPX_VALUED] = {
+	"gpu_nic_preset", "gpu_nic_topology", "gpu_shmem_type", "uds_path", "setup_param",
 };
 
 void cmdline_findings_free(struct cmdline_findings *f)
@@ -338,18 +345,15 @@ static int cmdline_tcpxo_flag(struct cmdline_scan *s, const char *const *argv, s
 {
 	const char *arg = argv[*i];
 
-	if (strcmp(name, "num_nics") == 0) {
-		if (s->v20 == 0)
+	if (strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 || strcmp(name, "alsologtostderr") == 0) {
+		int release = strcmp(name, "num_nics") == 0 ? 20 : 18;
+		char msg[160];
+
+		if ((release == 20 ? s->v20 : s->v18) == 0)
 			return 0;
-		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": --num_nics was retired in "
-				   "daemon v1.0.20 (accepted, no effect); remove it");
-	}
-	if (strcmp(name, "uid") == 0 || strcmp(name, "alsologtostderr") == 0) {
-		if (s->v18 == 0)
-			return 0;
-		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, strcmp(name, "uid") == 0 ?
-				   ": --uid was retired in daemon v1.0.18 (accepted, no effect); remove it" :
-				   ": --alsologtostderr was retired in daemon v1.0.18 (accepted, no effect); remove it");
+		snprintf(msg, sizeof(msg), ": --%s was retired in daemon v1.0.%d (accepted, no effect); remove it",
+			 name, release);
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, msg);
 	}
 	if (strcmp(name, "num_hops") == 0) {
 		value = cmdline_value(argv, argc, i, value);
@@ -376,46 +380,31 @@ static int cmdline_tcpx_flag(struct cmdline_scan *s, const char *const *argv, si
 			     const char *name, const char *value)
 {
 	const char *arg = argv[*i];
+	size_t k = 0;
 
-	if (strcmp(name, "gpu_nic_preset") == 0) {
-		s->preset = 1;
-		value = cmdline_value(argv, argc, i, value);
+	while (k < CMDLINE_TCPX_VALUED && strcmp(name, cmdline_tcpx_valued[k]) != 0)
+		k++;
+	if (k == CMDLINE_TCPX_VALUED) {
+		if (strcmp(name, "num_hops") == 0 || strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 ||
+		    strcmp(name, "enforce_kernel_ipv6_support") == 0 || strcmp(name, "noenforce_kernel_ipv6_support") == 0)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": a flag of the TCPXO daemon (RxDM); "
+					   "the TCPX daemon tcpgpudmarxd does not take it");
+		return 0;
+	}
+	s->seen |= 1u << k;
+	value = cmdline_value(argv, argc, i, value);
+	if (k == CMDLINE_PRESET) {
+		s->manual = value && strcmp(value, "manual") == 0;     /* judged at the end: needs --gpu_nic_topology */
 		if (!value)
 			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, " has no value; A3 High uses "
 					   "--gpu_nic_preset a3vm");
-		if (strcmp(value, "manual") == 0)
-			s->preset = 2;          /* judged at the end: needs --gpu_nic_topology */
-		else if (strcmp(value, "a3vm") != 0)
+		if (!s->manual && strcmp(value, "a3vm") != 0)
 			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset ", value,
 					   ": A3 High uses --gpu_nic_preset a3vm");
-		return 0;
 	}
-	if (strcmp(name, "gpu_nic_topology") == 0) {
-		s->topology = true;
-		cmdline_value(argv, argc, i, value);
-		return 0;
-	}
-	if (strcmp(name, "gpu_shmem_type") == 0) {
-		s->shmem = true;
-		value = cmdline_value(argv, argc, i, value);
-		if (!value || strcmp(value, "fd") != 0)
-			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_shmem_type ", value ? value : "",
-					   ": the TCPX plugin shares GPU memory with --gpu_shmem_type fd");
-		return 0;
-	}
-	if (strcmp(name, "uds_path") == 0) {
-		s->uds = true;
-		cmdline_value(argv, argc, i, value);
-		return 0;
-	}
-	if (strcmp(name, "setup_param") == 0) {
-		cmdline_value(argv, argc, i, value);
-		return 0;
-	}
-	if (strcmp(name, "num_hops") == 0 || strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 ||
-	    strcmp(name, "enforce_kernel_ipv6_support") == 0 || strcmp(name, "noenforce_kernel_ipv6_support") == 0)
-		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": a flag of the TCPXO daemon (RxDM); "
-				   "the TCPX daemon tcpgpudmarxd does not take it");
+	if (k == CMDLINE_SHMEM && (!value || strcmp(value, "fd") != 0))
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_shmem_type ", value ? value : "",
+				   ": the TCPX plugin shares GPU memory with --gpu_shmem_type fd");
 	return 0;
 }
 
@@ -465,16 +454,16 @@ int cmdline_daemon_findings(const char *const *argv, size_t argc, enum cmdline_f
 
 	r = cmdline_scan_args(&s, argv, argc, 0);
 	if (r == 0 && fabric == CMDLINE_FABRIC_TCPX && argc > 0) {
-		if (!s.preset)
+		if (!(s.seen & 1u << CMDLINE_PRESET))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
 					     "manifests run tcpgpudmarxd --gpu_nic_preset a3vm");
-		else if (s.preset == 2 && !s.topology)
+		else if (s.manual && !(s.seen & 1u << CMDLINE_TOPOLOGY))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
 					     "--gpu_nic_topology: the daemon has no GPU-NIC map");
-		if (r == 0 && !s.shmem)
+		if (r == 0 && !(s.seen & 1u << CMDLINE_SHMEM))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
 					     "GPU memory with --gpu_shmem_type fd");
-		if (r == 0 && !s.uds)
+		if (r == 0 && !(s.seen & 1u << CMDLINE_UDS))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
 					     "through the socket directory it names (Google's manifests: --uds_path "
 					     "/run/tcpx on a hostPath both mount)");
