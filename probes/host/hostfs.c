@@ -349,11 +349,12 @@ enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *r
 		return hostfs_type_of_mode(st.st_mode);
 	if (r == -ENOENT && follow && hostfs_stat(rootfd, path, false, &st) == 0)
 		return OBS_FILE_BROKEN;         /* the link exists, its target does not */
-	if (r == -ENOENT || r == -ENOTDIR)
-		return OBS_FILE_ABSENT;
-	if (r == -ELOOP)
-		return OBS_FILE_BROKEN;
-	return OBS_FILE_ERROR;
+	return hostfs_type_of_error(r);
+}
+
+enum obs_file_type hostfs_type_of_error(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR ? OBS_FILE_ABSENT : r == -ELOOP ? OBS_FILE_BROKEN : OBS_FILE_ERROR;
 }
 
 /* What a type-checked read accepts: a regular file; a link is -ELOOP, anything else -EINVAL. */

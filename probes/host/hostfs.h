@@ -49,8 +49,9 @@ int hostfs_stat(int rootfd, const char *path, bool follow, struct stat *ret);
  */
 enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *ret_err);
 
-/* The obs_file_type of a stat mode. */
+/* The obs_file_type of a stat mode, and of hostfs_stat()'s -errno (ABSENT, BROKEN for -ELOOP, or ERROR). */
 enum obs_file_type hostfs_type_of_mode(mode_t mode);
+enum obs_file_type hostfs_type_of_error(int r);
 
 /**
  * hostfs_open_file_at() - open @name, one component of the directory @dirfd that was itself
