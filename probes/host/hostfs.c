@@ -503,6 +503,7 @@ static int hostfs_cmp_names(const void *a, const void *b)
 int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
 		      size_t *ret_dropped)
 {
+	char *rec = v;
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d = NULL;
@@ -511,14 +512,22 @@ int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t
 	if (r < 0)
 		return r;
 	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name), big = 0;
+
 		if (de->d_name[0] == '.')
 			continue;
-		if (n == max || strlen(de->d_name) >= namelen) {
-			if (++*ret_dropped >= 4 * max)
-				break;
+		if (len < namelen && n < max) {
+			memcpy(rec + n++ * size, de->d_name, len + 1);
 			continue;
 		}
-		memcpy((char *)v + n++ * size, de->d_name, strlen(de->d_name) + 1);
+		/* Full: keep the smallest names, whatever the readdir order. */
+		for (size_t i = 1; len < namelen && i < n; i++)
+			if (strcmp(rec + i * size, rec + big * size) > 0)
+				big = i;
+		if (len < namelen && n && strcmp(de->d_name, rec + big * size) < 0)
+			memcpy(rec + big * size, de->d_name, len + 1);
+		if (++*ret_dropped >= 4 * max)
+			break;
 	}
 	closedir(d);
 	qsort(v, n, size, hostfs_cmp_names);

@@ -106,9 +106,10 @@ int hostfs_opendir_at(int dirfd, const char *name, DIR **ret);
 /**
  * hostfs_list_names() - the names in the directory @path (as hostfs_opendir()), sorted, for a
  * probe that keeps a bounded array of records, each starting with its name: @v holds @max records
- * of @size bytes whose first @namelen bytes are the name. Names starting with '.' are skipped; a
- * name of @namelen bytes or more, or beyond @max, is counted in *@ret_dropped, and the listing is
- * not followed past 4 * @max such (a listing without end: a hostile --root).
+ * of @size bytes whose first @namelen bytes are the name. Names starting with '.' are skipped.
+ * Beyond @max the smallest names are kept, whatever the listing's order; a name beyond @max or of
+ * @namelen bytes or more is counted in *@ret_dropped, and the listing is not followed past
+ * 4 * @max such (a listing without end: a hostile --root).
  * Return: the names kept, or -errno as for hostfs_opendir().
  */
 int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
