@@ -52,6 +52,21 @@ struct podnet_find {
 	int pid_any;            /* first process of the pod */
 };
 
+/* One sample's state: ROOT/proc opened once, listed at most once (newest pid first), what each pod found. */
+struct podnet_scan {
+	struct obs_transport t;
+	struct podnet_find *find;
+	struct podnet_stats *st;
+	char rp[128];                   /* ROOT as given, without its trailing '/', for messages */
+	int procfd;
+	bool procfs;                    /* ROOT/proc is a procfs (not a fixture tree) */
+	DIR *d;
+	int *pids;                      /* the listing, newest first */
+	size_t n_pids;
+	bool listed, saw_init;
+	char *buf;                      /* one net file at a time */
+};
+
 static int podnet_cmp_pod(const void *a, const void *b)
 {
 	return strcmp(((const struct obs_pod_transport *)a)->uid, ((const struct obs_pod_transport *)b)->uid);
@@ -112,37 +127,38 @@ static int podnet_read_cgroup(int procfd, const char *name, char *buf, size_t si
 	return r;
 }
 
-/* Pid @name's cgroup (procfs's way or hostfs's) parsed into *@ret: whether it names a pod's container. */
-static bool podnet_cgroup(int procfd, bool procfs, const char *name, char *buf, struct podcgroup *ret,
-			  struct podnet_stats *st)
+/* Pid @pid's cgroup (procfs's way or hostfs's) parsed into *@ret: whether it names a pod's container. */
+static bool podnet_cgroup(struct podnet_scan *sc, int pid, struct podcgroup *ret)
 {
 	size_t len = 0;
 	bool trunc = false;
-	int r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
-		       : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
+	char name[16];
+	int r;
 
-	st->cgroups++;
-	return r == 0 && !trunc && podcgroup_parse(buf, len, ret, NULL, 0) == 1;
+	snprintf(name, sizeof(name), "%d", pid);
+	r = sc->procfs ? podnet_read_cgroup_procfs(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc)
+		       : podnet_read_cgroup(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc);
+	sc->st->cgroups++;
+	return r == 0 && !trunc && podcgroup_parse(sc->buf, len, ret, NULL, 0) == 1;
 }
 
 /*
- * Read one pid's cgroup and note it for its pod. @only: NULL, or the one pod it may settle (a hint).
- * Return: 1 when that pod is now settled, else 0.
+ * Read pid @pid's cgroup and note it for its pod, if it belongs to a pod still looking. @only: NULL,
+ * or the one pod it may settle (a hint). Return: 1 when that pod is now settled, else 0.
  */
-static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, struct obs_transport *t,
-			  struct podnet_find *find, const struct podnet_find *only, char *buf, struct podnet_stats *st)
+static int podnet_one_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
 {
 	struct obs_pod_transport *pt, key;
 	struct podnet_find *f;
 	struct podcgroup pc;
 
-	if (!podnet_cgroup(procfd, procfs, name, buf, &pc, st))
+	if (!podnet_cgroup(sc, pid, &pc))
 		return 0;
 	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
-	pt = bsearch(&key, t->pods, t->n, sizeof(*t->pods), podnet_cmp_pod);
+	pt = bsearch(&key, sc->t.pods, sc->t.n, sizeof(*sc->t.pods), podnet_cmp_pod);
 	if (!pt)
 		return 0;
-	f = &find[pt - t->pods];
+	f = &sc->find[pt - sc->t.pods];
 	if (f->pid_gpu || (only && f != only))
 		return 0;
 	if (podnet_gpu_container(f->want, pc.container_id) || !f->want->n_container_ids) {
@@ -189,22 +205,22 @@ static bool podnet_gone(int procfd, int pid, int r)
 #define PODNET_UNREAD 2         /* podnet_net_file(): the file could not be read or parsed (@p says why) */
 
 /* ROOT/proc/<pid>/net of @p's process into *@ret_fd. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why). */
-static int podnet_open_net(int procfd, const char *root, struct obs_pod_transport *p, int *ret_fd)
+static int podnet_open_net(struct podnet_scan *sc, struct obs_pod_transport *p, int *ret_fd)
 {
 	char name[16];
 	int pidfd, r;
 
 	snprintf(name, sizeof(name), "%d", p->pid);
-	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	pidfd = openat(sc->procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	*ret_fd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	r = *ret_fd < 0 ? -errno : 0;
 	if (pidfd >= 0)
 		close(pidfd);
 	if (r == 0)
 		return 0;
-	if (podnet_gone(procfd, p->pid, r))
+	if (podnet_gone(sc->procfd, p->pid, r))
 		return PODNET_GONE;
-	podnet_unreadable(p, root, "net", r, NULL);
+	podnet_unreadable(p, sc->rp, "net", r, NULL);
 	return PODNET_UNREAD;
 }
 
@@ -225,9 +241,10 @@ static const struct {
  * _udp or _dev); a cut read is noted on @p. Return: 0; PODNET_GONE (the process exited);
  * PODNET_UNREAD (@p marked unreadable, with why); -ENOMEM.
  */
-static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_pod_transport *p,
-			   enum podnet_file file, void *out, char *buf, struct podnet_stats *st)
+static int podnet_net_file(struct podnet_scan *sc, int netfd, struct obs_pod_transport *p, enum podnet_file file,
+			   void *out)
 {
+	char *buf = sc->buf;
 	const char *path = podnet_files[file].path;
 	size_t max = podnet_files[file].max, len = 0;
 	char err[192] = "";
@@ -235,7 +252,7 @@ static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_p
 	int r = hostfs_read_at(netfd, podnet_files[file].name, 0, buf, max, &len, &cut);
 
 	if (r >= 0) {
-		st->bytes += len;
+		sc->st->bytes += len;
 		r = file == PODNET_UNIX ? procnet_unix_parse(buf, len, cut, out, err, sizeof(err)) :
 		    file == PODNET_UDP ? procnet_udp_parse(buf, len, cut, out, err, sizeof(err)) :
 		    procnet_dev_parse(buf, len, cut, out, err, sizeof(err));
@@ -243,13 +260,13 @@ static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_p
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		if (podnet_gone(procfd, p->pid, r))
+		if (podnet_gone(sc->procfd, p->pid, r))
 			return PODNET_GONE;
-		podnet_unreadable(p, root, path, r, r == -EBADMSG ? err : NULL);
+		podnet_unreadable(p, sc->rp, path, r, r == -EBADMSG ? err : NULL);
 		return PODNET_UNREAD;
 	}
 	if (cut)
-		podnet_note_cut(p, root, path, max);
+		podnet_note_cut(p, sc->rp, path, max);
 	return 0;
 }
 
@@ -257,29 +274,28 @@ static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_p
  * Read and parse the net files of @p->pid into @p.
  * Return: 0, PODNET_GONE (@p then holds nothing of it), or -ENOMEM.
  */
-static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transport *p, char *buf,
-			   struct podnet_stats *st)
+static int podnet_read_pod(struct podnet_scan *sc, struct obs_pod_transport *p)
 {
 	struct procnet_unix u;
 	struct procnet_udp udp;
 	struct procnet_dev dev;
 	int netfd, r;
 
-	r = podnet_open_net(procfd, root, p, &netfd);
+	r = podnet_open_net(sc, p, &netfd);
 	if (r)
 		return r == PODNET_GONE ? r : 0;
-	r = podnet_net_file(procfd, netfd, root, p, PODNET_UNIX, &u, buf, st);
+	r = podnet_net_file(sc, netfd, p, PODNET_UNIX, &u);
 	if (r == 0) {
 		p->listeners = u.listeners;
 		p->clients = u.clients;
 		memcpy(p->rails, u.rails, sizeof(p->rails));
 		p->n_rails = u.n_rails;
 		p->n_rails_dropped = u.n_rails_dropped;
-		r = podnet_net_file(procfd, netfd, root, p, PODNET_UDP, &udp, buf, st);
+		r = podnet_net_file(sc, netfd, p, PODNET_UDP, &udp);
 	}
 	if (r == 0) {
 		p->flows = udp.flows;
-		r = podnet_net_file(procfd, netfd, root, p, PODNET_DEV, &dev, buf, st);
+		r = podnet_net_file(sc, netfd, p, PODNET_DEV, &dev);
 	}
 	if (r == 0) {
 		memcpy(p->devs, dev.v, sizeof(p->devs));
@@ -387,21 +403,6 @@ static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_trans
 	return 0;
 }
 
-/* One sample's state: ROOT/proc opened once, listed at most once (newest pid first), what each pod found. */
-struct podnet_scan {
-	struct obs_transport t;
-	struct podnet_find *find;
-	struct podnet_stats *st;
-	char rp[128];                   /* ROOT as given, without its trailing '/', for messages */
-	int procfd;
-	bool procfs;                    /* ROOT/proc is a procfs (not a fixture tree) */
-	DIR *d;
-	int *pids;                      /* the listing, newest first */
-	size_t n_pids;
-	bool listed, saw_init;
-	char *buf;                      /* one net file at a time */
-};
-
 /*
  * Open ROOT/proc, its listing handle and fd in one; @root as given, ROOT in messages sc->rp (without
  * its trailing '/': "/" itself gives "/proc/..."). Return: 0; < 0 with the probe's status failed.
@@ -438,15 +439,6 @@ static void podnet_close(struct podnet_scan *sc)
 	free(sc->find);
 }
 
-/* Whether pid @pid (its name in /proc) belongs to a pod still looking (@only: that pod alone). */
-static int podnet_scan_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
-{
-	char name[16];
-
-	snprintf(name, sizeof(name), "%d", pid);
-	return podnet_one_pid(sc->procfd, sc->procfs, name, pid, &sc->t, sc->find, only, sc->buf, sc->st);
-}
-
 /* The processes the last sample read, if they are still the pods' GPU processes. Return: pods settled. */
 static size_t podnet_hints(struct podnet_scan *sc)
 {
@@ -457,7 +449,7 @@ static size_t podnet_hints(struct podnet_scan *sc)
 
 		if (hint <= 0 || sc->find[i].pid_gpu)
 			continue;
-		if (podnet_scan_pid(sc, hint, &sc->find[i])) {
+		if (podnet_one_pid(sc, hint, &sc->find[i])) {
 			settled++;
 			sc->st->hints++;
 		}
@@ -495,7 +487,7 @@ static int podnet_read_found(struct podnet_scan *sc, size_t i)
 				 "only this user's processes)" : "");
 			return 0;
 		}
-		r = podnet_read_pod(sc->procfd, sc->rp, p, sc->buf, sc->st);
+		r = podnet_read_pod(sc, p);
 		if (r < 0)
 			return r;
 		if (r != PODNET_GONE)
@@ -513,7 +505,7 @@ static int podnet_read_found(struct podnet_scan *sc, size_t i)
 		if (podnet_listing(sc) == -ENOMEM)
 			return -ENOMEM;
 		for (size_t k = 0; k < sc->n_pids; k++)
-			if (podnet_scan_pid(sc, sc->pids[k], &sc->find[i]))
+			if (podnet_one_pid(sc, sc->pids[k], &sc->find[i]))
 				break;
 	}
 }
@@ -535,7 +527,7 @@ static int podnet_scan_all(struct podnet_scan *sc)
 	/* Newest first: a running GPU pod's processes are among the latest started, so it stops early. */
 	for (size_t i = 0; i < sc->n_pids && settled < sc->t.n; i++) {
 		sc->st->pids++;
-		settled += (size_t)podnet_scan_pid(sc, sc->pids[i], NULL);
+		settled += (size_t)podnet_one_pid(sc, sc->pids[i], NULL);
 	}
 	for (size_t i = 0; i < sc->t.n; i++)
 		if ((r = podnet_read_found(sc, i)) < 0)
@@ -585,10 +577,8 @@ int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, s
 static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
 {
 	struct podcgroup pc;
-	char name[16];
 
-	snprintf(name, sizeof(name), "%d", pid);
-	return podnet_cgroup(sc->procfd, sc->procfs, name, sc->buf, &pc, sc->st) && strcmp(pc.uid, uid) == 0;
+	return podnet_cgroup(sc, pid, &pc) && strcmp(pc.uid, uid) == 0;
 }
 
 /* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
@@ -598,10 +588,10 @@ static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p,
 
 	if (!podnet_still_pod(sc, p->pid, p->uid))
 		return PODNET_GONE;
-	r = podnet_open_net(sc->procfd, sc->rp, p, &netfd);
+	r = podnet_open_net(sc, p, &netfd);
 	if (r)
 		return r;
-	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, PODNET_DEV, ret, sc->buf, sc->st);
+	r = podnet_net_file(sc, netfd, p, PODNET_DEV, ret);
 	close(netfd);
 	return r;
 }
