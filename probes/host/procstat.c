@@ -7,8 +7,7 @@
 #include "probes/host/procstat.h"
 #include "probes/model/errmsg.h"
 
-/* One unsigned decimal of @s (no sign, no space before it); *@end past it. Return: 0; -EBADMSG. */
-static int procstat_number(const char *s, const char *lim, unsigned long long *ret, const char **end)
+int procstat_number(const char *s, const char *lim, unsigned long long *ret, const char **end)
 {
 	unsigned long long v = 0;
 	const char *p = s;
