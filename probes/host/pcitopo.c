@@ -397,22 +397,18 @@ static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
 	DIR *d;
 
 	m->loaded = true;
-	if (hostfs_opendir(rootfd, "sys/class/net", &d) < 0)
+	/* Room for the most kept: pages never written are never touched. */
+	m->v = malloc(PCITOPO_MAX_NETDEVS * sizeof(*m->v));
+	if (!m->v || hostfs_opendir(rootfd, "sys/class/net", &d) < 0)
 		return;
 	while ((de = readdir(d)) && m->n < PCITOPO_MAX_NETDEVS) {
-		struct pcitopo_netdev nd = { 0 };
-		void *grown;
+		struct pcitopo_netdev *nd = &m->v[m->n];
 
-		if (de->d_name[0] == '.' || !pcitopo_name_ok(de->d_name, sizeof(nd.name)))
+		if (de->d_name[0] == '.' || !pcitopo_name_ok(de->d_name, sizeof(nd->name)))
 			continue;
-		pcitopo_copy(nd.name, sizeof(nd.name), de->d_name);
-		if (pcitopo_netdev_bdf(rootfd, nd.name, nd.bdf) < 0)
-			continue;
-		grown = realloc(m->v, (m->n + 1) * sizeof(*m->v));
-		if (!grown)
-			break;
-		m->v = grown;
-		m->v[m->n++] = nd;
+		pcitopo_copy(nd->name, sizeof(nd->name), de->d_name);
+		if (pcitopo_netdev_bdf(rootfd, nd->name, nd->bdf) == 0)
+			m->n++;
 	}
 	closedir(d);
 	if (m->n)
@@ -498,14 +494,20 @@ static int pcitopo_fill_config(struct pcitopo_ctx *ctx, int dfd, const struct pc
 static int pcitopo_list(int rootfd, struct pcitopo_name **ret, size_t *ret_n,
 			size_t *bad, char *first_bad, size_t first_bad_len)
 {
-	struct pcitopo_name *v = NULL;
-	size_t n = 0, cap = 0;
+	struct pcitopo_name *v;
+	size_t n = 0;
 	struct dirent *de;
 	DIR *d;
 	int r = hostfs_opendir(rootfd, PCITOPO_DEVICES, &d);
 
 	if (r < 0)
 		return r;
+	/* Room for the most we accept: pages never written are never touched. */
+	v = malloc(PCITOPO_MAX_FUNCS * sizeof(*v));
+	if (!v) {
+		closedir(d);
+		return -ENOMEM;
+	}
 	while ((de = readdir(d))) {
 		struct pcitopo_name nm;
 
@@ -524,17 +526,6 @@ static int pcitopo_list(int rootfd, struct pcitopo_name **ret, size_t *ret_n,
 		if (n == PCITOPO_MAX_FUNCS) {
 			r = -E2BIG;
 			break;
-		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			void *grown = realloc(v, ncap * sizeof(*v));
-
-			if (!grown) {
-				r = -ENOMEM;
-				break;
-			}
-			v = grown;
-			cap = ncap;
 		}
 		v[n++] = nm;
 	}
