@@ -417,16 +417,4 @@ int links_parse_answer(const void *buf, size_t len, bool dump, struct obs_links 
 	return r < 0 ? r : a.done;
 }
 
-/**
- * links_free() - free @l's array and reset it to empty with status PROBE_NOT_RUN.
- * @l: may be NULL.
- */
-void links_free(struct obs_links *l)
-{
-	if (!l)
-		return;
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
 

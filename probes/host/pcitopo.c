@@ -635,11 +635,3 @@ done:
 	return r;
 }
 
-void pcitopo_free(struct obs_pci *p)
-{
-	if (!p)
-		return;
-	free(p->v);
-	p->v = NULL;
-	p->n = 0;
-}

@@ -90,11 +90,11 @@ int main(int argc, char **argv)
 				best = t;
 			if (r < 0) {
 				fprintf(stderr, "links-dump: %s\n", ls.status.message);
-				links_free(&ls);
+				free(ls.v);
 				return 1;
 			}
 			if (k + 1 < repeat)
-				links_free(&ls);
+				free(ls.v);
 		}
 		printf("%zu links, %ld dumps, mean %.3f ms, best %.3f ms\n", ls.n, repeat,
 		       (links_dump_now_ms() - t0) / repeat, best);
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 		r = links_dump_once(argv + i, argc - i, flags, &ls, &st);
 		if (r < 0) {
 			fprintf(stderr, "links-dump: %s\n", ls.status.message);
-			links_free(&ls);
+			free(ls.v);
 			return 1;
 		}
 		links_dump_print(&ls);
@@ -111,6 +111,6 @@ int main(int argc, char **argv)
 	if (stats)
 		printf("# requests %u datagrams %u messages %u strict %s full-dump %s\n", st.requests, st.datagrams,
 		       st.messages, st.strict ? "yes" : "no", st.full_dump ? "yes" : "no");
-	links_free(&ls);
+	free(ls.v);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
