@@ -308,15 +308,6 @@ int links_query(const char *const *want, size_t n, unsigned flags, struct obs_li
 	return links_dump_finish(&c, ret, ret_stats, r, what);
 }
 /**
- * links_dump() - see links.h: every link, with full dumps.
- * Return: as links_query(). No errno means "absent": every namespace has at least lo.
- */
-int links_dump(struct obs_links *ret)
-{
-	return links_query(NULL, 0, 0, ret, NULL);
-}
-
-/**
  * links_observe() - see links.h: the interfaces the PCI functions name.
  * Return: as links_query().
  */

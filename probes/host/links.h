@@ -49,18 +49,12 @@ int links_query(const char *const *names, size_t n, unsigned flags, struct obs_l
  */
 int links_observe(const struct obs_pci *pci, struct obs_links *ret, struct links_stats *ret_stats);
 
-/**
- * links_dump() - links_query() for every link of the namespace, with full dumps (tests, tools).
- * Return: as links_query().
- */
-int links_dump(struct obs_links *ret);
-
 #define LINKS_PARSE_MAX (1u << 20)       /* bytes of messages links_parse_msg() takes */
 
 /**
  * links_parse_msg() - fill @ret from rtnetlink messages in memory (RTM_NEWLINK, RTM_NEWADDR,
  * RTM_NEWROUTE, each a struct nlmsghdr, back to back as a dump's replies arrive) through the
- * same libnl parsers and callbacks links_dump() uses on the socket. For tests and fuzzing: the
+ * same libnl parsers and callbacks a full links_query() uses on the socket. For tests and fuzzing: the
  * bytes are hostile. Messages of other types are skipped; a message libnl refuses fails the
  * whole parse, as it fails a dump.
  *

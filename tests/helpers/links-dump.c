@@ -1,4 +1,4 @@
-/* links-dump.c - print links_dump() or links_query() of the current network namespace, one line per link (tests). */
+/* links-dump.c - print links_query() of the current network namespace, one line per link (tests). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@ static double links_dump_now_ms(void)
 static void links_dump_usage(void)
 {
 	fprintf(stderr, "usage: links-dump [--repeat N] [--stats] [--no-strict] [NAME...]\n"
-		"  no NAME: every link (links_dump); NAMEs: only those links (links_query)\n"
+		"  no NAME: every link; NAMEs: only those links (links_query)\n"
 		"  --repeat N: time N queries, print nothing else; --stats: then a line of what the last cost\n"
 		"  --no-strict: LINKS_QUERY_NO_STRICT, the full-dump fallback\n");
 }
