@@ -313,29 +313,19 @@ static const char *cmdline_value(const char *const *argv, size_t argc, size_t *i
 	return NULL;
 }
 
-static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, int depth);
+static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, bool shell, int depth);
 
 /* Findings in a shell script's words (split on blanks; quoting is not interpreted). */
 static int cmdline_scan_script(struct cmdline_scan *s, const char *script, int depth)
 {
-	char **words = NULL, **argv;
+	char **words = NULL;
 	size_t n = 0;
 	bool trunc = false;
 	int r;
 
 	r = cmdline_split(script, strnlen(script, CMDLINE_SCRIPT_MAX), CMDLINE_SCRIPT_WORDS, &words, &n, &trunc);
-	if (r < 0)
-		return r;
-	argv = calloc(n + 1, sizeof(*argv));
-	if (!argv) {
-		cmdline_argv_free(words, n);
-		return -ENOMEM;
-	}
-	argv[0] = (char *)"sh";         /* argv[0] is never examined */
-	for (size_t i = 0; i < n; i++)
-		argv[i + 1] = words[i];
-	r = cmdline_scan_args(s, (const char *const *)argv, n + 1, depth + 1);
-	free(argv);
+	if (r == 0)
+		r = cmdline_scan_args(s, (const char *const *)words, n, true, depth + 1);
 	cmdline_argv_free(words, n);
 	return r;
 }
@@ -408,9 +398,10 @@ static int cmdline_tcpx_flag(struct cmdline_scan *s, const char *const *argv, si
 	return 0;
 }
 
-static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, int depth)
+/* The arguments after the program (@shell: it is a shell, so "-c" gives a script), or a script's words. */
+static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, bool shell, int depth)
 {
-	for (size_t i = 1; i < argc; i++) {
+	for (size_t i = 0; i < argc; i++) {
 		const char *value;
 		char name[64];
 		int r;
@@ -418,7 +409,7 @@ static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, si
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		/* `sh -c "<script>"` (how GKE's manifests start the daemon): the script's words. */
-		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && cmdline_is_shell(cmdline_basename(argv[0]))) {
+		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && shell) {
 			if (depth < CMDLINE_SCRIPT_DEPTH && (r = cmdline_scan_script(s, argv[i + 1], depth)) < 0)
 				return r;
 			i++;
@@ -452,7 +443,7 @@ int cmdline_daemon_findings(const char *const *argv, size_t argc, enum cmdline_f
 	size_t before = out->n;
 	int r;
 
-	r = cmdline_scan_args(&s, argv, argc, 0);
+	r = argc ? cmdline_scan_args(&s, argv + 1, argc - 1, cmdline_is_shell(cmdline_basename(argv[0])), 0) : 0;
 	if (r == 0 && fabric == CMDLINE_FABRIC_TCPX && argc > 0) {
 		if (!(s.seen & 1u << CMDLINE_PRESET))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
