@@ -462,37 +462,18 @@ int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t s
 	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
 }
 
-/* A DIR over the directory fd @fd (-errno passed through); @fd is closed on failure. */
-static int hostfs_fdopendir(int fd, DIR **ret)
+int hostfs_opendir(int rootfd, const char *path, DIR **ret)
 {
-	DIR *d;
+	int fd = hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), r;
 
 	if (fd < 0)
 		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	*ret = d;
-	return 0;
-}
-
-int hostfs_opendir(int rootfd, const char *path, DIR **ret)
-{
-	return hostfs_fdopendir(hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), ret);
-}
-
-int hostfs_opendir_at(int dirfd, const char *name, DIR **ret)
-{
-	int fd;
-
-	if (!hostfs_name_ok(name))
-		return -EINVAL;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	return hostfs_fdopendir(fd < 0 ? -errno : fd, ret);
+	*ret = fdopendir(fd);
+	if (*ret)
+		return 0;
+	r = -errno;
+	close(fd);
+	return r;
 }
 
 static int hostfs_cmp_names(const void *a, const void *b)

@@ -96,14 +96,6 @@ int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t s
 int hostfs_opendir(int rootfd, const char *path, DIR **ret);
 
 /**
- * hostfs_opendir_at() - open the directory @name, one component of @dirfd (resolved inside the
- * root), without following a link: a link there is -ENOTDIR (or -ELOOP); hostfs_opendir() on
- * the whole path follows one inside the root.
- * Return: 0, or -errno (-ENOENT, -ENOTDIR, -EACCES, -EINVAL for a @name that is not one component).
- */
-int hostfs_opendir_at(int dirfd, const char *name, DIR **ret);
-
-/**
  * hostfs_list_names() - the names in the directory @path (as hostfs_opendir()), sorted, for a
  * probe that keeps a bounded array of records, each starting with its name: @v holds @max records
  * of @size bytes whose first @namelen bytes are the name. Names starting with '.' are skipped.

@@ -429,9 +429,9 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mod
 
 	out[0] = '\0';
 	pcitopo_dev_path(path, sizeof(path), bdf, "net");
-	/* The usual folder in the directory at hand; a link, a file (...) as before, from the root. */
-	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT : hostfs_opendir_at(dfd, "net", &d);
-	if (r < 0 && r != -ENOENT)
+	/* The usual folder in the directory at hand; anything else (a link...) again from the root. */
+	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT : hostfs_opendir(dfd, "net", &d);
+	if (r < 0 && type != HOSTFS_TYPE_ABSENT)
 		r = hostfs_opendir(rootfd, path, &d);
 	if (r == 0) {
 		pcitopo_first_entry(d, out, outlen);
