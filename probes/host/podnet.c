@@ -571,22 +571,16 @@ int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, s
 }
 
 /*
- * Whether @pid still belongs to the pod @uid (its cgroup names it): the process the first reading
- * found may have exited in the window, and its pid been given to another.
+ * Read net/dev of @p's process again into @ret, once its cgroup still names the pod: the process the
+ * first reading found may have exited in the window, and its pid been given to another.
+ * Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM.
  */
-static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
-{
-	struct podcgroup pc;
-
-	return podnet_cgroup(sc, pid, &pc) && strcmp(pc.uid, uid) == 0;
-}
-
-/* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
 static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p, struct procnet_dev *ret)
 {
+	struct podcgroup pc;
 	int netfd, r;
 
-	if (!podnet_still_pod(sc, p->pid, p->uid))
+	if (!podnet_cgroup(sc, p->pid, &pc) || strcmp(pc.uid, p->uid) != 0)
 		return PODNET_GONE;
 	r = podnet_open_net(sc, p, &netfd);
 	if (r)
