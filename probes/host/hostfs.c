@@ -357,29 +357,6 @@ enum obs_file_type hostfs_type_of_error(int r)
 	return r == -ENOENT || r == -ENOTDIR ? OBS_FILE_ABSENT : r == -ELOOP ? OBS_FILE_BROKEN : OBS_FILE_ERROR;
 }
 
-/* What a type-checked read accepts: a regular file; a link is -ELOOP, anything else -EINVAL. */
-static int hostfs_check_regular(const struct stat *st)
-{
-	if (S_ISLNK(st->st_mode))
-		return -ELOOP;
-	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
-}
-
-/* @fd, just opened non-blocking, checked again: still a regular file. Closes @fd on failure. */
-static int hostfs_opened_regular(int fd, struct stat *ret_st)
-{
-	int r;
-
-	if (fd < 0)
-		return fd;
-	r = fstat(fd, ret_st) < 0 ? -errno : hostfs_check_regular(ret_st);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 /* A single component: no '/', not "." or "..", so that it cannot lead out of its directory. */
 static bool hostfs_name_ok(const char *name)
 {
@@ -389,7 +366,7 @@ static bool hostfs_name_ok(const char *name)
 int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *ret_st)
 {
 	struct stat st;
-	int r;
+	int fd, r;
 
 	if (!hostfs_name_ok(name))
 		return -EINVAL;
@@ -398,16 +375,24 @@ int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *r
 			return -errno;
 		type = st.st_mode & S_IFMT;
 	}
-	st.st_mode = type;
-	r = hostfs_check_regular(&st);
-	if (r < 0)
+	/* The type first: a fifo opened for reading would block. A link is -ELOOP, anything else -EINVAL. */
+	if (!S_ISREG(type))
+		return S_ISLNK(type) ? -ELOOP : -EINVAL;
+	/*
+	 * Relative to a directory resolved inside the root, one component, no link followed;
+	 * non-blocking in case it was swapped for a fifo meanwhile, and checked again once open.
+	 */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+	if (r < 0) {
+		close(fd);
 		return r;
-	/* Relative to a directory resolved inside the root, one component, no link followed. */
-	r = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	r = hostfs_opened_regular(r < 0 ? -errno : r, &st);
-	if (r >= 0 && ret_st)
+	}
+	if (ret_st)
 		*ret_st = st;
-	return r;
+	return fd;
 }
 
 /*
