@@ -395,26 +395,6 @@ int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *r
 	return fd;
 }
 
-/*
- * Read the regular file @fd (its fstat @st) into @buf; closes @fd. A file whose size is known
- * and has been read whole is at its end: no read is spent to hear so (sysfs and proc files
- * give no size, 4096 or 0, and take the usual read that returns 0).
- */
-static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size, size_t *ret_len,
-			  bool *ret_truncated)
-{
-	size_t known = st->st_size > 0 ? (size_t)st->st_size : 0, len;
-	int r = fdread_fill(fd, buf, size, known, &len);
-	char extra;
-
-	if (r == 0) {
-		*ret_truncated = len == size && len != known && read(fd, &extra, 1) == 1;
-		*ret_len = len;
-	}
-	close(fd);
-	return r;
-}
-
 int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
 {
 	const char *base = strrchr(path, '/');
@@ -436,15 +416,28 @@ int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *re
 	return r;
 }
 
+/*
+ * A file whose size is known and has been read whole is at its end: no read is spent to hear so
+ * (sysfs and proc files give no size, 4096 or 0, and take the usual read that returns 0).
+ */
 int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
 		   size_t *ret_len, bool *ret_truncated)
 {
 	struct stat st;
-	int fd = hostfs_open_file_at(dirfd, name, type, &st);
+	size_t known, len;
+	char extra;
+	int fd = hostfs_open_file_at(dirfd, name, type, &st), r;
 
 	if (fd < 0)
 		return fd;
-	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
+	known = st.st_size > 0 ? (size_t)st.st_size : 0;
+	r = fdread_fill(fd, buf, size, known, &len);
+	if (r == 0) {
+		*ret_truncated = len == size && len != known && read(fd, &extra, 1) == 1;
+		*ret_len = len;
+	}
+	close(fd);
+	return r;
 }
 
 int hostfs_opendir(int rootfd, const char *path, DIR **ret)
