@@ -56,22 +56,14 @@ int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv
 	while (i < len) {
 		size_t start, end;
 
-		if (rewritten) {
-			while (i < len && cmdline_blank(buf[i]))
-				i++;
-			if (i == len)
-				break;
-			start = i;
-			while (i < len && !cmdline_blank(buf[i]))
-				i++;
-			end = i;
-		} else {
-			start = i;
-			while (i < len && buf[i] != '\0')
-				i++;
-			end = i;
-			i++;            /* the NUL */
-		}
+		while (rewritten && i < len && cmdline_blank(buf[i]))
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && (rewritten ? !cmdline_blank(buf[i]) : buf[i] != '\0'))
+			i++;
+		end = i++;      /* past the NUL or blank that ends it */
 		if (argc == max_args) {
 			truncated = true;
 			break;
