@@ -37,7 +37,7 @@ struct pcitopo_netdev {
 };
 
 struct pcitopo_netmap {
-	struct pcitopo_netdev *v;       /* sorted by name */
+	struct pcitopo_netdev *v;       /* in listing order */
 	size_t n;
 	bool loaded;
 };
@@ -385,11 +385,6 @@ static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 	return -ENODEV;
 }
 
-static int pcitopo_netdev_cmp(const void *pa, const void *pb)
-{
-	return strcmp(((const struct pcitopo_netdev *)pa)->name, ((const struct pcitopo_netdev *)pb)->name);
-}
-
 /* <root>/sys/class/net/<if>/device -> BDF, for functions without a net/ folder. */
 static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
 {
@@ -411,8 +406,6 @@ static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
 			m->n++;
 	}
 	closedir(d);
-	if (m->n)
-		qsort(m->v, m->n, sizeof(*m->v), pcitopo_netdev_cmp);
 }
 
 /*
@@ -445,11 +438,10 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mod
 	}
 	if (!m->loaded)
 		pcitopo_netmap_load(rootfd, m);
+	/* The first by name of the interfaces that name it. */
 	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->v[i].bdf, bdf) == 0) {
+		if (strcmp(m->v[i].bdf, bdf) == 0 && (!out[0] || strcmp(m->v[i].name, out) < 0))
 			pcitopo_copy(out, outlen, m->v[i].name);
-			break;
-		}
 	return 0;
 }
 
