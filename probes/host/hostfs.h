@@ -90,7 +90,7 @@ int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t s
 
 /**
  * hostfs_opendir() - open the directory @path (a final link followed inside the root).
- * @ret: written on success; closedir() it.
+ * @ret: written on success (NULL where the open worked and fdopendir() did not); closedir() it.
  * Return: 0, or -errno (-ENOENT, -ENOTDIR for a fifo or file, -ELOOP, -EACCES, ...).
  */
 int hostfs_opendir(int rootfd, const char *path, DIR **ret);
