@@ -89,7 +89,7 @@ BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/floor-nocurl $(BUILD)/bench/ju
 FABRIC_BIN := $(BUILD)/kubectl-fabric
 FABRIC_AGENT := agent/cli.c agent/cli_help.c agent/cli_parse.c agent/cli_value.c agent/cmd_interfaces.c agent/cmd_runtime.c agent/cmd_status.c \
 	agent/cmd_workloads_published.c agent/infile.c agent/kubesrc.c agent/output.c agent/podsread.c agent/relfile.c
-FABRIC_PURE := probes/host/bar4.c probes/host/cmdline.c probes/host/hostfiles.c probes/kube/imageref.c \
+FABRIC_PURE := probes/host/bar4.c probes/host/cmdline.c probes/host/hostfiles.c probes/host/pcitopo_parse.c probes/kube/imageref.c \
 	probes/kube/kubejson.c probes/kube/kubename.c probes/kube/kubeparse.c probes/kube/kubeparse_pods.c \
 	probes/kube/kubepod.c probes/kube/nodelist.c probes/kube/trainruntime.c
 FABRIC_SRCS := $(sort $(wildcard fabric/*.c) $(FABRIC_AGENT) $(wildcard probes/model/*.c report/*/*.c) $(FABRIC_PURE))

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """nldump.py - write the raw rtnetlink dump replies (links, addresses, IPv4 routes) of the current
-network namespace to a file: seeds for fuzz_netlink, the bytes links_dump() parses.
+network namespace to a file: seeds for fuzz_netlink, the bytes a full links_query() parses.
 With --answers PREFIX NAME: the answers links_query() reads for the link NAME, as the kernel sends
 them under NETLINK_GET_STRICT_CHK (the reply by name, the address and route dumps filtered by its
 ifindex, DONE included) and the error for a name that does not exist, one file each."""

@@ -20,12 +20,6 @@
 #define APERTURE_DIR "dev/aperture_devices"
 #define APERTURE_FILES_MAX 1024         /* files looked at per entry (a sysfs dir has ~30) */
 
-static int aperture_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct obs_aperture_entry *)a)->name,
-		      ((const struct obs_aperture_entry *)b)->name);
-}
-
 static sigjmp_buf aperture_bus_jmp;
 static volatile sig_atomic_t aperture_bus_armed;
 
@@ -182,43 +176,25 @@ static void aperture_inspect(int rootfd, struct obs_aperture_entry *e)
 int aperture_scan(int rootfd, struct obs_aperture *ret)
 {
 	struct obs_aperture a = {0};
-	struct dirent *de;
-	DIR *d;
-	int r;
+	int n;
 
-	r = hostfs_opendir(rootfd, APERTURE_DIR, &d);
-	if (r < 0) {
-		if (r == -ENOENT)
+	a.v = calloc(OBS_APERTURE_MAX, sizeof(*a.v));
+	if (!a.v)
+		return -ENOMEM;
+	n = hostfs_list_names(rootfd, APERTURE_DIR, a.v, sizeof(*a.v), OBS_APERTURE_MAX, OBS_HOST_NAME_MAX,
+			      &a.n_dropped);
+	if (n < 0) {
+		if (n == -ENOENT)
 			a.status.state = PROBE_OK;   /* absent: an observation */
 		else
-			probe_status_fail(&a.status, r, "/%s: %s", APERTURE_DIR, strerror(-r));
+			probe_status_fail(&a.status, n, "/%s: %s", APERTURE_DIR, strerror(-n));
+		free(a.v);
+		a.v = NULL;
 		*ret = a;
 		return 0;
 	}
 	a.present = true;
-	a.v = calloc(OBS_APERTURE_MAX, sizeof(*a.v));
-	if (!a.v) {
-		closedir(d);
-		return -ENOMEM;
-	}
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (a.n < OBS_APERTURE_MAX) {
-			snprintf(a.v[a.n++].name, OBS_HOST_NAME_MAX, "%s", de->d_name);
-			continue;
-		}
-		/* Full: keep the smallest names, whatever the readdir order. */
-		a.n_dropped++;
-		size_t max = 0;
-		for (size_t i = 1; i < a.n; i++)
-			if (strcmp(a.v[i].name, a.v[max].name) > 0)
-				max = i;
-		if (strcmp(de->d_name, a.v[max].name) < 0)
-			snprintf(a.v[max].name, OBS_HOST_NAME_MAX, "%s", de->d_name);
-	}
-	qsort(a.v, a.n, sizeof(*a.v), aperture_cmp);
-	closedir(d);
+	a.n = (size_t)n;
 	for (size_t i = 0; i < a.n; i++)
 		aperture_inspect(rootfd, &a.v[i]);
 	a.status.state = PROBE_OK;

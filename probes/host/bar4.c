@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/host/bar4.h"
+#include "probes/host/pcitopo_parse.h"
 
 int bar4_parse(const uint8_t *buf, size_t len, uint32_t *ret_ipv4)
 {
@@ -21,21 +22,11 @@ int bar4_parse(const uint8_t *buf, size_t len, uint32_t *ret_ipv4)
 
 int bar4_parse_id(const char *buf, size_t len, uint16_t *ret)
 {
-	unsigned long v = 0;
-	size_t i = 0, digits = 0;
+	uint32_t v;
 
 	while (len > 0 && isspace((unsigned char)buf[len - 1]))
 		len--;
-	if (len >= 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
-		i = 2;
-	for (; i < len; i++, digits++) {
-		int c = (unsigned char)buf[i];
-
-		if (!isxdigit(c) || digits >= 4)
-			return -EINVAL;
-		v = v * 16 + (unsigned long)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
-	}
-	if (digits == 0)
+	if (pcitopo_parse_hex(buf, len, 4, &v) < 0)
 		return -EINVAL;
 	*ret = (uint16_t)v;
 	return 0;

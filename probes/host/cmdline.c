@@ -1,5 +1,6 @@
 /* cmdline.c - /proc/<pid>/cmdline splitting and GPUDirect daemon argument findings (pure). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,22 +56,14 @@ int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv
 	while (i < len) {
 		size_t start, end;
 
-		if (rewritten) {
-			while (i < len && cmdline_blank(buf[i]))
-				i++;
-			if (i == len)
-				break;
-			start = i;
-			while (i < len && !cmdline_blank(buf[i]))
-				i++;
-			end = i;
-		} else {
-			start = i;
-			while (i < len && buf[i] != '\0')
-				i++;
-			end = i;
-			i++;            /* the NUL */
-		}
+		while (rewritten && i < len && cmdline_blank(buf[i]))
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && (rewritten ? !cmdline_blank(buf[i]) : buf[i] != '\0'))
+			i++;
+		end = i++;      /* past the NUL or blank that ends it */
 		if (argc == max_args) {
 			truncated = true;
 			break;
@@ -179,8 +172,14 @@ struct cmdline_scan {
 	int v18, v20;                   /* the daemon is at least v1.0.18 / v1.0.20: 1, 0, or -1 unknown */
 	struct cmdline_findings *out;
 	size_t added;
-	int preset;                     /* TCPX --gpu_nic_preset: 0 not seen, 1 seen, 2 "manual" */
-	bool topology, shmem, uds;      /* TCPX flags seen */
+	unsigned seen;                  /* TCPX: 1 << the index in cmdline_tcpx_valued of each flag seen */
+	bool manual;                    /* TCPX --gpu_nic_preset manual */
+};
+
+/* The TCPX daemon's flags that take a value (seen bits in this order). */
+enum { CMDLINE_PRESET, CMDLINE_TOPOLOGY, CMDLINE_SHMEM, CMDLINE_UDS, CMDLINE_SETUP, CMDLINE_TCPX_VALUED };
+static const char *const cmdline_tcpx_valued[CMDLINE_TCPX_VALUED] = {
+	"gpu_nic_preset", "gpu_nic_topology", "gpu_shmem_type", "uds_path", "setup_param",
 };
 
 void cmdline_findings_free(struct cmdline_findings *f)
@@ -306,29 +305,19 @@ static const char *cmdline_value(const char *const *argv, size_t argc, size_t *i
 	return NULL;
 }
 
-static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, int depth);
+static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, bool shell, int depth);
 
 /* Findings in a shell script's words (split on blanks; quoting is not interpreted). */
 static int cmdline_scan_script(struct cmdline_scan *s, const char *script, int depth)
 {
-	char **words = NULL, **argv;
+	char **words = NULL;
 	size_t n = 0;
 	bool trunc = false;
 	int r;
 
 	r = cmdline_split(script, strnlen(script, CMDLINE_SCRIPT_MAX), CMDLINE_SCRIPT_WORDS, &words, &n, &trunc);
-	if (r < 0)
-		return r;
-	argv = calloc(n + 1, sizeof(*argv));
-	if (!argv) {
-		cmdline_argv_free(words, n);
-		return -ENOMEM;
-	}
-	argv[0] = (char *)"sh";         /* argv[0] is never examined */
-	for (size_t i = 0; i < n; i++)
-		argv[i + 1] = words[i];
-	r = cmdline_scan_args(s, (const char *const *)argv, n + 1, depth + 1);
-	free(argv);
+	if (r == 0)
+		r = cmdline_scan_args(s, (const char *const *)words, n, true, depth + 1);
 	cmdline_argv_free(words, n);
 	return r;
 }
@@ -338,18 +327,15 @@ static int cmdline_tcpxo_flag(struct cmdline_scan *s, const char *const *argv, s
 {
 	const char *arg = argv[*i];
 
-	if (strcmp(name, "num_nics") == 0) {
-		if (s->v20 == 0)
+	if (strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 || strcmp(name, "alsologtostderr") == 0) {
+		int release = strcmp(name, "num_nics") == 0 ? 20 : 18;
+		char msg[160];
+
+		if ((release == 20 ? s->v20 : s->v18) == 0)
 			return 0;
-		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": --num_nics was retired in "
-				   "daemon v1.0.20 (accepted, no effect); remove it");
-	}
-	if (strcmp(name, "uid") == 0 || strcmp(name, "alsologtostderr") == 0) {
-		if (s->v18 == 0)
-			return 0;
-		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, strcmp(name, "uid") == 0 ?
-				   ": --uid was retired in daemon v1.0.18 (accepted, no effect); remove it" :
-				   ": --alsologtostderr was retired in daemon v1.0.18 (accepted, no effect); remove it");
+		snprintf(msg, sizeof(msg), ": --%s was retired in daemon v1.0.%d (accepted, no effect); remove it",
+			 name, release);
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, msg);
 	}
 	if (strcmp(name, "num_hops") == 0) {
 		value = cmdline_value(argv, argc, i, value);
@@ -376,52 +362,38 @@ static int cmdline_tcpx_flag(struct cmdline_scan *s, const char *const *argv, si
 			     const char *name, const char *value)
 {
 	const char *arg = argv[*i];
+	size_t k = 0;
 
-	if (strcmp(name, "gpu_nic_preset") == 0) {
-		s->preset = 1;
-		value = cmdline_value(argv, argc, i, value);
+	while (k < CMDLINE_TCPX_VALUED && strcmp(name, cmdline_tcpx_valued[k]) != 0)
+		k++;
+	if (k == CMDLINE_TCPX_VALUED) {
+		if (strcmp(name, "num_hops") == 0 || strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 ||
+		    strcmp(name, "enforce_kernel_ipv6_support") == 0 || strcmp(name, "noenforce_kernel_ipv6_support") == 0)
+			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": a flag of the TCPXO daemon (RxDM); "
+					   "the TCPX daemon tcpgpudmarxd does not take it");
+		return 0;
+	}
+	s->seen |= 1u << k;
+	value = cmdline_value(argv, argc, i, value);
+	if (k == CMDLINE_PRESET) {
+		s->manual = value && strcmp(value, "manual") == 0;     /* judged at the end: needs --gpu_nic_topology */
 		if (!value)
 			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, " has no value; A3 High uses "
 					   "--gpu_nic_preset a3vm");
-		if (strcmp(value, "manual") == 0)
-			s->preset = 2;          /* judged at the end: needs --gpu_nic_topology */
-		else if (strcmp(value, "a3vm") != 0)
+		if (!s->manual && strcmp(value, "a3vm") != 0)
 			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset ", value,
 					   ": A3 High uses --gpu_nic_preset a3vm");
-		return 0;
 	}
-	if (strcmp(name, "gpu_nic_topology") == 0) {
-		s->topology = true;
-		cmdline_value(argv, argc, i, value);
-		return 0;
-	}
-	if (strcmp(name, "gpu_shmem_type") == 0) {
-		s->shmem = true;
-		value = cmdline_value(argv, argc, i, value);
-		if (!value || strcmp(value, "fd") != 0)
-			return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_shmem_type ", value ? value : "",
-					   ": the TCPX plugin shares GPU memory with --gpu_shmem_type fd");
-		return 0;
-	}
-	if (strcmp(name, "uds_path") == 0) {
-		s->uds = true;
-		cmdline_value(argv, argc, i, value);
-		return 0;
-	}
-	if (strcmp(name, "setup_param") == 0) {
-		cmdline_value(argv, argc, i, value);
-		return 0;
-	}
-	if (strcmp(name, "num_hops") == 0 || strcmp(name, "num_nics") == 0 || strcmp(name, "uid") == 0 ||
-	    strcmp(name, "enforce_kernel_ipv6_support") == 0 || strcmp(name, "noenforce_kernel_ipv6_support") == 0)
-		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "", arg, ": a flag of the TCPXO daemon (RxDM); "
-				   "the TCPX daemon tcpgpudmarxd does not take it");
+	if (k == CMDLINE_SHMEM && (!value || strcmp(value, "fd") != 0))
+		return cmdline_add(s, CMDLINE_SEVERITY_WARN, "--gpu_shmem_type ", value ? value : "",
+				   ": the TCPX plugin shares GPU memory with --gpu_shmem_type fd");
 	return 0;
 }
 
-static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, int depth)
+/* The arguments after the program (@shell: it is a shell, so "-c" gives a script), or a script's words. */
+static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, size_t argc, bool shell, int depth)
 {
-	for (size_t i = 1; i < argc; i++) {
+	for (size_t i = 0; i < argc; i++) {
 		const char *value;
 		char name[64];
 		int r;
@@ -429,7 +401,7 @@ static int cmdline_scan_args(struct cmdline_scan *s, const char *const *argv, si
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		/* `sh -c "<script>"` (how GKE's manifests start the daemon): the script's words. */
-		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && cmdline_is_shell(cmdline_basename(argv[0]))) {
+		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && shell) {
 			if (depth < CMDLINE_SCRIPT_DEPTH && (r = cmdline_scan_script(s, argv[i + 1], depth)) < 0)
 				return r;
 			i++;
@@ -463,18 +435,18 @@ int cmdline_daemon_findings(const char *const *argv, size_t argc, enum cmdline_f
 	size_t before = out->n;
 	int r;
 
-	r = cmdline_scan_args(&s, argv, argc, 0);
+	r = argc ? cmdline_scan_args(&s, argv + 1, argc - 1, cmdline_is_shell(cmdline_basename(argv[0])), 0) : 0;
 	if (r == 0 && fabric == CMDLINE_FABRIC_TCPX && argc > 0) {
-		if (!s.preset)
+		if (!(s.seen & 1u << CMDLINE_PRESET))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
 					     "manifests run tcpgpudmarxd --gpu_nic_preset a3vm");
-		else if (s.preset == 2 && !s.topology)
+		else if (s.manual && !(s.seen & 1u << CMDLINE_TOPOLOGY))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
 					     "--gpu_nic_topology: the daemon has no GPU-NIC map");
-		if (r == 0 && !s.shmem)
+		if (r == 0 && !(s.seen & 1u << CMDLINE_SHMEM))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
 					     "GPU memory with --gpu_shmem_type fd");
-		if (r == 0 && !s.uds)
+		if (r == 0 && !(s.seen & 1u << CMDLINE_UDS))
 			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
 					     "through the socket directory it names (Google's manifests: --uds_path "
 					     "/run/tcpx on a hostPath both mount)");

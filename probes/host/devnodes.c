@@ -29,15 +29,7 @@ static void devnodes_stat(int rootfd, struct obs_devnode *n)
 	snprintf(path, sizeof(path), "dev/%s", n->name);
 	r = hostfs_stat(rootfd, path, false, &st);
 	n->err = r;
-	if (r == -ENOENT || r == -ENOTDIR) {
-		n->type = OBS_FILE_ABSENT;
-		return;
-	}
-	if (r < 0) {
-		n->type = r == -ELOOP ? OBS_FILE_BROKEN : OBS_FILE_ERROR;
-		return;
-	}
-	n->type = hostfs_type_of_mode(st.st_mode);
+	n->type = r < 0 ? hostfs_type_of_error(r) : hostfs_type_of_mode(st.st_mode);
 	if (n->type == OBS_FILE_CHAR || n->type == OBS_FILE_BLOCK) {
 		n->major = major(st.st_rdev);
 		n->minor = minor(st.st_rdev);

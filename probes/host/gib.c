@@ -3,11 +3,9 @@
  * image's /var/lib/gib to gib/ and its lib64 to nvidia/lib64 (container-engine-accelerators
  * gpudirect-rdma/nccl-rdma-installer.yaml); gib/lib64 is therefore the set nvidia/lib64 must hold.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "probes/host/gib.h"
@@ -16,36 +14,18 @@
 #define GIB_DIR "home/kubernetes/bin/gib"
 #define GIB_NVIDIA_LIB64 "home/kubernetes/bin/nvidia/lib64"
 
-static int gib_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct obs_gib_lib *)a)->name, ((const struct obs_gib_lib *)b)->name);
-}
-
 static void gib_scan_lib64(int rootfd, struct obs_gib *g)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int err;
+	int err, n;
 
-	err = hostfs_opendir(rootfd, GIB_DIR "/lib64", &d);
-	if (err < 0) {
-		probe_status_fail(&g->status, err, "/%s/lib64: %s", GIB_DIR, strerror(-err));
+	n = hostfs_list_names(rootfd, GIB_DIR "/lib64", g->libs, sizeof(g->libs[0]), OBS_GIB_LIBS_MAX,
+			      OBS_GIB_NAME_MAX, &g->n_dropped);
+	if (n < 0) {
+		probe_status_fail(&g->status, n, "/%s/lib64: %s", GIB_DIR, strerror(-n));
 		return;
 	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (g->n_libs == OBS_GIB_LIBS_MAX || strlen(de->d_name) >= OBS_GIB_NAME_MAX) {
-			/* A listing without end (a hostile --root) is not followed past a bound. */
-			if (++g->n_dropped >= 4 * OBS_GIB_LIBS_MAX)
-				break;
-			continue;
-		}
-		snprintf(g->libs[g->n_libs++].name, OBS_GIB_NAME_MAX, "%s", de->d_name);
-	}
-	closedir(d);
-	qsort(g->libs, g->n_libs, sizeof(g->libs[0]), gib_cmp);
+	g->n_libs = (size_t)n;
 	for (size_t i = 0; i < g->n_libs; i++) {
 		struct obs_gib_lib *l = &g->libs[i];
 

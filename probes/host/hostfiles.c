@@ -129,36 +129,27 @@ int hostfiles_version_cmp(const char *a, const char *b)
 
 static int hostfiles_version_qsort(const void *a, const void *b)
 {
-	return hostfiles_version_cmp(*(const char *const *)a, *(const char *const *)b);
+	return hostfiles_version_cmp(a, b);
 }
 
 int hostfiles_nccl_versions(const struct obs_host_file *files, size_t n, struct strbuf *out)
 {
 	char (*v)[32] = calloc(n ? n : 1, sizeof(*v));
-	const char **s = calloc(n ? n : 1, sizeof(*s));
 	size_t k = 0;
-	int r = 0;
 
-	if (!v || !s) {
-		r = -ENOMEM;
-		goto out;
-	}
+	if (!v)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (files[i].type == OBS_FILE_REGULAR &&
 		    fnmatch(HOSTFILES_NCCL_PATTERN, files[i].name, FNM_PERIOD) == 0 &&
-		    hostfiles_nccl_version(files[i].name, v[k], sizeof(v[k])) == 0) {
-			s[k] = v[k];
+		    hostfiles_nccl_version(files[i].name, v[k], sizeof(v[k])) == 0)
 			k++;
-		}
-	qsort(s, k, sizeof(*s), hostfiles_version_qsort);
+	qsort(v, k, sizeof(*v), hostfiles_version_qsort);
 	for (size_t i = 0; i < k; i++)
-		if (strbuf_appendf(out, "%s%s", i ? ", " : "", s[i]) < 0) {
-			r = -ENOMEM;
-			goto out;
+		if (strbuf_appendf(out, "%s%s", i ? ", " : "", v[i]) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
-	r = (int)k;
-out:
 	free(v);
-	free(s);
-	return r;
+	return (int)k;
 }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -348,57 +349,12 @@ enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *r
 		return hostfs_type_of_mode(st.st_mode);
 	if (r == -ENOENT && follow && hostfs_stat(rootfd, path, false, &st) == 0)
 		return OBS_FILE_BROKEN;         /* the link exists, its target does not */
-	if (r == -ENOENT || r == -ENOTDIR)
-		return OBS_FILE_ABSENT;
-	if (r == -ELOOP)
-		return OBS_FILE_BROKEN;
-	return OBS_FILE_ERROR;
+	return hostfs_type_of_error(r);
 }
 
-/* What a type-checked read accepts: a regular file; a link is -ELOOP, anything else -EINVAL. */
-static int hostfs_check_regular(const struct stat *st)
+enum obs_file_type hostfs_type_of_error(int r)
 {
-	if (S_ISLNK(st->st_mode))
-		return -ELOOP;
-	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
-}
-
-/* @fd, just opened non-blocking, checked again: still a regular file. Closes @fd on failure. */
-static int hostfs_opened_regular(int fd, struct stat *ret_st)
-{
-	int r;
-
-	if (fd < 0)
-		return fd;
-	r = fstat(fd, ret_st) < 0 ? -errno : hostfs_check_regular(ret_st);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
-int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st)
-{
-	struct stat st;
-	int fd, r = 0;
-
-	/* The type first, on an fd that opens nothing: a fifo here would block an open for reading. */
-	fd = hostfs_open(rootfd, path, O_PATH | O_NOFOLLOW);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	close(fd);
-	if (r == 0)
-		r = hostfs_check_regular(&st);
-	if (r < 0)
-		return r;
-	/* Non-blocking in case it was swapped for a fifo meanwhile; checked again once open. */
-	fd = hostfs_opened_regular(hostfs_open(rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), &st);
-	if (fd >= 0 && ret_st)
-		*ret_st = st;
-	return fd;
+	return r == -ENOENT || r == -ENOTDIR ? OBS_FILE_ABSENT : r == -ELOOP ? OBS_FILE_BROKEN : OBS_FILE_ERROR;
 }
 
 /* A single component: no '/', not "." or "..", so that it cannot lead out of its directory. */
@@ -410,7 +366,7 @@ static bool hostfs_name_ok(const char *name)
 int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *ret_st)
 {
 	struct stat st;
-	int r;
+	int fd, r;
 
 	if (!hostfs_name_ok(name))
 		return -EINVAL;
@@ -419,30 +375,63 @@ int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *r
 			return -errno;
 		type = st.st_mode & S_IFMT;
 	}
-	st.st_mode = type;
-	r = hostfs_check_regular(&st);
-	if (r < 0)
+	/* The type first: a fifo opened for reading would block. A link is -ELOOP, anything else -EINVAL. */
+	if (!S_ISREG(type))
+		return S_ISLNK(type) ? -ELOOP : -EINVAL;
+	/*
+	 * Relative to a directory resolved inside the root, one component, no link followed;
+	 * non-blocking in case it was swapped for a fifo meanwhile, and checked again once open.
+	 */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+	if (r < 0) {
+		close(fd);
 		return r;
-	/* Relative to a directory resolved inside the root, one component, no link followed. */
-	r = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	r = hostfs_opened_regular(r < 0 ? -errno : r, &st);
-	if (r >= 0 && ret_st)
+	}
+	if (ret_st)
 		*ret_st = st;
+	return fd;
+}
+
+int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
+{
+	const char *base = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int dfd, r;
+
+	/* The parent resolved inside the root, the file itself one component of it: never followed. */
+	if (!base)
+		return hostfs_read_at(rootfd, path, 0, buf, size, ret_len, ret_truncated);
+	if ((size_t)(base - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, (size_t)(base - path));
+	dir[base - path] = '\0';
+	dfd = hostfs_open(rootfd, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	r = hostfs_read_at(dfd, base + 1, 0, buf, size, ret_len, ret_truncated);
+	close(dfd);
 	return r;
 }
 
 /*
- * Read the regular file @fd (its fstat @st) into @buf; closes @fd. A file whose size is known
- * and has been read whole is at its end: no read is spent to hear so (sysfs and proc files
- * give no size, 4096 or 0, and take the usual read that returns 0).
+ * A file whose size is known and has been read whole is at its end: no read is spent to hear so
+ * (sysfs and proc files give no size, 4096 or 0, and take the usual read that returns 0).
  */
-static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size, size_t *ret_len,
-			  bool *ret_truncated)
+int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
+		   size_t *ret_len, bool *ret_truncated)
 {
-	size_t known = st->st_size > 0 ? (size_t)st->st_size : 0, len;
-	int r = fdread_fill(fd, buf, size, known, &len);
+	struct stat st;
+	size_t known, len;
 	char extra;
+	int fd = hostfs_open_file_at(dirfd, name, type, &st), r;
 
+	if (fd < 0)
+		return fd;
+	known = st.st_size > 0 ? (size_t)st.st_size : 0;
+	r = fdread_fill(fd, buf, size, known, &len);
 	if (r == 0) {
 		*ret_truncated = len == size && len != known && read(fd, &extra, 1) == 1;
 		*ret_len = len;
@@ -451,58 +440,57 @@ static int hostfs_read_fd(int fd, const struct stat *st, char *buf, size_t size,
 	return r;
 }
 
-int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated)
-{
-	struct stat st;
-	int fd = hostfs_open_file(rootfd, path, &st);
-
-	if (fd < 0)
-		return fd;
-	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
-}
-
-int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t size,
-		   size_t *ret_len, bool *ret_truncated)
-{
-	struct stat st;
-	int fd = hostfs_open_file_at(dirfd, name, type, &st);
-
-	if (fd < 0)
-		return fd;
-	return hostfs_read_fd(fd, &st, buf, size, ret_len, ret_truncated);
-}
-
-/* A DIR over the directory fd @fd (-errno passed through); @fd is closed on failure. */
-static int hostfs_fdopendir(int fd, DIR **ret)
-{
-	DIR *d;
-
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	*ret = d;
-	return 0;
-}
-
 int hostfs_opendir(int rootfd, const char *path, DIR **ret)
 {
-	return hostfs_fdopendir(hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), ret);
+	int fd = hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), r;
+
+	if (fd < 0)
+		return fd;
+	*ret = fdopendir(fd);
+	if (*ret)
+		return 0;
+	r = -errno;
+	close(fd);
+	return r;
 }
 
-int hostfs_opendir_at(int dirfd, const char *name, DIR **ret)
+static int hostfs_cmp_names(const void *a, const void *b)
 {
-	int fd;
+	return strcmp(a, b);
+}
 
-	if (!hostfs_name_ok(name))
-		return -EINVAL;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	return hostfs_fdopendir(fd < 0 ? -errno : fd, ret);
+int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
+		      size_t *ret_dropped)
+{
+	char *rec = v;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = NULL;
+	int r = hostfs_opendir(rootfd, path, &d);
+
+	if (r < 0)
+		return r;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name), big = 0;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (len < namelen && n < max) {
+			memcpy(rec + n++ * size, de->d_name, len + 1);
+			continue;
+		}
+		/* Full: keep the smallest names, whatever the readdir order. */
+		for (size_t i = 1; len < namelen && i < n; i++)
+			if (strcmp(rec + i * size, rec + big * size) > 0)
+				big = i;
+		if (len < namelen && n && strcmp(de->d_name, rec + big * size) < 0)
+			memcpy(rec + big * size, de->d_name, len + 1);
+		if (++*ret_dropped >= 4 * max)
+			break;
+	}
+	closedir(d);
+	qsort(v, n, size, hostfs_cmp_names);
+	return (int)n;
 }
 
 int hostfs_list_types(int dirfd, const char *const *names, size_t n, mode_t *ret_types)

@@ -49,42 +49,35 @@ int hostfs_stat(int rootfd, const char *path, bool follow, struct stat *ret);
  */
 enum obs_file_type hostfs_type(int rootfd, const char *path, bool follow, int *ret_err);
 
-/* The obs_file_type of a stat mode. */
+/* The obs_file_type of a stat mode, and of hostfs_stat()'s -errno (ABSENT, BROKEN for -ELOOP, or ERROR). */
 enum obs_file_type hostfs_type_of_mode(mode_t mode);
+enum obs_file_type hostfs_type_of_error(int r);
 
 /**
- * hostfs_open_file() - open @path for reading if, and only if, it is a regular file: the type
- * is checked on an O_PATH fd *before* anything is opened for reading (a fifo is never opened,
- * a device never touched), then the file is opened non-blocking and checked again.
- * A final symbolic link is not followed (sysfs and proc attributes are never links).
- * @ret_st: when not NULL, the stat of the opened file.
- *
- * Return: the fd, or -errno: -ENOENT (absent), -ELOOP (a symlink), -EINVAL (not a regular
- * file: a fifo, socket, device or directory), or another -errno of the path or the open.
- */
-int hostfs_open_file(int rootfd, const char *path, struct stat *ret_st);
-
-/**
- * hostfs_open_file_at() - hostfs_open_file() of @name, one component of the directory @dirfd
- * that was itself resolved inside the root (hostfs_open(..., O_PATH | O_DIRECTORY)): opened
- * relative to it without following a link, so it cannot lead out of the root either.
+ * hostfs_open_file_at() - open @name, one component of the directory @dirfd that was itself
+ * resolved inside the root (hostfs_open(..., O_PATH | O_DIRECTORY)), for reading if, and only
+ * if, it is a regular file: opened relative to @dirfd without following a link, so it cannot
+ * lead out of the root; its type is checked *before* anything is opened for reading (a fifo is
+ * never opened, a device never touched), then it is opened non-blocking and checked again.
  * @type: the S_IFMT type of @name when the caller knows it (an lstat, hostfs_list_types()),
  * else 0 and it is lstat'ed here; either way nothing but a regular file is opened.
  * @ret_st: when not NULL, the stat of the opened file.
  *
- * Return: the fd, or -errno as for hostfs_open_file(); -EINVAL also for a @name with a '/',
- * "." or "..".
+ * Return: the fd, or -errno: -ENOENT (absent), -ELOOP (a symlink), -EINVAL (not a regular
+ * file: a fifo, socket, device or directory; or a @name with a '/', "." or ".."), or another
+ * -errno of the open.
  */
 int hostfs_open_file_at(int dirfd, const char *name, mode_t type, struct stat *ret_st);
 
 /**
- * hostfs_read() - read at most @size bytes of the small regular file @path
- * (hostfs_open_file() rules: never blocks, never follows a final link).
+ * hostfs_read() - read at most @size bytes of the small regular file @path: its parent
+ * resolved inside the root, the file itself opened by hostfs_open_file_at()'s rules (never
+ * blocks, never follows a final link: sysfs and proc attributes are never links).
  * @ret_len: bytes read, written on success.
  * @ret_truncated: set on success to whether the file holds more than @size bytes.
  *
  * Proc and sysfs files have no meaningful size: reads until EOF or @size.
- * Return: 0, or -errno as for hostfs_open_file() and read(2).
+ * Return: 0, or -errno as for hostfs_open(), hostfs_open_file_at() and read(2).
  */
 int hostfs_read(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len, bool *ret_truncated);
 
@@ -97,18 +90,22 @@ int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t s
 
 /**
  * hostfs_opendir() - open the directory @path (a final link followed inside the root).
- * @ret: written on success; closedir() it.
+ * @ret: written on success (NULL where the open worked and fdopendir() did not); closedir() it.
  * Return: 0, or -errno (-ENOENT, -ENOTDIR for a fifo or file, -ELOOP, -EACCES, ...).
  */
 int hostfs_opendir(int rootfd, const char *path, DIR **ret);
 
 /**
- * hostfs_opendir_at() - open the directory @name, one component of @dirfd (resolved inside the
- * root), without following a link: a link there is -ENOTDIR (or -ELOOP); hostfs_opendir() on
- * the whole path follows one inside the root.
- * Return: 0, or -errno (-ENOENT, -ENOTDIR, -EACCES, -EINVAL for a @name that is not one component).
+ * hostfs_list_names() - the names in the directory @path (as hostfs_opendir()), sorted, for a
+ * probe that keeps a bounded array of records, each starting with its name: @v holds @max records
+ * of @size bytes whose first @namelen bytes are the name. Names starting with '.' are skipped.
+ * Beyond @max the smallest names are kept, whatever the listing's order; a name beyond @max or of
+ * @namelen bytes or more is counted in *@ret_dropped, and the listing is not followed past
+ * 4 * @max such (a listing without end: a hostile --root).
+ * Return: the names kept, or -errno as for hostfs_opendir().
  */
-int hostfs_opendir_at(int dirfd, const char *name, DIR **ret);
+int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
+		      size_t *ret_dropped);
 
 #define HOSTFS_TYPE_ABSENT S_IFMT        /* hostfs_list_types(): no such entry */
 

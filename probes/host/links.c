@@ -27,43 +27,39 @@ static void links_dump_ctx_free(struct links_dump_ctx *c)
 /* How many times a dump that raced a change (NLM_F_DUMP_INTR) is asked again. */
 #define LINKS_DUMP_TRIES 4
 
+/* What a dump fills, and so what an interrupted one must forget. */
+enum links_part { LINKS_PART_LINKS, LINKS_PART_ADDRS, LINKS_PART_ROUTES };
+
+/* Forget the links, or the addresses or default routes of one link (@pos) or of every link (@pos < 0). */
+static void links_reset(struct links_dump_ctx *c, enum links_part part, int pos)
+{
+	if (part == LINKS_PART_LINKS)
+		c->n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (pos < 0 || (size_t)pos == i) {
+			if (part == LINKS_PART_ADDRS)
+				c->v[i].n_ipv4 = 0;
+			else
+				c->v[i].default_route = false;
+		}
+}
+
 /*
- * Send @r, parse its answers in @pass. A dump interrupted by a change is asked again after @reset
- * (which forgets what the interrupted one filled). Return: 0 with the kernel's answer in *@kerr,
- * or -errno when the socket or the bytes failed.
+ * Send @r, parse its answers in @pass. A dump interrupted by a change is asked again after
+ * links_reset() of @part and @pos. Return: 0 with the kernel's answer in *@kerr, or -errno when
+ * the socket or the bytes failed.
  */
 static int links_ask(struct links_dump_ctx *c, struct nlquery_req *r, struct links_parse_pass *pass,
-		     void (*reset)(struct links_dump_ctx *, int), int arg, int *kerr)
+		     enum links_part part, int pos, int *kerr)
 {
 	for (int i = 0; i < LINKS_DUMP_TRIES; i++) {
 		int res = nlquery_run(&c->q, r, links_parse_one, pass, kerr);
 
 		if (res < 0 || *kerr != -EINTR)
 			return res;
-		if (reset)
-			reset(c, arg);
+		links_reset(c, part, pos);
 	}
 	return 0;
-}
-
-static void links_reset_links(struct links_dump_ctx *c, int unused)
-{
-	c->n = 0;
-}
-
-/* Forget the addresses and default routes of one link (@pos), or of every link (@pos < 0). */
-static void links_reset_addrs(struct links_dump_ctx *c, int pos)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (pos < 0 || (size_t)pos == i)
-			c->v[i].n_ipv4 = 0;
-}
-
-static void links_reset_routes(struct links_dump_ctx *c, int pos)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (pos < 0 || (size_t)pos == i)
-			c->v[i].default_route = false;
 }
 
 /* RTM_GETLINK for the link named @name, without the statistics we do not read. */
@@ -106,7 +102,7 @@ static int links_ask_links(struct links_dump_ctx *c, const char *const *names, s
 	if (!names) {
 		res = links_req_link(&r, NULL);
 		if (res == 0)
-			res = links_ask(c, &r, &pass, links_reset_links, 0, &kerr);
+			res = links_ask(c, &r, &pass, LINKS_PART_LINKS, -1, &kerr);
 		if (res == 0 && kerr < 0)
 			res = kerr;
 		if (res < 0)
@@ -168,20 +164,20 @@ static int links_req_route(struct nlquery_req *r, int ifindex)
 static int links_ask_per_link(struct links_dump_ctx *c, bool routes, bool filter, const char **what)
 {
 	struct links_parse_pass pass = { .c = c, .links = false };
-	void (*reset)(struct links_dump_ctx *, int) = routes ? links_reset_routes : links_reset_addrs;
+	enum links_part part = routes ? LINKS_PART_ROUTES : LINKS_PART_ADDRS;
 	struct nlquery_req r;
 	int res = 0, kerr = 0;
 
 	for (size_t i = 0; filter && c->q.stats.strict && i < c->n; i++) {
 		res = routes ? links_req_route(&r, c->v[i].ifindex) : links_req_addr(&r, c->v[i].ifindex);
 		if (res == 0)
-			res = links_ask(c, &r, &pass, reset, (int)i, &kerr);
+			res = links_ask(c, &r, &pass, part, (int)i, &kerr);
 		if (res < 0)
 			goto fail;
 		if (kerr == -EINVAL || kerr == -EOPNOTSUPP) {
 			c->full_dump = routes ? "the kernel refused a route dump filtered by interface"
 					      : "the kernel refused an address dump filtered by interface";
-			reset(c, -1);
+			links_reset(c, part, -1);
 			filter = false;
 			break;
 		}
@@ -194,7 +190,7 @@ static int links_ask_per_link(struct links_dump_ctx *c, bool routes, bool filter
 		return 0;
 	res = routes ? links_req_route(&r, 0) : links_req_addr(&r, 0);
 	if (res == 0)
-		res = links_ask(c, &r, &pass, reset, -1, &kerr);
+		res = links_ask(c, &r, &pass, part, -1, &kerr);
 	if (res == 0 && kerr < 0)
 		res = kerr;
 	if (res == 0)
@@ -312,15 +308,6 @@ int links_query(const char *const *want, size_t n, unsigned flags, struct obs_li
 	return links_dump_finish(&c, ret, ret_stats, r, what);
 }
 /**
- * links_dump() - see links.h: every link, with full dumps.
- * Return: as links_query(). No errno means "absent": every namespace has at least lo.
- */
-int links_dump(struct obs_links *ret)
-{
-	return links_query(NULL, 0, 0, ret, NULL);
-}
-
-/**
  * links_observe() - see links.h: the interfaces the PCI functions name.
  * Return: as links_query().
  */
@@ -419,18 +406,6 @@ int links_parse_answer(const void *buf, size_t len, bool dump, struct obs_links 
 	*ret_kerr = a.kerr;
 	r = links_dump_finish(&c, ret, NULL, r, what);
 	return r < 0 ? r : a.done;
-}
-
-/**
- * links_free() - free @l's array and reset it to empty with status PROBE_NOT_RUN.
- * @l: may be NULL.
- */
-void links_free(struct obs_links *l)
-{
-	if (!l)
-		return;
-	free(l->v);
-	memset(l, 0, sizeof(*l));
 }
 
 

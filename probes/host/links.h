@@ -37,7 +37,7 @@ struct links_stats {
  * @ret_stats: when not NULL, always written: what the query cost on the socket.
  *
  * Return: 0, or -errno (the status in @ret says what failed). @ret is always safe to free
- * with observation_free()/links_free().
+ * with observation_free() (or free() of its v).
  */
 int links_query(const char *const *names, size_t n, unsigned flags, struct obs_links *ret,
 		struct links_stats *ret_stats);
@@ -49,23 +49,17 @@ int links_query(const char *const *names, size_t n, unsigned flags, struct obs_l
  */
 int links_observe(const struct obs_pci *pci, struct obs_links *ret, struct links_stats *ret_stats);
 
-/**
- * links_dump() - links_query() for every link of the namespace, with full dumps (tests, tools).
- * Return: as links_query().
- */
-int links_dump(struct obs_links *ret);
-
 #define LINKS_PARSE_MAX (1u << 20)       /* bytes of messages links_parse_msg() takes */
 
 /**
  * links_parse_msg() - fill @ret from rtnetlink messages in memory (RTM_NEWLINK, RTM_NEWADDR,
  * RTM_NEWROUTE, each a struct nlmsghdr, back to back as a dump's replies arrive) through the
- * same libnl parsers and callbacks links_dump() uses on the socket. For tests and fuzzing: the
+ * same libnl parsers and callbacks a full links_query() uses on the socket. For tests and fuzzing: the
  * bytes are hostile. Messages of other types are skipped; a message libnl refuses fails the
  * whole parse, as it fails a dump.
  *
  * Return: 0, or -errno (the status in @ret says what failed): -E2BIG, -ENOMEM, or libnl's parse
- * error translated. @ret is always safe to free with links_free().
+ * error translated. @ret is always safe to free (free() of its v).
  */
 int links_parse_msg(const void *buf, size_t len, struct obs_links *ret);
 
@@ -79,11 +73,9 @@ int links_parse_msg(const void *buf, size_t len, struct obs_links *ret);
  *
  * Return: 1 when the datagram ends the exchange, 0 when more would follow, or -errno: -E2BIG
  * (@len over LINKS_PARSE_MAX), -ENOMEM, -EBADMSG (malformed), -EOVERFLOW, libnl's parse error.
- * @ret is always safe to free with links_free().
+ * @ret is always safe to free (free() of its v).
  */
 int links_parse_answer(const void *buf, size_t len, bool dump, struct obs_links *ret, int *ret_kerr);
-
-void links_free(struct obs_links *l);
 
 struct links_watch;             /* opaque: a route socket subscribed to link and IPv4 address changes */
 

@@ -69,20 +69,11 @@ static enum link_oper links_oper_from_kernel(uint8_t op)
 /* "aa:bb:cc:dd:ee:ff" for a 6-byte hardware address, "" for none or any other length. */
 static void links_format_mac(struct nl_addr *a, char *buf, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	const uint8_t *b;
+	const uint8_t *b = a && nl_addr_get_len(a) == 6 ? nl_addr_get_binary_addr(a) : NULL;
 
 	buf[0] = '\0';
-	if (!a || nl_addr_get_len(a) != 6 || len < 18)
-		return;
-	b = nl_addr_get_binary_addr(a);
-	if (!b)
-		return;
-	for (int i = 0; i < 6; i++) {
-		buf[3 * i] = hex[b[i] >> 4];
-		buf[3 * i + 1] = hex[b[i] & 0xf];
-		buf[3 * i + 2] = i < 5 ? ':' : '\0';
-	}
+	if (b && len >= 18)
+		snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
 }
 
 static void links_link_cb(struct nl_object *obj, void *arg)

@@ -37,7 +37,7 @@ struct pcitopo_netdev {
 };
 
 struct pcitopo_netmap {
-	struct pcitopo_netdev *v;       /* sorted by name */
+	struct pcitopo_netdev *v;       /* in listing order */
 	size_t n;
 	bool loaded;
 };
@@ -64,16 +64,11 @@ enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_
 static int pcitopo_name_cmp(const void *pa, const void *pb)
 {
 	const struct pcitopo_name *a = pa, *b = pb;
+	/* domain (24 bits), bus (8), dev (5), func (3): one number in the order lspci sorts them. */
+	uint64_t x = (uint64_t)a->domain << 16 | a->bus << 8 | a->dev << 3 | a->func;
+	uint64_t y = (uint64_t)b->domain << 16 | b->bus << 8 | b->dev << 3 | b->func;
 
-	if (a->domain != b->domain)
-		return a->domain < b->domain ? -1 : 1;
-	if (a->bus != b->bus)
-		return a->bus < b->bus ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->func != b->func)
-		return a->func < b->func ? -1 : 1;
-	return 0;
+	return (x > y) - (x < y);
 }
 
 /* Copy @src into @dst (@len bytes); -ENAMETOOLONG, and @dst untouched, when it does not fit. */
@@ -390,11 +385,6 @@ static int pcitopo_netdev_bdf(int rootfd, const char *ifname, char *out)
 	return -ENODEV;
 }
 
-static int pcitopo_netdev_cmp(const void *pa, const void *pb)
-{
-	return strcmp(((const struct pcitopo_netdev *)pa)->name, ((const struct pcitopo_netdev *)pb)->name);
-}
-
 /* <root>/sys/class/net/<if>/device -> BDF, for functions without a net/ folder. */
 static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
 {
@@ -402,26 +392,20 @@ static void pcitopo_netmap_load(int rootfd, struct pcitopo_netmap *m)
 	DIR *d;
 
 	m->loaded = true;
-	if (hostfs_opendir(rootfd, "sys/class/net", &d) < 0)
+	/* Room for the most kept: pages never written are never touched. */
+	m->v = malloc(PCITOPO_MAX_NETDEVS * sizeof(*m->v));
+	if (!m->v || hostfs_opendir(rootfd, "sys/class/net", &d) < 0)
 		return;
 	while ((de = readdir(d)) && m->n < PCITOPO_MAX_NETDEVS) {
-		struct pcitopo_netdev nd = { 0 };
-		void *grown;
+		struct pcitopo_netdev *nd = &m->v[m->n];
 
-		if (de->d_name[0] == '.' || !pcitopo_name_ok(de->d_name, sizeof(nd.name)))
+		if (de->d_name[0] == '.' || !pcitopo_name_ok(de->d_name, sizeof(nd->name)))
 			continue;
-		pcitopo_copy(nd.name, sizeof(nd.name), de->d_name);
-		if (pcitopo_netdev_bdf(rootfd, nd.name, nd.bdf) < 0)
-			continue;
-		grown = realloc(m->v, (m->n + 1) * sizeof(*m->v));
-		if (!grown)
-			break;
-		m->v = grown;
-		m->v[m->n++] = nd;
+		pcitopo_copy(nd->name, sizeof(nd->name), de->d_name);
+		if (pcitopo_netdev_bdf(rootfd, nd->name, nd->bdf) == 0)
+			m->n++;
 	}
 	closedir(d);
-	if (m->n)
-		qsort(m->v, m->n, sizeof(*m->v), pcitopo_netdev_cmp);
 }
 
 /*
@@ -438,9 +422,9 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mod
 
 	out[0] = '\0';
 	pcitopo_dev_path(path, sizeof(path), bdf, "net");
-	/* The usual folder in the directory at hand; a link, a file (...) as before, from the root. */
-	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT : hostfs_opendir_at(dfd, "net", &d);
-	if (r < 0 && r != -ENOENT)
+	/* The usual folder in the directory at hand; anything else (a link...) again from the root. */
+	r = type == HOSTFS_TYPE_ABSENT ? -ENOENT : hostfs_opendir(dfd, "net", &d);
+	if (r < 0 && type != HOSTFS_TYPE_ABSENT)
 		r = hostfs_opendir(rootfd, path, &d);
 	if (r == 0) {
 		pcitopo_first_entry(d, out, outlen);
@@ -454,11 +438,10 @@ static int pcitopo_read_netdev(struct pcitopo_ctx *ctx, int rootfd, int dfd, mod
 	}
 	if (!m->loaded)
 		pcitopo_netmap_load(rootfd, m);
+	/* The first by name of the interfaces that name it. */
 	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->v[i].bdf, bdf) == 0) {
+		if (strcmp(m->v[i].bdf, bdf) == 0 && (!out[0] || strcmp(m->v[i].name, out) < 0))
 			pcitopo_copy(out, outlen, m->v[i].name);
-			break;
-		}
 	return 0;
 }
 
@@ -503,14 +486,20 @@ static int pcitopo_fill_config(struct pcitopo_ctx *ctx, int dfd, const struct pc
 static int pcitopo_list(int rootfd, struct pcitopo_name **ret, size_t *ret_n,
 			size_t *bad, char *first_bad, size_t first_bad_len)
 {
-	struct pcitopo_name *v = NULL;
-	size_t n = 0, cap = 0;
+	struct pcitopo_name *v;
+	size_t n = 0;
 	struct dirent *de;
 	DIR *d;
 	int r = hostfs_opendir(rootfd, PCITOPO_DEVICES, &d);
 
 	if (r < 0)
 		return r;
+	/* Room for the most we accept: pages never written are never touched. */
+	v = malloc(PCITOPO_MAX_FUNCS * sizeof(*v));
+	if (!v) {
+		closedir(d);
+		return -ENOMEM;
+	}
 	while ((de = readdir(d))) {
 		struct pcitopo_name nm;
 
@@ -529,17 +518,6 @@ static int pcitopo_list(int rootfd, struct pcitopo_name **ret, size_t *ret_n,
 		if (n == PCITOPO_MAX_FUNCS) {
 			r = -E2BIG;
 			break;
-		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			void *grown = realloc(v, ncap * sizeof(*v));
-
-			if (!grown) {
-				r = -ENOMEM;
-				break;
-			}
-			v = grown;
-			cap = ncap;
 		}
 		v[n++] = nm;
 	}
@@ -649,11 +627,3 @@ done:
 	return r;
 }
 
-void pcitopo_free(struct obs_pci *p)
-{
-	if (!p)
-		return;
-	free(p->v);
-	p->v = NULL;
-	p->n = 0;
-}

@@ -19,7 +19,5 @@
  */
 int pcitopo_scan(int rootfd, const char *root, struct obs_pci *ret);
 
-void pcitopo_free(struct obs_pci *p);
-
 /* Classify a function from its IDs and class (pure). */
 enum pci_kind pcitopo_classify(uint16_t vendor, uint16_t device, uint32_t class_code, int header_type);

@@ -52,6 +52,21 @@ struct podnet_find {
 	int pid_any;            /* first process of the pod */
 };
 
+/* One sample's state: ROOT/proc opened once, listed at most once (newest pid first), what each pod found. */
+struct podnet_scan {
+	struct obs_transport t;
+	struct podnet_find *find;
+	struct podnet_stats *st;
+	char rp[128];                   /* ROOT as given, without its trailing '/', for messages */
+	int procfd;
+	bool procfs;                    /* ROOT/proc is a procfs (not a fixture tree) */
+	DIR *d;
+	int *pids;                      /* the listing, newest first */
+	size_t n_pids;
+	bool listed, saw_init;
+	char *buf;                      /* one net file at a time */
+};
+
 static int podnet_cmp_pod(const void *a, const void *b)
 {
 	return strcmp(((const struct obs_pod_transport *)a)->uid, ((const struct obs_pod_transport *)b)->uid);
@@ -112,37 +127,38 @@ static int podnet_read_cgroup(int procfd, const char *name, char *buf, size_t si
 	return r;
 }
 
-/* Pid @name's cgroup (procfs's way or hostfs's) parsed into *@ret: whether it names a pod's container. */
-static bool podnet_cgroup(int procfd, bool procfs, const char *name, char *buf, struct podcgroup *ret,
-			  struct podnet_stats *st)
+/* Pid @pid's cgroup (procfs's way or hostfs's) parsed into *@ret: whether it names a pod's container. */
+static bool podnet_cgroup(struct podnet_scan *sc, int pid, struct podcgroup *ret)
 {
 	size_t len = 0;
 	bool trunc = false;
-	int r = procfs ? podnet_read_cgroup_procfs(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc)
-		       : podnet_read_cgroup(procfd, name, buf, PODNET_CGROUP_MAX, &len, &trunc);
+	char name[16];
+	int r;
 
-	st->cgroups++;
-	return r == 0 && !trunc && podcgroup_parse(buf, len, ret, NULL, 0) == 1;
+	snprintf(name, sizeof(name), "%d", pid);
+	r = sc->procfs ? podnet_read_cgroup_procfs(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc)
+		       : podnet_read_cgroup(sc->procfd, name, sc->buf, PODNET_CGROUP_MAX, &len, &trunc);
+	sc->st->cgroups++;
+	return r == 0 && !trunc && podcgroup_parse(sc->buf, len, ret, NULL, 0) == 1;
 }
 
 /*
- * Read one pid's cgroup and note it for its pod. @only: NULL, or the one pod it may settle (a hint).
- * Return: 1 when that pod is now settled, else 0.
+ * Read pid @pid's cgroup and note it for its pod, if it belongs to a pod still looking. @only: NULL,
+ * or the one pod it may settle (a hint). Return: 1 when that pod is now settled, else 0.
  */
-static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, struct obs_transport *t,
-			  struct podnet_find *find, const struct podnet_find *only, char *buf, struct podnet_stats *st)
+static int podnet_one_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
 {
 	struct obs_pod_transport *pt, key;
 	struct podnet_find *f;
 	struct podcgroup pc;
 
-	if (!podnet_cgroup(procfd, procfs, name, buf, &pc, st))
+	if (!podnet_cgroup(sc, pid, &pc))
 		return 0;
 	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
-	pt = bsearch(&key, t->pods, t->n, sizeof(*t->pods), podnet_cmp_pod);
+	pt = bsearch(&key, sc->t.pods, sc->t.n, sizeof(*sc->t.pods), podnet_cmp_pod);
 	if (!pt)
 		return 0;
-	f = &find[pt - t->pods];
+	f = &sc->find[pt - sc->t.pods];
 	if (f->pid_gpu || (only && f != only))
 		return 0;
 	if (podnet_gpu_container(f->want, pc.container_id) || !f->want->n_container_ids) {
@@ -152,17 +168,6 @@ static int podnet_one_pid(int procfd, bool procfs, const char *name, int pid, st
 	if (!f->pid_any || pid < f->pid_any)
 		f->pid_any = pid;       /* the lowest: the pod's oldest process */
 	return 0;
-}
-
-/* Read @name of @netfd (ROOT/proc/<pid>/net) into @buf, at most @max bytes. */
-static int podnet_read_net(int netfd, const char *name, char *buf, size_t max, size_t *ret_len, bool *ret_cut,
-			   struct podnet_stats *st)
-{
-	int r = hostfs_read_at(netfd, name, 0, buf, max, ret_len, ret_cut);
-
-	if (r >= 0)
-		st->bytes += *ret_len;
-	return r;
 }
 
 static void podnet_unreadable(struct obs_pod_transport *p, const char *root, const char *file, int err,
@@ -200,69 +205,68 @@ static bool podnet_gone(int procfd, int pid, int r)
 #define PODNET_UNREAD 2         /* podnet_net_file(): the file could not be read or parsed (@p says why) */
 
 /* ROOT/proc/<pid>/net of @p's process into *@ret_fd. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why). */
-static int podnet_open_net(int procfd, const char *root, struct obs_pod_transport *p, int *ret_fd)
+static int podnet_open_net(struct podnet_scan *sc, struct obs_pod_transport *p, int *ret_fd)
 {
 	char name[16];
 	int pidfd, r;
 
 	snprintf(name, sizeof(name), "%d", p->pid);
-	pidfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	pidfd = openat(sc->procfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	*ret_fd = pidfd < 0 ? -1 : openat(pidfd, "net", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	r = *ret_fd < 0 ? -errno : 0;
 	if (pidfd >= 0)
 		close(pidfd);
 	if (r == 0)
 		return 0;
-	if (podnet_gone(procfd, p->pid, r))
+	if (podnet_gone(sc->procfd, p->pid, r))
 		return PODNET_GONE;
-	podnet_unreadable(p, root, "net", r, NULL);
+	podnet_unreadable(p, sc->rp, "net", r, NULL);
 	return PODNET_UNREAD;
 }
 
-/* The three parsers behind one signature, so that podnet_net_file() reads any of them. */
-static int podnet_parse_unix(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
-{
-	return procnet_unix_parse(buf, len, cut, out, err, errlen);
-}
+/* The net files read, each with its cap, in the order they are read. */
+enum podnet_file { PODNET_UNIX, PODNET_UDP, PODNET_DEV };
 
-static int podnet_parse_udp(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
-{
-	return procnet_udp_parse(buf, len, cut, out, err, errlen);
-}
-
-static int podnet_parse_dev(const char *buf, size_t len, bool cut, void *out, char *err, size_t errlen)
-{
-	return procnet_dev_parse(buf, len, cut, out, err, errlen);
-}
+static const struct {
+	const char *name, *path;
+	size_t max;
+} podnet_files[] = {
+	[PODNET_UNIX] = { "unix", "net/unix", PODNET_UNIX_MAX },
+	[PODNET_UDP] = { "udp", "net/udp", PODNET_UDP_MAX },
+	[PODNET_DEV] = { "dev", "net/dev", PODNET_DEV_MAX },
+};
 
 /*
- * Read ROOT/proc/<pid>/net/@file (at most @max bytes) and parse it with @parse into @out; a cut
- * read is noted on @p. Return: 0; PODNET_GONE (the process exited); PODNET_UNREAD (@p marked
- * unreadable, with why); -ENOMEM.
+ * Read ROOT/proc/<pid>/net/<@file> (at most its cap) and parse it into @out (a struct procnet_unix,
+ * _udp or _dev); a cut read is noted on @p. Return: 0; PODNET_GONE (the process exited);
+ * PODNET_UNREAD (@p marked unreadable, with why); -ENOMEM.
  */
-static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_pod_transport *p, const char *file,
-			   size_t max, int (*parse)(const char *, size_t, bool, void *, char *, size_t), void *out,
-			   char *buf, struct podnet_stats *st)
+static int podnet_net_file(struct podnet_scan *sc, int netfd, struct obs_pod_transport *p, enum podnet_file file,
+			   void *out)
 {
-	char err[192] = "", path[16];
-	size_t len = 0;
+	char *buf = sc->buf;
+	const char *path = podnet_files[file].path;
+	size_t max = podnet_files[file].max, len = 0;
+	char err[192] = "";
 	bool cut = false;
-	int r;
+	int r = hostfs_read_at(netfd, podnet_files[file].name, 0, buf, max, &len, &cut);
 
-	snprintf(path, sizeof(path), "net/%s", file);
-	r = podnet_read_net(netfd, file, buf, max, &len, &cut, st);
-	if (r >= 0)
-		r = parse(buf, len, cut, out, err, sizeof(err));
+	if (r >= 0) {
+		sc->st->bytes += len;
+		r = file == PODNET_UNIX ? procnet_unix_parse(buf, len, cut, out, err, sizeof(err)) :
+		    file == PODNET_UDP ? procnet_udp_parse(buf, len, cut, out, err, sizeof(err)) :
+		    procnet_dev_parse(buf, len, cut, out, err, sizeof(err));
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		if (podnet_gone(procfd, p->pid, r))
+		if (podnet_gone(sc->procfd, p->pid, r))
 			return PODNET_GONE;
-		podnet_unreadable(p, root, path, r, r == -EBADMSG ? err : NULL);
+		podnet_unreadable(p, sc->rp, path, r, r == -EBADMSG ? err : NULL);
 		return PODNET_UNREAD;
 	}
 	if (cut)
-		podnet_note_cut(p, root, path, max);
+		podnet_note_cut(p, sc->rp, path, max);
 	return 0;
 }
 
@@ -270,29 +274,28 @@ static int podnet_net_file(int procfd, int netfd, const char *root, struct obs_p
  * Read and parse the net files of @p->pid into @p.
  * Return: 0, PODNET_GONE (@p then holds nothing of it), or -ENOMEM.
  */
-static int podnet_read_pod(int procfd, const char *root, struct obs_pod_transport *p, char *buf,
-			   struct podnet_stats *st)
+static int podnet_read_pod(struct podnet_scan *sc, struct obs_pod_transport *p)
 {
 	struct procnet_unix u;
 	struct procnet_udp udp;
 	struct procnet_dev dev;
 	int netfd, r;
 
-	r = podnet_open_net(procfd, root, p, &netfd);
+	r = podnet_open_net(sc, p, &netfd);
 	if (r)
 		return r == PODNET_GONE ? r : 0;
-	r = podnet_net_file(procfd, netfd, root, p, "unix", PODNET_UNIX_MAX, podnet_parse_unix, &u, buf, st);
+	r = podnet_net_file(sc, netfd, p, PODNET_UNIX, &u);
 	if (r == 0) {
 		p->listeners = u.listeners;
 		p->clients = u.clients;
 		memcpy(p->rails, u.rails, sizeof(p->rails));
 		p->n_rails = u.n_rails;
 		p->n_rails_dropped = u.n_rails_dropped;
-		r = podnet_net_file(procfd, netfd, root, p, "udp", PODNET_UDP_MAX, podnet_parse_udp, &udp, buf, st);
+		r = podnet_net_file(sc, netfd, p, PODNET_UDP, &udp);
 	}
 	if (r == 0) {
 		p->flows = udp.flows;
-		r = podnet_net_file(procfd, netfd, root, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, &dev, buf, st);
+		r = podnet_net_file(sc, netfd, p, PODNET_DEV, &dev);
 	}
 	if (r == 0) {
 		memcpy(p->devs, dev.v, sizeof(p->devs));
@@ -400,57 +403,40 @@ static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_trans
 	return 0;
 }
 
-/* One sample's state: ROOT/proc opened once, listed at most once (newest pid first), what each pod found. */
-struct podnet_scan {
-	struct obs_transport t;
-	struct podnet_find *find;
-	struct podnet_stats *st;
-	char rp[128];                   /* ROOT as given, without its trailing '/', for messages */
-	int procfd;
-	bool procfs;                    /* ROOT/proc is a procfs (not a fixture tree) */
-	DIR *d;
-	int *pids;                      /* the listing, newest first */
-	size_t n_pids;
-	bool listed, saw_init;
-	char *buf;                      /* one net file at a time */
-};
-
-/* Open ROOT/proc and a listing handle. Return: 0; < 0 with the probe's status failed (ROOT/proc unreadable). */
+/*
+ * Open ROOT/proc, its listing handle and fd in one; @root as given, ROOT in messages sc->rp (without
+ * its trailing '/': "/" itself gives "/proc/..."). Return: 0; < 0 with the probe's status failed.
+ */
 static int podnet_open(struct podnet_scan *sc, int rootfd, const char *root)
 {
 	struct statfs sfs;
-	int fd, r;
+	int r;
 
+	snprintf(sc->rp, sizeof(sc->rp), "%s", root);
+	for (size_t l = strlen(sc->rp); l && sc->rp[l - 1] == '/'; l--)
+		sc->rp[l - 1] = '\0';
 	if (rootfd < 0) {
 		probe_status_fail(&sc->t.status, rootfd, "%s: %s", root, strerror(-rootfd));
 		return rootfd;
 	}
-	sc->procfd = hostfs_open(rootfd, "proc", O_RDONLY | O_DIRECTORY);
-	if (sc->procfd < 0) {
-		r = sc->procfd;
-		sc->procfd = -1;
+	r = hostfs_opendir(rootfd, "proc", &sc->d);
+	if (r < 0) {
 		probe_status_fail(&sc->t.status, r, "%s/proc: %s", sc->rp, strerror(-r));
 		return r;
 	}
-	fd = dup(sc->procfd);
-	if (fd < 0 || !(sc->d = fdopendir(fd))) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		probe_status_fail(&sc->t.status, r, "%s/proc: %s", sc->rp, strerror(-r));
-		return r;
-	}
+	sc->procfd = dirfd(sc->d);      /* openat() relative to it leaves the listing where it is */
 	sc->procfs = fstatfs(sc->procfd, &sfs) == 0 && sfs.f_type == PODNET_PROC_SUPER_MAGIC;
 	return 0;
 }
 
-/* Whether pid @pid (its name in /proc) belongs to a pod still looking (@only: that pod alone). */
-static int podnet_scan_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
+/* Close what podnet_open() opened, and free the scan's buffers. */
+static void podnet_close(struct podnet_scan *sc)
 {
-	char name[16];
-
-	snprintf(name, sizeof(name), "%d", pid);
-	return podnet_one_pid(sc->procfd, sc->procfs, name, pid, &sc->t, sc->find, only, sc->buf, sc->st);
+	if (sc->d)
+		closedir(sc->d);
+	free(sc->buf);
+	free(sc->pids);
+	free(sc->find);
 }
 
 /* The processes the last sample read, if they are still the pods' GPU processes. Return: pods settled. */
@@ -463,7 +449,7 @@ static size_t podnet_hints(struct podnet_scan *sc)
 
 		if (hint <= 0 || sc->find[i].pid_gpu)
 			continue;
-		if (podnet_scan_pid(sc, hint, &sc->find[i])) {
+		if (podnet_one_pid(sc, hint, &sc->find[i])) {
 			settled++;
 			sc->st->hints++;
 		}
@@ -501,7 +487,7 @@ static int podnet_read_found(struct podnet_scan *sc, size_t i)
 				 "only this user's processes)" : "");
 			return 0;
 		}
-		r = podnet_read_pod(sc->procfd, sc->rp, p, sc->buf, sc->st);
+		r = podnet_read_pod(sc, p);
 		if (r < 0)
 			return r;
 		if (r != PODNET_GONE)
@@ -519,7 +505,7 @@ static int podnet_read_found(struct podnet_scan *sc, size_t i)
 		if (podnet_listing(sc) == -ENOMEM)
 			return -ENOMEM;
 		for (size_t k = 0; k < sc->n_pids; k++)
-			if (podnet_scan_pid(sc, sc->pids[k], &sc->find[i]))
+			if (podnet_one_pid(sc, sc->pids[k], &sc->find[i]))
 				break;
 	}
 }
@@ -541,7 +527,7 @@ static int podnet_scan_all(struct podnet_scan *sc)
 	/* Newest first: a running GPU pod's processes are among the latest started, so it stops early. */
 	for (size_t i = 0; i < sc->n_pids && settled < sc->t.n; i++) {
 		sc->st->pids++;
-		settled += (size_t)podnet_scan_pid(sc, sc->pids[i], NULL);
+		settled += (size_t)podnet_one_pid(sc, sc->pids[i], NULL);
 	}
 	for (size_t i = 0; i < sc->t.n; i++)
 		if ((r = podnet_read_found(sc, i)) < 0)
@@ -565,23 +551,13 @@ int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, s
 		obs_transport_free(&sc.t);
 		return r;
 	}
-	/* Messages name ROOT as given, without its trailing '/' ("/" itself gives "/proc/..."). */
-	snprintf(sc.rp, sizeof(sc.rp), "%s", root);
-	for (size_t l = strlen(sc.rp); l && sc.rp[l - 1] == '/'; l--)
-		sc.rp[l - 1] = '\0';
 	if (!sc.t.n)
 		sc.t.status.state = PROBE_OK;
 	else if (podnet_open(&sc, rootfd, root) == 0 && !(sc.buf = malloc(PODNET_UNIX_MAX + 1)))
 		r = -ENOMEM;
 	else if (sc.t.status.state != PROBE_FAILED)
 		r = podnet_scan_all(&sc);
-	if (sc.d)
-		closedir(sc.d);
-	if (sc.procfd >= 0)
-		close(sc.procfd);
-	free(sc.buf);
-	free(sc.pids);
-	free(sc.find);
+	podnet_close(&sc);
 	if (r == -ENOMEM) {
 		obs_transport_free(&sc.t);
 		return r;
@@ -595,29 +571,21 @@ int podnet_sample(int rootfd, const char *root, const struct podnet_pod *pods, s
 }
 
 /*
- * Whether @pid still belongs to the pod @uid (its cgroup names it): the process the first reading
- * found may have exited in the window, and its pid been given to another.
+ * Read net/dev of @p's process again into @ret, once its cgroup still names the pod: the process the
+ * first reading found may have exited in the window, and its pid been given to another.
+ * Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM.
  */
-static bool podnet_still_pod(struct podnet_scan *sc, int pid, const char *uid)
-{
-	struct podcgroup pc;
-	char name[16];
-
-	snprintf(name, sizeof(name), "%d", pid);
-	return podnet_cgroup(sc->procfd, sc->procfs, name, sc->buf, &pc, sc->st) && strcmp(pc.uid, uid) == 0;
-}
-
-/* Read net/dev of @p's process again into @ret. Return: 0; PODNET_GONE; PODNET_UNREAD (@p says why); -ENOMEM. */
 static int podnet_dev_again(struct podnet_scan *sc, struct obs_pod_transport *p, struct procnet_dev *ret)
 {
+	struct podcgroup pc;
 	int netfd, r;
 
-	if (!podnet_still_pod(sc, p->pid, p->uid))
+	if (!podnet_cgroup(sc, p->pid, &pc) || strcmp(pc.uid, p->uid) != 0)
 		return PODNET_GONE;
-	r = podnet_open_net(sc->procfd, sc->rp, p, &netfd);
+	r = podnet_open_net(sc, p, &netfd);
 	if (r)
 		return r;
-	r = podnet_net_file(sc->procfd, netfd, sc->rp, p, "dev", PODNET_DEV_MAX, podnet_parse_dev, ret, sc->buf, sc->st);
+	r = podnet_net_file(sc, netfd, p, PODNET_DEV, ret);
 	close(netfd);
 	return r;
 }
@@ -631,9 +599,6 @@ int podnet_again(int rootfd, const char *root, struct obs_transport *t, const bo
 
 	sc.st = st ? st : &dummy;
 	memset(sc.st, 0, sizeof(*sc.st));
-	snprintf(sc.rp, sizeof(sc.rp), "%s", root);
-	for (size_t l = strlen(sc.rp); l && sc.rp[l - 1] == '/'; l--)
-		sc.rp[l - 1] = '\0';
 	for (size_t i = 0; i < t->n && r >= 0; i++) {
 		struct obs_pod_transport *p = &t->pods[i];
 
@@ -674,10 +639,6 @@ int podnet_again(int rootfd, const char *root, struct obs_transport *t, const bo
 			n++;
 		}
 	}
-	if (sc.d)
-		closedir(sc.d);
-	if (sc.procfd >= 0)
-		close(sc.procfd);
-	free(sc.buf);
+	podnet_close(&sc);
 	return r < 0 ? r : n;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/host/procnet.h"
+#include "probes/host/procstat.h"
 #include "probes/model/errmsg.h"
 
 #define PROCNET_SO_ACCEPTCON 0x00010000u        /* __SO_ACCEPTCON: a listening socket */
@@ -93,21 +94,12 @@ static void procnet_spaces(struct procnet_cur *c)
 		c->p++;
 }
 
-/* A decimal number of 1..20 digits that fits 64 bits. */
+/* A decimal number of 1..20 digits that fits 64 bits (procstat_number()). */
 static bool procnet_u64(struct procnet_cur *c, uint64_t *ret)
 {
-	uint64_t v = 0;
-	const char *start = c->p;
+	unsigned long long v;
 
-	while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-		unsigned d = (unsigned)(*c->p - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-		c->p++;
-	}
-	if (c->p == start)
+	if (procstat_number(c->p, c->end, &v, &c->p) < 0)
 		return false;
 	*ret = v;
 	return true;

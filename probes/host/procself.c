@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "probes/host/procself.h"
+#include "probes/model/fdread.h"
 
 #define PROCSELF_STAT_MAX (4u << 20)    /* /proc/stat: its intr line grows with the IRQs of a large machine */
 
@@ -16,30 +17,16 @@ static ssize_t procself_file(const char *proc, const char *name, char *buf, size
 {
 	char path[4096];
 	size_t n = 0;
-	int fd;
+	int fd, r;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", proc, name) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	while (n < max) {
-		ssize_t r = read(fd, buf + n, max - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
+	r = fdread_fill(fd, buf, max, 0, &n);
 	close(fd);
-	return (ssize_t)n;
+	return r < 0 ? r : (ssize_t)n;
 }
 
 static void procself_btime(const char *proc, unsigned long long *btime)

@@ -7,8 +7,7 @@
 #include "probes/host/procstat.h"
 #include "probes/model/errmsg.h"
 
-/* One unsigned decimal of @s (no sign, no space before it); *@end past it. Return: 0; -EBADMSG. */
-static int procstat_number(const char *s, const char *lim, unsigned long long *ret, const char **end)
+int procstat_number(const char *s, const char *lim, unsigned long long *ret, const char **end)
 {
 	unsigned long long v = 0;
 	const char *p = s;
@@ -82,7 +81,7 @@ int procstat_parse_stat(const char *text, size_t len, long hz, long page, unsign
 	return 0;
 }
 
-/* The line of @text starting with @key (a whole word), its rest in *@rest..*@rest_end. Return: 0; -ENOENT. */
+/* The line of @text starting with @key (a whole word), its rest after the blanks in *@rest..*@rest_end. Return: 0; -ENOENT. */
 static int procstat_line(const char *text, size_t len, const char *key, const char **rest, const char **rest_end)
 {
 	const char *p = text, *lim = text + len;
@@ -96,7 +95,9 @@ static int procstat_line(const char *text, size_t len, const char *key, const ch
 		if (!nl)
 			break;
 		if ((size_t)(end - p) > klen && memcmp(p, key, klen) == 0 && p[klen] == ' ') {
-			*rest = p + klen;
+			for (p += klen; p < end && *p == ' '; p++)
+				;
+			*rest = p;
 			*rest_end = end;
 			return 0;
 		}
@@ -112,8 +113,6 @@ int procstat_parse_btime(const char *text, size_t len, unsigned long long *ret)
 
 	if (procstat_line(text, len, "btime", &p, &end) < 0)
 		return -ENOENT;
-	while (p < end && *p == ' ')
-		p++;
 	if (procstat_number(p, end, &v, &p) < 0 || p != end || !v)
 		return -EBADMSG;
 	*ret = v;
@@ -128,8 +127,6 @@ int procstat_parse_limits(const char *text, size_t len, unsigned long long *ret)
 	/* "Max open files            1048576              1048576              files" */
 	if (procstat_line(text, len, "Max open files", &p, &end) < 0)
 		return -ENOENT;
-	while (p < end && *p == ' ')
-		p++;
 	if ((size_t)(end - p) >= 9 && memcmp(p, "unlimited", 9) == 0)
 		return -ENOENT;
 	if (procstat_number(p, end, &v, &p) < 0 || p >= end || *p != ' ')

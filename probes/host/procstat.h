@@ -23,6 +23,9 @@ struct procstat {
 	unsigned long long max_fds;     /* process_max_fds: the soft limit of open files */
 };
 
+/* procstat_number() - one unsigned decimal of @s..@lim (no sign, no space before it, fits 64 bits); *@end past it. Return: 0; -EBADMSG. */
+int procstat_number(const char *s, const char *lim, unsigned long long *ret, const char **end);
+
 #define PROCSTAT_STAT_MAX 4096          /* a /proc/<pid>/stat line is well under 1 KiB; comm is 16 bytes */
 
 /**

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "probes/host/hostfs.h"
@@ -68,20 +67,13 @@ static bool watch_locate(const struct watch *w, struct watch_target *t)
 		return false;           /* no root at all: nothing above it is watched in its place */
 	snprintf(rel, sizeof(rel), "%s", t->rel);
 	for (;;) {
-		struct stat st;
 		char *slash;
-		int fd;
+		int err;
 
 		rel[cut] = '\0';
-		fd = hostfs_realpath(w->rootfd, rel, canon, sizeof(canon)) == 0 ?
-		     hostfs_open(w->rootfd, rel, O_PATH | O_DIRECTORY) : -ENOENT;
-		if (fd >= 0) {
-			bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-
-			close(fd);
-			if (dir)
-				break;
-		}
+		if (hostfs_type(w->rootfd, rel, true, &err) == OBS_FILE_DIR &&
+		    hostfs_realpath(w->rootfd, rel, canon, sizeof(canon)) == 0)
+			break;
 		if (cut == 0)
 			return false;
 		slash = strrchr(rel, '/');

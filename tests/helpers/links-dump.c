@@ -1,4 +1,4 @@
-/* links-dump.c - print links_dump() or links_query() of the current network namespace, one line per link (tests). */
+/* links-dump.c - print links_query() of the current network namespace, one line per link (tests). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@ static double links_dump_now_ms(void)
 static void links_dump_usage(void)
 {
 	fprintf(stderr, "usage: links-dump [--repeat N] [--stats] [--no-strict] [NAME...]\n"
-		"  no NAME: every link (links_dump); NAMEs: only those links (links_query)\n"
+		"  no NAME: every link; NAMEs: only those links (links_query)\n"
 		"  --repeat N: time N queries, print nothing else; --stats: then a line of what the last cost\n"
 		"  --no-strict: LINKS_QUERY_NO_STRICT, the full-dump fallback\n");
 }
@@ -90,11 +90,11 @@ int main(int argc, char **argv)
 				best = t;
 			if (r < 0) {
 				fprintf(stderr, "links-dump: %s\n", ls.status.message);
-				links_free(&ls);
+				free(ls.v);
 				return 1;
 			}
 			if (k + 1 < repeat)
-				links_free(&ls);
+				free(ls.v);
 		}
 		printf("%zu links, %ld dumps, mean %.3f ms, best %.3f ms\n", ls.n, repeat,
 		       (links_dump_now_ms() - t0) / repeat, best);
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 		r = links_dump_once(argv + i, argc - i, flags, &ls, &st);
 		if (r < 0) {
 			fprintf(stderr, "links-dump: %s\n", ls.status.message);
-			links_free(&ls);
+			free(ls.v);
 			return 1;
 		}
 		links_dump_print(&ls);
@@ -111,6 +111,6 @@ int main(int argc, char **argv)
 	if (stats)
 		printf("# requests %u datagrams %u messages %u strict %s full-dump %s\n", st.requests, st.datagrams,
 		       st.messages, st.strict ? "yes" : "no", st.full_dump ? "yes" : "no");
-	links_free(&ls);
+	free(ls.v);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

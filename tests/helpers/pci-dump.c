@@ -61,11 +61,11 @@ static int pci_dump_repeat(int rootfd, const char *root, long repeat)
 	for (long k = 0; k < repeat; k++) {
 		if (pcitopo_scan(rootfd, root, &pci) < 0 || pci.status.state != PROBE_OK) {
 			fprintf(stderr, "pci-dump: %s\n", pci.status.message);
-			pcitopo_free(&pci);
+			free(pci.v);
 			return 1;
 		}
 		n = pci.n;
-		pcitopo_free(&pci);
+		free(pci.v);
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf("ms=%.4f funcs=%zu maxrss_kib=%ld\n", (pci_dump_now_ms() - t0) / (double)repeat, n, ru.ru_maxrss);
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	r = pcitopo_scan(rootfd, root, &pci);
 	if (pairing_compute(&pci, &p) < 0) {
 		fputs("pci-dump: out of memory\n", stderr);
-		pcitopo_free(&pci);
+		free(pci.v);
 		return 2;
 	}
 	if (!only_pairs) {
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		}
 	}
 	pairing_free(&p);
-	pcitopo_free(&pci);
+	free(pci.v);
 	if (fflush(stdout) != 0)
 		return 2;
 	return r < 0 || pci.status.state != PROBE_OK ? 1 : 0;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_links_specs.sh - links_dump() and links_query() inside private network namespaces built from links.specs,
+# test_links_specs.sh - links_query(), of every link and of links named, inside private network namespaces built from links.specs,
 # and the agent's own observation unchanged by 512 pod veths.
 # Env: TOPDIR (repo root), BUILD (build dir, relative to TOPDIR or absolute).
 set -u

@@ -345,31 +345,31 @@ fi
 proc 2
 m=$(mark)
 daemon keep && sampled keep 1
-scans=$(reads "/comm" "$tmp/strace.keep") samples=$(reads '"unix"' "$tmp/strace.keep")
+scans=$(reads '"comm"' "$tmp/strace.keep") samples=$(reads '"unix"' "$tmp/strace.keep")
 ip link set eth8 mtu 8000
-wait_for '[ "$(reads "/comm" "$tmp/strace.keep")" -gt '"$scans"' ]' 5
+wait_for '[ "$(reads "\"comm\"" "$tmp/strace.keep")" -gt '"$scans"' ]' 5
 sleep 0.5
 resampled=$(($(reads '"unix"' "$tmp/strace.keep") - samples))
 scrape keep
 ip link set eth8 mtu 8244
 stop_daemon
-if [ "$(reads "/comm" "$tmp/strace.keep")" -gt "$scans" ] && [ "$resampled" = 0 ] && state_is partial; then
+if [ "$(reads '"comm"' "$tmp/strace.keep")" -gt "$scans" ] && [ "$resampled" = 0 ] && state_is partial; then
 	ok "daemon: an observation without a transport sample keeps the pod's last state on /metrics (partial)"
 else
-	nok "daemon: an observation without a sample" "scans $scans -> $(reads "/comm" "$tmp/strace.keep"), $resampled net/unix reads more, /metrics: $(grep '^tcpxo_pod_transport{.*} 1$' "$tmp/scrape" | tr '\n' '|')"
+	nok "daemon: an observation without a sample" "scans $scans -> $(reads '"comm"' "$tmp/strace.keep"), $resampled net/unix reads more, /metrics: $(grep '^tcpxo_pod_transport{.*} 1$' "$tmp/scrape" | tr '\n' '|')"
 fi
 
 # ---- the daemon while no GPU pod runs: nothing under /proc/*/net, even on SIGHUP ----
 cp "$TOPDIR/fixtures/kube/pods-idle.json" "$state/pods.json"
 daemon noidle
-wait_for '[ "$(reads "/comm" "$tmp/strace.noidle")" -ge 1 ]' 15   # observed (the daemon processes' scan)
-first=$(reads "/comm" "$tmp/strace.noidle")
+wait_for '[ "$(reads "\"comm\"" "$tmp/strace.noidle")" -ge 1 ]' 15   # observed (the daemon processes' scan)
+first=$(reads '"comm"' "$tmp/strace.noidle")
 kill -HUP "$agent_pid" 2>/dev/null
-wait_for '[ "$(reads "/comm" "$tmp/strace.noidle")" -gt '"$first"' ]' 5
+wait_for '[ "$(reads "\"comm\"" "$tmp/strace.noidle")" -gt '"$first"' ]' 5
 sleep 0.5
 stop_daemon
 net=$(reads '"(unix|udp)"' "$tmp/strace.noidle")
-scans=$(reads "/comm" "$tmp/strace.noidle")
+scans=$(reads '"comm"' "$tmp/strace.noidle")
 if [ "$net" = 0 ] && [ "$scans" -gt "$first" ]; then
 	ok "daemon without GPU pods: nothing read under /proc/*/net over 2 observations ($scans process scans)"
 else

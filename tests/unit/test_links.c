@@ -1,4 +1,4 @@
-/* test_links.c - links_dump()/links_query() against veth links in private namespaces made by the test, and answers in memory. */
+/* test_links.c - links_query() (every link, or those named) against veth links in private namespaces made by the test, and answers in memory. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
@@ -70,11 +70,11 @@ static void test_links_dump_when(struct obs_links *ls, const char *name, enum li
 	for (int i = 0; i < 400; i++) {
 		const struct obs_link *l;
 
-		assert_int_equal(links_dump(ls), 0);
+		assert_int_equal(links_query(NULL, 0, 0, ls, NULL), 0);
 		l = test_links_find(ls, name);
 		if (l && l->oper == want)
 			return;
-		links_free(ls);
+		free(ls->v);
 		test_links_sleep_ms(5);
 	}
 	fail_msg("%s never reached oper state %s", name, link_oper_name(want));
@@ -101,7 +101,7 @@ static void test_status_ok_and_free(void **state)
 {
 	struct obs_links ls = { 0 };
 
-	assert_int_equal(links_dump(&ls), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &ls, NULL), 0);
 	assert_int_equal(ls.status.state, PROBE_OK);
 	assert_int_equal(ls.status.err, 0);
 	assert_string_equal(ls.status.message, "");
@@ -111,12 +111,13 @@ static void test_status_ok_and_free(void **state)
 	for (size_t i = 0; i < ls.n; i++)
 		assert_int_equal(ls.v[i].ifindex, (int)if_nametoindex(ls.v[i].name));
 
-	links_free(&ls);
-	assert_null(ls.v);
-	assert_int_equal(ls.n, 0);
-	assert_int_equal(ls.status.state, PROBE_NOT_RUN);
-	links_free(&ls);
-	links_free(NULL);
+	{
+		struct observation o = { .links = ls };
+
+		observation_free(&o);   /* what frees a probe's links */
+		assert_null(o.links.v);
+		assert_int_equal(o.links.n, 0);
+	}
 }
 
 static void test_basic(void **state)
@@ -142,9 +143,9 @@ static void test_basic(void **state)
 		"route add default dev eth0\n");
 
 	test_links_dump_when(&ls, "eth0", LINK_OPER_UP);
-	links_free(&ls);
+	free(ls.v);
 	test_links_dump_when(&ls, "eth1", LINK_OPER_UP);
-	links_free(&ls);
+	free(ls.v);
 	test_links_dump_when(&ls, "eth3", LINK_OPER_LOWERLAYERDOWN);
 
 	assert_int_equal(ls.status.state, PROBE_OK);
@@ -185,7 +186,7 @@ static void test_basic(void **state)
 	for (size_t i = 0; i < ls.n; i++)
 		if (strcmp(ls.v[i].name, "eth0") != 0)
 			assert_false(ls.v[i].default_route);
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* veth's IPv6 link-local addresses are there, and are not reported. */
@@ -206,12 +207,12 @@ static void test_no_ipv6(void **state)
 		test_links_sleep_ms(5);
 	}
 	assert_true(i < 400);
-	assert_int_equal(links_dump(&ls), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &ls, NULL), 0);
 	l = test_links_find(&ls, "eth1");
 	assert_non_null(l);
 	assert_int_equal(l->n_ipv4, 1);
 	test_links_assert_ipv4(l, 0, "10.0.16.3/32");
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* At most OBS_IPV4_MAX kept: the lowest, ascending by address (host order), then prefix. */
@@ -235,13 +236,13 @@ static void test_ipv4_order_and_cap(void **state)
 		      "address add 10.0.0.4/32 dev eth1\naddress add 10.0.0.6/32 dev eth1\n"
 		      "address add 9.0.0.1/8 dev eth1\naddress add 10.0.0.1/32 dev eth1\n"
 		      "address add 10.0.0.3/31 dev eth1\n");
-	assert_int_equal(links_dump(&ls), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &ls, NULL), 0);
 	l = test_links_find(&ls, "eth1");
 	assert_non_null(l);
 	assert_int_equal(l->n_ipv4, OBS_IPV4_MAX);
 	for (unsigned i = 0; i < OBS_IPV4_MAX; i++)
 		test_links_assert_ipv4(l, i, want[i]);
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* Only an IPv4 default route of the main table counts; multipath marks every nexthop's link. */
@@ -259,19 +260,19 @@ static void test_default_route_rules(void **state)
 		      "route add 0.0.0.0/1 dev eth3\n");
 	if (access("/proc/sys/net/ipv6", F_OK) == 0)
 		test_links_ip("route add ::/0 dev eth4\n");
-	assert_int_equal(links_dump(&ls), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &ls, NULL), 0);
 	for (size_t i = 0; i < ls.n; i++)
 		assert_false(ls.v[i].default_route);
-	links_free(&ls);
+	free(ls.v);
 
 	test_links_ip("route add default nexthop dev eth0 nexthop dev eth1\n");
-	assert_int_equal(links_dump(&ls), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &ls, NULL), 0);
 	assert_true(test_links_find(&ls, "eth0")->default_route);
 	assert_true(test_links_find(&ls, "eth1")->default_route);
 	assert_false(test_links_find(&ls, "eth2")->default_route);
 	assert_false(test_links_find(&ls, "eth3")->default_route);
 	assert_false(test_links_find(&ls, "eth4")->default_route);
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* 1,000 veth pairs: all 2,000 ends seen, sorted, addresses on the right links. */
@@ -290,7 +291,7 @@ static void test_many(void **state)
 			i, i, i / 250, i % 250 + 1, i);
 	assert_int_equal(pclose(f), 0);
 
-	assert_int_equal(links_dump(&ls), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &ls, NULL), 0);
 	assert_int_equal(ls.n, 2001);
 	test_links_assert_sorted(&ls);
 	for (size_t i = 0; i < ls.n; i++) {
@@ -305,7 +306,7 @@ static void test_many(void **state)
 	l = test_links_find(&ls, "v0999");
 	assert_non_null(l);
 	test_links_assert_ipv4(l, 0, "10.1.3.250/32");
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* No descriptor left for the socket: a failed status with the reason, nothing allocated. */
@@ -319,7 +320,7 @@ static void test_failure_status(void **state)
 	none = saved;
 	none.rlim_cur = 0;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
-	r = links_dump(&ls);
+	r = links_query(NULL, 0, 0, &ls, NULL);
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
 
 	assert_int_equal(r, -EMFILE);
@@ -329,7 +330,7 @@ static void test_failure_status(void **state)
 	assert_non_null(strstr(ls.status.message, strerror(EMFILE)));
 	assert_null(ls.v);
 	assert_int_equal(ls.n, 0);
-	links_free(&ls);
+	free(ls.v);
 }
 
 static const char *const test_links_nics[] = { "eth0", "eth1", "eth2", "eth3", "eth4", "eth5", "eth6", "eth7", "eth8" };
@@ -353,7 +354,7 @@ static void test_links_make_nics(void)
 	/* Every one up before a test compares two reads of them. */
 	for (size_t i = 0; i < TEST_LINKS_NICS; i++) {
 		test_links_dump_when(&ls, test_links_nics[i], LINK_OPER_UP);
-		links_free(&ls);
+		free(ls.v);
 	}
 }
 
@@ -393,7 +394,7 @@ static void test_links_assert_query_matches_dump(const char *const *names, size_
 	struct links_stats st;
 	size_t found = 0;
 
-	assert_int_equal(links_dump(&all), 0);
+	assert_int_equal(links_query(NULL, 0, 0, &all, NULL), 0);
 	assert_int_equal(links_query(names, n, flags, &some, &st), 0);
 	assert_int_equal(some.status.state, PROBE_OK);
 	test_links_assert_sorted(&some);
@@ -411,8 +412,8 @@ static void test_links_assert_query_matches_dump(const char *const *names, size_
 		found += !dup;
 	}
 	assert_int_equal(some.n, found);
-	links_free(&all);
-	links_free(&some);
+	free(all.v);
+	free(some.v);
 }
 
 /* The NICs asked for by name read the same facts as the full dump, strict or not. */
@@ -426,9 +427,9 @@ static void test_query_same_facts(void **state)
 	test_links_ip("link set eth2 down\nlink set p3 down\naddress add 192.168.7.1/24 dev eth5\n"
 		      "route add table 100 default nexthop dev eth6 nexthop dev eth7\n");
 	test_links_dump_when(&ls, "eth2", LINK_OPER_DOWN);
-	links_free(&ls);
+	free(ls.v);
 	test_links_dump_when(&ls, "eth3", LINK_OPER_LOWERLAYERDOWN);
-	links_free(&ls);
+	free(ls.v);
 	test_links_assert_query_matches_dump(test_links_nics, TEST_LINKS_NICS, 0);
 	test_links_assert_query_matches_dump(test_links_nics, TEST_LINKS_NICS, LINKS_QUERY_NO_STRICT);
 	test_links_assert_query_matches_dump(mixed, sizeof(mixed) / sizeof(mixed[0]), 0);
@@ -445,7 +446,7 @@ static void test_query_cost_ignores_veths(void **state)
 	test_links_make_nics();
 	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, 0, &before, &s0), 0);
 	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, LINKS_QUERY_NO_STRICT, &fb, &sf0), 0);
-	links_free(&fb);
+	free(fb.v);
 	test_links_make_veths(512);
 	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, 0, &after, &s1), 0);
 	assert_int_equal(links_query(test_links_nics, TEST_LINKS_NICS, LINKS_QUERY_NO_STRICT, &fb, &sf1), 0);
@@ -472,9 +473,9 @@ static void test_query_cost_ignores_veths(void **state)
 	assert_int_equal(fb.n, TEST_LINKS_NICS);
 	for (size_t i = 0; i < fb.n; i++)
 		test_links_assert_same(&fb.v[i], &after.v[i]);
-	links_free(&before);
-	links_free(&after);
-	links_free(&fb);
+	free(before.v);
+	free(after.v);
+	free(fb.v);
 }
 
 /* A NIC moved into another namespace (a pod), one never there, odd names: absent, not failures. */
@@ -515,12 +516,12 @@ static void test_query_absent(void **state)
 	test_links_assert_ipv4(&ls.v[0], 0, "10.0.17.3/32");
 	/* eth4, eth9 and eth1 once asked; the rest never reach the kernel. */
 	assert_int_equal(st.requests, 3 + 2);
-	links_free(&ls);
+	free(ls.v);
 
 	assert_int_equal(links_query(names, 0, 0, &ls, &st), 0);
 	assert_int_equal(ls.n, 0);
 	assert_int_equal(st.requests, 0);
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* More names than LINKS_NAMES_MAX: one full dump, and still only the links asked for. */
@@ -549,7 +550,7 @@ static void test_query_many_names(void **state)
 	assert_non_null(test_links_find(&ls, "xb99"));
 	assert_null(test_links_find(&ls, "xb2"));
 	assert_null(test_links_find(&ls, "eth1"));
-	links_free(&ls);
+	free(ls.v);
 	test_links_assert_query_matches_dump(names, LINKS_NAMES_MAX + 10, 0);
 }
 
@@ -568,7 +569,7 @@ static void test_query_no_main_table(void **state)
 		assert_false(ls.v[0].default_route);
 		assert_false(ls.v[1].default_route);
 		test_links_assert_ipv4(&ls.v[0], 0, "10.0.16.3/32");
-		links_free(&ls);
+		free(ls.v);
 	}
 	test_links_ip("link set eth2 up\nroute add default dev eth2 table 100\n");
 	test_links_assert_query_matches_dump(names, 2, 0);
@@ -595,11 +596,11 @@ static void test_query_default_route_rules(void **state)
 		assert_false(test_links_find(&ls, "eth2")->default_route);
 		assert_false(test_links_find(&ls, "eth3")->default_route);
 		assert_false(test_links_find(&ls, "eth4")->default_route);
-		links_free(&ls);
+		free(ls.v);
 	}
 }
 
-/* links_query() fails as links_dump() does when no socket can be had. */
+/* links_query() fails as links_query(NULL, 0, 0, , NULL) does when no socket can be had. */
 static void test_query_failure_status(void **state)
 {
 	static const char *const names[] = { "eth0" };
@@ -618,7 +619,7 @@ static void test_query_failure_status(void **state)
 	assert_int_equal(ls.status.state, PROBE_FAILED);
 	assert_non_null(strstr(ls.status.message, "NETLINK_ROUTE"));
 	assert_int_equal(st.requests, 0);
-	links_free(&ls);
+	free(ls.v);
 }
 
 /* ---- answers in memory (links_parse_answer) ---- */
@@ -687,7 +688,7 @@ static void test_answer_link_reply(void **state)
 	assert_string_equal(ls.v[0].name, "eth1");
 	assert_int_equal(ls.v[0].ifindex, 3);
 	assert_true(ls.v[0].admin_up);
-	links_free(&ls);
+	free(ls.v);
 
 	/* An unknown name: the kernel's -ENODEV, no link, no failure. */
 	m.len = 0;
@@ -696,7 +697,7 @@ static void test_answer_link_reply(void **state)
 	assert_int_equal(kerr, -ENODEV);
 	assert_int_equal(ls.n, 0);
 	assert_int_equal(ls.status.state, PROBE_OK);
-	links_free(&ls);
+	free(ls.v);
 }
 
 static void test_answer_dump_parts(void **state)
@@ -714,13 +715,13 @@ static void test_answer_dump_parts(void **state)
 	assert_int_equal(ls.n, 1);
 	assert_int_equal(ls.v[0].n_ipv4, 1);
 	test_links_assert_ipv4(&ls.v[0], 0, "10.0.16.3/32");
-	links_free(&ls);
+	free(ls.v);
 
 	/* DONE ends it and carries the dump's error. */
 	test_links_put_int(&m, NLMSG_DONE, 5, -ENOENT);
 	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), 1);
 	assert_int_equal(kerr, -ENOENT);
-	links_free(&ls);
+	free(ls.v);
 
 	/* A dump that raced a change ends in -EINTR: asked again. */
 	m.len = 0;
@@ -728,7 +729,7 @@ static void test_answer_dump_parts(void **state)
 	test_links_put_int(&m, NLMSG_DONE, 5, 0);
 	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), 1);
 	assert_int_equal(kerr, -EINTR);
-	links_free(&ls);
+	free(ls.v);
 }
 
 static void test_answer_malformed(void **state)
@@ -742,36 +743,36 @@ static void test_answer_malformed(void **state)
 	h = test_links_put(&m, NLMSG_ERROR, 0, 1, "\0\0", 2, 0, NULL, 0);
 	assert_int_equal(links_parse_answer(m.b, m.len, false, &ls, &kerr), -EBADMSG);
 	assert_int_equal(ls.status.state, PROBE_FAILED);
-	links_free(&ls);
+	free(ls.v);
 
 	/* A length past the end of the datagram. */
 	m.len = 0;
 	h = test_links_put(&m, NLMSG_DONE, 0, 1, "\0\0\0\0", 4, 0, NULL, 0);
 	h->nlmsg_len = 4000;
 	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), -EBADMSG);
-	links_free(&ls);
+	free(ls.v);
 
 	/* Trailing bytes that are no message. */
 	m.len = 0;
 	test_links_put_link(&m, 1, NLM_F_MULTI, 3, "eth1");
 	m.len += 8;
 	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), -EBADMSG);
-	links_free(&ls);
+	free(ls.v);
 
 	/* Overrun, and a positive "error". */
 	m.len = 0;
 	test_links_put_int(&m, NLMSG_OVERRUN, 1, 0);
 	assert_int_equal(links_parse_answer(m.b, m.len, true, &ls, &kerr), -EOVERFLOW);
-	links_free(&ls);
+	free(ls.v);
 	m.len = 0;
 	test_links_put_int(&m, NLMSG_ERROR, 1, 5);
 	assert_int_equal(links_parse_answer(m.b, m.len, false, &ls, &kerr), 1);
 	assert_int_equal(kerr, -EPROTO);
-	links_free(&ls);
+	free(ls.v);
 
 	assert_int_equal(links_parse_answer(m.b, 0, true, &ls, &kerr), 0);
 	assert_int_equal(links_parse_answer(m.b, LINKS_PARSE_MAX + 1, true, &ls, &kerr), -E2BIG);
-	links_free(&ls);
+	free(ls.v);
 }
 
 int main(void)

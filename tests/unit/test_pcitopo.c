@@ -318,9 +318,13 @@ static void test_fixture_a3_mega(void **state)
 	f = find(&p, "0000:00:01.0");           /* ISA bridge: class 0x0601 is no PCI-to-PCI bridge */
 	assert_non_null(f);
 	assert_int_equal(f->kind, PCI_KIND_OTHER);
-	pcitopo_free(&p);
-	assert_null(p.v);
-	pcitopo_free(NULL);
+	{
+		struct observation o = { .pci = p };
+
+		observation_free(&o);   /* what frees a probe's functions */
+		assert_null(o.pci.v);
+		assert_int_equal(o.pci.n, 0);
+	}
 }
 
 static void test_fixture_others(void **state)
@@ -335,7 +339,7 @@ static void test_fixture_others(void **state)
 	assert_string_equal(f->driver, "gve");
 	assert_string_equal(f->netdev, "");     /* in a pod: bound, no host netdev */
 	assert_string_equal(find(&p, "0000:8d:00.0")->netdev, "eth7");
-	pcitopo_free(&p);
+	free(p.v);
 
 	assert_int_equal(scan(fixture("a3-mega-unbound-nic"), &p), 0);
 	f = find(&p, "0000:8e:00.0");
@@ -343,13 +347,13 @@ static void test_fixture_others(void **state)
 	assert_int_equal(f->kind, PCI_KIND_GVNIC);
 	assert_string_equal(f->driver, "");
 	assert_string_equal(f->netdev, "");
-	pcitopo_free(&p);
+	free(p.v);
 
 	assert_int_equal(scan(fixture("a3-mega-displaced-gvnic"), &p), 0);
 	assert_string_equal(find(&p, "0000:00:0d.0")->netdev, "eth1");
 	assert_string_equal(find(&p, "0000:06:00.0")->netdev, "eth2");
 	assert_string_equal(find(&p, "0000:8e:00.0")->netdev, "eth9");
-	pcitopo_free(&p);
+	free(p.v);
 
 	assert_int_equal(scan(fixture("cpu-node"), &p), 0);
 	assert_int_equal(p.status.state, PROBE_OK);
@@ -358,7 +362,7 @@ static void test_fixture_others(void **state)
 		gpus += p.v[i].kind == PCI_KIND_GPU || p.v[i].kind == PCI_KIND_OTHER_GPU;
 	assert_int_equal(gpus, 0);
 	assert_string_equal(find(&p, "0000:00:03.0")->driver, "virtio-pci");
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 /* ---- tmpfs trees ---- */
@@ -392,7 +396,7 @@ static void test_sort_and_domains(void **state)
 	assert_int_equal(p.v[0].numa, 0);
 	assert_int_equal(p.v[1].numa, 1);
 	assert_string_equal(p.v[1].netdev, "eth1");
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 static void test_class_net_fallback(void **state)
@@ -428,7 +432,7 @@ static void test_class_net_fallback(void **state)
 	assert_string_equal(find(&p, "0000:01:00.0")->netdev, "eth4");
 	assert_string_equal(find(&p, "0000:00:03.0")->netdev, "eth0");
 	assert_string_equal(find(&p, "0000:00:02.0")->netdev, "");
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 static void test_empty_and_absent(void **state)
@@ -440,7 +444,7 @@ static void test_empty_and_absent(void **state)
 	assert_int_equal(scan(t->root, &p), 0);  /* no functions: an observation */
 	assert_int_equal(p.status.state, PROBE_OK);
 	assert_int_equal(p.n, 0);
-	pcitopo_free(&p);
+	free(p.v);
 
 	xsnprintf(path, sizeof(path), "%s/nonexistent", t->root);
 	assert_int_equal(scan(path, &p), -ENOENT);
@@ -448,7 +452,7 @@ static void test_empty_and_absent(void **state)
 	assert_int_equal(p.status.err, -ENOENT);
 	assert_non_null(strstr(p.status.message, "nonexistent: No such file"));
 	assert_int_equal(p.n, 0);
-	pcitopo_free(&p);
+	free(p.v);
 
 	/* devices/ is a file */
 	xsnprintf(path, sizeof(path), "%s/sys/bus/pci/devices", t->root);
@@ -456,14 +460,14 @@ static void test_empty_and_absent(void **state)
 	tree_text(t->root, "sys/bus/pci/devices", "x\n");
 	assert_int_equal(scan(t->root, &p), -ENOTDIR);
 	assert_int_equal(p.status.state, PROBE_FAILED);
-	pcitopo_free(&p);
+	free(p.v);
 
 	/* devices/ is a link loop */
 	assert_int_equal(unlink(path), 0);
 	tree_link(t->root, "sys/bus/pci/devices", "devices");
 	assert_int_equal(scan(t->root, &p), -ELOOP);
 	assert_int_equal(p.status.state, PROBE_FAILED);
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 /* scan(@root) as nobody in a child (root reads through mode 0): 0 if it failed cleanly. */
@@ -516,7 +520,7 @@ static void expect_failed_keeping_nic(const char *root, const char *what)
 		fail_msg("message '%s' does not mention '%s'", p.status.message, what);
 	assert_non_null(find(&p, NIC.bdf));
 	assert_string_equal(find(&p, NIC.bdf)->netdev, "eth1");
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 static void test_missing_ident_files(void **state)
@@ -575,7 +579,7 @@ static void test_all_configs_short(void **state)
 	if (!strstr(p.status.message, "2 of 2 PCI functions unreadable, first: /sys/bus/pci/devices/0000:00:02.0/config: "
 			 "PCI config space unreadable: 3 bytes"))
 		fail_msg("message: %s", p.status.message);
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 static void test_bad_names(void **state)
@@ -633,7 +637,7 @@ static void test_links_hostile(void **state)
 	assert_string_equal(find(&p, "0000:00:07.0")->netdev, "");
 	assert_string_equal(find(&p, "0000:00:07.0")->driver, "gve");
 	assert_string_equal(find(&p, "0000:00:08.0")->netdev, "");
-	pcitopo_free(&p);
+	free(p.v);
 
 	/* a function whose devices/ link loops */
 	tree_link(t->root, "sys/bus/pci/devices/0000:00:09.0", "0000:00:0a.0");
@@ -663,7 +667,7 @@ static void test_garbage_text(void **state)
 	assert_int_equal(scan(t->root, &p), 0);
 	assert_int_equal(find(&p, RP.bdf)->numa, -1);
 	assert_int_equal(find(&p, NIC.bdf)->numa, -1);
-	pcitopo_free(&p);
+	free(p.v);
 
 	/* a lenient strtol() would read garbage as class 0; the file is named instead */
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/class", RP.dir);
@@ -683,7 +687,7 @@ static void test_garbage_text(void **state)
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/device", RP.dir);
 	tree_text(t->root, rel, "0x000c\n");
 	assert_int_equal(scan(t->root, &p), 0);
-	pcitopo_free(&p);
+	free(p.v);
 
 	xsnprintf(rel, sizeof(rel), "sys/devices/%s/vendor", RP.dir);
 	tree_text(t->root, rel, "not a number\n");
@@ -711,7 +715,7 @@ static void test_too_many(void **state)
 	assert_int_equal(p.status.state, PROBE_FAILED);
 	assert_int_equal(p.n, 0);
 	assert_non_null(strstr(p.status.message, "8192"));
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 /* Replace <fn dir>/@name by a fifo; a blocking open() of it would hang the agent forever. */
@@ -760,7 +764,7 @@ static void test_fifos(void **state)
 	tree_fifo(t->root, &RP, "revision");
 	assert_int_equal(scan(t->root, &p), 0);
 	assert_non_null(find(&p, RP.bdf));
-	pcitopo_free(&p);
+	free(p.v);
 	alarm(0);
 }
 
@@ -786,7 +790,7 @@ static void test_absolute_links(void **state)
 	assert_int_equal(scan(t->root, &p), 0);
 	assert_string_equal(find(&p, NIC.bdf)->driver, "gve");
 	assert_string_equal(find(&p, NIC.bdf)->netdev, "eth4");
-	pcitopo_free(&p);
+	free(p.v);
 
 	/* climbing out with "..": clamped at the root, so the link still reaches the in-root dir */
 	xsnprintf(path, sizeof(path), "%s/sys/class/net/eth4/device", t->root);
@@ -795,7 +799,7 @@ static void test_absolute_links(void **state)
 		  "../../../../../../../../../../sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0");
 	assert_int_equal(scan(t->root, &p), 0);
 	assert_string_equal(find(&p, NIC.bdf)->netdev, "eth4");
-	pcitopo_free(&p);
+	free(p.v);
 
 	xsnprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:00:02.0", t->root);
 	assert_int_equal(unlink(path), 0);
@@ -804,7 +808,7 @@ static void test_absolute_links(void **state)
 	assert_int_equal(find(&p, RP.bdf)->kind, PCI_KIND_BRIDGE);
 	assert_true(find(&p, RP.bdf)->has_bus_range);
 	assert_non_null(find(&p, NIC.bdf));
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 /* A net/ that loops is not "no netdev here" (a NIC moved into a pod): the file is named. */
@@ -823,7 +827,7 @@ static void test_net_loop(void **state)
 		fail_msg("message: %s", p.status.message);
 	assert_null(find(&p, NIC.bdf));         /* left out: no row says "in a pod" */
 	assert_non_null(find(&p, RP.bdf));
-	pcitopo_free(&p);
+	free(p.v);
 }
 
 /* The same cases with hostfs's own walk instead of openat2(RESOLVE_IN_ROOT). */
