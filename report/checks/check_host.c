@@ -13,7 +13,6 @@
 #define CHECK_HOST_LIST_MAX 8           /* findings named in one message; the rest are counted */
 #define CHECK_HOST_NVIDIA "/home/kubernetes/bin/nvidia"
 
-#define CHECK_HOST_NO_HW "no TCPX/TCPXO hardware"
 #define CHECK_HOST_REMEDY_INSTALLER \
 	"re-run the nccl-tcpxo-installer on this node (delete its pod in kube-system, label " \
 	"k8s-app=nccl-tcpxo-installer): it bind-mounts each LLCM function's sysfs directory into " \
@@ -457,12 +456,6 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 	};
 	int r;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
-	if (p->kind == PROFILE_TCPX)
-		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
-	if (p->kind == PROFILE_RDMA)
-		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on RDMA nodes");
 	for (size_t i = 0; i < o->pci.n; i++)
 		ap.n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
 	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
@@ -507,8 +500,6 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 	size_t n_ok = 0;
 	int r;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &d->status, "/dev", CHECK_FAIL, NULL);
 	if (r)
 		return r < 0 ? r : 0;
@@ -627,8 +618,6 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 	struct strbuf found = {0};
 	int r;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
 	if (!r)
 		r = check_host_base(c, n);

@@ -279,8 +279,6 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 	char head[192], note[128] = "", closest[128] = "", range[80], remedy[256];
 	int r = 0;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
 	if (p->kind == PROFILE_RDMA)
 		return check_rdma_gib(o, p, c);
 	switch (n->status.state) {

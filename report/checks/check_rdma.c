@@ -341,29 +341,25 @@ static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, 
 	const struct kube_fetch *f = &k->slices_fetch;
 	struct strbuf sb = { 0 };
 	size_t missing = 0;
+	char why[KUBE_MSG_MAX + 3];
 	long long newest;
 
-	switch (f->state) {
-	case KUBE_FETCH_NOT_RUN:
+	if (f->state == KUBE_FETCH_NOT_RUN)
 		return finding_set(c, CHECK_SKIP, NULL, "DRANET mode (node label " OBS_KUBE_DRANET_LABEL
 				   "): the node's ResourceSlices not read");
-	case KUBE_FETCH_FORBIDDEN:
+	if (f->state == KUBE_FETCH_FORBIDDEN)
 		return finding_set(c, CHECK_WARN,
 				   "grant the agent's ClusterRole list on resourceslices in API group resource.k8s.io "
 				   "(manifests/)",
-				   "DRANET mode: the node's ResourceSlices cannot be read: listing them is forbidden (RBAC)%s%s%s",
-				   f->message[0] ? " (" : "", f->message, f->message[0] ? ")" : "");
-	case KUBE_FETCH_FAILED:
-		if (f->http_status == 404)
-			return finding_set(c, CHECK_WARN,
-					   "GKE managed DRANET needs resource.k8s.io/v1 (GKE 1.34.1-gke.1829001 or later)",
-					   "DRANET mode: the node's ResourceSlices cannot be read: the API server does not "
-					   "serve resource.k8s.io/v1 resourceslices");
-		return finding_set(c, CHECK_WARN, NULL, "DRANET mode: the node's ResourceSlices cannot be read%s%s%s",
-				   f->message[0] ? " (" : "", f->message, f->message[0] ? ")" : "");
-	case KUBE_FETCH_OK:
-		break;
-	}
+				   "DRANET mode: the node's ResourceSlices cannot be read: listing them is forbidden (RBAC)%s",
+				   check_fetch_why(f, why, sizeof(why)));
+	if (f->state == KUBE_FETCH_FAILED && f->http_status == 404)
+		return finding_set(c, CHECK_WARN, "GKE managed DRANET needs resource.k8s.io/v1 (GKE 1.34.1-gke.1829001 or later)",
+				   "DRANET mode: the node's ResourceSlices cannot be read: the API server does not "
+				   "serve resource.k8s.io/v1 resourceslices");
+	if (f->state != KUBE_FETCH_OK)
+		return finding_set(c, CHECK_WARN, NULL, "DRANET mode: the node's ResourceSlices cannot be read%s",
+				   check_fetch_why(f, why, sizeof(why)));
 	newest = rdma_slices_newest(k);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
@@ -408,23 +404,18 @@ int check_rdma_networks(const struct observation *o, struct profile *p, struct f
 	const struct obs_kube *k = &o->kube;
 	struct finding_acc a = { 0 };
 	size_t missing = 0;
+	char why[KUBE_MSG_MAX + 3];
 
 	if (k->dranet) {
 		p->mode = "dranet";
 		return check_rdma_slices(k, p, c);
 	}
 	p->mode = "multi-network";
-	switch (k->networks_fetch.state) {
-	case KUBE_FETCH_NOT_RUN:
+	if (k->networks_fetch.state == KUBE_FETCH_NOT_RUN)
 		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not read");
-	case KUBE_FETCH_FORBIDDEN:
-	case KUBE_FETCH_FAILED:
-		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s%s%s",
-				   k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
-				   k->networks_fetch.message[0] ? ")" : "");
-	case KUBE_FETCH_OK:
-		break;
-	}
+	if (k->networks_fetch.state != KUBE_FETCH_OK)
+		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s",
+				   check_fetch_why(&k->networks_fetch, why, sizeof(why)));
 	for (size_t i = 0; i < RDMA_NICS; i++) {
 		char name[16];
 		const struct kube_network *net;

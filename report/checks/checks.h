@@ -12,6 +12,13 @@
  */
 typedef int (*check_fn)(const struct observation *o, struct profile *p, struct finding *c);
 
+/*
+ * evaluate_check() - run check @id as profile_evaluate() does (report/checks/evaluate.c): skipped,
+ * with the same message for every check, when the profile is one it does not judge or what it needs
+ * (the PCI bus, the Node or the pods from the API) was not read. Return: 0 or -ENOMEM.
+ */
+int evaluate_check(enum check_id id, const struct observation *o, struct profile *p, struct finding *c);
+
 /* Topology checks (report/checks/check_topology.c). */
 int check_gpus(const struct observation *o, struct profile *p, struct finding *c);
 int check_gpu_nics(const struct observation *o, struct profile *p, struct finding *c);
@@ -50,12 +57,8 @@ int check_machine_type(const struct observation *o, struct profile *p, struct fi
 int check_networks(const struct observation *o, struct profile *p, struct finding *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct finding *c);
 
-/*
- * check_kube_need() - skip @c when the API facts @f (@object, read for @what) are not there.
- * Return: 1 when @c was set (skipped), 0 when the facts are there, -ENOMEM.
- */
-int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct finding *c, const char *what,
-		    const char *object);
+/* check_fetch_why() - " (@f's message)" in @buf (KUBE_MSG_MAX + 3 bytes), or "" when it has none. */
+const char *check_fetch_why(const struct kube_fetch *f, char *buf, size_t len);
 
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
