@@ -9,25 +9,6 @@
 #include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
 
-static const char *const attach_finding_names[ATTACH__COUNT] = {
-	[ATTACH_ALL_GPUS] = "all-gpus",
-	[ATTACH_DAEMON_SIDECAR] = "daemon-sidecar",
-	[ATTACH_DAEMON_VERSION] = "daemon-version",
-	[ATTACH_DAEMON_ARGS] = "daemon-args",
-	[ATTACH_DAEMON_MOUNTS] = "daemon-mounts",
-	[ATTACH_DEVICE_INJECTION] = "device-injection",
-	[ATTACH_INTERFACES] = "interfaces",
-	[ATTACH_APERTURE] = "aperture",
-	[ATTACH_PLUGIN_PATH] = "plugin-path",
-	[ATTACH_NCCL_ENV] = "nccl-env",
-	[ATTACH_IPC_LOCK] = "ipc-lock",
-};
-
-const char *attach_finding_name(enum attach_finding_id id)
-{
-	return NAME_OF(attach_finding_names, id);
-}
-
 const char *attach_verdict_name(enum attach_verdict v)
 {
 	static const char *const names[ATTACH_VERDICT__COUNT] = {

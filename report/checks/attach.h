@@ -87,6 +87,19 @@ struct attach_result {
 	struct finding findings[ATTACH__COUNT];  /* indexed by enum attach_finding_id */
 };
 
+/* One pod judged against one node: what every finding's function reads (attach_judge() fills it). */
+struct attach_pod {
+	const struct pod *p;
+	const struct attach_node *n;
+	const struct pod_container *daemon;     /* the daemon container of the node's fabric; NULL: none */
+	const struct pod_container *other;      /* a daemon container of the other fabric; NULL: none */
+	long long gpus;                         /* the pod's effective nvidia.com/gpu request */
+	unsigned node_gpus;                     /* the node's GPUs (8 when unknown) */
+};
+
+/* A pod finding's function (a row of attach_judge.c's table): fills @f. Return: 0 or -ENOMEM. */
+typedef int (*attach_fn)(const struct attach_pod *w, struct finding *f);
+
 const char *attach_finding_name(enum attach_finding_id id);   /* "all-gpus", ...; "unknown" out of range */
 const char *attach_verdict_name(enum attach_verdict v);        /* "attached", "partial", "unattached", "not-fabric" */
 

@@ -7,6 +7,7 @@
 #include "probes/kube/imageref.h"
 #include "probes/model/json.h"
 #include "probes/model/obs_kube.h"
+#include "report/checks/attach_daemon.h"
 #include "report/checks/attach_worker.h"
 #include "report/checks/releases_env.h"
 
@@ -14,30 +15,18 @@
 #define ATTACH_DEVICE_PLUGIN_LIB64 "/usr/local/nvidia/lib64"   /* where GKE mounts the driver for GPU containers */
 #define ATTACH_PROFILE "nccl-env-profile.sh"
 
-static void attach_worker_hint(const struct attach_node *n, const char *first, char *buf, size_t len)
+int attach_all_gpus(const struct attach_pod *w, struct finding *f)
 {
-	attach_remedy(n, buf, len, "%s", first);
-}
+	const struct attach_node *n = w->n;
+	char remedy[400];
 
-static unsigned attach_worker_node_gpus(const struct attach_node *n)
-{
-	return n->gpus ? n->gpus : 8;
-}
-
-int attach_all_gpus(long long gpus, const struct attach_node *n, struct finding *f)
-{
-	unsigned want = attach_worker_node_gpus(n);
-	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	char remedy[400], first[200];
-
-	if (gpus >= want)
-		return finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", gpus, want);
-	snprintf(first, sizeof(first), "request nvidia.com/gpu: %u (resources.limits of the GPU container), or drop the "
-		 "fabric wiring for a single-node job", want);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	if (w->gpus >= w->node_gpus)
+		return finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", w->gpus, w->node_gpus);
+	attach_remedy(n, remedy, sizeof(remedy), "request nvidia.com/gpu: %u (resources.limits of the GPU container), "
+		      "or drop the fabric wiring for a single-node job", w->node_gpus);
 	return finding_set(f, CHECK_FAIL, remedy,
-				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", gpus, want,
-				  profile_fabric_name(n->kind), n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
+				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", w->gpus,
+				  w->node_gpus, profile_fabric_name(n->kind), n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
 }
 
 /* ---- interfaces ---- */
@@ -114,20 +103,21 @@ static int attach_worker_ifaces_shape(const struct json *list, const char *remed
 	return 0;
 }
 
-int attach_interfaces(const struct pod *p, const struct attach_node *n, struct finding *f)
+int attach_interfaces(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
+	const struct attach_node *n = w->n;
 	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
 	struct finding_acc a = { 0 };
 	struct strbuf wrong = { 0 };
 	struct json *list = NULL;
-	char remedy[400], first[300];
+	char remedy[400];
 	size_t n_wrong = 0, n_gpu = 0;
 	bool eth0 = false;
 
-	snprintf(first, sizeof(first), "annotate the pod with %s binding eth0 to default and eth1..eth%u to this node's "
-		 "Networks (tcpxo-agent interfaces prints the mapping)", ATTACH_IFACES_KEY,
-		 n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	attach_remedy(n, remedy, sizeof(remedy), "annotate the pod with %s binding eth0 to default and eth1..eth%u to "
+		      "this node's Networks (tcpxo-agent interfaces prints the mapping)", ATTACH_IFACES_KEY,
+		      n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
 	if (p->host_network)
 		return finding_set(f, CHECK_PASS, NULL, "hostNetwork: the pod uses the node's own GPU NICs");
 	if (n->dranet)
@@ -225,17 +215,17 @@ static bool attach_worker_llcm_on(const struct pod_container *c)
 	return attach_sources_profile(c);
 }
 
-int attach_aperture(const struct pod *p, const struct attach_node *n, struct finding *f)
+int attach_aperture(const struct attach_pod *w, struct finding *f)
 {
 	static const char var[] = "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY";
+	const struct pod *p = w->p;
 	struct finding_acc a = { 0 };
-	char remedy[400], first[256];
+	char remedy[400];
 
-	if (n->kind != PROFILE_TCPXO)
-		return finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(n->kind));
-	snprintf(first, sizeof(first), "mount hostPath %s at %s and set %s=%s in each GPU container", ATTACH_APERTURE_HOST,
-		 ATTACH_APERTURE_HOST, var, ATTACH_APERTURE_HOST);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	if (w->n->kind != PROFILE_TCPXO)
+		return finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(w->n->kind));
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath %s at %s and set %s=%s in each GPU container",
+		      ATTACH_APERTURE_HOST, ATTACH_APERTURE_HOST, var, ATTACH_APERTURE_HOST);
 	for (size_t i = 0; i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
 		const struct pod_mount *m;
@@ -281,14 +271,14 @@ bool attach_sources_profile(const struct pod_container *c)
 	return attach_argv_mentions(c, ATTACH_PROFILE);
 }
 
-int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct finding *f)
+int attach_plugin_path(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
 	struct finding_acc a = { 0 };
-	char remedy[400], first[256];
+	char remedy[400];
 
-	snprintf(first, sizeof(first), "mount hostPath %s at /usr/local/nvidia and put /usr/local/nvidia/lib64 on "
-		 "LD_LIBRARY_PATH in each GPU container", ATTACH_NVIDIA_HOST);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath %s at /usr/local/nvidia and put "
+		      "/usr/local/nvidia/lib64 on LD_LIBRARY_PATH in each GPU container", ATTACH_NVIDIA_HOST);
 	for (size_t i = 0; i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
 		char lib64[512], q[96], qv[200];
@@ -403,20 +393,21 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 	strbuf_free(&missing);
 }
 
-int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct finding *f)
+int attach_nccl_env(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
+	const struct attach_node *n = w->n;
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	struct finding_acc a = { 0 };
-	char remedy[500], first[300];
+	char remedy[500];
 
 	if (n->kind == PROFILE_TCPXO)
-		snprintf(first, sizeof(first), "set the release's TCPXO variables as env (the user guide lists them), or run "
-			 "NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s in the command; no "
-			 "NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
+		attach_remedy(n, remedy, sizeof(remedy), "set the release's TCPXO variables as env (the user guide lists "
+			      "them), or run NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s in the "
+			      "command; no NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
 	else
-		snprintf(first, sizeof(first), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables (Google's gpudirect-tcpx "
-			 "manifests) and no NCCL_FASTRAK_* ones");
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+		attach_remedy(n, remedy, sizeof(remedy), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables (Google's "
+			      "gpudirect-tcpx manifests) and no NCCL_FASTRAK_* ones");
 	for (size_t i = 0; i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
 		const char *name = NULL;
@@ -440,13 +431,13 @@ int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct fin
 	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", profile_fabric_name(n->kind));
 }
 
-int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct finding *f)
+int attach_ipc_lock(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
 	struct finding_acc a = { 0 };
 	char remedy[300];
 
-	attach_worker_hint(n, "add IPC_LOCK to securityContext.capabilities.add of each GPU container", remedy,
-			   sizeof(remedy));
+	attach_remedy(w->n, remedy, sizeof(remedy), "add IPC_LOCK to securityContext.capabilities.add of each GPU container");
 	for (size_t i = 0; i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
 		char q[96];
@@ -461,20 +452,21 @@ int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct fin
 	return finding_acc_finish(&a, f, "every GPU container may lock memory");
 }
 
-void attach_worker_sockets(const struct pod *p, const struct attach_node *n, struct finding_acc *a)
+int attach_mounts(const struct attach_pod *w, struct finding *f)
 {
-	char remedy[300];
+	const struct pod *p = w->p;
+	struct finding_acc a = { 0 };
+	char remedy[300], q[96];
 
-	if (n->kind != PROFILE_TCPX)
-		return;
-	attach_worker_hint(n, "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and the daemon", remedy,
-			   sizeof(remedy));
-	for (size_t i = 0; i < p->n_containers; i++) {
+	attach_daemon_mounts(p, w->daemon, w->n, &a);
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and the daemon");
+	for (size_t i = 0; w->n->kind == PROFILE_TCPX && i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
-		char q[96];
 
 		if (imageref_gpu_container(c) && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
-			finding_acc_add(a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
 				       "daemon's socket is", attach_quote(c->name, q, sizeof(q)), ATTACH_TCPX_SOCKETS);
 	}
+	return finding_acc_finish(&a, f, "container %s has its host mounts and capabilities",
+				  attach_quote(w->daemon->name, q, sizeof(q)));
 }
