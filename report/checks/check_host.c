@@ -603,12 +603,14 @@ static int check_host_want(struct check_host_list *l, const struct obs_nvpath *n
 	return check_host_add(l, "lib64/%s is %s", q, obs_file_type_name(t));
 }
 
-static int check_host_base(struct finding *c, const struct obs_nvpath *n)
+int check_nvpath_read(const struct obs_nvpath *n, struct finding *c)
 {
-	if (n->dir != OBS_FILE_DIR)
-		return finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
-				 obs_file_type_name(n->dir)) ?: 1;
-	return 0;
+	int r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
+
+	if (r == 0 && n->dir != OBS_FILE_DIR)
+		r = finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
+				obs_file_type_name(n->dir)) ?: 1;
+	return r;
 }
 
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c)
@@ -618,9 +620,7 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 	struct strbuf found = {0};
 	int r;
 
-	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
-	if (!r)
-		r = check_host_base(c, n);
+	r = check_nvpath_read(n, c);
 	if (r)
 		return r < 0 ? r : 0;
 	if (n->smi != OBS_FILE_REGULAR)

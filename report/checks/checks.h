@@ -31,6 +31,12 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c);
 int check_plugin_files(const struct observation *o, struct profile *p, struct finding *c);
 
+/*
+ * check_nvpath_read() - decide @c when /home/kubernetes/bin/nvidia was not observed (skip), could
+ * not be read or is not a directory (fail). Return: 1 when it did, 0 when the folder is there, -ENOMEM.
+ */
+int check_nvpath_read(const struct obs_nvpath *n, struct finding *c);
+
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
 int check_daemon_args(const struct observation *o, struct profile *p, struct finding *c);
 
