@@ -136,14 +136,14 @@ const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *
 
 /* ---- evaluation ---- */
 
-static int coherence_cmp_node(const void *a, const void *b)
+int coherence_cmp_node(const void *a, const void *b)
 {
 	const struct coherence_node *const *x = a, *const *y = b;
 
 	return strcmp((*x)->name, (*y)->name);
 }
 
-static const char *coherence_plural(size_t n)
+const char *coherence_nodes_word(size_t n)
 {
 	return n == 1 ? "node" : "nodes";
 }
@@ -256,7 +256,7 @@ static int coherence_print_groups(struct strbuf *sb, const char *head, struct co
 				same = false;
 		}
 		strbuf_appendf(sb, "%s%s: %zu %s", head ? "" : "  ", head ? head : it->label, g[k].count,
-			       coherence_plural(g[k].count));
+			       coherence_nodes_word(g[k].count));
 		coherence_names(sb, names, g[k].count);
 		if (head)
 			strbuf_appendf(sb, ": %s", it->label);
@@ -307,7 +307,7 @@ static int coherence_disagreement(struct coherence_eval *ev, const struct cohere
 			const struct coherence_item *v = &votes[t[j].first];
 
 			strbuf_appendf(ev->out, "%s%zu %s → %s", j ? ", " : "", t[j].count,
-				       coherence_plural(t[j].count), v->label);
+				       coherence_nodes_word(t[j].count), v->label);
 			if (j == 0 && t[0].count > t[1].count)
 				continue;
 			for (size_t i = 0; i < t[j].count; i++)
@@ -342,7 +342,7 @@ static void coherence_print_list(struct strbuf *sb, const char *head, const stru
 {
 	if (!n)
 		return;
-	strbuf_appendf(sb, "%s: %zu %s", head, n, coherence_plural(n));
+	strbuf_appendf(sb, "%s: %zu %s", head, n, coherence_nodes_word(n));
 	coherence_names(sb, sel, n);
 	strbuf_appendf(sb, "%s\n", tail);
 }
@@ -513,10 +513,10 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 		strbuf_appendf(out, "no mapping: the GPU NICs of %zu TCPXO %s are allocated by DRANET (node label "
 			       "cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims, "
 			       "not Networks and the networking.gke.io/interfaces annotation; no mapping printed",
-			       ev->n_dranet, coherence_plural(ev->n_dranet));
+			       ev->n_dranet, coherence_nodes_word(ev->n_dranet));
 	} else if (!ev->n_tcpxo) {
 		strbuf_appendf(out, "incoherent: no TCPXO nodes among %zu %s; no mapping printed",
-			       ev->n, coherence_plural(ev->n));
+			       ev->n, coherence_nodes_word(ev->n));
 	} else {
 		const struct coherence_count why[] = {
 			{ ev->n_unobs, "not yet observed" }, { ev->n_notready, "not ready" },
@@ -525,7 +525,7 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 		};
 		size_t k;
 
-		strbuf_appendf(out, "incoherent: %zu TCPXO %s", ev->n_tcpxo, coherence_plural(ev->n_tcpxo));
+		strbuf_appendf(out, "incoherent: %zu TCPXO %s", ev->n_tcpxo, coherence_nodes_word(ev->n_tcpxo));
 		k = coherence_counts(out, why, sizeof(why) / sizeof(why[0]), ":");
 		if (ev->differ)
 			strbuf_appendf(out, "%s mappings differ on %d %s", k ? "," : ":", ev->differ,

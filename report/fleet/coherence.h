@@ -79,6 +79,12 @@ int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, ch
  */
 const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *ret_n);
 
+/* qsort()'s order of (const struct coherence_node *) by name. */
+int coherence_cmp_node(const void *a, const void *b);
+
+/* "node" or "nodes", for @n of them (the messages of the coherence and the runtime findings). */
+const char *coherence_nodes_word(size_t n);
+
 /**
  * coherence_evaluate() - the verdict over every node collected: which nodes are TCPXO, whether
  * each is observed, ready and carries a mapping the renderer accepts, and whether all agree.

@@ -180,10 +180,10 @@ static size_t runtime_net_compare(const struct runtime_input *in, const struct r
 			continue;
 		if (e)
 			strbuf_appendf(&d, "%s%s is %s in the runtime, %s on %zu %s", d.len ? "; " : "", e->name, e->network,
-				       ff->ifaces[i].network, ff->n_nodes, fleet_nodes(ff->n_nodes));
+				       ff->ifaces[i].network, ff->n_nodes, coherence_nodes_word(ff->n_nodes));
 		else
 			strbuf_appendf(&d, "%s%s is not in the runtime (%s on %zu %s)", d.len ? "; " : "", ff->ifaces[i].name,
-				       ff->ifaces[i].network, ff->n_nodes, fleet_nodes(ff->n_nodes));
+				       ff->ifaces[i].network, ff->n_nodes, coherence_nodes_word(ff->n_nodes));
 	}
 	for (size_t k = 0; k < j->n; k++) {
 		bool known = strcmp(j->v[k].name, "eth0") == 0;
@@ -246,7 +246,7 @@ int runtime_net_mapping(const struct runtime_input *in, struct finding *f)
 				listed ? "empty-mapping" : "interfaces");
 	free(jobs);
 	return finding_acc_finish(&a, f, "eth1..eth%zu are on the Networks the %zu %s %s publish", ff->n_ifaces, ff->n_nodes,
-				 profile_fabric_name(ff->kind), fleet_nodes(ff->n_nodes));
+				 profile_fabric_name(ff->kind), coherence_nodes_word(ff->n_nodes));
 }
 
 /* ---- empty-mapping ---- */
