@@ -99,18 +99,6 @@ int attach_rdma_interfaces(const struct attach_pod *w, struct finding *f)
 			   "the pod, NCCL runs over TCP on eth0");
 }
 
-/* Whether @c's command or args name set_nccl_env.sh (sourced by Google's test pods' scripts). */
-static bool attach_rdma_sources(const struct pod_container *c)
-{
-	for (size_t i = 0; i < c->n_command; i++)
-		if (c->command[i] && strstr(c->command[i], RDMA_ENV_SCRIPT))
-			return true;
-	for (size_t i = 0; i < c->n_args; i++)
-		if (c->args[i] && strstr(c->args[i], RDMA_ENV_SCRIPT))
-			return true;
-	return false;
-}
-
 /* The finding @f of the GPU containers: @one adds each one's problems (@q its quoted name) to @acc. */
 static int attach_rdma_each(const struct pod *p, struct finding *f, const char *pass,
 			    void (*one)(const struct pod *p, const struct pod_container *c, const char *q,
@@ -155,7 +143,7 @@ static void attach_rdma_env_one(const struct pod *p, const struct pod_container 
 		finding_acc_add(env, CHECK_FAIL, "set NCCL_NET=gIB, or source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT
 				" instead of setting NCCL_NET" RDMA_HINT,
 				"container %s sets NCCL_NET=%s: NCCL does not use gIB", q, attach_quote(net, qv, sizeof(qv)));
-	else if (!(set && net) && !attach_rdma_sources(c))
+	else if (!(set && net) && !attach_argv_mentions(c, RDMA_ENV_SCRIPT))     /* Google's test pods' scripts source it */
 		finding_acc_add(env, CHECK_FAIL, "source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT " before the NCCL "
 				"program (it sets NCCL_NET=gIB and gIB's tuning), as Google's test pods do" RDMA_HINT,
 				"container %s neither sets NCCL_NET=gIB nor sources " RDMA_ENV_SCRIPT, q);

@@ -335,9 +335,6 @@ static const struct kube_slice_device *rdma_slice_device(const struct obs_kube *
  */
 static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, struct finding *c)
 {
-	static const char remedy[] =
-		"check the GKE managed DRANET driver pod on this node (DaemonSet networking-dra-driver, namespace "
-		"gke-managed-networking-dra-driver): it publishes the node's RDMA NICs in its ResourceSlice";
 	const struct kube_fetch *f = &k->slices_fetch;
 	struct strbuf sb = { 0 };
 	size_t missing = 0;
@@ -378,7 +375,9 @@ static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, 
 			       "%zu of its %zu RDMA NICs as RDMA devices: %s%s", missing, p->n_nics, sb.s,
 			       missing > RDMA_LIST_MAX ? " (and more)" : "");
 		strbuf_free(&sb);
-		return finding_set_built(c, CHECK_FAIL, remedy, &msg);
+		return finding_set_built(c, CHECK_FAIL, "check the GKE managed DRANET driver pod on this node (DaemonSet "
+					 "networking-dra-driver, namespace gke-managed-networking-dra-driver): it publishes "
+					 "the node's RDMA NICs in its ResourceSlice", &msg);
 	}
 	strbuf_free(&sb);
 	if (!p->n_nics)
