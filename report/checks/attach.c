@@ -9,6 +9,26 @@
 #include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
 
+int attach_gpu_finding(const struct attach_pod *w, struct finding *f, attach_gpu_fn one, const char *remedy,
+		       const char *pass)
+{
+	struct finding_acc a = { 0 };
+	size_t n_gpu = 0;
+
+	for (size_t i = 0; i < w->p->n_containers; i++) {
+		const struct pod_container *c = &w->p->containers[i];
+		char q[96];
+
+		if (!imageref_gpu_container(c))
+			continue;
+		n_gpu++;
+		one(w, c, attach_quote(c->name, q, sizeof(q)), remedy, &a);
+	}
+	if (!n_gpu)
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "%s", pass);
+}
+
 const char *attach_verdict_name(enum attach_verdict v)
 {
 	static const char *const names[ATTACH_VERDICT__COUNT] = {

@@ -100,6 +100,16 @@ struct attach_pod {
 /* A pod finding's function (a row of attach_judge.c's table): fills @f. Return: 0 or -ENOMEM. */
 typedef int (*attach_fn)(const struct attach_pod *w, struct finding *f);
 
+/*
+ * attach_gpu_finding() - finding @f of @w's GPU containers: @one adds each one's problems to @a
+ * (@q its quoted name, @remedy the finding's); a skip when the pod has no GPU container, else
+ * @pass when nothing was added. Return: 0 or -ENOMEM.
+ */
+typedef void (*attach_gpu_fn)(const struct attach_pod *w, const struct pod_container *c, const char *q,
+			      const char *remedy, struct finding_acc *a);
+int attach_gpu_finding(const struct attach_pod *w, struct finding *f, attach_gpu_fn one, const char *remedy,
+		       const char *pass);
+
 const char *attach_finding_name(enum attach_finding_id id);   /* "all-gpus", ...; "unknown" out of range */
 const char *attach_verdict_name(enum attach_verdict v);        /* "attached", "partial", "unattached", "not-fabric" */
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/kube/imageref.h"
 #include "probes/model/json.h"
 #include "report/checks/attach_rdma.h"
 
@@ -99,46 +98,25 @@ int attach_rdma_interfaces(const struct attach_pod *w, struct finding *f)
 			   "the pod, NCCL runs over TCP on eth0");
 }
 
-/* The finding @f of the GPU containers: @one adds each one's problems (@q its quoted name) to @acc. */
-static int attach_rdma_each(const struct pod *p, struct finding *f, const char *pass,
-			    void (*one)(const struct pod *p, const struct pod_container *c, const char *q,
-					struct finding_acc *acc))
+static void attach_rdma_gib_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *gib)
 {
-	struct finding_acc acc = { 0 };
-	size_t n_gpu = 0;
-
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		char q[96];
-
-		if (!imageref_gpu_container(c))
-			continue;
-		n_gpu++;
-		one(p, c, attach_quote(c->name, q, sizeof(q)), &acc);
-	}
-	if (!n_gpu)
-		finding_acc_skip(&acc, "no GPU container");
-	return finding_acc_finish(&acc, f, "%s", pass);
-}
-
-static void attach_rdma_gib_one(const struct pod *p, const struct pod_container *c, const char *q,
-				struct finding_acc *gib)
-{
-	if (!obs_pod_mount_of_host(p, c, RDMA_GIB_HOST))
+	(void)remedy;   /* each message has its own */
+	if (!obs_pod_mount_of_host(w->p, c, RDMA_GIB_HOST))
 		finding_acc_add(gib, CHECK_FAIL,
 				"mount hostPath " RDMA_GIB_HOST " at /usr/local/gib (and " ATTACH_NVIDIA_HOST " at "
 				"/usr/local/nvidia) in each GPU container" RDMA_HINT,
 				"container %s does not mount hostPath " RDMA_GIB_HOST ": NCCL cannot load gIB", q);
 }
 
-static void attach_rdma_env_one(const struct pod *p, const struct pod_container *c, const char *q,
-				struct finding_acc *env)
+static void attach_rdma_env_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *env)
 {
 	bool set = false;
 	const char *net = obs_pod_env(c, "NCCL_NET", &set);
 	char qv[96];
 
-	(void)p;
+	(void)w, (void)remedy;  /* each message has its own remedy */
 	if (set && net && strcmp(net, "gIB") != 0)
 		finding_acc_add(env, CHECK_FAIL, "set NCCL_NET=gIB, or source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT
 				" instead of setting NCCL_NET" RDMA_HINT,
@@ -151,13 +129,13 @@ static void attach_rdma_env_one(const struct pod *p, const struct pod_container 
 
 int attach_rdma_gib(const struct attach_pod *w, struct finding *f)
 {
-	return attach_rdma_each(w->p, f, "every GPU container mounts " RDMA_GIB_HOST, attach_rdma_gib_one);
+	return attach_gpu_finding(w, f, attach_rdma_gib_one, NULL, "every GPU container mounts " RDMA_GIB_HOST);
 }
 
 int attach_rdma_env(const struct attach_pod *w, struct finding *f)
 {
-	return attach_rdma_each(w->p, f, "every GPU container uses gIB (NCCL_NET=gIB or " RDMA_ENV_SCRIPT ")",
-				attach_rdma_env_one);
+	return attach_gpu_finding(w, f, attach_rdma_env_one, NULL,
+				  "every GPU container uses gIB (NCCL_NET=gIB or " RDMA_ENV_SCRIPT ")");
 }
 
 /* A TCPX(O) daemon container has nothing to serve on an RDMA node. */

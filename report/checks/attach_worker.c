@@ -14,6 +14,7 @@
 #define ATTACH_WORKER_LIST_MAX 5        /* names listed in one message; the rest are counted */
 #define ATTACH_DEVICE_PLUGIN_LIB64 "/usr/local/nvidia/lib64"   /* where GKE mounts the driver for GPU containers */
 #define ATTACH_PROFILE "nccl-env-profile.sh"
+#define ATTACH_LLCM_DIR "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY"
 
 int attach_all_gpus(const struct attach_pod *w, struct finding *f)
 {
@@ -190,15 +191,6 @@ int attach_interfaces(const struct attach_pod *w, struct finding *f)
 
 /* ---- the GPU containers ---- */
 
-static size_t attach_worker_gpu_containers(const struct pod *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->n_containers; i++)
-		n += imageref_gpu_container(&p->containers[i]);
-	return n;
-}
-
 /*
  * Whether @c turns the plugin's LLCM on: NCCL_FASTRAK_USE_LLCM=1 in its env, or the env profile
  * (which exports it) sourced by its command. The plugin reads the LLCM devices only then, from
@@ -215,55 +207,49 @@ static bool attach_worker_llcm_on(const struct pod_container *c)
 	return attach_sources_profile(c);
 }
 
+static void attach_aperture_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *a)
+{
+	const struct pod_mount *m = obs_pod_mount_of_host(w->p, c, ATTACH_APERTURE_HOST);
+	bool set = false;
+	const char *v = obs_pod_env(c, ATTACH_LLCM_DIR, &set);
+	char qv[160];
+
+	if (c->privileged)
+		return;
+	if (!m) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
+			       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
+	} else if (!set && attach_argv_mentions(c, ATTACH_LLCM_DIR)) {
+		return;         /* exported by the command's script */
+	} else if (!set && attach_worker_llcm_on(c)) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
+			       "and turns LLCM on: the plugin opens the devices under /sys/bus/pci/devices instead, "
+			       "read-only in an unprivileged pod", q, ATTACH_LLCM_DIR, m->path);
+	} else if (!set) {
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
+			       "the plugin falls back to /sys/bus/pci/devices, read-only in an unprivileged pod; that "
+			       "holds only while LLCM stays off (NCCL_FASTRAK_USE_LLCM, default 0; "
+			       "nccl-env-profile.sh sets 1)", q, ATTACH_LLCM_DIR, m->path);
+	} else if (!v) {
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
+			       q, ATTACH_LLCM_DIR, m->path);
+	} else if (!attach_path_has(v, m->path) || strchr(v, ':')) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
+			       "at %s", q, ATTACH_LLCM_DIR, attach_quote(v, qv, sizeof(qv)), m->path);
+	}
+}
+
 int attach_aperture(const struct attach_pod *w, struct finding *f)
 {
-	static const char var[] = "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY";
-	const struct pod *p = w->p;
-	struct finding_acc a = { 0 };
 	char remedy[400];
 
 	if (w->n->kind != PROFILE_TCPXO)
 		return finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(w->n->kind));
 	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath %s at %s and set %s=%s in each GPU container",
-		      ATTACH_APERTURE_HOST, ATTACH_APERTURE_HOST, var, ATTACH_APERTURE_HOST);
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		const struct pod_mount *m;
-		const char *v;
-		bool set = false;
-		char q[96], qv[160];
-
-		if (!imageref_gpu_container(c) || c->privileged)
-			continue;
-		attach_quote(c->name, q, sizeof(q));
-		m = obs_pod_mount_of_host(p, c, ATTACH_APERTURE_HOST);
-		v = obs_pod_env(c, var, &set);
-		if (!m) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
-				       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
-		} else if (!set && attach_argv_mentions(c, var)) {
-			continue;       /* exported by the command's script */
-		} else if (!set && attach_worker_llcm_on(c)) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
-				       "and turns LLCM on: the plugin opens the devices under /sys/bus/pci/devices instead, "
-				       "read-only in an unprivileged pod", q, var, m->path);
-		} else if (!set) {
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
-				       "the plugin falls back to /sys/bus/pci/devices, read-only in an unprivileged pod; that "
-				       "holds only while LLCM stays off (NCCL_FASTRAK_USE_LLCM, default 0; "
-				       "nccl-env-profile.sh sets 1)", q, var, m->path);
-		} else if (!v) {
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
-				       q, var, m->path);
-		} else if (!attach_path_has(v, m->path) || strchr(v, ':')) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
-				       "at %s", q, var, attach_quote(v, qv, sizeof(qv)), m->path);
-		}
-	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container reaches the LLCM devices (privileged, or the aperture "
-				 "mount and %s)", var);
+		      ATTACH_APERTURE_HOST, ATTACH_APERTURE_HOST, ATTACH_LLCM_DIR, ATTACH_APERTURE_HOST);
+	return attach_gpu_finding(w, f, attach_aperture_one, remedy, "every GPU container reaches the LLCM devices "
+				  "(privileged, or the aperture mount and " ATTACH_LLCM_DIR ")");
 }
 
 bool attach_sources_profile(const struct pod_container *c)
@@ -271,43 +257,37 @@ bool attach_sources_profile(const struct pod_container *c)
 	return attach_argv_mentions(c, ATTACH_PROFILE);
 }
 
+static void attach_plugin_path_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				   const char *remedy, struct finding_acc *a)
+{
+	char lib64[512], qv[200];
+	bool mounted = attach_nvidia_lib64(w->p, c, lib64, sizeof(lib64)), set = false;
+	const char *ld = obs_pod_env(c, "LD_LIBRARY_PATH", &set);
+
+	if (attach_sources_profile(c))
+		return;         /* the profile puts NCCL_LIB_DIR on LD_LIBRARY_PATH */
+	if (set && !ld) {
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
+			       "to hold %s", q, mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
+	} else if (set && !attach_path_has(ld, ATTACH_DEVICE_PLUGIN_LIB64) && !(mounted && attach_path_has(ld, lib64))) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
+			       "no net plugin and uses its Socket transport", q, attach_quote(ld, qv, sizeof(qv)),
+			       mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
+	} else if (!set && !mounted) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
+			       "LD_LIBRARY_PATH: NCCL loads no net plugin and uses its Socket transport", q,
+			       ATTACH_NVIDIA_HOST, ATTACH_DEVICE_PLUGIN_LIB64);
+	}
+}
+
 int attach_plugin_path(const struct attach_pod *w, struct finding *f)
 {
-	const struct pod *p = w->p;
-	struct finding_acc a = { 0 };
 	char remedy[400];
 
 	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath %s at /usr/local/nvidia and put "
 		      "/usr/local/nvidia/lib64 on LD_LIBRARY_PATH in each GPU container", ATTACH_NVIDIA_HOST);
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		char lib64[512], q[96], qv[200];
-		bool mounted, set = false;
-		const char *ld;
-
-		if (!imageref_gpu_container(c))
-			continue;
-		attach_quote(c->name, q, sizeof(q));
-		mounted = attach_nvidia_lib64(p, c, lib64, sizeof(lib64));
-		ld = obs_pod_env(c, "LD_LIBRARY_PATH", &set);
-		if (attach_sources_profile(c))
-			continue;       /* the profile puts NCCL_LIB_DIR on LD_LIBRARY_PATH */
-		if (set && !ld) {
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
-				       "to hold %s", q, mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
-		} else if (set && !attach_path_has(ld, ATTACH_DEVICE_PLUGIN_LIB64) && !(mounted && attach_path_has(ld, lib64))) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
-				       "no net plugin and uses its Socket transport", q, attach_quote(ld, qv, sizeof(qv)),
-				       mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
-		} else if (!set && !mounted) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
-				       "LD_LIBRARY_PATH: NCCL loads no net plugin and uses its Socket transport", q,
-				       ATTACH_NVIDIA_HOST, ATTACH_DEVICE_PLUGIN_LIB64);
-		}
-	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container reaches the plugin in the host's NVIDIA lib64");
+	return attach_gpu_finding(w, f, attach_plugin_path_one, remedy,
+				  "every GPU container reaches the plugin in the host's NVIDIA lib64");
 }
 
 /* ---- nccl-env ---- */
@@ -393,63 +373,54 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 	strbuf_free(&missing);
 }
 
+static void attach_nccl_env_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *a)
+{
+	const struct attach_fabric *fab = attach_fabric_of(w->n->kind);
+	const char *name = NULL;
+	char qn[160];
+
+	if (attach_worker_env_family(c, fab->foreign_family, &name))
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
+			       attach_quote(name, qn, sizeof(qn)), w->n->kind == PROFILE_TCPXO ? "TCPX" : "TCPXO",
+			       profile_kind_name(w->n->kind));
+	if (w->n->kind == PROFILE_TCPXO)
+		attach_worker_tcpxo_env(w->p, c, w->n, remedy, a);
+	else if (!attach_worker_env_family(c, fab->env_family, &name) && !attach_sources_profile(c))
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
+			       c->env_from ? " (envFrom is not visible here)" : "");
+}
+
 int attach_nccl_env(const struct attach_pod *w, struct finding *f)
 {
-	const struct pod *p = w->p;
-	const struct attach_node *n = w->n;
-	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	struct finding_acc a = { 0 };
-	char remedy[500];
+	char remedy[500], pass[64];
 
-	if (n->kind == PROFILE_TCPXO)
-		attach_remedy(n, remedy, sizeof(remedy), "set the release's TCPXO variables as env (the user guide lists "
-			      "them), or run NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s in the "
-			      "command; no NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
+	if (w->n->kind == PROFILE_TCPXO)
+		attach_remedy(w->n, remedy, sizeof(remedy), "set the release's TCPXO variables as env (the user guide "
+			      "lists them), or run NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s "
+			      "in the command; no NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
 	else
-		attach_remedy(n, remedy, sizeof(remedy), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables (Google's "
-			      "gpudirect-tcpx manifests) and no NCCL_FASTRAK_* ones");
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		const char *name = NULL;
-		char q[96], qn[160];
+		attach_remedy(w->n, remedy, sizeof(remedy), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables "
+			      "(Google's gpudirect-tcpx manifests) and no NCCL_FASTRAK_* ones");
+	snprintf(pass, sizeof(pass), "every GPU container has the %s variable set", profile_fabric_name(w->n->kind));
+	return attach_gpu_finding(w, f, attach_nccl_env_one, remedy, pass);
+}
 
-		if (!imageref_gpu_container(c))
-			continue;
-		attach_quote(c->name, q, sizeof(q));
-		if (attach_worker_env_family(c, fab->foreign_family, &name))
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
-				       attach_quote(name, qn, sizeof(qn)), n->kind == PROFILE_TCPXO ? "TCPX" : "TCPXO",
-				       profile_kind_name(n->kind));
-		if (n->kind == PROFILE_TCPXO)
-			attach_worker_tcpxo_env(p, c, n, remedy, &a);
-		else if (!attach_worker_env_family(c, fab->env_family, &name) && !attach_sources_profile(c))
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
-				       c->env_from ? " (envFrom is not visible here)" : "");
-	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", profile_fabric_name(n->kind));
+static void attach_ipc_lock_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *a)
+{
+	(void)w;
+	if (!c->privileged && !obs_pod_has_cap(c, "IPC_LOCK"))
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
+			       "its buffers beyond the memlock limit", q);
 }
 
 int attach_ipc_lock(const struct attach_pod *w, struct finding *f)
 {
-	const struct pod *p = w->p;
-	struct finding_acc a = { 0 };
 	char remedy[300];
 
 	attach_remedy(w->n, remedy, sizeof(remedy), "add IPC_LOCK to securityContext.capabilities.add of each GPU container");
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		char q[96];
-
-		if (!imageref_gpu_container(c) || c->privileged || obs_pod_has_cap(c, "IPC_LOCK"))
-			continue;
-		finding_acc_add(&a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
-			       "its buffers beyond the memlock limit", attach_quote(c->name, q, sizeof(q)));
-	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container may lock memory");
+	return attach_gpu_finding(w, f, attach_ipc_lock_one, remedy, "every GPU container may lock memory");
 }
 
 int attach_mounts(const struct attach_pod *w, struct finding *f)
