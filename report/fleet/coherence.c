@@ -13,19 +13,13 @@
 #define COHERENCE_PREFIX_MAX 254
 
 struct coherence {
-	char *prefix;
-	char *key_profile, *key_ready, *key_interfaces, *key_attachment;
+	char *prefix;                   /* of our annotations: the messages name them */
 	struct coherence_node *nodes;
 	size_t n, cap;
 	bool any_names;                 /* AICR's naming rule not applied (--any-network-names) */
 	bool ready_apart;               /* readiness is reported, not required (the runtime check) */
 	const char *only;               /* the one node name kept, NULL: all (the caller's string) */
 };
-
-static char *coherence_key(const char *prefix, const char *name)
-{
-	return strbuf_printf("%s%s", prefix, name);
-}
 
 int coherence_new(const char *prefix, struct coherence **ret)
 {
@@ -37,11 +31,7 @@ int coherence_new(const char *prefix, struct coherence **ret)
 	if (!c)
 		return -ENOMEM;
 	c->prefix = strdup(prefix);
-	c->key_profile = coherence_key(prefix, "profile");
-	c->key_ready = coherence_key(prefix, "ready");
-	c->key_interfaces = coherence_key(prefix, "interfaces");
-	c->key_attachment = coherence_key(prefix, "attachment");
-	if (!c->prefix || !c->key_profile || !c->key_ready || !c->key_interfaces || !c->key_attachment) {
+	if (!c->prefix) {
 		coherence_free(c);
 		return -ENOMEM;
 	}
@@ -84,10 +74,6 @@ void coherence_free(struct coherence *c)
 	coherence_truncate(c, 0);
 	free(c->nodes);
 	free(c->prefix);
-	free(c->key_profile);
-	free(c->key_ready);
-	free(c->key_interfaces);
-	free(c->key_attachment);
 	free(c);
 }
 
@@ -394,10 +380,10 @@ static int coherence_eval_ready(struct coherence_eval *ev)
 	size_t ni = 0;
 	int r = -ENOMEM;
 
-	if (!(unobs = strbuf_printf(": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile)) ||
-	    !(no_ready = strbuf_printf("no %s annotation", c->key_ready)) ||
-	    !(no_attach = strbuf_printf("no %s annotation", c->key_attachment)) ||
-	    !(bad_attach = strbuf_printf("the %s annotation is not JSON with a checks list", c->key_attachment)))
+	if (!(unobs = strbuf_printf(": labelled %s, no %sprofile annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->prefix)) ||
+	    !(no_ready = strbuf_printf("no %sready annotation", c->prefix)) ||
+	    !(no_attach = strbuf_printf("no %sattachment annotation", c->prefix)) ||
+	    !(bad_attach = strbuf_printf("the %sattachment annotation is not JSON with a checks list", c->prefix)))
 		goto out;
 	ev->n_unobs = coherence_select(ev, COHERENCE_NODE_KIND_UNOBSERVED, -1, ev->sel);
 	coherence_print_list(ev->out, "not yet observed", ev->sel, ev->n_unobs, unobs);
@@ -438,8 +424,8 @@ static int coherence_eval_mappings(struct coherence_eval *ev)
 	size_t ni = 0;
 	int r = -ENOMEM;
 
-	if (!(nomap = strbuf_printf("no %s annotation", c->key_interfaces)) ||
-	    !(malformed = strbuf_printf("unreadable %s annotation", c->key_interfaces)))
+	if (!(nomap = strbuf_printf("no %sinterfaces annotation", c->prefix)) ||
+	    !(malformed = strbuf_printf("unreadable %sinterfaces annotation", c->prefix)))
 		goto out;
 	ev->n_nomap = coherence_select(ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MISSING, ev->sel);
 	coherence_print_list(ev->out, nomap, ev->sel, ev->n_nomap, "");
