@@ -122,11 +122,27 @@ const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *
 
 /* ---- evaluation ---- */
 
-int coherence_cmp_node(const void *a, const void *b)
+static int coherence_cmp_node(const void *a, const void *b)
 {
 	const struct coherence_node *const *x = a, *const *y = b;
 
 	return strcmp((*x)->name, (*y)->name);
+}
+
+int coherence_by_name(const struct coherence *c, const struct coherence_node ***ret, char *err, size_t errlen)
+{
+	const struct coherence_node **v = calloc(c->n ? c->n : 1, sizeof(*v));
+
+	*ret = v;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		v[i] = &c->nodes[i];
+	qsort(v, c->n, sizeof(*v), coherence_cmp_node);
+	for (size_t i = 1; i < c->n; i++)
+		if (strcmp(v[i]->name, v[i - 1]->name) == 0)
+			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list", v[i]->name);
+	return 0;
 }
 
 const char *coherence_nodes_word(size_t n)
@@ -338,23 +354,19 @@ static int coherence_eval_start(struct coherence_eval *ev, char *err, size_t err
 {
 	const struct coherence *c = ev->c;
 	size_t need = 1, slots = c->n ? c->n : 1;
+	int r;
 
 	for (size_t i = 0; i < c->n; i++)
 		need += c->nodes[i].n_fails ? c->nodes[i].n_fails : 1;
-	ev->by_name = calloc(slots, sizeof(*ev->by_name));
 	ev->sel = calloc(slots, sizeof(*ev->sel));
 	ev->valid = calloc(slots, sizeof(*ev->valid));
 	ev->valid_pos = calloc(slots, sizeof(*ev->valid_pos));
 	ev->items = calloc(need, sizeof(*ev->items));
-	if (!ev->by_name || !ev->sel || !ev->valid || !ev->valid_pos || !ev->items)
+	if (!ev->sel || !ev->valid || !ev->valid_pos || !ev->items)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++)
-		ev->by_name[i] = &c->nodes[i];
-	qsort(ev->by_name, c->n, sizeof(*ev->by_name), coherence_cmp_node);
-	for (size_t i = 1; i < c->n; i++)
-		if (strcmp(ev->by_name[i]->name, ev->by_name[i - 1]->name) == 0)
-			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list",
-					  ev->by_name[i]->name);
+	r = coherence_by_name(c, &ev->by_name, err, errlen);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < c->n; i++) {
 		enum coherence_node_kind k = ev->by_name[i]->kind;
 		bool tcpxo = k == COHERENCE_NODE_KIND_TCPXO || k == COHERENCE_NODE_KIND_UNOBSERVED;

@@ -79,8 +79,11 @@ int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, ch
  */
 const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *ret_n);
 
-/* qsort()'s order of (const struct coherence_node *) by name. */
-int coherence_cmp_node(const void *a, const void *b);
+/*
+ * coherence_by_name() - every node collected, in name order: *@ret (calloc'd, the caller frees it,
+ * even on error). Return: 0; -EINVAL (with @err) when a name is listed twice; -ENOMEM.
+ */
+int coherence_by_name(const struct coherence *c, const struct coherence_node ***ret, char *err, size_t errlen);
 
 /* "node" or "nodes", for @n of them (the messages of the coherence and the runtime findings). */
 const char *coherence_nodes_word(size_t n);

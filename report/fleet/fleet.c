@@ -293,30 +293,21 @@ int fleet_facts(const struct coherence *f, enum profile_kind kind, struct fleet_
 {
 	struct fleet_facts ff = { .kind = kind };
 	struct fleet_eval ev = { 0 };
-	const struct coherence_node **all = NULL, *nodes;
+	const struct coherence_node **all = NULL;
 	enum coherence_node_kind want = fleet_kind(kind);
 	size_t n;
 	int r = -ENOMEM;
 
-	nodes = coherence_nodes(f, &n);
-	all = calloc(n ? n : 1, sizeof(*all));
+	coherence_nodes(f, &n);
 	ev.sel = calloc(n ? n : 1, sizeof(*ev.sel));
 	ev.votes = calloc(n ? n : 1, sizeof(*ev.votes));
-	if (!all || !ev.sel || !ev.votes)
+	if (!ev.sel || !ev.votes || (r = coherence_by_name(f, &all, err, errlen)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		all[i] = &nodes[i];
-	qsort(all, n, sizeof(*all), coherence_cmp_node);
-	for (size_t i = 0; i < n; i++) {
-		if (i && strcmp(all[i]->name, all[i - 1]->name) == 0) {
-			r = errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list", all[i]->name);
-			goto out;
-		}
 		if (all[i]->kind == want) {
 			ev.sel[ev.n++] = all[i];
 			ff.n_not_ready += all[i]->ready != COHERENCE_NODE_READY_TRUE;
 		}
-	}
 	ff.n_nodes = ev.n;
 	if ((r = fleet_fact(&ev, &ff)) < 0)
 		goto out;
