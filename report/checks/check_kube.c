@@ -7,15 +7,8 @@
 
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
+#include "report/checks/kubefacts.h"
 #include "report/checks/ifacemap.h"
-
-const char *check_fetch_why(const struct kube_fetch *f, char *buf, size_t len)
-{
-	if (!f->message[0])
-		return "";
-	snprintf(buf, len, " (%s)", f->message);
-	return buf;
-}
 
 /* ---- enrichment ---- */
 
@@ -271,7 +264,7 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 		return;
 	if (k->networks_fetch.state != KUBE_FETCH_OK) {
 		finding_acc_add(a, CHECK_PASS, NULL, "Network objects not readable%s",
-			       check_fetch_why(&k->networks_fetch, why, sizeof(why)));
+			       kubefacts_fetch_why(&k->networks_fetch, why, sizeof(why)));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {

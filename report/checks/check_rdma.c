@@ -13,6 +13,7 @@
 
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
+#include "report/checks/kubefacts.h"
 
 #define RDMA_GPUS 8
 #define RDMA_NICS 8
@@ -349,14 +350,14 @@ static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, 
 				   "grant the agent's ClusterRole list on resourceslices in API group resource.k8s.io "
 				   "(manifests/)",
 				   "DRANET mode: the node's ResourceSlices cannot be read: listing them is forbidden (RBAC)%s",
-				   check_fetch_why(f, why, sizeof(why)));
+				   kubefacts_fetch_why(f, why, sizeof(why)));
 	if (f->state == KUBE_FETCH_FAILED && f->http_status == 404)
 		return finding_set(c, CHECK_WARN, "GKE managed DRANET needs resource.k8s.io/v1 (GKE 1.34.1-gke.1829001 or later)",
 				   "DRANET mode: the node's ResourceSlices cannot be read: the API server does not "
 				   "serve resource.k8s.io/v1 resourceslices");
 	if (f->state != KUBE_FETCH_OK)
 		return finding_set(c, CHECK_WARN, NULL, "DRANET mode: the node's ResourceSlices cannot be read%s",
-				   check_fetch_why(f, why, sizeof(why)));
+				   kubefacts_fetch_why(f, why, sizeof(why)));
 	newest = rdma_slices_newest(k);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
@@ -414,7 +415,7 @@ int check_rdma_networks(const struct observation *o, struct profile *p, struct f
 		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not read");
 	if (k->networks_fetch.state != KUBE_FETCH_OK)
 		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s",
-				   check_fetch_why(&k->networks_fetch, why, sizeof(why)));
+				   kubefacts_fetch_why(&k->networks_fetch, why, sizeof(why)));
 	for (size_t i = 0; i < RDMA_NICS; i++) {
 		char name[16];
 		const struct kube_network *net;

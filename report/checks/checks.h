@@ -63,9 +63,6 @@ int check_machine_type(const struct observation *o, struct profile *p, struct fi
 int check_networks(const struct observation *o, struct profile *p, struct finding *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct finding *c);
 
-/* check_fetch_why() - " (@f's message)" in @buf (KUBE_MSG_MAX + 3 bytes), or "" when it has none. */
-const char *check_fetch_why(const struct kube_fetch *f, char *buf, size_t len);
-
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU
  * machine types whose hardware the agent knows (the machine-type check's table: a3-megagpu-8g for

@@ -6,7 +6,6 @@
 #include "probes/model/json.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/ifacemap.h"
-#include "report/render/render.h"
 #include "report/render/render_mapping.h"
 
 /* "tcpxoInterfaces:" and its list, at @indent columns (networks passed the renderer's rules: DNS labels, safe unquoted in YAML). */
@@ -30,7 +29,11 @@ struct json *render_mapping_value(const struct profile_iface *v, size_t n)
 		r |= json_add_string(e, "network", v[i].network);
 		r |= json_append(arr, e);
 	}
-	return render_built(arr, r);
+	if (r < 0) {
+		json_free(arr);
+		return NULL;
+	}
+	return arr;
 }
 
 char *render_mapping_json(const struct profile_iface *v, size_t n)
