@@ -6,6 +6,7 @@
 
 #include "probes/model/obs_host.h"
 #include "probes/kube/imageref.h"
+#include "probes/model/json.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
 
@@ -46,6 +47,21 @@ void attach_result_free(struct attach_result *r)
 	for (size_t i = 0; i < ATTACH__COUNT; i++)
 		finding_free(&r->findings[i]);
 	*r = (struct attach_result){ 0 };
+}
+
+int attach_ifaces_list(const struct pod *p, struct json **ret)
+{
+	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
+
+	*ret = NULL;
+	if (!v)
+		return 0;
+	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), ret) < 0 || json_type(*ret) != JSON_ARRAY) {
+		json_free(*ret);
+		*ret = NULL;
+		return -1;
+	}
+	return 1;
 }
 
 const char *attach_quote(const char *s, char *buf, size_t len)

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "probes/model/json.h"
 #include "probes/model/obs_pod.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/profile.h"
@@ -115,6 +116,13 @@ const char *attach_verdict_name(enum attach_verdict v);        /* "attached", "p
 
 /* Release what @r owns and zero it. Accepts NULL. */
 void attach_result_free(struct attach_result *r);
+
+/*
+ * attach_ifaces_list() - @p's networking.gke.io/interfaces as a JSON list in *@ret (json_free() it).
+ * Return: 1 a list; 0 no annotation; -1 one that is unreadable (longer than ATTACH_ANN_MAX, not
+ * JSON or not a list), *@ret NULL then.
+ */
+int attach_ifaces_list(const struct pod *p, struct json **ret);
 
 /* A hostile string (a name, a value from the API) quoted for a message, at most @max bytes shown. */
 const char *attach_quote(const char *s, char *buf, size_t len);

@@ -22,18 +22,10 @@
 /* Which of rdma-0..rdma-7 the pod's networking.gke.io/interfaces binds (bit k), and to which names. */
 static unsigned attach_rdma_bound(const struct pod *p, bool *ret_unreadable)
 {
-	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct json *list = NULL;
+	struct json *list;
 	unsigned bits = 0;
 
-	*ret_unreadable = false;
-	if (!v)
-		return 0;
-	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
-		json_free(list);
-		*ret_unreadable = true;
-		return 0;
-	}
+	*ret_unreadable = attach_ifaces_list(p, &list) < 0;
 	for (const struct json *e = json_first(list); e; e = json_next(e)) {
 		const char *net = json_get_string(e, "network");
 		char *end;

@@ -40,16 +40,9 @@ static bool attach_worker_is_gpu_nic(const char *name)
 
 bool attach_interfaces_wired(const struct pod *p)
 {
-	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct json *list = NULL;
-	bool wired = false;
+	struct json *list;
+	bool wired = attach_ifaces_list(p, &list) < 0;  /* written, but unreadable: an attempt at wiring */
 
-	if (!v)
-		return false;
-	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
-		json_free(list);
-		return true;    /* written, but unreadable: an attempt at wiring */
-	}
 	for (const struct json *e = json_first(list); e && !wired; e = json_next(e)) {
 		const char *name = json_get_string(e, "interfaceName");
 

@@ -30,16 +30,13 @@ struct runtime_net_job {
  */
 static void runtime_net_read(const struct pod *p, const char *job, struct runtime_net_job *j)
 {
-	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct json *list = NULL;
+	struct json *list;
+	int r = attach_ifaces_list(p, &list);
 
 	memset(j, 0, sizeof(*j));
 	j->job = job;
-	if (!v)
-		return;
-	j->present = true;
-	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY ||
-	    json_size(list) > ATTACH_IFACES_ENTRIES_MAX)
+	j->present = r != 0;
+	if (r <= 0 || json_size(list) > ATTACH_IFACES_ENTRIES_MAX)
 		goto out;
 	for (const struct json *e = json_first(list); e; e = json_next(e)) {
 		const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
