@@ -157,5 +157,6 @@ int attach_rdma_all_gpus(const struct attach_pod *w, struct finding *f)
 	return finding_set(f, CHECK_FAIL,
 			   "request nvidia.com/gpu: 8 (resources.limits of the GPU container): an RDMA node's NICs are "
 			   "not shared between pods" RDMA_HINT,
-			   "requests %lld of the node's %u GPUs: RDMA needs all GPUs and all 8 RDMA NICs", w->gpus, w->node_gpus);
+			   "requests %lld of the node's %u GPUs: RDMA needs all GPUs and all 8 RDMA NICs", w->gpus,
+			   w->node_gpus);
 }

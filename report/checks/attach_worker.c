@@ -27,7 +27,8 @@ int attach_all_gpus(const struct attach_pod *w, struct finding *f)
 		      "or drop the fabric wiring for a single-node job", w->node_gpus);
 	return finding_set(f, CHECK_FAIL, remedy,
 				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", w->gpus,
-				  w->node_gpus, profile_fabric_name(n->kind), n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
+				  w->node_gpus, profile_fabric_name(n->kind),
+				  n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
 }
 
 /* ---- interfaces ---- */
@@ -423,7 +424,8 @@ int attach_mounts(const struct attach_pod *w, struct finding *f)
 	char remedy[300], q[96];
 
 	attach_daemon_mounts(p, w->daemon, w->n, &a);
-	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and the daemon");
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and "
+		      "the daemon");
 	for (size_t i = 0; w->n->kind == PROFILE_TCPX && i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
 

@@ -36,20 +36,6 @@ static const char *rdma_gpu_model(uint16_t device)
 	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : NULL;
 }
 
-/* One more problem into @sb, the first RDMA_LIST_MAX named. */
-static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...)
-{
-	va_list ap;
-
-	if ((*count)++ >= RDMA_LIST_MAX)
-		return;
-	strbuf_append(sb, sb->len ? "; " : "");
-	va_start(ap, fmt);
-	strbuf_vappendf(sb, fmt, ap);
-	va_end(ap);
-}
-
 int check_rdma_gpus(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const char *model = p->n_gpus ? rdma_gpu_model(p->gpus[0].device) : NULL;
@@ -98,16 +84,17 @@ int check_rdma_nics(const struct observation *o, struct profile *p, struct findi
 			return -ENOMEM;
 		}
 		if (n->state == NIC_STATE_MISSING || !f || !*f->driver) {
-			rdma_list(&sb, &bad, "%s is not bound to a driver", label.s);
+			finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", "%s is not bound to a driver", label.s);
 			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "not bound to a driver");
 			driver++;
 		} else if (strcmp(f->driver, "mlx5_core") != 0) {
 			obs_host_quote(f->driver, q, sizeof(q));
-			rdma_list(&sb, &bad, "%s is bound to %s, expected mlx5_core", label.s, q);
+			finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", "%s is bound to %s, expected mlx5_core", label.s, q);
 			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, q, NULL, "driver ");
 			driver++;
 		} else if (n->rdma < 0) {
-			rdma_list(&sb, &bad, "%s has no RDMA device in /sys/class/infiniband", label.s);
+			finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", "%s has no RDMA device in /sys/class/infiniband",
+					 label.s);
 			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "no RDMA device");
 			no_dev++;
 		}
@@ -239,10 +226,12 @@ static void rdma_gib_libs(const struct obs_gib *g, struct strbuf *sb, size_t *ba
 
 		obs_host_quote(l->name, q, sizeof(q));
 		if (l->type != OBS_FILE_REGULAR)
-			rdma_list(sb, bad, RDMA_GIB "/lib64/%s is %s", q, obs_file_type_name(l->type));
+			finding_list_add(sb, bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/lib64/%s is %s", q,
+					 obs_file_type_name(l->type));
 		else if (l->in_nvidia != OBS_FILE_REGULAR)
-			rdma_list(sb, bad, "/home/kubernetes/bin/nvidia/lib64/%s is %s (the installer copies gib/lib64 there)",
-				  q, obs_file_type_name(l->in_nvidia));
+			finding_list_add(sb, bad, RDMA_LIST_MAX, "; ",
+					 "/home/kubernetes/bin/nvidia/lib64/%s is %s (the installer copies gib/lib64 there)",
+					 q, obs_file_type_name(l->in_nvidia));
 		else
 			strbuf_appendf(found, "%s%s", found->len ? ", " : "", q);
 	}
@@ -264,11 +253,12 @@ int check_rdma_gib(const struct observation *o, struct profile *p, struct findin
 		return finding_set(c, CHECK_FAIL, rdma_remedy_installer, RDMA_GIB " is %s: the gIB plugin is not installed",
 				   obs_file_type_name(g->dir));
 	if (g->env_script != OBS_FILE_REGULAR)
-		rdma_list(&sb, &bad, RDMA_GIB "/scripts/set_nccl_env.sh is %s", obs_file_type_name(g->env_script));
+		finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/scripts/set_nccl_env.sh is %s",
+				 obs_file_type_name(g->env_script));
 	if (g->lib64_dir != OBS_FILE_DIR)
-		rdma_list(&sb, &bad, RDMA_GIB "/lib64 is %s", obs_file_type_name(g->lib64_dir));
+		finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/lib64 is %s", obs_file_type_name(g->lib64_dir));
 	else if (!g->n_libs)
-		rdma_list(&sb, &bad, RDMA_GIB "/lib64 is empty");
+		finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/lib64 is empty");
 	rdma_gib_libs(g, &sb, &bad, &found);
 	if (bad > RDMA_LIST_MAX)
 		strbuf_appendf(&sb, " (and %zu more)", bad - RDMA_LIST_MAX);
