@@ -405,10 +405,8 @@ void attach_device_annotation(const struct pod *p, const struct pod_container *c
 			       "the daemon gets no GPU device", q, key);
 	} else if (attach_device_paths(value, key, remedy, &list, a) == 0) {
 		for (size_t i = 0; i < n->n_devices; i++) {
-			if (attach_device_listed(list, n->devices[i]))
-				continue;
-			if (n_missing++ < ATTACH_DAEMON_LIST_MAX)
-				strbuf_appendf(&missing, "%s%s", missing.len ? ", " : "", n->devices[i]);
+			if (!attach_device_listed(list, n->devices[i]))
+				finding_list_add(&missing, &n_missing, ATTACH_DAEMON_LIST_MAX, ", ", "%s", n->devices[i]);
 		}
 		if (n_missing > ATTACH_DAEMON_LIST_MAX)
 			strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_DAEMON_LIST_MAX);

@@ -145,11 +145,9 @@ int attach_interfaces(const struct attach_pod *w, struct finding *f)
 			if (!n->ifaces_known)
 				continue;
 			ni = attach_worker_node_iface(n, name);
-			if (!ni || strcmp(ni->network, net) != 0) {
-				if (n_wrong++ < ATTACH_WORKER_LIST_MAX)
-					strbuf_appendf(&wrong, "%s%s -> %s (%s)", wrong.len ? ", " : "", qn, qv,
-						       ni ? ni->network : "not a GPU NIC of this node");
-			}
+			if (!ni || strcmp(ni->network, net) != 0)
+				finding_list_add(&wrong, &n_wrong, ATTACH_WORKER_LIST_MAX, ", ", "%s -> %s (%s)", qn, qv,
+						 ni ? ni->network : "not a GPU NIC of this node");
 		}
 		if (!eth0)
 			finding_acc_add(&a, CHECK_FAIL, remedy, "eth0 is not listed: bind it to default");
@@ -158,9 +156,9 @@ int attach_interfaces(const struct attach_pod *w, struct finding *f)
 
 			for (const struct json *e = json_first(list); e && !listed; e = json_next(e))
 				listed = strcmp(json_get_string(e, "interfaceName"), n->ifaces[i].name) == 0;
-			if (!listed && n_wrong++ < ATTACH_WORKER_LIST_MAX)
-				strbuf_appendf(&wrong, "%s%s not listed (%s)", wrong.len ? ", " : "", n->ifaces[i].name,
-					       n->ifaces[i].network);
+			if (!listed)
+				finding_list_add(&wrong, &n_wrong, ATTACH_WORKER_LIST_MAX, ", ", "%s not listed (%s)",
+						 n->ifaces[i].name, n->ifaces[i].network);
 		}
 		if (n_wrong > ATTACH_WORKER_LIST_MAX)
 			strbuf_appendf(&wrong, " and %zu more", n_wrong - ATTACH_WORKER_LIST_MAX);
@@ -353,10 +351,8 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 		if (set[i].kind == RELEASES_ENV_OPTIONAL)
 			continue;
 		n_required++;
-		if (obs_pod_has_kv(&c->env, set[i].name))
-			continue;
-		if (n_missing++ < ATTACH_WORKER_LIST_MAX)
-			strbuf_appendf(&missing, "%s%s", missing.len ? ", " : "", set[i].name);
+		if (!obs_pod_has_kv(&c->env, set[i].name))
+			finding_list_add(&missing, &n_missing, ATTACH_WORKER_LIST_MAX, ", ", "%s", set[i].name);
 	}
 	if (n_missing > ATTACH_WORKER_LIST_MAX)
 		strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_WORKER_LIST_MAX);

@@ -133,9 +133,8 @@ size_t check_rdma_names(struct profile *p, struct strbuf *sb, int *ret)
 		/* An unknown name (the netdev in a pod, no API) is not judged. */
 		if (!*n->name || strcmp(n->name, want) == 0)
 			continue;
-		if (wrong++ < RDMA_LIST_MAX)
-			strbuf_appendf(sb, "%sGPU %zu (%s) is paired with %s, which GKE names %s, expected %s",
-				       sb->len ? "; " : "", g, p->gpus[g].bdf, n->bdf, n->name, want);
+		finding_list_add(sb, &wrong, RDMA_LIST_MAX, "; ", "GPU %zu (%s) is paired with %s, which GKE names %s, "
+				 "expected %s", g, p->gpus[g].bdf, n->bdf, n->name, want);
 		if (profile_mark(p, CHECK_PAIRING, MARK_NIC, (size_t)p->gpus[g].nic, NULL, NULL, "expected name %s",
 				 want) < 0) {
 			*ret = -ENOMEM;

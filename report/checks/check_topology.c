@@ -151,11 +151,9 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 		strbuf_append(&sb, " sits outside every GPU PCIe switch");
 	}
 	for (size_t i = 0; i < p->n_gpus; i++) {
-		if (p->gpus[i].nic >= 0)
-			continue;
-		if (unpaired++ < TOPOLOGY_LIST_MAX)
-			strbuf_appendf(&sb, "%sGPU %s has no GPU NIC in its PCIe switch", sb.len ? "; " : "",
-				       p->gpus[i].bdf);
+		if (p->gpus[i].nic < 0)
+			finding_list_add(&sb, &unpaired, TOPOLOGY_LIST_MAX, "; ", "GPU %s has no GPU NIC in its PCIe switch",
+					 p->gpus[i].bdf);
 	}
 	if (unpaired > TOPOLOGY_LIST_MAX)
 		strbuf_appendf(&sb, " (and %zu more GPUs)", unpaired - TOPOLOGY_LIST_MAX);
