@@ -6,26 +6,28 @@
 
 #include "probes/model/obs_host.h"
 #include "probes/kube/imageref.h"
+#include "probes/model/json.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/attach.h"
 
-static const char *const attach_finding_names[ATTACH__COUNT] = {
-	[ATTACH_ALL_GPUS] = "all-gpus",
-	[ATTACH_DAEMON_SIDECAR] = "daemon-sidecar",
-	[ATTACH_DAEMON_VERSION] = "daemon-version",
-	[ATTACH_DAEMON_ARGS] = "daemon-args",
-	[ATTACH_DAEMON_MOUNTS] = "daemon-mounts",
-	[ATTACH_DEVICE_INJECTION] = "device-injection",
-	[ATTACH_INTERFACES] = "interfaces",
-	[ATTACH_APERTURE] = "aperture",
-	[ATTACH_PLUGIN_PATH] = "plugin-path",
-	[ATTACH_NCCL_ENV] = "nccl-env",
-	[ATTACH_IPC_LOCK] = "ipc-lock",
-};
-
-const char *attach_finding_name(enum attach_finding_id id)
+int attach_gpu_finding(const struct attach_pod *w, struct finding *f, attach_gpu_fn one, const char *remedy,
+		       const char *pass)
 {
-	return NAME_OF(attach_finding_names, id);
+	struct finding_acc a = { 0 };
+	size_t n_gpu = 0;
+
+	for (size_t i = 0; i < w->p->n_containers; i++) {
+		const struct pod_container *c = &w->p->containers[i];
+		char q[96];
+
+		if (!imageref_gpu_container(c))
+			continue;
+		n_gpu++;
+		one(w, c, attach_quote(c->name, q, sizeof(q)), remedy, &a);
+	}
+	if (!n_gpu)
+		finding_acc_skip(&a, "no GPU container");
+	return finding_acc_finish(&a, f, "%s", pass);
 }
 
 const char *attach_verdict_name(enum attach_verdict v)
@@ -45,6 +47,21 @@ void attach_result_free(struct attach_result *r)
 	for (size_t i = 0; i < ATTACH__COUNT; i++)
 		finding_free(&r->findings[i]);
 	*r = (struct attach_result){ 0 };
+}
+
+int attach_ifaces_list(const struct pod *p, struct json **ret)
+{
+	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
+
+	*ret = NULL;
+	if (!v)
+		return 0;
+	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), ret) < 0 || json_type(*ret) != JSON_ARRAY) {
+		json_free(*ret);
+		*ret = NULL;
+		return -1;
+	}
+	return 1;
 }
 
 const char *attach_quote(const char *s, char *buf, size_t len)

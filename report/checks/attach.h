@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "probes/model/json.h"
 #include "probes/model/obs_pod.h"
 #include "probes/model/strbuf.h"
 #include "report/checks/profile.h"
@@ -87,11 +88,41 @@ struct attach_result {
 	struct finding findings[ATTACH__COUNT];  /* indexed by enum attach_finding_id */
 };
 
+/* One pod judged against one node: what every finding's function reads (attach_judge() fills it). */
+struct attach_pod {
+	const struct pod *p;
+	const struct attach_node *n;
+	const struct pod_container *daemon;     /* the daemon container of the node's fabric; NULL: none */
+	const struct pod_container *other;      /* a daemon container of the other fabric; NULL: none */
+	long long gpus;                         /* the pod's effective nvidia.com/gpu request */
+	unsigned node_gpus;                     /* the node's GPUs (8 when unknown) */
+};
+
+/* A pod finding's function (a row of attach_judge.c's table): fills @f. Return: 0 or -ENOMEM. */
+typedef int (*attach_fn)(const struct attach_pod *w, struct finding *f);
+
+/*
+ * attach_gpu_finding() - finding @f of @w's GPU containers: @one adds each one's problems to @a
+ * (@q its quoted name, @remedy the finding's); a skip when the pod has no GPU container, else
+ * @pass when nothing was added. Return: 0 or -ENOMEM.
+ */
+typedef void (*attach_gpu_fn)(const struct attach_pod *w, const struct pod_container *c, const char *q,
+			      const char *remedy, struct finding_acc *a);
+int attach_gpu_finding(const struct attach_pod *w, struct finding *f, attach_gpu_fn one, const char *remedy,
+		       const char *pass);
+
 const char *attach_finding_name(enum attach_finding_id id);   /* "all-gpus", ...; "unknown" out of range */
 const char *attach_verdict_name(enum attach_verdict v);        /* "attached", "partial", "unattached", "not-fabric" */
 
 /* Release what @r owns and zero it. Accepts NULL. */
 void attach_result_free(struct attach_result *r);
+
+/*
+ * attach_ifaces_list() - @p's networking.gke.io/interfaces as a JSON list in *@ret (json_free() it).
+ * Return: 1 a list; 0 no annotation; -1 one that is unreadable (longer than ATTACH_ANN_MAX, not
+ * JSON or not a list), *@ret NULL then.
+ */
+int attach_ifaces_list(const struct pod *p, struct json **ret);
 
 /* A hostile string (a name, a value from the API) quoted for a message, at most @max bytes shown. */
 const char *attach_quote(const char *s, char *buf, size_t len);

@@ -87,9 +87,11 @@ static void attach_daemon_state(const struct pod_container *c, char *buf, size_t
 	}
 }
 
-int attach_daemon_sidecar(const struct pod *p, const struct pod_container *c, const struct pod_container *other,
-			  const struct attach_node *n, struct finding *f)
+int attach_daemon_sidecar(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
+	const struct pod_container *c = w->daemon, *other = w->other;
+	const struct attach_node *n = w->n;
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	char remedy[512], hint[96], q[96], state[200];
 	enum profile_kind folder = PROFILE_NONE;
@@ -153,8 +155,10 @@ static void attach_daemon_release(const struct pod_container *c, const struct at
 	snprintf(buf, len, "%s", v ? v : ref.tag);
 }
 
-int attach_daemon_version(const struct pod_container *c, const struct attach_node *n, struct finding *f)
+int attach_daemon_version(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod_container *c = w->daemon;
+	const struct attach_node *n = w->n;
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	char ver[IMAGEREF_TAG_MAX], remedy[400], q[96];
 
@@ -208,8 +212,10 @@ static int attach_daemon_flags(enum profile_kind kind, const char *const *argv, 
 	return r < 0 ? -ENOMEM : 0;
 }
 
-int attach_daemon_args(const struct pod_container *c, const struct attach_node *n, struct finding *f)
+int attach_daemon_args(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod_container *c = w->daemon;
+	const struct attach_node *n = w->n;
 	const struct attach_fabric *fab = attach_fabric_of(n->kind);
 	const char *prog = strrchr(fab->program, '/') + 1;
 	struct finding_acc a = { 0 };
@@ -242,7 +248,8 @@ int attach_daemon_args(const struct pod_container *c, const struct attach_node *
 	return finding_acc_finish(&a, f, "container %s runs %s as expected", q, fab->program);
 }
 
-void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
+/* The remedy of daemon-mounts for @name, with the runtime hint. */
+static void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len)
 {
 	attach_remedy(n, buf, len, "in container %s mount hostPath /sys at /hostsysfs, /proc/sys at /hostprocsysfs and "
 		      "%s at /usr/local/nvidia%s, set LD_LIBRARY_PATH=/usr/local/nvidia/lib64 and add capabilities "
@@ -398,10 +405,8 @@ void attach_device_annotation(const struct pod *p, const struct pod_container *c
 			       "the daemon gets no GPU device", q, key);
 	} else if (attach_device_paths(value, key, remedy, &list, a) == 0) {
 		for (size_t i = 0; i < n->n_devices; i++) {
-			if (attach_device_listed(list, n->devices[i]))
-				continue;
-			if (n_missing++ < ATTACH_DAEMON_LIST_MAX)
-				strbuf_appendf(&missing, "%s%s", missing.len ? ", " : "", n->devices[i]);
+			if (!attach_device_listed(list, n->devices[i]))
+				finding_list_add(&missing, &n_missing, ATTACH_DAEMON_LIST_MAX, ", ", "%s", n->devices[i]);
 		}
 		if (n_missing > ATTACH_DAEMON_LIST_MAX)
 			strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_DAEMON_LIST_MAX);
@@ -435,12 +440,15 @@ void attach_injector(const struct attach_node *n, const char *name, struct findi
 	}
 }
 
-void attach_device_injection(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-			     struct finding_acc *a)
+int attach_device_injection(const struct attach_pod *w, struct finding *f)
 {
+	struct finding_acc a = { 0 };
 	char q[96];
 
-	attach_device_annotation(p, c, n, a);
-	if (!c->privileged)
-		attach_injector(n, attach_quote(c->name, q, sizeof(q)), a);
+	attach_quote(w->daemon->name, q, sizeof(q));
+	attach_device_annotation(w->p, w->daemon, w->n, &a);
+	if (!w->daemon->privileged)
+		attach_injector(w->n, q, &a);
+	return finding_acc_finish(&a, f, "the pod's %s%s annotation lists the %zu devices and the NRI device injector runs",
+				  ATTACH_DEVICE_PREFIX, q, w->n->n_devices);
 }

@@ -18,15 +18,14 @@
 const struct pod_container *attach_daemon_pick(const struct pod *p, enum profile_kind kind,
 					       const struct pod_container **ret_other);
 
-/* daemon-sidecar: @c (NULL when none) runs the daemon as a native sidecar or a regular container, running. */
-int attach_daemon_sidecar(const struct pod *p, const struct pod_container *c, const struct pod_container *other,
-			  const struct attach_node *n, struct finding *f);
+/* daemon-sidecar: w->daemon (NULL when none) runs the daemon as a native sidecar or a regular container, running. */
+int attach_daemon_sidecar(const struct attach_pod *w, struct finding *f);
 
-/* daemon-version: @c's release (tag, or a digest the release table knows) pairs with the installed plugin. */
-int attach_daemon_version(const struct pod_container *c, const struct attach_node *n, struct finding *f);
+/* daemon-version: w->daemon's release (tag, or a digest the release table knows) pairs with the installed plugin. */
+int attach_daemon_version(const struct attach_pod *w, struct finding *f);
 
-/* daemon-args: @c's command runs the daemon program, without a fatal flag (retired flags warn). */
-int attach_daemon_args(const struct pod_container *c, const struct attach_node *n, struct finding *f);
+/* daemon-args: w->daemon's command runs the daemon program, without a fatal flag (retired flags warn). */
+int attach_daemon_args(const struct attach_pod *w, struct finding *f);
 
 /*
  * daemon-mounts, the daemon's side: host /sys at /hostsysfs, /proc/sys at /hostprocsysfs, the
@@ -37,16 +36,13 @@ void attach_daemon_mounts(const struct pod *p, const struct pod_container *c, co
 			  struct finding_acc *a);
 
 /*
- * device-injection: unless privileged, the pod's devices.gke.io/container.<name> annotation is
- * YAML listing every device of n->devices, and the NRI device injector runs on the node. Adds to @a.
+ * device-injection: unless w->daemon is privileged, the pod's devices.gke.io/container.<name>
+ * annotation is YAML listing every device of the node's, and the NRI device injector runs there.
  */
-void attach_device_injection(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
-			     struct finding_acc *a);
+int attach_device_injection(const struct attach_pod *w, struct finding *f);
 
 /* The two halves of device-injection: the pod's annotation for @c, and the injector on the node. */
 void attach_device_annotation(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
 			      struct finding_acc *a);
 void attach_injector(const struct attach_node *n, const char *name, struct finding_acc *a);
 
-/* The remedy of daemon-mounts for @c, with the runtime hint. */
-void attach_daemon_mounts_remedy(const struct attach_node *n, const char *name, char *buf, size_t len);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/kube/imageref.h"
 #include "probes/model/json.h"
 #include "report/checks/attach_rdma.h"
 
@@ -20,26 +19,13 @@
 #define RDMA_ENV_SCRIPT "set_nccl_env.sh"
 #define RDMA_HINT "; or, in a TrainJob, reference runtimeRef torch-distributed-rdma"
 
-static int attach_rdma_skip(struct attach_result *r, enum attach_finding_id id, const char *why)
-{
-	return finding_set(&r->findings[id], CHECK_SKIP, NULL, "%s", why);
-}
-
 /* Which of rdma-0..rdma-7 the pod's networking.gke.io/interfaces binds (bit k), and to which names. */
 static unsigned attach_rdma_bound(const struct pod *p, bool *ret_unreadable)
 {
-	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct json *list = NULL;
+	struct json *list;
 	unsigned bits = 0;
 
-	*ret_unreadable = false;
-	if (!v)
-		return 0;
-	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
-		json_free(list);
-		*ret_unreadable = true;
-		return 0;
-	}
+	*ret_unreadable = attach_ifaces_list(p, &list) < 0;
 	for (const struct json *e = json_first(list); e; e = json_next(e)) {
 		const char *net = json_get_string(e, "network");
 		char *end;
@@ -55,9 +41,17 @@ static unsigned attach_rdma_bound(const struct pod *p, bool *ret_unreadable)
 	return bits;
 }
 
-static int attach_rdma_interfaces(const struct pod *p, const struct attach_node *n, struct attach_result *r)
+bool attach_rdma_wired(const struct pod *p, const struct attach_node *n)
 {
-	struct finding *f = &r->findings[ATTACH_INTERFACES];
+	bool unreadable;
+	unsigned bits = attach_rdma_bound(p, &unreadable);
+
+	return n->dranet ? p->n_claims > 0 : unreadable || bits;
+}
+
+int attach_rdma_interfaces(const struct attach_pod *w, struct finding *f)
+{
+	const struct pod *p = w->p;
 	bool unreadable;
 	unsigned bits = attach_rdma_bound(p, &unreadable);
 	size_t bound = (size_t)__builtin_popcount(bits);
@@ -66,11 +60,10 @@ static int attach_rdma_interfaces(const struct pod *p, const struct attach_node 
 		"bind eth2..eth9 to rdma-0..rdma-7 in the pod annotation " ATTACH_IFACES_KEY " (with eth0 to default and "
 		"networking.gke.io/default-interface: eth0), as Google's gpudirect-rdma/nccl-test.yaml does" RDMA_HINT;
 
-	if (n->dranet) {
+	if (w->n->dranet) {
 		if (p->n_claims) {
 			char q[96];
 
-			r->wired = true;
 			return finding_set(f, CHECK_PASS, NULL, "DRANET: holds %zu ResourceClaim%s (%s%s) for the RDMA NICs "
 					   "(the claims' DeviceClass mrdma.google.com and count are not read)", p->n_claims,
 					   p->n_claims == 1 ? "" : "s", attach_quote(p->claims[0].name ? p->claims[0].name : "",
@@ -82,19 +75,14 @@ static int attach_rdma_interfaces(const struct pod *p, const struct attach_node 
 				   "gpudirect-rdma/nccl-test-managed-rdma.yaml does" RDMA_HINT,
 				   "holds no ResourceClaim on a DRANET node: no RDMA NIC reaches the pod, NCCL runs over TCP on eth0");
 	}
-	if (unreadable) {
-		r->wired = true;
+	if (unreadable)
 		return finding_set(f, CHECK_FAIL, "write " ATTACH_IFACES_KEY " as a JSON list of {interfaceName, network}",
 				   ATTACH_IFACES_KEY " is not a readable JSON list");
-	}
-	if (bound == RDMA_NETS) {
-		r->wired = true;
+	if (bound == RDMA_NETS)
 		return finding_set(f, CHECK_PASS, NULL, "binds the 8 RDMA Networks rdma-0..rdma-7 (" ATTACH_IFACES_KEY ")");
-	}
-	for (unsigned k = 0, w = 0; k < RDMA_NETS; k++)
-		if (!(bits >> k & 1) && w < sizeof(missing) - 16)
-			w += (unsigned)snprintf(missing + w, sizeof(missing) - w, "%srdma-%u", w ? ", " : "", k);
-	r->wired |= bound > 0;
+	for (unsigned k = 0, at = 0; k < RDMA_NETS; k++)
+		if (!(bits >> k & 1) && at < sizeof(missing) - 16)
+			at += (unsigned)snprintf(missing + at, sizeof(missing) - at, "%srdma-%u", at ? ", " : "", k);
 	if (bound)
 		return finding_set(f, CHECK_FAIL, remedy, "binds %zu of the 8 RDMA Networks (not %s): NCCL uses only the "
 				   "NICs it sees", bound, missing);
@@ -102,65 +90,51 @@ static int attach_rdma_interfaces(const struct pod *p, const struct attach_node 
 			   "the pod, NCCL runs over TCP on eth0");
 }
 
-/* Whether @c's command or args name set_nccl_env.sh (sourced by Google's test pods' scripts). */
-static bool attach_rdma_sources(const struct pod_container *c)
+static void attach_rdma_gib_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *gib)
 {
-	for (size_t i = 0; i < c->n_command; i++)
-		if (c->command[i] && strstr(c->command[i], RDMA_ENV_SCRIPT))
-			return true;
-	for (size_t i = 0; i < c->n_args; i++)
-		if (c->args[i] && strstr(c->args[i], RDMA_ENV_SCRIPT))
-			return true;
-	return false;
+	(void)remedy;   /* each message has its own */
+	if (!obs_pod_mount_of_host(w->p, c, RDMA_GIB_HOST))
+		finding_acc_add(gib, CHECK_FAIL,
+				"mount hostPath " RDMA_GIB_HOST " at /usr/local/gib (and " ATTACH_NVIDIA_HOST " at "
+				"/usr/local/nvidia) in each GPU container" RDMA_HINT,
+				"container %s does not mount hostPath " RDMA_GIB_HOST ": NCCL cannot load gIB", q);
 }
 
-static int attach_rdma_containers(const struct pod *p, struct attach_result *r)
+static void attach_rdma_env_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *env)
 {
-	struct finding_acc gib = { 0 }, env = { 0 };
-	size_t n_gpu = 0;
-	int rc;
+	bool set = false;
+	const char *net = obs_pod_env(c, "NCCL_NET", &set);
+	char qv[96];
 
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		const struct pod_mount *m;
-		const char *net;
-		char q[96], qv[96];
-		bool set = false;
+	(void)w, (void)remedy;  /* each message has its own remedy */
+	if (set && net && strcmp(net, "gIB") != 0)
+		finding_acc_add(env, CHECK_FAIL, "set NCCL_NET=gIB, or source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT
+				" instead of setting NCCL_NET" RDMA_HINT,
+				"container %s sets NCCL_NET=%s: NCCL does not use gIB", q, attach_quote(net, qv, sizeof(qv)));
+	else if (!(set && net) && !attach_argv_mentions(c, RDMA_ENV_SCRIPT))     /* Google's test pods' scripts source it */
+		finding_acc_add(env, CHECK_FAIL, "source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT " before the NCCL "
+				"program (it sets NCCL_NET=gIB and gIB's tuning), as Google's test pods do" RDMA_HINT,
+				"container %s neither sets NCCL_NET=gIB nor sources " RDMA_ENV_SCRIPT, q);
+}
 
-		if (!imageref_gpu_container(c))
-			continue;
-		n_gpu++;
-		attach_quote(c->name, q, sizeof(q));
-		m = obs_pod_mount_of_host(p, c, RDMA_GIB_HOST);
-		if (!m)
-			finding_acc_add(&gib, CHECK_FAIL,
-					"mount hostPath " RDMA_GIB_HOST " at /usr/local/gib (and " ATTACH_NVIDIA_HOST " at "
-					"/usr/local/nvidia) in each GPU container" RDMA_HINT,
-					"container %s does not mount hostPath " RDMA_GIB_HOST ": NCCL cannot load gIB", q);
-		net = obs_pod_env(c, "NCCL_NET", &set);
-		if (set && net && strcmp(net, "gIB") != 0)
-			finding_acc_add(&env, CHECK_FAIL, "set NCCL_NET=gIB, or source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT
-					" instead of setting NCCL_NET" RDMA_HINT,
-					"container %s sets NCCL_NET=%s: NCCL does not use gIB", q, attach_quote(net, qv, sizeof(qv)));
-		else if (!(set && net) && !attach_rdma_sources(c))
-			finding_acc_add(&env, CHECK_FAIL, "source /usr/local/gib/scripts/" RDMA_ENV_SCRIPT " before the NCCL "
-					"program (it sets NCCL_NET=gIB and gIB's tuning), as Google's test pods do" RDMA_HINT,
-					"container %s neither sets NCCL_NET=gIB nor sources " RDMA_ENV_SCRIPT, q);
-	}
-	if (!n_gpu) {
-		finding_acc_skip(&gib, "no GPU container");
-		finding_acc_skip(&env, "no GPU container");
-	}
-	if ((rc = finding_acc_finish(&gib, &r->findings[ATTACH_PLUGIN_PATH], "every GPU container mounts "
-				     RDMA_GIB_HOST)) < 0)
-		return rc;
-	return finding_acc_finish(&env, &r->findings[ATTACH_NCCL_ENV], "every GPU container uses gIB (NCCL_NET=gIB or "
-				  RDMA_ENV_SCRIPT ")");
+int attach_rdma_gib(const struct attach_pod *w, struct finding *f)
+{
+	return attach_gpu_finding(w, f, attach_rdma_gib_one, NULL, "every GPU container mounts " RDMA_GIB_HOST);
+}
+
+int attach_rdma_env(const struct attach_pod *w, struct finding *f)
+{
+	return attach_gpu_finding(w, f, attach_rdma_env_one, NULL,
+				  "every GPU container uses gIB (NCCL_NET=gIB or " RDMA_ENV_SCRIPT ")");
 }
 
 /* A TCPX(O) daemon container has nothing to serve on an RDMA node. */
-static int attach_rdma_no_daemon(const struct pod *p, struct attach_result *r)
+int attach_rdma_no_daemon(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
+
 	for (size_t i = 0; i < p->n_containers; i++) {
 		enum profile_kind fab = PROFILE_NONE;
 		char q[96];
@@ -168,57 +142,21 @@ static int attach_rdma_no_daemon(const struct pod *p, struct attach_result *r)
 		if (!attach_is_daemon(&p->containers[i], &fab))
 			continue;
 		attach_quote(p->containers[i].name, q, sizeof(q));
-		return finding_set(&r->findings[ATTACH_DAEMON_SIDECAR], CHECK_FAIL,
+		return finding_set(f, CHECK_FAIL,
 				   "remove the TCPX/TCPXO daemon container and its wiring: RDMA nodes use gIB over the RDMA NICs",
 				   "container %s runs a %s daemon on an RDMA node", q,
 				   fab == PROFILE_NONE ? "TCPX/TCPXO" : profile_fabric_name(fab));
 	}
-	return attach_rdma_skip(r, ATTACH_DAEMON_SIDECAR, "no RxDM daemon on RDMA nodes");
+	return finding_set(f, CHECK_SKIP, NULL, "no RxDM daemon on RDMA nodes");
 }
 
-int attach_rdma_judge(const struct pod *p, const struct attach_node *n, struct attach_result *r)
+int attach_rdma_all_gpus(const struct attach_pod *w, struct finding *f)
 {
-	static const enum attach_finding_id none[] = { ATTACH_DAEMON_VERSION, ATTACH_DAEMON_ARGS, ATTACH_DAEMON_MOUNTS,
-						       ATTACH_DEVICE_INJECTION, ATTACH_APERTURE, ATTACH_IPC_LOCK };
-	unsigned node_gpus = n->gpus ? n->gpus : 8;
-	char why[160];
-	int rc;
-
-	r->wired = false;
-	if ((rc = attach_rdma_interfaces(p, n, r)) < 0)
-		return rc;
-	if (!r->wired && r->gpus < node_gpus) {
-		snprintf(why, sizeof(why), "not a fabric workload: %lld of the node's %u GPUs and no RDMA wiring", r->gpus,
-			 node_gpus);
-		r->verdict = ATTACH_NOT_FABRIC;
-		for (size_t i = 0; i < ATTACH__COUNT; i++)
-			if ((rc = attach_rdma_skip(r, (enum attach_finding_id)i, why)) < 0)
-				return rc;
-		return 0;
-	}
-	if (r->gpus >= node_gpus)
-		rc = finding_set(&r->findings[ATTACH_ALL_GPUS], CHECK_PASS, NULL, "requests %lld of the node's %u GPUs",
-				 r->gpus, node_gpus);
-	else
-		rc = finding_set(&r->findings[ATTACH_ALL_GPUS], CHECK_FAIL,
-				 "request nvidia.com/gpu: 8 (resources.limits of the GPU container): an RDMA node's NICs are "
-				 "not shared between pods" RDMA_HINT,
-				 "requests %lld of the node's %u GPUs: RDMA needs all GPUs and all 8 RDMA NICs", r->gpus, node_gpus);
-	for (size_t i = 0; rc == 0 && i < sizeof(none) / sizeof(none[0]); i++)
-		rc = attach_rdma_skip(r, none[i], "not used on RDMA nodes");
-	if (rc == 0)
-		rc = attach_rdma_no_daemon(p, r);
-	if (rc == 0)
-		rc = attach_rdma_containers(p, r);
-	if (rc < 0)
-		return rc;
-	if (!r->wired) {
-		r->verdict = ATTACH_UNATTACHED;
-		return 0;
-	}
-	r->verdict = ATTACH_ATTACHED;
-	for (size_t i = 0; i < ATTACH__COUNT; i++)
-		if (r->findings[i].status == CHECK_FAIL)
-			r->verdict = ATTACH_PARTIAL;
-	return 0;
+	if (w->gpus >= w->node_gpus)
+		return finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", w->gpus, w->node_gpus);
+	return finding_set(f, CHECK_FAIL,
+			   "request nvidia.com/gpu: 8 (resources.limits of the GPU container): an RDMA node's NICs are "
+			   "not shared between pods" RDMA_HINT,
+			   "requests %lld of the node's %u GPUs: RDMA needs all GPUs and all 8 RDMA NICs", w->gpus,
+			   w->node_gpus);
 }

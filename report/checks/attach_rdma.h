@@ -3,8 +3,16 @@
 
 #include "report/checks/attach.h"
 
+/* Whether @p carries RDMA wiring: a ResourceClaim on a DRANET node, else any of rdma-0..7 bound (or an unreadable list). */
+bool attach_rdma_wired(const struct pod *p, const struct attach_node *n);
+
 /*
- * attach_rdma_judge() - judge @p against @n (n->kind PROFILE_RDMA) into @r (r->gpus set by the
- * caller): every finding set, the verdict and r->wired too. Return: 0 or -ENOMEM.
+ * The findings on an RDMA node (rows of attach_judge.c's table): all-gpus, daemon-sidecar (no
+ * TCPX(O) daemon), interfaces (the RDMA Networks or a ResourceClaim), plugin-path (the gIB mount),
+ * nccl-env (NCCL_NET=gIB or set_nccl_env.sh).
  */
-int attach_rdma_judge(const struct pod *p, const struct attach_node *n, struct attach_result *r);
+int attach_rdma_all_gpus(const struct attach_pod *w, struct finding *f);
+int attach_rdma_no_daemon(const struct attach_pod *w, struct finding *f);
+int attach_rdma_interfaces(const struct attach_pod *w, struct finding *f);
+int attach_rdma_gib(const struct attach_pod *w, struct finding *f);
+int attach_rdma_env(const struct attach_pod *w, struct finding *f);

@@ -7,37 +7,28 @@
 #include "probes/kube/imageref.h"
 #include "probes/model/json.h"
 #include "probes/model/obs_kube.h"
+#include "report/checks/attach_daemon.h"
 #include "report/checks/attach_worker.h"
 #include "report/checks/releases_env.h"
 
 #define ATTACH_WORKER_LIST_MAX 5        /* names listed in one message; the rest are counted */
 #define ATTACH_DEVICE_PLUGIN_LIB64 "/usr/local/nvidia/lib64"   /* where GKE mounts the driver for GPU containers */
 #define ATTACH_PROFILE "nccl-env-profile.sh"
+#define ATTACH_LLCM_DIR "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY"
 
-static void attach_worker_hint(const struct attach_node *n, const char *first, char *buf, size_t len)
+int attach_all_gpus(const struct attach_pod *w, struct finding *f)
 {
-	attach_remedy(n, buf, len, "%s", first);
-}
+	const struct attach_node *n = w->n;
+	char remedy[400];
 
-static unsigned attach_worker_node_gpus(const struct attach_node *n)
-{
-	return n->gpus ? n->gpus : 8;
-}
-
-int attach_all_gpus(long long gpus, const struct attach_node *n, struct finding *f)
-{
-	unsigned want = attach_worker_node_gpus(n);
-	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	char remedy[400], first[200];
-
-	if (gpus >= want)
-		return finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", gpus, want);
-	snprintf(first, sizeof(first), "request nvidia.com/gpu: %u (resources.limits of the GPU container), or drop the "
-		 "fabric wiring for a single-node job", want);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	if (w->gpus >= w->node_gpus)
+		return finding_set(f, CHECK_PASS, NULL, "requests %lld of the node's %u GPUs", w->gpus, w->node_gpus);
+	attach_remedy(n, remedy, sizeof(remedy), "request nvidia.com/gpu: %u (resources.limits of the GPU container), "
+		      "or drop the fabric wiring for a single-node job", w->node_gpus);
 	return finding_set(f, CHECK_FAIL, remedy,
-				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", gpus, want,
-				  profile_fabric_name(n->kind), n->gpu_nics ? n->gpu_nics : fab->gpu_nics);
+				  "requests %lld of the node's %u GPUs: %s needs all GPUs and all %u GPU NICs", w->gpus,
+				  w->node_gpus, profile_fabric_name(n->kind),
+				  n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
 }
 
 /* ---- interfaces ---- */
@@ -50,16 +41,9 @@ static bool attach_worker_is_gpu_nic(const char *name)
 
 bool attach_interfaces_wired(const struct pod *p)
 {
-	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct json *list = NULL;
-	bool wired = false;
+	struct json *list;
+	bool wired = attach_ifaces_list(p, &list) < 0;  /* written, but unreadable: an attempt at wiring */
 
-	if (!v)
-		return false;
-	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY) {
-		json_free(list);
-		return true;    /* written, but unreadable: an attempt at wiring */
-	}
 	for (const struct json *e = json_first(list); e && !wired; e = json_next(e)) {
 		const char *name = json_get_string(e, "interfaceName");
 
@@ -114,20 +98,21 @@ static int attach_worker_ifaces_shape(const struct json *list, const char *remed
 	return 0;
 }
 
-int attach_interfaces(const struct pod *p, const struct attach_node *n, struct finding *f)
+int attach_interfaces(const struct attach_pod *w, struct finding *f)
 {
+	const struct pod *p = w->p;
+	const struct attach_node *n = w->n;
 	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
 	struct finding_acc a = { 0 };
 	struct strbuf wrong = { 0 };
 	struct json *list = NULL;
-	char remedy[400], first[300];
+	char remedy[400];
 	size_t n_wrong = 0, n_gpu = 0;
 	bool eth0 = false;
 
-	snprintf(first, sizeof(first), "annotate the pod with %s binding eth0 to default and eth1..eth%u to this node's "
-		 "Networks (tcpxo-agent interfaces prints the mapping)", ATTACH_IFACES_KEY,
-		 n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
+	attach_remedy(n, remedy, sizeof(remedy), "annotate the pod with %s binding eth0 to default and eth1..eth%u to "
+		      "this node's Networks (tcpxo-agent interfaces prints the mapping)", ATTACH_IFACES_KEY,
+		      n->gpu_nics ? n->gpu_nics : attach_fabric_of(n->kind)->gpu_nics);
 	if (p->host_network)
 		return finding_set(f, CHECK_PASS, NULL, "hostNetwork: the pod uses the node's own GPU NICs");
 	if (n->dranet)
@@ -160,11 +145,9 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct f
 			if (!n->ifaces_known)
 				continue;
 			ni = attach_worker_node_iface(n, name);
-			if (!ni || strcmp(ni->network, net) != 0) {
-				if (n_wrong++ < ATTACH_WORKER_LIST_MAX)
-					strbuf_appendf(&wrong, "%s%s -> %s (%s)", wrong.len ? ", " : "", qn, qv,
-						       ni ? ni->network : "not a GPU NIC of this node");
-			}
+			if (!ni || strcmp(ni->network, net) != 0)
+				finding_list_add(&wrong, &n_wrong, ATTACH_WORKER_LIST_MAX, ", ", "%s -> %s (%s)", qn, qv,
+						 ni ? ni->network : "not a GPU NIC of this node");
 		}
 		if (!eth0)
 			finding_acc_add(&a, CHECK_FAIL, remedy, "eth0 is not listed: bind it to default");
@@ -173,9 +156,9 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct f
 
 			for (const struct json *e = json_first(list); e && !listed; e = json_next(e))
 				listed = strcmp(json_get_string(e, "interfaceName"), n->ifaces[i].name) == 0;
-			if (!listed && n_wrong++ < ATTACH_WORKER_LIST_MAX)
-				strbuf_appendf(&wrong, "%s%s not listed (%s)", wrong.len ? ", " : "", n->ifaces[i].name,
-					       n->ifaces[i].network);
+			if (!listed)
+				finding_list_add(&wrong, &n_wrong, ATTACH_WORKER_LIST_MAX, ", ", "%s not listed (%s)",
+						 n->ifaces[i].name, n->ifaces[i].network);
 		}
 		if (n_wrong > ATTACH_WORKER_LIST_MAX)
 			strbuf_appendf(&wrong, " and %zu more", n_wrong - ATTACH_WORKER_LIST_MAX);
@@ -200,15 +183,6 @@ int attach_interfaces(const struct pod *p, const struct attach_node *n, struct f
 
 /* ---- the GPU containers ---- */
 
-static size_t attach_worker_gpu_containers(const struct pod *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->n_containers; i++)
-		n += imageref_gpu_container(&p->containers[i]);
-	return n;
-}
-
 /*
  * Whether @c turns the plugin's LLCM on: NCCL_FASTRAK_USE_LLCM=1 in its env, or the env profile
  * (which exports it) sourced by its command. The plugin reads the LLCM devices only then, from
@@ -225,55 +199,49 @@ static bool attach_worker_llcm_on(const struct pod_container *c)
 	return attach_sources_profile(c);
 }
 
-int attach_aperture(const struct pod *p, const struct attach_node *n, struct finding *f)
+static void attach_aperture_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *a)
 {
-	static const char var[] = "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY";
-	struct finding_acc a = { 0 };
-	char remedy[400], first[256];
+	const struct pod_mount *m = obs_pod_mount_of_host(w->p, c, ATTACH_APERTURE_HOST);
+	bool set = false;
+	const char *v = obs_pod_env(c, ATTACH_LLCM_DIR, &set);
+	char qv[160];
 
-	if (n->kind != PROFILE_TCPXO)
-		return finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(n->kind));
-	snprintf(first, sizeof(first), "mount hostPath %s at %s and set %s=%s in each GPU container", ATTACH_APERTURE_HOST,
-		 ATTACH_APERTURE_HOST, var, ATTACH_APERTURE_HOST);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		const struct pod_mount *m;
-		const char *v;
-		bool set = false;
-		char q[96], qv[160];
-
-		if (!imageref_gpu_container(c) || c->privileged)
-			continue;
-		attach_quote(c->name, q, sizeof(q));
-		m = obs_pod_mount_of_host(p, c, ATTACH_APERTURE_HOST);
-		v = obs_pod_env(c, var, &set);
-		if (!m) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
-				       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
-		} else if (!set && attach_argv_mentions(c, var)) {
-			continue;       /* exported by the command's script */
-		} else if (!set && attach_worker_llcm_on(c)) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
-				       "and turns LLCM on: the plugin opens the devices under /sys/bus/pci/devices instead, "
-				       "read-only in an unprivileged pod", q, var, m->path);
-		} else if (!set) {
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
-				       "the plugin falls back to /sys/bus/pci/devices, read-only in an unprivileged pod; that "
-				       "holds only while LLCM stays off (NCCL_FASTRAK_USE_LLCM, default 0; "
-				       "nccl-env-profile.sh sets 1)", q, var, m->path);
-		} else if (!v) {
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
-				       q, var, m->path);
-		} else if (!attach_path_has(v, m->path) || strchr(v, ':')) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
-				       "at %s", q, var, attach_quote(v, qv, sizeof(qv)), m->path);
-		}
+	if (c->privileged)
+		return;
+	if (!m) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s does not mount hostPath %s: the plugin then "
+			       "reads /sys/bus/pci/devices, read-only in an unprivileged pod", q, ATTACH_APERTURE_HOST);
+	} else if (!set && attach_argv_mentions(c, ATTACH_LLCM_DIR)) {
+		return;         /* exported by the command's script */
+	} else if (!set && attach_worker_llcm_on(c)) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s does not set %s (the aperture mount is at %s) "
+			       "and turns LLCM on: the plugin opens the devices under /sys/bus/pci/devices instead, "
+			       "read-only in an unprivileged pod", q, ATTACH_LLCM_DIR, m->path);
+	} else if (!set) {
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s does not set %s (the aperture mount is at %s): "
+			       "the plugin falls back to /sys/bus/pci/devices, read-only in an unprivileged pod; that "
+			       "holds only while LLCM stays off (NCCL_FASTRAK_USE_LLCM, default 0; "
+			       "nccl-env-profile.sh sets 1)", q, ATTACH_LLCM_DIR, m->path);
+	} else if (!v) {
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s sets %s with valueFrom: not confirmed to be %s",
+			       q, ATTACH_LLCM_DIR, m->path);
+	} else if (!attach_path_has(v, m->path) || strchr(v, ':')) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: %s is %s, but the aperture devices are mounted "
+			       "at %s", q, ATTACH_LLCM_DIR, attach_quote(v, qv, sizeof(qv)), m->path);
 	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container reaches the LLCM devices (privileged, or the aperture "
-				 "mount and %s)", var);
+}
+
+int attach_aperture(const struct attach_pod *w, struct finding *f)
+{
+	char remedy[400];
+
+	if (w->n->kind != PROFILE_TCPXO)
+		return finding_set(f, CHECK_SKIP, NULL, "no LLCM devices on %s nodes", profile_kind_name(w->n->kind));
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath %s at %s and set %s=%s in each GPU container",
+		      ATTACH_APERTURE_HOST, ATTACH_APERTURE_HOST, ATTACH_LLCM_DIR, ATTACH_APERTURE_HOST);
+	return attach_gpu_finding(w, f, attach_aperture_one, remedy, "every GPU container reaches the LLCM devices "
+				  "(privileged, or the aperture mount and " ATTACH_LLCM_DIR ")");
 }
 
 bool attach_sources_profile(const struct pod_container *c)
@@ -281,43 +249,37 @@ bool attach_sources_profile(const struct pod_container *c)
 	return attach_argv_mentions(c, ATTACH_PROFILE);
 }
 
-int attach_plugin_path(const struct pod *p, const struct attach_node *n, struct finding *f)
+static void attach_plugin_path_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				   const char *remedy, struct finding_acc *a)
 {
-	struct finding_acc a = { 0 };
-	char remedy[400], first[256];
+	char lib64[512], qv[200];
+	bool mounted = attach_nvidia_lib64(w->p, c, lib64, sizeof(lib64)), set = false;
+	const char *ld = obs_pod_env(c, "LD_LIBRARY_PATH", &set);
 
-	snprintf(first, sizeof(first), "mount hostPath %s at /usr/local/nvidia and put /usr/local/nvidia/lib64 on "
-		 "LD_LIBRARY_PATH in each GPU container", ATTACH_NVIDIA_HOST);
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		char lib64[512], q[96], qv[200];
-		bool mounted, set = false;
-		const char *ld;
-
-		if (!imageref_gpu_container(c))
-			continue;
-		attach_quote(c->name, q, sizeof(q));
-		mounted = attach_nvidia_lib64(p, c, lib64, sizeof(lib64));
-		ld = obs_pod_env(c, "LD_LIBRARY_PATH", &set);
-		if (attach_sources_profile(c))
-			continue;       /* the profile puts NCCL_LIB_DIR on LD_LIBRARY_PATH */
-		if (set && !ld) {
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
-				       "to hold %s", q, mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
-		} else if (set && !attach_path_has(ld, ATTACH_DEVICE_PLUGIN_LIB64) && !(mounted && attach_path_has(ld, lib64))) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
-				       "no net plugin and uses its Socket transport", q, attach_quote(ld, qv, sizeof(qv)),
-				       mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
-		} else if (!set && !mounted) {
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
-				       "LD_LIBRARY_PATH: NCCL loads no net plugin and uses its Socket transport", q,
-				       ATTACH_NVIDIA_HOST, ATTACH_DEVICE_PLUGIN_LIB64);
-		}
+	if (attach_sources_profile(c))
+		return;         /* the profile puts NCCL_LIB_DIR on LD_LIBRARY_PATH */
+	if (set && !ld) {
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s sets LD_LIBRARY_PATH with valueFrom: not confirmed "
+			       "to hold %s", q, mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
+	} else if (set && !attach_path_has(ld, ATTACH_DEVICE_PLUGIN_LIB64) && !(mounted && attach_path_has(ld, lib64))) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: LD_LIBRARY_PATH (%s) does not hold %s: NCCL loads "
+			       "no net plugin and uses its Socket transport", q, attach_quote(ld, qv, sizeof(qv)),
+			       mounted ? lib64 : ATTACH_DEVICE_PLUGIN_LIB64);
+	} else if (!set && !mounted) {
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s neither mounts hostPath %s nor has %s on "
+			       "LD_LIBRARY_PATH: NCCL loads no net plugin and uses its Socket transport", q,
+			       ATTACH_NVIDIA_HOST, ATTACH_DEVICE_PLUGIN_LIB64);
 	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container reaches the plugin in the host's NVIDIA lib64");
+}
+
+int attach_plugin_path(const struct attach_pod *w, struct finding *f)
+{
+	char remedy[400];
+
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath %s at /usr/local/nvidia and put "
+		      "/usr/local/nvidia/lib64 on LD_LIBRARY_PATH in each GPU container", ATTACH_NVIDIA_HOST);
+	return attach_gpu_finding(w, f, attach_plugin_path_one, remedy,
+				  "every GPU container reaches the plugin in the host's NVIDIA lib64");
 }
 
 /* ---- nccl-env ---- */
@@ -389,10 +351,8 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 		if (set[i].kind == RELEASES_ENV_OPTIONAL)
 			continue;
 		n_required++;
-		if (obs_pod_has_kv(&c->env, set[i].name))
-			continue;
-		if (n_missing++ < ATTACH_WORKER_LIST_MAX)
-			strbuf_appendf(&missing, "%s%s", missing.len ? ", " : "", set[i].name);
+		if (!obs_pod_has_kv(&c->env, set[i].name))
+			finding_list_add(&missing, &n_missing, ATTACH_WORKER_LIST_MAX, ", ", "%s", set[i].name);
 	}
 	if (n_missing > ATTACH_WORKER_LIST_MAX)
 		strbuf_appendf(&missing, " and %zu more", n_missing - ATTACH_WORKER_LIST_MAX);
@@ -403,78 +363,72 @@ static void attach_worker_tcpxo_env(const struct pod *p, const struct pod_contai
 	strbuf_free(&missing);
 }
 
-int attach_nccl_env(const struct pod *p, const struct attach_node *n, struct finding *f)
+static void attach_nccl_env_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *a)
 {
-	const struct attach_fabric *fab = attach_fabric_of(n->kind);
-	struct finding_acc a = { 0 };
-	char remedy[500], first[300];
+	const struct attach_fabric *fab = attach_fabric_of(w->n->kind);
+	const char *name = NULL;
+	char qn[160];
 
-	if (n->kind == PROFILE_TCPXO)
-		snprintf(first, sizeof(first), "set the release's TCPXO variables as env (the user guide lists them), or run "
-			 "NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s in the command; no "
-			 "NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
+	if (attach_worker_env_family(c, fab->foreign_family, &name))
+		finding_acc_add(a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
+			       attach_quote(name, qn, sizeof(qn)), w->n->kind == PROFILE_TCPXO ? "TCPX" : "TCPXO",
+			       profile_kind_name(w->n->kind));
+	if (w->n->kind == PROFILE_TCPXO)
+		attach_worker_tcpxo_env(w->p, c, w->n, remedy, a);
+	else if (!attach_worker_env_family(c, fab->env_family, &name) && !attach_sources_profile(c))
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
+			       c->env_from ? " (envFrom is not visible here)" : "");
+}
+
+int attach_nccl_env(const struct attach_pod *w, struct finding *f)
+{
+	char remedy[500], pass[64];
+
+	if (w->n->kind == PROFILE_TCPXO)
+		attach_remedy(w->n, remedy, sizeof(remedy), "set the release's TCPXO variables as env (the user guide "
+			      "lists them), or run NCCL_LIB_DIR=/usr/local/nvidia/lib64 source /usr/local/nvidia/lib64/%s "
+			      "in the command; no NCCL_GPUDIRECTTCPX_* variables", ATTACH_PROFILE);
 	else
-		snprintf(first, sizeof(first), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables (Google's gpudirect-tcpx "
-			 "manifests) and no NCCL_FASTRAK_* ones");
-	attach_worker_hint(n, first, remedy, sizeof(remedy));
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		const char *name = NULL;
-		char q[96], qn[160];
-
-		if (!imageref_gpu_container(c))
-			continue;
-		attach_quote(c->name, q, sizeof(q));
-		if (attach_worker_env_family(c, fab->foreign_family, &name))
-			finding_acc_add(&a, CHECK_FAIL, remedy, "container %s sets %s, a %s variable, on a %s node", q,
-				       attach_quote(name, qn, sizeof(qn)), n->kind == PROFILE_TCPXO ? "TCPX" : "TCPXO",
-				       profile_kind_name(n->kind));
-		if (n->kind == PROFILE_TCPXO)
-			attach_worker_tcpxo_env(p, c, n, remedy, &a);
-		else if (!attach_worker_env_family(c, fab->env_family, &name) && !attach_sources_profile(c))
-			finding_acc_add(&a, CHECK_WARN, remedy, "container %s sets no %s* variable%s", q, fab->env_family,
-				       c->env_from ? " (envFrom is not visible here)" : "");
-	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container has the %s variable set", profile_fabric_name(n->kind));
+		attach_remedy(w->n, remedy, sizeof(remedy), "set the TCPX plugin's NCCL_GPUDIRECTTCPX_* variables "
+			      "(Google's gpudirect-tcpx manifests) and no NCCL_FASTRAK_* ones");
+	snprintf(pass, sizeof(pass), "every GPU container has the %s variable set", profile_fabric_name(w->n->kind));
+	return attach_gpu_finding(w, f, attach_nccl_env_one, remedy, pass);
 }
 
-int attach_ipc_lock(const struct pod *p, const struct attach_node *n, struct finding *f)
+static void attach_ipc_lock_one(const struct attach_pod *w, const struct pod_container *c, const char *q,
+				const char *remedy, struct finding_acc *a)
 {
+	(void)w;
+	if (!c->privileged && !obs_pod_has_cap(c, "IPC_LOCK"))
+		finding_acc_add(a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
+			       "its buffers beyond the memlock limit", q);
+}
+
+int attach_ipc_lock(const struct attach_pod *w, struct finding *f)
+{
+	char remedy[300];
+
+	attach_remedy(w->n, remedy, sizeof(remedy), "add IPC_LOCK to securityContext.capabilities.add of each GPU container");
+	return attach_gpu_finding(w, f, attach_ipc_lock_one, remedy, "every GPU container may lock memory");
+}
+
+int attach_mounts(const struct attach_pod *w, struct finding *f)
+{
+	const struct pod *p = w->p;
 	struct finding_acc a = { 0 };
-	char remedy[300];
+	char remedy[300], q[96];
 
-	attach_worker_hint(n, "add IPC_LOCK to securityContext.capabilities.add of each GPU container", remedy,
-			   sizeof(remedy));
-	for (size_t i = 0; i < p->n_containers; i++) {
+	attach_daemon_mounts(p, w->daemon, w->n, &a);
+	attach_remedy(w->n, remedy, sizeof(remedy), "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and "
+		      "the daemon");
+	for (size_t i = 0; w->n->kind == PROFILE_TCPX && i < p->n_containers; i++) {
 		const struct pod_container *c = &p->containers[i];
-		char q[96];
-
-		if (!imageref_gpu_container(c) || c->privileged || obs_pod_has_cap(c, "IPC_LOCK"))
-			continue;
-		finding_acc_add(&a, CHECK_WARN, remedy, "container %s has neither IPC_LOCK nor privileged: NCCL cannot pin "
-			       "its buffers beyond the memlock limit", attach_quote(c->name, q, sizeof(q)));
-	}
-	if (!attach_worker_gpu_containers(p))
-		finding_acc_skip(&a, "no GPU container");
-	return finding_acc_finish(&a, f, "every GPU container may lock memory");
-}
-
-void attach_worker_sockets(const struct pod *p, const struct attach_node *n, struct finding_acc *a)
-{
-	char remedy[300];
-
-	if (n->kind != PROFILE_TCPX)
-		return;
-	attach_worker_hint(n, "mount hostPath " ATTACH_TCPX_SOCKETS " in each GPU container and the daemon", remedy,
-			   sizeof(remedy));
-	for (size_t i = 0; i < p->n_containers; i++) {
-		const struct pod_container *c = &p->containers[i];
-		char q[96];
 
 		if (imageref_gpu_container(c) && !obs_pod_mount_of_host(p, c, ATTACH_TCPX_SOCKETS))
-			finding_acc_add(a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
+			finding_acc_add(&a, CHECK_FAIL, remedy, "GPU container %s does not mount hostPath %s, where the "
 				       "daemon's socket is", attach_quote(c->name, q, sizeof(q)), ATTACH_TCPX_SOCKETS);
 	}
+	return finding_acc_finish(&a, f, "container %s has its host mounts and capabilities",
+				  attach_quote(w->daemon->name, q, sizeof(q)));
 }

@@ -124,10 +124,6 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct fin
 	size_t n_unreadable = 0, n_specs = 0, n_procs = 0;
 	int r = 0;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
-	if (p->kind == PROFILE_RDMA)
-		return finding_set(c, CHECK_SKIP, NULL, "no RxDM daemon on RDMA nodes");
 	if (ps->status.state == PROBE_OK)
 		n_procs = ps->n;
 	if (k->pods_fetch.state == KUBE_FETCH_OK)

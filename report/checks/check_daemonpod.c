@@ -53,15 +53,6 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct find
 	size_t n_pods = 0;
 	int r = 0;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
-	if (p->kind == PROFILE_RDMA)
-		return finding_set(c, CHECK_SKIP, NULL, "no RxDM daemon pods on RDMA nodes");
-	if (!k->configured || k->pods_fetch.state == KUBE_FETCH_NOT_RUN)
-		return finding_set(c, CHECK_SKIP, NULL, "no API access: daemon pods not read");
-	if (k->pods_fetch.state != KUBE_FETCH_OK)
-		return finding_set(c, CHECK_SKIP, NULL, "pods not read from the API (%s): daemon pods not read",
-				 k->pods_fetch.message[0] ? k->pods_fetch.message : "failed");
 	attach_node_build(o, p, &n);
 	for (size_t i = 0; r == 0 && i < k->n_pods; i++) {
 		const struct pod *pod = &k->pods[i];

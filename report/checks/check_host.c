@@ -13,7 +13,6 @@
 #define CHECK_HOST_LIST_MAX 8           /* findings named in one message; the rest are counted */
 #define CHECK_HOST_NVIDIA "/home/kubernetes/bin/nvidia"
 
-#define CHECK_HOST_NO_HW "no TCPX/TCPXO hardware"
 #define CHECK_HOST_REMEDY_INSTALLER \
 	"re-run the nccl-tcpxo-installer on this node (delete its pod in kube-system, label " \
 	"k8s-app=nccl-tcpxo-installer): it bind-mounts each LLCM function's sysfs directory into " \
@@ -160,6 +159,31 @@ static unsigned check_aperture_entry_problems(const struct obs_aperture_entry *e
 	return bits;
 }
 
+/* The problems worded alike everywhere, by bit number: after the entry's name in the finding, on its row. */
+static const struct {
+	const char *finding, *mark;
+} check_apt_words[] = {
+	[1] = { " has no live LLCM function behind it (stale bind mount after a PCI reset?)",
+		"stale: no live LLCM function behind it" },
+	[2] = { ": vendor/device unreadable", "vendor/device unreadable" },
+	[4] = { " has no resource files", "no resource files" },
+	[6] = { " has no resource4 (BAR4)", "no resource4 (BAR4)" },
+	[7] = { ": resource4 is not a regular file", "resource4 is not a regular file" },
+	[8] = { ": resource4 is empty", "resource4 is empty" },
+	[9] = { ": resource4 holds fewer than 4 bytes", "resource4 holds fewer than 4 bytes" },
+	[10] = { ": cannot read resource4", "cannot read resource4" },
+};
+
+/* The bit number of problem @bit (one bit). */
+static unsigned check_apt_index(unsigned bit)
+{
+	unsigned k = 0;
+
+	while (k < 10 && !(bit >> k & 1))
+		k++;
+	return k;
+}
+
 /* One finding of entry @e (quoted @q) for problem @bit. Return: 0, -ENOMEM. */
 static int check_host_entry_finding(const struct obs_aperture_entry *e, const char *q, unsigned bit,
 				    struct check_host_list *l)
@@ -171,44 +195,23 @@ static int check_host_entry_finding(const struct obs_aperture_entry *e, const ch
 					      obs_file_type_name(e->type), strerror(-e->err));
 		return check_host_add(l, "/dev/aperture_devices/%s is %s, not a directory", q,
 				      obs_file_type_name(e->type));
-	case CHECK_APT_STALE:
-		return check_host_add(l, "%s has no live LLCM function behind it (stale bind mount "
-				      "after a PCI reset?)", q);
-	case CHECK_APT_IDS_UNKNOWN:
-		return check_host_add(l, "%s: vendor/device unreadable", q);
 	case CHECK_APT_NOT_LLCM:
 		return check_host_add(l, "%s shows %04x:%04x, not an LLCM function (1ae0:0084)", q,
 				      e->vendor, e->device);
-	case CHECK_APT_NO_RESOURCES:
-		return check_host_add(l, "%s has no resource files", q);
 	case CHECK_APT_NARROW:
 		return check_host_add(l, "%s: %u resource file%s not readable and writable by all (%s)",
 				      q, e->n_narrow, e->n_narrow == 1 ? "" : "s", e->narrow);
-	case CHECK_APT_BAR4_MISSING:
-		return check_host_add(l, "%s has no resource4 (BAR4)", q);
-	case CHECK_APT_BAR4_NOT_FILE:
-		return check_host_add(l, "%s: resource4 is not a regular file", q);
-	case CHECK_APT_BAR4_EMPTY:
-		return check_host_add(l, "%s: resource4 is empty", q);
-	case CHECK_APT_BAR4_SHORT:
-		return check_host_add(l, "%s: resource4 holds fewer than 4 bytes", q);
 	case CHECK_APT_BAR4_UNREADABLE:
 		return check_host_add(l, "%s: cannot read resource4: %s", q, strerror(-e->bar4_err));
 	}
-	return 0;
+	return check_host_add(l, "%s%s", q, check_apt_words[check_apt_index(bit)].finding);
 }
 
 /* Entry @i's first problem @bit in short, on its row (the NIC's row, when the NIC claims it). */
 static int check_host_entry_short(struct profile *p, const struct obs_aperture_entry *e, size_t i, unsigned bit)
 {
-	static const char *const fixed[] = {
-		[1] = "stale: no live LLCM function behind it", [2] = "vendor/device unreadable",
-		[4] = "no resource files", [6] = "no resource4 (BAR4)", [7] = "resource4 is not a regular file",
-		[8] = "resource4 is empty", [9] = "resource4 holds fewer than 4 bytes", [10] = "cannot read resource4",
-	};
 	const char *sp = strrchr(e->narrow, ' ');
 	char file[sizeof(e->narrow)];
-	unsigned k = 0;
 
 	switch (bit) {
 	case CHECK_APT_NOT_DIR:
@@ -221,9 +224,8 @@ static int check_host_entry_short(struct profile *p, const struct obs_aperture_e
 		snprintf(file, sizeof(file), "%.*s", sp ? (int)(sp - e->narrow) : (int)sizeof(file), e->narrow);
 		return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, file, sp, "not a+rw: ");
 	}
-	while (k < 10 && !(bit >> k & 1))
-		k++;
-	return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "%s", fixed[k]);
+	return profile_mark(p, CHECK_APERTURE_DEVICES, MARK_ENTRY, i, NULL, NULL, "%s",
+			    check_apt_words[check_apt_index(bit)].mark);
 }
 
 static int check_host_entry_findings(struct profile *p, const struct obs_aperture *a, size_t i, bool live,
@@ -457,12 +459,6 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 	};
 	int r;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
-	if (p->kind == PROFILE_TCPX)
-		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on TCPX nodes");
-	if (p->kind == PROFILE_RDMA)
-		return finding_set(c, CHECK_SKIP, NULL, "no LLCM devices on RDMA nodes");
 	for (size_t i = 0; i < o->pci.n; i++)
 		ap.n_live += o->pci.v[i].kind == PCI_KIND_LLCM;
 	r = check_host_status(c, &ap.a->status, "/dev/aperture_devices", CHECK_FAIL,
@@ -507,8 +503,6 @@ int check_device_nodes(const struct observation *o, struct profile *p, struct fi
 	size_t n_ok = 0;
 	int r;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
 	r = check_host_status(c, &d->status, "/dev", CHECK_FAIL, NULL);
 	if (r)
 		return r < 0 ? r : 0;
@@ -612,12 +606,14 @@ static int check_host_want(struct check_host_list *l, const struct obs_nvpath *n
 	return check_host_add(l, "lib64/%s is %s", q, obs_file_type_name(t));
 }
 
-static int check_host_base(struct finding *c, const struct obs_nvpath *n)
+int check_nvpath_read(const struct obs_nvpath *n, struct finding *c)
 {
-	if (n->dir != OBS_FILE_DIR)
-		return finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
-				 obs_file_type_name(n->dir)) ?: 1;
-	return 0;
+	int r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
+
+	if (r == 0 && n->dir != OBS_FILE_DIR)
+		r = finding_set(c, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER, "%s is %s", CHECK_HOST_NVIDIA,
+				obs_file_type_name(n->dir)) ?: 1;
+	return r;
 }
 
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c)
@@ -627,11 +623,7 @@ int check_nvidia_host_path(const struct observation *o, struct profile *p, struc
 	struct strbuf found = {0};
 	int r;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, CHECK_HOST_NO_HW);
-	r = check_host_status(c, &n->status, CHECK_HOST_NVIDIA, CHECK_FAIL, CHECK_HOST_REMEDY_DRIVER);
-	if (!r)
-		r = check_host_base(c, n);
+	r = check_nvpath_read(n, c);
 	if (r)
 		return r < 0 ? r : 0;
 	if (n->smi != OBS_FILE_REGULAR)

@@ -7,22 +7,8 @@
 
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
+#include "report/checks/kubefacts.h"
 #include "report/checks/ifacemap.h"
-
-int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct finding *c, const char *what,
-		    const char *object)
-{
-	int r;
-
-	if (!k->configured || f->state == KUBE_FETCH_NOT_RUN)
-		r = finding_set(c, CHECK_SKIP, NULL, "no API access: %s not read", what);
-	else if (f->state != KUBE_FETCH_OK)
-		r = finding_set(c, CHECK_SKIP, NULL, "%s not read from the API (%s): %s not read", object,
-			      f->message[0] ? f->message : "failed", what);
-	else
-		return 0;
-	return r < 0 ? r : 1;
-}
 
 /* ---- enrichment ---- */
 
@@ -103,11 +89,6 @@ int check_machine_type(const struct observation *o, struct profile *p, struct fi
 	const char *mt = k->instance_type, *accel = k->accelerator, *want_accel, *ref;
 	const struct check_kube_type *known;
 	char pass[256];
-	int r;
-
-	r = check_kube_need(k, &k->node_fetch, c, "machine type", "node");
-	if (r)
-		return r < 0 ? r : 0;
 
 	known = check_kube_type_of(mt);
 	if (!mt[0]) {
@@ -277,17 +258,14 @@ static void check_kube_network_objects(const struct obs_kube *k, const struct pr
 	static const char remedy[] =
 		"each GPU NIC's Network must be a Ready Device-type Network with a GKENetworkParamSet (kubectl describe network <name>)";
 
-	switch (k->networks_fetch.state) {
-	case KUBE_FETCH_NOT_RUN:
+	char why[KUBE_MSG_MAX + 3];
+
+	if (k->networks_fetch.state == KUBE_FETCH_NOT_RUN)
 		return;
-	case KUBE_FETCH_FORBIDDEN:
-	case KUBE_FETCH_FAILED:
-		finding_acc_add(a, CHECK_PASS, NULL, "Network objects not readable%s%s%s",
-			       k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
-			       k->networks_fetch.message[0] ? ")" : "");
+	if (k->networks_fetch.state != KUBE_FETCH_OK) {
+		finding_acc_add(a, CHECK_PASS, NULL, "Network objects not readable%s",
+			       kubefacts_fetch_why(&k->networks_fetch, why, sizeof(why)));
 		return;
-	case KUBE_FETCH_OK:
-		break;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct kube_network *net = obs_kube_network(k, v[i].network);
@@ -334,15 +312,10 @@ int check_networks(const struct observation *o, struct profile *p, struct findin
 	free(p->ifaces);
 	p->ifaces = NULL;
 	p->n_ifaces = 0;
-	if (p->kind == PROFILE_RDMA) {
-		r = check_kube_need(k, &k->node_fetch, c, "network mode", "node");
-		return r ? (r < 0 ? r : 0) : check_rdma_networks(o, p, c);
-	}
+	if (p->kind == PROFILE_RDMA)
+		return check_rdma_networks(o, p, c);
 	if (check_kube_net_find(k, p) < 0)
 		return -ENOMEM;
-	r = check_kube_need(k, &k->node_fetch, c, "network mapping", "node");
-	if (r)
-		return r < 0 ? r : 0;
 	if (p->kind == PROFILE_TCPX)
 		return finding_set(c, CHECK_SKIP, NULL,
 				 "profile tcpx: the eth1..eth8 mapping is the tcpxo runtime's input");

@@ -13,9 +13,6 @@
 #define CHECK_PLUGIN_NVIDIA "/home/kubernetes/bin/nvidia"
 #define CHECK_PLUGIN_SHOWN 8            /* problems named in one message; the rest are counted */
 #define CHECK_PLUGIN_SET_MAX (RELEASES_FILES_MAX + 8)
-#define CHECK_PLUGIN_REMEDY_DRIVER \
-	"GKE's NVIDIA driver installer writes " CHECK_PLUGIN_NVIDIA ": check its pod on this node " \
-	"(kube-system, nvidia-driver-installer) and the node pool's gpu-driver-version"
 
 /* One release's file set (or the generic list), ready to be looked up in lib64. */
 struct check_plugin_set {
@@ -156,16 +153,6 @@ static int check_plugin_installer_read(const struct obs_kube *k, struct check_pl
 	return in->why.oom || in->remedy.oom ? -ENOMEM : 0;
 }
 
-static const char *check_plugin_fabric_upper(enum releases_fabric f)
-{
-	return f == RELEASES_FABRIC_TCPX ? "TCPX" : "TCPXO";
-}
-
-static const char *check_plugin_installer_name(enum releases_fabric f)
-{
-	return f == RELEASES_FABRIC_TCPX ? "nccl-tcpx-installer" : "nccl-tcpxo-installer";
-}
-
 /*
  * The known releases of @f whose set is the most whole in lib64: fewest problems, then a known
  * NCCL version before "any libnccl.so.2.*". @lo..@hi: their installer versions; @best: the newest.
@@ -239,7 +226,7 @@ static int check_plugin_finish(struct finding *c, const struct obs_nvpath *n, co
 			       const char *remedy)
 {
 	struct strbuf why = { 0 }, nccl = { 0 };
-	const char *fab = check_plugin_fabric_upper(f);
+	const char *fab = releases_fabric_upper(f);
 	size_t found = 0, bad;
 	int r, versions;
 
@@ -279,28 +266,16 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 	char head[192], note[128] = "", closest[128] = "", range[80], remedy[256];
 	int r = 0;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware");
 	if (p->kind == PROFILE_RDMA)
 		return check_rdma_gib(o, p, c);
-	switch (n->status.state) {
-	case PROBE_NOT_RUN:
-		return finding_set(c, CHECK_SKIP, NULL, "%s not observed", CHECK_PLUGIN_NVIDIA);
-	case PROBE_FAILED:
-		/* The probe's message starts with the path it could not read: not said twice. */
-		return finding_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "cannot read %s",
-				 *n->status.message ? n->status.message : CHECK_PLUGIN_NVIDIA);
-	case PROBE_OK:
-		break;
-	}
-	if (n->dir != OBS_FILE_DIR)
-		return finding_set(c, CHECK_FAIL, CHECK_PLUGIN_REMEDY_DRIVER, "%s is %s", CHECK_PLUGIN_NVIDIA,
-				 obs_file_type_name(n->dir));
+	r = check_nvpath_read(n, c);
+	if (r)
+		return r < 0 ? r : 0;
 	snprintf(remedy, sizeof(remedy), "check the %s pod on this node (kubectl -n kube-system logs -l k8s-app=%s -c %s)",
-		 check_plugin_installer_name(f), check_plugin_installer_name(f), check_plugin_installer_name(f));
+		 releases_installer_name(f), releases_installer_name(f), releases_installer_name(f));
 	if (n->lib64_dir != OBS_FILE_DIR)
 		return finding_set(c, CHECK_FAIL, remedy, "%s plugin not installed: %s/lib64 is %s",
-				 check_plugin_fabric_upper(f), CHECK_PLUGIN_NVIDIA, obs_file_type_name(n->lib64_dir));
+				 releases_fabric_upper(f), CHECK_PLUGIN_NVIDIA, obs_file_type_name(n->lib64_dir));
 
 	/* With the API, the installer's init container says whether the copy completed. */
 	if (k->configured && k->pods_fetch.state == KUBE_FETCH_OK) {
@@ -309,7 +284,7 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 			goto out;
 		if (in.n_incomplete) {
 			r = finding_set(c, CHECK_FAIL, in.remedy.s, "%s plugin install not finished: %s",
-				      check_plugin_fabric_upper(f), in.why.s);
+				      releases_fabric_upper(f), in.why.s);
 			goto out;
 		}
 		if (in.first)
@@ -317,7 +292,7 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 						      kubefacts_version_of(k, in.first));
 		if (!in.first)
 			snprintf(note, sizeof(note), " (no %s pod on this node: judged by the files alone)",
-				 check_plugin_installer_name(f));
+				 releases_installer_name(f));
 	}
 	if (row) {
 		check_plugin_set_of(&s, row, row->fabric);
@@ -345,7 +320,7 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 	check_plugin_set_of(&s, pk.best, f);
 	if (pk.max_found == 0 && !s.inferred) {
 		r = finding_set(c, CHECK_FAIL, remedy, "%s plugin not installed: none of its files in %s/lib64%s",
-			      check_plugin_fabric_upper(f), CHECK_PLUGIN_NVIDIA, note);
+			      releases_fabric_upper(f), CHECK_PLUGIN_NVIDIA, note);
 		goto out;
 	}
 	check_plugin_range(&pk, range, sizeof(range));

@@ -13,6 +13,7 @@
 
 #include "probes/model/strbuf.h"
 #include "report/checks/checks.h"
+#include "report/checks/kubefacts.h"
 
 #define RDMA_GPUS 8
 #define RDMA_NICS 8
@@ -33,20 +34,6 @@ static const char *const rdma_remedy_installer =
 static const char *rdma_gpu_model(uint16_t device)
 {
 	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : NULL;
-}
-
-/* One more problem into @sb, the first RDMA_LIST_MAX named. */
-static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void rdma_list(struct strbuf *sb, size_t *count, const char *fmt, ...)
-{
-	va_list ap;
-
-	if ((*count)++ >= RDMA_LIST_MAX)
-		return;
-	strbuf_append(sb, sb->len ? "; " : "");
-	va_start(ap, fmt);
-	strbuf_vappendf(sb, fmt, ap);
-	va_end(ap);
 }
 
 int check_rdma_gpus(const struct observation *o, struct profile *p, struct finding *c)
@@ -97,16 +84,17 @@ int check_rdma_nics(const struct observation *o, struct profile *p, struct findi
 			return -ENOMEM;
 		}
 		if (n->state == NIC_STATE_MISSING || !f || !*f->driver) {
-			rdma_list(&sb, &bad, "%s is not bound to a driver", label.s);
+			finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", "%s is not bound to a driver", label.s);
 			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "not bound to a driver");
 			driver++;
 		} else if (strcmp(f->driver, "mlx5_core") != 0) {
 			obs_host_quote(f->driver, q, sizeof(q));
-			rdma_list(&sb, &bad, "%s is bound to %s, expected mlx5_core", label.s, q);
+			finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", "%s is bound to %s, expected mlx5_core", label.s, q);
 			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, q, NULL, "driver ");
 			driver++;
 		} else if (n->rdma < 0) {
-			rdma_list(&sb, &bad, "%s has no RDMA device in /sys/class/infiniband", label.s);
+			finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", "%s has no RDMA device in /sys/class/infiniband",
+					 label.s);
 			r = profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "no RDMA device");
 			no_dev++;
 		}
@@ -145,9 +133,8 @@ size_t check_rdma_names(struct profile *p, struct strbuf *sb, int *ret)
 		/* An unknown name (the netdev in a pod, no API) is not judged. */
 		if (!*n->name || strcmp(n->name, want) == 0)
 			continue;
-		if (wrong++ < RDMA_LIST_MAX)
-			strbuf_appendf(sb, "%sGPU %zu (%s) is paired with %s, which GKE names %s, expected %s",
-				       sb->len ? "; " : "", g, p->gpus[g].bdf, n->bdf, n->name, want);
+		finding_list_add(sb, &wrong, RDMA_LIST_MAX, "; ", "GPU %zu (%s) is paired with %s, which GKE names %s, "
+				 "expected %s", g, p->gpus[g].bdf, n->bdf, n->name, want);
 		if (profile_mark(p, CHECK_PAIRING, MARK_NIC, (size_t)p->gpus[g].nic, NULL, NULL, "expected name %s",
 				 want) < 0) {
 			*ret = -ENOMEM;
@@ -238,10 +225,12 @@ static void rdma_gib_libs(const struct obs_gib *g, struct strbuf *sb, size_t *ba
 
 		obs_host_quote(l->name, q, sizeof(q));
 		if (l->type != OBS_FILE_REGULAR)
-			rdma_list(sb, bad, RDMA_GIB "/lib64/%s is %s", q, obs_file_type_name(l->type));
+			finding_list_add(sb, bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/lib64/%s is %s", q,
+					 obs_file_type_name(l->type));
 		else if (l->in_nvidia != OBS_FILE_REGULAR)
-			rdma_list(sb, bad, "/home/kubernetes/bin/nvidia/lib64/%s is %s (the installer copies gib/lib64 there)",
-				  q, obs_file_type_name(l->in_nvidia));
+			finding_list_add(sb, bad, RDMA_LIST_MAX, "; ",
+					 "/home/kubernetes/bin/nvidia/lib64/%s is %s (the installer copies gib/lib64 there)",
+					 q, obs_file_type_name(l->in_nvidia));
 		else
 			strbuf_appendf(found, "%s%s", found->len ? ", " : "", q);
 	}
@@ -263,11 +252,12 @@ int check_rdma_gib(const struct observation *o, struct profile *p, struct findin
 		return finding_set(c, CHECK_FAIL, rdma_remedy_installer, RDMA_GIB " is %s: the gIB plugin is not installed",
 				   obs_file_type_name(g->dir));
 	if (g->env_script != OBS_FILE_REGULAR)
-		rdma_list(&sb, &bad, RDMA_GIB "/scripts/set_nccl_env.sh is %s", obs_file_type_name(g->env_script));
+		finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/scripts/set_nccl_env.sh is %s",
+				 obs_file_type_name(g->env_script));
 	if (g->lib64_dir != OBS_FILE_DIR)
-		rdma_list(&sb, &bad, RDMA_GIB "/lib64 is %s", obs_file_type_name(g->lib64_dir));
+		finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/lib64 is %s", obs_file_type_name(g->lib64_dir));
 	else if (!g->n_libs)
-		rdma_list(&sb, &bad, RDMA_GIB "/lib64 is empty");
+		finding_list_add(&sb, &bad, RDMA_LIST_MAX, "; ", RDMA_GIB "/lib64 is empty");
 	rdma_gib_libs(g, &sb, &bad, &found);
 	if (bad > RDMA_LIST_MAX)
 		strbuf_appendf(&sb, " (and %zu more)", bad - RDMA_LIST_MAX);
@@ -335,35 +325,28 @@ static const struct kube_slice_device *rdma_slice_device(const struct obs_kube *
  */
 static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, struct finding *c)
 {
-	static const char remedy[] =
-		"check the GKE managed DRANET driver pod on this node (DaemonSet networking-dra-driver, namespace "
-		"gke-managed-networking-dra-driver): it publishes the node's RDMA NICs in its ResourceSlice";
 	const struct kube_fetch *f = &k->slices_fetch;
 	struct strbuf sb = { 0 };
 	size_t missing = 0;
+	char why[KUBE_MSG_MAX + 3];
 	long long newest;
 
-	switch (f->state) {
-	case KUBE_FETCH_NOT_RUN:
+	if (f->state == KUBE_FETCH_NOT_RUN)
 		return finding_set(c, CHECK_SKIP, NULL, "DRANET mode (node label " OBS_KUBE_DRANET_LABEL
 				   "): the node's ResourceSlices not read");
-	case KUBE_FETCH_FORBIDDEN:
+	if (f->state == KUBE_FETCH_FORBIDDEN)
 		return finding_set(c, CHECK_WARN,
 				   "grant the agent's ClusterRole list on resourceslices in API group resource.k8s.io "
 				   "(manifests/)",
-				   "DRANET mode: the node's ResourceSlices cannot be read: listing them is forbidden (RBAC)%s%s%s",
-				   f->message[0] ? " (" : "", f->message, f->message[0] ? ")" : "");
-	case KUBE_FETCH_FAILED:
-		if (f->http_status == 404)
-			return finding_set(c, CHECK_WARN,
-					   "GKE managed DRANET needs resource.k8s.io/v1 (GKE 1.34.1-gke.1829001 or later)",
-					   "DRANET mode: the node's ResourceSlices cannot be read: the API server does not "
-					   "serve resource.k8s.io/v1 resourceslices");
-		return finding_set(c, CHECK_WARN, NULL, "DRANET mode: the node's ResourceSlices cannot be read%s%s%s",
-				   f->message[0] ? " (" : "", f->message, f->message[0] ? ")" : "");
-	case KUBE_FETCH_OK:
-		break;
-	}
+				   "DRANET mode: the node's ResourceSlices cannot be read: listing them is forbidden (RBAC)%s",
+				   kubefacts_fetch_why(f, why, sizeof(why)));
+	if (f->state == KUBE_FETCH_FAILED && f->http_status == 404)
+		return finding_set(c, CHECK_WARN, "GKE managed DRANET needs resource.k8s.io/v1 (GKE 1.34.1-gke.1829001 or later)",
+				   "DRANET mode: the node's ResourceSlices cannot be read: the API server does not "
+				   "serve resource.k8s.io/v1 resourceslices");
+	if (f->state != KUBE_FETCH_OK)
+		return finding_set(c, CHECK_WARN, NULL, "DRANET mode: the node's ResourceSlices cannot be read%s",
+				   kubefacts_fetch_why(f, why, sizeof(why)));
 	newest = rdma_slices_newest(k);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		const struct profile_nic *n = &p->nics[i];
@@ -382,7 +365,9 @@ static int check_rdma_slices(const struct obs_kube *k, const struct profile *p, 
 			       "%zu of its %zu RDMA NICs as RDMA devices: %s%s", missing, p->n_nics, sb.s,
 			       missing > RDMA_LIST_MAX ? " (and more)" : "");
 		strbuf_free(&sb);
-		return finding_set_built(c, CHECK_FAIL, remedy, &msg);
+		return finding_set_built(c, CHECK_FAIL, "check the GKE managed DRANET driver pod on this node (DaemonSet "
+					 "networking-dra-driver, namespace gke-managed-networking-dra-driver): it publishes "
+					 "the node's RDMA NICs in its ResourceSlice", &msg);
 	}
 	strbuf_free(&sb);
 	if (!p->n_nics)
@@ -408,23 +393,18 @@ int check_rdma_networks(const struct observation *o, struct profile *p, struct f
 	const struct obs_kube *k = o->kube;
 	struct finding_acc a = { 0 };
 	size_t missing = 0;
+	char why[KUBE_MSG_MAX + 3];
 
 	if (k->dranet) {
 		p->mode = "dranet";
 		return check_rdma_slices(k, p, c);
 	}
 	p->mode = "multi-network";
-	switch (k->networks_fetch.state) {
-	case KUBE_FETCH_NOT_RUN:
+	if (k->networks_fetch.state == KUBE_FETCH_NOT_RUN)
 		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not read");
-	case KUBE_FETCH_FORBIDDEN:
-	case KUBE_FETCH_FAILED:
-		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s%s%s",
-				   k->networks_fetch.message[0] ? " (" : "", k->networks_fetch.message,
-				   k->networks_fetch.message[0] ? ")" : "");
-	case KUBE_FETCH_OK:
-		break;
-	}
+	if (k->networks_fetch.state != KUBE_FETCH_OK)
+		return finding_set(c, CHECK_SKIP, NULL, "multi-network mode: Network objects not readable%s",
+				   kubefacts_fetch_why(&k->networks_fetch, why, sizeof(why)));
 	for (size_t i = 0; i < RDMA_NICS; i++) {
 		char name[16];
 		const struct kube_network *net;

@@ -71,8 +71,6 @@ int check_gpu_nics(const struct observation *o, struct profile *p, struct findin
 		if (p->nics[i].state == NIC_STATE_MISSING &&
 		    profile_mark(p, CHECK_GPU_NICS, MARK_NIC, i, NULL, NULL, "not bound to a driver") < 0)
 			return -ENOMEM;
-	if (o->pci.status.state != PROBE_OK)
-		return finding_set(c, CHECK_SKIP, NULL, "PCI bus not read");
 	if (p->n_gpus == 0)
 		return finding_set(c, CHECK_SKIP, NULL, "no H100 GPUs: not a TCPX/TCPXO node");
 	if (p->kind == PROFILE_RDMA)
@@ -131,8 +129,6 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 	struct strbuf sb = { 0 };
 	size_t outside = 0, unpaired = 0, wrong = 0;
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile to pair");
 	for (size_t i = 0; i < p->n_gpus; i++)
 		if (p->gpus[i].nic < 0 &&
 		    profile_mark(p, CHECK_PAIRING, MARK_GPU, i, NULL, NULL, "%s",
@@ -155,11 +151,9 @@ int check_pairing(const struct observation *o, struct profile *p, struct finding
 		strbuf_append(&sb, " sits outside every GPU PCIe switch");
 	}
 	for (size_t i = 0; i < p->n_gpus; i++) {
-		if (p->gpus[i].nic >= 0)
-			continue;
-		if (unpaired++ < TOPOLOGY_LIST_MAX)
-			strbuf_appendf(&sb, "%sGPU %s has no GPU NIC in its PCIe switch", sb.len ? "; " : "",
-				       p->gpus[i].bdf);
+		if (p->gpus[i].nic < 0)
+			finding_list_add(&sb, &unpaired, TOPOLOGY_LIST_MAX, "; ", "GPU %s has no GPU NIC in its PCIe switch",
+					 p->gpus[i].bdf);
 	}
 	if (unpaired > TOPOLOGY_LIST_MAX)
 		strbuf_appendf(&sb, " (and %zu more GPUs)", unpaired - TOPOLOGY_LIST_MAX);
@@ -289,8 +283,6 @@ int check_links(const struct observation *o, struct profile *p, struct finding *
 	bool down = false, mtu = false, flapping = false;
 	unsigned want_mtu = profile_nic_mtu(p->kind);
 
-	if (p->kind == PROFILE_NONE)
-		return finding_set(c, CHECK_SKIP, NULL, "no TCPX/TCPXO hardware profile");
 	for (size_t i = 0; i < p->n_nics; i++) {
 		struct topology_link j;
 

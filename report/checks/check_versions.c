@@ -25,23 +25,6 @@ static void check_kube_free_daemons(struct profile *p)
 	p->n_daemons = 0;
 }
 
-/* The names Google's manifests give a fabric's installer DaemonSet and daemon container. */
-static const char *check_kube_installer_name(enum releases_fabric f)
-{
-	return f == RELEASES_FABRIC_TCPX ? "nccl-tcpx-installer" : "nccl-tcpxo-installer";
-}
-
-static const char *check_kube_daemon_name(enum releases_fabric f)
-{
-	return f == RELEASES_FABRIC_TCPX ? "tcpx-daemon" : "tcpxo-daemon";
-}
-
-/* "TCPXO" / "TCPX" for messages. */
-static const char *check_kube_fabric_upper(enum releases_fabric f)
-{
-	return f == RELEASES_FABRIC_TCPX ? "TCPX" : "TCPXO";
-}
-
 /*
  * A daemon container that does not run: waiting for a reason other than starting up
  * (CrashLoopBackOff, ImagePullBackOff, ...), terminated non-zero, or running again after a
@@ -204,8 +187,8 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 			       "installer version unknown: its image digest is not in the release table (%s)" :
 			       "installer version unknown: no %s pod on this node (a DaemonSet pod labelled k8s-app=%s "
 			       "whose init container %s runs nccl-plugin-gpudirecttcpx-dev)",
-			       s->installer_unknown_digest ? s->t->source : check_kube_installer_name(fabric),
-			       check_kube_installer_name(fabric), check_kube_installer_name(fabric));
+			       s->installer_unknown_digest ? s->t->source : releases_installer_name(fabric),
+			       releases_installer_name(fabric), releases_installer_name(fabric));
 	} else if (strlen(s->installer) >= sizeof(p->installer)) {
 		finding_acc_add(&s->a, CHECK_WARN, NULL, "installer tag '%.40s...' is longer than %zu characters: not a release",
 			       s->installer, sizeof(p->installer) - 1);
@@ -221,12 +204,12 @@ static void check_kube_pair_expected(struct check_kube_pair *s)
 			finding_acc_add(&s->a, CHECK_WARN, "confirm the pair in Google's release notes, or pass --releases "
 				       "FILE with a row for this installer",
 				       "%s installer %s <-> daemon %s is an unverified row of the release table (%s): %s",
-				       check_kube_fabric_upper(fabric), row->installer, row->daemon, s->t->source,
+				       releases_fabric_upper(fabric), row->installer, row->daemon, s->t->source,
 				       row->source ? row->source : "no source");
 		if (!s->expected)
 			finding_acc_add(&s->a, CHECK_WARN, "pass --releases FILE with a row for this installer",
 				       "%s installer %s is not in the release table (%s): the daemon it pairs with is unknown",
-				       check_kube_fabric_upper(fabric), s->installer, s->t->source);
+				       releases_fabric_upper(fabric), s->installer, s->t->source);
 	}
 }
 
@@ -257,7 +240,7 @@ static void check_kube_pair_mismatch(struct check_kube_pair *s)
 		if (s->n_bad_pods > 3)
 			strbuf_appendf(&s->remedy, " and %zu more", s->n_bad_pods - 3);
 		strbuf_appendf(&s->remedy, ": run tcpgpudmarxd-dev:%s as the %s container "
-			       "(upgrade the installer first, then the daemon)", expected, check_kube_daemon_name(s->fabric));
+			       "(upgrade the installer first, then the daemon)", expected, releases_daemon_name(s->fabric));
 	}
 }
 
@@ -376,12 +359,6 @@ int check_version_pair(const struct observation *o, struct profile *p, struct fi
 	check_kube_free_daemons(p);
 	p->installer[0] = '\0';
 	p->expected_daemon[0] = '\0';
-	if (p->kind == PROFILE_RDMA)
-		return finding_set(c, CHECK_SKIP, NULL, "no RxDM daemon on RDMA nodes: no installer/daemon version pair");
-	r = check_kube_need(s.k, &s.k->pods_fetch, c, "installer and daemon versions", "pods");
-	if (r)
-		return r < 0 ? r : 0;
-
 	check_kube_pair_installers(&s);
 	r = check_kube_pair_daemons(&s);
 	if (r == 0) {

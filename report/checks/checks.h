@@ -12,6 +12,13 @@
  */
 typedef int (*check_fn)(const struct observation *o, struct profile *p, struct finding *c);
 
+/*
+ * evaluate_check() - run check @id as profile_evaluate() does (report/checks/evaluate.c): skipped,
+ * with the same message for every check, when the profile is one it does not judge or what it needs
+ * (the PCI bus, the Node or the pods from the API) was not read. Return: 0 or -ENOMEM.
+ */
+int evaluate_check(enum check_id id, const struct observation *o, struct profile *p, struct finding *c);
+
 /* Topology checks (report/checks/check_topology.c). */
 int check_gpus(const struct observation *o, struct profile *p, struct finding *c);
 int check_gpu_nics(const struct observation *o, struct profile *p, struct finding *c);
@@ -23,6 +30,12 @@ int check_aperture_devices(const struct observation *o, struct profile *p, struc
 int check_device_nodes(const struct observation *o, struct profile *p, struct finding *c);
 int check_nvidia_host_path(const struct observation *o, struct profile *p, struct finding *c);
 int check_plugin_files(const struct observation *o, struct profile *p, struct finding *c);
+
+/*
+ * check_nvpath_read() - decide @c when /home/kubernetes/bin/nvidia was not observed (skip), could
+ * not be read or is not a directory (fail). Return: 1 when it did, 0 when the folder is there, -ENOMEM.
+ */
+int check_nvpath_read(const struct obs_nvpath *n, struct finding *c);
 
 /* The daemon's arguments, from /proc and pod specs (report/checks/check_daemon.c). */
 int check_daemon_args(const struct observation *o, struct profile *p, struct finding *c);
@@ -49,13 +62,6 @@ size_t check_rdma_ports(const struct observation *o, struct profile *p, struct s
 int check_machine_type(const struct observation *o, struct profile *p, struct finding *c);
 int check_networks(const struct observation *o, struct profile *p, struct finding *c);
 int check_version_pair(const struct observation *o, struct profile *p, struct finding *c);
-
-/*
- * check_kube_need() - skip @c when the API facts @f (@object, read for @what) are not there.
- * Return: 1 when @c was set (skipped), 0 when the facts are there, -ENOMEM.
- */
-int check_kube_need(const struct obs_kube *k, const struct kube_fetch *f, struct finding *c, const char *what,
-		    const char *object);
 
 /*
  * check_machine_kind() - whether @machine (node.kubernetes.io/instance-type) is one of the A3 GPU

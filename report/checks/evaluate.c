@@ -11,29 +11,79 @@
 
 #define EVALUATE_GPUS_EXPECTED 8
 
-/* The node checks, one row each, in their fixed report order (DESIGN.md): the id's name, its function. */
+/* What a check needs read before it can judge anything; unmet, evaluate_check() skips it. */
+enum evaluate_need {
+	NEED_PCI = 1u << 0,     /* the PCI bus */
+	NEED_NODE = 1u << 1,    /* the Node, from the API */
+	NEED_PODS = 1u << 2,    /* the pods, from the API */
+};
+
+#define NO_HW "no TCPX/TCPXO hardware"
+
+/*
+ * The node checks, one row each, in their fixed report order (DESIGN.md): the id's name, its
+ * function, what it needs read (@what names what the API read gives it, in the skip message; on
+ * RDMA nodes @what_rdma when set), and the skip message on each profile it does not judge.
+ */
 static const struct evaluate_check {
 	const char *name;
 	check_fn fn;
+	unsigned needs;
+	const char *what, *what_rdma;
+	const char *off[PROFILE_RDMA + 1];
 } evaluate_checks[CHECK__COUNT] = {
-	[CHECK_MACHINE_TYPE] = { "machine-type", check_machine_type },
+	[CHECK_MACHINE_TYPE] = { "machine-type", check_machine_type, NEED_NODE, "machine type" },
 	[CHECK_GPUS] = { "gpus", check_gpus },
-	[CHECK_GPU_NICS] = { "gpu-nics", check_gpu_nics },
-	[CHECK_PAIRING] = { "pairing", check_pairing },
-	[CHECK_LINKS] = { "links", check_links },
-	[CHECK_NETWORKS] = { "networks", check_networks },
-	[CHECK_APERTURE_DEVICES] = { "aperture-devices", check_aperture_devices },
-	[CHECK_DEVICE_NODES] = { "device-nodes", check_device_nodes },
-	[CHECK_NVIDIA_HOST_PATH] = { "nvidia-host-path", check_nvidia_host_path },
-	[CHECK_PLUGIN_FILES] = { "plugin-files", check_plugin_files },
-	[CHECK_VERSION_PAIR] = { "version-pair", check_version_pair },
-	[CHECK_DAEMON_ARGS] = { "daemon-args", check_daemon_args },
-	[CHECK_DAEMON_POD] = { "daemon-pod", check_daemon_pod },
+	[CHECK_GPU_NICS] = { "gpu-nics", check_gpu_nics, NEED_PCI },
+	[CHECK_PAIRING] = { "pairing", check_pairing, .off = { [PROFILE_NONE] = NO_HW " profile to pair" } },
+	[CHECK_LINKS] = { "links", check_links, .off = { [PROFILE_NONE] = NO_HW " profile" } },
+	[CHECK_NETWORKS] = { "networks", check_networks, NEED_NODE, "network mapping", "network mode" },
+	[CHECK_APERTURE_DEVICES] = { "aperture-devices", check_aperture_devices, .off = {
+		[PROFILE_NONE] = NO_HW, [PROFILE_TCPX] = "no LLCM devices on TCPX nodes",
+		[PROFILE_RDMA] = "no LLCM devices on RDMA nodes" } },
+	[CHECK_DEVICE_NODES] = { "device-nodes", check_device_nodes, .off = { [PROFILE_NONE] = NO_HW } },
+	[CHECK_NVIDIA_HOST_PATH] = { "nvidia-host-path", check_nvidia_host_path, .off = { [PROFILE_NONE] = NO_HW } },
+	[CHECK_PLUGIN_FILES] = { "plugin-files", check_plugin_files, .off = { [PROFILE_NONE] = NO_HW } },
+	[CHECK_VERSION_PAIR] = { "version-pair", check_version_pair, NEED_PODS, "installer and daemon versions", .off = {
+		[PROFILE_RDMA] = "no RxDM daemon on RDMA nodes: no installer/daemon version pair" } },
+	[CHECK_DAEMON_ARGS] = { "daemon-args", check_daemon_args, .off = {
+		[PROFILE_NONE] = NO_HW, [PROFILE_RDMA] = "no RxDM daemon on RDMA nodes" } },
+	[CHECK_DAEMON_POD] = { "daemon-pod", check_daemon_pod, NEED_PODS, "daemon pods", .off = {
+		[PROFILE_NONE] = NO_HW, [PROFILE_RDMA] = "no RxDM daemon pods on RDMA nodes" } },
 };
 
 const char *check_id_name(enum check_id id)
 {
 	return (unsigned)id < CHECK__COUNT ? evaluate_checks[id].name : "unknown";
+}
+
+/* Skip @c when the API read @f (of @object) that gives @what did not happen or failed. Return 1 when it did. */
+static int evaluate_need_api(const struct obs_kube *k, const struct kube_fetch *f, struct finding *c,
+			     const char *what, const char *object)
+{
+	if (!k->configured || f->state == KUBE_FETCH_NOT_RUN)
+		return finding_set(c, CHECK_SKIP, NULL, "no API access: %s not read", what) ?: 1;
+	if (f->state != KUBE_FETCH_OK)
+		return finding_set(c, CHECK_SKIP, NULL, "%s not read from the API (%s): %s not read", object,
+				   f->message[0] ? f->message : "failed", what) ?: 1;
+	return 0;
+}
+
+int evaluate_check(enum check_id id, const struct observation *o, struct profile *p, struct finding *c)
+{
+	const struct evaluate_check *e = &evaluate_checks[id];
+	const char *what = p->kind == PROFILE_RDMA && e->what_rdma ? e->what_rdma : e->what;
+	int r = 0;
+
+	if ((unsigned)p->kind <= PROFILE_RDMA && e->off[p->kind])
+		return finding_set(c, CHECK_SKIP, NULL, "%s", e->off[p->kind]);
+	if (e->needs & NEED_PCI && o->pci.status.state != PROBE_OK)
+		return finding_set(c, CHECK_SKIP, NULL, "PCI bus not read");
+	if (e->needs & NEED_NODE)
+		r = evaluate_need_api(o->kube, &o->kube->node_fetch, c, what, "node");
+	if (r == 0 && e->needs & NEED_PODS)
+		r = evaluate_need_api(o->kube, &o->kube->pods_fetch, c, what, "pods");
+	return r ? (r < 0 ? r : 0) : e->fn(o, p, c);
 }
 
 /*
@@ -252,7 +302,7 @@ int profile_evaluate(const struct observation *o, struct profile *ret)
 	for (size_t i = 0; i < CHECK__COUNT; i++) {
 		struct finding *c = &p.checks[i];
 
-		r = evaluate_checks[i].fn(o, &p, c);
+		r = evaluate_check((enum check_id)i, o, &p, c);
 		if (r < 0)
 			goto fail;
 		if (!c->message && finding_set(c, CHECK_SKIP, NULL, "not evaluated") < 0) {

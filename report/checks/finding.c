@@ -110,6 +110,18 @@ out:
 	return r;
 }
 
+void finding_list_add(struct strbuf *sb, size_t *n, size_t max, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((*n)++ >= max)
+		return;
+	strbuf_append(sb, sb->len ? sep : "");
+	va_start(ap, fmt);
+	strbuf_vappendf(sb, fmt, ap);
+	va_end(ap);
+}
+
 void finding_acc_free(struct finding_acc *a)
 {
 	strbuf_free(&a->msg);

@@ -64,6 +64,13 @@ void finding_acc_skip(struct finding_acc *a, const char *fmt, ...) __attribute__
 int finding_acc_finish(struct finding_acc *a, struct finding *f, const char *pass, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * finding_list_add() - the formatted item into the list @sb, after @sep when @sb holds text
+ * already, counting it in *@n; past @max items it is only counted (the caller says how many more).
+ */
+void finding_list_add(struct strbuf *sb, size_t *n, size_t max, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Release what @f owns and zero it. */
 void finding_free(struct finding *f);
 

@@ -1,5 +1,6 @@
 /* kubefacts.c - what the node checks read from the pod list: releases, the installer, container states. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,14 @@ const struct pod_container *kubefacts_container(const struct obs_kube *k, const 
 	const struct pod *p = kubefacts_pod(k, ct);
 
 	return p ? obs_pod_container(p, ct->name) : NULL;
+}
+
+const char *kubefacts_fetch_why(const struct kube_fetch *f, char *buf, size_t len)
+{
+	if (!f->message[0])
+		return "";
+	snprintf(buf, len, " (%s)", f->message);
+	return buf;
 }
 
 bool kubefacts_pod_ended(const struct pod *p)

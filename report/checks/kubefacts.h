@@ -30,6 +30,9 @@ enum releases_fabric kubefacts_fabric(const struct kube_container *ct, enum prof
 const struct pod *kubefacts_pod(const struct obs_kube *k, const struct kube_container *ct);
 const struct pod_container *kubefacts_container(const struct obs_kube *k, const struct kube_container *ct);
 
+/* kubefacts_fetch_why() - " (@f's message)" in @buf (KUBE_MSG_MAX + 3 bytes), or "" when it has none. */
+const char *kubefacts_fetch_why(const struct kube_fetch *f, char *buf, size_t len);
+
 /* Whether a pod has ended (phase Succeeded or Failed): its containers no longer run or matter. */
 bool kubefacts_pod_ended(const struct pod *p);
 

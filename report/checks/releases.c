@@ -95,6 +95,21 @@ const struct releases *releases_builtin(void)
 	return &releases_builtin_table;
 }
 
+const char *releases_fabric_upper(enum releases_fabric f)
+{
+	return f == RELEASES_FABRIC_TCPX ? "TCPX" : "TCPXO";
+}
+
+const char *releases_installer_name(enum releases_fabric f)
+{
+	return f == RELEASES_FABRIC_TCPX ? "nccl-tcpx-installer" : "nccl-tcpxo-installer";
+}
+
+const char *releases_daemon_name(enum releases_fabric f)
+{
+	return f == RELEASES_FABRIC_TCPX ? "tcpx-daemon" : "tcpxo-daemon";
+}
+
 const char *releases_fabric_name(enum releases_fabric f)
 {
 	switch (f) {

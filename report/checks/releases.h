@@ -65,6 +65,11 @@ const struct releases *releases_builtin(void);
 /* "tcpxo" / "tcpx". */
 const char *releases_fabric_name(enum releases_fabric f);
 
+/* For messages: "TCPXO" / "TCPX"; the names Google's manifests give the installer DaemonSet and daemon container. */
+const char *releases_fabric_upper(enum releases_fabric f);
+const char *releases_installer_name(enum releases_fabric f);
+const char *releases_daemon_name(enum releases_fabric f);
+
 /**
  * releases_parse() - parse a release file's text (docs/releases-format.md).
  * @ret: written on success; free with releases_free().

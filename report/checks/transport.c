@@ -71,12 +71,6 @@ static void transport_printable(char *s)
 			*s = '?';
 }
 
-/* A duration in seconds as "45s", "12m", "2h05m" (timetext's fine text). */
-static void transport_duration(long long s, char *buf, size_t len)
-{
-	timetext_duration(s, TIMETEXT_FINE, buf, len);
-}
-
 /* A byte rate as "0 B/s", "12.3 kB/s", "1.2 GB/s" (decimal units). */
 static void transport_rate(double bps, char *buf, size_t len)
 {
@@ -206,7 +200,7 @@ static void transport_say_history(struct transport_result *r, const struct obs_p
 	if (s->had_until_s <= 0 || !s->had_clients)
 		return;
 	transport_clock(s->had_until_s, at, sizeof(at));
-	transport_duration(wall_s > s->had_until_s ? wall_s - s->had_until_s : 0, ago, sizeof(ago));
+	timetext_duration(wall_s > s->had_until_s ? wall_s - s->had_until_s : 0, TIMETEXT_FINE, ago, sizeof(ago));
 	transport_say(r, "; it had %zu client%s on %zu NIC address%s until %s (%s before this sample)%s", s->had_clients,
 		      s->had_clients == 1 ? "" : "s", s->had_rails, s->had_rails == 1 ? "" : "es", at, ago, then);
 }
@@ -219,7 +213,7 @@ static void transport_say_never(struct transport_result *r, const struct obs_pod
 	if (s->since_s <= 0 || s->since_s >= wall_s)
 		return;
 	transport_clock(s->since_s, at, sizeof(at));
-	transport_duration(wall_s - s->since_s, ago, sizeof(ago));
+	timetext_duration(wall_s - s->since_s, TIMETEXT_FINE, ago, sizeof(ago));
 	transport_say(r, "; no client on any sample since %s (%s)", at, ago);
 }
 
@@ -294,8 +288,8 @@ static void transport_judge_idle(const struct transport_input *in, const struct 
 	running = in->sample->wall_s - started;
 	if (running < 0)
 		running = 0;
-	transport_duration(running, age, sizeof(age));
-	transport_duration(in->limits.grace_s, grace, sizeof(grace));
+	timetext_duration(running, TIMETEXT_FINE, age, sizeof(age));
+	timetext_duration(in->limits.grace_s, TIMETEXT_FINE, grace, sizeof(grace));
 	if (running < (long long)in->limits.grace_s) {
 		r->state = TRANSPORT_PENDING;
 		transport_say(r, "no buffer-op client yet: the GPU containers have run %s, less than the grace %s "
@@ -310,7 +304,7 @@ static void transport_judge_idle(const struct transport_input *in, const struct 
 		transport_say_history(r, s, in->sample->wall_s, "");
 		return;
 	}
-	transport_duration((long long)(t.dt + 0.5), span, sizeof(span));
+	timetext_duration((long long)(t.dt + 0.5), TIMETEXT_FINE, span, sizeof(span));
 	transport_rate((double)rate, limit, sizeof(limit));
 	if (t.rx >= (double)rate && t.tx >= (double)rate) {
 		r->state = TRANSPORT_TCP;

@@ -13,19 +13,13 @@
 #define COHERENCE_PREFIX_MAX 254
 
 struct coherence {
-	char *prefix;
-	char *key_profile, *key_ready, *key_interfaces, *key_attachment;
+	char *prefix;                   /* of our annotations: the messages name them */
 	struct coherence_node *nodes;
 	size_t n, cap;
 	bool any_names;                 /* AICR's naming rule not applied (--any-network-names) */
 	bool ready_apart;               /* readiness is reported, not required (the runtime check) */
 	const char *only;               /* the one node name kept, NULL: all (the caller's string) */
 };
-
-static char *coherence_key(const char *prefix, const char *name)
-{
-	return strbuf_printf("%s%s", prefix, name);
-}
 
 int coherence_new(const char *prefix, struct coherence **ret)
 {
@@ -37,11 +31,7 @@ int coherence_new(const char *prefix, struct coherence **ret)
 	if (!c)
 		return -ENOMEM;
 	c->prefix = strdup(prefix);
-	c->key_profile = coherence_key(prefix, "profile");
-	c->key_ready = coherence_key(prefix, "ready");
-	c->key_interfaces = coherence_key(prefix, "interfaces");
-	c->key_attachment = coherence_key(prefix, "attachment");
-	if (!c->prefix || !c->key_profile || !c->key_ready || !c->key_interfaces || !c->key_attachment) {
+	if (!c->prefix) {
 		coherence_free(c);
 		return -ENOMEM;
 	}
@@ -84,10 +74,6 @@ void coherence_free(struct coherence *c)
 	coherence_truncate(c, 0);
 	free(c->nodes);
 	free(c->prefix);
-	free(c->key_profile);
-	free(c->key_ready);
-	free(c->key_interfaces);
-	free(c->key_attachment);
 	free(c);
 }
 
@@ -143,7 +129,23 @@ static int coherence_cmp_node(const void *a, const void *b)
 	return strcmp((*x)->name, (*y)->name);
 }
 
-static const char *coherence_plural(size_t n)
+int coherence_by_name(const struct coherence *c, const struct coherence_node ***ret, char *err, size_t errlen)
+{
+	const struct coherence_node **v = calloc(c->n ? c->n : 1, sizeof(*v));
+
+	*ret = v;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		v[i] = &c->nodes[i];
+	qsort(v, c->n, sizeof(*v), coherence_cmp_node);
+	for (size_t i = 1; i < c->n; i++)
+		if (strcmp(v[i]->name, v[i - 1]->name) == 0)
+			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list", v[i]->name);
+	return 0;
+}
+
+const char *coherence_nodes_word(size_t n)
 {
 	return n == 1 ? "node" : "nodes";
 }
@@ -256,7 +258,7 @@ static int coherence_print_groups(struct strbuf *sb, const char *head, struct co
 				same = false;
 		}
 		strbuf_appendf(sb, "%s%s: %zu %s", head ? "" : "  ", head ? head : it->label, g[k].count,
-			       coherence_plural(g[k].count));
+			       coherence_nodes_word(g[k].count));
 		coherence_names(sb, names, g[k].count);
 		if (head)
 			strbuf_appendf(sb, ": %s", it->label);
@@ -307,7 +309,7 @@ static int coherence_disagreement(struct coherence_eval *ev, const struct cohere
 			const struct coherence_item *v = &votes[t[j].first];
 
 			strbuf_appendf(ev->out, "%s%zu %s → %s", j ? ", " : "", t[j].count,
-				       coherence_plural(t[j].count), v->label);
+				       coherence_nodes_word(t[j].count), v->label);
 			if (j == 0 && t[0].count > t[1].count)
 				continue;
 			for (size_t i = 0; i < t[j].count; i++)
@@ -342,7 +344,7 @@ static void coherence_print_list(struct strbuf *sb, const char *head, const stru
 {
 	if (!n)
 		return;
-	strbuf_appendf(sb, "%s: %zu %s", head, n, coherence_plural(n));
+	strbuf_appendf(sb, "%s: %zu %s", head, n, coherence_nodes_word(n));
 	coherence_names(sb, sel, n);
 	strbuf_appendf(sb, "%s\n", tail);
 }
@@ -352,23 +354,19 @@ static int coherence_eval_start(struct coherence_eval *ev, char *err, size_t err
 {
 	const struct coherence *c = ev->c;
 	size_t need = 1, slots = c->n ? c->n : 1;
+	int r;
 
 	for (size_t i = 0; i < c->n; i++)
 		need += c->nodes[i].n_fails ? c->nodes[i].n_fails : 1;
-	ev->by_name = calloc(slots, sizeof(*ev->by_name));
 	ev->sel = calloc(slots, sizeof(*ev->sel));
 	ev->valid = calloc(slots, sizeof(*ev->valid));
 	ev->valid_pos = calloc(slots, sizeof(*ev->valid_pos));
 	ev->items = calloc(need, sizeof(*ev->items));
-	if (!ev->by_name || !ev->sel || !ev->valid || !ev->valid_pos || !ev->items)
+	if (!ev->sel || !ev->valid || !ev->valid_pos || !ev->items)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++)
-		ev->by_name[i] = &c->nodes[i];
-	qsort(ev->by_name, c->n, sizeof(*ev->by_name), coherence_cmp_node);
-	for (size_t i = 1; i < c->n; i++)
-		if (strcmp(ev->by_name[i]->name, ev->by_name[i - 1]->name) == 0)
-			return errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list",
-					  ev->by_name[i]->name);
+	r = coherence_by_name(c, &ev->by_name, err, errlen);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < c->n; i++) {
 		enum coherence_node_kind k = ev->by_name[i]->kind;
 		bool tcpxo = k == COHERENCE_NODE_KIND_TCPXO || k == COHERENCE_NODE_KIND_UNOBSERVED;
@@ -394,10 +392,10 @@ static int coherence_eval_ready(struct coherence_eval *ev)
 	size_t ni = 0;
 	int r = -ENOMEM;
 
-	if (!(unobs = strbuf_printf(": labelled %s, no %s annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->key_profile)) ||
-	    !(no_ready = strbuf_printf("no %s annotation", c->key_ready)) ||
-	    !(no_attach = strbuf_printf("no %s annotation", c->key_attachment)) ||
-	    !(bad_attach = strbuf_printf("the %s annotation is not JSON with a checks list", c->key_attachment)))
+	if (!(unobs = strbuf_printf(": labelled %s, no %sprofile annotation yet", COHERENCE_NODE_INSTANCE_TYPE, c->prefix)) ||
+	    !(no_ready = strbuf_printf("no %sready annotation", c->prefix)) ||
+	    !(no_attach = strbuf_printf("no %sattachment annotation", c->prefix)) ||
+	    !(bad_attach = strbuf_printf("the %sattachment annotation is not JSON with a checks list", c->prefix)))
 		goto out;
 	ev->n_unobs = coherence_select(ev, COHERENCE_NODE_KIND_UNOBSERVED, -1, ev->sel);
 	coherence_print_list(ev->out, "not yet observed", ev->sel, ev->n_unobs, unobs);
@@ -438,8 +436,8 @@ static int coherence_eval_mappings(struct coherence_eval *ev)
 	size_t ni = 0;
 	int r = -ENOMEM;
 
-	if (!(nomap = strbuf_printf("no %s annotation", c->key_interfaces)) ||
-	    !(malformed = strbuf_printf("unreadable %s annotation", c->key_interfaces)))
+	if (!(nomap = strbuf_printf("no %sinterfaces annotation", c->prefix)) ||
+	    !(malformed = strbuf_printf("unreadable %sinterfaces annotation", c->prefix)))
 		goto out;
 	ev->n_nomap = coherence_select(ev, COHERENCE_NODE_KIND_TCPXO, COHERENCE_NODE_MAP_MISSING, ev->sel);
 	coherence_print_list(ev->out, nomap, ev->sel, ev->n_nomap, "");
@@ -513,10 +511,10 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 		strbuf_appendf(out, "no mapping: the GPU NICs of %zu TCPXO %s are allocated by DRANET (node label "
 			       "cloud.google.com/gke-networking-dra-driver=true): they reach pods through ResourceClaims, "
 			       "not Networks and the networking.gke.io/interfaces annotation; no mapping printed",
-			       ev->n_dranet, coherence_plural(ev->n_dranet));
+			       ev->n_dranet, coherence_nodes_word(ev->n_dranet));
 	} else if (!ev->n_tcpxo) {
 		strbuf_appendf(out, "incoherent: no TCPXO nodes among %zu %s; no mapping printed",
-			       ev->n, coherence_plural(ev->n));
+			       ev->n, coherence_nodes_word(ev->n));
 	} else {
 		const struct coherence_count why[] = {
 			{ ev->n_unobs, "not yet observed" }, { ev->n_notready, "not ready" },
@@ -525,7 +523,7 @@ static void coherence_eval_verdict(const struct coherence_eval *ev, struct coher
 		};
 		size_t k;
 
-		strbuf_appendf(out, "incoherent: %zu TCPXO %s", ev->n_tcpxo, coherence_plural(ev->n_tcpxo));
+		strbuf_appendf(out, "incoherent: %zu TCPXO %s", ev->n_tcpxo, coherence_nodes_word(ev->n_tcpxo));
 		k = coherence_counts(out, why, sizeof(why) / sizeof(why[0]), ":");
 		if (ev->differ)
 			strbuf_appendf(out, "%s mappings differ on %d %s", k ? "," : ":", ev->differ,

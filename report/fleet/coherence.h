@@ -79,6 +79,15 @@ int coherence_add_nodelist(struct coherence *c, const char *text, size_t len, ch
  */
 const struct coherence_node *coherence_nodes(const struct coherence *c, size_t *ret_n);
 
+/*
+ * coherence_by_name() - every node collected, in name order: *@ret (calloc'd, the caller frees it,
+ * even on error). Return: 0; -EINVAL (with @err) when a name is listed twice; -ENOMEM.
+ */
+int coherence_by_name(const struct coherence *c, const struct coherence_node ***ret, char *err, size_t errlen);
+
+/* "node" or "nodes", for @n of them (the messages of the coherence and the runtime findings). */
+const char *coherence_nodes_word(size_t n);
+
 /**
  * coherence_evaluate() - the verdict over every node collected: which nodes are TCPXO, whether
  * each is observed, ready and carries a mapping the renderer accepts, and whether all agree.

@@ -11,15 +11,10 @@
 #include "report/fleet/coherence_node.h"
 #include "report/fleet/fleet.h"
 
-#define FLEET_PREFIX_MAX 254
-
 int fleet_new(const char *prefix, struct coherence **ret)
 {
-	int r;
+	int r = coherence_new(prefix, ret);
 
-	if (!prefix || !*prefix || strlen(prefix) > FLEET_PREFIX_MAX)
-		return -EINVAL;
-	r = coherence_new(prefix, ret);
 	if (r < 0)
 		return r;
 	/* The runtime is held against the Networks the nodes are on, whatever else ails a node. */
@@ -137,11 +132,6 @@ const char *fleet_groups_top(const struct fleet_groups *g)
 	return g->n ? g->v[0].value : NULL;
 }
 
-const char *fleet_nodes(size_t n)
-{
-	return n == 1 ? "node" : "nodes";
-}
-
 bool fleet_groups_has(const struct fleet_groups *g, const char *value)
 {
 	for (size_t i = 0; value && i < g->n; i++)
@@ -154,9 +144,9 @@ void fleet_groups_text(const struct fleet_groups *g, struct strbuf *sb)
 {
 	for (size_t i = 0; i < g->n; i++)
 		strbuf_appendf(sb, "%s%s on %zu %s (%s)", i ? ", " : "", g->v[i].value, g->v[i].count,
-			       fleet_nodes(g->v[i].count), g->v[i].names);
+			       coherence_nodes_word(g->v[i].count), g->v[i].names);
 	if (g->unknown)
-		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, fleet_nodes(g->unknown),
+		strbuf_appendf(sb, "%s%zu %s without it (%s)", g->n ? ", " : "", g->unknown, coherence_nodes_word(g->unknown),
 			       g->unknown_names);
 }
 
@@ -272,13 +262,6 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 	return 0;
 }
 
-static int fleet_cmp_node(const void *a, const void *b)
-{
-	const struct coherence_node *const *x = a, *const *y = b;
-
-	return strcmp((*x)->name, (*y)->name);
-}
-
 /* The mapping the TCPXO nodes publish (coherence.c's verdict), or why there is none. */
 static int fleet_mapping(const struct coherence *f, struct fleet_facts *ff, char *err, size_t errlen)
 {
@@ -310,30 +293,21 @@ int fleet_facts(const struct coherence *f, enum profile_kind kind, struct fleet_
 {
 	struct fleet_facts ff = { .kind = kind };
 	struct fleet_eval ev = { 0 };
-	const struct coherence_node **all = NULL, *nodes;
+	const struct coherence_node **all = NULL;
 	enum coherence_node_kind want = fleet_kind(kind);
 	size_t n;
 	int r = -ENOMEM;
 
-	nodes = coherence_nodes(f, &n);
-	all = calloc(n ? n : 1, sizeof(*all));
+	coherence_nodes(f, &n);
 	ev.sel = calloc(n ? n : 1, sizeof(*ev.sel));
 	ev.votes = calloc(n ? n : 1, sizeof(*ev.votes));
-	if (!all || !ev.sel || !ev.votes)
+	if (!ev.sel || !ev.votes || (r = coherence_by_name(f, &all, err, errlen)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		all[i] = &nodes[i];
-	qsort(all, n, sizeof(*all), fleet_cmp_node);
-	for (size_t i = 0; i < n; i++) {
-		if (i && strcmp(all[i]->name, all[i - 1]->name) == 0) {
-			r = errmsg_set(err, errlen, -EINVAL, "node '%s' appears more than once in the list", all[i]->name);
-			goto out;
-		}
 		if (all[i]->kind == want) {
 			ev.sel[ev.n++] = all[i];
 			ff.n_not_ready += all[i]->ready != COHERENCE_NODE_READY_TRUE;
 		}
-	}
 	ff.n_nodes = ev.n;
 	if ((r = fleet_fact(&ev, &ff)) < 0)
 		goto out;

@@ -91,6 +91,3 @@ const char *fleet_groups_top(const struct fleet_groups *g);
 
 /* Whether @value is one of @g's values. */
 bool fleet_groups_has(const struct fleet_groups *g, const char *value);
-
-/* "node" or "nodes", for @n of them (the runtime findings' messages). */
-const char *fleet_nodes(size_t n);

@@ -69,7 +69,7 @@ static int runtime_name(const struct runtime_input *in, struct finding *f)
 					  "names the ClusterTrainingRuntime", rt->ns ? attach_quote(rt->ns, ns, sizeof(ns)) : "?",
 					  name, rt->ns ? ns : "?", prefix);
 	return finding_set(f, CHECK_PASS, NULL, "named %s, the runtime the %zu %s %s publish", name,
-				  in->ff->n_nodes, profile_fabric_name(kind), fleet_nodes(in->ff->n_nodes));
+				  in->ff->n_nodes, profile_fabric_name(kind), coherence_nodes_word(in->ff->n_nodes));
 }
 
 /* One daemon cannot pair with two installer releases: the fleet must run one (DESIGN: skew is a failure). */
@@ -127,7 +127,7 @@ static int runtime_summary(struct rtresult *r)
 			strbuf_appendf(&sb, " (job %s)", fail->job);
 		strbuf_appendf(&sb, ": %s", fail->f.message);
 	} else {
-		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, profile_fabric_name(r->kind), fleet_nodes(r->n_nodes));
+		strbuf_appendf(&sb, "matches %zu %s %s", r->n_nodes, profile_fabric_name(r->kind), coherence_nodes_word(r->n_nodes));
 		if (n_warn)
 			strbuf_appendf(&sb, " (%zu warning%s: ", n_warn, n_warn == 1 ? "" : "s");
 		for (size_t i = 0, k = 0; n_warn && i < r->n_findings; i++) {

@@ -30,16 +30,13 @@ struct runtime_net_job {
  */
 static void runtime_net_read(const struct pod *p, const char *job, struct runtime_net_job *j)
 {
-	const char *v = obs_pod_kv(&p->annotations, ATTACH_IFACES_KEY);
-	struct json *list = NULL;
+	struct json *list;
+	int r = attach_ifaces_list(p, &list);
 
 	memset(j, 0, sizeof(*j));
 	j->job = job;
-	if (!v)
-		return;
-	j->present = true;
-	if (strlen(v) > ATTACH_ANN_MAX || json_parse(v, strlen(v), &list) < 0 || json_type(list) != JSON_ARRAY ||
-	    json_size(list) > ATTACH_IFACES_ENTRIES_MAX)
+	j->present = r != 0;
+	if (r <= 0 || json_size(list) > ATTACH_IFACES_ENTRIES_MAX)
 		goto out;
 	for (const struct json *e = json_first(list); e; e = json_next(e)) {
 		const char *name = json_get_string(e, "interfaceName"), *net = json_get_string(e, "network");
@@ -180,10 +177,10 @@ static size_t runtime_net_compare(const struct runtime_input *in, const struct r
 			continue;
 		if (e)
 			strbuf_appendf(&d, "%s%s is %s in the runtime, %s on %zu %s", d.len ? "; " : "", e->name, e->network,
-				       ff->ifaces[i].network, ff->n_nodes, fleet_nodes(ff->n_nodes));
+				       ff->ifaces[i].network, ff->n_nodes, coherence_nodes_word(ff->n_nodes));
 		else
 			strbuf_appendf(&d, "%s%s is not in the runtime (%s on %zu %s)", d.len ? "; " : "", ff->ifaces[i].name,
-				       ff->ifaces[i].network, ff->n_nodes, fleet_nodes(ff->n_nodes));
+				       ff->ifaces[i].network, ff->n_nodes, coherence_nodes_word(ff->n_nodes));
 	}
 	for (size_t k = 0; k < j->n; k++) {
 		bool known = strcmp(j->v[k].name, "eth0") == 0;
@@ -246,7 +243,7 @@ int runtime_net_mapping(const struct runtime_input *in, struct finding *f)
 				listed ? "empty-mapping" : "interfaces");
 	free(jobs);
 	return finding_acc_finish(&a, f, "eth1..eth%zu are on the Networks the %zu %s %s publish", ff->n_ifaces, ff->n_nodes,
-				 profile_fabric_name(ff->kind), fleet_nodes(ff->n_nodes));
+				 profile_fabric_name(ff->kind), coherence_nodes_word(ff->n_nodes));
 }
 
 /* ---- empty-mapping ---- */

@@ -1,6 +1,5 @@
 /* runtime_pins.c - the runtime's daemon image and NCCL environment against the release the fleet runs. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,21 +102,6 @@ static const struct releases_env *runtime_pins_in_set(const struct releases_env 
 	return NULL;
 }
 
-/* Append @item to the list @sb, counting it in @n; past RUNTIME_PINS_LIST_MAX it is only counted. */
-static void runtime_pins_list(struct strbuf *sb, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void runtime_pins_list(struct strbuf *sb, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if ((*n)++ >= RUNTIME_PINS_LIST_MAX)
-		return;
-	if (sb->len)
-		strbuf_append(sb, ", ");
-	va_start(ap, fmt);
-	strbuf_vappendf(sb, fmt, ap);
-	va_end(ap);
-}
 
 static void runtime_pins_more(struct strbuf *sb, size_t n)
 {
@@ -161,12 +145,13 @@ static void runtime_pins_container(const struct runtime_input *in, const struct 
 		else
 			snprintf(want, sizeof(want), "%s", set[i].value);
 		if (!set_at_all)
-			runtime_pins_list(&d->missing, &d->n_missing, "%s", set[i].name);
+			finding_list_add(&d->missing, &d->n_missing, RUNTIME_PINS_LIST_MAX, ", ", "%s", set[i].name);
 		else if (!v)
-			runtime_pins_list(&d->unknown, &d->n_unknown, "%s (valueFrom)", set[i].name);
+			finding_list_add(&d->unknown, &d->n_unknown, RUNTIME_PINS_LIST_MAX, ", ", "%s (valueFrom)",
+					 set[i].name);
 		else if (strcmp(v, want) != 0)
-			runtime_pins_list(&d->differ, &d->n_differ, "%s=%s (the release's: %s)", set[i].name,
-					  attach_quote(v, qv, sizeof(qv)), want);
+			finding_list_add(&d->differ, &d->n_differ, RUNTIME_PINS_LIST_MAX, ", ", "%s=%s (the release's: %s)",
+					 set[i].name, attach_quote(v, qv, sizeof(qv)), want);
 	}
 	for (size_t i = 0; i < c->env.n; i++) {
 		const char *name = c->env.v[i].key;
@@ -180,9 +165,9 @@ static void runtime_pins_container(const struct runtime_input *in, const struct 
 		attach_quote(name, qn, sizeof(qn));
 		if (strncmp(name, fab->env_family, strlen(fab->env_family)) == 0 ||
 		    strncmp(name, fab->foreign_family, strlen(fab->foreign_family)) == 0)
-			runtime_pins_list(&d->extra, &d->n_extra, "%s", qn);
+			finding_list_add(&d->extra, &d->n_extra, RUNTIME_PINS_LIST_MAX, ", ", "%s", qn);
 		else if (strncmp(name, "NCCL_", 5) == 0)
-			runtime_pins_list(&d->other, &d->n_other, "%s", qn);
+			finding_list_add(&d->other, &d->n_other, RUNTIME_PINS_LIST_MAX, ", ", "%s", qn);
 	}
 }
 

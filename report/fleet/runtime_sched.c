@@ -55,7 +55,7 @@ int runtime_sched_gpus(const struct runtime_input *in, struct finding *f)
 			       "job needs them", "the nodes do not all publish %u GPUs: %s", want, groups.s ? groups.s : "");
 	}
 	r = finding_acc_finish(&a, f, "each GPU pod requests %u %s, the GPUs of each of the %zu %s", want,
-			      RUNTIME_SCHED_GPU_RESOURCE, ff->n_nodes, fleet_nodes(ff->n_nodes));
+			      RUNTIME_SCHED_GPU_RESOURCE, ff->n_nodes, coherence_nodes_word(ff->n_nodes));
 	strbuf_free(&groups);
 	return r;
 }
@@ -203,7 +203,7 @@ int runtime_sched_placement(const struct runtime_input *in, struct finding *f)
 				continue;
 			runtime_sched_taint_text(taint, text, sizeof(text));
 			finding_acc_add(&a, CHECK_WARN, remedy_tol, "job %s: no toleration of the taint %s that %zu %s carry (%s)",
-				       t->job, text, taint->count, fleet_nodes(taint->count), taint->names);
+				       t->job, text, taint->count, coherence_nodes_word(taint->count), taint->names);
 		}
 	}
 	if (!n_gpu)

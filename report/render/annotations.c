@@ -21,81 +21,62 @@ static int annotations_render(const struct profile *p, const char *changed_at,
 			      const enum check_id *ids, size_t n_ids,
 			      const struct annotations_tier *tier, char **ret)
 {
-	struct json *root = json_new_object(), *ver, *arr;
+	struct json *root = json_new_object(), *ver = json_new_object(), *arr;
 	bool truncated = n_ids > tier->n_checks || (!tier->pairs && p->n_gpus) ||
 			 (!tier->daemons && p->n_daemons);
-	int r = -ENOMEM;
+	int rc = 0;
 
-	if (!root)
-		return -ENOMEM;
-	if (json_add_string(root, "schema", ANNOTATIONS_SCHEMA) < 0 ||
-	    json_add_string(root, "agentVersion", TCPXO_VERSION) < 0 ||
-	    json_add_string(root, "changedAt", changed_at) < 0)
-		goto out;
-
-	ver = json_new_object();
-	if (json_add(root, "versions", ver) < 0 ||
-	    render_opt(ver, "installer", p->installer) < 0)
-		goto out;
+	/* Each child is filled before it is added: json_add() frees it when it fails. */
+	rc |= json_add_string(root, "schema", ANNOTATIONS_SCHEMA);
+	rc |= json_add_string(root, "agentVersion", TCPXO_VERSION);
+	rc |= json_add_string(root, "changedAt", changed_at);
+	rc |= render_opt(ver, "installer", p->installer);
 	if (tier->daemons) {
 		arr = json_new_array();
-		if (json_add(ver, "daemons", arr) < 0)
-			goto out;
-		for (size_t i = 0; i < p->n_daemons; i++)
-			if (json_append_string(arr, p->daemons[i]) < 0)
-				goto out;
+		for (size_t i = 0; arr && i < p->n_daemons; i++)
+			rc |= json_append_string(arr, p->daemons[i]);
+		rc |= json_add(ver, "daemons", arr);
 	}
-	if (render_opt(ver, "expectedDaemon", p->expected_daemon) < 0)
-		goto out;
-
+	rc |= render_opt(ver, "expectedDaemon", p->expected_daemon);
+	rc |= json_add(root, "versions", ver);
 	/* How the RDMA NICs reach pods (profile rdma only): multi-network or dranet. */
-	if (p->mode && json_add_string(root, "mode", p->mode) < 0)
-		goto out;
+	if (p->mode)
+		rc |= json_add_string(root, "mode", p->mode);
 	if (tier->pairs) {
 		arr = json_new_array();
-		if (json_add(root, "pairs", arr) < 0)
-			goto out;
-		for (size_t i = 0; i < p->n_gpus; i++) {
+		for (size_t i = 0; arr && i < p->n_gpus; i++) {
 			const struct profile_gpu *g = &p->gpus[i];
 			const struct profile_nic *nic = g->nic >= 0 && (size_t)g->nic < p->n_nics ? &p->nics[g->nic] : NULL;
 			struct json *e = json_new_object();
 
-			if (json_append(arr, e) < 0 || json_add_string(e, "gpu", g->bdf) < 0 ||
-			    render_opt(e, "nic", nic ? nic->name : NULL) < 0 ||
-			    render_opt(e, "nicPci", nic ? nic->bdf : NULL) < 0)
-				goto out;
+			rc |= json_add_string(e, "gpu", g->bdf);
+			rc |= render_opt(e, "nic", nic ? nic->name : NULL);
+			rc |= render_opt(e, "nicPci", nic ? nic->bdf : NULL);
+			rc |= json_append(arr, e);
 		}
+		rc |= json_add(root, "pairs", arr);
 	}
-
 	arr = json_new_array();
-	if (json_add(root, "checks", arr) < 0)
-		goto out;
-	for (size_t i = 0; i < n_ids && i < tier->n_checks; i++) {
+	for (size_t i = 0; arr && i < n_ids && i < tier->n_checks; i++) {
 		const struct finding *c = &p->checks[ids[i]];
 		struct json *e = json_new_object();
 
-		if (json_append(arr, e) < 0 || json_add_string(e, "id", check_id_name(ids[i])) < 0 ||
-		    json_add_string(e, "status", check_status_name(c->status)) < 0)
-			goto out;
+		rc |= json_add_string(e, "id", check_id_name(ids[i]));
+		rc |= json_add_string(e, "status", check_status_name(c->status));
 		if (tier->msg_max) {
 			char *m = render_cut_dup(c->message ? c->message : "", tier->msg_max);
 
-			if (!m)
-				goto out;
-			int ra = json_add_string(e, "message", m);
-
+			rc |= m ? json_add_string(e, "message", m) : -ENOMEM;
 			free(m);
-			if (ra < 0)
-				goto out;
 		}
+		rc |= json_append(arr, e);
 	}
-	if (truncated && json_add_bool(root, "truncated", true) < 0)
-		goto out;
-	*ret = json_print(root, false);
-	r = *ret ? 0 : -ENOMEM;
-out:
+	rc |= json_add(root, "checks", arr);
+	if (truncated)
+		rc |= json_add_bool(root, "truncated", true);
+	*ret = rc < 0 ? NULL : json_print(root, false);
 	json_free(root);
-	return r;
+	return *ret ? 0 : -ENOMEM;
 }
 
 int annotations_attachment(const struct profile *p, const char *changed_at, char **ret)

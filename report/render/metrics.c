@@ -88,63 +88,15 @@ static void metrics_u64(struct strbuf *sb, const char *name, const char *const *
 
 /* ---- per-pod families: a state set (one series per state, 1 for the pod's) or a gauge ---- */
 
-struct metrics_pod_family {
-	const char *name, *help;
-	const char *state_label;        /* a state set: the label, its states, and the pod's state; NULL: a gauge */
-	const char *(*state_name)(unsigned i);  /* NULL past the last state */
-	unsigned (*state_of)(const struct metrics_pod *pod);
-	long long (*value)(const struct metrics_pod *pod);     /* a gauge: the pod's value */
-	bool (*has)(const struct metrics_pod *pod);     /* NULL: every pod has a series; else only those it says */
-};
-
-static const char *metrics_verdict_name(unsigned i)
+/* One series of @pod in family @name: with the @label="@state" pair when @label is not NULL. */
+static void metrics_pod_series(struct strbuf *sb, const char *name, const struct metrics_pod *pod, const char *label,
+			       const char *state, const char *value)
 {
-	return i < ATTACH_VERDICT__COUNT ? attach_verdict_name((enum attach_verdict)i) : NULL;
-}
+	const char *labels[] = { "namespace", pod->ns ? pod->ns : "", "pod", pod->name ? pod->name : "", label, state,
+				 NULL };
 
-static unsigned metrics_pod_verdict(const struct metrics_pod *pod)
-{
-	return (unsigned)pod->verdict;
+	metrics_series(sb, name, labels, value);
 }
-
-static long long metrics_pod_gpus(const struct metrics_pod *pod)
-{
-	return pod->gpus;
-}
-
-static const char *metrics_transport_name(unsigned i)
-{
-	return i < TRANSPORT__COUNT ? transport_state_name((enum transport_state)i) : NULL;
-}
-
-static unsigned metrics_pod_transport(const struct metrics_pod *pod)
-{
-	return (unsigned)pod->transport;
-}
-
-static long long metrics_pod_rails(const struct metrics_pod *pod)
-{
-	return (long long)pod->rails;
-}
-
-static bool metrics_pod_has_transport(const struct metrics_pod *pod)
-{
-	return pod->has_transport;
-}
-
-static const struct metrics_pod_family metrics_pod_families[] = {
-	{ "tcpxo_pod_attachment",
-	  "Whether the GPU pod's attachment to the GPU NICs is this verdict (1) or not (0); "
-	  "a pod that left the node has no series.", "verdict", metrics_verdict_name, metrics_pod_verdict, NULL, NULL },
-	{ "tcpxo_pod_gpus", "The GPU pod's effective nvidia.com/gpu request.", NULL, NULL, NULL, metrics_pod_gpus, NULL },
-	{ "tcpxo_pod_transport",
-	  "Whether the GPU pod's own processes talk to the TCPXO daemon in this state (1) or not (0), from its "
-	  "/proc/<pid>/net files; a pod not sampled yet has no series.", "state", metrics_transport_name,
-	  metrics_pod_transport, NULL, metrics_pod_has_transport },
-	{ "tcpxo_pod_transport_rails",
-	  "The GPU NIC addresses with a live buffer-op client of the TCPXO daemon in the GPU pod.", NULL, NULL, NULL,
-	  metrics_pod_rails, metrics_pod_has_transport },
-};
 
 static int metrics_pod_cmp(const void *a, const void *b)
 {
@@ -157,6 +109,7 @@ static int metrics_pod_cmp(const void *a, const void *b)
 static int metrics_pods(struct strbuf *sb, const struct metrics_input *in)
 {
 	const struct metrics_pod **v = NULL;
+	char text[32];
 
 	if (in->n_pods) {
 		v = calloc(in->n_pods, sizeof(*v));
@@ -166,34 +119,29 @@ static int metrics_pods(struct strbuf *sb, const struct metrics_input *in)
 			v[i] = &in->pods[i];
 		qsort(v, in->n_pods, sizeof(*v), metrics_pod_cmp);
 	}
-	for (size_t f = 0; f < sizeof(metrics_pod_families) / sizeof(metrics_pod_families[0]); f++) {
-		const struct metrics_pod_family *fam = &metrics_pod_families[f];
-
-		metrics_head(sb, fam->name, "gauge", fam->help);
-		for (size_t i = 0; i < in->n_pods; i++) {
-			unsigned st;
-			const char *name;
-
-			if (fam->has && !fam->has(v[i]))
-				continue;
-			if (!fam->state_label) {
-				const char *labels[] = { "namespace", v[i]->ns ? v[i]->ns : "", "pod",
-							 v[i]->name ? v[i]->name : "", NULL };
-				char text[32];
-
-				snprintf(text, sizeof(text), "%lld", fam->value(v[i]));
-				metrics_series(sb, fam->name, labels, text);
-				continue;
-			}
-			st = fam->state_of(v[i]);
-
-			for (unsigned k = 0; (name = fam->state_name(k)); k++) {
-				const char *labels[] = { "namespace", v[i]->ns ? v[i]->ns : "", "pod",
-							 v[i]->name ? v[i]->name : "", fam->state_label, name, NULL };
-
-				metrics_series(sb, fam->name, labels, k == st ? "1" : "0");
-			}
-		}
+	metrics_head(sb, "tcpxo_pod_attachment", "gauge", "Whether the GPU pod's attachment to the GPU NICs is this "
+		     "verdict (1) or not (0); a pod that left the node has no series.");
+	for (size_t i = 0; i < in->n_pods; i++)
+		for (unsigned k = 0; k < ATTACH_VERDICT__COUNT; k++)
+			metrics_pod_series(sb, "tcpxo_pod_attachment", v[i], "verdict",
+					   attach_verdict_name((enum attach_verdict)k), k == v[i]->verdict ? "1" : "0");
+	metrics_head(sb, "tcpxo_pod_gpus", "gauge", "The GPU pod's effective nvidia.com/gpu request.");
+	for (size_t i = 0; i < in->n_pods; i++) {
+		snprintf(text, sizeof(text), "%lld", v[i]->gpus);
+		metrics_pod_series(sb, "tcpxo_pod_gpus", v[i], NULL, NULL, text);
+	}
+	metrics_head(sb, "tcpxo_pod_transport", "gauge", "Whether the GPU pod's own processes talk to the TCPXO daemon "
+		     "in this state (1) or not (0), from its /proc/<pid>/net files; a pod not sampled yet has no series.");
+	for (size_t i = 0; i < in->n_pods; i++)
+		for (unsigned k = 0; v[i]->has_transport && k < TRANSPORT__COUNT; k++)
+			metrics_pod_series(sb, "tcpxo_pod_transport", v[i], "state",
+					   transport_state_name((enum transport_state)k), k == v[i]->transport ? "1" : "0");
+	metrics_head(sb, "tcpxo_pod_transport_rails", "gauge",
+		     "The GPU NIC addresses with a live buffer-op client of the TCPXO daemon in the GPU pod.");
+	for (size_t i = 0; i < in->n_pods; i++) {
+		snprintf(text, sizeof(text), "%lld", (long long)v[i]->rails);
+		if (v[i]->has_transport)
+			metrics_pod_series(sb, "tcpxo_pod_transport_rails", v[i], NULL, NULL, text);
 	}
 	free(v);
 	return 0;

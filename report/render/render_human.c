@@ -302,24 +302,18 @@ int render_workloads_human(const struct workloads *w, const char *node, FILE *ou
 	render_safe(out, summary);
 	fputc('\n', out);
 	free(summary);
-	if (!w->judged || !w->n) {
-		if (w->judged && w->n_unscheduled)
-			fprintf(out, "(%zu GPU pod%s not yet scheduled: not judged)\n", w->n_unscheduled,
-				w->n_unscheduled == 1 ? "" : "s");
-		fflush(out);
-		return ferror(out) ? -EIO : 0;
-	}
 	/* The columns before FINDINGS stay within 100 (52 + 44 with TRANSPORT). */
-	for (size_t i = 0; i < w->n; i++) {
+	for (size_t i = 0; w->judged && i < w->n; i++) {
 		int cap = w->transport_judged ? 52 : 60;
 
 		render_pod_name(w->pods[i].pod, &name);
 		if ((int)name.len > width)
 			width = (int)name.len > cap ? cap : (int)name.len;
 	}
-	fprintf(out, "\n  %-*s  GPUS  VERDICT     %sFINDINGS\n", width, "POD",
-		w->transport_judged ? "TRANSPORT     " : "");
-	for (size_t i = 0; i < w->n; i++) {
+	if (w->judged && w->n)
+		fprintf(out, "\n  %-*s  GPUS  VERDICT     %sFINDINGS\n", width, "POD",
+			w->transport_judged ? "TRANSPORT     " : "");
+	for (size_t i = 0; w->judged && i < w->n; i++) {
 		const struct attach_result *r = &w->pods[i].result;
 
 		render_pod_name(w->pods[i].pod, &name);
@@ -341,7 +335,7 @@ int render_workloads_human(const struct workloads *w, const char *node, FILE *ou
 		if (w->transport_judged)
 			render_transport_line(&w->pods[i].transport, out);
 	}
-	if (w->n_unscheduled)
+	if (w->judged && w->n_unscheduled)
 		fprintf(out, "(%zu GPU pod%s not yet scheduled: not judged)\n", w->n_unscheduled,
 			w->n_unscheduled == 1 ? "" : "s");
 	strbuf_free(&name);

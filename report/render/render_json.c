@@ -7,6 +7,7 @@
 #include "probes/model/json.h"
 #include "probes/model/strbuf.h"
 #include "report/render/render.h"
+#include "report/render/render_mapping.h"
 
 /* "10de:2330" into buf (10 bytes). */
 static void render_pci_id(uint16_t vendor, uint16_t device, char *buf, size_t len)
@@ -37,6 +38,7 @@ static struct json *render_gpus(const struct profile *p)
 {
 	struct json *arr = json_new_array();
 	char id[10];
+	int r = 0;
 
 	for (size_t i = 0; arr && i < p->n_gpus; i++) {
 		const struct profile_gpu *g = &p->gpus[i];
@@ -44,14 +46,13 @@ static struct json *render_gpus(const struct profile *p)
 		struct json *e = json_new_object();
 
 		render_pci_id(g->vendor, g->device, id, sizeof(id));
-		if (json_add_string(e, "pci", g->bdf) < 0 || json_add_string(e, "device", id) < 0 ||
-		    render_numa(e, g->numa) < 0 || render_opt(e, "nic", n ? n->name : NULL) < 0 ||
-		    json_append(arr, e) < 0) {
-			json_free(arr);
-			return NULL;
-		}
+		r |= json_add_string(e, "pci", g->bdf);
+		r |= json_add_string(e, "device", id);
+		r |= render_numa(e, g->numa);
+		r |= render_opt(e, "nic", n ? n->name : NULL);
+		r |= json_append(arr, e);
 	}
-	return arr;
+	return render_built(arr, r);
 }
 
 static struct json *render_nics(const struct profile *p)
@@ -85,21 +86,7 @@ static struct json *render_nics(const struct profile *p)
 
 static struct json *render_ifaces(const struct profile *p)
 {
-	struct json *arr;
-
-	if (!p->n_ifaces)
-		return json_new_string(NULL);
-	arr = json_new_array();
-	for (size_t i = 0; arr && i < p->n_ifaces; i++) {
-		struct json *e = json_new_object();
-
-		if (json_add_string(e, "interfaceName", p->ifaces[i].name) < 0 ||
-		    json_add_string(e, "network", p->ifaces[i].network) < 0 || json_append(arr, e) < 0) {
-			json_free(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	return p->n_ifaces ? render_mapping_value(p->ifaces, p->n_ifaces) : json_new_string(NULL);
 }
 
 static struct json *render_versions(const struct profile *p)
@@ -115,45 +102,39 @@ static struct json *render_versions(const struct profile *p)
 	return render_built(v, r);
 }
 
+/* Finding @f of id @id appended to @arr: id, status, message and, when @remedy, the remedy. */
+static int render_finding(struct json *arr, const char *id, const struct finding *f, bool remedy)
+{
+	struct json *e = json_new_object();
+	int r = json_add_string(e, "id", id);
+
+	r |= json_add_string(e, "status", check_status_name(f->status));
+	r |= json_add_string(e, "message", f->message ? f->message : "");
+	if (remedy)
+		r |= json_add_string(e, "remedy", f->remedy);
+	return r | json_append(arr, e);
+}
+
 static struct json *render_checks(const struct profile *p)
 {
 	struct json *arr = json_new_array();
+	int r = 0;
 
-	for (size_t i = 0; arr && i < CHECK__COUNT; i++) {
-		const struct finding *c = &p->checks[i];
-		struct json *e = json_new_object();
-
-		if (json_add_string(e, "id", check_id_name((enum check_id)i)) < 0 ||
-		    json_add_string(e, "status", check_status_name(c->status)) < 0 ||
-		    json_add_string(e, "message", c->message ? c->message : "") < 0 ||
-		    json_add_string(e, "remedy", c->remedy) < 0 || json_append(arr, e) < 0) {
-			json_free(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	for (size_t i = 0; arr && i < CHECK__COUNT; i++)
+		r |= render_finding(arr, check_id_name((enum check_id)i), &p->checks[i], true);
+	return render_built(arr, r);
 }
 
-static struct json *render_findings(const struct attach_result *r)
+static struct json *render_findings(const struct attach_result *res)
 {
 	struct json *arr = json_new_array();
+	int r = 0;
 
-	/* A not-fabric pod is not judged: its findings are all skips saying so. */
-	for (size_t i = 0; arr && r->verdict != ATTACH_NOT_FABRIC && i < ATTACH__COUNT; i++) {
-		const struct finding *f = &r->findings[i];
-		struct json *e;
-
-		if (f->status == CHECK_PASS)
-			continue;
-		e = json_new_object();
-		if (json_add_string(e, "id", attach_finding_name((enum attach_finding_id)i)) < 0 ||
-		    json_add_string(e, "status", check_status_name(f->status)) < 0 ||
-		    json_add_string(e, "message", f->message ? f->message : "") < 0 || json_append(arr, e) < 0) {
-			json_free(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	/* A not-fabric pod is not judged: its findings are all skips saying so; passes are left out. */
+	for (size_t i = 0; arr && res->verdict != ATTACH_NOT_FABRIC && i < ATTACH__COUNT; i++)
+		if (res->findings[i].status != CHECK_PASS)
+			r |= render_finding(arr, attach_finding_name((enum attach_finding_id)i), &res->findings[i], false);
+	return render_built(arr, r);
 }
 
 /* A pod's "transport" object: state, rails, clients, flows, evidence. */

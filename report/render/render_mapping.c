@@ -17,28 +17,38 @@ static void render_mapping_yaml(struct strbuf *sb, const struct profile_iface *s
 			       s[i].network);
 }
 
-char *render_mapping_json(const struct profile_iface *v, size_t n)
+struct json *render_mapping_value(const struct profile_iface *v, size_t n)
 {
-	struct profile_iface *s;
-	struct json *arr;
-	char *out = NULL;
+	struct json *arr = json_new_array();
+	int r = 0;
 
-	s = malloc((n ? n : 1) * sizeof(*s));
-	arr = json_new_array();
-	if (!s || !arr)
-		goto out;
-	memcpy(s, v, n * sizeof(*s));
-	ifacemap_sort(s, n);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; arr && i < n; i++) {
 		struct json *e = json_new_object();
 
-		if (json_add_string(e, "interfaceName", s[i].name) < 0 ||
-		    json_add_string(e, "network", s[i].network) < 0 ||
-		    json_append(arr, e) < 0)
-			goto out;
+		r |= json_add_string(e, "interfaceName", v[i].name);
+		r |= json_add_string(e, "network", v[i].network);
+		r |= json_append(arr, e);
 	}
-	out = json_print(arr, false);
-out:
+	if (r < 0) {
+		json_free(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+char *render_mapping_json(const struct profile_iface *v, size_t n)
+{
+	struct profile_iface *s = malloc((n ? n : 1) * sizeof(*s));
+	struct json *arr = NULL;
+	char *out = NULL;
+
+	if (s) {
+		memcpy(s, v, n * sizeof(*s));
+		ifacemap_sort(s, n);
+		arr = render_mapping_value(s, n);
+	}
+	if (arr)
+		out = json_print(arr, false);
 	free(s);
 	json_free(arr);
 	return out;

@@ -3,10 +3,14 @@
 
 #include <stddef.h>
 
+#include "probes/model/json.h"
 #include "report/checks/profile.h"
 
 /* Compact JSON list in the renderer's shape, sorted by interface; NULL on -ENOMEM. */
 char *render_mapping_json(const struct profile_iface *v, size_t n);
+
+/* The list of @v's entries {interfaceName, network}, in @v's order; NULL on -ENOMEM. */
+struct json *render_mapping_value(const struct profile_iface *v, size_t n);
 
 enum render_mapping_format {
 	RENDER_MAPPING_FLAG = 0,        /* eth1=<net>,...,eth8=<net> (--gke-tcpxo-interfaces) */

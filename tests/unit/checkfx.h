@@ -134,13 +134,13 @@ static inline const char *check_status_name_test(enum check_status s)
 	return (unsigned)s < 4 ? names[s] : "?";
 }
 
-/* Run @fn, expect @st, and (when not NULL) the message to contain each of the NULL-ended strings. */
-static inline void expect(struct fx *f, check_fn fn, enum check_status st, ...)
+/* Run check @id as the evaluation does, expect @st, and (when not NULL) the message to contain each of the NULL-ended strings. */
+static inline void expect(struct fx *f, enum check_id id, enum check_status st, ...)
 {
 	va_list ap;
 	const char *s;
 
-	assert_int_equal(fn(&f->o, &f->p, &f->c), 0);
+	assert_int_equal(evaluate_check(id, &f->o, &f->p, &f->c), 0);
 	if (f->c.status != st)
 		fail_msg("status %s, want %s: %s", check_status_name_test(f->c.status),
 			 check_status_name_test(st), f->c.message);

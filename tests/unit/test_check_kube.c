@@ -184,14 +184,14 @@ static void test_machine_type_no_api(void **state)
 	struct env *e = env_new(false);
 
 	e->k.configured = false;
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	assert_string_equal(e->c.message, "no API access: machine type not read");
 
 	e->k.configured = true;
 	e->k.node_fetch.state = KUBE_FETCH_FAILED;
 	strcpy(e->k.node_fetch.message, "HTTP 403 Forbidden");
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "node not read from the API (HTTP 403 Forbidden)");
 	env_free(e);
 }
@@ -200,7 +200,7 @@ static void test_machine_type_pass(void **state)
 {
 	struct env *e = env_new(false);
 
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->c.message, "a3-megagpu-8g (nvidia-h100-mega-80gb) observes profile tcpxo");
 	assert_null(e->c.remedy);
@@ -212,7 +212,7 @@ static void test_machine_type_accel_mismatch(void **state)
 	struct env *e = env_new(false);
 
 	load_node(e, "node-a3mega-accel-mismatch.json");
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL,
 		     "accelerator label nvidia-h100-80gb does not match a3-megagpu-8g (expects nvidia-h100-mega-80gb)");
 	assert_non_null(e->c.remedy);
@@ -224,19 +224,19 @@ static void test_machine_type_hardware_mismatch(void **state)
 	struct env *e = env_new(false);
 
 	e->p.kind = PROFILE_NONE;
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "a3-megagpu-8g must observe profile tcpxo, observed none");
 
 	/* A3 High hardware shape under an A3 High label: fine. */
 	strcpy(e->k.instance_type, "a3-highgpu-8g");
 	strcpy(e->k.accelerator, "nvidia-h100-80gb");
 	e->p.kind = PROFILE_TCPX;
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	/* ...and A3 Mega hardware under an A3 Edge label is not. */
 	strcpy(e->k.instance_type, "a3-edgegpu-8g");
 	e->p.kind = PROFILE_TCPXO;
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "a3-edgegpu-8g must observe profile tcpx, observed tcpxo");
 	env_free(e);
 }
@@ -248,17 +248,17 @@ static void test_machine_type_other(void **state)
 	strcpy(e->k.instance_type, "n2-standard-8");
 	e->k.accelerator[0] = '\0';
 	e->p.kind = PROFILE_NONE;
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "n2-standard-8 is not a GPUDirect-TCPX(O) type; profile none agrees");
 
 	e->p.kind = PROFILE_TCPXO;
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "machine type n2-standard-8 is not one the agent knows, but the hardware looks like tcpxo");
 
 	/* No labels at all: warn, and the accelerator is judged against the hardware. */
 	e->k.instance_type[0] = '\0';
 	strcpy(e->k.accelerator, "nvidia-h100-80gb");
-	assert_int_equal(check_machine_type(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_MACHINE_TYPE, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "accelerator label nvidia-h100-80gb does not match tcpxo (expects nvidia-h100-mega-80gb)");
 	assert_non_null(strstr(e->c.message, "no node.kubernetes.io/instance-type label"));
 	env_free(e);
@@ -270,7 +270,7 @@ static void test_networks_pass(void **state)
 {
 	struct env *e = env_new(false);
 
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "eth1=gpu-nic-0,eth2=gpu-nic-1,eth3=gpu-nic-2,eth4=gpu-nic-3,"
 		     "eth5=gpu-nic-4,eth6=gpu-nic-5,eth7=gpu-nic-6,eth8=gpu-nic-7");
 	assert_int_equal(e->p.n_ifaces, 8);
@@ -281,7 +281,7 @@ static void test_networks_pass(void **state)
 
 	/* Network objects readable and healthy: still a pass. */
 	load_networks(e, "networks.json");
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_int_equal(e->p.n_ifaces, 8);
 	env_free(e);
@@ -292,7 +292,7 @@ static void test_networks_no_api(void **state)
 	struct env *e = env_new(false);
 
 	e->k.configured = false;
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "no API access: network mapping not read");
 	assert_int_equal(e->p.n_ifaces, 0);
 	env_free(e);
@@ -308,13 +308,13 @@ static void test_networks_non_gpu_nic(void **state)
 	load_node(e, "node-a3mega-non-gpu-nic-network.json");
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
 	/* No Network objects: the name alone proves nothing; AICR's naming rule warns. */
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "renderer naming rule: AICR's renderer requires 'gpu-nic' in each Network name: "
 		     "'vpc-extra-subnet' does not contain it");
 	assert_int_equal(e->p.n_ifaces, 8);
 	/* With them: eth5's Network is no Device network of this cluster: the fabric fails. */
 	load_networks(e, "networks.json");
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "Network vpc-extra-subnet does not exist");
 	assert_int_equal(e->p.n_ifaces, 0);
 	assert_null(e->p.ifaces);
@@ -333,7 +333,7 @@ static void test_networks_google_names(void **state)
 	load_node(e, "node-a3mega-vpc-networks.json");
 	load_networks(e, "networks-vpc.json");
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_WARN);
 	assert_string_equal(e->c.message, "eth1=vpc1,eth2=vpc2,eth3=vpc3,eth4=vpc4,eth5=vpc5,eth6=vpc6,eth7=vpc7,"
 			    "eth8=vpc8; renderer naming rule: AICR's renderer requires 'gpu-nic' in each Network name: "
@@ -348,7 +348,7 @@ static void test_networks_google_names(void **state)
 	strcpy(e->k.networks[3].type, "L3");      /* sorted: default, vpc1, vpc2, vpc3 */
 	e->k.networks[5].ready = false;            /* vpc5 */
 	e->k.networks[6].type[0] = '\0';           /* vpc6 */
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "Network vpc3 is of type L3, not Device");
 	assert_non_null(strstr(e->c.message, "Network vpc5 is not Ready"));
 	assert_non_null(strstr(e->c.message, "Network vpc6 has no spec.type (L3 by default), not Device"));
@@ -362,7 +362,7 @@ static void test_networks_nic_info_disagrees(void **state)
 	struct env *e = env_new(false);
 
 	load_node(e, "node-a3mega-nicinfo-mismatch.json");
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "nic-info puts eth1 at 0000:07:00.0, the kernel has it at 0000:06:00.0");
 	assert_non_null(strstr(e->c.message, "nic-info puts eth2 at 0000:06:00.0, the kernel has it at 0000:07:00.0"));
 	assert_int_equal(e->p.n_ifaces, 0);
@@ -374,13 +374,13 @@ static void test_networks_ip_disagrees(void **state)
 	struct env *e = env_new(false);
 
 	inet_pton(AF_INET, "10.9.9.9", &e->o.links.v[3].ipv4[0]);       /* eth3 */
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "nic-info gives eth3 the address 10.0.18.3, the kernel shows 10.9.9.9/32");
 	assert_int_equal(e->p.n_ifaces, 0);
 
 	/* No address at all is the links check's business, not a disagreement. */
 	e->o.links.v[3].n_ipv4 = 0;
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	env_free(e);
 }
@@ -393,7 +393,7 @@ static void test_networks_in_pod(void **state)
 	assert_string_equal(e->p.nics[0].name, "eth1");
 	assert_string_equal(e->p.nics[0].ipv4, "10.0.16.3/32");
 	assert_string_equal(e->p.nics[7].network, "gpu-nic-7");
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_int_equal(e->p.n_ifaces, 8);
 	env_free(e);
@@ -424,7 +424,7 @@ static void test_networks_missing_facts(void **state)
 		e->p.nics[i].name[0] = e->p.nics[i].network[0] = '\0';
 	assert_int_equal(kubeparse_node(body, strlen(body), NULL, &e->k, err, sizeof(err)), 0);
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "nic-info[0]: expected an object, got number");
 	assert_non_null(strstr(e->c.message, "no networking.gke.io/north-interfaces annotation"));
 	assert_non_null(strstr(e->c.message, "GPU NIC 0000:06:00.0 has no interface name"));
@@ -442,7 +442,7 @@ static void test_networks_nic_info_without_north(void **state)
 
 	e->k.has_north = false;
 	snprintf(e->p.nics[0].network, sizeof(e->p.nics[0].network), "default");     /* a mapping the rules refuse */
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
 	assert_string_equal(e->c.message, "node has no networking.gke.io/north-interfaces annotation: the mapping cannot be observed");
 	assert_int_equal(e->p.n_ifaces, 0);
@@ -462,13 +462,13 @@ static void test_networks_dranet(void **state)
 	assert_true(e->k.dranet);
 	e->k.dranet = false;
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
 	assert_non_null(strstr(e->c.message, "no networking.gke.io/nic-info annotation"));
 	/* With it: a skip that names DRANET; no mapping published. */
 	load_node(e, "node-a3mega-dranet.json");
 	assert_int_equal(check_kube_enrich(&e->o, &e->p), 0);
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	assert_non_null(strstr(e->c.message, "GPU NICs allocated by DRANET (node label "
 			       "cloud.google.com/gke-networking-dra-driver=true)"));
@@ -487,7 +487,7 @@ static void test_networks_gpu_nic_not_on_bus(void **state)
 	/* eth8's function vanished from the bus (and from the rows evaluate.c builds). */
 	e->o.pci.n = 8;
 	e->p.n_nics = 7;
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "nic-info lists eth8 (network gpu-nic-7) at 0000:8e:00.0, which is not on the PCI bus");
 	assert_non_null(strstr(e->c.message, "eth8 is missing"));
 	assert_int_equal(e->p.n_ifaces, 0);
@@ -499,7 +499,7 @@ static void test_networks_objects(void **state)
 	struct env *e = env_new(false);
 
 	load_networks(e, "networks-params-not-ready.json");
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "Network gpu-nic-3 is not ParamsReady");
 	assert_int_equal(e->p.n_ifaces, 0);
 
@@ -507,14 +507,14 @@ static void test_networks_objects(void **state)
 	load_networks(e, "networks.json");
 	e->k.networks[2].has_params_ref = false;   /* sorted: default, gpu-nic-0, gpu-nic-1 */
 	e->k.n_networks = 8;                       /* drop gpu-nic-7 */
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "Network gpu-nic-1 has no parametersRef (GKENetworkParamSet)");
 	assert_non_null(strstr(e->c.message, "Network gpu-nic-7 does not exist"));
 
 	/* Not readable (403): say so, do not fail. */
 	e->k.networks_fetch.state = KUBE_FETCH_FORBIDDEN;
 	strcpy(e->k.networks_fetch.message, "HTTP 403");
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "eth8=gpu-nic-7; Network objects not readable (HTTP 403)");
 	assert_int_equal(e->p.n_ifaces, 8);
 	env_free(e);
@@ -525,11 +525,11 @@ static void test_networks_tcpx_and_none(void **state)
 	struct env *e = env_new(false);
 
 	e->p.kind = PROFILE_TCPX;
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	e->p.kind = PROFILE_NONE;
 	e->p.n_nics = 0;
-	assert_int_equal(check_networks(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_NETWORKS, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "no GPU NICs observed");
 	env_free(e);
 }
@@ -540,14 +540,14 @@ static void test_version_pair_pass(void **state)
 {
 	struct env *e = env_new(false);
 
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
 	assert_string_equal(e->p.installer, "v1.0.15");
 	assert_string_equal(e->p.expected_daemon, "v1.0.21");
 	assert_int_equal(e->p.n_daemons, 1);
 	assert_string_equal(e->p.daemons[0], "v1.0.21");
 	/* Re-running replaces, never appends. */
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->p.n_daemons, 1);
 	env_free(e);
 }
@@ -557,7 +557,7 @@ static void test_version_pair_skew(void **state)
 	struct env *e = env_new(false);
 
 	load_pods(e, "pods-skew.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
 	assert_string_equal(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
 	assert_non_null(e->c.remedy);
@@ -619,7 +619,7 @@ static void test_version_pair_skew_beside_large_pods(void **state)
 			assert_int_equal(p->n_containers, 300);
 		}
 	}
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
 	assert_non_null(strstr(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)"));
 	assert_non_null(strstr(e->c.message, "pod batch/odd could not be read"));
@@ -661,7 +661,7 @@ static void test_version_pair_unknown_pod(void **state)
 	struct env *e = env_new(false);
 
 	load_pods_plus(e, "pods-healthy.json", ODD_DAEMON_POD("Running"));
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "unknown: pod tenant-a/evil could not be read (items[0].spec.containers[0].env: "
 		     "expected an array, got object), and it may run the installer or the daemon: its version is unknown; "
 		     "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
@@ -669,18 +669,18 @@ static void test_version_pair_unknown_pod(void **state)
 	assert_int_equal(e->p.n_daemons, 1);
 
 	load_pods_plus(e, "pods-skew.json", ODD_DAEMON_POD("Pending"));
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
 	assert_string_equal(e->c.message, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
 
 	load_pods_plus(e, "pods-healthy.json", ODD_DAEMON_POD("Failed"));
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "pod tenant-a/evil could not be read (items[0].spec.containers[0].env: expected an "
 		     "array, got object): set aside, it runs neither the installer nor the daemon");
 
 	/* No daemon running: the skip says unknown first. */
 	load_pods_plus(e, "pods-idle.json", ODD_DAEMON_POD("Running"));
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	assert_non_null(strstr(e->c.message, "unknown: pod tenant-a/evil could not be read"));
 	assert_non_null(strstr(e->c.message, "; no daemon running: workloads must run daemon v1.0.21"));
@@ -695,7 +695,7 @@ static void test_version_pair_idle(void **state)
 	struct env *e = env_new(false);
 
 	load_pods(e, "pods-idle.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	assert_string_equal(e->c.message, "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15");
 	assert_int_equal(e->p.n_daemons, 0);
@@ -704,7 +704,7 @@ static void test_version_pair_idle(void **state)
 	/* A daemon container still starting counts as none, and says so. */
 	load_pods(e, "pods-healthy.json");
 	set_state(e, "tcpxo-daemon", POD_CSTATE_WAITING, "ContainerCreating", 0, -1);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "no daemon running: workloads must run daemon v1.0.21 with installer v1.0.15 "
 		     "(a daemon container is starting)");
 	env_free(e);
@@ -715,7 +715,7 @@ static void test_version_pair_digest_only(void **state)
 	struct env *e = env_new(false);
 
 	load_pods(e, "pods-digest-only.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "installer v1.0.15 and daemon v1.0.21 pair");
 	assert_string_equal(e->p.daemons[0], "v1.0.21");
 
@@ -728,7 +728,7 @@ static void test_version_pair_digest_only(void **state)
 
 		assert_int_equal(releases_parse(text, strlen(text), &t, err, sizeof(err)), 0);
 		e->k.releases = t;
-		assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+		assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 		assert_check(e, CHECK_WARN, "installer version unknown: its image digest is not in the release table (file)");
 		assert_non_null(strstr(e->c.message, "1 running daemon of unknown version"));
 		assert_int_equal(e->p.n_daemons, 0);
@@ -746,7 +746,7 @@ static void test_version_pair_running_digest_wins(void **state)
 	/* The tag says v1.0.20, but what runs is v1.0.21's known digest. */
 	load_pods(e, "pods-skew.json");
 	strcpy(e->k.containers[1].image_id_digest, D21);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->p.daemons[0], "v1.0.21");
 	env_free(e);
@@ -759,7 +759,7 @@ static void test_version_pair_installer_problems(void **state)
 	/* Not in the table. */
 	strcpy(e->k.containers[0].tag, "v1.0.99");
 	e->k.containers[0].image_id_digest[0] = '\0';
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "installer v1.0.99 is not in the release table (built-in)");
 	assert_string_equal(e->p.installer, "v1.0.99");
 	assert_string_equal(e->p.expected_daemon, "");
@@ -768,7 +768,7 @@ static void test_version_pair_installer_problems(void **state)
 	/* No installer pod at all. */
 	load_pods(e, "pods-healthy.json");
 	e->k.containers[0].role = KUBE_IMAGE_DAEMON;       /* pretend it is something else */
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
 	env_free(e);
 }
@@ -812,7 +812,7 @@ static void test_version_pair_nccl_test_pod(void **state)
 	/* The workload really runs the plugin image, at another tag than the installer. */
 	find_container(e, "nccl-test", &pod);
 	assert_string_equal(pod->ns, "default");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->c.message, "installer v1.0.15 and daemon v1.0.21 pair (1 running)");
 	assert_string_equal(e->p.installer, "v1.0.15");
@@ -822,7 +822,7 @@ static void test_version_pair_nccl_test_pod(void **state)
 	find_container(e, "nccl-tcpxo-installer", &pod);
 	free(pod->owners[0].kind);
 	pod->owners[0].kind = strdup("ReplicaSet");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "installer version unknown: no nccl-tcpxo-installer pod on this node");
 	assert_string_equal(e->p.installer, "");
 	free(pod->owners[0].kind);
@@ -830,7 +830,7 @@ static void test_version_pair_nccl_test_pod(void **state)
 	/* ...nor in another namespace, or under another label. */
 	free(pod->ns);
 	pod->ns = strdup("ml-team");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_WARN);
 	env_free(e);
 }
@@ -842,7 +842,7 @@ static void test_version_pair_daemon_not_running(void **state)
 	struct pod *pod;
 
 	load_pods(e, "pods-daemon-crashloop.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_FAIL);
 	assert_string_equal(e->c.message, "daemon ml-team/llama-train-node-0-0-x2b9f container tcpxo-daemon does not "
 			    "run: waiting: CrashLoopBackOff, last exit code 1 (Error), 7 restarts");
@@ -852,23 +852,23 @@ static void test_version_pair_daemon_not_running(void **state)
 	assert_string_equal(e->p.expected_daemon, "v1.0.21");
 
 	load_pods(e, "pods-daemon-image-pull.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "container tcpxo-daemon does not run: waiting: ImagePullBackOff, 0 restarts");
 
 	/* Running again after a crash: the workload on it lost its daemon. */
 	load_pods(e, "pods-healthy.json");
 	set_state(e, "tcpxo-daemon", POD_CSTATE_RUNNING, NULL, 1, 139);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "does not run: running again, last exit code 139, 1 restart");
 	/* Terminated non-zero. */
 	set_state(e, "tcpxo-daemon", POD_CSTATE_TERMINATED, "Error", 0, 1);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "does not run: terminated: exit code 1 (Error), 0 restarts");
 	/* A pod that has ended no longer matters: its sidecar stopped with it. */
 	find_container(e, "tcpxo-daemon", &pod);
 	free(pod->phase);
 	pod->phase = strdup("Failed");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_SKIP);
 	env_free(e);
 }
@@ -880,7 +880,7 @@ static void test_version_pair_tcpx(void **state)
 
 	e->p.kind = PROFILE_TCPX;
 	load_pods(e, "pods-tcpx-healthy.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->c.message, "installer v3.1.9 and daemon v2.0.12 pair (1 running)");
 	assert_string_equal(e->p.expected_daemon, "v2.0.12");
@@ -888,11 +888,11 @@ static void test_version_pair_tcpx(void **state)
 	/* A mirror that flattened the folders: the node's profile picks the table. */
 	for (size_t i = 0; i < e->k.n_containers; i++)
 		e->k.containers[i].fabric = KUBE_FABRIC_UNKNOWN;
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_PASS, "installer v3.1.9 and daemon v2.0.12 pair");
 
 	load_pods(e, "pods-tcpx-skew.json");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "daemon v2.0.11 does not pair with installer v3.1.9 (expects v2.0.12)");
 	assert_non_null(strstr(e->c.remedy, "tcpgpudmarxd-dev:v2.0.12 as the tcpx-daemon container"));
 	env_free(e);
@@ -907,7 +907,7 @@ static void test_version_pair_normalised_tags(void **state)
 	e->k.containers[0].image_id_digest[0] = '\0';
 	strcpy(e->k.containers[1].tag, "v1.0.9");
 	e->k.containers[1].image_id_digest[0] = '\0';
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	assert_string_equal(e->p.expected_daemon, "v1.0.09");
 	assert_string_equal(e->p.daemons[0], "v1.0.9");    /* shown as written */
@@ -932,7 +932,7 @@ static void test_version_pair_several_daemons(void **state)
 	}
 	strcpy(v[3].tag, "v1.0.20");
 	k->n_containers = 4;
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "daemon v1.0.20 does not pair with installer v1.0.15 (expects v1.0.21)");
 	assert_int_equal(e->p.n_daemons, 2);
 	assert_string_equal(e->p.daemons[0], "v1.0.20");   /* sorted as versions */
@@ -974,16 +974,16 @@ static void test_version_pair_host_processes(void **state)
 	struct env *e = env_new(false);
 
 	host_daemons(e, 1);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_int_equal(e->c.status, CHECK_PASS);
 	host_daemons(e, 2);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "2 daemon processes in /proc, but 1 running daemon container in this node's pods");
 
 	/* An idle node with a daemon process nobody accounts for: warn, not skip. */
 	load_pods(e, "pods-idle.json");
 	host_daemons(e, 1);
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "1 daemon process in /proc, but 0 running daemon containers");
 	env_free(e);
 }
@@ -993,7 +993,7 @@ static void test_version_pair_no_api(void **state)
 	struct env *e = env_new(false);
 
 	e->k.configured = false;
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "no API access: installer and daemon versions not read");
 	assert_int_equal(e->p.n_daemons, 0);
 	assert_string_equal(e->p.installer, "");
@@ -1001,7 +1001,7 @@ static void test_version_pair_no_api(void **state)
 	e->k.configured = true;
 	e->k.pods_fetch.state = KUBE_FETCH_FAILED;
 	strcpy(e->k.pods_fetch.message, "connection refused");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_SKIP, "pods not read from the API (connection refused)");
 	env_free(e);
 }
@@ -1022,7 +1022,7 @@ static void test_version_pair_unverified_row(void **state)
 		strcpy(ct->tag, ct->role == KUBE_IMAGE_DAEMON ? "v2.0.15" : "v3.1.12");
 		ct->image_id_digest[0] = '\0';
 	}
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_WARN, "TCPX installer v3.1.12 <-> daemon v2.0.15 is an unverified row of the release "
 		     "table (built-in): GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpx/README.md "
 		     "@98c85a6e581d, a commit not in the repository's history as stored");
@@ -1033,7 +1033,7 @@ static void test_version_pair_unverified_row(void **state)
 	for (size_t i = 0; i < e->k.n_containers; i++)
 		if (e->k.containers[i].role == KUBE_IMAGE_DAEMON)
 			strcpy(e->k.containers[i].tag, "v2.0.12");
-	assert_int_equal(check_version_pair(&e->o, &e->p, &e->c), 0);
+	assert_int_equal(evaluate_check(CHECK_VERSION_PAIR, &e->o, &e->p, &e->c), 0);
 	assert_check(e, CHECK_FAIL, "daemon v2.0.12 does not pair with installer v3.1.12 (expects v2.0.15)");
 	env_free(e);
 }

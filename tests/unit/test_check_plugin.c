@@ -103,7 +103,7 @@ static void fx_free(struct fx *f)
 }
 
 #define expect(f, st, text) do { \
-		assert_int_equal(check_plugin_files(&(f)->o, &(f)->p, &(f)->c), 0); \
+		assert_int_equal(evaluate_check(CHECK_PLUGIN_FILES, &(f)->o, &(f)->p, &(f)->c), 0); \
 		if ((f)->c.status != (st) || !strstr((f)->c.message, (text))) \
 			fail_msg("status %d message '%s', expected %d with '%s'", (f)->c.status, (f)->c.message, \
 				 (st), (text)); \

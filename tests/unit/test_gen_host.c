@@ -20,12 +20,9 @@
 
 
 static const char *const status_names[] = { "skip", "pass", "warn", "fail" };
-static const char *const check_names[] = {
-	"aperture-devices", "device-nodes", "nvidia-host-path", "plugin-files", "daemon-args",
-};
-static const check_fn check_fns[] = {
-	check_aperture_devices, check_device_nodes, check_nvidia_host_path, check_plugin_files,
-	check_daemon_args,
+static const enum check_id check_ids[] = {
+	CHECK_APERTURE_DEVICES, CHECK_DEVICE_NODES, CHECK_NVIDIA_HOST_PATH, CHECK_PLUGIN_FILES,
+	CHECK_DAEMON_ARGS,
 };
 
 static char out[256];
@@ -157,14 +154,14 @@ static void test_scenarios(void **state)
 		load_topo(dir, s);
 		assert_int_equal(observe_host(dir, &s->o.pci, &s->o.host), 0);
 		for (size_t i = 0; i < 5; i++) {
-			assert_int_equal(check_fns[i](&s->o, &s->p, &c), 0);
+			assert_int_equal(evaluate_check(check_ids[i], &s->o, &s->p, &c), 0);
 			if (c.status != CHECK_PASS)
-				print_message("%s: %s %s: %s\n", name, check_names[i], status_names[c.status],
+				print_message("%s: %s %s: %s\n", name, check_id_name(check_ids[i]), status_names[c.status],
 					      c.message);
 			if (i == 1 && !devnodes_ok)
 				continue;       /* not root: no device nodes could be made */
 			if (strcmp(status_names[c.status], want[i]) != 0)
-				fail_msg("%s: %s is %s, want %s: %s", name, check_names[i],
+				fail_msg("%s: %s is %s, want %s: %s", name, check_id_name(check_ids[i]),
 					 status_names[c.status], want[i], c.message);
 		}
 		if (s->p.kind == PROFILE_TCPXO && strcmp(want[0], "pass") == 0)
