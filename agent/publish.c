@@ -55,14 +55,25 @@ static int publisher_can_write(const struct publisher *pb, const struct observat
 	return 0;
 }
 
-/* The annotations and labels @p wants (changedAt now). */
-static int publisher_want(const struct publisher *pb, const struct observation *o, const struct profile *p,
-			  struct annotations *want)
+/*
+ * What @p wants of the node, as publisher_pending() and publisher_plan_write() compare it: the
+ * annotations and labels (changedAt now) into @want, the merge patch of what differs into @patch
+ * (NULL: none; @labels: how many keys are labels), the condition into @cond.
+ * Return: the keys in the patch; publisher_can_write()'s error (@err says why); -EINVAL; -ENOMEM.
+ */
+static int publisher_diff(const struct publisher *pb, const struct observation *o, const struct profile *p,
+			  struct annotations *want, char **patch, unsigned *labels, struct condition *cond, char *err,
+			  size_t errlen)
 {
 	char now[ANNOTATIONS_CHANGED_AT_MAX];
+	int r = publisher_can_write(pb, o, err, errlen);
 
+	if (r < 0)
+		return r;
+	condition_build(p, cond);
 	publisher_now(now, sizeof(now));
-	return annotations_build(p, publisher_complete(o), now, pb->labels, want);
+	r = annotations_build(p, publisher_complete(o), now, pb->labels, want);
+	return r < 0 ? r : annotations_diff(want, o->kube->ours, o->kube->labels, pb->prefix, patch, labels);
 }
 
 int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
@@ -185,18 +196,11 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	int r;
 
 	pb->in_sync = false;
-	r = publisher_can_write(pb, o, err, sizeof(err));
-	if (r < 0)
-		return -ENOENT;
-	r = publisher_want(pb, o, p, &want);
-	if (r < 0)
-		return r;
-	r = annotations_diff(&want, o->kube->ours, o->kube->labels, pb->prefix, &patch, NULL);
+	r = publisher_diff(pb, o, p, &want, &patch, NULL, &cond, err, sizeof(err));
 	annotations_free(&want);
 	free(patch);
 	if (r < 0)
-		return r;
-	condition_build(p, &cond);
+		return r == -EIO ? -ENOENT : r;         /* no API, no node name, the node not read */
 	/* A failed merge patch whose outcome is not settled yet: the next write settles it (and its Event). */
 	r = (r > 0) + condition_differs(&cond, &o->kube->condition) + pb->event_from_set;
 	pb->in_sync = r == 0;
@@ -213,13 +217,9 @@ int publisher_plan_write(struct publisher *pb, const struct observation *o, cons
 
 	publisher_job_init(job, "publish");
 	pb->in_sync = false;
-	r = publisher_can_write(pb, o, err, errlen);
-	if (r < 0)
-		return r;
-	r = publisher_want(pb, o, p, &job->want);
-	if (r < 0)
-		goto fail;
-	keys = annotations_diff(&job->want, o->kube->ours, o->kube->labels, pb->prefix, &job->node_patch, &labels);
+	keys = publisher_diff(pb, o, p, &job->want, &job->node_patch, &labels, &cond, err, errlen);
+	if (keys == -ENOENT || keys == -EIO)
+		return keys;            /* no API, no node name, the node not read: @err says which */
 	if (keys < 0) {
 		r = keys;
 		goto fail;
@@ -254,7 +254,6 @@ int publisher_plan_write(struct publisher *pb, const struct observation *o, cons
 		pb->event_from_set = false;
 		job->event = false;
 	}
-	condition_build(p, &cond);
 	job->res.status = cond.status;
 	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
 	r = publisher_plan_condition(job, &o->kube->condition, &cond, false);
