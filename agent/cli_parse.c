@@ -27,22 +27,6 @@ struct cli_state {
 	size_t n_given;
 };
 
-/* An option as the user types it, for messages: "--root", "-v", "-o/--output". */
-static void cli_opt_label(const struct cli_opt *r, char *buf, size_t len)
-{
-	if (r->name && r->short_name)
-		snprintf(buf, len, "-%c/--%s", r->short_name, r->name);
-	else if (r->name)
-		snprintf(buf, len, "--%s", r->name);
-	else
-		snprintf(buf, len, "-%c", r->short_name);
-}
-
-static bool cli_same_opt(const struct cli_opt *a, const struct cli_opt *b)
-{
-	return a->short_name == b->short_name && (a->name == b->name || (a->name && b->name && strcmp(a->name, b->name) == 0));
-}
-
 /* The first row of @prog for long option @name (@n bytes) or, with @n 0, short option @c. */
 static const struct cli_opt *cli_find(enum cli_program prog, const char *name, size_t n, char c)
 {

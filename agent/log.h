@@ -61,19 +61,6 @@ int log_format_line(enum cli_log_format format, const char *ts, enum log_level l
 		    const char *const *kv, size_t n, const char *node, const struct log_source *src,
 		    struct strbuf *out);
 
-/*
- * Whether Cloud Logging takes the top-level JSON key @key for a field of the LogEntry rather than
- * of its jsonPayload: time, timestamp, timestampSeconds, timestampNanos, severity, message,
- * httpRequest, and every logging.googleapis.com/ key.
- */
-bool log_key_reserved(const char *key);
-
-/* The text format's level: "error", "warn", "info", "debug". */
-const char *log_level_name(enum log_level level);
-
-/* The JSON format's severity, as Cloud Logging names it: "ERROR", "WARNING", "INFO", "DEBUG". */
-const char *log_severity_name(enum log_level level);
-
 /**
  * log_time_text() - @ts as RFC 3339 UTC text with @digits (0, 3 or 6) fractional digits:
  * "2026-12-02T14:31:17Z", "2026-12-02T14:31:17.123Z", "2026-12-02T14:31:17.123456Z"; cut to @len.
