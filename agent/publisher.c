@@ -10,6 +10,7 @@
 #include "agent/publisher.h"
 #include "agent/relfile.h"
 #include "probes/kube/kube.h"
+#include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/kubeslices.h"
@@ -126,20 +127,15 @@ typedef int publisher_parse_fn(const char *body, size_t len, struct obs_kube *k,
 static int publisher_take(struct publisher *pb, struct kube_fetch *f, int r, struct http_response *resp,
 			  publisher_parse_fn *parse, struct obs_kube *k)
 {
-	char err[256];
+	char err[256], msg[KUBE_MSG_MAX];
 
-	f->err = r;
-	f->http_status = resp->status;
-	f->state = r >= 0 ? KUBE_FETCH_OK : resp->status == 403 ? KUBE_FETCH_FORBIDDEN : KUBE_FETCH_FAILED;
-	snprintf(f->message, sizeof(f->message), "%s", r >= 0 ? "" : resp->error);
-	if (r >= 0) {
-		r = parse ? parse(resp->body, resp->len, k, err, sizeof(err))
-			  : kubeparse_node(resp->body, resp->len, pb->prefix, k, err, sizeof(err));
-		if (r < 0) {
-			f->state = KUBE_FETCH_FAILED;
-			f->err = r;
-			snprintf(f->message, sizeof(f->message), "unusable answer (%zu bytes): %s", resp->len, err);
-		}
+	*f = (struct kube_fetch){ .state = KUBE_FETCH_OK, .http_status = resp->status };
+	if (r < 0) {
+		kubefeed_failed(f, resp->status, r, resp->error);
+	} else if ((r = parse ? parse(resp->body, resp->len, k, err, sizeof(err))
+			      : kubeparse_node(resp->body, resp->len, pb->prefix, k, err, sizeof(err))) < 0) {
+		snprintf(msg, sizeof(msg), "unusable answer (%zu bytes): %s", resp->len, err);
+		kubefeed_failed(f, resp->status, r, msg);
 	}
 	http_response_free(resp);
 	return r;
