@@ -122,7 +122,8 @@ static void publisher_job_init(struct publish_job *job, const char *what)
 /*
  * The status patch taking the node's condition @have to @want into @job: a write when it differs,
  * a heartbeat (@beat: the same condition, only lastHeartbeatTime new, no lastTransitionTime) when
- * it does not; a change is never a heartbeat. 1 planned, 0 none, -ENOMEM.
+ * it does not; a change is never a heartbeat. The job's result names @want's status and reason
+ * either way; a patch planned is the job's next step. 1 planned, 0 none, -ENOMEM.
  */
 static int publisher_plan_condition(struct publish_job *job, const struct kube_condition *have,
 				    const struct condition *want, bool beat)
@@ -130,6 +131,8 @@ static int publisher_plan_condition(struct publish_job *job, const struct kube_c
 	bool differs = condition_differs(want, have);
 	int r;
 
+	job->res.status = want->status;
+	snprintf(job->res.reason, sizeof(job->res.reason), "%s", want->reason);
 	if (beat ? differs : !differs)
 		return 0;
 	publisher_now(job->cond_now, sizeof(job->cond_now));
@@ -137,6 +140,7 @@ static int publisher_plan_condition(struct publish_job *job, const struct kube_c
 	if (r < 0)
 		return r;
 	job->cond = *want;
+	job->step = PUBLISH_STEP_STATUS;
 	return 1;
 }
 
@@ -254,8 +258,6 @@ int publisher_plan_write(struct publisher *pb, const struct observation *o, cons
 		pb->event_from_set = false;
 		job->event = false;
 	}
-	job->res.status = cond.status;
-	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
 	r = publisher_plan_condition(job, &o->kube->condition, &cond, false);
 	if (r < 0)
 		goto fail;
@@ -272,22 +274,18 @@ int publisher_plan_heartbeat(struct publisher *pb, const struct observation *o, 
 {
 	struct condition cond;
 	char err[128];
-	int r;
 
 	publisher_job_init(job, "heartbeat");
 	if (publisher_can_write(pb, o, err, sizeof(err)) < 0)
 		return 0;
 	condition_build(p, &cond);
-	r = publisher_plan_condition(job, &o->kube->condition, &cond, true);
-	job->step = PUBLISH_STEP_STATUS;
-	return r;
+	return publisher_plan_condition(job, &o->kube->condition, &cond, true);
 }
 
 int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts, const char *why, uint64_t now,
 			      struct publish_job *job)
 {
 	struct condition cond;
-	int r;
 
 	publisher_job_init(job, "unobserved");
 	if (!pb->unobserved_since)
@@ -300,11 +298,7 @@ int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts
 	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
 		return 0;
 	condition_unknown(why, &cond);
-	job->res.status = cond.status;
-	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
-	r = publisher_plan_condition(job, &facts->condition, &cond, false);
-	job->step = PUBLISH_STEP_STATUS;
-	return r;
+	return publisher_plan_condition(job, &facts->condition, &cond, false);
 }
 
 int publisher_plan_events(struct publisher *pb, uint64_t now, struct publish_job *job)
@@ -323,20 +317,16 @@ int publisher_job_next(struct publisher *pb, struct publish_job *job, uint64_t n
 	char err[256];
 
 	for (;;) {
+		bool status = job->step == PUBLISH_STEP_STATUS;
+		const char *patch = status ? job->status_patch : job->node_patch;
 		struct eventq_item *it;
 
 		switch (job->step) {
 		case PUBLISH_STEP_NODE:
-			if (job->node_patch &&
-			    kube_write_patch_node(pb->node, false, job->node_patch, req, err, sizeof(err)) == 0)
-				return 1;
-			job->step = PUBLISH_STEP_STATUS;
-			break;
 		case PUBLISH_STEP_STATUS:
-			if (job->status_patch &&
-			    kube_write_patch_node(pb->node, true, job->status_patch, req, err, sizeof(err)) == 0)
+			if (patch && kube_write_patch_node(pb->node, status, patch, req, err, sizeof(err)) == 0)
 				return 1;
-			job->step = job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
+			job->step = !status ? PUBLISH_STEP_STATUS : job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
 			break;
 		case PUBLISH_STEP_EVENTS:
 			it = pb->http ? eventq_due(&pb->events, now) : NULL;    /* none while the queue backs off */
