@@ -9,7 +9,6 @@
 #include "agent/kubesrc.h"
 #include "agent/output.h"
 #include "agent/relfile.h"
-#include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/trainruntime.h"
 #include "probes/model/strbuf.h"
@@ -49,6 +48,13 @@ static int runtime_cmd_runtime(struct runtime_cmd *c, const char *name)
 
 /* ---- the cluster's Networks (optional: networks-published says why it is skipped) ---- */
 
+static void runtime_cmd_fetch(struct kube_fetch *f, int r, long status, const char *message)
+{
+	*f = (struct kube_fetch){ .err = r, .http_status = status,
+				  .state = r >= 0 ? KUBE_FETCH_OK : status == 403 ? KUBE_FETCH_FORBIDDEN : KUBE_FETCH_FAILED };
+	snprintf(f->message, sizeof(f->message), "%.*s", (int)sizeof(f->message) - 1, message);   /* cut */
+}
+
 /* A file that cannot be read or parsed stops the command; the cluster's answer only skips the finding. */
 static int runtime_cmd_networks(struct runtime_cmd *c)
 {
@@ -63,10 +69,8 @@ static int runtime_cmd_networks(struct runtime_cmd *c)
 		snprintf(a.message, sizeof(a.message), "%s: %s", a.where, err);
 	if (r < 0 && path)
 		fprintf(stderr, "%s: runtime: %s\n", c->opt->prog_name, a.message);
-	else if (r >= 0)
-		c->networks.networks_fetch = (struct kube_fetch){ .state = KUBE_FETCH_OK, .http_status = a.status };
 	else if (r != -ENOTCONN)        /* no cluster configured: not read, the finding says so */
-		kubefeed_failed(&c->networks.networks_fetch, a.status, r, a.message);
+		runtime_cmd_fetch(&c->networks.networks_fetch, r, a.status, r < 0 ? a.message : "");
 	kubesrc_answer_free(&a);
 	return r < 0 && path ? r : 0;
 }

@@ -246,6 +246,7 @@ static void loop_log_start(const struct loop_state *st, uint64_t now)
 /* The poll set: our sources, then the client's streams' sockets, watches and writes (fetched until they all fit). Return: its size. */
 static size_t loop_pollfds(struct loop_state *st)
 {
+	struct pollfd *f;
 	size_t n;
 
 	for (;;) {
@@ -254,16 +255,13 @@ static size_t loop_pollfds(struct loop_state *st)
 		n = http_streams_pollfds(st->pb->http, st->fds + LOOP_FD__COUNT, room);
 		if (n <= room)
 			break;
-		{
-			struct pollfd *f = realloc(st->fds, (LOOP_FD__COUNT + n + 8) * sizeof(*f));
-
-			if (!f) {
-				n = room;       /* the rest wait for the next turn (the streams' timer still runs) */
-				break;
-			}
-			st->fds = f;
-			st->fds_cap = LOOP_FD__COUNT + n + 8;
+		f = realloc(st->fds, (LOOP_FD__COUNT + n + 8) * sizeof(*f));
+		if (!f) {
+			n = room;       /* the rest wait for the next turn (the streams' timer still runs) */
+			break;
 		}
+		st->fds = f;
+		st->fds_cap = LOOP_FD__COUNT + n + 8;
 	}
 	st->fds[LOOP_FD_SIGNAL] = (struct pollfd){ .fd = st->sig_fd, .events = POLLIN };
 	sources_pollfds(&st->src, st->fds + LOOP_FD_SOURCES);

@@ -83,12 +83,9 @@ void publisher_close(struct publisher *pb)
 	http_client_free(pb->http);
 	releases_free(pb->releases);
 	free(pb->releases_text);
-	pb->releases_text = NULL;
 	eventq_free(&pb->events);
 	obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
-	pb->event_from_set = false;
-	pb->http = NULL;
-	pb->releases = NULL;
+	memset(pb, 0, sizeof(*pb));     /* nothing left to free: closing it again does nothing */
 }
 
 int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
