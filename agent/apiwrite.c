@@ -87,21 +87,21 @@ int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, 
 		return -EINTR;
 	}
 	if (r == 0) {
-		obs_kube_free(facts);
-		*facts = k;
 		log_emit(LOG_LEVEL_DEBUG, "API read", "node", node, NULL);
-		*have_facts = true;
-		return 0;
-	}
-	bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
-	apiwrite_failed(w, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
-	if (*have_facts) {
-		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
 	} else {
-		obs_kube_free(facts);
-		*facts = k;             /* the report then says why the API facts are missing */
+		bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
+		apiwrite_failed(w, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
 	}
-	return -EIO;
+	if (r != 0 && *have_facts) {
+		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
+		return -EIO;
+	}
+	obs_kube_free(facts);
+	*facts = k;                     /* without facts before, the report then says why they are missing */
+	if (r != 0)
+		return -EIO;
+	*have_facts = true;
+	return 0;
 }
 
 /* ---- the request in flight ---- */
