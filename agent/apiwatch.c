@@ -287,11 +287,8 @@ static void apiwatch_step(struct apiwatch_one *o, uint64_t now)
 		char *path = NULL;
 
 		if (o->mode == APIWATCH_LISTED) {
-			if (o->which == APIWATCH_SLICES && !o->aw->dranet) {
-				o->wake = UINT64_MAX;   /* not a DRANET node: nothing to list */
-				return;
-			}
-			if (o->s) {
+			/* Not a DRANET node: nothing to list; a list in flight: its end steps again. */
+			if ((o->which == APIWATCH_SLICES && !o->aw->dranet) || o->s) {
 				o->wake = UINT64_MAX;
 				return;
 			}

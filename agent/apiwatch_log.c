@@ -22,6 +22,17 @@ void apiwatch_note(struct apiwatch_one *o)
 	}
 }
 
+/* A line other than "API error" to log after the step; @said its error (NULL: none). */
+static void apiwatch_report(struct apiwatch_one *o, enum log_level level, const char *msg, const char *said)
+{
+	o->report = level;
+	o->report_msg = msg;
+	o->report_err = said != NULL;
+	o->report_wait = false;
+	if (said)
+		snprintf(o->said, sizeof(o->said), "%s", said);
+}
+
 void apiwatch_failed(struct apiwatch_one *o, long status, int err, const char *why, const char *said,
 		     enum log_level level)
 {
@@ -34,22 +45,7 @@ void apiwatch_failed(struct apiwatch_one *o, long status, int err, const char *w
 		if (!o->ever_fed)
 			o->aw->changes++;
 	}
-	snprintf(o->said, sizeof(o->said), "%s", said && *said ? said : why);
-	o->report = level;
-	o->report_msg = "API error";
-	o->report_err = true;
-	o->report_wait = false;
-}
-
-/* A line other than "API error" to log after the step; @said its error (NULL: none). */
-static void apiwatch_report(struct apiwatch_one *o, enum log_level level, const char *msg, const char *said)
-{
-	o->report = level;
-	o->report_msg = msg;
-	o->report_err = said != NULL;
-	o->report_wait = false;
-	if (said)
-		snprintf(o->said, sizeof(o->said), "%s", said);
+	apiwatch_report(o, level, "API error", said && *said ? said : why);
 }
 
 void apiwatch_expired(struct apiwatch_one *o)

@@ -87,21 +87,21 @@ int apiwrite_read(struct apiwrite *w, const char *node, struct obs_kube *facts, 
 		return -EINTR;
 	}
 	if (r == 0) {
-		obs_kube_free(facts);
-		*facts = k;
 		log_emit(LOG_LEVEL_DEBUG, "API read", "node", node, NULL);
-		*have_facts = true;
-		return 0;
-	}
-	bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
-	apiwrite_failed(w, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
-	if (*have_facts) {
-		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
 	} else {
-		obs_kube_free(facts);
-		*facts = k;             /* the report then says why the API facts are missing */
+		bad = k.node_fetch.state != KUBE_FETCH_OK ? &k.node_fetch : &k.pods_fetch;
+		apiwrite_failed(w, now, bad == &k.node_fetch ? "read node" : "list pods", bad->http_status, bad->message);
 	}
-	return -EIO;
+	if (r != 0 && *have_facts) {
+		obs_kube_free(&k);      /* the last good facts stand: an API failure removes nothing */
+		return -EIO;
+	}
+	obs_kube_free(facts);
+	*facts = k;                     /* without facts before, the report then says why they are missing */
+	if (r != 0)
+		return -EIO;
+	*have_facts = true;
+	return 0;
 }
 
 /* ---- the request in flight ---- */
@@ -157,28 +157,6 @@ static int apiwrite_send(struct apiwrite *w, uint64_t now)
 
 /* ---- a job ends: the log, the schedule ---- */
 
-static void apiwrite_events_said(const struct publish_result *res)
-{
-	char count[16];
-
-	if (res->posted) {
-		snprintf(count, sizeof(count), "%u", res->posted);
-		log_emit(LOG_LEVEL_INFO, "Events posted", "count", count, NULL);
-	}
-}
-
-static void apiwrite_events_failed(const struct apiwrite *w, const struct publish_result *res)
-{
-	char waiting[16], dropped[16];
-
-	if (!res->events_failed)
-		return;
-	snprintf(waiting, sizeof(waiting), "%zu", w->pb->events.n);
-	snprintf(dropped, sizeof(dropped), "%u", w->pb->events.dropped);
-	log_emit(LOG_LEVEL_ERROR, "Event not posted: retried later", "error", res->events_error, "waiting", waiting,
-		 "dropped", dropped, NULL);
-}
-
 /* The Events' next wake-up: the end of their backoff, or soon when some are due at once. */
 static void apiwrite_events_wake(struct apiwrite *w, uint64_t now)
 {
@@ -192,7 +170,7 @@ static void apiwrite_ended(struct apiwrite *w, const struct obs_kube *facts, uin
 	struct publish_job *job = &w->job;
 	const struct publish_result *res = &job->res;
 	bool heartbeat = strcmp(job->what, "heartbeat") == 0, unobserved = strcmp(job->what, "unobserved") == 0;
-	char keys[16];
+	char keys[16], count[16], waiting[16], dropped[16];
 
 	if (job->ret < 0) {
 		if (heartbeat)
@@ -220,8 +198,16 @@ static void apiwrite_ended(struct apiwrite *w, const struct obs_kube *facts, uin
 		log_emit(LOG_LEVEL_INFO, "API answering again", NULL);
 		schedule_api_ok(w->sched, now);
 	}
-	apiwrite_events_said(res);
-	apiwrite_events_failed(w, res);
+	if (res->posted) {
+		snprintf(count, sizeof(count), "%u", res->posted);
+		log_emit(LOG_LEVEL_INFO, "Events posted", "count", count, NULL);
+	}
+	if (res->events_failed) {
+		snprintf(waiting, sizeof(waiting), "%zu", w->pb->events.n);
+		snprintf(dropped, sizeof(dropped), "%u", w->pb->events.dropped);
+		log_emit(LOG_LEVEL_ERROR, "Event not posted: retried later", "error", res->events_error, "waiting",
+			 waiting, "dropped", dropped, NULL);
+	}
 	apiwrite_events_wake(w, now);
 	publisher_job_free(job);
 	w->busy = false;
@@ -229,7 +215,7 @@ static void apiwrite_ended(struct apiwrite *w, const struct obs_kube *facts, uin
 }
 
 /* Run @job (planned): its first request goes now. */
-static int apiwrite_start(struct apiwrite *w, struct publish_job *job, const struct obs_kube *facts, uint64_t now)
+static void apiwrite_start(struct apiwrite *w, struct publish_job *job, const struct obs_kube *facts, uint64_t now)
 {
 	w->job = *job;
 	memset(job, 0, sizeof(*job));
@@ -238,7 +224,6 @@ static int apiwrite_start(struct apiwrite *w, struct publish_job *job, const str
 	schedule_writing(w->sched, true, now);
 	if (!apiwrite_send(w, now))
 		apiwrite_ended(w, facts, now);  /* nothing to send after all (a transition told without a write) */
-	return 0;
 }
 
 int apiwrite_drive(struct apiwrite *w, struct obs_kube *facts, uint64_t now)

@@ -1,5 +1,6 @@
 /* cli.c - the one table of every option and command of tcpxo-agent and kubectl-fabric, and the lookups in it. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "agent/cli.h"
@@ -334,6 +335,20 @@ const struct cli_cmd cli_cmds[] = {
 };
 
 const size_t cli_n_cmds = sizeof(cli_cmds) / sizeof(cli_cmds[0]);
+
+int cli_opt_label(const struct cli_opt *r, char *buf, size_t len)
+{
+	if (r->name && r->short_name)
+		return snprintf(buf, len, "-%c/--%s", r->short_name, r->name);
+	if (r->name)
+		return snprintf(buf, len, "--%s", r->name);
+	return snprintf(buf, len, "-%c", r->short_name);
+}
+
+bool cli_same_opt(const struct cli_opt *a, const struct cli_opt *b)
+{
+	return a->short_name == b->short_name && (a->name == b->name || (a->name && b->name && strcmp(a->name, b->name) == 0));
+}
 
 const struct cli_cmd *cli_table_cmd(enum cli_command cmd)
 {

@@ -185,6 +185,12 @@ extern const struct cli_cmd cli_cmds[];
 extern const size_t cli_n_cmds;
 extern const char *const cli_output_words[];    /* by enum cli_output: "json", ...; [0] is "" */
 
+/* cli_opt_label() - option @r as the user types it, for messages: "--root", "-v", "-o/--output". Return: snprintf's. */
+int cli_opt_label(const struct cli_opt *r, char *buf, size_t len);
+
+/* cli_same_opt() - whether rows @a and @b are the same option (its names; an option may have several rows). */
+bool cli_same_opt(const struct cli_opt *a, const struct cli_opt *b);
+
 /* cli_table_cmd() - the row of @cmd (never NULL for a valid command). */
 const struct cli_cmd *cli_table_cmd(enum cli_command cmd);
 

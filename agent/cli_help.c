@@ -66,13 +66,9 @@ static bool cli_help_first_row(size_t i, enum cli_program prog)
 {
 	const struct cli_opt *r = &cli_opts[i];
 
-	for (size_t j = 0; j < i; j++) {
-		const struct cli_opt *q = &cli_opts[j];
-
-		if ((q->progs & (1u << prog)) && q->short_name == r->short_name &&
-		    (q->name == r->name || (q->name && r->name && strcmp(q->name, r->name) == 0)))
+	for (size_t j = 0; j < i; j++)
+		if ((cli_opts[j].progs & (1u << prog)) && cli_same_opt(&cli_opts[j], r))
 			return false;
-	}
 	return true;
 }
 
@@ -112,11 +108,9 @@ static void cli_help_kubectl(enum cli_command cmd, FILE *out)
 		if ((r->kind != CLI_KIND_KUBECTL && r->kind != CLI_KIND_KUBECTL_FLAG) || !(r->cmds & (1u << cmd)) ||
 		    !(r->progs & CLI_FABRIC))
 			continue;
-		if (r->short_name)
-			n = snprintf(word, sizeof(word), "-%c/--%s%s%s", r->short_name, r->name, r->arg ? " " : "",
-				     r->arg ? r->arg : "");
-		else
-			n = snprintf(word, sizeof(word), "--%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+		n = cli_opt_label(r, word, sizeof(word));
+		if (r->arg && n > 0 && (size_t)n < sizeof(word))
+			n += snprintf(word + n, sizeof(word) - (size_t)n, " %s", r->arg);
 		if (col > 2 && col + 2 + n > CLI_HELP_WIDTH) {
 			fputs(",\n  ", out);
 			col = 2;

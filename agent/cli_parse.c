@@ -27,22 +27,6 @@ struct cli_state {
 	size_t n_given;
 };
 
-/* An option as the user types it, for messages: "--root", "-v", "-o/--output". */
-static void cli_opt_label(const struct cli_opt *r, char *buf, size_t len)
-{
-	if (r->name && r->short_name)
-		snprintf(buf, len, "-%c/--%s", r->short_name, r->name);
-	else if (r->name)
-		snprintf(buf, len, "--%s", r->name);
-	else
-		snprintf(buf, len, "-%c", r->short_name);
-}
-
-static bool cli_same_opt(const struct cli_opt *a, const struct cli_opt *b)
-{
-	return a->short_name == b->short_name && (a->name == b->name || (a->name && b->name && strcmp(a->name, b->name) == 0));
-}
-
 /* The first row of @prog for long option @name (@n bytes) or, with @n 0, short option @c. */
 static const struct cli_opt *cli_find(enum cli_program prog, const char *name, size_t n, char c)
 {
@@ -151,11 +135,6 @@ static int cli_apply(struct cli_state *s, const struct cli_opt *r, const char *t
 	return -EINVAL;
 }
 
-static bool cli_takes_value(const struct cli_opt *r)
-{
-	return r->arg != NULL;
-}
-
 /* One argument that starts with '-' (and is not "-" or "--"), and its value from @argv[*@i + 1] when apart. */
 static int cli_option(struct cli_state *s, int argc, char **argv, int *i)
 {
@@ -178,14 +157,13 @@ static int cli_option(struct cli_state *s, int argc, char **argv, int *i)
 	if (!r)
 		return cli_refuse(s->name, "unknown option '%.*s' (try --help)",
 			(int)(a[1] == '-' && (eq = strchr(a, '=')) ? eq - a : (ptrdiff_t)strlen(a)), a);
-	if (cli_takes_value(r) && !value) {
+	if (r->arg && !value) {
 		if (*i + 1 >= argc)
 			return cli_refuse(s->name, "%s needs a value (try --help)", a);
 		value = argv[++*i];
 		apart = true;
-	} else if (!cli_takes_value(r) && value && r->kind != CLI_KIND_KUBECTL_FLAG) {
-		fprintf(stderr, "%s: %s takes no value (try --help)\n", s->name, a);
-		return -EINVAL;
+	} else if (!r->arg && value && r->kind != CLI_KIND_KUBECTL_FLAG) {
+		return cli_refuse(s->name, "%s takes no value (try --help)", a);
 	}
 	if (r->kind != CLI_KIND_HELP && r->kind != CLI_KIND_VERSION) {
 		if (s->n_given == CLI_GIVEN_MAX)
@@ -216,8 +194,7 @@ static int cli_positional(struct cli_state *s, const char *a)
 		s->node_arg = a;
 		return 0;
 	}
-	fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", s->name, a);
-	return -EINVAL;
+	return cli_refuse(s->name, "unexpected argument '%s' (try --help)", a);
 }
 
 /* --once and --cleanup against each other and the command word; then the command they choose. */
@@ -301,17 +278,13 @@ static int cli_resolve_output(struct cli_state *s)
 			return -EINVAL;
 		}
 	}
-	if (o->json && out != CLI_OUTPUT_DEFAULT && out != CLI_OUTPUT_JSON) {
-		fprintf(stderr, "%s: --json and -o %s disagree\n", s->name, s->output);
-		return -EINVAL;
-	}
+	if (o->json && out != CLI_OUTPUT_DEFAULT && out != CLI_OUTPUT_JSON)
+		return cli_refuse(s->name, "--json and -o %s disagree", s->output);
 	if (o->json)
 		out = CLI_OUTPUT_JSON;
 	if (o->cmd == CLI_CMD_INTERFACES && out != CLI_OUTPUT_DEFAULT) {
-		if (s->format_given && o->format != as_format[out]) {
-			fprintf(stderr, "%s: --format and -o %s disagree\n", s->name, s->output);
-			return -EINVAL;
-		}
+		if (s->format_given && o->format != as_format[out])
+			return cli_refuse(s->name, "--format and -o %s disagree", s->output);
 		o->format = as_format[out];
 	}
 	o->output = (enum cli_output)out;

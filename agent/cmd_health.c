@@ -53,10 +53,7 @@ int cmd_health(const struct cli_options *opt)
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	r = cmd_health_verdict(&now, &st.st_mtim, opt->max_age, msg, sizeof(msg));
-	if (r)
-		fprintf(stderr, "tcpxo-agent: health: %s: %s\n", opt->health_file, msg);
-	else
-		printf("tcpxo-agent: health: %s: %s\n", opt->health_file, msg);
+	fprintf(r ? stderr : stdout, "tcpxo-agent: health: %s: %s\n", opt->health_file, msg);
 	return r;
 }
 

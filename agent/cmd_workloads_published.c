@@ -21,7 +21,7 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 		"the node list";
 	struct coherence *f = NULL;
 	struct fleet_facts ff = { 0 };
-	enum profile_kind kind = PROFILE_NONE;
+	enum profile_kind kind;
 	char err[512] = "";
 	int r;
 
@@ -34,10 +34,7 @@ static int published_facts(const struct cli_options *opt, struct kubesrc *src, c
 	r = kubesrc_nodes(src, opt, "workloads", opt->node, f);
 	if (r < 0)
 		goto out;
-	if (fleet_count(f, PROFILE_TCPXO))
-		kind = PROFILE_TCPXO;
-	else if (fleet_count(f, PROFILE_TCPX))
-		kind = PROFILE_TCPX;
+	kind = fleet_count(f, PROFILE_TCPXO) ? PROFILE_TCPXO : fleet_count(f, PROFILE_TCPX) ? PROFILE_TCPX : PROFILE_NONE;
 	if (kind == PROFILE_NONE) {
 		fprintf(stderr, "%s: workloads: %s%s%snode %s is not in the %s, or publishes no tcpxo or tcpx profile "
 			"(%sprofile): its facts are unknown\n", opt->prog_name, opt->nodes_file ? "--nodes-file " : "",

@@ -45,6 +45,14 @@ static int eventq_remember(struct eventq *q, const char *key)
 	return 0;
 }
 
+void eventq_drop(struct eventq *q)
+{
+	if (!q->n)
+		return;
+	eventq_remove(q, 0);
+	q->dropped++;
+}
+
 int eventq_add(struct eventq *q, const char *key, const char *ns, const char *body, const char *what,
 	       uint64_t now)
 {
@@ -72,10 +80,8 @@ int eventq_add(struct eventq *q, const char *key, const char *ns, const char *bo
 		free(it.body);
 		return -ENOMEM;
 	}
-	if (q->n == EVENTQ_MAX) {
-		eventq_remove(q, 0);
-		q->dropped++;
-	}
+	if (q->n == EVENTQ_MAX)
+		eventq_drop(q);
 	q->v[q->n++] = it;
 	return 1;
 }
@@ -116,23 +122,12 @@ uint64_t eventq_retry(struct eventq *q, uint64_t now, unsigned retry_after_s)
 	return d;
 }
 
-void eventq_drop(struct eventq *q)
-{
-	if (!q->n)
-		return;
-	eventq_remove(q, 0);
-	q->dropped++;
-}
-
 unsigned eventq_expire(struct eventq *q, uint64_t now)
 {
 	unsigned n = 0;
 
-	while (q->n && now >= q->v[0].queued_at && now - q->v[0].queued_at > EVENTQ_MAX_AGE_MS) {
-		eventq_remove(q, 0);
-		n++;
-	}
-	q->dropped += n;
+	for (; q->n && now >= q->v[0].queued_at && now - q->v[0].queued_at > EVENTQ_MAX_AGE_MS; n++)
+		eventq_drop(q);
 	return n;
 }
 

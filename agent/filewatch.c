@@ -52,12 +52,8 @@ int filewatch_open(const char *path, struct filewatch **ret, char *err, size_t e
 		return errmsg_set(err, errlen, -ENAMETOOLONG, "%s: the directory's name is too long", path);
 	if (strlen(slash ? slash + 1 : path) > NAME_MAX)
 		return errmsg_set(err, errlen, -ENAMETOOLONG, "%s: the file's name is too long", path);
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* The directory: ".", "/" (a file at the root), or what precedes the last slash. */
+	snprintf(dir, sizeof(dir), "%.*s", !slash || slash == path ? 1 : (int)(slash - path), slash ? path : ".");
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return errmsg_set(err, errlen, -ENOMEM, "out of memory");

@@ -118,14 +118,6 @@ size_t flap_release(struct flap *f, uint64_t now, void (*released)(const struct 
 	return n;
 }
 
-bool flap_any_held(const struct flap *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].held)
-			return true;
-	return false;
-}
-
 uint64_t flap_next_release(const struct flap *f)
 {
 	uint64_t at = 0;
@@ -134,6 +126,11 @@ uint64_t flap_next_release(const struct flap *f)
 		if (f->v[i].held && (!at || f->v[i].last_change + FLAP_HOLD_MS < at))
 			at = f->v[i].last_change + FLAP_HOLD_MS;
 	return at;
+}
+
+bool flap_any_held(const struct flap *f)
+{
+	return flap_next_release(f) != 0;       /* a held link's release is never at 0 (FLAP_HOLD_MS > 0) */
 }
 
 static int flap_cmp(const void *a, const void *b)

@@ -15,36 +15,25 @@
 static int infile_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		int r = -errno;
-
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
 		return errmsg_set(err, errlen, r, "cannot open: %s", strerror(-r));
 	}
-	if (fstat(fd, &st) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return errmsg_set(err, errlen, r, "cannot open: %s", strerror(-r));
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return errmsg_set(err, errlen, -EISDIR, "is a directory");
-	}
-	if (!S_ISREG(st.st_mode) && !((flags & INFILE_STREAM) && S_ISFIFO(st.st_mode))) {
-		close(fd);
-		return errmsg_set(err, errlen, -EINVAL, "not a regular file");
-	}
+	if (S_ISDIR(st.st_mode))
+		r = errmsg_set(err, errlen, -EISDIR, "is a directory");
+	else if (!S_ISREG(st.st_mode) && !((flags & INFILE_STREAM) && S_ISFIFO(st.st_mode)))
+		r = errmsg_set(err, errlen, -EINVAL, "not a regular file");
 	/* A pipe is read blocking to its end (a FIFO with no writer reads as empty at once). */
-	if (S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return errmsg_set(err, errlen, r, "cannot read: %s", strerror(-r));
-	}
-	return fd;
+	else if (S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		r = errmsg_set(err, errlen, -errno, "cannot read: %s", strerror(errno));
+	else
+		return fd;
+	close(fd);
+	return r;
 }
 
 int infile_read(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_len, char *err, size_t errlen)

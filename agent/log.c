@@ -24,7 +24,12 @@ void log_setup(enum cli_log_format format, int verbose, const char *node, FILE *
 	log_out = out;
 }
 
-bool log_key_reserved(const char *key)
+/*
+ * Whether Cloud Logging takes the top-level JSON key @key for a field of the LogEntry rather than
+ * of its jsonPayload: time, timestamp, timestampSeconds, timestampNanos, severity, message,
+ * httpRequest, and every logging.googleapis.com/ key.
+ */
+static bool log_key_reserved(const char *key)
 {
 	/* https://cloud.google.com/logging/docs/structured-logging#special-payload-fields */
 	static const char *const reserved[] = {
@@ -37,22 +42,17 @@ bool log_key_reserved(const char *key)
 	return strncmp(key, "logging.googleapis.com/", 23) == 0;
 }
 
-/* Each level's word in text lines and its Cloud Logging severity in JSON ones. */
-static const struct {
+/* Each level's word in text lines and its Cloud Logging severity in JSON ones (another level: info's). */
+static const struct log_level_words {
 	const char *name, *severity;
 } log_levels[] = {
 	[LOG_LEVEL_ERROR] = { "error", "ERROR" }, [LOG_LEVEL_WARN] = { "warn", "WARNING" },
 	[LOG_LEVEL_INFO] = { "info", "INFO" }, [LOG_LEVEL_DEBUG] = { "debug", "DEBUG" },
 };
 
-const char *log_level_name(enum log_level level)
+static const struct log_level_words *log_words(enum log_level level)
 {
-	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].name;
-}
-
-const char *log_severity_name(enum log_level level)
-{
-	return log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO].severity;
+	return &log_levels[level <= LOG_LEVEL_DEBUG ? level : LOG_LEVEL_INFO];
 }
 
 static bool log_needs_quotes(const char *s, size_t n)
@@ -142,7 +142,7 @@ static int log_format_json(const char *ts, enum log_level level, const char *msg
 	int r = -ENOMEM;
 
 	if (!line || json_add_string(line, "time", ts) < 0 ||
-	    json_add_string(line, "severity", log_severity_name(level)) < 0 || log_json_add(line, "message", msg) < 0)
+	    json_add_string(line, "severity", log_words(level)->severity) < 0 || log_json_add(line, "message", msg) < 0)
 		goto out;
 	/* The node is a label (Cloud Logging indexes labels): a "node" pair names it, else the daemon's. */
 	for (size_t i = 0; i < n; i++)
@@ -182,7 +182,7 @@ int log_format_line(enum cli_log_format format, const char *ts, enum log_level l
 {
 	if (format == CLI_LOG_JSON)
 		return log_format_json(ts, level, msg, kv, n, node, src, out);
-	strbuf_appendf(out, "%s %s ", ts, log_level_name(level));
+	strbuf_appendf(out, "%s %s ", ts, log_words(level)->name);
 	/* The message is ours, but may quote a host or API string: escape it like a value, unquoted. */
 	for (const char *p = msg; *p && p - msg < LOG_VALUE_MAX; p++) {
 		unsigned char c = (unsigned char)*p;

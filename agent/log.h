@@ -50,29 +50,17 @@ void log_emit_at(const char *file, unsigned line, const char *func, enum log_lev
  * JSON, one object in Cloud Logging's structured-logging form, every field at the top level:
  * {"time":TS,"severity":"WARNING","message":MSG,"logging.googleapis.com/labels":{"node":NODE},
  * "logging.googleapis.com/sourceLocation":{"file":F,"line":"N","function":FN},key:value,...};
- * severity one of DEBUG, INFO, WARNING, ERROR (log_severity_name()). The node is a label, never a
- * field: a "node" pair's value, else @node (no labels without either). A key that Cloud Logging
- * reserves (log_key_reserved()) gets a trailing '_' ("time_"), so no field can set the entry's
- * own time, severity or message.
+ * severity one of DEBUG, INFO, WARNING, ERROR (the text's LEVEL: debug, info, warn, error). The
+ * node is a label, never a field: a "node" pair's value, else @node (no labels without either). A
+ * key that Cloud Logging reserves (time, timestamp, timestampSeconds, timestampNanos, severity,
+ * message, httpRequest, any logging.googleapis.com/ key) gets a trailing '_' ("time_"), so no
+ * field can set the entry's own time, severity or message.
  * Control characters never pass through raw; values are cut at LOG_VALUE_MAX bytes.
  * Return: 0; -ENOMEM.
  */
 int log_format_line(enum cli_log_format format, const char *ts, enum log_level level, const char *msg,
 		    const char *const *kv, size_t n, const char *node, const struct log_source *src,
 		    struct strbuf *out);
-
-/*
- * Whether Cloud Logging takes the top-level JSON key @key for a field of the LogEntry rather than
- * of its jsonPayload: time, timestamp, timestampSeconds, timestampNanos, severity, message,
- * httpRequest, and every logging.googleapis.com/ key.
- */
-bool log_key_reserved(const char *key);
-
-/* The text format's level: "error", "warn", "info", "debug". */
-const char *log_level_name(enum log_level level);
-
-/* The JSON format's severity, as Cloud Logging names it: "ERROR", "WARNING", "INFO", "DEBUG". */
-const char *log_severity_name(enum log_level level);
 
 /**
  * log_time_text() - @ts as RFC 3339 UTC text with @digits (0, 3 or 6) fractional digits:

@@ -54,7 +54,7 @@ struct loop_state {
 	bool observe_failed;            /* the last observation could not be made (nothing published) */
 	char observe_why[2 * OBS_MSG_MAX + 32]; /* ... and why, as logged (logged again when it changes) */
 	uint64_t hup_logged_at;         /* the last SIGHUP logged at info */
-	struct flap *flap;              /* each link's up/down history: flap damping */
+	struct flap flap;               /* each link's up/down history: flap damping */
 	int sig_fd;                     /* readable after a signal (signals.h) */
 	struct sources src;             /* netlink, uevents, inotify, the --releases file */
 	struct tsample tsample;         /* the last transport sample: a GPU pod new to it, rates */
@@ -69,7 +69,7 @@ static void loop_log_change(struct loop_state *st, const struct profile *p)
 	struct strbuf sb = { 0 };
 	int n = verdict_diff(&st->last, p, &sb);
 	/* While a link flaps, its samples and counts change each time: only verdict changes are info. */
-	enum log_level level = flap_any_held(st->flap) && !verdict_moved(&st->last, p) ? LOG_LEVEL_DEBUG
+	enum log_level level = flap_any_held(&st->flap) && !verdict_moved(&st->last, p) ? LOG_LEVEL_DEBUG
 											      : LOG_LEVEL_INFO;
 
 	if (n > 0)
@@ -149,8 +149,8 @@ static int loop_iteration(struct loop_state *st, unsigned due, uint64_t now)
 		return r;
 	}
 	observed = r == 0;
-	flapin_observed(st->flap, &o, o.links.status.state == PROBE_OK, now);
-	schedule_flaps(&st->sched, st->flap);   /* wake for the next release; space writes while one is held */
+	flapin_observed(&st->flap, &o, o.links.status.state == PROBE_OK, now);
+	schedule_flaps(&st->sched, &st->flap);   /* wake for the next release; space writes while one is held */
 	if ((due & SCHEDULE_READ) && st->api && !st->af.aw) {
 		r = apiwrite_read(st->wr, st->opt->node, &st->af.k, &st->af.have, now);
 		if (r == -EINTR) {
@@ -246,6 +246,7 @@ static void loop_log_start(const struct loop_state *st, uint64_t now)
 /* The poll set: our sources, then the client's streams' sockets, watches and writes (fetched until they all fit). Return: its size. */
 static size_t loop_pollfds(struct loop_state *st)
 {
+	struct pollfd *f;
 	size_t n;
 
 	for (;;) {
@@ -254,16 +255,13 @@ static size_t loop_pollfds(struct loop_state *st)
 		n = http_streams_pollfds(st->pb->http, st->fds + LOOP_FD__COUNT, room);
 		if (n <= room)
 			break;
-		{
-			struct pollfd *f = realloc(st->fds, (LOOP_FD__COUNT + n + 8) * sizeof(*f));
-
-			if (!f) {
-				n = room;       /* the rest wait for the next turn (the streams' timer still runs) */
-				break;
-			}
-			st->fds = f;
-			st->fds_cap = LOOP_FD__COUNT + n + 8;
+		f = realloc(st->fds, (LOOP_FD__COUNT + n + 8) * sizeof(*f));
+		if (!f) {
+			n = room;       /* the rest wait for the next turn (the streams' timer still runs) */
+			break;
 		}
+		st->fds = f;
+		st->fds_cap = LOOP_FD__COUNT + n + 8;
 	}
 	st->fds[LOOP_FD_SIGNAL] = (struct pollfd){ .fd = st->sig_fd, .events = POLLIN };
 	sources_pollfds(&st->src, st->fds + LOOP_FD_SOURCES);
@@ -313,7 +311,6 @@ static void loop_close(struct loop_state *st)
 	verdict_free(&st->last);
 	tsample_free(&st->tsample);
 	apifacts_close(&st->af);
-	free(st->flap);
 }
 
 /* Set up /metrics, the signals, the schedule (the API's watches with it) and the sources. Return: 0; < 0 logged. */
@@ -338,11 +335,6 @@ static int loop_open(struct loop_state *st)
 		metrics_http_address(daemon_metrics_http(st->metrics), addr, sizeof(addr));
 		log_emit(LOG_LEVEL_INFO, "serving metrics", "address", addr, "path", "/metrics", NULL);
 	}
-	st->flap = calloc(1, sizeof(*st->flap));
-	if (!st->flap) {
-		log_emit(LOG_LEVEL_ERROR, "out of memory: stopping", NULL);
-		return -ENOMEM;
-	}
 	st->api = st->pb->http && opt->node;
 	st->publish = st->api && !opt->no_publish;
 	st->af.k.releases = st->pb->releases;
@@ -364,7 +356,7 @@ static int loop_open(struct loop_state *st)
 	}
 	daemon_metrics_watches(st->metrics, st->af.aw);
 	loop_log_start(st, t0);
-	st->src = (struct sources){ .root = opt->root, .releases = opt->releases, .flap = st->flap };
+	st->src = (struct sources){ .root = opt->root, .releases = opt->releases, .flap = &st->flap };
 	sources_open(&st->src);
 	return 0;
 }

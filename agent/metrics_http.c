@@ -287,7 +287,6 @@ int metrics_http_new(const char *address, const struct metrics_http_page *page, 
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	struct metrics_http *h;
-	unsigned flags = MHD_USE_EPOLL;
 	char text[INET6_ADDRSTRLEN];
 	uint16_t port;
 	size_t len;
@@ -303,11 +302,10 @@ int metrics_http_new(const char *address, const struct metrics_http_page *page, 
 	if (!h)
 		return errmsg_set(err, errlen, -ENOMEM, "out of memory");
 	h->page = *page;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	port = ntohs(*metrics_http_port(&ss));
 	errno = 0;
-	h->d = metrics_mhd.start_daemon(flags, port, metrics_http_accept, h, metrics_http_handler, h,
+	h->d = metrics_mhd.start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), port,
+					metrics_http_accept, h, metrics_http_handler, h,
 					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 					MHD_OPTION_NOTIFY_CONNECTION, metrics_http_notify, h,
 					MHD_OPTION_NOTIFY_COMPLETED, metrics_http_completed, h,

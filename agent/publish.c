@@ -55,14 +55,25 @@ static int publisher_can_write(const struct publisher *pb, const struct observat
 	return 0;
 }
 
-/* The annotations and labels @p wants (changedAt now). */
-static int publisher_want(const struct publisher *pb, const struct observation *o, const struct profile *p,
-			  struct annotations *want)
+/*
+ * What @p wants of the node, as publisher_pending() and publisher_plan_write() compare it: the
+ * annotations and labels (changedAt now) into @want, the merge patch of what differs into @patch
+ * (NULL: none; @labels: how many keys are labels), the condition into @cond.
+ * Return: the keys in the patch; publisher_can_write()'s error (@err says why); -EINVAL; -ENOMEM.
+ */
+static int publisher_diff(const struct publisher *pb, const struct observation *o, const struct profile *p,
+			  struct annotations *want, char **patch, unsigned *labels, struct condition *cond, char *err,
+			  size_t errlen)
 {
 	char now[ANNOTATIONS_CHANGED_AT_MAX];
+	int r = publisher_can_write(pb, o, err, errlen);
 
+	if (r < 0)
+		return r;
+	condition_build(p, cond);
 	publisher_now(now, sizeof(now));
-	return annotations_build(p, publisher_complete(o), now, pb->labels, want);
+	r = annotations_build(p, publisher_complete(o), now, pb->labels, want);
+	return r < 0 ? r : annotations_diff(want, o->kube->ours, o->kube->labels, pb->prefix, patch, labels);
 }
 
 int publisher_event(struct publisher *pb, const char *node, const struct kube_event_ref *regarding,
@@ -111,7 +122,8 @@ static void publisher_job_init(struct publish_job *job, const char *what)
 /*
  * The status patch taking the node's condition @have to @want into @job: a write when it differs,
  * a heartbeat (@beat: the same condition, only lastHeartbeatTime new, no lastTransitionTime) when
- * it does not; a change is never a heartbeat. 1 planned, 0 none, -ENOMEM.
+ * it does not; a change is never a heartbeat. The job's result names @want's status and reason
+ * either way; a patch planned is the job's next step. 1 planned, 0 none, -ENOMEM.
  */
 static int publisher_plan_condition(struct publish_job *job, const struct kube_condition *have,
 				    const struct condition *want, bool beat)
@@ -119,6 +131,8 @@ static int publisher_plan_condition(struct publish_job *job, const struct kube_c
 	bool differs = condition_differs(want, have);
 	int r;
 
+	job->res.status = want->status;
+	snprintf(job->res.reason, sizeof(job->res.reason), "%s", want->reason);
 	if (beat ? differs : !differs)
 		return 0;
 	publisher_now(job->cond_now, sizeof(job->cond_now));
@@ -126,6 +140,7 @@ static int publisher_plan_condition(struct publish_job *job, const struct kube_c
 	if (r < 0)
 		return r;
 	job->cond = *want;
+	job->step = PUBLISH_STEP_STATUS;
 	return 1;
 }
 
@@ -185,18 +200,11 @@ int publisher_pending(struct publisher *pb, const struct observation *o, const s
 	int r;
 
 	pb->in_sync = false;
-	r = publisher_can_write(pb, o, err, sizeof(err));
-	if (r < 0)
-		return -ENOENT;
-	r = publisher_want(pb, o, p, &want);
-	if (r < 0)
-		return r;
-	r = annotations_diff(&want, o->kube->ours, o->kube->labels, pb->prefix, &patch, NULL);
+	r = publisher_diff(pb, o, p, &want, &patch, NULL, &cond, err, sizeof(err));
 	annotations_free(&want);
 	free(patch);
 	if (r < 0)
-		return r;
-	condition_build(p, &cond);
+		return r == -EIO ? -ENOENT : r;         /* no API, no node name, the node not read */
 	/* A failed merge patch whose outcome is not settled yet: the next write settles it (and its Event). */
 	r = (r > 0) + condition_differs(&cond, &o->kube->condition) + pb->event_from_set;
 	pb->in_sync = r == 0;
@@ -213,13 +221,9 @@ int publisher_plan_write(struct publisher *pb, const struct observation *o, cons
 
 	publisher_job_init(job, "publish");
 	pb->in_sync = false;
-	r = publisher_can_write(pb, o, err, errlen);
-	if (r < 0)
-		return r;
-	r = publisher_want(pb, o, p, &job->want);
-	if (r < 0)
-		goto fail;
-	keys = annotations_diff(&job->want, o->kube->ours, o->kube->labels, pb->prefix, &job->node_patch, &labels);
+	keys = publisher_diff(pb, o, p, &job->want, &job->node_patch, &labels, &cond, err, errlen);
+	if (keys == -ENOENT || keys == -EIO)
+		return keys;            /* no API, no node name, the node not read: @err says which */
 	if (keys < 0) {
 		r = keys;
 		goto fail;
@@ -254,9 +258,6 @@ int publisher_plan_write(struct publisher *pb, const struct observation *o, cons
 		pb->event_from_set = false;
 		job->event = false;
 	}
-	condition_build(p, &cond);
-	job->res.status = cond.status;
-	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
 	r = publisher_plan_condition(job, &o->kube->condition, &cond, false);
 	if (r < 0)
 		goto fail;
@@ -273,22 +274,18 @@ int publisher_plan_heartbeat(struct publisher *pb, const struct observation *o, 
 {
 	struct condition cond;
 	char err[128];
-	int r;
 
 	publisher_job_init(job, "heartbeat");
 	if (publisher_can_write(pb, o, err, sizeof(err)) < 0)
 		return 0;
 	condition_build(p, &cond);
-	r = publisher_plan_condition(job, &o->kube->condition, &cond, true);
-	job->step = PUBLISH_STEP_STATUS;
-	return r;
+	return publisher_plan_condition(job, &o->kube->condition, &cond, true);
 }
 
 int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts, const char *why, uint64_t now,
 			      struct publish_job *job)
 {
 	struct condition cond;
-	int r;
 
 	publisher_job_init(job, "unobserved");
 	if (!pb->unobserved_since)
@@ -301,11 +298,7 @@ int publisher_plan_unobserved(struct publisher *pb, const struct obs_kube *facts
 	if (facts->condition.present && strcmp(facts->condition.status, "Unknown") == 0)
 		return 0;
 	condition_unknown(why, &cond);
-	job->res.status = cond.status;
-	snprintf(job->res.reason, sizeof(job->res.reason), "%s", cond.reason);
-	r = publisher_plan_condition(job, &facts->condition, &cond, false);
-	job->step = PUBLISH_STEP_STATUS;
-	return r;
+	return publisher_plan_condition(job, &facts->condition, &cond, false);
 }
 
 int publisher_plan_events(struct publisher *pb, uint64_t now, struct publish_job *job)
@@ -324,20 +317,16 @@ int publisher_job_next(struct publisher *pb, struct publish_job *job, uint64_t n
 	char err[256];
 
 	for (;;) {
+		bool status = job->step == PUBLISH_STEP_STATUS;
+		const char *patch = status ? job->status_patch : job->node_patch;
 		struct eventq_item *it;
 
 		switch (job->step) {
 		case PUBLISH_STEP_NODE:
-			if (job->node_patch &&
-			    kube_write_patch_node(pb->node, false, job->node_patch, req, err, sizeof(err)) == 0)
-				return 1;
-			job->step = PUBLISH_STEP_STATUS;
-			break;
 		case PUBLISH_STEP_STATUS:
-			if (job->status_patch &&
-			    kube_write_patch_node(pb->node, true, job->status_patch, req, err, sizeof(err)) == 0)
+			if (patch && kube_write_patch_node(pb->node, status, patch, req, err, sizeof(err)) == 0)
 				return 1;
-			job->step = job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
+			job->step = !status ? PUBLISH_STEP_STATUS : job->events ? PUBLISH_STEP_EVENTS : PUBLISH_STEP_DONE;
 			break;
 		case PUBLISH_STEP_EVENTS:
 			it = pb->http ? eventq_due(&pb->events, now) : NULL;    /* none while the queue backs off */

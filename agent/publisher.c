@@ -10,6 +10,7 @@
 #include "agent/publisher.h"
 #include "agent/relfile.h"
 #include "probes/kube/kube.h"
+#include "probes/kube/kubefeed.h"
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeparse_pods.h"
 #include "probes/kube/kubeslices.h"
@@ -82,12 +83,9 @@ void publisher_close(struct publisher *pb)
 	http_client_free(pb->http);
 	releases_free(pb->releases);
 	free(pb->releases_text);
-	pb->releases_text = NULL;
 	eventq_free(&pb->events);
 	obs_kube_ann_clear(pb->event_from, KUBE_ANN__COUNT);
-	pb->event_from_set = false;
-	pb->http = NULL;
-	pb->releases = NULL;
+	memset(pb, 0, sizeof(*pb));     /* nothing left to free: closing it again does nothing */
 }
 
 int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
@@ -116,72 +114,49 @@ int publisher_reload_releases(struct publisher *pb, char *err, size_t errlen)
 	return 1;
 }
 
-static void publisher_fetch_set(struct kube_fetch *f, int r, const struct http_response *resp)
-{
-	f->err = r;
-	f->http_status = resp->status;
-	f->state = r >= 0 ? KUBE_FETCH_OK : resp->status == 403 ? KUBE_FETCH_FORBIDDEN : KUBE_FETCH_FAILED;
-	snprintf(f->message, sizeof(f->message), "%s", r >= 0 ? "" : resp->error);
-}
+/* The parsers of a read's body (the node's takes the prefix: publisher_take() calls it by name). */
+typedef int publisher_parse_fn(const char *body, size_t len, struct obs_kube *k, char *err, size_t errlen);
 
-/* A parse error after a 2xx answer turns the fetch into FAILED; @err already names the object. */
-static void publisher_parsed(struct kube_fetch *f, size_t len, int r, const char *err)
+/*
+ * One read's answer (@r, @resp) into @f and its body parsed into @k by @parse (NULL: the node's);
+ * a parse error after a 2xx answer turns the fetch into FAILED, @err naming the object. @resp is freed.
+ */
+static int publisher_take(struct publisher *pb, struct kube_fetch *f, int r, struct http_response *resp,
+			  publisher_parse_fn *parse, struct obs_kube *k)
 {
-	if (r >= 0)
-		return;
-	f->state = KUBE_FETCH_FAILED;
-	f->err = r;
-	snprintf(f->message, sizeof(f->message), "unusable answer (%zu bytes): %s", len, err);
+	char err[256], msg[KUBE_MSG_MAX];
+
+	*f = (struct kube_fetch){ .state = KUBE_FETCH_OK, .http_status = resp->status };
+	if (r < 0) {
+		kubefeed_failed(f, resp->status, r, resp->error);
+	} else if ((r = parse ? parse(resp->body, resp->len, k, err, sizeof(err))
+			      : kubeparse_node(resp->body, resp->len, pb->prefix, k, err, sizeof(err))) < 0) {
+		snprintf(msg, sizeof(msg), "unusable answer (%zu bytes): %s", resp->len, err);
+		kubefeed_failed(f, resp->status, r, msg);
+	}
+	http_response_free(resp);
+	return r;
 }
 
 int publisher_read(struct publisher *pb, const char *node, struct obs_kube *k)
 {
 	struct http_response resp = { 0 };
-	char err[256];
-	int rn, rp, r;
+	int rn, rp;
 
 	k->releases = pb->releases;
 	if (!pb->http || !node)
 		return -ENOENT;
 	k->configured = true;
 
-	rn = kube_get_node(pb->http, node, &resp);
-	publisher_fetch_set(&k->node_fetch, rn, &resp);
-	if (rn >= 0) {
-		rn = kubeparse_node(resp.body, resp.len, pb->prefix, k, err, sizeof(err));
-		publisher_parsed(&k->node_fetch, resp.len, rn, err);
-	}
-	http_response_free(&resp);
-
-	rp = kube_list_pods(pb->http, node, &resp);
-	publisher_fetch_set(&k->pods_fetch, rp, &resp);
-	if (rp >= 0) {
-		/* A pod that cannot be read is set aside and named by the checks, never the whole list. */
-		rp = kubeparse_pods(resp.body, resp.len, k, err, sizeof(err));
-		publisher_parsed(&k->pods_fetch, resp.len, rp, err);
-	}
-	http_response_free(&resp);
-
+	rn = publisher_take(pb, &k->node_fetch, kube_get_node(pb->http, node, &resp), &resp, NULL, k);
+	/* A pod that cannot be read is set aside and named by the checks, never the whole list. */
+	rp = publisher_take(pb, &k->pods_fetch, kube_list_pods(pb->http, node, &resp), &resp, kubeparse_pods, k);
 	/* Networks are optional facts: a 403 or 404 is noted, never a failure of the observation. */
-	if (rn >= 0) {
-		r = kube_list_networks(pb->http, &resp);
-		publisher_fetch_set(&k->networks_fetch, r, &resp);
-		if (r >= 0) {
-			r = kubeparse_networks(resp.body, resp.len, k, err, sizeof(err));
-			publisher_parsed(&k->networks_fetch, resp.len, r, err);
-		}
-		http_response_free(&resp);
-	}
+	if (rn >= 0)
+		publisher_take(pb, &k->networks_fetch, kube_list_networks(pb->http, &resp), &resp, kubeparse_networks, k);
 	/* A DRANET node's ResourceSlices, optional as the Networks: only there do they say anything. */
-	if (rn >= 0 && k->dranet) {
-		r = kube_list_slices(pb->http, node, &resp);
-		publisher_fetch_set(&k->slices_fetch, r, &resp);
-		if (r >= 0) {
-			r = kubeslices_parse(resp.body, resp.len, k, err, sizeof(err));
-			publisher_parsed(&k->slices_fetch, resp.len, r, err);
-		}
-		http_response_free(&resp);
-	}
+	if (rn >= 0 && k->dranet)
+		publisher_take(pb, &k->slices_fetch, kube_list_slices(pb->http, node, &resp), &resp, kubeslices_parse, k);
 	if (rn < 0 || rp < 0)
 		pb->in_sync = false;    /* no write can follow a failed read: whatever changes meanwhile is owed */
 	return rn < 0 || rp < 0 ? -EIO : 0;

@@ -10,18 +10,18 @@
 
 #define WORKLOAD_EVENTS_KEY_MAX 192
 
-/* "pod/<uid>/<verdict>", "pod/<uid>/transport-<state>": one Event per pod and verdict or transport state. */
-static void workload_events_key(const struct pod *pod, const char *what, char *buf, size_t len)
-{
-	snprintf(buf, len, "pod/%s/%s", pod->uid, what);
-}
-
-/* Queue @ev under @key unless an Event of that key was queued before. Return: 0; -ENOMEM. */
+/*
+ * Queue @ev under the key "pod/<uid>/<what>" (what: the verdict, or "transport-<state>") unless an
+ * Event of that key was queued before: one Event per pod and verdict or transport state.
+ * Return: 0; -ENOMEM.
+ */
 static int workload_events_post(struct publisher *pb, const struct observation *o, const struct kube_event_ref *ref,
-				const struct pod_event *ev, const char *key, uint64_t now)
+				const struct pod_event *ev, const char *what, uint64_t now)
 {
+	char key[WORKLOAD_EVENTS_KEY_MAX];
 	int r;
 
+	snprintf(key, sizeof(key), "pod/%s/%s", ref->uid, what);
 	if (eventq_seen(&pb->events, key))
 		return 0;
 	r = publisher_event(pb, o->node, ref, ev->type, ev->reason, ev->action, ev->note, key, now);
@@ -53,7 +53,7 @@ static bool workload_events_keep(const char *key, void *arg)
 int workload_events_queue(struct publisher *pb, const struct observation *o, const struct profile *p,
 			  const struct workloads *w, uint64_t now)
 {
-	char key[WORKLOAD_EVENTS_KEY_MAX], state[32];
+	char state[32];
 	int r = 0;
 
 	for (size_t i = 0; i < w->n && w->judged; i++) {
@@ -63,18 +63,13 @@ int workload_events_queue(struct publisher *pb, const struct observation *o, con
 
 		if (!pod->uid || !pod->ns || !pod->name)
 			continue;
-		if (pod_event_build(&w->pods[i].result, p->kind, &ev)) {
-			workload_events_key(pod, attach_verdict_name(w->pods[i].result.verdict), key, sizeof(key));
-			r = workload_events_post(pb, o, &ref, &ev, key, now);
-			if (r == -ENOMEM)
-				break;
-		}
+		if (pod_event_build(&w->pods[i].result, p->kind, &ev) &&
+		    (r = workload_events_post(pb, o, &ref, &ev, attach_verdict_name(w->pods[i].result.verdict), now)) < 0)
+			break;
 		/* Only a fresh sample judges transport: between samples, nothing new is known. */
 		if (w->transport_judged && pod_event_transport(&w->pods[i].transport, &ev)) {
 			snprintf(state, sizeof(state), "transport-%s", transport_state_name(w->pods[i].transport.state));
-			workload_events_key(pod, state, key, sizeof(key));
-			r = workload_events_post(pb, o, &ref, &ev, key, now);
-			if (r == -ENOMEM)
+			if ((r = workload_events_post(pb, o, &ref, &ev, state, now)) < 0)
 				break;
 		}
 	}
