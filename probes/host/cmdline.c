@@ -9,6 +9,7 @@
 #define CMDLINE_SCRIPT_MAX (64 * 1024)  /* bytes of an `sh -c` script examined */
 #define CMDLINE_SCRIPT_WORDS 1024
 #include "probes/model/obs_host.h"
+#include "probes/model/strbuf.h"
 
 #define CMDLINE_MANAGER "fastrak_gpumem_manager"
 #define CMDLINE_ENTRYPOINT "entrypoint_rxdm_container.sh"
@@ -68,15 +69,8 @@ int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv
 			truncated = true;
 			break;
 		}
-		if (argc == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			char **n = realloc(argv, ncap * sizeof(*argv));
-
-			if (!n)
-				goto oom;
-			argv = n;
-			cap = ncap;
-		}
+		if (strbuf_grow_array(&argv, &cap, argc, sizeof(*argv), 8) < 0)
+			goto oom;
 		argv[argc] = strndup(buf + start, end - start);
 		if (!argv[argc])
 			goto oom;

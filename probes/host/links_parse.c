@@ -25,6 +25,7 @@
 #include <netlink/route/route.h>
 
 #include "probes/host/links_parse.h"
+#include "probes/model/strbuf.h"
 
 /* links_parse.h: libnl's error (negative NLE_*) as -errno. */
 int links_nlerr(int nlerr)
@@ -89,16 +90,9 @@ static void links_link_cb(struct nl_object *obj, void *arg)
 	/* The kernel bounds names to IFNAMSIZ; a nameless or oversized one is not ours to guess. */
 	if (!name || (name_len = strnlen(name, OBS_IFNAME_MAX)) == 0 || name_len >= OBS_IFNAME_MAX)
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct obs_link *v = reallocarray(c->v, cap, sizeof(*v));
-
-		if (!v) {
-			c->err = -ENOMEM;
-			return;
-		}
-		c->v = v;
-		c->cap = cap;
+	if (strbuf_grow_array(&c->v, &c->cap, c->n, sizeof(*c->v), 64) < 0) {
+		c->err = -ENOMEM;
+		return;
 	}
 	l = &c->v[c->n++];
 	memset(l, 0, sizeof(*l));

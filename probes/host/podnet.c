@@ -41,6 +41,7 @@
 #include "probes/host/podnet.h"
 #include "probes/host/procscan.h"
 #include "probes/host/procnet.h"
+#include "probes/model/strbuf.h"
 
 #define PODNET_PROC_SUPER_MAGIC 0x9fa0
 #define PODNET_PIDS_MAX (1u << 22)      /* PID_MAX_LIMIT: no /proc lists more */
@@ -342,15 +343,9 @@ static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
 		*ret_init |= pid == 1;
 		if (n == PODNET_PIDS_MAX)
 			break;
-		if (n == cap) {
-			int *nv = realloc(v, (cap ? cap * 2 : 1024) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 1024;
+		if (strbuf_grow_array(&v, &cap, n, sizeof(*v), 1024) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[n++] = pid;
 	}

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -42,6 +43,31 @@ static void test_appendn_bytes(void **state)
 	assert_true(sb.cap > sb.len);
 	strbuf_free(&sb);
 	assert_null(sb.s);
+}
+
+/* The one growth rule: @first at first, doubled when full, untouched while there is room. */
+static void test_grow_array(void **state)
+{
+	size_t cap = 0, n;
+	int *v = NULL;
+
+	(void)state;
+	for (n = 0; n < 40; n++) {
+		assert_int_equal(strbuf_grow_array(&v, &cap, n, sizeof(*v), 4), 0);
+		assert_true(n < cap);
+		v[n] = (int)n * 3;
+	}
+	assert_int_equal(cap, 64);      /* 4, 8, 16, 32, 64 */
+	for (n = 0; n < 40; n++)
+		assert_int_equal(v[n], (int)n * 3);
+	assert_int_equal(strbuf_grow_array(&v, &cap, 10, sizeof(*v), 4), 0);
+	assert_int_equal(cap, 64);
+	/* A size whose doubling overflows: refused, the array kept. */
+	cap = SIZE_MAX / 2 + 1;
+	assert_int_equal(strbuf_grow_array(&v, &cap, cap, 2, 4), -ENOMEM);
+	assert_int_equal(cap, SIZE_MAX / 2 + 1);
+	assert_int_equal(v[39], 117);
+	free(v);
 }
 
 static void printable_is(const char *in, size_t max, const char *want)
@@ -103,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_appendf_and_take),
 		cmocka_unit_test(test_appendn_bytes),
+		cmocka_unit_test(test_grow_array),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_printable_into),
 	};
