@@ -525,11 +525,6 @@ const struct json *reflector_find(const struct reflector *r, const char *ns, con
 	return objstore_find(&r->store, ns, name);
 }
 
-const char *reflector_resource_version(const struct reflector *r)
-{
-	return r->rv;
-}
-
 unsigned reflector_watch_timeout_s(const struct reflector *r)
 {
 	return r->phase == PHASE_IN_WATCH ? r->watch_timeout_s : 0;

@@ -142,7 +142,6 @@ unsigned long reflector_generation(const struct reflector *r);  /* changes whene
 size_t reflector_count(const struct reflector *r);
 const struct json *reflector_object(const struct reflector *r, size_t i);   /* by namespace/name */
 const struct json *reflector_find(const struct reflector *r, const char *ns, const char *name);
-const char *reflector_resource_version(const struct reflector *r);          /* "" before the first */
 unsigned reflector_watch_timeout_s(const struct reflector *r);  /* the open watch's timeoutSeconds; 0 none */
 enum reflector_state reflector_state(const struct reflector *r);
 const char *reflector_relist_name(enum reflector_relist why);   /* "gone", "resync", "error" */
