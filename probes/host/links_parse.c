@@ -276,25 +276,6 @@ int links_parse_one(const struct nlmsghdr *h, void *arg)
 }
 
 
-/* links_parse.h: over messages in memory, object messages only. */
-int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p)
-{
-	const struct nlmsghdr *h = buf;
-	int rem = (int)len;
-
-	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
-		int r;
-
-		if (h->nlmsg_type < RTM_BASE)
-			continue;       /* NLMSG_DONE / ERROR / NOOP end or pace a dump, they hold no object */
-		r = links_parse_one(h, p);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-
 /* links_parse.h: the text of a libnl error. */
 const char *links_nlerr_text(int nlerr)
 {
