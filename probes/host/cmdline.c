@@ -249,14 +249,17 @@ static int cmdline_version_at_least(const char *version, unsigned long a, unsign
 	return 1;
 }
 
-/* Append one finding of our own text. */
-static int cmdline_add_text(struct cmdline_scan *s, enum cmdline_severity sev, const char *text)
+/* Append one finding: @before, the escaped host-supplied @arg (NULL: none), @after. */
+static int cmdline_add(struct cmdline_scan *s, enum cmdline_severity sev, const char *before, const char *arg,
+		       const char *after)
 {
 	struct cmdline_findings *f = s->out;
 	struct cmdline_finding *v;
-	char *t = strdup(text);
+	char q[96] = "", *t;
 
-	if (!t)
+	if (arg)
+		obs_host_quote(arg, q, sizeof(q));
+	if (!(t = strbuf_printf("%s%s%s", before, q, after)))
 		return -ENOMEM;
 	v = realloc(f->v, (f->n + 1) * sizeof(*v));
 	if (!v) {
@@ -264,27 +267,9 @@ static int cmdline_add_text(struct cmdline_scan *s, enum cmdline_severity sev, c
 		return -ENOMEM;
 	}
 	f->v = v;
-	f->v[f->n].severity = sev;
-	f->v[f->n].text = t;
-	f->n++;
+	f->v[f->n++] = (struct cmdline_finding){ .severity = sev, .text = t };
 	s->added++;
 	return 0;
-}
-
-/* Append one finding: @before, the escaped host-supplied @arg, @after. */
-static int cmdline_add(struct cmdline_scan *s, enum cmdline_severity sev, const char *before, const char *arg,
-		       const char *after)
-{
-	struct strbuf sb = { 0 };
-	char q[96];
-	int r;
-
-	obs_host_quote(arg, q, sizeof(q));
-	if (strbuf_appendf(&sb, "%s%s%s", before, q, after) < 0)
-		return -ENOMEM;
-	r = cmdline_add_text(s, sev, sb.s);
-	strbuf_free(&sb);
-	return r;
 }
 
 /* A flag's value: after '=', else the next argument unless it is a flag (then it is consumed). */
@@ -432,18 +417,18 @@ int cmdline_daemon_findings(const char *const *argv, size_t argc, enum cmdline_f
 	r = argc ? cmdline_scan_args(&s, argv + 1, argc - 1, cmdline_is_shell(cmdline_basename(argv[0])), 0) : 0;
 	if (r == 0 && fabric == CMDLINE_FABRIC_TCPX && argc > 0) {
 		if (!(s.seen & 1u << CMDLINE_PRESET))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
-					     "manifests run tcpgpudmarxd --gpu_nic_preset a3vm");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
+					"manifests run tcpgpudmarxd --gpu_nic_preset a3vm", NULL, "");
 		else if (s.manual && !(s.seen & 1u << CMDLINE_TOPOLOGY))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
-					     "--gpu_nic_topology: the daemon has no GPU-NIC map");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
+					"--gpu_nic_topology: the daemon has no GPU-NIC map", NULL, "");
 		if (r == 0 && !(s.seen & 1u << CMDLINE_SHMEM))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
-					     "GPU memory with --gpu_shmem_type fd");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
+					"GPU memory with --gpu_shmem_type fd", NULL, "");
 		if (r == 0 && !(s.seen & 1u << CMDLINE_UDS))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
-					     "through the socket directory it names (Google's manifests: --uds_path "
-					     "/run/tcpx on a hostPath both mount)");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
+					"through the socket directory it names (Google's manifests: --uds_path "
+					"/run/tcpx on a hostPath both mount)", NULL, "");
 	}
 	if (r < 0) {
 		/* Keep what @out had: drop this call's findings. */
