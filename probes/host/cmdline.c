@@ -32,15 +32,6 @@ bool cmdline_comm_candidate(const char *comm)
 	       strcmp(comm, CMDLINE_TCPX) == 0 || cmdline_is_shell(comm);
 }
 
-void cmdline_argv_free(char **argv, size_t argc)
-{
-	if (!argv)
-		return;
-	for (size_t i = 0; i < argc; i++)
-		free(argv[i]);
-	free(argv);
-}
-
 static bool cmdline_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';
@@ -82,7 +73,7 @@ int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv
 		*ret_truncated = true;
 	return 0;
 oom:
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 	return -ENOMEM;
 }
 
@@ -297,7 +288,7 @@ static int cmdline_scan_script(struct cmdline_scan *s, const char *script, int d
 	r = cmdline_split(script, strnlen(script, CMDLINE_SCRIPT_MAX), CMDLINE_SCRIPT_WORDS, &words, &n, &trunc);
 	if (r == 0)
 		r = cmdline_scan_args(s, (const char *const *)words, n, true, depth + 1);
-	cmdline_argv_free(words, n);
+	strbuf_strv_free(words, n);
 	return r;
 }
 

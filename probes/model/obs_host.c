@@ -5,16 +5,14 @@
 #include <string.h>
 
 #include "probes/model/obs_host.h"
+#include "probes/model/strbuf.h"
 
 void obs_host_procs_free(struct obs_procs *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++) {
-		for (size_t j = 0; j < p->v[i].argc; j++)
-			free(p->v[i].argv[j]);
-		free(p->v[i].argv);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		strbuf_strv_free(p->v[i].argv, p->v[i].argc);
 	free(p->v);
 	p->v = NULL;
 	p->n = 0;

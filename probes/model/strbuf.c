@@ -46,6 +46,13 @@ int strbuf_grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t f
 	return 0;
 }
 
+void strbuf_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 int strbuf_vappendf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list aq;

@@ -39,6 +39,9 @@ void strbuf_free(struct strbuf *sb);
  */
 int strbuf_grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first);
 
+/* strbuf_strv_free() - free @n strings of @v (NULL ones too) and @v itself; @v may be NULL. */
+void strbuf_strv_free(char **v, size_t n);
+
 /*
  * strbuf_char() - the character at @s (@n > 0 bytes left), and in *@ret_unsafe whether a terminal
  * must never be given it raw: a C0 control or DEL, a C1 control encoded in UTF-8 (U+0080-U+009F:

@@ -97,9 +97,7 @@ static uint64_t yaml_hash(const char *s)
 
 static void yaml_keyset_free(struct yaml_keyset *s)
 {
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slot[i]);
-	free(s->slot);
+	strbuf_strv_free(s->slot, s->cap);
 	*s = (struct yaml_keyset){ 0 };
 }
 
