@@ -78,16 +78,6 @@ struct reflector_stats {
 	unsigned long aside;            /* objects of a list or an event set aside: no name to keep them by */
 };
 
-/* The relists of every reason: fills of the store after the first. */
-static inline unsigned long reflector_stats_relists(const struct reflector_stats *st)
-{
-	unsigned long n = 0;
-
-	for (size_t k = 0; k < REFLECTOR_RELIST__COUNT; k++)
-		n += st->relists_by[k];
-	return n;
-}
-
 struct reflector;
 
 /**
