@@ -698,6 +698,7 @@ static void test_cancel(void **state)
 	arm_cancel(c, 200);
 	assert_int_equal(kube_get_node(c, NODE, &r), -EINTR);
 	assert_int_equal(r.attempts, 1);
+	assert_non_null(strstr(r.error, ": cancelled"));
 	assert_true(now_ms() - t0 < 20000);     /* cancelled, not the 40 s wait */
 	http_response_free(&r);
 
