@@ -104,11 +104,6 @@ static void links_link_cb(struct nl_object *obj, void *arg)
 	links_format_mac(rtnl_link_get_addr(link), l->mac, sizeof(l->mac));
 }
 
-static int links_cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct obs_link *)a)->name, ((const struct obs_link *)b)->name);
-}
-
 static int links_cmp_index(const void *a, const void *b)
 {
 	int x = ((const struct links_index *)a)->ifindex, y = ((const struct links_index *)b)->ifindex;
@@ -214,7 +209,7 @@ int links_sort_index(struct links_dump_ctx *c, const char **what)
 	if (c->n > 1) {
 		size_t k = 1;
 
-		qsort(c->v, c->n, sizeof(*c->v), links_cmp_name);
+		qsort(c->v, c->n, sizeof(*c->v), strbuf_cmp_names);
 		for (size_t i = 1; i < c->n; i++)
 			if (strcmp(c->v[i].name, c->v[k - 1].name) != 0)
 				c->v[k++] = c->v[i];

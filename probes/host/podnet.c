@@ -68,11 +68,6 @@ struct podnet_scan {
 	char *buf;                      /* one net file at a time */
 };
 
-static int podnet_cmp_pod(const void *a, const void *b)
-{
-	return strcmp(((const struct obs_pod_transport *)a)->uid, ((const struct obs_pod_transport *)b)->uid);
-}
-
 static bool podnet_gpu_container(const struct podnet_pod *w, const char *id)
 {
 	if (!*id)
@@ -149,14 +144,13 @@ static bool podnet_cgroup(struct podnet_scan *sc, int pid, struct podcgroup *ret
  */
 static int podnet_one_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
 {
-	struct obs_pod_transport *pt, key;
+	struct obs_pod_transport *pt;
 	struct podnet_find *f;
 	struct podcgroup pc;
 
 	if (!podnet_cgroup(sc, pid, &pc))
 		return 0;
-	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
-	pt = bsearch(&key, sc->t.pods, sc->t.n, sizeof(*sc->t.pods), podnet_cmp_pod);
+	pt = bsearch(pc.uid, sc->t.pods, sc->t.n, sizeof(*sc->t.pods), strbuf_cmp_names);
 	if (!pt)
 		return 0;
 	f = &sc->find[pt - sc->t.pods];
@@ -382,7 +376,7 @@ static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_trans
 	for (size_t i = 0; i < n; i++)
 		snprintf(t->pods[i].uid, sizeof(t->pods[i].uid), "%s", pods[i].uid);
 	if (n > 1)
-		qsort(t->pods, n, sizeof(*t->pods), podnet_cmp_pod);
+		qsort(t->pods, n, sizeof(*t->pods), strbuf_cmp_names);
 	for (size_t i = 0; i < n; i++)
 		if (!k || strcmp(t->pods[k - 1].uid, t->pods[i].uid) != 0)
 			t->pods[k++] = t->pods[i];

@@ -46,6 +46,11 @@ int strbuf_grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t f
 	return 0;
 }
 
+int strbuf_cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 void strbuf_strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)

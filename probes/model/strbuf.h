@@ -39,6 +39,12 @@ void strbuf_free(struct strbuf *sb);
  */
 int strbuf_grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first);
 
+/*
+ * strbuf_cmp_names() - qsort()/bsearch() order of records whose first member is their name, a
+ * NUL-terminated char array (a bsearch key may be the name itself): strcmp() of the names.
+ */
+int strbuf_cmp_names(const void *a, const void *b);
+
 /* strbuf_strv_free() - free @n strings of @v (NULL ones too) and @v itself; @v may be NULL. */
 void strbuf_strv_free(char **v, size_t n);
 

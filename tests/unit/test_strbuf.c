@@ -70,6 +70,27 @@ static void test_grow_array(void **state)
 	free(v);
 }
 
+/* Records led by their name sort by it, and are found by the name alone. */
+static void test_cmp_names(void **state)
+{
+	struct rec {
+		char name[8];
+		int v;
+	} r[] = { { "eth1", 1 }, { "eth10", 10 }, { "eth0", 0 }, { "a", -1 } };
+	const struct rec *hit;
+
+	(void)state;
+	qsort(r, 4, sizeof(r[0]), strbuf_cmp_names);
+	assert_string_equal(r[0].name, "a");
+	assert_string_equal(r[1].name, "eth0");
+	assert_string_equal(r[2].name, "eth1");
+	assert_string_equal(r[3].name, "eth10");
+	hit = bsearch("eth10", r, 4, sizeof(r[0]), strbuf_cmp_names);
+	assert_non_null(hit);
+	assert_int_equal(hit->v, 10);
+	assert_null(bsearch("eth2", r, 4, sizeof(r[0]), strbuf_cmp_names));
+}
+
 static void printable_is(const char *in, size_t max, const char *want)
 {
 	char *out = strbuf_printable(in, max);
@@ -130,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_appendf_and_take),
 		cmocka_unit_test(test_appendn_bytes),
 		cmocka_unit_test(test_grow_array),
+		cmocka_unit_test(test_cmp_names),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_printable_into),
 	};
