@@ -190,16 +190,6 @@ bool objstore_same(const struct objstore *a, const struct objstore *b)
 	return true;
 }
 
-size_t objstore_count(const struct objstore *s)
-{
-	return s->n;
-}
-
-const struct json *objstore_object(const struct objstore *s, size_t i)
-{
-	return i < s->n ? s->v[i].obj : NULL;
-}
-
 const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name)
 {
 	bool found;

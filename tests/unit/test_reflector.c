@@ -127,6 +127,7 @@ static void test_list_then_watch(void **state)
 	unsigned long g;
 
 	assert_false(reflector_synced(r));
+	assert_null(reflector_object(r, 0));    /* nothing before the first list */
 	assert_int_equal(reflector_state(r), REFLECTOR_STARTING);
 	p = listed(r, T0);
 	assert_non_null(strstr(p, PATH "?" QUERY "&watch=1&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds="));
