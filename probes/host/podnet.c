@@ -301,16 +301,6 @@ static int podnet_read_pod(struct podnet_scan *sc, struct obs_pod_transport *p)
 	return r == PODNET_GONE || r == -ENOMEM ? r : 0;
 }
 
-/* Forget what was read of @p's process (it exited): all but the uid. */
-static void podnet_reset(struct obs_pod_transport *p)
-{
-	char uid[OBS_TRANSPORT_UID_MAX];
-
-	memcpy(uid, p->uid, sizeof(uid));
-	memset(p, 0, sizeof(*p));
-	memcpy(p->uid, uid, sizeof(uid));
-}
-
 static int podnet_cmp_pid_desc(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -481,8 +471,11 @@ static int podnet_read_found(struct podnet_scan *sc, size_t i)
 			return r;
 		if (r != PODNET_GONE)
 			return 0;
-		/* It exited between the listing and the read (an exec probe, a finished worker). */
-		podnet_reset(p);
+		/*
+		 * It exited between the listing and the read (an exec probe, a finished worker): all
+		 * but the uid, the first member, forgotten.
+		 */
+		memset((char *)p + sizeof(p->uid), 0, sizeof(*p) - sizeof(p->uid));
 		if (tries == PODNET_RETRIES) {
 			p->read = OBS_TRANSPORT_UNREADABLE;
 			snprintf(p->why, sizeof(p->why), "%d processes of the pod exited while their files were read",
