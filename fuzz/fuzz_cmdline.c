@@ -29,6 +29,6 @@ int fuzz_one(const uint8_t *data, size_t size)
 	cmdline_findings_free(&f);
 	cmdline_format((const char *const *)argv, argc, 200, &out);
 	strbuf_free(&out);
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 	return 0;
 }

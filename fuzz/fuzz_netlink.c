@@ -1,4 +1,6 @@
-/* fuzz_netlink.c - rtnetlink messages through libnl's parsers, links.c's dump callbacks, its answer checks and its watch callback. */
+/* fuzz_netlink.c - rtnetlink messages through links.c's answer checks, libnl's parsers and the dump callbacks, and its watch callback. */
+#include <linux/netlink.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +25,21 @@ int fuzz_one(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	links_parse_msg(buf, size, &l);
-	fuzz_netlink_check(&l);
-	free(l.v);
-	/* The same bytes as one answer datagram, to a dump and to a request for one link. */
-	for (int dump = 0; dump < 2; dump++) {
-		r = links_parse_answer(buf, size, dump, &l, &kerr);
+	/*
+	 * The bytes as one answer datagram, to a dump and to a request for one link; then to a dump
+	 * again with every message given the first one's sequence number, so that all of them reach
+	 * the parsers, however the fuzzer numbered them.
+	 */
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 2) {
+			struct nlmsghdr *h = buf;
+			int rem = (int)size;
+			uint32_t seq = size >= sizeof(*h) ? h->nlmsg_seq : 0;
+
+			for (; NLMSG_OK(h, rem); h = NLMSG_NEXT(h, rem))
+				h->nlmsg_seq = seq;
+		}
+		r = links_parse_answer(buf, size, pass != 0, &l, &kerr);
 		fuzz_netlink_check(&l);
 		if (r > 1 || kerr > 0 || (r < 0 && l.status.state != PROBE_FAILED))
 			abort();

@@ -1,4 +1,5 @@
 /* fuzz_procnet.c - /proc/<pid>/net/{unix,udp,dev}: the first byte picks the format (and whether the read was cut), the rest is the file. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +12,14 @@ static void fuzz_procnet_check_rails(const struct procnet_unix *u)
 	if (u->n_rails > OBS_TRANSPORT_RAILS_MAX || u->listeners + u->clients > u->sockets)
 		abort();
 	for (size_t i = 0; i < u->n_rails; i++) {
-		char path[OBS_TRANSPORT_ADDR_MAX + 32], a[OBS_TRANSPORT_ADDR_MAX];
-		int n;
+		unsigned char bin[16];
 
 		/* Every rail kept is a distinct address, NUL-terminated, that reads back as one. */
 		if (!memchr(u->rails[i], '\0', OBS_TRANSPORT_ADDR_MAX) || !u->rails[i][0])
 			abort();
 		if (i && strcmp(u->rails[i - 1], u->rails[i]) == 0)
 			abort();
-		n = snprintf(path, sizeof(path), "@" PROCNET_BUF_OP_NAME "%s", u->rails[i]);
-		if (!procnet_unix_buf_op(path, (size_t)n, a) || strcmp(a, u->rails[i]) != 0)
+		if (inet_pton(AF_INET, u->rails[i], bin) != 1 && inet_pton(AF_INET6, u->rails[i], bin) != 1)
 			abort();
 	}
 	if (u->n_rails < OBS_TRANSPORT_RAILS_MAX && u->n_rails_dropped)
@@ -67,10 +66,20 @@ int fuzz_one(const uint8_t *data, size_t size)
 		break;
 	}
 	default: {
-		char a[OBS_TRANSPORT_ADDR_MAX];
+		/* The bytes as the path of one accepted client's line: a rail only when they name one. */
+		size_t cap = size + 160;
+		char *t = malloc(cap);
+		struct procnet_unix u;
+		int n;
 
-		if (procnet_unix_buf_op((const char *)data + 1, size - 1, a) && !a[0])
-			abort();
+		if (!t)
+			return 0;
+		n = snprintf(t, cap, "Num       RefCount Protocol Flags    Type St Inode Path\n"
+			     "0000000000000000: 00000002 00000000 00000000 0001 03 12345 %.*s\n", (int)(size - 1),
+			     (const char *)data + 1);
+		if (n > 0 && procnet_unix_parse(t, (size_t)n, cut, &u, err, sizeof(err)) == 0)
+			fuzz_procnet_check_rails(&u);
+		free(t);
 		break;
 	}
 	}

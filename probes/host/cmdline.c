@@ -9,6 +9,7 @@
 #define CMDLINE_SCRIPT_MAX (64 * 1024)  /* bytes of an `sh -c` script examined */
 #define CMDLINE_SCRIPT_WORDS 1024
 #include "probes/model/obs_host.h"
+#include "probes/model/strbuf.h"
 
 #define CMDLINE_MANAGER "fastrak_gpumem_manager"
 #define CMDLINE_ENTRYPOINT "entrypoint_rxdm_container.sh"
@@ -29,15 +30,6 @@ bool cmdline_comm_candidate(const char *comm)
 	/* comm is the program's base name cut to 15 bytes. */
 	return strcmp(comm, "fastrak_gpumem_") == 0 || strcmp(comm, "entrypoint_rxdm") == 0 ||
 	       strcmp(comm, CMDLINE_TCPX) == 0 || cmdline_is_shell(comm);
-}
-
-void cmdline_argv_free(char **argv, size_t argc)
-{
-	if (!argv)
-		return;
-	for (size_t i = 0; i < argc; i++)
-		free(argv[i]);
-	free(argv);
 }
 
 static bool cmdline_blank(char c)
@@ -68,15 +60,8 @@ int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv
 			truncated = true;
 			break;
 		}
-		if (argc == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			char **n = realloc(argv, ncap * sizeof(*argv));
-
-			if (!n)
-				goto oom;
-			argv = n;
-			cap = ncap;
-		}
+		if (strbuf_grow_array(&argv, &cap, argc, sizeof(*argv), 8) < 0)
+			goto oom;
 		argv[argc] = strndup(buf + start, end - start);
 		if (!argv[argc])
 			goto oom;
@@ -88,7 +73,7 @@ int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv
 		*ret_truncated = true;
 	return 0;
 oom:
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 	return -ENOMEM;
 }
 
@@ -255,14 +240,17 @@ static int cmdline_version_at_least(const char *version, unsigned long a, unsign
 	return 1;
 }
 
-/* Append one finding of our own text. */
-static int cmdline_add_text(struct cmdline_scan *s, enum cmdline_severity sev, const char *text)
+/* Append one finding: @before, the escaped host-supplied @arg (NULL: none), @after. */
+static int cmdline_add(struct cmdline_scan *s, enum cmdline_severity sev, const char *before, const char *arg,
+		       const char *after)
 {
 	struct cmdline_findings *f = s->out;
 	struct cmdline_finding *v;
-	char *t = strdup(text);
+	char q[96] = "", *t;
 
-	if (!t)
+	if (arg)
+		obs_host_quote(arg, q, sizeof(q));
+	if (!(t = strbuf_printf("%s%s%s", before, q, after)))
 		return -ENOMEM;
 	v = realloc(f->v, (f->n + 1) * sizeof(*v));
 	if (!v) {
@@ -270,27 +258,9 @@ static int cmdline_add_text(struct cmdline_scan *s, enum cmdline_severity sev, c
 		return -ENOMEM;
 	}
 	f->v = v;
-	f->v[f->n].severity = sev;
-	f->v[f->n].text = t;
-	f->n++;
+	f->v[f->n++] = (struct cmdline_finding){ .severity = sev, .text = t };
 	s->added++;
 	return 0;
-}
-
-/* Append one finding: @before, the escaped host-supplied @arg, @after. */
-static int cmdline_add(struct cmdline_scan *s, enum cmdline_severity sev, const char *before, const char *arg,
-		       const char *after)
-{
-	struct strbuf sb = { 0 };
-	char q[96];
-	int r;
-
-	obs_host_quote(arg, q, sizeof(q));
-	if (strbuf_appendf(&sb, "%s%s%s", before, q, after) < 0)
-		return -ENOMEM;
-	r = cmdline_add_text(s, sev, sb.s);
-	strbuf_free(&sb);
-	return r;
 }
 
 /* A flag's value: after '=', else the next argument unless it is a flag (then it is consumed). */
@@ -318,7 +288,7 @@ static int cmdline_scan_script(struct cmdline_scan *s, const char *script, int d
 	r = cmdline_split(script, strnlen(script, CMDLINE_SCRIPT_MAX), CMDLINE_SCRIPT_WORDS, &words, &n, &trunc);
 	if (r == 0)
 		r = cmdline_scan_args(s, (const char *const *)words, n, true, depth + 1);
-	cmdline_argv_free(words, n);
+	strbuf_strv_free(words, n);
 	return r;
 }
 
@@ -438,18 +408,18 @@ int cmdline_daemon_findings(const char *const *argv, size_t argc, enum cmdline_f
 	r = argc ? cmdline_scan_args(&s, argv + 1, argc - 1, cmdline_is_shell(cmdline_basename(argv[0])), 0) : 0;
 	if (r == 0 && fabric == CMDLINE_FABRIC_TCPX && argc > 0) {
 		if (!(s.seen & 1u << CMDLINE_PRESET))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
-					     "manifests run tcpgpudmarxd --gpu_nic_preset a3vm");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "no --gpu_nic_preset: Google's A3 High "
+					"manifests run tcpgpudmarxd --gpu_nic_preset a3vm", NULL, "");
 		else if (s.manual && !(s.seen & 1u << CMDLINE_TOPOLOGY))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
-					     "--gpu_nic_topology: the daemon has no GPU-NIC map");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "--gpu_nic_preset manual without "
+					"--gpu_nic_topology: the daemon has no GPU-NIC map", NULL, "");
 		if (r == 0 && !(s.seen & 1u << CMDLINE_SHMEM))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
-					     "GPU memory with --gpu_shmem_type fd");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "no --gpu_shmem_type: the TCPX plugin shares "
+					"GPU memory with --gpu_shmem_type fd", NULL, "");
 		if (r == 0 && !(s.seen & 1u << CMDLINE_UDS))
-			r = cmdline_add_text(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
-					     "through the socket directory it names (Google's manifests: --uds_path "
-					     "/run/tcpx on a hostPath both mount)");
+			r = cmdline_add(&s, CMDLINE_SEVERITY_WARN, "no --uds_path: the workers reach the daemon "
+					"through the socket directory it names (Google's manifests: --uds_path "
+					"/run/tcpx on a hostPath both mount)", NULL, "");
 	}
 	if (r < 0) {
 		/* Keep what @out had: drop this call's findings. */

@@ -25,7 +25,7 @@ bool cmdline_comm_candidate(const char *comm);
  * @buf, @len: the bytes read (at most what the caller bounded its read to).
  * @max_args: arguments kept; later ones are dropped and reported as truncated.
  * @ret_argv: written on success: @ret_argc malloc'd strings in a malloc'd array (NULL when
- *            there are none); free with cmdline_argv_free().
+ *            there are none); free with strbuf_strv_free().
  * @ret_truncated: set to true when arguments were dropped, untouched otherwise.
  *
  * Arguments are NUL-separated; a final NUL ends the last one. A cmdline without any NUL is a
@@ -35,8 +35,6 @@ bool cmdline_comm_candidate(const char *comm);
  */
 int cmdline_split(const char *buf, size_t len, size_t max_args, char ***ret_argv, size_t *ret_argc,
 		  bool *ret_truncated);
-
-void cmdline_argv_free(char **argv, size_t argc);
 
 /* Which daemon process (if any) @comm and @argv describe. */
 enum cmdline_daemon cmdline_daemon_kind(const char *comm, const char *const *argv, size_t argc);

@@ -20,6 +20,7 @@
 
 #include "probes/host/hostfs.h"
 #include "probes/model/fdread.h"
+#include "probes/model/strbuf.h"
 
 #ifndef HOSTFS_HAVE_OPENAT2_H
 struct open_how {
@@ -454,11 +455,6 @@ int hostfs_opendir(int rootfd, const char *path, DIR **ret)
 	return r;
 }
 
-static int hostfs_cmp_names(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
 		      size_t *ret_dropped)
 {
@@ -489,7 +485,7 @@ int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t
 			break;
 	}
 	closedir(d);
-	qsort(v, n, size, hostfs_cmp_names);
+	qsort(v, n, size, strbuf_cmp_names);
 	return (int)n;
 }
 

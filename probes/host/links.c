@@ -333,46 +333,6 @@ int links_observe(const struct obs_pci *pci, struct obs_links *ret, struct links
 	return r;
 }
 
-/* @ret emptied, and @len bytes of messages within what the parsers take: 0, or -E2BIG (said in @ret). */
-static int links_parse_start(size_t len, struct obs_links *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	if (len <= LINKS_PARSE_MAX)
-		return 0;
-	probe_status_fail(&ret->status, -E2BIG, "netlink: %zu bytes of messages, more than %u", len,
-			  LINKS_PARSE_MAX);
-	return -E2BIG;
-}
-
-/**
- * links_parse_msg() - see links.h: the dump's parsing path over a buffer instead of a socket.
- *
- * Return: 0, or -errno: -E2BIG (@len over LINKS_PARSE_MAX), -ENOMEM, or libnl's parse error
- * translated (-EINVAL, -ERANGE, ...). No errno means "absent".
- */
-int links_parse_msg(const void *buf, size_t len, struct obs_links *ret)
-{
-	struct links_dump_ctx c = { .q = { .fd = -1 } };
-	struct links_parse_pass p = { .c = &c, .links = true };
-	const char *what = "parse links";
-	int r;
-
-	r = links_parse_start(len, ret);
-	if (r < 0)
-		return r;
-	/* Links first, then addresses and routes against them: the dump's order. */
-	r = links_parse_msgs(buf, len, &p);
-	if (r == 0)
-		r = links_sort_index(&c, &what);
-	if (r == 0) {
-		p.links = false;
-		what = "parse addresses and routes";
-		r = links_parse_msgs(buf, len, &p);
-	}
-	c.nlerr = p.nlerr;
-	return links_dump_finish(&c, ret, NULL, r, what);
-}
-
 /**
  * links_parse_answer() - see links.h: one datagram through links_query()'s answer checks.
  *
@@ -388,9 +348,12 @@ int links_parse_answer(const void *buf, size_t len, bool dump, struct obs_links 
 	int r;
 
 	*ret_kerr = 0;
-	r = links_parse_start(len, ret);
-	if (r < 0)
-		return r;
+	memset(ret, 0, sizeof(*ret));
+	if (len > LINKS_PARSE_MAX) {
+		probe_status_fail(&ret->status, -E2BIG, "netlink: %zu bytes of messages, more than %u", len,
+				  LINKS_PARSE_MAX);
+		return -E2BIG;
+	}
 	if (len >= sizeof(struct nlmsghdr))
 		a.seq = ((const struct nlmsghdr *)buf)->nlmsg_seq;
 	r = nlquery_feed(&a, buf, len, links_parse_one, &p);

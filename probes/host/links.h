@@ -49,24 +49,12 @@ int links_query(const char *const *names, size_t n, unsigned flags, struct obs_l
  */
 int links_observe(const struct obs_pci *pci, struct obs_links *ret, struct links_stats *ret_stats);
 
-#define LINKS_PARSE_MAX (1u << 20)       /* bytes of messages links_parse_msg() takes */
-
-/**
- * links_parse_msg() - fill @ret from rtnetlink messages in memory (RTM_NEWLINK, RTM_NEWADDR,
- * RTM_NEWROUTE, each a struct nlmsghdr, back to back as a dump's replies arrive) through the
- * same libnl parsers and callbacks a full links_query() uses on the socket. For tests and fuzzing: the
- * bytes are hostile. Messages of other types are skipped; a message libnl refuses fails the
- * whole parse, as it fails a dump.
- *
- * Return: 0, or -errno (the status in @ret says what failed): -E2BIG, -ENOMEM, or libnl's parse
- * error translated. @ret is always safe to free (free() of its v).
- */
-int links_parse_msg(const void *buf, size_t len, struct obs_links *ret);
+#define LINKS_PARSE_MAX (1u << 20)       /* bytes of messages links_parse_answer() takes */
 
 /**
  * links_parse_answer() - one answer datagram in memory through the checks links_query() makes on
  * the socket (message lengths, the sequence number, which here is the first message's, NLMSG_ERROR
- * and NLMSG_DONE) and the same parsers as links_parse_msg(): links first, then addresses and routes.
+ * and NLMSG_DONE) and the same libnl parsers and callbacks: links first, then addresses and routes.
  * @dump: the answer is to a dump (objects until NLMSG_DONE), else to a request for one link.
  * @ret_kerr: the kernel's answer (0, or the -errno of an error message or NLMSG_DONE).
  * For tests and fuzzing: the bytes are hostile.

@@ -25,6 +25,7 @@
 #include <netlink/route/route.h>
 
 #include "probes/host/links_parse.h"
+#include "probes/model/strbuf.h"
 
 /* links_parse.h: libnl's error (negative NLE_*) as -errno. */
 int links_nlerr(int nlerr)
@@ -89,16 +90,9 @@ static void links_link_cb(struct nl_object *obj, void *arg)
 	/* The kernel bounds names to IFNAMSIZ; a nameless or oversized one is not ours to guess. */
 	if (!name || (name_len = strnlen(name, OBS_IFNAME_MAX)) == 0 || name_len >= OBS_IFNAME_MAX)
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct obs_link *v = reallocarray(c->v, cap, sizeof(*v));
-
-		if (!v) {
-			c->err = -ENOMEM;
-			return;
-		}
-		c->v = v;
-		c->cap = cap;
+	if (strbuf_grow_array(&c->v, &c->cap, c->n, sizeof(*c->v), 64) < 0) {
+		c->err = -ENOMEM;
+		return;
 	}
 	l = &c->v[c->n++];
 	memset(l, 0, sizeof(*l));
@@ -108,11 +102,6 @@ static void links_link_cb(struct nl_object *obj, void *arg)
 	l->admin_up = (rtnl_link_get_flags(link) & IFF_UP) != 0;
 	l->mtu = rtnl_link_get_mtu(link);
 	links_format_mac(rtnl_link_get_addr(link), l->mac, sizeof(l->mac));
-}
-
-static int links_cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct obs_link *)a)->name, ((const struct obs_link *)b)->name);
 }
 
 static int links_cmp_index(const void *a, const void *b)
@@ -220,7 +209,7 @@ int links_sort_index(struct links_dump_ctx *c, const char **what)
 	if (c->n > 1) {
 		size_t k = 1;
 
-		qsort(c->v, c->n, sizeof(*c->v), links_cmp_name);
+		qsort(c->v, c->n, sizeof(*c->v), strbuf_cmp_names);
 		for (size_t i = 1; i < c->n; i++)
 			if (strcmp(c->v[i].name, c->v[k - 1].name) != 0)
 				c->v[k++] = c->v[i];
@@ -279,25 +268,6 @@ int links_parse_one(const struct nlmsghdr *h, void *arg)
 		return links_nlerr(r);
 	}
 	return p->c->err < 0 ? p->c->err : 0;
-}
-
-
-/* links_parse.h: over messages in memory, object messages only. */
-int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p)
-{
-	const struct nlmsghdr *h = buf;
-	int rem = (int)len;
-
-	for (; nlmsg_ok(h, rem); h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
-		int r;
-
-		if (h->nlmsg_type < RTM_BASE)
-			continue;       /* NLMSG_DONE / ERROR / NOOP end or pace a dump, they hold no object */
-		r = links_parse_one(h, p);
-		if (r < 0)
-			return r;
-	}
-	return 0;
 }
 
 

@@ -42,13 +42,6 @@ struct links_parse_pass {
 int links_parse_one(const struct nlmsghdr *h, void *arg);
 
 /**
- * links_parse_msgs() - links_parse_one() over @len bytes of messages in memory: object messages
- * only, control messages skipped (there is no sequence to end).
- * Return: 0, or the first -errno of links_parse_one().
- */
-int links_parse_msgs(const void *buf, size_t len, struct links_parse_pass *p);
-
-/**
  * links_sort_index() - after the links are in: sort them by name, drop repeats, index them by
  * ifindex for the addresses and routes that follow.
  * @what: on failure, what could not be done.

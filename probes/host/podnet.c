@@ -41,6 +41,7 @@
 #include "probes/host/podnet.h"
 #include "probes/host/procscan.h"
 #include "probes/host/procnet.h"
+#include "probes/model/strbuf.h"
 
 #define PODNET_PROC_SUPER_MAGIC 0x9fa0
 #define PODNET_PIDS_MAX (1u << 22)      /* PID_MAX_LIMIT: no /proc lists more */
@@ -66,11 +67,6 @@ struct podnet_scan {
 	bool listed, saw_init;
 	char *buf;                      /* one net file at a time */
 };
-
-static int podnet_cmp_pod(const void *a, const void *b)
-{
-	return strcmp(((const struct obs_pod_transport *)a)->uid, ((const struct obs_pod_transport *)b)->uid);
-}
 
 static bool podnet_gpu_container(const struct podnet_pod *w, const char *id)
 {
@@ -148,14 +144,13 @@ static bool podnet_cgroup(struct podnet_scan *sc, int pid, struct podcgroup *ret
  */
 static int podnet_one_pid(struct podnet_scan *sc, int pid, const struct podnet_find *only)
 {
-	struct obs_pod_transport *pt, key;
+	struct obs_pod_transport *pt;
 	struct podnet_find *f;
 	struct podcgroup pc;
 
 	if (!podnet_cgroup(sc, pid, &pc))
 		return 0;
-	snprintf(key.uid, sizeof(key.uid), "%s", pc.uid);
-	pt = bsearch(&key, sc->t.pods, sc->t.n, sizeof(*sc->t.pods), podnet_cmp_pod);
+	pt = bsearch(pc.uid, sc->t.pods, sc->t.n, sizeof(*sc->t.pods), strbuf_cmp_names);
 	if (!pt)
 		return 0;
 	f = &sc->find[pt - sc->t.pods];
@@ -306,16 +301,6 @@ static int podnet_read_pod(struct podnet_scan *sc, struct obs_pod_transport *p)
 	return r == PODNET_GONE || r == -ENOMEM ? r : 0;
 }
 
-/* Forget what was read of @p's process (it exited): all but the uid. */
-static void podnet_reset(struct obs_pod_transport *p)
-{
-	char uid[OBS_TRANSPORT_UID_MAX];
-
-	memcpy(uid, p->uid, sizeof(uid));
-	memset(p, 0, sizeof(*p));
-	memcpy(p->uid, uid, sizeof(uid));
-}
-
 static int podnet_cmp_pid_desc(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -342,15 +327,9 @@ static int podnet_list(DIR *d, int **ret, size_t *ret_n, bool *ret_init)
 		*ret_init |= pid == 1;
 		if (n == PODNET_PIDS_MAX)
 			break;
-		if (n == cap) {
-			int *nv = realloc(v, (cap ? cap * 2 : 1024) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 1024;
+		if (strbuf_grow_array(&v, &cap, n, sizeof(*v), 1024) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[n++] = pid;
 	}
@@ -387,7 +366,7 @@ static int podnet_init(const struct podnet_pod *pods, size_t n, struct obs_trans
 	for (size_t i = 0; i < n; i++)
 		snprintf(t->pods[i].uid, sizeof(t->pods[i].uid), "%s", pods[i].uid);
 	if (n > 1)
-		qsort(t->pods, n, sizeof(*t->pods), podnet_cmp_pod);
+		qsort(t->pods, n, sizeof(*t->pods), strbuf_cmp_names);
 	for (size_t i = 0; i < n; i++)
 		if (!k || strcmp(t->pods[k - 1].uid, t->pods[i].uid) != 0)
 			t->pods[k++] = t->pods[i];
@@ -492,8 +471,11 @@ static int podnet_read_found(struct podnet_scan *sc, size_t i)
 			return r;
 		if (r != PODNET_GONE)
 			return 0;
-		/* It exited between the listing and the read (an exec probe, a finished worker). */
-		podnet_reset(p);
+		/*
+		 * It exited between the listing and the read (an exec probe, a finished worker): all
+		 * but the uid, the first member, forgotten.
+		 */
+		memset((char *)p + sizeof(p->uid), 0, sizeof(*p) - sizeof(p->uid));
 		if (tries == PODNET_RETRIES) {
 			p->read = OBS_TRANSPORT_UNREADABLE;
 			snprintf(p->why, sizeof(p->why), "%d processes of the pod exited while their files were read",

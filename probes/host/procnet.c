@@ -149,6 +149,11 @@ static int procnet_addr_cmp(const void *a, const void *b)
 	return memcmp(x->bin, y->bin, sizeof(x->bin));
 }
 
+/*
+ * The NIC address of a net/unix path (@len bytes) if it is an RxDM buffer-op name: abstract
+ * "@rxdm_uds_buf_op:<ip>" (its NUL padding printed as '@'), or the file-based form
+ * "<prefix>/rxdm_uds_buf_op:<ip>" (FILE_BASED_UDS_PATH_PREFIX); <ip> as inet_pton() reads it.
+ */
 static bool procnet_unix_addr(const char *path, size_t len, struct procnet_addr *ret)
 {
 	static const char name[] = PROCNET_BUF_OP_NAME;
@@ -179,16 +184,6 @@ static bool procnet_unix_addr(const char *path, size_t len, struct procnet_addr 
 		n -= nlen;
 	}
 	return procnet_addr_read(s, n, ret);
-}
-
-bool procnet_unix_buf_op(const char *path, size_t len, char ret_addr[OBS_TRANSPORT_ADDR_MAX])
-{
-	struct procnet_addr a;
-
-	if (!path || !procnet_unix_addr(path, len, &a))
-		return false;
-	memcpy(ret_addr, a.text, sizeof(a.text));
-	return true;
 }
 
 enum procnet_unix_kind {

@@ -50,16 +50,6 @@ struct procnet_dev {
 };
 
 /**
- * procnet_unix_buf_op() - the NIC address of a net/unix path if it is an RxDM buffer-op name:
- * abstract "@rxdm_uds_buf_op:<ip>" (its NUL padding printed as '@'), or the file-based form
- * "<prefix>/rxdm_uds_buf_op:<ip>" (FILE_BASED_UDS_PATH_PREFIX). <ip> must be an IPv4 or IPv6
- * address as inet_pton() reads it.
- * @ret_addr: written with the address text (NUL-terminated) when it is.
- * Return: true when @path (@len bytes) is a buffer-op name.
- */
-bool procnet_unix_buf_op(const char *path, size_t len, char ret_addr[OBS_TRANSPORT_ADDR_MAX]);
-
-/**
  * procnet_unix_parse() - read net/unix (net/unix/af_unix.c unix_seq_show: "Num RefCount Protocol
  * Flags Type St Inode Path", then "%pK: %08X %08X %08X %04X %02X %5lu[ path]" per socket).
  * A path holds raw bytes: a '\n' in a bound name goes on to the next line, which is read as the

@@ -61,12 +61,12 @@ static int procscan_one(int rootfd, const char *name, int pid, struct obs_procs 
 		return -ENOMEM;
 	if (cmdline_daemon_kind(proc.comm, (const char *const *)proc.argv, proc.argc) ==
 	    CMDLINE_NOT_DAEMON) {
-		cmdline_argv_free(proc.argv, proc.argc);
+		strbuf_strv_free(proc.argv, proc.argc);
 		return 0;
 	}
 	if (p->n == OBS_PROCS_MAX) {
 		p->n_dropped++;
-		cmdline_argv_free(proc.argv, proc.argc);
+		strbuf_strv_free(proc.argv, proc.argc);
 		return 1;
 	}
 	p->v[p->n++] = proc;

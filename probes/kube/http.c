@@ -209,8 +209,8 @@ static int http_once(struct http_client *c, const char *method, const char *url,
 	return -EIO;
 }
 
-/* Sleep @ms in slices so that http_cancel() ends the wait early. Return: 0 or -EINTR. */
-static int http_sleep(struct http_client *c, uint64_t ms)
+/* Sleep @ms in slices so that http_cancel() ends the wait early (the caller then sees c->cancel). */
+static void http_sleep(struct http_client *c, uint64_t ms)
 {
 	uint64_t end = clockms_now() + ms;
 
@@ -218,10 +218,8 @@ static int http_sleep(struct http_client *c, uint64_t ms)
 		uint64_t now = clockms_now(), step;
 		struct timespec ts;
 
-		if (c->cancel)
-			return -EINTR;
-		if (now >= end)
-			return 0;
+		if (c->cancel || now >= end)
+			return;
 		step = end - now < HTTP_SLEEP_SLICE_MS ? end - now : HTTP_SLEEP_SLICE_MS;
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)(step * 1000000u);
@@ -316,11 +314,7 @@ int http_request(struct http_client *c, const char *method, const char *path,
 		case HTTP_CONF_STOP:
 			goto out;
 		}
-		if (http_sleep(c, wait) < 0) {
-			http_conf_msg(c, resp->error, sizeof(resp->error), "%s %s: cancelled", method, path);
-			r = -EINTR;
-			break;
-		}
+		http_sleep(c, wait);    /* cancelled meanwhile: said at the top */
 	}
 out:
 	if (r == -EINTR)

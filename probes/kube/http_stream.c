@@ -123,15 +123,8 @@ static int http_sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *
 		return 0;
 	}
 	if (i == c->nsocks) {
-		if (c->nsocks == c->capsocks) {
-			size_t cap = c->capsocks ? 2 * c->capsocks : 8;
-			struct pollfd *p = realloc(c->socks, cap * sizeof(*p));
-
-			if (!p)
-				return -1;
-			c->socks = p;
-			c->capsocks = cap;
-		}
+		if (strbuf_grow_array(&c->socks, &c->capsocks, c->nsocks, sizeof(*c->socks), 8) < 0)
+			return -1;
 		c->nsocks++;
 	}
 	c->socks[i].fd = fd;

@@ -9,6 +9,7 @@
 #include "probes/kube/kubeparse.h"
 #include "probes/model/errmsg.h"
 #include "probes/model/json.h"
+#include "probes/model/strbuf.h"
 
 #define KUBEPARSE_DEFAULT_PREFIX "fabric.aicr.run/"
 #define KUBEPARSE_NIC_INFO "networking.gke.io/nic-info"
@@ -421,11 +422,6 @@ int kubeparse_node(const char *body, size_t len, const char *prefix, struct obs_
 	return r;
 }
 
-static int kubeparse_network_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct kube_network *)a)->name, ((const struct kube_network *)b)->name);
-}
-
 /* spec.parametersRef: whether it names a GKENetworkParamSet. */
 static int kubeparse_params_ref(const struct json *ref, const struct kubejson_field *f, void *dst, const char *where,
 				char *err, size_t errlen)
@@ -473,7 +469,7 @@ static const struct kubejson_field kubeparse_network[] = {
 int kubeparse_network_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_network *v;
-	int r = kubejson_items(items, n, KUBE_NETWORKS_MAX, "Networks", kubeparse_network, sizeof(*v), kubeparse_network_cmp,
+	int r = kubejson_items(items, n, KUBE_NETWORKS_MAX, "Networks", kubeparse_network, sizeof(*v), strbuf_cmp_names,
 			       (void **)&v, err, errlen);
 
 	if (r < 0) {

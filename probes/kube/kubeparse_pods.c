@@ -102,16 +102,9 @@ static int kubeparse_pods_containers(const struct pod *pods, size_t n_pods, stru
 					       KUBE_CONTAINERS_MAX);
 				goto out;
 			}
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 4;
-				struct kube_container *nv = realloc(v, nc * sizeof(*nv));
-
-				if (!nv) {
-					r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
-					goto out;
-				}
-				v = nv;
-				cap = nc;
+			if (strbuf_grow_array(&v, &cap, n, sizeof(*v), 4) < 0) {
+				r = errmsg_set(err, errlen, -ENOMEM, "pods: out of memory");
+				goto out;
 			}
 			out = &v[n++];
 			memset(out, 0, sizeof(*out));

@@ -8,6 +8,7 @@
 #include "probes/kube/kubeparse.h"
 #include "probes/kube/kubeslices.h"
 #include "probes/model/errmsg.h"
+#include "probes/model/strbuf.h"
 
 /* A v1 DeviceAttribute is an object with one typed member: {"bool": true}, {"string": "gpu0rdma0"}. */
 static const struct kubejson_field kubeslices_rdma[] = {
@@ -67,15 +68,10 @@ static const struct kubejson_field kubeslices_slice[] = {
 	KUBEJSON_ROW_END,
 };
 
-static int kubeslices_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct kube_slice *)a)->name, ((const struct kube_slice *)b)->name);
-}
-
 int kubeslices_items(const struct json *const *items, size_t n, struct obs_kube *k, char *err, size_t errlen)
 {
 	struct kube_slice *v;
-	int r = kubejson_items(items, n, KUBE_SLICES_MAX, "ResourceSlices", kubeslices_slice, sizeof(*v), kubeslices_cmp,
+	int r = kubejson_items(items, n, KUBE_SLICES_MAX, "ResourceSlices", kubeslices_slice, sizeof(*v), strbuf_cmp_names,
 			       (void **)&v, err, errlen);
 
 	if (r < 0) {

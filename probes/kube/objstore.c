@@ -6,6 +6,7 @@
 
 #include "probes/kube/objstore.h"
 #include "probes/model/errmsg.h"
+#include "probes/model/strbuf.h"
 
 void objstore_clear(struct objstore *s)
 {
@@ -76,18 +77,7 @@ static int objstore_put(struct objstore *s, const char *ns, const char *name, st
 		json_free(obj);
 		return -E2BIG;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct objstore_item *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			json_free(obj);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	if (asprintf(&k, "%s/%s", ns, name) < 0) {
+	if (strbuf_grow_array(&s->v, &s->cap, s->n, sizeof(*s->v), 16) < 0 || asprintf(&k, "%s/%s", ns, name) < 0) {
 		json_free(obj);
 		return -ENOMEM;
 	}
@@ -198,16 +188,6 @@ bool objstore_same(const struct objstore *a, const struct objstore *b)
 			return false;
 	}
 	return true;
-}
-
-size_t objstore_count(const struct objstore *s)
-{
-	return s->n;
-}
-
-const struct json *objstore_object(const struct objstore *s, size_t i)
-{
-	return i < s->n ? s->v[i].obj : NULL;
 }
 
 const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name)

@@ -12,7 +12,7 @@ struct objstore_item {
 	struct json *obj;       /* owned */
 };
 
-/* Zero-initialised it is empty; free with objstore_clear(). Read through the functions below. */
+/* Zero-initialised it is empty; free with objstore_clear(). Its objects are v[0..n), in key order. */
 struct objstore {
 	struct objstore_item *v;        /* sorted by key (strcmp) */
 	size_t n, cap;
@@ -55,6 +55,4 @@ int objstore_parse_list(const char *body, size_t len, size_t max, struct objstor
 /* Whether two stores hold the same keys at the same metadata.resourceVersions (an object without one differs). */
 bool objstore_same(const struct objstore *a, const struct objstore *b);
 
-size_t objstore_count(const struct objstore *s);
-const struct json *objstore_object(const struct objstore *s, size_t i);         /* in key order; NULL past the end */
 const struct json *objstore_find(const struct objstore *s, const char *ns, const char *name);  /* ns NULL: "" */

@@ -512,22 +512,17 @@ unsigned long reflector_generation(const struct reflector *r)
 
 size_t reflector_count(const struct reflector *r)
 {
-	return objstore_count(&r->store);
+	return r->store.n;
 }
 
 const struct json *reflector_object(const struct reflector *r, size_t i)
 {
-	return objstore_object(&r->store, i);
+	return i < r->store.n ? r->store.v[i].obj : NULL;
 }
 
 const struct json *reflector_find(const struct reflector *r, const char *ns, const char *name)
 {
 	return objstore_find(&r->store, ns, name);
-}
-
-const char *reflector_resource_version(const struct reflector *r)
-{
-	return r->rv;
 }
 
 unsigned reflector_watch_timeout_s(const struct reflector *r)

@@ -78,16 +78,6 @@ struct reflector_stats {
 	unsigned long aside;            /* objects of a list or an event set aside: no name to keep them by */
 };
 
-/* The relists of every reason: fills of the store after the first. */
-static inline unsigned long reflector_stats_relists(const struct reflector_stats *st)
-{
-	unsigned long n = 0;
-
-	for (size_t k = 0; k < REFLECTOR_RELIST__COUNT; k++)
-		n += st->relists_by[k];
-	return n;
-}
-
 struct reflector;
 
 /**
@@ -142,7 +132,6 @@ unsigned long reflector_generation(const struct reflector *r);  /* changes whene
 size_t reflector_count(const struct reflector *r);
 const struct json *reflector_object(const struct reflector *r, size_t i);   /* by namespace/name */
 const struct json *reflector_find(const struct reflector *r, const char *ns, const char *name);
-const char *reflector_resource_version(const struct reflector *r);          /* "" before the first */
 unsigned reflector_watch_timeout_s(const struct reflector *r);  /* the open watch's timeoutSeconds; 0 none */
 enum reflector_state reflector_state(const struct reflector *r);
 const char *reflector_relist_name(enum reflector_relist why);   /* "gone", "resync", "error" */

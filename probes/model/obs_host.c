@@ -5,16 +5,14 @@
 #include <string.h>
 
 #include "probes/model/obs_host.h"
+#include "probes/model/strbuf.h"
 
 void obs_host_procs_free(struct obs_procs *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++) {
-		for (size_t j = 0; j < p->v[i].argc; j++)
-			free(p->v[i].argv[j]);
-		free(p->v[i].argv);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		strbuf_strv_free(p->v[i].argv, p->v[i].argc);
 	free(p->v);
 	p->v = NULL;
 	p->n = 0;
@@ -62,23 +60,17 @@ void obs_host_quote(const char *s, char *buf, size_t len)
 	if (quote)
 		buf[o++] = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char esc[5];
-		size_t n;
+		static const char from[] = "\n\t\r\"\\", to[] = "ntr\"\\";
+		const char *e = strchr(from, *p);
+		char esc[5] = { '\\', e ? to[e - from] : 0 };
+		size_t n = 2;
 
-		switch (*p) {
-		case '\n': n = 2; memcpy(esc, "\\n", 2); break;
-		case '\t': n = 2; memcpy(esc, "\\t", 2); break;
-		case '\r': n = 2; memcpy(esc, "\\r", 2); break;
-		case '"': n = 2; memcpy(esc, "\\\"", 2); break;
-		case '\\': n = 2; memcpy(esc, "\\\\", 2); break;
-		default:
-			if (*p < ' ' || *p >= 0x7f) {
-				snprintf(esc, sizeof(esc), "\\x%02x", *p);
-				n = 4;
-			} else {
-				esc[0] = (char)*p;
-				n = 1;
-			}
+		if (!e && (*p < ' ' || *p >= 0x7f)) {
+			snprintf(esc, sizeof(esc), "\\x%02x", *p);
+			n = 4;
+		} else if (!e) {
+			esc[0] = (char)*p;
+			n = 1;
 		}
 		if (o + n > limit) {
 			memcpy(buf + o, dots, sizeof(dots) - 1);

@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "probes/model/obs_kube.h"
+#include "probes/model/strbuf.h"
 
 void obs_kube_container_clear(struct kube_container *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->argc; i++)
-		free(c->argv[i]);
-	free(c->argv);
+	strbuf_strv_free(c->argv, c->argc);
 	c->argv = NULL;
 	c->argc = 0;
 }

@@ -146,6 +146,7 @@ struct kube_network {
 	bool ready;                     /* status condition Ready=True */
 	bool params_ready;              /* status condition ParamsReady=True */
 };
+_Static_assert(offsetof(struct kube_network, name) == 0, "sorted by name with strbuf_cmp_names()");
 
 /*
  * ResourceSlices (resource.k8s.io/v1) of this node: what the rdma check reads of them. Sizes are the
@@ -173,6 +174,7 @@ struct kube_slice {
 	struct kube_slice_device *devices;      /* in the slice's order */
 	size_t n_devices;
 };
+_Static_assert(offsetof(struct kube_slice, name) == 0, "sorted by name with strbuf_cmp_names()");
 
 struct releases;
 

@@ -5,6 +5,7 @@
 
 #include "probes/model/obs_pod.h"
 #include "probes/model/obs_transport.h"
+#include "probes/model/strbuf.h"
 
 const void *obs_find(const void *v, size_t n, size_t size, size_t off, bool ptr, const char *name)
 {
@@ -17,13 +18,6 @@ const void *obs_find(const void *v, size_t n, size_t size, size_t off, bool ptr,
 			return e;
 	}
 	return NULL;
-}
-
-static void obs_pod_strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static void obs_pod_kvs_free(struct pod_kvs *kv)
@@ -41,15 +35,15 @@ static void obs_pod_container_free(struct pod_container *c)
 {
 	free(c->name);
 	free(c->image);
-	obs_pod_strv_free(c->command, c->n_command);
-	obs_pod_strv_free(c->args, c->n_args);
+	strbuf_strv_free(c->command, c->n_command);
+	strbuf_strv_free(c->args, c->n_args);
 	obs_pod_kvs_free(&c->env);
 	for (size_t i = 0; i < c->n_mounts; i++) {
 		free(c->mounts[i].name);
 		free(c->mounts[i].path);
 	}
 	free(c->mounts);
-	obs_pod_strv_free(c->cap_add, c->n_cap_add);
+	strbuf_strv_free(c->cap_add, c->n_cap_add);
 	free(c->status.reason);
 	free(c->status.last_reason);
 	free(c->status.image_id);
@@ -98,7 +92,7 @@ void obs_pod_free(struct pod *p)
 	for (size_t i = 0; i < p->n_affinity; i++) {
 		free(p->affinity[i].key);
 		free(p->affinity[i].op);
-		obs_pod_strv_free(p->affinity[i].values, p->affinity[i].n_values);
+		strbuf_strv_free(p->affinity[i].values, p->affinity[i].n_values);
 	}
 	free(p->affinity);
 	memset(p, 0, sizeof(*p));

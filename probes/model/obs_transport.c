@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/model/strbuf.h"
+
 void obs_transport_free(struct obs_transport *t)
 {
 	if (!t)
@@ -12,14 +14,9 @@ void obs_transport_free(struct obs_transport *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int obs_transport_cmp(const void *key, const void *pod)
-{
-	return strcmp(key, ((const struct obs_pod_transport *)pod)->uid);
-}
-
 const struct obs_pod_transport *obs_transport_find(const struct obs_transport *t, const char *uid)
 {
 	if (!t || !uid || !t->n)
 		return NULL;
-	return bsearch(uid, t->pods, t->n, sizeof(*t->pods), obs_transport_cmp);
+	return bsearch(uid, t->pods, t->n, sizeof(*t->pods), strbuf_cmp_names);
 }

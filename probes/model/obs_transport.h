@@ -81,6 +81,7 @@ struct obs_pod_transport {
 	long long had_until_s;                  /* that sample's wall clock (0: no sample saw a client) */
 	long long since_s;                      /* the wall clock of the daemon's first sample of the pod (0: none) */
 };
+_Static_assert(offsetof(struct obs_pod_transport, uid) == 0, "sorted and found by uid with strbuf_cmp_names()");
 
 /* The transport sample of one observation. */
 struct obs_transport {

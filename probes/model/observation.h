@@ -40,6 +40,7 @@ struct obs_link {
 	uint8_t ipv4_prefix[OBS_IPV4_MAX];
 	bool default_route;             /* carries an IPv4 default route */
 };
+_Static_assert(offsetof(struct obs_link, name) == 0, "sorted by name with strbuf_cmp_names()");
 
 struct obs_links {
 	struct obs_link *v;             /* sorted by name */

@@ -29,6 +29,35 @@ static int strbuf_reserve(struct strbuf *sb, size_t extra)
 	return 0;
 }
 
+int strbuf_grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *v;
+
+	if (n < *cap)
+		return 0;
+	if (*cap ? *cap > SIZE_MAX / 2 / size : first > SIZE_MAX / size)
+		return -ENOMEM;
+	memcpy(&v, arrayp, sizeof(v));
+	if (!(v = realloc(v, c * size)))
+		return -ENOMEM;
+	memcpy(arrayp, &v, sizeof(v));
+	*cap = c;
+	return 0;
+}
+
+int strbuf_cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+void strbuf_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 int strbuf_vappendf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list aq;

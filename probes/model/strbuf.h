@@ -33,6 +33,22 @@ char *strbuf_take(struct strbuf *sb);
 void strbuf_free(struct strbuf *sb);
 
 /*
+ * strbuf_grow_array() - room for element @n in the array at *@arrayp (a pointer to the array's
+ * pointer) of *@cap elements of @size bytes: doubled when full, @first the first time. The one
+ * growth rule of the probes' arrays. Return: 0; -ENOMEM (*@arrayp and *@cap unchanged).
+ */
+int strbuf_grow_array(void *arrayp, size_t *cap, size_t n, size_t size, size_t first);
+
+/*
+ * strbuf_cmp_names() - qsort()/bsearch() order of records whose first member is their name, a
+ * NUL-terminated char array (a bsearch key may be the name itself): strcmp() of the names.
+ */
+int strbuf_cmp_names(const void *a, const void *b);
+
+/* strbuf_strv_free() - free @n strings of @v (NULL ones too) and @v itself; @v may be NULL. */
+void strbuf_strv_free(char **v, size_t n);
+
+/*
  * strbuf_char() - the character at @s (@n > 0 bytes left), and in *@ret_unsafe whether a terminal
  * must never be given it raw: a C0 control or DEL, a C1 control encoded in UTF-8 (U+0080-U+009F:
  * CSI, OSC, ...), a mark that reorders what is shown (U+061C, U+200E, U+200F, U+202A-U+202E,

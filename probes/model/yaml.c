@@ -16,6 +16,7 @@
 #include <yaml.h>
 
 #include "probes/model/yaml.h"
+#include "probes/model/strbuf.h"
 #include "probes/model/yamlcore.h"
 
 #define YAML_TAG_PREFIX "tag:yaml.org,2002:"
@@ -96,9 +97,7 @@ static uint64_t yaml_hash(const char *s)
 
 static void yaml_keyset_free(struct yaml_keyset *s)
 {
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slot[i]);
-	free(s->slot);
+	strbuf_strv_free(s->slot, s->cap);
 	*s = (struct yaml_keyset){ 0 };
 }
 
@@ -221,16 +220,9 @@ static int yaml_anchor_add(struct yaml_builder *b, const char *name, const struc
 {
 	struct yaml_anchor *a;
 
-	if (b->n_anchors == b->cap_anchors) {
-		size_t cap = b->cap_anchors ? b->cap_anchors * 2 : 8;
-		struct yaml_anchor *v = realloc(b->anchors, cap * sizeof(*v));
-
-		if (!v) {
-			json_free(owned);
-			return yaml_fail(b, NULL, -ENOMEM, "out of memory");
-		}
-		b->anchors = v;
-		b->cap_anchors = cap;
+	if (strbuf_grow_array(&b->anchors, &b->cap_anchors, b->n_anchors, sizeof(*b->anchors), 8) < 0) {
+		json_free(owned);
+		return yaml_fail(b, NULL, -ENOMEM, "out of memory");
 	}
 	a = &b->anchors[b->n_anchors];
 	*a = (struct yaml_anchor){ .name = strdup(name), .node = node, .owned = owned, .nodes = nodes,

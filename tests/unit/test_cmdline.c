@@ -27,13 +27,13 @@ static void test_split_nul(void **state)
 	assert_string_equal(argv[2], "");
 	assert_string_equal(argv[3], "x y");
 	assert_false(trunc);
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 
 	/* Cut mid-argument (a bounded read): the last one still counts. */
 	assert_int_equal(cmdline_split(buf, 20, 16, &argv, &argc, &trunc), 0);
 	assert_int_equal(argc, 1);
 	assert_string_equal(argv[0], "/fts/fastrak_gpumem_");
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 }
 
 static void test_split_empty_and_max(void **state)
@@ -48,7 +48,7 @@ static void test_split_empty_and_max(void **state)
 	assert_int_equal(cmdline_split("a\0b\0c\0d\0", 8, 2, &argv, &argc, &trunc), 0);
 	assert_int_equal(argc, 2);
 	assert_true(trunc);
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 }
 
 static void test_split_rewritten(void **state)
@@ -62,7 +62,7 @@ static void test_split_rewritten(void **state)
 	assert_int_equal(cmdline_split(buf, sizeof(buf) - 1, 16, &argv, &argc, &trunc), 0);
 	assert_int_equal(argc, 3);
 	assert_string_equal(argv[1], "--num_nics=8");
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 }
 
 static void test_split_megabyte(void **state)
@@ -78,13 +78,13 @@ static void test_split_megabyte(void **state)
 	assert_int_equal(cmdline_split(buf, len, 16, &argv, &argc, &trunc), 0);
 	assert_int_equal(argc, 1);
 	assert_int_equal(strlen(argv[0]), len);
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 	/* Only NULs: a million empty arguments, capped. */
 	memset(buf, 0, len);
 	assert_int_equal(cmdline_split(buf, len, 1024, &argv, &argc, &trunc), 0);
 	assert_int_equal(argc, 1024);
 	assert_true(trunc);
-	cmdline_argv_free(argv, argc);
+	strbuf_strv_free(argv, argc);
 	free(buf);
 }
 

@@ -118,6 +118,8 @@ static void test_quote(void **state)
 	assert_string_equal(b, "\"a b\"");
 	obs_host_quote("a\nb\t\"\\\x01\xff", b, sizeof(b));
 	assert_string_equal(b, "\"a\\nb\\t\\\"\\\\\\x01\\xff\"");
+	obs_host_quote("\r\x7f", b, sizeof(b));
+	assert_string_equal(b, "\"\\r\\x7f\"");
 	obs_host_quote("", b, sizeof(b));
 	assert_string_equal(b, "");
 	obs_host_quote("0123456789012345678901234567890123456789", b, 16);

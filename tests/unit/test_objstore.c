@@ -46,14 +46,13 @@ static void names_are(const struct objstore *s, const char *want)
 {
 	char got[512] = "";
 
-	for (size_t i = 0; i < objstore_count(s); i++) {
-		const struct json *o = objstore_object(s, i);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct json *o = s->v[i].obj;
 
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s/%s", i ? " " : "",
 			 meta_of(o, "namespace") ? meta_of(o, "namespace") : "", meta_of(o, "name"));
 	}
 	assert_string_equal(got, want);
-	assert_null(objstore_object(s, objstore_count(s)));
 }
 
 static void test_list_sorted(void **state)
@@ -79,15 +78,15 @@ static void test_list_sorted(void **state)
 	assert_null(objstore_find(&s, "ml", "p3"));
 	assert_null(objstore_find(&s, "ml", NULL));
 	objstore_clear(&s);
-	assert_int_equal(objstore_count(&s), 0);
+	assert_int_equal(s.n, 0);
 	objstore_clear(&s);                                     /* cleared twice: still empty */
 
 	/* items absent or null: an empty collection */
 	assert_int_equal(fill(&s, "{\"metadata\":{\"resourceVersion\":\"4\"}}", MAX, rv, err), 0);
-	assert_int_equal(objstore_count(&s), 0);
+	assert_int_equal(s.n, 0);
 	assert_int_equal(fill(&s, "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":null}", MAX, rv, err), 0);
 	assert_string_equal(rv, "5");
-	assert_int_equal(objstore_count(&s), 0);
+	assert_int_equal(s.n, 0);
 }
 
 static void list_bad(const char *body, int want, const char *why)
@@ -123,7 +122,7 @@ static void test_list_malformed(void **state)
 		assert_int_equal(fill(&s, "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}},7,"
 				      "{\"metadata\":{\"name\":\"\"}},{\"metadata\":{}},{\"metadata\":{\"name\":\"b\",\"namespace\":3}},"
 				      "{\"metadata\":{\"name\":\"c\"}}]}", MAX, rv, err), 0);
-		assert_int_equal(objstore_count(&s), 2);
+		assert_int_equal(s.n, 2);
 		assert_int_equal(s.aside, 4);
 		assert_non_null(objstore_find(&s, NULL, "a"));
 		assert_non_null(objstore_find(&s, NULL, "c"));
@@ -156,7 +155,7 @@ static void test_list_limit(void **state)
 
 	(void)state;
 	assert_int_equal(fill(&s, three, 2, rv, err), 0);       /* a repeated key replaces: two objects */
-	assert_int_equal(objstore_count(&s), 2);
+	assert_int_equal(s.n, 2);
 	objstore_clear(&s);
 	assert_int_equal(fill(&s, four, 2, rv, err), -E2BIG);
 	assert_string_equal(err, "more objects than the limit");
@@ -176,7 +175,7 @@ static void test_events(void **state)
 	assert_string_equal(meta_of(objstore_find(&s, "ml", "p1"), "resourceVersion"), "8");
 	assert_int_equal(event(&s, "ADDED", "ml", "p1", "9", MAX), 1);             /* known: replaced */
 	assert_string_equal(meta_of(objstore_find(&s, "ml", "p1"), "resourceVersion"), "9");
-	assert_int_equal(objstore_count(&s), 3);
+	assert_int_equal(s.n, 3);
 
 	assert_int_equal(event(&s, "DELETED", "ml", "p1", "10", MAX), 1);
 	names_are(&s, "default/p9 ml/p2");
@@ -214,7 +213,7 @@ static void test_event_limit_and_kinds(void **state)
 	assert_int_equal(watchevent_parse(bookmark, strlen(bookmark), &ev, err, sizeof(err)), 0);
 	assert_int_equal(objstore_apply(&s, &ev, 2), -EINVAL);
 	watchevent_free(&ev);
-	assert_int_equal(objstore_count(&s), 2);
+	assert_int_equal(s.n, 2);
 	objstore_clear(&s);
 }
 
@@ -269,15 +268,13 @@ static void test_objects_in_order(void **state)
 	char *json;
 
 	(void)state;
-	assert_null(objstore_object(&s, 0));
 	event(&s, "ADDED", "ml", "p2", "8", MAX);
 	event(&s, "ADDED", "ml", "p1", "9", MAX);
-	assert_int_equal(objstore_count(&s), 2);
-	json = json_print(objstore_object(&s, 0), false);
+	assert_int_equal(s.n, 2);
+	json = json_print(s.v[0].obj, false);
 	assert_string_equal(json, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\",\"namespace\":\"ml\",\"resourceVersion\":\"9\"}}");
 	free(json);
-	assert_string_equal(json_get_string(json_get(objstore_object(&s, 1), "metadata"), "name"), "p2");
-	assert_null(objstore_object(&s, 2));
+	assert_string_equal(json_get_string(json_get(s.v[1].obj, "metadata"), "name"), "p2");
 	objstore_clear(&s);
 }
 

@@ -287,6 +287,7 @@ static void test_process_exits(void **state)
 	snprintf(to, sizeof(to), "%s/proc/10", root);
 	assert_int_equal(rename(from, to), 0);
 	assert_int_equal(vanish_calls, 3);      /* listing, read (gone), the pod's second look */
+	assert_string_equal(t.pods[0].uid, UID_A);      /* kept when the exited process was forgotten */
 	assert_int_equal(t.pods[0].read, OBS_TRANSPORT_READ);
 	assert_int_equal(t.pods[0].pid, 5);
 	assert_string_equal(t.pods[0].rails[0], "10.0.0.5");

@@ -200,17 +200,27 @@ static void test_unix_cut(void **state)
 	assert_int_equal(u.clients, 2);
 }
 
+/* Which paths are RxDM buffer-op names: a client bound to one is a rail with its address, the others none. */
 static void test_buf_op(void **state)
 {
-	char a[OBS_TRANSPORT_ADDR_MAX];
+	static const char *const paths[] = {
+		"@rxdm_uds_buf_op:10.64.1.7@@@", "/p/rxdm_uds_buf_op:::1",
+		"@rxdm_uds_buf_op:10.64.1.8@x",         /* padding, then not '@' */
+		"rxdm_uds_buf_op:",                     /* no address */
+		"/p/rxdm_uds_buf_op:10.64.1.300",       /* not an address */
+		NULL,                                   /* no path */
+	};
+	size_t o = (size_t)snprintf(text, sizeof(text), UNIX_HEADER);
+	struct procnet_unix u;
 
-	assert_true(procnet_unix_buf_op("@rxdm_uds_buf_op:10.64.1.7@@@", 29, a));
-	assert_string_equal(a, "10.64.1.7");
-	assert_true(procnet_unix_buf_op("/p/rxdm_uds_buf_op:::1", 22, a));
-	assert_string_equal(a, "::1");
-	assert_false(procnet_unix_buf_op("@rxdm_uds_buf_op:10.64.1.7@x", 28, a));
-	assert_false(procnet_unix_buf_op("rxdm_uds_buf_op:", 16, a));
-	assert_false(procnet_unix_buf_op(NULL, 0, a));
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		o = unix_add(o, 'C', paths[i], 0);
+	u = parse_unix_ok(o, false);
+	assert_int_equal(u.n_rails, 2);
+	assert_string_equal(u.rails[0], "10.64.1.7");
+	assert_string_equal(u.rails[1], "::1");
+	assert_int_equal(u.clients, 2);         /* of the 6 sockets */
+	assert_int_equal(u.sockets, 6);
 }
 
 #define UDP_HEADER "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops            \n"

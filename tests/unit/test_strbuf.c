@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -42,6 +43,52 @@ static void test_appendn_bytes(void **state)
 	assert_true(sb.cap > sb.len);
 	strbuf_free(&sb);
 	assert_null(sb.s);
+}
+
+/* The one growth rule: @first at first, doubled when full, untouched while there is room. */
+static void test_grow_array(void **state)
+{
+	size_t cap = 0, n;
+	int *v = NULL;
+
+	(void)state;
+	for (n = 0; n < 40; n++) {
+		assert_int_equal(strbuf_grow_array(&v, &cap, n, sizeof(*v), 4), 0);
+		assert_true(n < cap);
+		v[n] = (int)n * 3;
+	}
+	assert_int_equal(cap, 64);      /* 4, 8, 16, 32, 64 */
+	for (n = 0; n < 40; n++)
+		assert_int_equal(v[n], (int)n * 3);
+	assert_int_equal(strbuf_grow_array(&v, &cap, 10, sizeof(*v), 4), 0);
+	assert_int_equal(cap, 64);
+	/* A size whose doubling overflows: refused, the array kept. */
+	cap = SIZE_MAX / 2 + 1;
+	assert_int_equal(strbuf_grow_array(&v, &cap, cap, 2, 4), -ENOMEM);
+	assert_int_equal(cap, SIZE_MAX / 2 + 1);
+	assert_int_equal(v[39], 117);
+	free(v);
+}
+
+/* Records led by their name sort by it, and are found by the name alone. */
+static void test_cmp_names(void **state)
+{
+	struct rec {
+		char name[8];
+		int v;
+	} r[] = { { "eth1", 1 }, { "eth10", 10 }, { "eth0", 0 }, { "a", -1 } };
+	const struct rec *hit;
+
+	(void)state;
+	qsort(r, 4, sizeof(r[0]), strbuf_cmp_names);
+	assert_string_equal(r[0].name, "a");
+	assert_string_equal(r[1].name, "eth0");
+	assert_string_equal(r[2].name, "eth1");
+	assert_string_equal(r[3].name, "eth10");
+	hit = bsearch("eth10", r, 4, sizeof(r[0]), strbuf_cmp_names);
+	assert_non_null(hit);
+	assert_int_equal(hit->v, 10);
+	assert_null(bsearch("eth2", r, 4, sizeof(r[0]), strbuf_cmp_names));
 }
 
 static void printable_is(const char *in, size_t max, const char *want)
@@ -103,6 +150,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_appendf_and_take),
 		cmocka_unit_test(test_appendn_bytes),
+		cmocka_unit_test(test_grow_array),
+		cmocka_unit_test(test_cmp_names),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_printable_into),
 	};
