@@ -53,14 +53,6 @@ bool attach_interfaces_wired(const struct pod *p)
 	return wired;
 }
 
-static const struct profile_iface *attach_worker_node_iface(const struct attach_node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_ifaces; i++)
-		if (strcmp(n->ifaces[i].name, name) == 0)
-			return &n->ifaces[i];
-	return NULL;
-}
-
 /* Every entry an object with string interfaceName and network, each name once. Return: 0 ok, 1 reported. */
 static int attach_worker_ifaces_shape(const struct json *list, const char *remedy, struct finding_acc *a)
 {
@@ -144,7 +136,7 @@ int attach_interfaces(const struct attach_pod *w, struct finding *f)
 			n_gpu += attach_worker_is_gpu_nic(name);
 			if (!n->ifaces_known)
 				continue;
-			ni = attach_worker_node_iface(n, name);
+			ni = obs_find(n->ifaces, n->n_ifaces, sizeof(*n->ifaces), 0, false, name);
 			if (!ni || strcmp(ni->network, net) != 0)
 				finding_list_add(&wrong, &n_wrong, ATTACH_WORKER_LIST_MAX, ", ", "%s -> %s (%s)", qn, qv,
 						 ni ? ni->network : "not a GPU NIC of this node");
@@ -294,14 +286,6 @@ static bool attach_worker_env_family(const struct pod_container *c, const char *
 	return false;
 }
 
-static bool attach_worker_plugin_file(const struct attach_node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_plugin_files; i++)
-		if (strcmp(n->plugin_files[i], name) == 0)
-			return true;
-	return false;
-}
-
 /* A variable naming a file the installer writes (NCCL_TUNER_CONFIG_PATH): that file, where it is, present. */
 static void attach_worker_lib_file(const struct pod *p, const struct pod_container *c, const struct attach_node *n,
 				   const struct releases_env *e, const char *remedy, struct finding_acc *a)
@@ -328,7 +312,8 @@ static void attach_worker_lib_file(const struct pod *p, const struct pod_contain
 			       "installed in: not confirmed to exist", q, e->name, qv);
 		return;
 	}
-	if (n->plugin_files_known && !attach_worker_plugin_file(n, e->value))
+	if (n->plugin_files_known &&
+	    !obs_find(n->plugin_files, n->n_plugin_files, sizeof(n->plugin_files[0]), 0, false, e->value))
 		finding_acc_add(a, CHECK_FAIL, remedy, "container %s: %s=%s, but the node's lib64 has no %s (see the "
 			       "plugin-files check): NCCL aborts", q, e->name, qv, e->value);
 }

@@ -1,6 +1,7 @@
 /* check_kube.c - API-derived checks: machine type, the network mapping; the NIC rows from the API. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,15 +130,6 @@ int check_machine_type(const struct observation *o, struct profile *p, struct fi
 
 /* ---- networks ---- */
 
-/* The kernel's interface name on the PCI function @bdf and the function carrying @name. */
-static const struct obs_pci_func *check_kube_pci_by_netdev(const struct observation *o, const char *name)
-{
-	for (size_t i = 0; i < o->pci.n; i++)
-		if (o->pci.v[i].netdev[0] && strcmp(o->pci.v[i].netdev, name) == 0)
-			return &o->pci.v[i];
-	return NULL;
-}
-
 static bool check_kube_link_has_ipv4(const struct obs_link *l, const char *ip)
 {
 	struct in_addr a;
@@ -164,7 +156,9 @@ static void check_kube_cross(const struct observation *o, struct finding_acc *a)
 
 		if (!kn->name[0])
 			continue;
-		f = o->pci.status.state == PROBE_OK ? check_kube_pci_by_netdev(o, kn->name) : NULL;
+		f = o->pci.status.state == PROBE_OK ?
+		    obs_find(o->pci.v, o->pci.n, sizeof(*o->pci.v), offsetof(struct obs_pci_func, netdev), false, kn->name) :
+		    NULL;
 		if (f && kn->bdf[0] && strcmp(f->bdf, kn->bdf) != 0)
 			finding_acc_add(a, CHECK_FAIL, remedy, "nic-info puts %s at %s, the kernel has it at %s",
 				       kn->name, kn->bdf, f->bdf);

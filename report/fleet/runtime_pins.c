@@ -94,15 +94,6 @@ static bool runtime_pins_allowed(const char *name, enum profile_kind kind)
 	       (kind == PROFILE_TCPXO && strcmp(name, "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY") == 0);
 }
 
-static const struct releases_env *runtime_pins_in_set(const struct releases_env *set, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(set[i].name, name) == 0)
-			return &set[i];
-	return NULL;
-}
-
-
 static void runtime_pins_more(struct strbuf *sb, size_t n)
 {
 	if (n > RUNTIME_PINS_LIST_MAX)
@@ -160,7 +151,7 @@ static void runtime_pins_container(const struct runtime_input *in, const struct 
 
 		for (size_t k = 0; k < i && !again; k++)
 			again = strcmp(c->env.v[k].key, name) == 0;
-		if (again || runtime_pins_in_set(set, n_set, name) || runtime_pins_allowed(name, in->ff->kind))
+		if (again || obs_find(set, n_set, sizeof(*set), 0, true, name) || runtime_pins_allowed(name, in->ff->kind))
 			continue;
 		attach_quote(name, qn, sizeof(qn));
 		if (strncmp(name, fab->env_family, strlen(fab->env_family)) == 0 ||
