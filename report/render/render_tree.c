@@ -1,5 +1,6 @@
 /* render_tree.c - the node as a tree: GPU PCIe switches by NUMA node, their GPUs and GPU NICs. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,27 +183,12 @@ static void tree_entry_row(const struct tree *t, const struct obs_aperture_entry
 	treemarks_row(t->p, MARK_ENTRY, (size_t)(e - t->o->host.aperture.v), r);
 }
 
-static bool tree_entry_claimed(const struct profile *p, const char *name)
-{
-	for (size_t j = 0; j < p->n_nics; j++)
-		if (p->nics[j].aperture[0] && strcmp(p->nics[j].aperture, name) == 0)
-			return true;
-	return false;
-}
-
-/* Whether the aperture entries are rows of the tree: on TCPXO, when the folder was read. */
-static bool tree_apt(const struct tree *t)
-{
-	const struct obs_aperture *a = &t->o->host.aperture;
-
-	return t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
-}
-
 /* Rows outside the GPU switches, in order: GPUs, GPU NICs, unclaimed aperture entries, LLCM functions without one. */
 static void tree_outside(struct tree *t)
 {
 	const struct obs_aperture *a = &t->o->host.aperture;
-	bool apt = tree_apt(t);
+	/* Whether the aperture entries are rows of the tree: on TCPXO, when the folder was read. */
+	bool apt = t->p->kind == PROFILE_TCPXO && a->status.state == PROBE_OK && a->present;
 
 	t->k = 0;
 	for (size_t i = 0; i < t->p->n_gpus; i++) {
@@ -224,7 +210,8 @@ static void tree_outside(struct tree *t)
 	for (size_t i = 0; apt && i < a->n; i++) {
 		struct treerow r = { 0 };
 
-		if (tree_entry_claimed(t->p, a->v[i].name))
+		if (obs_find(t->p->nics, t->p->n_nics, sizeof(*t->p->nics), offsetof(struct profile_nic, aperture), false,
+			     a->v[i].name))
 			continue;
 		tree_entry_row(t, &a->v[i], &r);
 		tree_item(t, "", &r);
