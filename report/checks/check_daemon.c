@@ -108,13 +108,6 @@ static bool check_daemon_spec(const struct obs_kube *k, const struct kube_contai
 	return kc->role == KUBE_IMAGE_DAEMON && kc->argc > 0 && !kubefacts_pod_ended(kubefacts_pod(k, kc));
 }
 
-static void check_daemon_acc_free(struct check_daemon_acc *a)
-{
-	strbuf_free(&a->fail);
-	strbuf_free(&a->warn);
-	strbuf_free(&a->info);
-}
-
 int check_daemon_args(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_procs *ps = &o->host.procs;
@@ -192,6 +185,8 @@ int check_daemon_args(const struct observation *o, struct profile *p, struct fin
 			      n_procs + n_specs - n_unreadable, check_daemon_fabric_name(&a),
 			      n_procs + n_specs - n_unreadable == 1 ? "" : "s", a.info.s);
 out:
-	check_daemon_acc_free(&a);
+	strbuf_free(&a.fail);
+	strbuf_free(&a.warn);
+	strbuf_free(&a.info);
 	return r;
 }

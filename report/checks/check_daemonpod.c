@@ -37,11 +37,6 @@ static int check_daemonpod_one(const struct pod *pod, const struct pod_container
 	return 0;
 }
 
-static bool check_daemonpod_active(const struct observation *o, const struct pod *pod)
-{
-	return obs_pod_active(pod, false) && obs_pod_on_node(pod, o->node, true);
-}
-
 int check_daemon_pod(const struct observation *o, struct profile *p, struct finding *c)
 {
 	const struct obs_kube *k = o->kube;
@@ -59,7 +54,8 @@ int check_daemon_pod(const struct observation *o, struct profile *p, struct find
 		const struct pod_container *d;
 		char q[96];
 
-		if (!check_daemonpod_active(o, pod) || !(d = attach_daemon_pick(pod, p->kind, NULL)))
+		if (!obs_pod_active(pod, false) || !obs_pod_on_node(pod, o->node, true) ||
+		    !(d = attach_daemon_pick(pod, p->kind, NULL)))
 			continue;
 		if (n_pods++ < CHECK_DAEMONPOD_SHOWN)
 			strbuf_appendf(&names, "%s%s/%s", names.len ? ", " : "", pod->ns ? pod->ns : "",

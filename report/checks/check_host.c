@@ -282,12 +282,6 @@ static int check_host_aperture_entries(struct check_host_aperture *ap)
 	return r;
 }
 
-/* Whether entry @e's BAR4 claims a GPU NIC's address: a directory whose resource4 was read, live when @pci_ok. */
-static bool check_aperture_entry_claims(const struct observation *o, const struct obs_aperture_entry *e, bool pci_ok)
-{
-	return e->type == OBS_FILE_DIR && e->bar4 == OBS_BAR4_OK && (!pci_ok || check_aperture_live(o, e->name));
-}
-
 /* Live entry @e's BAR4 against every GPU NIC's address: claim the NIC, or say it is claimed twice. */
 static int check_host_aperture_claim(struct check_host_aperture *ap, const struct obs_aperture_entry *e,
 				     bool *ret_matched)
@@ -336,7 +330,8 @@ static int check_host_aperture_bar4(struct check_host_aperture *ap)
 		char ipt[OBS_IPV4_TEXT], q[OBS_HOST_NAME_MAX * 4 + 8];
 		bool matched = false;
 
-		if (!check_aperture_entry_claims(ap->o, e, ap->pci_ok))
+		/* Entries whose BAR4 claims a GPU NIC's address: directories whose resource4 was read, live if known. */
+		if (e->type != OBS_FILE_DIR || e->bar4 != OBS_BAR4_OK || (ap->pci_ok && !check_aperture_live(ap->o, e->name)))
 			continue;
 		r = check_host_aperture_claim(ap, e, &matched);
 		if (r == 0 && !matched && all_known) {

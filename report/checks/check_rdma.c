@@ -30,15 +30,10 @@ static const char *const rdma_remedy_installer =
 	"deploy GKE's nccl-rdma-installer DaemonSet (kube-system; container-engine-accelerators "
 	"gpudirect-rdma/nccl-rdma-installer.yaml) and check that its pod on this node finished its init container";
 
-/* "H200", "B200": the model of an RDMA node's GPU id; NULL for any other. */
-static const char *rdma_gpu_model(uint16_t device)
-{
-	return device == 0x2335 ? "H200" : device == 0x2901 ? "B200" : NULL;
-}
-
 int check_rdma_gpus(const struct observation *o, struct profile *p, struct finding *c)
 {
-	const char *model = p->n_gpus ? rdma_gpu_model(p->gpus[0].device) : NULL;
+	uint16_t id = p->n_gpus ? p->gpus[0].device : 0;
+	const char *model = id == 0x2335 ? "H200" : id == 0x2901 ? "B200" : NULL;     /* an RDMA node's GPU */
 	size_t same = 0;
 
 	(void)o;

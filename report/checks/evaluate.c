@@ -152,14 +152,6 @@ static void evaluate_nic_row(const struct observation *o, const struct obs_pci_f
 	}
 }
 
-/* Whether the machine type names a GPUDirect-RDMA machine (dranet gce.go's table, 8-GPU shapes). */
-static bool evaluate_rdma_machine(const struct observation *o)
-{
-	const char *mt = o->kube->instance_type;
-
-	return strcmp(mt, "a3-ultragpu-8g") == 0 || strcmp(mt, "a4-highgpu-8g") == 0;
-}
-
 static enum profile_kind evaluate_kind(const struct observation *o, const struct profile *p, bool rdma)
 {
 	size_t llcm = 0, in_sw = 0;
@@ -209,7 +201,9 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 		n_rdma += o->pci.v[i].kind == PCI_KIND_RDMA_NIC;
 		n_llcm += o->pci.v[i].kind == PCI_KIND_LLCM;
 	}
-	rdma = evaluate_rdma_machine(o) || (n_rdma && !n_llcm);
+	/* A GPUDirect-RDMA machine type: dranet gce.go's table, 8-GPU shapes. */
+	rdma = strcmp(o->kube->instance_type, "a3-ultragpu-8g") == 0 ||
+	       strcmp(o->kube->instance_type, "a4-highgpu-8g") == 0 || (n_rdma && !n_llcm);
 	p->n_switches = pr.n_sw;
 	for (size_t i = 0; i < o->pci.n; i++) {
 		const struct obs_pci_func *f = &o->pci.v[i];

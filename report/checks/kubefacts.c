@@ -108,13 +108,6 @@ bool kubefacts_is_installer(const struct obs_kube *k, const struct kube_containe
 	return ns_ok && named && owned;
 }
 
-/* Waiting reasons of a container on its way up; any other reason is why it does not run. */
-static bool kubefacts_starting_reason(const char *reason)
-{
-	return !reason || !*reason || strcmp(reason, "ContainerCreating") == 0 ||
-	       strcmp(reason, "PodInitializing") == 0;
-}
-
 enum kubefacts_run kubefacts_run(const struct pod_container *pc)
 {
 	const struct pod_cstatus *st = &pc->status;
@@ -123,8 +116,12 @@ enum kubefacts_run kubefacts_run(const struct pod_container *pc)
 	case POD_CSTATE_NONE:
 		return KUBEFACTS_RUN_UNKNOWN;
 	case POD_CSTATE_WAITING:
-		/* A restart backing off after a crash waits with its last exit code at hand. */
-		if (kubefacts_starting_reason(st->reason) && !(st->has_last && st->last_exit_code != 0))
+		/*
+		 * Waiting reasons of a container on its way up; any other reason is why it does not run.
+		 * A restart backing off after a crash waits with its last exit code at hand.
+		 */
+		if ((!st->reason || !*st->reason || strcmp(st->reason, "ContainerCreating") == 0 ||
+		     strcmp(st->reason, "PodInitializing") == 0) && !(st->has_last && st->last_exit_code != 0))
 			return KUBEFACTS_RUN_STARTING;
 		return KUBEFACTS_RUN_FAILED;
 	case POD_CSTATE_RUNNING:

@@ -31,11 +31,6 @@ static int pairing_switch_of(const struct obs_pci *pci, size_t idx)
 	return usp;
 }
 
-static bool pairing_member(const struct obs_pci_func *f)
-{
-	return f->kind == PCI_KIND_GPU || f->kind == PCI_KIND_GVNIC || f->kind == PCI_KIND_RDMA_NIC;
-}
-
 int pairing_compute(const struct obs_pci *pci, struct pairing *ret)
 {
 	struct pairing p = { 0 };
@@ -51,9 +46,12 @@ int pairing_compute(const struct obs_pci *pci, struct pairing *ret)
 			goto out;
 	}
 	for (size_t i = 0; i < pci->n; i++) {
+		enum pci_kind kind = pci->v[i].kind;
+
 		p.sw_of[i] = -1;
 		p.nic_of[i] = -1;
-		usp_of[i] = pairing_member(&pci->v[i]) ? pairing_switch_of(pci, i) : -1;
+		usp_of[i] = kind == PCI_KIND_GPU || kind == PCI_KIND_GVNIC || kind == PCI_KIND_RDMA_NIC ?
+			    pairing_switch_of(pci, i) : -1;
 	}
 
 	/* Switches in BDF order of their upstream port (pci->v is sorted), GPU switches only. */

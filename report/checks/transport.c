@@ -63,14 +63,6 @@ static void transport_say(struct transport_result *r, const char *fmt, ...)
 		memcpy(r->evidence + sizeof(r->evidence) - 4, "...", 4);
 }
 
-/* The evidence is ASCII: control bytes and anything else from /proc or the API become '?'. */
-static void transport_printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			*s = '?';
-}
-
 /* A byte rate as "0 B/s", "12.3 kB/s", "1.2 GB/s" (decimal units). */
 static void transport_rate(double bps, char *buf, size_t len)
 {
@@ -417,7 +409,10 @@ void transport_judge(const struct transport_input *in, struct transport_result *
 		r.need = transport_rails_needed(in->node, in->gpus);
 		transport_judge_sample(in, &r);
 	}
-	transport_printable(r.evidence);
+	/* The evidence is ASCII: control bytes and anything else from /proc or the API become '?'. */
+	for (char *s = r.evidence; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
 	r.status = transport_state_fails(r.state) ? CHECK_FAIL
 		 : r.state == TRANSPORT_UNKNOWN || r.state == TRANSPORT_IDLE ? CHECK_SKIP : CHECK_PASS;
 	*ret = r;

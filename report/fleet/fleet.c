@@ -194,11 +194,6 @@ static int fleet_fact(struct fleet_eval *ev, struct fleet_facts *ff)
 	return 0;
 }
 
-static bool fleet_taint_blocks(const struct coherence_node_taint *t)
-{
-	return t->effect && (strcmp(t->effect, "NoSchedule") == 0 || strcmp(t->effect, "NoExecute") == 0);
-}
-
 static int fleet_cmp_taint(const void *a, const void *b)
 {
 	const struct fleet_taint *x = a, *y = b;
@@ -238,8 +233,8 @@ static int fleet_fact_taints(struct fleet_eval *ev, struct fleet_facts *ff)
 			struct fleet_taint *nt;
 			size_t j = 0, n = 0;
 
-			if (!fleet_taint_blocks(t))
-				continue;
+			if (!t->effect || (strcmp(t->effect, "NoSchedule") != 0 && strcmp(t->effect, "NoExecute") != 0))
+				continue;       /* not a blocking taint */
 			while (j < ff->n_taints && !fleet_taint_is(ff->taints[j].key, ff->taints[j].value, ff->taints[j].effect, t))
 				j++;
 			if (j < ff->n_taints)

@@ -84,11 +84,6 @@ static struct json *render_nics(const struct profile *p)
 	return render_built(arr, r);
 }
 
-static struct json *render_ifaces(const struct profile *p)
-{
-	return p->n_ifaces ? render_mapping_value(p->ifaces, p->n_ifaces) : json_new_string(NULL);
-}
-
 static struct json *render_versions(const struct profile *p)
 {
 	struct json *v = json_new_object(), *d = json_new_array();
@@ -227,7 +222,8 @@ char *render_json(const struct observation *o, const struct profile *p, const st
 	r |= json_add_string(root, "summary", p->summary);
 	r |= json_add(root, "gpus", render_gpus(p));
 	r |= json_add(root, "nics", render_nics(p));
-	r |= json_add(root, "interfaces", render_ifaces(p));
+	r |= json_add(root, "interfaces",
+		      p->n_ifaces ? render_mapping_value(p->ifaces, p->n_ifaces) : json_new_string(NULL));
 	r |= json_add(root, "versions", render_versions(p));
 	r |= json_add(root, "checks", render_checks(p));
 	r |= json_add(root, "workloads", render_workloads_value(w));
