@@ -281,16 +281,6 @@ static void render_finding_lines(const struct attach_result *r, enum check_statu
 	}
 }
 
-/* The evidence of a pod's transport under its row: tcp and partial fail, unknown cannot say, idle says why. */
-static void render_transport_line(const struct transport_result *t, FILE *out)
-{
-	if (t->status != CHECK_FAIL && t->status != CHECK_SKIP)
-		return;
-	fprintf(out, "      %-16s  %-4s  ", "transport", t->status == CHECK_FAIL ? "FAIL" : "SKIP");
-	render_wrapped(out, t->evidence, 30);
-	fputc('\n', out);
-}
-
 int render_workloads_human(const struct workloads *w, const char *node, FILE *out)
 {
 	struct strbuf name = { 0 }, ids = { 0 };
@@ -315,6 +305,7 @@ int render_workloads_human(const struct workloads *w, const char *node, FILE *ou
 			w->transport_judged ? "TRANSPORT     " : "");
 	for (size_t i = 0; w->judged && i < w->n; i++) {
 		const struct attach_result *r = &w->pods[i].result;
+		const struct transport_result *t = &w->pods[i].transport;
 
 		render_pod_name(w->pods[i].pod, &name);
 		ids.len = 0;
@@ -327,13 +318,17 @@ int render_workloads_human(const struct workloads *w, const char *node, FILE *ou
 		render_cell(out, name.s, width);
 		fprintf(out, "%-4lld  %-10s  ", r->gpus, attach_verdict_name(r->verdict));
 		if (w->transport_judged)
-			fprintf(out, "%-12s  ", transport_state_name(w->pods[i].transport.state));
+			fprintf(out, "%-12s  ", transport_state_name(t->state));
 		fputs(ids.s, out);
 		fputc('\n', out);
 		render_finding_lines(r, CHECK_FAIL, out);
 		render_finding_lines(r, CHECK_WARN, out);
-		if (w->transport_judged)
-			render_transport_line(&w->pods[i].transport, out);
+		/* The evidence of a pod's transport under its row: tcp and partial fail, unknown cannot say, idle says why. */
+		if (w->transport_judged && (t->status == CHECK_FAIL || t->status == CHECK_SKIP)) {
+			fprintf(out, "      %-16s  %-4s  ", "transport", t->status == CHECK_FAIL ? "FAIL" : "SKIP");
+			render_wrapped(out, t->evidence, 30);
+			fputc('\n', out);
+		}
 	}
 	if (w->judged && w->n_unscheduled)
 		fprintf(out, "(%zu GPU pod%s not yet scheduled: not judged)\n", w->n_unscheduled,
