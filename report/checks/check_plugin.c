@@ -208,15 +208,6 @@ static void check_plugin_pick_rows(const struct releases *t, enum releases_fabri
 		}
 }
 
-/* " v1.0.14" or "s v1.0.14 to v1.0.17". */
-static void check_plugin_range(const struct check_plugin_pick *pk, char *buf, size_t len)
-{
-	if (pk->n_best > 1 && strcmp(pk->lo, pk->hi) != 0)
-		snprintf(buf, len, "s %s to %s", pk->lo, pk->hi);
-	else
-		snprintf(buf, len, " %s", pk->hi);
-}
-
 /*
  * Judge @s in lib64 and set @c: pass "<FABRIC> plugin installed (<head>)<note>, NCCL <versions>",
  * or "<FABRIC> plugin install incomplete: <problems><closest><note>" (a warning for an inferred set).
@@ -323,7 +314,10 @@ int check_plugin_files(const struct observation *o, struct profile *p, struct fi
 			      releases_fabric_upper(f), CHECK_PLUGIN_NVIDIA, note);
 		goto out;
 	}
-	check_plugin_range(&pk, range, sizeof(range));
+	if (pk.n_best > 1 && strcmp(pk.lo, pk.hi) != 0)      /* " v1.0.14" or "s v1.0.14 to v1.0.17" */
+		snprintf(range, sizeof(range), "s %s to %s", pk.lo, pk.hi);
+	else
+		snprintf(range, sizeof(range), " %s", pk.hi);
 	if (s.inferred)
 		snprintf(head, sizeof(head), "%zu files", s.n);
 	else
