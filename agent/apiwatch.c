@@ -404,15 +404,10 @@ unsigned long apiwatch_changes(const struct apiwatch *aw)
 	return aw->changes;
 }
 
-static bool apiwatch_one_settled(const struct apiwatch_one *o)
-{
-	return reflector_synced(o->r) || o->ever_fed || o->why_seq;
-}
-
 bool apiwatch_settled(const struct apiwatch *aw)
 {
-	for (size_t i = 0; i < APIWATCH__COUNT; i++)
-		if ((i != APIWATCH_SLICES || aw->dranet) && !apiwatch_one_settled(&aw->res[i]))
+	for (const struct apiwatch_one *o = aw->res; o < aw->res + APIWATCH__COUNT; o++)
+		if ((o->which != APIWATCH_SLICES || aw->dranet) && !reflector_synced(o->r) && !o->ever_fed && !o->why_seq)
 			return false;
 	return true;
 }

@@ -67,13 +67,10 @@ static void sources_uevents_close(struct sources *s)
 
 static void sources_watch_open(struct sources *s)
 {
-	char why[64];
 	int r = watch_open(observe_rootfd(s->root), s->root, &s->watch);
 
-	if (r < 0) {
-		snprintf(why, sizeof(why), "%s", strerror(-r));
-		log_emit(LOG_LEVEL_WARN, "no inotify watches: relying on the resync", "error", why, NULL);
-	}
+	if (r < 0)
+		log_emit(LOG_LEVEL_WARN, "no inotify watches: relying on the resync", "error", strerror(-r), NULL);
 }
 
 static int sources_watch_fd(const struct sources *s)
