@@ -445,6 +445,7 @@ int hostfs_opendir(int rootfd, const char *path, DIR **ret)
 {
 	int fd = hostfs_open(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK), r;
 
+	*ret = NULL;
 	if (fd < 0)
 		return fd;
 	*ret = fdopendir(fd);

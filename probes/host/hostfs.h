@@ -90,7 +90,7 @@ int hostfs_read_at(int dirfd, const char *name, mode_t type, char *buf, size_t s
 
 /**
  * hostfs_opendir() - open the directory @path (a final link followed inside the root).
- * @ret: written on success (NULL where the open worked and fdopendir() did not); closedir() it.
+ * @ret: the stream on success (closedir() it); NULL on any failure, fdopendir()'s included.
  * Return: 0, or -errno (-ENOENT, -ENOTDIR for a fifo or file, -ELOOP, -EACCES, ...).
  */
 int hostfs_opendir(int rootfd, const char *path, DIR **ret);
@@ -99,9 +99,10 @@ int hostfs_opendir(int rootfd, const char *path, DIR **ret);
  * hostfs_list_names() - the names in the directory @path (as hostfs_opendir()), sorted, for a
  * probe that keeps a bounded array of records, each starting with its name: @v holds @max records
  * of @size bytes whose first @namelen bytes are the name. Names starting with '.' are skipped.
- * Beyond @max the smallest names are kept, whatever the listing's order; a name beyond @max or of
- * @namelen bytes or more is counted in *@ret_dropped, and the listing is not followed past
- * 4 * @max such (a listing without end: a hostile --root).
+ * Beyond @max the smallest names of those read are kept, whatever the listing's order; a name
+ * beyond @max or of @namelen bytes or more is counted in *@ret_dropped (which the caller zeroes),
+ * and the listing is not read past 4 * @max such (a listing without end: a hostile --root), so
+ * *@ret_dropped is then a lower bound.
  * Return: the names kept, or -errno as for hostfs_opendir().
  */
 int hostfs_list_names(int rootfd, const char *path, void *v, size_t size, size_t max, size_t namelen,
