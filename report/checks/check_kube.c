@@ -72,6 +72,13 @@ bool check_machine_kind(const char *machine)
 	return check_kube_type_of(machine) != NULL;
 }
 
+enum profile_kind check_machine_profile(const char *machine)
+{
+	const struct check_kube_type *t = check_kube_type_of(machine);
+
+	return t ? t->kind : PROFILE_NONE;
+}
+
 static const char *check_kube_accel_of_kind(enum profile_kind kind)
 {
 	switch (kind) {

@@ -71,6 +71,9 @@ int check_version_pair(const struct observation *o, struct profile *p, struct fi
  */
 bool check_machine_kind(const char *machine);
 
+/* The profile the machine type @machine has by the same table; PROFILE_NONE when unknown or NULL. */
+enum profile_kind check_machine_profile(const char *machine);
+
 /*
  * Fill NIC rows from the API facts before the checks run (report/checks/check_kube.c): interface
  * names of NICs not in this namespace (nic-info birthName by PCI address), their IPv4

@@ -201,9 +201,8 @@ static int evaluate_rows(const struct observation *o, struct profile *p)
 		n_rdma += o->pci.v[i].kind == PCI_KIND_RDMA_NIC;
 		n_llcm += o->pci.v[i].kind == PCI_KIND_LLCM;
 	}
-	/* A GPUDirect-RDMA machine type: dranet gce.go's table, 8-GPU shapes. */
-	rdma = strcmp(o->kube->instance_type, "a3-ultragpu-8g") == 0 ||
-	       strcmp(o->kube->instance_type, "a4-highgpu-8g") == 0 || (n_rdma && !n_llcm);
+	/* A GPUDirect-RDMA machine type (the machine-type check's table), or RDMA NICs without LLCM. */
+	rdma = check_machine_profile(o->kube->instance_type) == PROFILE_RDMA || (n_rdma && !n_llcm);
 	p->n_switches = pr.n_sw;
 	for (size_t i = 0; i < o->pci.n; i++) {
 		const struct obs_pci_func *f = &o->pci.v[i];
